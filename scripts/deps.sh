@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages laysim needs to build, test and run. Idempotent: quiet
+# when everything is present.
+set -euo pipefail
+pkgs=(
+  build-essential cmake pkg-config
+  zlib1g-dev libcmocka-dev libjansson-dev libinih-dev libgsl-dev libsqlite3-dev
+  python3
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "scripts/deps.sh: apt-get not found; install these packages by hand: ${missing[*]}" >&2
+  exit 1
+fi
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "scripts/deps.sh: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+echo "scripts/deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

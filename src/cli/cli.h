@@ -1,0 +1,35 @@
+/* cli: the `laysim` command. One file per subcommand; each defines
+ * `int cmd_NAME(int argc, char **argv)` (argv[0] is the subcommand name) and its help text,
+ * and is listed once in commands.def. */
+#ifndef LS_CLI_CLI_H
+#define LS_CLI_CLI_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "util/error.h"
+
+/* Exit codes, documented in `laysim --help`. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+#define CLI_COMMAND(name, summary) \
+    int cmd_##name(int argc, char **argv); \
+    extern const char cmd_##name##_help[];
+#include "cli/commands.def"
+#undef CLI_COMMAND
+
+/* Print "laysim: <location>: <message>" to stderr; return the exit code for err. */
+int cli_report(const struct ls_error *err);
+/* Print "laysim CMD: <message>" and a hint to run --help; return CLI_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 1 when argv holds -h or --help (before any "--"). */
+int cli_wants_help(int argc, char **argv);
+/* Print the help text of a subcommand; 0 if known. */
+int cli_print_help(const char *cmd, FILE *out);
+/* Print a JSON value (indented) to stdout followed by a newline and release it. */
+int cli_print_json(json_t *v);
+/* Parse a non-negative integer / a double option value; on error print and return CLI_USAGE. */
+int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
+
+#endif

@@ -1,0 +1,69 @@
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "util/scan.h"
+
+int cli_report(const struct ls_error *err)
+{
+    char buf[1200];
+    fprintf(stderr, "laysim: %s\n", ls_error_format(err, buf, sizeof buf));
+    return ls_exit_code(err->code ? err->code : LS_ERR_INTERNAL);
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "laysim %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see `laysim %s --help`)\n", cmd);
+    return CLI_USAGE;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            return 0;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return 1;
+    }
+    return 0;
+}
+
+int cli_print_json(json_t *v)
+{
+    if (!v) {
+        fprintf(stderr, "laysim: out of memory building JSON\n");
+        return CLI_FAIL;
+    }
+    int rc = json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(v);
+    fputc('\n', stdout);
+    return rc ? CLI_FAIL : CLI_OK;
+}
+
+int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out)
+{
+    uint64_t v;
+    if (ls_parse_u64(s, strlen(s), &v))
+        return cli_usage(cmd, "%s: expected a non-negative integer, got '%s'", opt, s);
+    *out = v;
+    return CLI_OK;
+}
+
+int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v))
+        return cli_usage(cmd, "%s: expected a number, got '%s'", opt, s);
+    *out = v;
+    return CLI_OK;
+}

@@ -1,0 +1,17 @@
+/* util/clock: monotonic time for measuring runs and enforcing time limits. */
+#ifndef LS_UTIL_CLOCK_H
+#define LS_UTIL_CLOCK_H
+
+#include <stdint.h>
+
+uint64_t ls_now_ns(void);
+double ls_seconds_since(uint64_t start_ns);
+
+/* A deadline; limit_s <= 0 means none. */
+struct ls_deadline {
+    uint64_t end_ns;     /* 0 = no deadline */
+};
+struct ls_deadline ls_deadline_in(double limit_s);
+int ls_deadline_passed(const struct ls_deadline *d);
+
+#endif

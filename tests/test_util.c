@@ -1,0 +1,303 @@
+/* Tests for util/: errors, arena, vec, intern, scan, prng, atomic files, tree decompositions. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/arena.h"
+#include "util/error.h"
+#include "util/fileio.h"
+#include "util/hash.h"
+#include "util/intern.h"
+#include "util/prng.h"
+#include "util/scan.h"
+#include "util/treedec.h"
+#include "util/vec.h"
+
+static void test_error_format(void **state)
+{
+    (void)state;
+    struct ls_error e;
+    char buf[256];
+    assert_int_equal(ls_error_set(&e, LS_ERR_INPUT, "a.lg", 3, 7, "bad %s", "token"), LS_ERR_INPUT);
+    assert_string_equal(ls_error_format(&e, buf, sizeof buf), "a.lg:3:7: bad token");
+    ls_error_msg(&e, LS_ERR_IO, "plain");
+    assert_string_equal(ls_error_format(&e, buf, sizeof buf), "plain");
+    assert_int_equal(ls_exit_code(LS_ERR_INPUT), 2);
+    assert_int_equal(ls_exit_code(LS_ERR_IO), 1);
+    assert_int_equal(ls_exit_code(LS_OK), 0);
+}
+
+static void test_arena(void **state)
+{
+    (void)state;
+    struct ls_arena a;
+    ls_arena_init(&a, 128);
+    char *big = ls_arena_alloc(&a, 1000);
+    assert_non_null(big);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(big[i], 0);
+    for (int i = 0; i < 100; i++) {
+        int *p = ls_arena_alloc(&a, sizeof(int) * 3);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % 16, 0);
+        p[2] = i;
+    }
+    assert_string_equal(ls_arena_strdup(&a, "hello"), "hello");
+    assert_string_equal(ls_arena_strndup(&a, "hello", 3), "hel");
+    ls_arena_free(&a);
+}
+
+static void test_vec(void **state)
+{
+    (void)state;
+    LS_VEC(int) v = {0};
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(LS_VEC_PUSH(&v, i * 2), 0);
+    assert_int_equal(v.len, 1000);
+    assert_int_equal(v.data[999], 1998);
+    LS_VEC_FREE(&v);
+    assert_null(v.data);
+}
+
+static void test_intern(void **state)
+{
+    (void)state;
+    struct ls_intern t;
+    ls_intern_init(&t);
+    char name[32];
+    for (int i = 0; i < 500; i++) {
+        snprintf(name, sizeof name, "t%d", i);
+        assert_int_equal(ls_intern_add(&t, name, strlen(name)), i);
+    }
+    assert_int_equal(ls_intern_add(&t, "t42", 3), 42);
+    assert_int_equal(ls_intern_find(&t, "t499", 4), 499);
+    assert_int_equal(ls_intern_find(&t, "t500", 4), -1);
+    assert_string_equal(ls_intern_str(&t, 7), "t7");
+    ls_intern_free(&t);
+}
+
+static void test_hash(void **state)
+{
+    (void)state;
+    /* published FNV-1a 64 test vectors */
+    assert_true(ls_fnv1a64("", 0) == 0xcbf29ce484222325ULL);
+    assert_true(ls_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cULL);
+    assert_true(ls_fnv1a64("foobar", 6) == 0x85944171f73967e8ULL);
+}
+
+static void test_scan(void **state)
+{
+    (void)state;
+    const char *text = "# header\n\nlsp 1  # trailing\r\n\ttensor  a 2\nop x\n";
+    struct ls_scan sc;
+    struct ls_error e;
+    ls_scan_init(&sc, "f.lsp", text, strlen(text));
+    assert_int_equal(ls_scan_next(&sc, &e), 1);
+    assert_int_equal(sc.line, 3);
+    assert_int_equal(sc.ntok, 2);
+    assert_true(ls_tok_eq(&sc.tok[0], "lsp"));
+    uint64_t v;
+    assert_int_equal(ls_scan_u64(&sc, 1, "version", &v, &e), 0);
+    assert_int_equal(v, 1);
+    assert_int_equal(ls_scan_next(&sc, &e), 1);
+    assert_int_equal(sc.line, 4);
+    assert_int_equal(sc.tok[0].col, 2);
+    assert_int_equal(sc.tok[1].col, 10);
+    assert_int_not_equal(ls_scan_u64(&sc, 1, "layout count", &v, &e), 0);
+    assert_int_equal(e.line, 4);
+    assert_int_equal(e.col, 10);
+    assert_int_equal(ls_scan_next(&sc, &e), 1);
+    assert_int_not_equal(ls_scan_u64(&sc, 2, "count", &v, &e), 0);
+    assert_int_equal(e.col, 5); /* just past the last token */
+    assert_int_equal(ls_scan_next(&sc, &e), 0);
+    ls_scan_free(&sc);
+
+    assert_int_equal(ls_parse_u64("007", 3, &v), -1);
+    assert_int_equal(ls_parse_u64("18446744073709551616", 20, &v), -1);
+    assert_int_equal(ls_parse_u64("18446744073709551615", 20, &v), 0);
+    assert_true(v == UINT64_MAX);
+
+    const char nul[] = "lsp\0 1\n";
+    ls_scan_init(&sc, "n.lsp", nul, sizeof nul - 1);
+    assert_int_equal(ls_scan_next(&sc, &e), -1);
+    assert_int_equal(e.col, 4);
+    ls_scan_free(&sc);
+}
+
+static void test_prng(void **state)
+{
+    (void)state;
+    struct ls_rng a, b;
+    ls_rng_seed(&a, 12345);
+    ls_rng_seed(&b, 12345);
+    for (int i = 0; i < 100; i++)
+        assert_true(ls_rng_next(&a) == ls_rng_next(&b));
+    int hist[5] = {0};
+    for (int i = 0; i < 5000; i++) {
+        uint64_t x = ls_rng_below(&a, 5);
+        assert_true(x < 5);
+        hist[x]++;
+    }
+    for (int i = 0; i < 5; i++)
+        assert_in_range(hist[i], 800, 1200);
+    double d = ls_rng_double(&a);
+    assert_true(d >= 0 && d < 1);
+}
+
+static void test_atomic_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/laysim_test_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    struct ls_error e;
+    assert_int_equal(ls_write_file_atomic(path, "one\n", 4, &e), 0);
+    /* an aborted write leaves the old content */
+    struct ls_atomic_file af;
+    assert_int_equal(ls_atomic_open(&af, path, &e), 0);
+    fputs("half", af.fp);
+    ls_atomic_abort(&af);
+    char *data;
+    size_t len;
+    assert_int_equal(ls_read_file(path, &data, &len, &e), 0);
+    assert_string_equal(data, "one\n");
+    free(data);
+    /* nothing else left in the directory */
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "test $(ls %s | wc -l) -eq 1", dir);
+    assert_int_equal(system(cmd), 0);
+    unlink(path);
+    rmdir(dir);
+    assert_int_equal(ls_read_file("/nonexistent/x", &data, &len, &e), LS_ERR_IO);
+    snprintf(path, sizeof path, "/nonexistent/dir/out.txt");
+    assert_int_equal(ls_write_file_atomic(path, "x", 1, &e), LS_ERR_IO);
+}
+
+/* Checks the three tree-decomposition properties; returns the width. */
+static int check_td(int32_t n, const int32_t *edges, size_t m, const struct ls_treedec *td)
+{
+    assert_int_equal(td->n, n);
+    int width = -1;
+    for (int32_t i = 0; i < n; i++) {
+        int sz = td->bag_off[i + 1] - td->bag_off[i];
+        if (sz - 1 > width)
+            width = sz - 1;
+        assert_true(td->parent[i] == -1 || td->parent[i] > i);
+    }
+    assert_int_equal(width, td->width);
+    for (size_t k = 0; k < m; k++) { /* every edge in a bag */
+        int found = edges[2 * k] == edges[2 * k + 1];
+        for (int32_t i = 0; i < n && !found; i++) {
+            int hu = 0, hv = 0;
+            for (int32_t j = td->bag_off[i]; j < td->bag_off[i + 1]; j++) {
+                hu |= td->bag[j] == edges[2 * k];
+                hv |= td->bag[j] == edges[2 * k + 1];
+            }
+            found = hu && hv;
+        }
+        assert_true(found);
+    }
+    for (int32_t v = 0; v < n; v++) { /* bags holding v are connected */
+        int holders = 0, links = 0;
+        for (int32_t i = 0; i < n; i++) {
+            int in = 0, pin = 0;
+            for (int32_t j = td->bag_off[i]; j < td->bag_off[i + 1]; j++)
+                in |= td->bag[j] == v;
+            if (!in)
+                continue;
+            holders++;
+            int32_t p = td->parent[i];
+            if (p >= 0)
+                for (int32_t j = td->bag_off[p]; j < td->bag_off[p + 1]; j++)
+                    pin |= td->bag[j] == v;
+            links += pin;
+        }
+        assert_int_equal(links, holders - 1);
+    }
+    return width;
+}
+
+static int tw_of(int32_t n, const int32_t *edges, size_t m)
+{
+    struct ls_treedec td;
+    struct ls_error e;
+    assert_int_equal(ls_treedec_best(n, edges, m, &td, &e), 0);
+    int w = check_td(n, edges, m, &td);
+    ls_treedec_free(&td);
+    return w;
+}
+
+static void test_treedec_known(void **state)
+{
+    (void)state;
+    int32_t path[] = {0, 1, 1, 2, 2, 3, 3, 4};
+    assert_int_equal(tw_of(5, path, 4), 1);
+    int32_t cycle[] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 0};
+    assert_int_equal(tw_of(5, cycle, 5), 2);
+    int32_t k5[20], m = 0;
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++) {
+            k5[2 * m] = i;
+            k5[2 * m + 1] = j;
+            m++;
+        }
+    assert_int_equal(tw_of(5, k5, (size_t)m), 4);
+    int32_t grid[48], g = 0; /* 3x3 grid: treewidth 3 */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            if (c < 2) { grid[2 * g] = r * 3 + c; grid[2 * g + 1] = r * 3 + c + 1; g++; }
+            if (r < 2) { grid[2 * g] = r * 3 + c; grid[2 * g + 1] = (r + 1) * 3 + c; g++; }
+        }
+    assert_int_equal(tw_of(9, grid, (size_t)g), 3);
+    int32_t loops[] = {0, 0, 1, 1, 0, 1, 0, 1};
+    assert_int_equal(tw_of(3, loops, 4), 1); /* vertex 2 isolated: forest */
+    struct ls_treedec td;
+    struct ls_error e;
+    assert_int_equal(ls_treedec_best(0, NULL, 0, &td, &e), 0);
+    assert_int_equal(td.width, -1);
+    ls_treedec_free(&td);
+    int32_t badedge[] = {0, 7};
+    assert_int_not_equal(ls_treedec_build(3, badedge, 1, LS_ELIM_MIN_FILL, &td, &e), 0);
+}
+
+static void test_treedec_random(void **state)
+{
+    (void)state;
+    struct ls_rng r;
+    ls_rng_seed(&r, 7);
+    for (int trial = 0; trial < 200; trial++) {
+        int32_t n = 1 + (int32_t)ls_rng_below(&r, 14);
+        size_t m = ls_rng_below(&r, (uint64_t)(n * 2 + 1));
+        int32_t *edges = malloc((m + 1) * 2 * sizeof *edges);
+        for (size_t k = 0; k < 2 * m; k++)
+            edges[k] = (int32_t)ls_rng_below(&r, (uint64_t)n);
+        for (int h = 0; h < 2; h++) {
+            struct ls_treedec td;
+            struct ls_error e;
+            assert_int_equal(ls_treedec_build(n, edges, m, h, &td, &e), 0);
+            check_td(n, edges, m, &td);
+            ls_treedec_free(&td);
+        }
+        free(edges);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_error_format), cmocka_unit_test(test_arena),
+        cmocka_unit_test(test_vec),          cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_hash),         cmocka_unit_test(test_scan),
+        cmocka_unit_test(test_prng),         cmocka_unit_test(test_atomic_file),
+        cmocka_unit_test(test_treedec_known), cmocka_unit_test(test_treedec_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
