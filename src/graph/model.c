@@ -1,0 +1,88 @@
+/* graph/model: zoo:NAME | config.json | .lg -> graph. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/hf.h"
+#include "graph/lg.h"
+#include "graph/model.h"
+#include "util/fileio.h"
+
+int model_opts_any(const struct zoo_opts *o)
+{
+    return o && (o->layers || o->seq || o->batch || o->hidden || o->image || o->dtype >= 0);
+}
+
+int model_opt_set(struct zoo_opts *o, const char *name, const char *value,
+                  struct ls_error *err)
+{
+    if (!strcmp(name, "dtype")) {
+        enum ls_dtype dt;
+        if (ls_dtype_parse(value, strlen(value), &dt) || dt == LS_DT_INT32 || dt == LS_DT_INT8)
+            return ls_error_msg(err, LS_ERR_INPUT,
+                                "--dtype: expected fp32, bf16, fp16 or fp8, got '%s'", value);
+        o->dtype = (int)dt;
+        return 0;
+    }
+    int64_t *slot = !strcmp(name, "layers")   ? &o->layers
+                    : !strcmp(name, "seq")    ? &o->seq
+                    : !strcmp(name, "batch")  ? &o->batch
+                    : !strcmp(name, "hidden") ? &o->hidden
+                    : !strcmp(name, "image")  ? &o->image : NULL;
+    if (!slot)
+        return ls_error_msg(err, LS_ERR_INPUT, "unknown scaling option --%s", name);
+    char *end = NULL;
+    long long v = strtoll(value, &end, 10);
+    if (!*value || *end || v < 1 || v > (1LL << 20))
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "--%s: expected an integer in 1..%lld, got '%s'", name, 1LL << 20,
+                            value);
+    *slot = v;
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out,
+               struct ls_error *err)
+{
+    *out = NULL;
+    if (!spec || !*spec)
+        return ls_error_msg(err, LS_ERR_INPUT, "empty model name");
+    if (!strncmp(spec, "zoo:", 4))
+        return zoo_build(spec + 4, opts, out, err);
+    int json = ends_with(spec, ".json");
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = ls_read_file(spec, &buf, &len, err);
+    if (rc)
+        return rc;
+    if (!json) {
+        size_t i = 0;
+        while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+            i++;
+        json = i < len && buf[i] == '{';
+    }
+    if (json) {
+        struct zoo_arch a;
+        rc = hf_arch_parse(spec, buf, len, &a, err);
+        free(buf);
+        if (!rc)
+            rc = zoo_arch_scale(&a, opts, err);
+        if (!rc)
+            rc = zoo_arch_build(&a, out, err);
+        return rc;
+    }
+    if (model_opts_any(opts)) {
+        free(buf);
+        return ls_error_set(err, LS_ERR_INPUT, spec, 0, 0,
+                            "scaling options (--layers, --seq, --batch, --hidden...) apply to "
+                            "zoo: models and config.json files, not to graph files");
+    }
+    rc = graph_read(spec, buf, len, out, err);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,33 @@
+/* graph/model: resolve a model argument into a graph. The one entry point every command
+ * that accepts a model uses (`laysim graph MODEL`, and later commands):
+ *
+ *     zoo:NAME              a built-in zoo model (graph/zoo.h), scaled by opts
+ *     path/to/config.json   a HuggingFace config (graph/hf.h), scaled by opts
+ *     path/to/file.lg       a graph file (graph/lg.h); scaling options are rejected
+ *     -                     a graph file on stdin
+ *
+ * A path is taken as a HuggingFace config when it ends in ".json" or its first
+ * non-blank byte is '{'; anything else is read as .lg. */
+#ifndef LS_GRAPH_MODEL_H
+#define LS_GRAPH_MODEL_H
+
+#include "graph/graph.h"
+#include "graph/zoo.h"
+#include "util/error.h"
+
+/* opts may be NULL (no scaling). *out: a validated graph the caller frees (graph_free);
+ * NULL on failure, with LS_ERR_INPUT for a bad name, file or option value (exit 2) and
+ * LS_ERR_IO when the file cannot be read. */
+int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out,
+               struct ls_error *err);
+
+/* Set one scaling option from its command-line spelling: name is "layers", "seq", "batch",
+ * "hidden", "image" (positive integers) or "dtype" (fp32, bf16, fp16, fp8). LS_ERR_INPUT
+ * with a message naming --NAME when the value is bad or the name unknown. */
+int model_opt_set(struct zoo_opts *opts, const char *name, const char *value,
+                  struct ls_error *err);
+
+/* 1 when any scaling option is set. */
+int model_opts_any(const struct zoo_opts *opts);
+
+#endif
