@@ -1,0 +1,237 @@
+/* laysim gen: generate layout selection problems. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "solver/gen.h"
+#include "util/fileio.h"
+#include "util/scan.h"
+#include "util/vec.h"
+
+const char cmd_gen_help[] =
+    "usage: laysim gen --shape SHAPE --ops N [--seed S] [-o P.lsp]\n"
+    "       laysim gen --shape sat --cnf FORMULA.cnf [-o P.lsp]\n"
+    "       laysim gen --shape oct --graph EDGES.txt [-o P.lsp]\n"
+    "\n"
+    "Generate a layout selection problem (.lsp) for tests and benchmarks.\n"
+    "\n"
+    "shapes:\n"
+    "  transformer  decoder layers: layernorm, q/k/v/o and MLP matmuls, softmax, residual adds,\n"
+    "               weight loads; 2 layouts per tensor (which axis is on partitions)\n"
+    "  cnn          ResNet-like blocks: conv, batchnorm, relu, residual add, pooling;\n"
+    "               3 layouts per activation (c, h or w on partitions)\n"
+    "  random       a uniform random DAG: 1-3 layouts per tensor, 1-6 cfgs per op\n"
+    "  sat          the paper's 3-SAT gadget: one source per variable, one op per clause\n"
+    "               (cost 0 iff the clause's input layouts satisfy it), transposes cost 1;\n"
+    "               without --cnf, a random 3-SAT formula with a planted satisfying\n"
+    "               assignment (so the optimum is 0), N/5 variables and the rest clauses\n"
+    "  oct          the paper's odd-cycle-transversal gadget: one source per vertex, one\n"
+    "               matmul per edge needing different input layouts; optimum = minimum odd\n"
+    "               cycle transversal; without --graph, a random graph (N/3 vertices)\n"
+    "\n"
+    "options:\n"
+    "  --shape SHAPE  one of the shapes above (required)\n"
+    "  --ops N        number of operators, exact (required unless --cnf/--graph)\n"
+    "  --seed S       random seed (default 1); same seed, same file\n"
+    "  --cnf FILE     DIMACS CNF formula for --shape sat ('p cnf V C', clauses ending in 0)\n"
+    "  --graph FILE   for --shape oct: first line the vertex count, then one edge 'u v' per\n"
+    "                 line (vertices 0..n-1); '#' comments\n"
+    "  -o FILE        output (default: stdout)\n";
+
+/* DIMACS CNF: 'c' comment lines, 'p cnf V C', literals separated by blanks, 0 ends a
+ * clause. Lines are tokenized with util/scan ('c' lines skipped by hand). */
+static int read_cnf(const char *path, struct lsp_problem **out, struct ls_error *err)
+{
+    char *buf;
+    size_t len;
+    int rc = ls_read_file(path, &buf, &len, err);
+    if (rc)
+        return rc;
+    struct ls_scan sc;
+    ls_scan_init(&sc, path, buf, len);
+    LS_VEC(int32_t) off = {0};
+    LS_VEC(int32_t) lits = {0};
+    int64_t nvars = -1, nclauses = 0;
+    int open = 0;
+    while ((rc = ls_scan_next(&sc, err)) > 0) {
+        rc = 0;
+        if (ls_tok_eq(&sc.tok[0], "c") || ls_tok_eq(&sc.tok[0], "%"))
+            continue;
+        if (ls_tok_eq(&sc.tok[0], "p")) {
+            uint64_t v, c;
+            if (nvars >= 0 || sc.ntok != 4 || !ls_tok_eq(&sc.tok[1], "cnf")) {
+                rc = ls_scan_error(&sc, 0, err, "expected one header 'p cnf <vars> <clauses>'");
+                break;
+            }
+            if ((rc = ls_scan_u64(&sc, 2, "variables", &v, err)) ||
+                (rc = ls_scan_u64(&sc, 3, "clauses", &c, err)))
+                break;
+            if (v > 1000000 || c > 10000000) {
+                rc = ls_scan_error(&sc, 2, err, "formula too large");
+                break;
+            }
+            nvars = (int64_t)v;
+            nclauses = (int64_t)c;
+            continue;
+        }
+        if (nvars < 0) {
+            rc = ls_scan_error(&sc, 0, err, "clause before the 'p cnf' header");
+            break;
+        }
+        for (size_t i = 0; i < sc.ntok && !rc; i++) {
+            int64_t l;
+            if ((rc = ls_scan_i64(&sc, i, "literal", &l, err)))
+                break;
+            if (l < -nvars || l > nvars) {
+                rc = ls_scan_error(&sc, i, err, "literal %lld: variables are 1..%lld",
+                                   (long long)l, (long long)nvars);
+                break;
+            }
+            if (!open) {
+                if (l == 0)
+                    continue;
+                if (LS_VEC_PUSH(&off, (int32_t)lits.len)) {
+                    rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                open = 1;
+            }
+            if (l == 0)
+                open = 0;
+            else if (LS_VEC_PUSH(&lits, (int32_t)l))
+                rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        }
+        if (rc)
+            break;
+    }
+    if (rc < 0)
+        rc = err->code ? err->code : LS_ERR_INPUT;
+    if (!rc && nvars < 0)
+        rc = ls_error_set(err, LS_ERR_INPUT, path, 1, 1, "no 'p cnf' header");
+    if (!rc && open)
+        rc = ls_error_set(err, LS_ERR_INPUT, path, sc.line, 1, "last clause does not end in 0");
+    if (!rc && (int64_t)off.len != nclauses)
+        rc = ls_error_set(err, LS_ERR_INPUT, path, 1, 1, "header says %lld clauses, found %zu",
+                          (long long)nclauses, off.len);
+    if (!rc && LS_VEC_PUSH(&off, (int32_t)lits.len))
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (!rc)
+        rc = lsp_gen_sat((int32_t)nvars, (int32_t)nclauses, off.data, lits.data, out, err);
+    ls_scan_free(&sc);
+    free(buf);
+    LS_VEC_FREE(&off);
+    LS_VEC_FREE(&lits);
+    return rc;
+}
+
+static int read_graph(const char *path, struct lsp_problem **out, struct ls_error *err)
+{
+    char *buf;
+    size_t len;
+    int rc = ls_read_file(path, &buf, &len, err);
+    if (rc)
+        return rc;
+    struct ls_scan sc;
+    ls_scan_init(&sc, path, buf, len);
+    LS_VEC(int32_t) edges = {0};
+    int64_t n = -1;
+    while ((rc = ls_scan_next(&sc, err)) > 0) {
+        uint64_t u, v;
+        rc = 0;
+        if (n < 0) {
+            if ((rc = ls_scan_arity(&sc, 1, 1, "<vertex count>", err)) ||
+                (rc = ls_scan_u64(&sc, 0, "vertex count", &u, err)))
+                break;
+            if (u < 1 || u > 10000000) {
+                rc = ls_scan_error(&sc, 0, err, "vertex count must be 1..10000000");
+                break;
+            }
+            n = (int64_t)u;
+            continue;
+        }
+        if ((rc = ls_scan_arity(&sc, 2, 2, "<u> <v>", err)) ||
+            (rc = ls_scan_u64(&sc, 0, "vertex", &u, err)) ||
+            (rc = ls_scan_u64(&sc, 1, "vertex", &v, err)))
+            break;
+        if ((int64_t)u >= n || (int64_t)v >= n || u == v) {
+            rc = ls_scan_error(&sc, (int64_t)u >= n || u == v ? 0 : 1, err,
+                               "edge %llu %llu: vertices must differ and be below %lld",
+                               (unsigned long long)u, (unsigned long long)v, (long long)n);
+            break;
+        }
+        if (LS_VEC_PUSH(&edges, (int32_t)u) || LS_VEC_PUSH(&edges, (int32_t)v)) {
+            rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+            break;
+        }
+    }
+    if (rc < 0)
+        rc = err->code ? err->code : LS_ERR_INPUT;
+    if (!rc && n < 0)
+        rc = ls_error_set(err, LS_ERR_INPUT, path, 1, 1, "empty graph file: expected the vertex count");
+    if (!rc)
+        rc = lsp_gen_oct((int32_t)n, (int32_t)(edges.len / 2), edges.data, out, err);
+    ls_scan_free(&sc);
+    free(buf);
+    LS_VEC_FREE(&edges);
+    return rc;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"shape", required_argument, NULL, 's'}, {"ops", required_argument, NULL, 'n'},
+        {"seed", required_argument, NULL, 'S'},  {"cnf", required_argument, NULL, 'c'},
+        {"graph", required_argument, NULL, 'g'}, {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0}};
+    struct lsp_gen_opts go;
+    lsp_gen_opts_init(&go);
+    const char *shape = NULL, *cnf = NULL, *graph = NULL, *out = "-";
+    unsigned long long v;
+    int have_ops = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's': shape = optarg; break;
+        case 'n':
+            if (cli_parse_u64("gen", "--ops", optarg, &v))
+                return CLI_USAGE;
+            if (v < 1 || v > 100000000)
+                return cli_usage("gen", "--ops must be 1..100000000");
+            go.ops = (int32_t)v;
+            have_ops = 1;
+            break;
+        case 'S':
+            if (cli_parse_u64("gen", "--seed", optarg, &v))
+                return CLI_USAGE;
+            go.seed = v;
+            break;
+        case 'c': cnf = optarg; break;
+        case 'g': graph = optarg; break;
+        case 'o': out = optarg; break;
+        default: return cli_usage("gen", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage("gen", "unexpected argument '%s'", argv[optind]);
+    if (!shape)
+        return cli_usage("gen", "--shape is required");
+    go.shape = lsp_gen_shape_parse(shape);
+    if (go.shape < 0)
+        return cli_usage("gen", "unknown shape '%s' (transformer, cnn, random, sat, oct)", shape);
+    if (cnf && go.shape != LSP_GEN_SAT)
+        return cli_usage("gen", "--cnf goes with --shape sat");
+    if (graph && go.shape != LSP_GEN_OCT)
+        return cli_usage("gen", "--graph goes with --shape oct");
+    if (!have_ops && !cnf && !graph)
+        return cli_usage("gen", "--ops is required");
+    struct ls_error err;
+    ls_error_clear(&err);
+    struct lsp_problem *p = NULL;
+    int rc = cnf ? read_cnf(cnf, &p, &err) : graph ? read_graph(graph, &p, &err) : lsp_gen(&go, &p, &err);
+    if (!rc)
+        rc = lsp_write(p, out, &err);
+    lsp_free(p);
+    return rc ? cli_report(&err) : CLI_OK;
+}

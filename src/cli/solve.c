@@ -1,0 +1,146 @@
+/* laysim solve: run a layout selection solver on a problem. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "solver/solver.h"
+
+const char cmd_solve_help[] =
+    "usage: laysim solve P.lsp [--solver NAME] [--time-limit S] [--seed N] [--threads N]\n"
+    "                          [--param KEY=VALUE]... [-o S.sol] [--json]\n"
+    "       laysim solve --list\n"
+    "\n"
+    "Solve a layout selection problem (.lsp) and write the solution (.sol).\n"
+    "P.lsp may be '-' (stdin). Solving a MODEL directly (building the problem with the\n"
+    "cost model first) comes with the cost-model layer; for now pass a .lsp file.\n"
+    "\n"
+    "options:\n"
+    "  --solver NAME     solver to run (default rulebased); --list shows them all\n"
+    "  --time-limit S    wall-clock limit in seconds (default: none); a solver that hits it\n"
+    "                    returns its best solution so far (status feasible)\n"
+    "  --seed N          seed for randomized solvers (default 1)\n"
+    "  --threads N       threads for solvers that use them (default 1)\n"
+    "  --param KEY=VAL   solver-specific knob, repeatable (docs/solvers.md), e.g.\n"
+    "                    rb.exhaustive_max=1e5  rb.split_max_ops=100000  rb.node_limit=0\n"
+    "  -o FILE           write the solution (.sol) atomically ('-' = stdout)\n"
+    "  --json            print one JSON object: solver, status, cost, lower_bound (null when\n"
+    "                    unknown), seconds, op_cost, transpose_cost, ops and stats\n"
+    "  --list            list the registered solvers\n"
+    "\n"
+    "Without --json a one-line summary goes to stdout. The reported cost is always\n"
+    "re-checked against an independent evaluation of the objective.\n";
+
+static json_t *result_json(const char *name, const struct lsp_problem *p,
+                           const struct lsp_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "solver", json_string(name));
+    json_object_set_new(o, "status", json_string(lsp_status_name(r->sol.status)));
+    int has = r->sol.cfg && r->sol.nops == p->nops;
+    int64_t opc = 0, trc = 0;
+    if (has)
+        lsp_eval(p, r->sol.cfg, &opc, &trc);
+    json_object_set_new(o, "cost", has ? json_integer(r->sol.cost) : json_null());
+    json_object_set_new(o, "lower_bound", r->sol.has_bound ? json_integer(r->sol.bound) : json_null());
+    json_object_set_new(o, "seconds", json_real(r->seconds));
+    json_object_set_new(o, "op_cost", has ? json_integer(opc) : json_null());
+    json_object_set_new(o, "transpose_cost", has ? json_integer(trc) : json_null());
+    json_object_set_new(o, "ops", json_integer(p->nops));
+    json_t *st = json_object();
+    for (int i = 0; i < r->stats.n; i++) {
+        double v = r->stats.item[i].value;
+        json_object_set_new(st, r->stats.item[i].key,
+                            v == (double)(json_int_t)v ? json_integer((json_int_t)v) : json_real(v));
+    }
+    json_object_set_new(o, "stats", st);
+    return o;
+}
+
+int cmd_solve(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"solver", required_argument, NULL, 's'}, {"time-limit", required_argument, NULL, 't'},
+        {"seed", required_argument, NULL, 'S'},   {"threads", required_argument, NULL, 'j'},
+        {"param", required_argument, NULL, 'P'},  {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'J'},         {"list", no_argument, NULL, 'L'},
+        {NULL, 0, NULL, 0}};
+    struct lsp_solve_opts so;
+    lsp_opts_init(&so);
+    const char *solver = "rulebased", *out = NULL;
+    int json = 0, list = 0, c;
+    unsigned long long v;
+    struct ls_error err;
+    ls_error_clear(&err);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's': solver = optarg; break;
+        case 't':
+            if (cli_parse_double("solve", "--time-limit", optarg, &so.time_limit))
+                return CLI_USAGE;
+            if (so.time_limit < 0)
+                return cli_usage("solve", "--time-limit must be >= 0");
+            break;
+        case 'S':
+            if (cli_parse_u64("solve", "--seed", optarg, &v))
+                return CLI_USAGE;
+            so.seed = v;
+            break;
+        case 'j':
+            if (cli_parse_u64("solve", "--threads", optarg, &v))
+                return CLI_USAGE;
+            if (v < 1 || v > 1024)
+                return cli_usage("solve", "--threads must be 1..1024");
+            so.threads = (int)v;
+            break;
+        case 'P':
+            if (lsp_opts_add_param(&so, optarg, &err))
+                return cli_usage("solve", "%s", err.msg);
+            break;
+        case 'o': out = optarg; break;
+        case 'J': json = 1; break;
+        case 'L': list = 1; break;
+        default: return cli_usage("solve", "unknown option");
+        }
+    }
+    if (list) {
+        size_t n;
+        const struct lsp_solver *s = lsp_solvers(&n);
+        for (size_t i = 0; i < n; i++)
+            printf("%-10s %s\n", s[i].name, s[i].summary);
+        return CLI_OK;
+    }
+    if (optind + 1 != argc)
+        return cli_usage("solve", "expected exactly one problem file");
+    if (!lsp_solver_find(solver))
+        return cli_usage("solve", "unknown solver '%s' (see --list)", solver);
+    struct lsp_problem *p;
+    int rc = lsp_read(argv[optind], &p, &err);
+    if (rc)
+        return cli_report(&err);
+    struct lsp_result r;
+    rc = lsp_solve(solver, p, &so, &r, &err);
+    if (!rc && out)
+        rc = lsp_sol_write(p, &r.sol, out, &err);
+    if (rc) {
+        lsp_result_free(&r);
+        lsp_free(p);
+        return cli_report(&err);
+    }
+    int ret = CLI_OK;
+    if (json) {
+        ret = cli_print_json(result_json(solver, p, &r));
+    } else if (!out || strcmp(out, "-")) {
+        printf("%s: %s", solver, lsp_status_name(r.sol.status));
+        if (r.sol.cfg && r.sol.nops == p->nops)
+            printf(" cost %lld", (long long)r.sol.cost);
+        if (r.sol.has_bound)
+            printf(" bound %lld", (long long)r.sol.bound);
+        printf(" (%d ops, %.3f s)\n", p->nops, r.seconds);
+    }
+    lsp_result_free(&r);
+    lsp_free(p);
+    return ret;
+}

@@ -1,0 +1,120 @@
+/* solver/solver: the common interface of every layout selection solver, and the registry.
+ *
+ * A solver takes a finished problem and options and fills a result: a solution (status
+ * optimal / feasible / unknown, cost, lower bound when known, assignment), the run time
+ * and named statistics. Solvers are registered in solver/solvers.def, one line each:
+ *
+ *     LSP_SOLVER(name, "one-line summary")
+ *
+ * which declares and lists `int lsp_solve_<name>(const struct lsp_problem *,
+ * const struct lsp_solve_opts *, struct lsp_result *, struct ls_error *)`. The function is
+ * defined in the solver's own file; nothing else needs editing.
+ *
+ * Contract for a solver function:
+ *  - the result arrives initialised (lsp_result_init) with r->sol.cfg allocated for
+ *    p->nops ops; the solver fills sol.cfg, sol.status, sol.cost (must equal
+ *    lsp_eval(p, sol.cfg)), sol.has_bound/bound, and statistics;
+ *  - a solver that finds no assignment sets sol.status = LSP_UNKNOWN and sol.nops = 0;
+ *  - hitting the time limit is not an error: return 0 with the best assignment so far
+ *    (status feasible) or none (unknown);
+ *  - deterministic for a given seed unless the run was cut by the wall clock;
+ *  - never prints; returns 0 or an ls_status code with err filled.
+ * lsp_solve() measures seconds and checks sol.cost against lsp_eval.
+ */
+#ifndef LS_SOLVER_SOLVER_H
+#define LS_SOLVER_SOLVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "solver/problem.h"
+#include "util/error.h"
+
+/* Per-solver tuning knobs as key=value strings ("rb.exhaustive_max=1e5"); each solver
+ * documents its keys (docs/solvers.md) and reads them with lsp_opt_*. Unknown keys are
+ * reported by lsp_opts_check. */
+#define LSP_MAX_PARAMS 32
+
+struct lsp_param {
+    const char *key;
+    const char *value;
+};
+
+struct lsp_solve_opts {
+    double time_limit;       /* seconds; <= 0: none */
+    uint64_t seed;           /* for randomized solvers */
+    int threads;             /* <= 1: single-threaded */
+    uint64_t node_limit;     /* count budget (search nodes, iterations); 0: none */
+    const struct lsp_solution *start;  /* optional warm start (a full assignment) */
+    int nparams;
+    struct lsp_param params[LSP_MAX_PARAMS];
+};
+
+/* Defaults: no limits, seed 1, one thread, no params. */
+void lsp_opts_init(struct lsp_solve_opts *o);
+/* Add "key=value" (the strings must outlive the options). LS_ERR_INPUT when malformed
+ * or too many. */
+int lsp_opts_add_param(struct lsp_solve_opts *o, const char *kv, struct ls_error *err);
+/* Value of key, or NULL. */
+const char *lsp_opt_str(const struct lsp_solve_opts *o, const char *key);
+/* Numeric params: def when absent; LS_ERR_INPUT when present but malformed. */
+int lsp_opt_double(const struct lsp_solve_opts *o, const char *key, double def, double *out,
+                   struct ls_error *err);
+int lsp_opt_i64(const struct lsp_solve_opts *o, const char *key, int64_t def, int64_t *out,
+                struct ls_error *err);
+/* LS_ERR_INPUT when a param's key does not start with one of the given prefixes
+ * (NULL-terminated list, e.g. {"rb.", NULL}). */
+int lsp_opts_check(const struct lsp_solve_opts *o, const char *const *prefixes,
+                   struct ls_error *err);
+
+/* Named statistics, in insertion order. */
+#define LSP_MAX_STATS 48
+struct lsp_stats {
+    int n;
+    struct {
+        char key[48];
+        double value;
+    } item[LSP_MAX_STATS];
+};
+/* Set (or overwrite) key; silently drops when full. */
+void lsp_stats_set(struct lsp_stats *s, const char *key, double value);
+void lsp_stats_add(struct lsp_stats *s, const char *key, double delta);
+/* NULL when absent. */
+const double *lsp_stats_get(const struct lsp_stats *s, const char *key);
+
+struct lsp_result {
+    struct lsp_solution sol;
+    double seconds;          /* wall clock of the solve call */
+    struct lsp_stats stats;
+};
+
+void lsp_result_init(struct lsp_result *r);
+void lsp_result_free(struct lsp_result *r);
+
+typedef int (*lsp_solve_fn)(const struct lsp_problem *p, const struct lsp_solve_opts *o,
+                            struct lsp_result *r, struct ls_error *err);
+
+struct lsp_solver {
+    const char *name;
+    const char *summary;
+    lsp_solve_fn solve;
+};
+
+/* The registry, in solvers.def order. */
+const struct lsp_solver *lsp_solvers(size_t *n);
+/* NULL when unknown. */
+const struct lsp_solver *lsp_solver_find(const char *name);
+
+/* Run solver `name` on a finished problem: initialises r (free it with lsp_result_free),
+ * times the call, and verifies the reported cost against lsp_eval (LS_ERR_INTERNAL on a
+ * mismatch). LS_ERR_INPUT for an unknown solver name. */
+int lsp_solve(const char *name, const struct lsp_problem *p, const struct lsp_solve_opts *o,
+              struct lsp_result *r, struct ls_error *err);
+
+#define LSP_SOLVER(name, summary)                                                     \
+    int lsp_solve_##name(const struct lsp_problem *p, const struct lsp_solve_opts *o, \
+                         struct lsp_result *r, struct ls_error *err);
+#include "solver/solvers.def"
+#undef LSP_SOLVER
+
+#endif
