@@ -201,7 +201,8 @@ static int build(int32_t n, const int32_t *edges, size_t nedges, enum ls_elim_he
     }
     for (int32_t v = 0; v < n; v++) {
         struct adj *a = &e->adj[v];
-        qsort(a->v, (size_t)a->len, sizeof *a->v, cmp_i32);
+        if (a->len > 1)
+            qsort(a->v, (size_t)a->len, sizeof *a->v, cmp_i32);
         int32_t m = 0;
         for (int32_t i = 0; i < a->len; i++)
             if (m == 0 || a->v[m - 1] != a->v[i])
