@@ -1,0 +1,184 @@
+/* solver/z3: the paper's weighted MaxSAT encoding (section 3.2.2) solved by Z3's
+ * optimization module through libz3's C API. Built with libz3 when CMake finds it
+ * (LAYSIM_HAVE_Z3); otherwise the solver is registered but refuses to run.
+ *
+ * Variables: x_{o,c} per op and configuration; y_{t,l} per tensor and layout some
+ * consumer may request. Hard: at least one x per op, pairwise at most one (a cardinality
+ * constraint above 16 cfgs), x_{c,k} -> y_{t,l} for each slot. Soft: not x_{o,c} with
+ * the op cost; not x_{P,c} or not y_{t,l'} with tr[out(c)][l'] for l' != out(c).
+ * Status optimal only when Z3 reports sat within the time limit. */
+#include "solver/solver.h"
+
+#ifndef LAYSIM_HAVE_Z3
+
+int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
+                 struct lsp_result *r, struct ls_error *err)
+{
+    (void)p;
+    (void)o;
+    (void)r;
+    return ls_error_msg(err, LS_ERR_INPUT,
+                        "solver z3: laysim was built without libz3 (install libz3-dev and rebuild)");
+}
+
+#else
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <z3.h>
+
+static void quiet_handler(Z3_context c, Z3_error_code e)
+{
+    (void)c;
+    (void)e;   /* errors are checked with Z3_get_error_code after each call */
+}
+
+static void soft(Z3_context ctx, Z3_optimize opt, Z3_ast a, int64_t w, Z3_symbol id)
+{
+    if (w <= 0)
+        return;
+    char buf[32];
+    snprintf(buf, sizeof buf, "%" PRId64, w);
+    Z3_optimize_assert_soft(ctx, opt, a, buf, id);
+}
+
+int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
+                 struct lsp_result *r, struct ls_error *err)
+{
+    static const char *const prefixes[] = {NULL};   /* no parameters */
+    if (lsp_opts_check(o, prefixes, err))
+        return LS_ERR_INPUT;
+    Z3_config cfgz = Z3_mk_config();
+    Z3_context ctx = Z3_mk_context(cfgz);
+    Z3_del_config(cfgz);
+    Z3_set_error_handler(ctx, quiet_handler);
+    Z3_optimize opt = Z3_mk_optimize(ctx);
+    Z3_optimize_inc_ref(ctx, opt);
+    Z3_params prm = Z3_mk_params(ctx);
+    Z3_params_inc_ref(ctx, prm);
+    if (o->time_limit > 0) {
+        double ms = o->time_limit * 1000.0;
+        Z3_params_set_uint(ctx, prm, Z3_mk_string_symbol(ctx, "timeout"),
+                           ms > 4e9 ? 4000000000u : (unsigned)(ms < 1 ? 1 : ms));
+    }
+    Z3_optimize_set_params(ctx, opt, prm);
+    Z3_symbol id = Z3_mk_string_symbol(ctx, "cost");
+    Z3_sort bs = Z3_mk_bool_sort(ctx);
+    Z3_ast *x = malloc((size_t)(p->ncfg ? p->ncfg : 1) * sizeof *x);
+    int64_t ny = 0;
+    for (int32_t t = 0; t < p->ntensors; t++)
+        ny += p->tensors[t].nlayouts;
+    Z3_ast *y = calloc((size_t)(ny ? ny : 1), sizeof *y);
+    int64_t *y0 = malloc((size_t)(p->ntensors ? p->ntensors : 1) * sizeof *y0);
+    int rc = LS_ERR_NOMEM;
+    if (!x || !y || !y0)
+        goto out;
+    char name[64];
+    for (int32_t op = 0; op < p->nops; op++) {
+        const struct lsp_op *q = &p->ops[op];
+        Z3_ast *xo = x + q->cfg0;
+        for (int32_t c = 0; c < q->ncfg; c++) {
+            snprintf(name, sizeof name, "x%d_%d", op, c);
+            xo[c] = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, name), bs);
+            soft(ctx, opt, Z3_mk_not(ctx, xo[c]), lsp_cfg_cost(p, op, c), id);
+        }
+        Z3_optimize_assert(ctx, opt, Z3_mk_or(ctx, (unsigned)q->ncfg, xo));
+        if (q->ncfg > 16) {
+            Z3_optimize_assert(ctx, opt, Z3_mk_atmost(ctx, (unsigned)q->ncfg, xo, 1));
+        } else {
+            for (int32_t a = 0; a < q->ncfg; a++)
+                for (int32_t b = a + 1; b < q->ncfg; b++) {
+                    Z3_ast args[2] = {Z3_mk_not(ctx, xo[a]), Z3_mk_not(ctx, xo[b])};
+                    Z3_optimize_assert(ctx, opt, Z3_mk_or(ctx, 2, args));
+                }
+        }
+    }
+    int64_t off = 0;
+    for (int32_t t = 0; t < p->ntensors; t++) {
+        y0[t] = off;
+        off += p->tensors[t].nlayouts;
+        if (p->tensors[t].nlayouts < 2)
+            continue;
+        for (int32_t i = p->use_off[t]; i < p->use_off[t + 1]; i++) {
+            int32_t op = p->use_op[i], s = p->use_slot[i];
+            for (int32_t c = 0; c < p->ops[op].ncfg; c++) {
+                int32_t l = lsp_cfg_layouts(p, op, c)[s];
+                Z3_ast *yl = &y[y0[t] + l];
+                if (!*yl) {
+                    snprintf(name, sizeof name, "y%d_%d", t, l);
+                    *yl = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, name), bs);
+                }
+                Z3_ast args[2] = {Z3_mk_not(ctx, x[p->ops[op].cfg0 + c]), *yl};
+                Z3_optimize_assert(ctx, opt, Z3_mk_or(ctx, 2, args));
+            }
+        }
+        int32_t P = p->tensors[t].producer;
+        for (int32_t c = 0; c < p->ops[P].ncfg; c++) {
+            int32_t src = lsp_cfg_out_layout(p, P, c);
+            for (int32_t l = 0; l < p->tensors[t].nlayouts; l++) {
+                if (l == src || !y[y0[t] + l])
+                    continue;
+                Z3_ast args[2] = {Z3_mk_not(ctx, x[p->ops[P].cfg0 + c]),
+                                  Z3_mk_not(ctx, y[y0[t] + l])};
+                soft(ctx, opt, Z3_mk_or(ctx, 2, args), lsp_tr_cost(p, t, src, l), id);
+            }
+        }
+    }
+    if (Z3_get_error_code(ctx) != Z3_OK) {
+        rc = ls_error_msg(err, LS_ERR_INTERNAL, "z3: %s", Z3_get_error_msg(ctx, Z3_get_error_code(ctx)));
+        goto out;
+    }
+    Z3_lbool res = Z3_optimize_check(ctx, opt, 0, NULL);
+    lsp_stats_set(&r->stats, "z3_result", res == Z3_L_TRUE ? 1 : res == Z3_L_FALSE ? -1 : 0);
+    rc = 0;
+    if (res == Z3_L_FALSE) {
+        rc = ls_error_msg(err, LS_ERR_INTERNAL, "z3: the encoding is unsatisfiable");
+        goto out;
+    }
+    Z3_model m = Z3_optimize_get_model(ctx, opt);
+    if (Z3_get_error_code(ctx) != Z3_OK || !m) {
+        r->sol.status = LSP_UNKNOWN;
+        r->sol.nops = 0;
+        goto out;
+    }
+    Z3_model_inc_ref(ctx, m);
+    int complete = 1;
+    for (int32_t op = 0; op < p->nops && complete; op++) {
+        int32_t pick = -1;
+        for (int32_t c = 0; c < p->ops[op].ncfg && pick < 0; c++) {
+            Z3_ast v;
+            if (Z3_model_eval(ctx, m, x[p->ops[op].cfg0 + c], true, &v) &&
+                Z3_get_bool_value(ctx, v) == Z3_L_TRUE)
+                pick = c;
+        }
+        complete = pick >= 0;
+        r->sol.cfg[op] = pick;
+    }
+    Z3_model_dec_ref(ctx, m);
+    if (!complete) {
+        r->sol.status = LSP_UNKNOWN;
+        r->sol.nops = 0;
+        goto out;
+    }
+    r->sol.cost = lsp_eval(p, r->sol.cfg, NULL, NULL);
+    r->sol.status = res == Z3_L_TRUE ? LSP_OPTIMAL : LSP_FEASIBLE;
+    if (res == Z3_L_TRUE) {
+        r->sol.has_bound = 1;
+        r->sol.bound = r->sol.cost;
+    }
+out:
+    free(x);
+    free(y);
+    free(y0);
+    Z3_params_dec_ref(ctx, prm);
+    Z3_optimize_dec_ref(ctx, opt);
+    Z3_del_context(ctx);
+    if (rc == LS_ERR_NOMEM)
+        return ls_error_msg(err, rc, "z3: out of memory");
+    return rc;
+}
+
+#endif

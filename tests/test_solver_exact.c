@@ -1,0 +1,321 @@
+/* Tests of the exact solvers (exact, dp, z3) against brute force on random tiny
+ * instances, plus their limits (memory budget, node limit) and determinism. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "solver/problem.h"
+#include "solver/solver.h"
+#include "util/prng.h"
+
+/* A random problem: up to maxops ops, 1..maxl layouts per tensor, inputs drawn from
+ * earlier tensors (repeats allowed), biased towards tensor 0 when crowd is set so it
+ * gets many co-consumers; at most maxcfg configurations per op (duplicate tuples allowed). */
+static struct lsp_problem *random_problem(struct ls_rng *rng, int maxops, int maxl, int maxcfg,
+                                          int crowd)
+{
+    struct ls_error err;
+    struct lsp_problem *p = lsp_new();
+    assert_non_null(p);
+    int nops = 1 + (int)ls_rng_below(rng, (uint64_t)maxops);
+    int32_t tens[64];
+    int ntens = 0;
+    for (int i = 0; i < nops; i++) {
+        char name[32];
+        int32_t in[4], out = -1;
+        int nin = ntens ? (int)ls_rng_below(rng, 4) : 0;
+        for (int k = 0; k < nin; k++)
+            in[k] = (crowd && ls_rng_below(rng, 2)) ? tens[0] : tens[ls_rng_below(rng, (uint64_t)ntens)];
+        if (ls_rng_below(rng, 8) != 0 || i == 0) {
+            int32_t L = 1 + (int32_t)ls_rng_below(rng, (uint64_t)maxl);
+            int64_t tr[9];
+            for (int a = 0; a < L; a++)
+                for (int b = 0; b < L; b++)
+                    tr[a * L + b] = a == b ? 0 : (int64_t)ls_rng_below(rng, 16);
+            snprintf(name, sizeof name, "t%d", i);
+            assert_int_equal(lsp_add_tensor(p, name, L, NULL, L > 1 ? tr : NULL, &out, &err), 0);
+        }
+        snprintf(name, sizeof name, "op%d", i);
+        int32_t id;
+        assert_int_equal(lsp_add_op(p, name, "k", nin, in, out, &id, &err), 0);
+        int nslots = nin + (out >= 0);
+        int ncfg = 1 + (int)ls_rng_below(rng, (uint64_t)maxcfg);
+        for (int c = 0; c < ncfg; c++) {
+            int32_t lay[4];
+            for (int s = 0; s < nslots; s++) {
+                int32_t t = s < nin ? in[s] : out;
+                lay[s] = (int32_t)ls_rng_below(rng, (uint64_t)p->tensors[t].nlayouts);
+            }
+            assert_int_equal(lsp_add_cfg(p, id, (int64_t)ls_rng_below(rng, 21), lay, NULL, &err), 0);
+        }
+        if (out >= 0)
+            tens[ntens++] = out;
+    }
+    assert_int_equal(lsp_finish(p, &err), 0);
+    return p;
+}
+
+static double space(const struct lsp_problem *p)
+{
+    double s = 1;
+    for (int32_t o = 0; o < p->nops; o++)
+        s *= p->ops[o].ncfg;
+    return s;
+}
+
+static int64_t brute(const struct lsp_problem *p)
+{
+    int32_t *cfg = calloc((size_t)p->nops, sizeof *cfg);
+    int64_t best = INT64_MAX;
+    for (;;) {
+        int64_t c = lsp_eval(p, cfg, NULL, NULL);
+        if (c < best)
+            best = c;
+        int32_t o = 0;
+        while (o < p->nops && ++cfg[o] == p->ops[o].ncfg)
+            cfg[o++] = 0;
+        if (o == p->nops)
+            break;
+    }
+    free(cfg);
+    return best;
+}
+
+static struct lsp_problem *tiny(struct ls_rng *rng, int i)
+{
+    for (;;) {
+        struct lsp_problem *p = random_problem(rng, 10, 3, 6, i % 3 == 0);
+        if (space(p) <= 2e4)
+            return p;
+        lsp_free(p);
+    }
+}
+
+static void check_solver(const char *name, const char *param, int count, uint64_t seed)
+{
+    struct ls_rng rng;
+    ls_rng_seed(&rng, seed);
+    int multi = 0;
+    for (int i = 0; i < count; i++) {
+        struct lsp_problem *p = tiny(&rng, i);
+        int64_t want = brute(p);
+        struct lsp_solve_opts o;
+        lsp_opts_init(&o);
+        struct ls_error err;
+        if (param)
+            assert_int_equal(lsp_opts_add_param(&o, param, &err), 0);
+        struct lsp_result r;
+        int rc = lsp_solve(name, p, &o, &r, &err);
+        if (rc)
+            fail_msg("%s on instance %d: %s", name, i, err.msg);
+        if (r.sol.cost != want || r.sol.status != LSP_OPTIMAL)
+            fail_msg("%s on instance %d: cost %lld status %d, brute force %lld", name, i,
+                     (long long)r.sol.cost, r.sol.status, (long long)want);
+        assert_int_equal(r.sol.bound, want);
+        for (int32_t t = 0; t < p->ntensors; t++)
+            multi += p->use_off[t + 1] - p->use_off[t] >= 3;
+        lsp_result_free(&r);
+        lsp_free(p);
+    }
+    assert_true(multi > count / 10);   /* the generator does produce co-consumers */
+}
+
+static void test_exact_brute(void **state)
+{
+    (void)state;
+    check_solver("exact", NULL, 520, 11);
+}
+
+/* Tables capped at 2 entries: mini-bucket bounds and real branch and bound. */
+static void test_exact_minibucket_brute(void **state)
+{
+    (void)state;
+    check_solver("exact", "exact.max_table=2", 520, 12);
+}
+
+static void test_dp_brute(void **state)
+{
+    (void)state;
+    check_solver("dp", NULL, 520, 13);
+}
+
+static int z3_available(void)
+{
+    struct lsp_problem *p = lsp_new();
+    struct ls_error err;
+    int32_t t, o;
+    lsp_add_tensor(p, "x", 1, NULL, NULL, &t, &err);
+    lsp_add_op(p, "a", "source", 0, NULL, t, &o, &err);
+    lsp_add_cfg(p, o, 3, (int32_t[]){0}, NULL, &err);
+    lsp_finish(p, &err);
+    struct lsp_solve_opts opts;
+    lsp_opts_init(&opts);
+    struct lsp_result r;
+    int rc = lsp_solve("z3", p, &opts, &r, &err);
+    if (rc)
+        assert_non_null(strstr(err.msg, "without libz3"));
+    else
+        assert_int_equal(r.sol.cost, 3);
+    lsp_result_free(&r);
+    lsp_free(p);
+    return rc == 0;
+}
+
+static void test_z3_brute(void **state)
+{
+    (void)state;
+    if (!z3_available())
+        skip();
+    check_solver("z3", NULL, 60, 14);
+}
+
+/* A wider instance: each op reads the two previous tensors and one of the last six. */
+static struct lsp_problem *wide(int nops, int L)
+{
+    struct ls_rng rng;
+    ls_rng_seed(&rng, 5);
+    struct ls_error err;
+    struct lsp_problem *p = lsp_new();
+    int32_t ts[256], nt = 0;
+    for (int i = 0; i < nops; i++) {
+        char name[32];
+        int32_t in[3], nin = 0, out;
+        if (nt)
+            in[nin++] = ts[nt - 1];
+        if (nt > 1)
+            in[nin++] = ts[nt - 2];
+        if (nt > 2)
+            in[nin++] = ts[nt - 1 - (int32_t)ls_rng_below(&rng, (uint64_t)(nt < 6 ? nt : 6))];
+        int64_t tr[16];
+        for (int a = 0; a < L; a++)
+            for (int b = 0; b < L; b++)
+                tr[a * L + b] = a == b ? 0 : 1 + (int64_t)ls_rng_below(&rng, 9);
+        snprintf(name, sizeof name, "t%d", i);
+        assert_int_equal(lsp_add_tensor(p, name, L, NULL, tr, &out, &err), 0);
+        snprintf(name, sizeof name, "op%d", i);
+        int32_t id;
+        assert_int_equal(lsp_add_op(p, name, "k", nin, in, out, &id, &err), 0);
+        for (int c = 0; c < 6; c++) {
+            int32_t lay[4];
+            for (int s = 0; s <= nin; s++)
+                lay[s] = (int32_t)ls_rng_below(&rng, (uint64_t)L);
+            assert_int_equal(lsp_add_cfg(p, id, (int64_t)ls_rng_below(&rng, 30), lay, NULL, &err), 0);
+        }
+        ts[nt++] = out;
+    }
+    assert_int_equal(lsp_finish(p, &err), 0);
+    return p;
+}
+
+static void test_dp_mem_limit(void **state)
+{
+    (void)state;
+    struct lsp_problem *p = wide(40, 3);
+    struct lsp_solve_opts o;
+    lsp_opts_init(&o);
+    struct ls_error err;
+    assert_int_equal(lsp_opts_add_param(&o, "dp.mem_limit=4096", &err), 0);
+    struct lsp_result r;
+    int rc = lsp_solve("dp", p, &o, &r, &err);
+    assert_int_equal(rc, LS_ERR_LIMIT);
+    assert_int_equal(r.sol.status, LSP_UNKNOWN);
+    assert_non_null(strstr(err.msg, "width"));
+    assert_non_null(strstr(err.msg, "dp.mem_limit"));
+    lsp_result_free(&r);
+    lsp_free(p);
+    /* a narrower instance within the default budget equals exact */
+    p = wide(12, 2);
+    lsp_opts_init(&o);
+    struct lsp_result a, b;
+    assert_int_equal(lsp_solve("dp", p, &o, &a, &err), 0);
+    assert_int_equal(lsp_solve("exact", p, &o, &b, &err), 0);
+    assert_int_equal(a.sol.status, LSP_OPTIMAL);
+    assert_int_equal(a.sol.cost, b.sol.cost);
+    lsp_result_free(&a);
+    lsp_result_free(&b);
+    lsp_free(p);
+}
+
+/* A node budget stops branch and bound: the answer is feasible with an honest bound. */
+static void test_exact_anytime(void **state)
+{
+    (void)state;
+    struct lsp_problem *p = wide(60, 3);
+    struct lsp_solve_opts o;
+    lsp_opts_init(&o);
+    struct ls_error err;
+    struct lsp_result opt;
+    assert_int_equal(lsp_solve("exact", p, &o, &opt, &err), 0);
+    assert_int_equal(opt.sol.status, LSP_OPTIMAL);
+    assert_int_equal(lsp_opts_add_param(&o, "exact.max_table=2", &err), 0);
+    o.node_limit = 2000;
+    struct lsp_result r;
+    assert_int_equal(lsp_solve("exact", p, &o, &r, &err), 0);
+    assert_true(r.sol.has_bound);
+    assert_true(r.sol.bound <= opt.sol.cost);
+    assert_true(r.sol.cost >= opt.sol.cost);
+    if (r.sol.status == LSP_OPTIMAL)
+        assert_int_equal(r.sol.cost, opt.sol.cost);
+    else
+        assert_int_equal(r.sol.status, LSP_FEASIBLE);
+    const double *stopped = lsp_stats_get(&r.stats, "stopped");
+    assert_non_null(stopped);
+    lsp_result_free(&r);
+    lsp_result_free(&opt);
+    lsp_free(p);
+}
+
+static void test_exact_deterministic(void **state)
+{
+    (void)state;
+    struct lsp_problem *p = wide(80, 3);
+    struct lsp_solve_opts o;
+    lsp_opts_init(&o);
+    struct ls_error err;
+    struct lsp_result a, b;
+    assert_int_equal(lsp_solve("exact", p, &o, &a, &err), 0);
+    assert_int_equal(lsp_solve("exact", p, &o, &b, &err), 0);
+    assert_memory_equal(a.sol.cfg, b.sol.cfg, (size_t)p->nops * sizeof *a.sol.cfg);
+    lsp_result_free(&a);
+    lsp_result_free(&b);
+    lsp_free(p);
+}
+
+static void test_bad_params(void **state)
+{
+    (void)state;
+    struct lsp_problem *p = wide(3, 2);
+    struct lsp_solve_opts o;
+    lsp_opts_init(&o);
+    struct ls_error err;
+    struct lsp_result r;
+    assert_int_equal(lsp_opts_add_param(&o, "exact.nope=1", &err), 0);
+    assert_int_equal(lsp_solve("exact", p, &o, &r, &err), LS_ERR_INPUT);
+    lsp_result_free(&r);
+    lsp_opts_init(&o);
+    assert_int_equal(lsp_opts_add_param(&o, "dp.mem_limit=lots", &err), 0);
+    assert_int_equal(lsp_solve("dp", p, &o, &r, &err), LS_ERR_INPUT);
+    lsp_result_free(&r);
+    lsp_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_brute),
+        cmocka_unit_test(test_exact_minibucket_brute),
+        cmocka_unit_test(test_dp_brute),
+        cmocka_unit_test(test_z3_brute),
+        cmocka_unit_test(test_dp_mem_limit),
+        cmocka_unit_test(test_exact_anytime),
+        cmocka_unit_test(test_exact_deterministic),
+        cmocka_unit_test(test_bad_params),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
