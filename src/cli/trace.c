@@ -1,0 +1,310 @@
+/* laysim trace: look at, convert and import .lstrace files. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "traces/export.h"
+#include "traces/import.h"
+#include "traces/summary.h"
+#include "traces/synth.h"
+#include "traces/trace.h"
+#include "util/clock.h"
+#include "util/hash.h"
+
+const char cmd_trace_help[] =
+    "usage: laysim trace FILE summary [--json] [--top N]\n"
+    "       laysim trace FILE perfetto -o OUT.json\n"
+    "       laysim trace FILE csv [-o OUT.csv]\n"
+    "       laysim trace FILE check\n"
+    "       laysim trace import MEASURED.csv -o OUT.lstrace [--tick-hz HZ] [--target NAME]\n"
+    "                    [--target-hash HEX]\n"
+    "       laysim trace synth N -o OUT.lstrace [--seed S]\n"
+    "\n"
+    "Traces (.lstrace, docs/formats.md) hold one record per instruction: engine, opcode,\n"
+    "start/end in ticks, operand shape, stall time and cause, and the graph op and tensor\n"
+    "conversion it belongs to. FILE may be '-' for standard input.\n"
+    "\n"
+    "actions:\n"
+    "  summary    totals per engine, DMA queue and opcode (count, busy time, utilization,\n"
+    "             DMA bytes), stall causes, and the top operators and conversions by time.\n"
+    "             --json prints one JSON object; --top N lists N operators (default 10).\n"
+    "  perfetto   Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing: one track\n"
+    "             per engine and per DMA queue, opcode names, operands as args.\n"
+    "  csv        one row per record (the layout `trace import` reads; default stdout).\n"
+    "  check      read every block and record, verify CRCs, print the record count, a\n"
+    "             digest of all records, bytes per record and read speed.\n"
+    "  import     convert a measured-profile CSV (header row required; columns engine,\n"
+    "             opcode, start and end or duration, optional shape columns; see\n"
+    "             docs/formats.md) into a trace. --tick-hz gives the time unit of\n"
+    "             start/end (default: the file's '# laysim trace:' line, else 1e9 = ns).\n"
+    "  synth      write N synthetic records shaped like a tiled matmul pipeline (for tests\n"
+    "             and benchmarks); prints the record digest.\n"
+    "\n"
+    "Output files are written atomically. A corrupt, truncated or newer-version trace is\n"
+    "reported with its byte offset or block number (exit code 2).\n";
+
+static const struct option long_opts[] = {
+    {"json", no_argument, NULL, 'j'},       {"top", required_argument, NULL, 't'},
+    {"output", required_argument, NULL, 'o'}, {"tick-hz", required_argument, NULL, 'H'},
+    {"target", required_argument, NULL, 'T'}, {"target-hash", required_argument, NULL, 'X'},
+    {"seed", required_argument, NULL, 's'},  {NULL, 0, NULL, 0}};
+
+struct opts {
+    int json;
+    unsigned long long top, tick_hz, seed;
+    const char *out, *target;
+    int set_hash;
+    unsigned long long hash;
+};
+
+static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->top = 10;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":jt:o:H:T:X:s:", long_opts, NULL)) != -1) {
+        int rc = 0;
+        char *end;
+        switch (c) {
+        case 'j': o->json = 1; break;
+        case 't': rc = cli_parse_u64("trace", "--top", optarg, &o->top); break;
+        case 'o': o->out = optarg; break;
+        case 'H': rc = cli_parse_u64("trace", "--tick-hz", optarg, &o->tick_hz); break;
+        case 'T': o->target = optarg; break;
+        case 's': rc = cli_parse_u64("trace", "--seed", optarg, &o->seed); break;
+        case 'X':
+            o->hash = strtoull(optarg, &end, 16);
+            if (!*optarg || *end)
+                return cli_usage("trace", "--target-hash: expected hex digits, got '%s'", optarg);
+            o->set_hash = 1;
+            break;
+        case ':': return cli_usage("trace", "%s: option %s needs a value", action, argv[optind - 1]);
+        default: return cli_usage("trace", "%s: unknown option %s", action, argv[optind - 1]);
+        }
+        if (rc)
+            return rc;
+    }
+    if (o->top > 100000)
+        o->top = 100000;
+    return CLI_OK;
+}
+
+static void print_stat_rows(json_t *arr, const char *key1, const char *key2)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(arr, i, x) {
+        char name[96];
+        const char *a = json_string_value(json_object_get(x, key1));
+        const char *b = key2 ? json_string_value(json_object_get(x, key2)) : NULL;
+        snprintf(name, sizeof name, "%s%s%s", a ? a : "?", b ? " " : "", b ? b : "");
+        printf("  %-32s %10lld %14.1f %14.1f %14lld\n", name,
+               (long long)json_integer_value(json_object_get(x, "instructions")),
+               json_real_value(json_object_get(x, "busy_ns")),
+               json_real_value(json_object_get(x, "stall_ns")),
+               (long long)json_integer_value(json_object_get(x, "bytes")));
+    }
+}
+
+static int print_summary_text(const char *path, json_t *o)
+{
+    printf("trace %s: producer %s, target %s (hash %s), %lld ticks/s\n", path,
+           json_string_value(json_object_get(o, "producer")),
+           json_string_value(json_object_get(o, "target")),
+           json_string_value(json_object_get(o, "target_hash")),
+           (long long)json_integer_value(json_object_get(o, "tick_hz")));
+    printf("records %lld, span %.1f ns\n\n",
+           (long long)json_integer_value(json_object_get(o, "records")),
+           json_real_value(json_object_get(o, "span_ns")));
+    printf("  %-6s %10s %14s %14s %8s %14s %14s\n", "engine", "instr", "busy_ns", "busy_cycles",
+           "util", "stall_ns", "dma_bytes");
+    const char *k;
+    json_t *e;
+    json_object_foreach(json_object_get(o, "engines"), k, e) {
+        printf("  %-6s %10lld %14.1f %14.0f %7.1f%% %14.1f %14lld\n", k,
+               (long long)json_integer_value(json_object_get(e, "instructions")),
+               json_real_value(json_object_get(e, "busy_ns")),
+               json_real_value(json_object_get(e, "busy_cycles")),
+               100.0 * json_real_value(json_object_get(e, "utilization")),
+               json_real_value(json_object_get(e, "stall_ns")),
+               (long long)json_integer_value(json_object_get(e, "bytes")));
+    }
+    size_t i;
+    json_t *x;
+    json_t *qs = json_object_get(o, "dma_queues");
+    if (json_array_size(qs)) {
+        printf("\n  %-6s %10s %14s %8s %14s\n", "queue", "instr", "busy_ns", "util", "bytes");
+        json_array_foreach(qs, i, x) {
+            json_t *q = json_object_get(x, "queue");
+            char qn[16];
+            if (json_is_integer(q))
+                snprintf(qn, sizeof qn, "%lld", (long long)json_integer_value(q));
+            else
+                snprintf(qn, sizeof qn, "%s", json_string_value(q));
+            printf("  %-6s %10lld %14.1f %7.1f%% %14lld\n", qn,
+                   (long long)json_integer_value(json_object_get(x, "instructions")),
+                   json_real_value(json_object_get(x, "busy_ns")),
+                   100.0 * json_real_value(json_object_get(x, "utilization")),
+                   (long long)json_integer_value(json_object_get(x, "bytes")));
+        }
+    }
+    const char *hdr = "  %-32s %10s %14s %14s %14s\n";
+    printf("\nopcodes by busy time:\n");
+    printf(hdr, "engine opcode", "instr", "busy_ns", "stall_ns", "dma_bytes");
+    print_stat_rows(json_object_get(o, "opcodes"), "engine", "opcode");
+    printf("\nstall causes:\n  %-32s %10s %14s\n", "cause", "instr", "stall_ns");
+    json_array_foreach(json_object_get(o, "stalls"), i, x)
+        printf("  %-32s %10lld %14.1f\n", json_string_value(json_object_get(x, "cause")),
+               (long long)json_integer_value(json_object_get(x, "instructions")),
+               json_real_value(json_object_get(x, "stall_ns")));
+    printf("\ntop operators by busy time:\n");
+    printf(hdr, "op", "instr", "busy_ns", "stall_ns", "bytes");
+    print_stat_rows(json_object_get(o, "top_ops"), "name", NULL);
+    printf("\ntop tensor conversions by busy time:\n");
+    printf(hdr, "conversion", "instr", "busy_ns", "stall_ns", "bytes");
+    print_stat_rows(json_object_get(o, "top_conversions"), "name", NULL);
+    return CLI_OK;
+}
+
+static int do_summary(const char *path, struct trace_reader *r, const struct opts *o)
+{
+    struct trace_summary s;
+    struct ls_error err;
+    ls_error_clear(&err);
+    int rc = trace_summarize(r, &s, &err);
+    if (rc) {
+        trace_summary_free(&s);
+        return cli_report(&err);
+    }
+    json_t *j = trace_summary_json(&s, r, (unsigned)o->top);
+    trace_summary_free(&s);
+    if (o->json)
+        return cli_print_json(j);
+    if (!j)
+        return CLI_FAIL;
+    rc = print_summary_text(path, j);
+    json_decref(j);
+    return rc;
+}
+
+static int do_check(const char *path, struct trace_reader *r)
+{
+    struct ls_error err;
+    struct trace_record rec;
+    uint64_t n = 0, d = LS_FNV64_INIT, t0 = ls_now_ns();
+    int rc;
+    while ((rc = trace_reader_next(r, &rec, &err)) == 1) {
+        d = trace_record_digest(d, &rec);
+        n++;
+    }
+    if (rc < 0)
+        return cli_report(&err);
+    double secs = (double)(ls_now_ns() - t0) / 1e9;
+    uint64_t bytes = trace_reader_offset(r);
+    printf("{\"file\": \"%s\", \"records\": %llu, \"bytes\": %llu, \"bytes_per_record\": %.3f, "
+           "\"digest\": \"%016llx\", \"read_seconds\": %.3f, \"records_per_second\": %.0f}\n",
+           path, (unsigned long long)n, (unsigned long long)bytes,
+           n ? (double)bytes / (double)n : 0.0, (unsigned long long)d, secs,
+           secs > 0 ? (double)n / secs : 0.0);
+    return CLI_OK;
+}
+
+static int do_import(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage("trace", "import: expected a CSV file");
+    struct opts o;
+    int rc = parse_opts("import", argc - 1, argv + 1, &o);
+    if (rc)
+        return rc;
+    if (optind != argc - 1)
+        return cli_usage("trace", "import: unexpected argument '%s'", argv[1 + optind]);
+    if (!o.out)
+        return cli_usage("trace", "import: -o OUT.lstrace is required");
+    struct trace_import_opts io = {o.tick_hz, o.target, o.set_hash, o.hash};
+    struct ls_error err;
+    ls_error_clear(&err);
+    uint64_t n = 0;
+    if ((rc = trace_import_csv(argv[1], o.out, &io, &n, &err)))
+        return cli_report(&err);
+    fprintf(stderr, "laysim trace: imported %llu records into %s\n", (unsigned long long)n, o.out);
+    return CLI_OK;
+}
+
+static int do_synth(int argc, char **argv)
+{
+    unsigned long long n;
+    if (argc < 2)
+        return cli_usage("trace", "synth: expected a record count");
+    int rc = cli_parse_u64("trace", "synth N", argv[1], &n);
+    if (rc)
+        return rc;
+    struct opts o;
+    if ((rc = parse_opts("synth", argc - 1, argv + 1, &o)))
+        return rc;
+    if (optind != argc - 1)
+        return cli_usage("trace", "synth: unexpected argument '%s'", argv[1 + optind]);
+    if (!o.out)
+        return cli_usage("trace", "synth: -o OUT.lstrace is required");
+    struct ls_error err;
+    ls_error_clear(&err);
+    uint64_t d = 0, t0 = ls_now_ns();
+    if ((rc = trace_synth_write(o.out, n, o.seed, &d, &err)))
+        return cli_report(&err);
+    double secs = (double)(ls_now_ns() - t0) / 1e9;
+    struct stat st;
+    long long size = strcmp(o.out, "-") && stat(o.out, &st) == 0 ? (long long)st.st_size : -1;
+    fprintf(strcmp(o.out, "-") ? stdout : stderr,
+            "{\"records\": %llu, \"bytes\": %lld, \"bytes_per_record\": %.3f, "
+            "\"digest\": \"%016llx\", \"write_seconds\": %.3f, \"records_per_second\": %.0f}\n",
+            n, size, n && size > 0 ? (double)size / (double)n : 0.0, (unsigned long long)d, secs,
+            secs > 0 ? (double)n / secs : 0.0);
+    return CLI_OK;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage("trace", "expected FILE ACTION, `import CSV` or `synth N`");
+    if (!strcmp(argv[1], "import"))
+        return do_import(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "synth"))
+        return do_synth(argc - 1, argv + 1);
+    if (argc < 3)
+        return cli_usage("trace", "expected an action after %s: summary, perfetto, csv or check",
+                         argv[1]);
+    const char *path = argv[1], *action = argv[2];
+    struct opts o;
+    int rc = parse_opts(action, argc - 2, argv + 2, &o);
+    if (rc)
+        return rc;
+    if (optind != argc - 2)
+        return cli_usage("trace", "%s: unexpected argument '%s'", action, argv[2 + optind]);
+    int is_summary = !strcmp(action, "summary"), is_perfetto = !strcmp(action, "perfetto"),
+        is_csv = !strcmp(action, "csv"), is_check = !strcmp(action, "check");
+    if (!is_summary && !is_perfetto && !is_csv && !is_check)
+        return cli_usage("trace", "unknown action '%s' (summary, perfetto, csv, check)", action);
+    if (is_perfetto && !o.out)
+        return cli_usage("trace", "perfetto: -o OUT.json is required");
+    struct ls_error err;
+    ls_error_clear(&err);
+    struct trace_reader *r;
+    if ((rc = trace_reader_open(&r, path, &err)))
+        return cli_report(&err);
+    if (is_summary)
+        rc = do_summary(path, r, &o);
+    else if (is_check)
+        rc = do_check(path, r);
+    else {
+        int st = is_perfetto ? trace_export_perfetto(r, o.out, &err)
+                             : trace_export_csv(r, o.out ? o.out : "-", &err);
+        rc = st ? cli_report(&err) : CLI_OK;
+    }
+    trace_reader_close(r);
+    return rc;
+}
