@@ -1,0 +1,314 @@
+/* laysim sim: run a program (or a built-in microbenchmark) on the simulator. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "sim/micro.h"
+#include "sim/program.h"
+#include "sim/sim.h"
+#include "sim/target.h"
+#include "traces/trace.h"
+#include "util/clock.h"
+
+const char cmd_sim_help[] =
+    "usage: laysim sim PROGRAM [--target NAME|FILE] [--set KEY=VALUE]... [--json]\n"
+    "                  [--trace OUT.lstrace]\n"
+    "       laysim sim --micro SPEC [options]\n"
+    "       laysim sim --print-target [--target ...] [--set ...]\n"
+    "\n"
+    "Simulate an instruction program (.lsprog, docs/formats.md) on a NeuronCore target and\n"
+    "print the total time, per-engine busy time and utilization, per-queue DMA bytes and\n"
+    "efficiency, and stall time by cause.\n"
+    "\n"
+    "options:\n" SIM_TARGET_HELP
+    "  --json              print one JSON object: cycles (base clock), ns, instructions,\n"
+    "                      engines.{pe,act,dve,pool,dma}.{busy_cycles,instructions,...},\n"
+    "                      queues, stalls_ns\n"
+    "  --trace FILE        write one trace record per instruction (.lstrace)\n"
+    "  --micro SPEC        run a built-in microbenchmark instead of a file:\n"
+    "                        gemm:M=512,K=256,N=1024,dtype=bf16[,swap=1]\n"
+    "                        dma:bytes_per_partition=256,partitions=128,count=64[,queues=4,\n"
+    "                            dir=load|store|sbuf,transpose=1,dtype=bf16]\n"
+    "                        dve:op=add,free=2048,partitions=128[,dtype=,count=,dep=1]\n"
+    "                        act:free=1,count=64[,dep=1,func=exp,partitions=]\n"
+    "                        mix:instructions=1000000   (the bench/sim.sh program)\n"
+    "  --print-target      print the target's key=value lines and hash, then exit\n"
+    "  --time              also report the simulator's own speed (simulate_seconds of CPU\n"
+    "                      time, simulate_wall_seconds, instructions_per_second = instructions\n"
+    "                      / CPU seconds; not deterministic)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "Targets and the timing model: docs/targets.md.\n";
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+        return 0.0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Remaps the program's tag ids to the trace's string ids. */
+struct remap_sink {
+    struct trace_sink inner;
+    const int32_t *map;
+};
+
+static int remap_emit(void *ctx, const struct trace_record *r)
+{
+    struct remap_sink *s = ctx;
+    struct trace_record c = *r;
+    if (c.op_id >= 0)
+        c.op_id = s->map[c.op_id];
+    if (c.conv_id >= 0)
+        c.conv_id = s->map[c.conv_id];
+    return s->inner.emit(s->inner.ctx, &c);
+}
+
+static json_t *engine_json(const struct sim_target *t, const struct sim_stats *st,
+                           enum trace_engine e)
+{
+    const struct sim_engine_stats *es = &st->engine[e];
+    json_t *o = json_object();
+    json_object_set_new(o, "instructions", json_integer((json_int_t)es->instructions));
+    json_object_set_new(o, "busy_cycles", json_integer((json_int_t)sim_ticks_cycles(t, e, es->busy_ticks)));
+    json_object_set_new(o, "busy_ns", json_real(sim_ticks_ns(st, es->busy_ticks)));
+    json_object_set_new(o, "clock_mhz", json_integer(sim_engine_mhz(t, e)));
+    json_object_set_new(o, "utilization",
+                        json_real(st->ticks ? (double)es->busy_ticks / (double)st->ticks : 0.0));
+    if (e == TRACE_ENG_PE) {
+        uint64_t span = es->instructions ? es->last_end - es->first_start : 0;
+        json_object_set_new(o, "span_cycles", json_integer((json_int_t)sim_ticks_cycles(t, e, span)));
+    }
+    if (e == TRACE_ENG_DMA) {
+        json_object_set_new(o, "bytes", json_integer((json_int_t)st->dma_bytes));
+        json_object_set_new(o, "efficiency", json_real(sim_dma_efficiency(t, st)));
+    }
+    return o;
+}
+
+static int print_json(const struct sim_target *t, const struct sim_stats *st, const char *what,
+                      const char *micro, double secs, double wall)
+{
+    json_t *o = json_object();
+    char hash[32];
+    snprintf(hash, sizeof hash, "%016" PRIx64, sim_target_hash(t));
+    json_object_set_new(o, micro ? "micro" : "program", json_string(micro ? micro : what));
+    json_object_set_new(o, "target", json_string(t->name));
+    json_object_set_new(o, "target_hash", json_string(hash));
+    json_object_set_new(o, "tick_mhz", json_integer((json_int_t)st->tick_mhz));
+    json_object_set_new(o, "cycles", json_integer((json_int_t)sim_ticks_base_cycles(t, st->ticks)));
+    json_object_set_new(o, "ns", json_real(sim_ticks_ns(st, st->ticks)));
+    json_object_set_new(o, "ticks", json_integer((json_int_t)st->ticks));
+    json_object_set_new(o, "instructions", json_integer((json_int_t)st->instructions));
+    json_t *eng = json_object();
+    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+        json_object_set_new(eng, trace_engine_name((enum trace_engine)e),
+                            engine_json(t, st, (enum trace_engine)e));
+    json_object_set_new(o, "engines", eng);
+    json_t *qs = json_array();
+    for (uint32_t q = 0; q < st->nqueues; q++) {
+        const struct sim_queue_stats *qq = &st->queue[q];
+        if (!qq->instructions)
+            continue;
+        json_t *j = json_object();
+        json_object_set_new(j, "queue", json_integer(q));
+        json_object_set_new(j, "instructions", json_integer((json_int_t)qq->instructions));
+        json_object_set_new(j, "bytes", json_integer((json_int_t)qq->bytes));
+        json_object_set_new(j, "descriptors", json_integer((json_int_t)qq->descriptors));
+        json_object_set_new(j, "busy_ns", json_real(sim_ticks_ns(st, qq->busy_ticks)));
+        json_object_set_new(j, "efficiency", json_real(sim_queue_efficiency(t, st, q)));
+        json_array_append_new(qs, j);
+    }
+    json_object_set_new(o, "queues", qs);
+    json_t *stalls = json_object();
+    for (int c = 1; c < TRACE_STALL_COUNT; c++)
+        json_object_set_new(stalls, trace_stall_name((enum trace_stall)c),
+                            json_real(sim_ticks_ns(st, st->stall_ticks[c])));
+    json_object_set_new(o, "stalls_ns", stalls);
+    if (secs >= 0) {
+        json_object_set_new(o, "simulate_seconds", json_real(secs));
+        json_object_set_new(o, "simulate_wall_seconds", json_real(wall));
+        json_object_set_new(o, "instructions_per_second",
+                            json_real(secs > 0 ? (double)st->instructions / secs : 0.0));
+    }
+    return cli_print_json(o);
+}
+
+static void print_text(const struct sim_target *t, const struct sim_stats *st, const char *what)
+{
+    printf("%s on %s (hash %016" PRIx64 ")\n", what, t->name, sim_target_hash(t));
+    printf("total: %" PRIu64 " cycles at %u MHz (%.1f ns), %" PRIu64 " instructions\n",
+           sim_ticks_base_cycles(t, st->ticks), t->base_mhz, sim_ticks_ns(st, st->ticks),
+           st->instructions);
+    printf("%-5s %12s %14s %12s %7s\n", "engine", "instructions", "busy_cycles", "clock_MHz", "util");
+    for (int e = 0; e < TRACE_ENG_COUNT; e++) {
+        const struct sim_engine_stats *es = &st->engine[e];
+        printf("%-6s %12" PRIu64 " %14" PRIu64 " %12u %6.1f%%\n",
+               trace_engine_name((enum trace_engine)e), es->instructions,
+               sim_ticks_cycles(t, (enum trace_engine)e, es->busy_ticks),
+               sim_engine_mhz(t, (enum trace_engine)e),
+               st->ticks ? 100.0 * (double)es->busy_ticks / (double)st->ticks : 0.0);
+    }
+    for (uint32_t q = 0; q < st->nqueues; q++) {
+        const struct sim_queue_stats *qq = &st->queue[q];
+        if (qq->instructions)
+            printf("dma queue %2u: %" PRIu64 " transfers, %" PRIu64 " bytes, %" PRIu64
+                   " descriptors, efficiency %.1f%%\n",
+                   q, qq->instructions, qq->bytes, qq->descriptors,
+                   100.0 * sim_queue_efficiency(t, st, q));
+    }
+    if (st->engine[TRACE_ENG_DMA].instructions)
+        printf("dma: %" PRIu64 " bytes, efficiency %.1f%% of %u engines x %g B/ns while busy\n",
+               st->dma_bytes, 100.0 * sim_dma_efficiency(t, st), t->dma_engines,
+               t->dma_bytes_per_ns);
+    printf("stalls (ns):");
+    for (int c = 1; c < TRACE_STALL_COUNT; c++)
+        printf(" %s=%.1f", trace_stall_name((enum trace_stall)c),
+               sim_ticks_ns(st, st->stall_ticks[c]));
+    printf("\n");
+}
+
+static int print_target(const struct sim_target *t)
+{
+    size_t n = sim_target_lines(t, NULL, 0);
+    char *buf = malloc(n + 1);
+    if (!buf)
+        return CLI_FAIL;
+    sim_target_lines(t, buf, n + 1);
+    printf("# target %s\n%shash=%016" PRIx64 "\n", t->name, buf, sim_target_hash(t));
+    free(buf);
+    return CLI_OK;
+}
+
+static int run_with_trace(const struct sim_target *t, const struct sim_program *p,
+                          const char *path, struct sim_stats *st, struct ls_error *err)
+{
+    size_t nop;
+    const char *const *names = sim_opcode_names(&nop);
+    struct trace_header h;
+    memset(&h, 0, sizeof h);
+    h.producer = TRACE_PROD_SIM;
+    h.target = t->name;
+    h.target_hash = sim_target_hash(t);
+    h.tick_hz = sim_target_tick_mhz(t) * 1000000ull;
+    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+        h.clock_mhz[e] = sim_engine_mhz(t, (enum trace_engine)e);
+    h.nopcodes = (uint32_t)nop;
+    h.opcodes = names;
+    struct trace_writer *w;
+    int rc = trace_writer_open(&w, path, &h, err);
+    if (rc)
+        return rc;
+    const struct ls_intern *strs = sim_program_strings(p);
+    int32_t *map = malloc((strs->count ? strs->count : 1) * sizeof *map);
+    if (!map) {
+        trace_writer_abort(w);
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < strs->count; i++)
+        if ((rc = trace_writer_intern(w, strs->strs[i], &map[i], err))) {
+            free(map);
+            trace_writer_abort(w);
+            return rc;
+        }
+    struct remap_sink rs = {trace_writer_sink(w), map};
+    struct trace_sink sink = {&rs, remap_emit};
+    rc = sim_run(t, p, &sink, st, err);
+    free(map);
+    if (rc) {
+        const struct ls_error *we = trace_writer_error(w);
+        if (we && we->code)
+            *err = *we;
+        trace_writer_abort(w);
+        return rc;
+    }
+    return trace_writer_close(w, err);
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        SIM_TARGET_LONGOPTS,
+        {"json", no_argument, NULL, 'j'},
+        {"trace", required_argument, NULL, 't'},
+        {"micro", required_argument, NULL, 'm'},
+        {"print-target", no_argument, NULL, 'p'},
+        {"time", no_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct sim_target_args ta = {0};
+    const char *micro = NULL, *trace = NULL;
+    int json = 0, ptarget = 0, timed = 0, c, rc = CLI_OK;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case SIM_OPT_TARGET:
+        case SIM_OPT_SET:
+            if (sim_target_args_take(&ta, c, optarg)) {
+                sim_target_args_free(&ta);
+                fprintf(stderr, "laysim: out of memory\n");
+                return CLI_FAIL;
+            }
+            break;
+        case 'j': json = 1; break;
+        case 't': trace = optarg; break;
+        case 'm': micro = optarg; break;
+        case 'p': ptarget = 1; break;
+        case 'T': timed = 1; break;
+        case 'h':
+            sim_target_args_free(&ta);
+            fputs(cmd_sim_help, stdout);
+            return CLI_OK;
+        default:
+            sim_target_args_free(&ta);
+            return cli_usage("sim", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    int npos = argc - optind;
+    struct ls_error err;
+    ls_error_clear(&err);
+    struct sim_target t;
+    if (sim_target_args_resolve(&ta, &t, &err)) {
+        sim_target_args_free(&ta);
+        return cli_report(&err);
+    }
+    sim_target_args_free(&ta);
+    if (ptarget) {
+        if (npos || micro)
+            return cli_usage("sim", "--print-target takes no program");
+        return print_target(&t);
+    }
+    if ((micro && npos) || (!micro && npos != 1))
+        return cli_usage("sim", micro ? "--micro takes no program file"
+                                      : "expected exactly one PROGRAM (or --micro SPEC)");
+    const char *what = micro ? micro : argv[optind];
+    struct sim_program *p = NULL;
+    if (micro ? sim_micro_build(micro, &t, &p, &err) : sim_program_load(&p, what, &err))
+        return cli_report(&err);
+    struct sim_stats st;
+    uint64_t t0 = ls_now_ns();
+    double c0 = cpu_seconds();
+    if (trace)
+        rc = run_with_trace(&t, p, trace, &st, &err);
+    else
+        rc = sim_run(&t, p, NULL, &st, &err);
+    double wall = ls_seconds_since(t0), secs = timed ? cpu_seconds() - c0 : -1.0;
+    sim_program_free(p);
+    if (rc)
+        return cli_report(&err);
+    if (json)
+        return print_json(&t, &st, what, micro, secs, wall);
+    print_text(&t, &st, what);
+    if (secs >= 0)
+        printf("simulated %" PRIu64 " instructions in %.3f s of CPU time, %.3f s wall "
+               "(%.0f instructions/s)\n",
+               st.instructions, secs, wall, secs > 0 ? (double)st.instructions / secs : 0.0);
+    return CLI_OK;
+}

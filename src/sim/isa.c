@@ -1,0 +1,214 @@
+/* sim/isa: name tables and operand helpers. */
+#include "sim/isa.h"
+
+#include <string.h>
+
+static const char *const opcode_names[SIM_OP_COUNT] = {
+    [SIM_OP_LOAD_STATIONARY] = "load_stationary",
+    [SIM_OP_MATMUL] = "matmul",
+    [SIM_OP_PE_TRANSPOSE] = "pe_transpose",
+    [SIM_OP_ACTIVATION] = "activation",
+    [SIM_OP_ACTIVATION_REDUCE] = "activation_reduce",
+    [SIM_OP_TENSOR_TENSOR] = "tensor_tensor",
+    [SIM_OP_TENSOR_SCALAR] = "tensor_scalar",
+    [SIM_OP_TENSOR_COPY] = "tensor_copy",
+    [SIM_OP_TENSOR_REDUCE] = "tensor_reduce",
+    [SIM_OP_DVE_TRANSPOSE] = "dve_transpose",
+    [SIM_OP_MEMSET] = "memset",
+    [SIM_OP_IOTA] = "iota",
+    [SIM_OP_PARTITION_REDUCE] = "partition_reduce",
+    [SIM_OP_GATHER] = "gather",
+    [SIM_OP_DMA_COPY] = "dma_copy",
+    [SIM_OP_DMA_TRANSPOSE] = "dma_transpose",
+};
+
+/* Bit e set when the opcode may run on engine e. */
+#define E(x) (1u << TRACE_ENG_##x)
+static const unsigned opcode_engines[SIM_OP_COUNT] = {
+    [SIM_OP_LOAD_STATIONARY] = E(PE),
+    [SIM_OP_MATMUL] = E(PE),
+    [SIM_OP_PE_TRANSPOSE] = E(PE),
+    [SIM_OP_ACTIVATION] = E(ACT),
+    [SIM_OP_ACTIVATION_REDUCE] = E(ACT),
+    [SIM_OP_TENSOR_TENSOR] = E(DVE) | E(POOL),
+    [SIM_OP_TENSOR_SCALAR] = E(DVE) | E(ACT) | E(POOL),
+    [SIM_OP_TENSOR_COPY] = E(DVE) | E(ACT) | E(POOL),
+    [SIM_OP_TENSOR_REDUCE] = E(DVE),
+    [SIM_OP_DVE_TRANSPOSE] = E(DVE),
+    [SIM_OP_MEMSET] = E(DVE) | E(POOL),
+    [SIM_OP_IOTA] = E(POOL),
+    [SIM_OP_PARTITION_REDUCE] = E(POOL),
+    [SIM_OP_GATHER] = E(POOL),
+    [SIM_OP_DMA_COPY] = E(DMA),
+    [SIM_OP_DMA_TRANSPOSE] = E(DMA),
+};
+#undef E
+
+static const char *const func_names[SIM_FN_COUNT] = {
+    [SIM_FN_NONE] = "none",       [SIM_FN_ADD] = "add",   [SIM_FN_SUB] = "sub",
+    [SIM_FN_MUL] = "mul",         [SIM_FN_MAX] = "max",   [SIM_FN_MIN] = "min",
+    [SIM_FN_RECIPROCAL] = "reciprocal", [SIM_FN_EXP] = "exp", [SIM_FN_RELU] = "relu",
+    [SIM_FN_GELU] = "gelu",       [SIM_FN_TANH] = "tanh", [SIM_FN_SIGMOID] = "sigmoid",
+    [SIM_FN_SQRT] = "sqrt",       [SIM_FN_RSQRT] = "rsqrt",
+};
+
+static int match(const char *const *names, int count, const char *s, size_t n)
+{
+    for (int i = 0; i < count; i++)
+        if (names[i] && strlen(names[i]) == n && memcmp(names[i], s, n) == 0)
+            return i;
+    return -1;
+}
+
+const char *const *sim_opcode_names(size_t *n)
+{
+    if (n)
+        *n = SIM_OP_COUNT;
+    return opcode_names;
+}
+
+const char *sim_opcode_name(enum sim_opcode op)
+{
+    return (unsigned)op < SIM_OP_COUNT ? opcode_names[op] : "?";
+}
+
+int sim_opcode_parse(const char *s, size_t n, enum sim_opcode *out)
+{
+    int i = match(opcode_names, SIM_OP_COUNT, s, n);
+    if (i < 0)
+        return -1;
+    *out = (enum sim_opcode)i;
+    return 0;
+}
+
+int sim_opcode_on_engine(enum sim_opcode op, enum trace_engine e)
+{
+    return (unsigned)op < SIM_OP_COUNT && (unsigned)e < TRACE_ENG_COUNT &&
+           (opcode_engines[op] >> e & 1u);
+}
+
+const char *sim_func_name(enum sim_func f)
+{
+    return (unsigned)f < SIM_FN_COUNT ? func_names[f] : "?";
+}
+
+int sim_func_parse(const char *s, size_t n, enum sim_func *out)
+{
+    int i = match(func_names, SIM_FN_COUNT, s, n);
+    if (i < 0) {
+        /* aliases */
+        if (n == 8 && !memcmp(s, "identity", 8))
+            i = SIM_FN_NONE;
+        else if (n == 4 && !memcmp(s, "copy", 4))
+            i = SIM_FN_NONE;
+        else
+            return -1;
+    }
+    *out = (enum sim_func)i;
+    return 0;
+}
+
+int sim_engine_parse(const char *s, size_t n, enum trace_engine *out)
+{
+    for (int e = 0; e < TRACE_ENG_COUNT; e++) {
+        const char *nm = trace_engine_name((enum trace_engine)e);
+        if (strlen(nm) == n && memcmp(nm, s, n) == 0) {
+            *out = (enum trace_engine)e;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static struct sim_operand make(uint8_t mem, uint32_t p0, uint32_t np, uint64_t addr,
+                               enum ls_dtype dt, uint32_t free)
+{
+    struct sim_operand o;
+    memset(&o, 0, sizeof o);
+    o.mem = mem;
+    o.dtype = (uint8_t)dt;
+    o.part_start = p0;
+    o.nparts = np;
+    o.addr = addr;
+    o.ndim = 1;
+    o.size[0] = free;
+    o.stride[0] = 1;
+    return o;
+}
+
+struct sim_operand sim_sbuf(uint32_t part_start, uint32_t nparts, uint64_t addr,
+                            enum ls_dtype dt, uint32_t free)
+{
+    return make(TRACE_MEM_SBUF, part_start, nparts, addr, dt, free);
+}
+
+struct sim_operand sim_psum(uint32_t part_start, uint32_t nparts, uint64_t addr,
+                            enum ls_dtype dt, uint32_t free)
+{
+    return make(TRACE_MEM_PSUM, part_start, nparts, addr, dt, free);
+}
+
+struct sim_operand sim_hbm(uint32_t nparts, int32_t pstride, uint64_t addr, enum ls_dtype dt,
+                           uint32_t free)
+{
+    struct sim_operand o = make(TRACE_MEM_HBM, 0, nparts, addr, dt, free);
+    o.pstride = pstride;
+    return o;
+}
+
+void sim_operand_dims(struct sim_operand *o, int ndim, const uint32_t *size,
+                      const int32_t *stride)
+{
+    if (ndim > SIM_AP_MAX_DIMS)
+        ndim = SIM_AP_MAX_DIMS;
+    o->ndim = (uint8_t)(ndim < 0 ? 0 : ndim);
+    for (int i = 0; i < SIM_AP_MAX_DIMS; i++) {
+        o->size[i] = i < o->ndim ? size[i] : 0;
+        o->stride[i] = i < o->ndim ? stride[i] : 0;
+    }
+}
+
+uint64_t sim_operand_free(const struct sim_operand *o)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < o->ndim; i++)
+        n *= o->size[i];
+    return n;
+}
+
+uint64_t sim_operand_run(const struct sim_operand *o)
+{
+    uint64_t run = 1;
+    int64_t expect = 1;
+    for (int i = o->ndim - 1; i >= 0; i--) {
+        if (o->size[i] == 1)
+            continue; /* a size-1 dim never breaks contiguity */
+        if (o->stride[i] != expect)
+            break;
+        run *= o->size[i];
+        expect = (int64_t)run;
+    }
+    return run;
+}
+
+int sim_operand_extent(const struct sim_operand *o, uint64_t *lo, uint64_t *hi)
+{
+    __int128 mn = 0, mx = 0;
+    for (int i = 0; i < o->ndim; i++) {
+        if (o->size[i] == 0)
+            continue;
+        __int128 span = (__int128)(o->size[i] - 1) * o->stride[i];
+        if (span < 0)
+            mn += span;
+        else
+            mx += span;
+    }
+    __int128 es = (__int128)ls_dtype_size((enum ls_dtype)o->dtype);
+    __int128 base = (__int128)o->addr;
+    __int128 l = base + mn * es, h = base + (mx + 1) * es;
+    if (l < 0 || h > (__int128)UINT64_MAX)
+        return -1;
+    *lo = (uint64_t)l;
+    *hi = (uint64_t)h;
+    return 0;
+}

@@ -1,0 +1,56 @@
+/* sim/program: a program is one instruction stream per engine (PE, ACT, DVE, POOL, and one
+ * FIFO per DMA queue) plus explicit dependencies between instructions.
+ *
+ * Instructions are kept in one global order that must be a topological order of the
+ * dependencies: an instruction may only depend on instructions added before it. Each
+ * engine (each DMA queue) runs its own instructions in that order. Build programs with
+ * sim_program_add (codegen) or parse the text form (docs/formats.md, "Programs"). */
+#ifndef LS_SIM_PROGRAM_H
+#define LS_SIM_PROGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/isa.h"
+#include "util/error.h"
+#include "util/intern.h"
+
+struct sim_program;
+
+struct sim_program *sim_program_new(void);
+void sim_program_free(struct sim_program *p);
+
+/* Append a copy of *in (its ndeps/deps_off are ignored) depending on deps[0..ndeps), which
+ * must be indices of earlier instructions. Returns the new index, or -1 with err filled
+ * (LS_ERR_INPUT for a bad dependency, LS_ERR_NOMEM). */
+int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const uint32_t *deps,
+                        size_t ndeps, struct ls_error *err);
+/* Intern an op/conversion tag; returns its id (for sim_instr.op_tag / conv_tag) or -1. */
+int32_t sim_program_tag(struct sim_program *p, const char *name);
+/* Set a label (used in messages and by the text writer); label must be unique. */
+int sim_program_label(struct sim_program *p, uint32_t index, const char *label,
+                      struct ls_error *err);
+
+size_t sim_program_count(const struct sim_program *p);
+const struct sim_instr *sim_program_instr(const struct sim_program *p, size_t i);
+const uint32_t *sim_program_deps(const struct sim_program *p, size_t i, size_t *ndeps);
+/* The tag strings (ids as in op_tag / conv_tag). */
+const struct ls_intern *sim_program_strings(const struct sim_program *p);
+/* Where instruction i came from: source file and line (NULL/0 for built programs). */
+const char *sim_program_file(const struct sim_program *p);
+int sim_program_line(const struct sim_program *p, size_t i);
+/* Label of instruction i, or NULL. */
+const char *sim_program_label_of(const struct sim_program *p, size_t i);
+
+/* Describe instruction i for messages: "file:line: instruction 7 'mm3' (pe matmul)". */
+const char *sim_program_where(const struct sim_program *p, size_t i, char *buf, size_t n);
+
+/* Parse the text form. file names the source in messages. */
+int sim_program_parse(struct sim_program **out, const char *file, const char *text, size_t len,
+                      struct ls_error *err);
+int sim_program_load(struct sim_program **out, const char *path, struct ls_error *err);
+/* Write the text form (parses back to the same program). */
+int sim_program_write(const struct sim_program *p, FILE *f);
+
+#endif

@@ -1,0 +1,386 @@
+/* sim/program_text: the .lsprog text form (docs/formats.md, "Programs"): parser and writer. */
+#include "sim/program.h"
+#include "sim/program_int.h"
+#include "sim/target.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fileio.h"
+#include "util/scan.h"
+
+typedef LS_VEC(uint32_t) dep_vec;
+
+/* A small cursor over one token for the operand grammar. */
+struct cur {
+    const char *s;
+    size_t n, i;
+};
+
+static int cur_lit(struct cur *c, char ch)
+{
+    if (c->i < c->n && c->s[c->i] == ch) {
+        c->i++;
+        return 1;
+    }
+    return 0;
+}
+
+static int cur_u64(struct cur *c, uint64_t *out)
+{
+    size_t j = c->i;
+    while (j < c->n && c->s[j] >= '0' && c->s[j] <= '9')
+        j++;
+    if (j == c->i || ls_parse_u64(c->s + c->i, j - c->i, out))
+        return -1;
+    c->i = j;
+    return 0;
+}
+
+static int cur_i64(struct cur *c, int64_t *out)
+{
+    int neg = cur_lit(c, '-');
+    uint64_t v;
+    if (cur_u64(c, &v) || v > (uint64_t)INT32_MAX)
+        return -1;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+/* MEM[...]@ADDR:DTYPE:DIMS ; see docs/formats.md. Returns NULL or a message. */
+static const char *parse_operand(const char *s, size_t n, struct sim_operand *o)
+{
+    memset(o, 0, sizeof *o);
+    struct cur c = {s, n, 0};
+    size_t j = 0;
+    while (j < n && s[j] >= 'a' && s[j] <= 'z')
+        j++;
+    if (j == 4 && !memcmp(s, "sbuf", 4))
+        o->mem = TRACE_MEM_SBUF;
+    else if (j == 4 && !memcmp(s, "psum", 4))
+        o->mem = TRACE_MEM_PSUM;
+    else if (j == 3 && !memcmp(s, "hbm", 3))
+        o->mem = TRACE_MEM_HBM;
+    else
+        return "expected a memory: sbuf, psum or hbm";
+    c.i = j;
+    uint64_t a, b;
+    if (!cur_lit(&c, '['))
+        return "expected '[' after the memory";
+    if (o->mem == TRACE_MEM_HBM) {
+        int64_t ps;
+        if (cur_u64(&c, &a) || !cur_lit(&c, '/') || cur_i64(&c, &ps))
+            return "expected hbm[ROWS/ROW_STRIDE]";
+        if (a == 0 || a > UINT32_MAX)
+            return "row count out of range";
+        o->nparts = (uint32_t)a;
+        o->pstride = (int32_t)ps;
+    } else {
+        if (cur_u64(&c, &a) || !cur_lit(&c, ':') || cur_u64(&c, &b))
+            return "expected [FIRST:END] partitions";
+        if (b <= a || b > UINT32_MAX)
+            return "partition range [FIRST:END] must have END > FIRST";
+        o->part_start = (uint32_t)a;
+        o->nparts = (uint32_t)(b - a);
+    }
+    if (!cur_lit(&c, ']'))
+        return "expected ']'";
+    if (!cur_lit(&c, '@') || cur_u64(&c, &a))
+        return "expected @ADDRESS (bytes)";
+    o->addr = a;
+    if (!cur_lit(&c, ':'))
+        return "expected ':DTYPE'";
+    j = c.i;
+    while (j < n && s[j] != ':')
+        j++;
+    enum ls_dtype dt;
+    if (ls_dtype_parse(s + c.i, j - c.i, &dt))
+        return "unknown dtype (fp32, bf16, fp16, fp8, int32, int8)";
+    o->dtype = (uint8_t)dt;
+    c.i = j;
+    if (!cur_lit(&c, ':'))
+        return "expected ':DIMS' (e.g. 512 or 4x128/2)";
+    int nd = 0;
+    int explicit_stride[SIM_AP_MAX_DIMS] = {0};
+    for (;;) {
+        if (nd == SIM_AP_MAX_DIMS)
+            return "more than 4 free dims";
+        if (cur_u64(&c, &a) || a == 0 || a > UINT32_MAX)
+            return "expected a dim size (1 or more)";
+        o->size[nd] = (uint32_t)a;
+        if (cur_lit(&c, '/')) {
+            int64_t st;
+            if (cur_i64(&c, &st))
+                return "expected a stride after '/'";
+            o->stride[nd] = (int32_t)st;
+            explicit_stride[nd] = 1;
+        }
+        nd++;
+        if (!cur_lit(&c, 'x'))
+            break;
+    }
+    if (c.i != n)
+        return "unexpected characters after the dims";
+    o->ndim = (uint8_t)nd;
+    int64_t dense = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        if (!explicit_stride[d]) {
+            if (dense > INT32_MAX)
+                return "dims too large";
+            o->stride[d] = (int32_t)dense;
+        }
+        dense = (int64_t)o->size[d] * (o->stride[d] < 0 ? -o->stride[d] : o->stride[d]);
+        if (dense == 0)
+            dense = o->size[d];
+    }
+    return NULL;
+}
+
+static int tok_key(const struct ls_token *t, const char *key, const char **val, size_t *vn)
+{
+    size_t k = strlen(key);
+    if (t->n > k && !memcmp(t->s, key, k) && t->s[k] == '=') {
+        *val = t->s + k + 1;
+        *vn = t->n - k - 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error *err,
+                      dep_vec *deps)
+{
+    char buf[128];
+    size_t t0 = 0;
+    const struct ls_token *tk = sc->tok;
+    int32_t label = -1;
+    if (tk[0].n > 1 && tk[0].s[tk[0].n - 1] == ':') {
+        for (size_t i = 0; i + 1 < tk[0].n; i++) {
+            char ch = tk[0].s[i];
+            if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                  ch == '_' || ch == '.' || ch == '-' || ch == '/'))
+                return ls_scan_error(sc, 0, err, "label: character '%c' not allowed", ch);
+        }
+        if (ls_intern_find(&p->label_names, tk[0].s, tk[0].n - 1) >= 0)
+            return ls_scan_error(sc, 0, err, "label '%.*s' is defined twice", (int)tk[0].n - 1,
+                                 tk[0].s);
+        label = 0;
+        t0 = 1;
+    }
+    if (sc->ntok < t0 + 2)
+        return ls_scan_error(sc, sc->ntok, err, "expected ENGINE OPCODE");
+    struct sim_instr in;
+    memset(&in, 0, sizeof in);
+    in.op_tag = in.conv_tag = -1;
+    enum trace_engine e;
+    enum sim_opcode op;
+    if (sim_engine_parse(tk[t0].s, tk[t0].n, &e))
+        return ls_scan_error(sc, t0, err, "unknown engine '%s' (pe, act, dve, pool, dma)",
+                             ls_tok_str(&tk[t0], buf, sizeof buf));
+    if (sim_opcode_parse(tk[t0 + 1].s, tk[t0 + 1].n, &op))
+        return ls_scan_error(sc, t0 + 1, err, "unknown opcode '%s'",
+                             ls_tok_str(&tk[t0 + 1], buf, sizeof buf));
+    if (!sim_opcode_on_engine(op, e))
+        return ls_scan_error(sc, t0 + 1, err, "opcode %s does not run on engine %s",
+                             sim_opcode_name(op), trace_engine_name(e));
+    in.engine = (uint8_t)e;
+    in.opcode = (uint8_t)op;
+    deps->len = 0;
+    int seen_q = 0;
+    for (size_t i = t0 + 2; i < sc->ntok; i++) {
+        const char *v;
+        size_t vn;
+        const struct ls_token *t = &tk[i];
+        struct sim_operand *slot = NULL;
+        if (tok_key(t, "dst", &v, &vn))
+            slot = &in.dst;
+        else if (tok_key(t, "src", &v, &vn))
+            slot = &in.src;
+        else if (tok_key(t, "src2", &v, &vn))
+            slot = &in.src2;
+        if (slot) {
+            if (slot->mem != TRACE_MEM_NONE)
+                return ls_scan_error(sc, i, err, "operand given twice");
+            const char *msg = parse_operand(v, vn, slot);
+            if (msg)
+                return ls_scan_error(sc, i, err, "%s", msg);
+            continue;
+        }
+        uint64_t u;
+        if (tok_key(t, "func", &v, &vn)) {
+            enum sim_func f;
+            if (sim_func_parse(v, vn, &f))
+                return ls_scan_error(sc, i, err, "unknown func '%.*s'", (int)vn, v);
+            in.func = (uint8_t)f;
+        } else if (tok_key(t, "acc", &v, &vn) || tok_key(t, "all", &v, &vn)) {
+            if (ls_parse_u64(v, vn, &u) || u > 1)
+                return ls_scan_error(sc, i, err, "expected 0 or 1");
+            unsigned fl = t->s[1] == 'c' ? SIM_F_ACCUMULATE : SIM_F_ALL;
+            if (u)
+                in.flags |= (uint8_t)fl;
+        } else if (tok_key(t, "q", &v, &vn)) {
+            if (e != TRACE_ENG_DMA)
+                return ls_scan_error(sc, i, err, "q= (DMA queue) is for dma instructions only");
+            if (ls_parse_u64(v, vn, &u) || u >= SIM_MAX_QUEUES)
+                return ls_scan_error(sc, i, err, "queue: expected 0..%d", SIM_MAX_QUEUES - 1);
+            in.queue = (uint16_t)u;
+            seen_q = 1;
+        } else if (tok_key(t, "tag", &v, &vn) || tok_key(t, "conv", &v, &vn)) {
+            if (vn == 0)
+                return ls_scan_error(sc, i, err, "empty tag");
+            int32_t id = ls_intern_add(&p->strs, v, vn);
+            if (id < 0)
+                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+            if (t->s[0] == 't')
+                in.op_tag = id;
+            else
+                in.conv_tag = id;
+        } else if (tok_key(t, "after", &v, &vn)) {
+            size_t a = 0;
+            while (a <= vn) {
+                size_t b = a;
+                while (b < vn && v[b] != ',')
+                    b++;
+                int32_t id = ls_intern_find(&p->label_names, v + a, b - a);
+                if (b == a || id < 0)
+                    return ls_scan_error(sc, i, err,
+                                         "after: '%.*s' is not the label of an earlier instruction",
+                                         (int)(b - a), v + a);
+                if (LS_VEC_PUSH(deps, p->label_index.data[id]))
+                    return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+                a = b + 1;
+            }
+        } else {
+            return ls_scan_error(sc, i, err,
+                                 "unknown argument '%s' (dst=, src=, src2=, func=, acc=, all=, "
+                                 "q=, after=, tag=, conv=)",
+                                 ls_tok_str(t, buf, sizeof buf));
+        }
+    }
+    if (e == TRACE_ENG_DMA && !seen_q)
+        in.queue = 0;
+    struct ls_error e2;
+    int64_t idx = sim_program_add(p, &in, deps->data, deps->len, &e2);
+    if (idx < 0)
+        return ls_error_set(err, e2.code, sc->file, sc->line, tk[0].col, "%s", e2.msg);
+    if (LS_VEC_PUSH(&p->lines, sc->line))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (label == 0) {
+        char name[256];
+        if (tk[0].n - 1 >= sizeof name)
+            return ls_scan_error(sc, 0, err, "label too long");
+        memcpy(name, tk[0].s, tk[0].n - 1);
+        name[tk[0].n - 1] = '\0';
+        if (sim_program_label(p, (uint32_t)idx, name, &e2))
+            return ls_error_set(err, e2.code, sc->file, sc->line, tk[0].col, "%s", e2.msg);
+    }
+    return 0;
+}
+
+int sim_program_parse(struct sim_program **out, const char *file, const char *text, size_t len,
+                      struct ls_error *err)
+{
+    *out = NULL;
+    struct sim_program *p = sim_program_new();
+    if (!p || !(p->file = strdup(file ? file : ""))) {
+        sim_program_free(p);
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
+    struct ls_scan sc;
+    ls_scan_init(&sc, p->file, text, len);
+    dep_vec deps = {0};
+    int rc = 0, r, header = 0;
+    while ((r = ls_scan_next(&sc, err)) == 1) {
+        if (!header) {
+            uint64_t v;
+            if (!ls_tok_eq(&sc.tok[0], "lsprog"))
+                rc = ls_scan_error(&sc, 0, err, "expected the header 'lsprog 1'");
+            else if (!(rc = ls_scan_arity(&sc, 2, 2, "lsprog 1", err)) &&
+                     !(rc = ls_scan_u64(&sc, 1, "version", &v, err)) && v != 1)
+                rc = ls_scan_error(&sc, 1, err, "unsupported version %" PRIu64 " (expected 1)", v);
+            if (rc)
+                break;
+            header = 1;
+            continue;
+        }
+        if ((rc = parse_line(p, &sc, err, &deps)))
+            break;
+    }
+    if (r < 0)
+        rc = err->code;
+    if (!rc && !header)
+        rc = ls_error_set(err, LS_ERR_INPUT, p->file, 1, 1, "empty program: expected 'lsprog 1'");
+    free(deps.data);
+    ls_scan_free(&sc);
+    if (rc) {
+        sim_program_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+int sim_program_load(struct sim_program **out, const char *path, struct ls_error *err)
+{
+    char *data;
+    size_t len;
+    int rc = ls_read_file(path, &data, &len, err);
+    if (rc)
+        return rc;
+    rc = sim_program_parse(out, path, data, len, err);
+    free(data);
+    return rc;
+}
+
+/* ---- writer ----------------------------------------------------------------------------- */
+
+static void write_operand(FILE *f, const char *key, const struct sim_operand *o)
+{
+    if (o->mem == TRACE_MEM_NONE)
+        return;
+    if (o->mem == TRACE_MEM_HBM)
+        fprintf(f, " %s=hbm[%u/%d]", key, o->nparts, o->pstride);
+    else
+        fprintf(f, " %s=%s[%u:%u]", key, trace_mem_name((enum trace_mem)o->mem), o->part_start,
+                o->part_start + o->nparts);
+    fprintf(f, "@%" PRIu64 ":%s:", o->addr, ls_dtype_name((enum ls_dtype)o->dtype));
+    for (int d = 0; d < o->ndim; d++)
+        fprintf(f, "%s%u/%d", d ? "x" : "", o->size[d], o->stride[d]);
+    if (o->ndim == 0)
+        fprintf(f, "1/1");
+}
+
+int sim_program_write(const struct sim_program *p, FILE *f)
+{
+    fprintf(f, "lsprog 1\n");
+    for (size_t i = 0; i < p->ins.len; i++) {
+        const struct sim_instr *in = &p->ins.data[i];
+        const char *label = sim_program_label_of(p, i);
+        fprintf(f, "i%zu: %s %s", i, trace_engine_name((enum trace_engine)in->engine),
+                sim_opcode_name((enum sim_opcode)in->opcode));
+        (void)label; /* labels are renumbered i<N> so that references always resolve */
+        write_operand(f, "dst", &in->dst);
+        write_operand(f, "src", &in->src);
+        write_operand(f, "src2", &in->src2);
+        if (in->func)
+            fprintf(f, " func=%s", sim_func_name((enum sim_func)in->func));
+        if (in->flags & SIM_F_ACCUMULATE)
+            fprintf(f, " acc=1");
+        if (in->flags & SIM_F_ALL)
+            fprintf(f, " all=1");
+        if (in->engine == TRACE_ENG_DMA)
+            fprintf(f, " q=%u", in->queue);
+        if (in->ndeps) {
+            fprintf(f, " after=");
+            for (uint32_t d = 0; d < in->ndeps; d++)
+                fprintf(f, "%si%u", d ? "," : "", p->deps.data[in->deps_off + d]);
+        }
+        if (in->op_tag >= 0)
+            fprintf(f, " tag=%s", ls_intern_str(&p->strs, in->op_tag));
+        if (in->conv_tag >= 0)
+            fprintf(f, " conv=%s", ls_intern_str(&p->strs, in->conv_tag));
+        fputc('\n', f);
+    }
+    return ferror(f) ? LS_ERR_IO : 0;
+}

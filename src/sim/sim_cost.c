@@ -1,0 +1,135 @@
+/* sim/sim_cost: per-instruction costs of the ACT/DVE/POOL engines and the closed-form DMA
+ * descriptor count (docs/targets.md, "Timing model"). */
+#include "sim/sim.h"
+#include "sim/sim_int.h"
+
+static int is16(uint8_t dt)
+{
+    return dt == LS_DT_BF16 || dt == LS_DT_FP16;
+}
+
+static int wide_stride(const struct sim_target *t, const struct sim_operand *o)
+{
+    if (o->mem == TRACE_MEM_NONE || o->ndim == 0)
+        return 0;
+    int64_t st = o->stride[o->ndim - 1];
+    if (st < 0)
+        st = -st;
+    return (uint64_t)st * ls_dtype_size((enum ls_dtype)o->dtype) > t->vec_wide_stride_bytes;
+}
+
+static int contiguous(const struct sim_operand *o)
+{
+    return o->mem == TRACE_MEM_NONE || sim_operand_run(o) == sim_operand_free(o);
+}
+
+static int in_sbuf(const struct sim_operand *o)
+{
+    return o->mem == TRACE_MEM_NONE || o->mem == TRACE_MEM_SBUF;
+}
+
+uint64_t sim_vec_free(const struct sim_instr *in)
+{
+    uint64_t n = in->src.mem != TRACE_MEM_NONE ? sim_operand_free(&in->src) : 0;
+    uint64_t d = sim_operand_free(&in->dst);
+    return n > d ? n : d;
+}
+
+uint64_t sim_vec_cycles(const struct sim_target *t, const struct sim_instr *in)
+{
+    const struct sim_operand *d = &in->dst, *s = &in->src, *s2 = &in->src2;
+    uint64_t n = sim_vec_free(in);
+    unsigned k2 = 2; /* k x 2: 1 = 0.5, 2 = 1, 4 = 2, 16 = 8 */
+    unsigned perf = 1;
+    int dve = in->engine == TRACE_ENG_DVE;
+    switch ((enum sim_opcode)in->opcode) {
+    case SIM_OP_IOTA:
+    case SIM_OP_GATHER:
+        return t->pool_start_cycles + n;
+    case SIM_OP_PARTITION_REDUCE:
+        return t->pool_start_cycles + n * ((in->flags & SIM_F_ALL) ? 3 : 2);
+    case SIM_OP_TENSOR_TENSOR: {
+        int mixed = (s->mem == TRACE_MEM_PSUM) != (s2->mem == TRACE_MEM_PSUM);
+        int fast_alu = in->func == SIM_FN_ADD || in->func == SIM_FN_MUL || in->func == SIM_FN_SUB;
+        int fast = mixed || (fast_alu && d->dtype == LS_DT_BF16 && s->dtype == LS_DT_BF16 &&
+                             s2->dtype == LS_DT_BF16 && s->mem == TRACE_MEM_SBUF &&
+                             s2->mem == TRACE_MEM_SBUF && contiguous(s) && contiguous(s2));
+        k2 = fast ? 2 : 4;
+        if (dve && t->vec_perf_modes && s->mem == TRACE_MEM_SBUF && s2->mem == TRACE_MEM_SBUF &&
+            is16(s->dtype) && is16(s2->dtype))
+            perf = 2;
+        break;
+    }
+    case SIM_OP_TENSOR_SCALAR:
+    case SIM_OP_TENSOR_COPY:
+        if (dve && in->func == SIM_FN_RECIPROCAL)
+            k2 = 16;
+        if (dve && t->vec_perf_modes) {
+            int c = (in_sbuf(s) && in_sbuf(d)) + (is16(s->dtype) && is16(d->dtype)) +
+                    (contiguous(s) && contiguous(d));
+            perf = c == 3 ? 4 : c == 2 ? 2 : 1;
+        }
+        break;
+    case SIM_OP_TENSOR_REDUCE:
+        if (s->dtype == LS_DT_BF16 && d->dtype == LS_DT_BF16 &&
+            (in->func == SIM_FN_ADD || in->func == SIM_FN_MAX))
+            k2 = 1;
+        break;
+    case SIM_OP_MEMSET:
+        if (is16(d->dtype))
+            k2 = 1;
+        break;
+    default: /* activation, activation_reduce, dve_transpose */
+        break;
+    }
+    if (wide_stride(t, d) || wide_stride(t, s) || wide_stride(t, s2))
+        k2 *= 2;
+    uint64_t c = (n * k2 + 2 * perf - 1) / (2 * perf);
+    if (c < t->vec_min_ii)
+        c = t->vec_min_ii;
+    if (in->opcode == SIM_OP_ACTIVATION_REDUCE)
+        c += t->vec_min_ii; /* the accumulator readout */
+    return c;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+void sim_dma_shape(const struct sim_instr *in, struct sim_dma_shape *sh)
+{
+    const struct sim_operand *d = &in->dst, *s = &in->src;
+    /* Partitions split over the DMA engines: the on-chip side's, or dst's for HBM->HBM. */
+    const struct sim_operand *side = d->mem != TRACE_MEM_HBM ? d : s->mem != TRACE_MEM_HBM ? s : d;
+    uint64_t total = (uint64_t)s->nparts * sim_operand_free(s);
+    sh->partitions = side->nparts;
+    sh->part_start = side->mem == TRACE_MEM_HBM ? 0 : side->part_start;
+    uint64_t e = total / sh->partitions; /* elements per partition */
+    if (e == 0)
+        e = 1;
+    uint64_t a = sim_operand_run(s), b = sim_operand_run(d);
+    if (a > e)
+        a = e;
+    if (b > e)
+        b = e;
+    if (in->opcode == SIM_OP_DMA_TRANSPOSE)
+        b = a; /* the engines assemble transposed tiles; chunks follow the source rows */
+    uint64_t chunks;
+    if (e % a == 0 && e % b == 0) {
+        uint64_t l = a / gcd64(a, b) * b;
+        chunks = e / a + e / b - e / l;
+    } else {
+        uint64_t m = a < b ? a : b;
+        chunks = (e + m - 1) / m;
+    }
+    size_t es = ls_dtype_size((enum ls_dtype)s->dtype), ed = ls_dtype_size((enum ls_dtype)d->dtype);
+    sh->bytes_per_partition = e * (es > ed ? es : ed);
+    sh->chunks_per_partition = chunks;
+    sh->hbm_sides = (s->mem == TRACE_MEM_HBM) + (d->mem == TRACE_MEM_HBM);
+}

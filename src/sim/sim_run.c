@@ -1,0 +1,504 @@
+/* sim/sim_run: the event-driven scheduler. Every engine and every DMA queue is an in-order
+ * stream; at each step the stream whose head instruction can start earliest is settled
+ * (ties: lowest stream), so shared resources are handed out in time order. */
+#include "sim/sim.h"
+#include "sim/program_int.h"
+#include "sim/sim_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE64 UINT64_MAX
+#define NFIXED SIM_STREAM_DMA0 /* streams 0..3: PE, ACT, DVE, POOL; 4 + q: DMA queue q */
+
+struct stream {
+    uint32_t *idx;
+    size_t n, pos;
+    uint64_t issue;   /* earliest time the sequencer can start the head */
+    uint64_t est;     /* cached start estimate of the head, NONE64 while blocked */
+    uint64_t depmax;  /* latest dependency end of the head */
+    uint32_t wait_on; /* unfinished dependency of the head, when blocked */
+    uint32_t prev;    /* previous instruction of this stream, UINT32_MAX = none */
+};
+
+struct run {
+    const struct sim_target *t;
+    const struct sim_program *p;
+    struct sim_stats *st;
+    uint64_t *end;
+    uint64_t tpc[TRACE_ENG_COUNT]; /* ticks per engine cycle (DMA: base clock) */
+    double ticks_per_ns;
+    /* PE */
+    uint64_t ls_end, shadow_free, mm_next, pe_free;
+    int pending;
+    uint32_t stat_m;
+    int stat_fp32;
+    /* access rules */
+    uint64_t sbuf_until[TRACE_ENG_COUNT], psum_until[TRACE_ENG_COUNT];
+    uint64_t *bank_until; /* [0..banks): ACT, [banks..2*banks): DVE */
+    /* DMA */
+    uint64_t eng_free[SIM_MAX_DMA_ENGINES];
+    uint64_t hbm_free;
+    /* busy-interval unions */
+    uint64_t eng_last_end[TRACE_ENG_COUNT], q_last_end[SIM_MAX_QUEUES];
+};
+
+uint32_t sim_engine_mhz(const struct sim_target *t, enum trace_engine e)
+{
+    switch (e) {
+    case TRACE_ENG_PE: return t->pe_mhz;
+    case TRACE_ENG_ACT: return t->act_mhz;
+    case TRACE_ENG_DVE: return t->dve_mhz;
+    case TRACE_ENG_POOL: return t->pool_mhz;
+    default: return t->base_mhz;
+    }
+}
+
+double sim_ticks_ns(const struct sim_stats *st, uint64_t ticks)
+{
+    return st->tick_mhz ? (double)ticks * 1000.0 / (double)st->tick_mhz : 0.0;
+}
+
+uint64_t sim_ticks_cycles(const struct sim_target *t, enum trace_engine e, uint64_t ticks)
+{
+    uint64_t tpc = sim_target_tick_mhz(t) / sim_engine_mhz(t, e);
+    return (ticks + tpc - 1) / tpc;
+}
+
+uint64_t sim_ticks_base_cycles(const struct sim_target *t, uint64_t ticks)
+{
+    uint64_t tpc = sim_target_tick_mhz(t) / t->base_mhz;
+    return (ticks + tpc - 1) / tpc;
+}
+
+double sim_queue_efficiency(const struct sim_target *t, const struct sim_stats *st, uint32_t q)
+{
+    if (q >= st->nqueues || !st->queue[q].busy_ticks)
+        return 0.0;
+    double ns = sim_ticks_ns(st, st->queue[q].busy_ticks);
+    return (double)st->queue[q].bytes / (ns * t->dma_engines * t->dma_bytes_per_ns);
+}
+
+double sim_dma_efficiency(const struct sim_target *t, const struct sim_stats *st)
+{
+    uint64_t busy = st->engine[TRACE_ENG_DMA].busy_ticks;
+    if (!busy)
+        return 0.0;
+    double ns = sim_ticks_ns(st, busy);
+    return (double)st->dma_bytes / (ns * t->dma_engines * t->dma_bytes_per_ns);
+}
+
+static uint64_t ns_to_ticks(const struct run *r, double ns)
+{
+    double v = ceil(ns * r->ticks_per_ns - 1e-9);
+    if (v >= 9.0e18) /* absurd sizes saturate instead of overflowing */
+        return (uint64_t)9.0e18;
+    return v <= 0 ? 0 : (uint64_t)v;
+}
+
+static inline void later(uint64_t *start, uint8_t *cause, uint64_t c, enum trace_stall why)
+{
+    if (c > *start) {
+        *start = c;
+        *cause = (uint8_t)why;
+    }
+}
+
+static int touches(const struct sim_instr *in, uint8_t mem)
+{
+    return in->dst.mem == mem || in->src.mem == mem || in->src2.mem == mem;
+}
+
+/* PSUM bank range [*b0, *b1] of the instruction's PSUM operands; 0 when none. */
+static int psum_banks(const struct run *r, const struct sim_instr *in, uint32_t *b0, uint32_t *b1)
+{
+    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
+    int any = 0;
+    for (int k = 0; k < 3; k++) {
+        uint64_t lo, hi;
+        if (ops[k]->mem != TRACE_MEM_PSUM || sim_operand_extent(ops[k], &lo, &hi))
+            continue;
+        uint32_t a = (uint32_t)(lo / r->t->psum_bank_bytes), b = (uint32_t)((hi - 1) / r->t->psum_bank_bytes);
+        if (!any || a < *b0)
+            *b0 = a;
+        if (!any || b > *b1)
+            *b1 = b;
+        any = 1;
+    }
+    return any;
+}
+
+static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct sim_instr *in,
+                     struct trace_record *rec)
+{
+    const struct sim_target *t = r->t;
+    enum trace_engine e = (enum trace_engine)in->engine;
+    uint64_t tpc = r->tpc[e];
+    uint64_t start = rec->start;
+    uint8_t cause = rec->stall_cause;
+    uint64_t n = sim_vec_free(in);
+    /* Depending on the previous instruction of the same engine costs the producer's write
+     * and the consumer's read access (+ the static overhead when tiny). */
+    if (s->prev != UINT32_MAX) {
+        size_t nd;
+        const uint32_t *deps = sim_program_deps(r->p, i, &nd);
+        for (size_t k = 0; k < nd; k++)
+            if (deps[k] == s->prev) {
+                uint64_t extra = 2 * (uint64_t)t->vec_access_overhead +
+                                 (n < t->vec_tiny_free ? t->vec_static_overhead : 0);
+                later(&start, &cause, r->end[s->prev] + extra * tpc, TRACE_STALL_DEPENDENCY);
+                break;
+            }
+    }
+    int sb = touches(in, TRACE_MEM_SBUF), ps = touches(in, TRACE_MEM_PSUM);
+    uint32_t b0 = 0, b1 = 0;
+    int have_banks = ps && psum_banks(r, in, &b0, &b1);
+    if (t->mem_access_conflicts) {
+        if (sb && e == TRACE_ENG_DVE)
+            later(&start, &cause, r->sbuf_until[TRACE_ENG_POOL], TRACE_STALL_ACCESS_CONFLICT);
+        if (sb && e == TRACE_ENG_POOL)
+            later(&start, &cause, r->sbuf_until[TRACE_ENG_DVE], TRACE_STALL_ACCESS_CONFLICT);
+        if (ps && e == TRACE_ENG_DVE)
+            later(&start, &cause, r->psum_until[TRACE_ENG_ACT], TRACE_STALL_ACCESS_CONFLICT);
+        if (ps && e == TRACE_ENG_ACT)
+            later(&start, &cause, r->psum_until[TRACE_ENG_DVE], TRACE_STALL_ACCESS_CONFLICT);
+    } else if (have_banks && (e == TRACE_ENG_ACT || e == TRACE_ENG_DVE)) {
+        const uint64_t *other = r->bank_until + (e == TRACE_ENG_ACT ? t->psum_banks : 0);
+        for (uint32_t b = b0; b <= b1; b++)
+            later(&start, &cause, other[b], TRACE_STALL_PSUM);
+    }
+    uint64_t end = start + sim_vec_cycles(t, in) * tpc;
+    if (sb)
+        r->sbuf_until[e] = end;
+    if (ps)
+        r->psum_until[e] = end;
+    if (have_banks && (e == TRACE_ENG_ACT || e == TRACE_ENG_DVE)) {
+        uint64_t *mine = r->bank_until + (e == TRACE_ENG_ACT ? 0 : t->psum_banks);
+        for (uint32_t b = b0; b <= b1; b++)
+            mine[b] = end;
+    }
+    rec->start = start;
+    rec->end = end;
+    rec->stall_cause = cause;
+    rec->partitions = in->dst.nparts;
+    rec->free_size = n;
+    s->issue = end;
+}
+
+static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
+                    struct trace_record *rec)
+{
+    const struct sim_target *t = r->t;
+    uint64_t tpc = r->tpc[TRACE_ENG_PE];
+    uint64_t R = t->pe_rows, C = t->pe_cols;
+    uint64_t start = rec->start, end;
+    uint8_t cause = rec->stall_cause;
+    enum sim_opcode op = (enum sim_opcode)in->opcode;
+    uint64_t sfree = sim_operand_free(&in->src);
+    int fp32 = in->src.dtype == LS_DT_FP32;
+    rec->partitions = in->src.nparts;
+    if (!t->pe_background_load) { /* textbook weight-stationary: nothing overlaps */
+        later(&start, &cause, r->pe_free, TRACE_STALL_ENGINE_BUSY);
+        uint64_t cyc;
+        if (op == SIM_OP_LOAD_STATIONARY) {
+            cyc = R;
+            r->stat_m = (uint32_t)sfree;
+        } else if (op == SIM_OP_MATMUL) {
+            cyc = sfree + R + C - 2;
+        } else { /* transpose: load the data, stream the identity */
+            cyc = R + in->src.nparts + R + C - 2;
+            r->stat_m = (uint32_t)sfree;
+        }
+        end = start + cyc * tpc;
+        r->pe_free = end;
+        s->issue = end;
+    } else if (op == SIM_OP_LOAD_STATIONARY) {
+        later(&start, &cause, r->ls_end, TRACE_STALL_ENGINE_BUSY);
+        later(&start, &cause, r->shadow_free, TRACE_STALL_ENGINE_BUSY);
+        end = start + ((R + t->pe_ls_speedup - 1) / t->pe_ls_speedup) * tpc;
+        r->ls_end = end;
+        r->pending = 1;
+        r->stat_m = (uint32_t)sfree;
+        r->stat_fp32 = fp32;
+        s->issue = start;
+    } else {
+        uint64_t T = sfree, mm_start;
+        if (op == SIM_OP_PE_TRANSPOSE) {
+            later(&start, &cause, r->ls_end, TRACE_STALL_ENGINE_BUSY);
+            later(&start, &cause, r->shadow_free, TRACE_STALL_ENGINE_BUSY);
+            r->ls_end = start + ((R + t->pe_ls_speedup - 1) / t->pe_ls_speedup) * tpc;
+            r->pending = 1;
+            r->stat_m = (uint32_t)sfree;
+            r->stat_fp32 = fp32;
+            T = in->src.nparts; /* the identity streams P columns */
+            mm_start = r->ls_end > r->mm_next ? r->ls_end : r->mm_next;
+        } else {
+            if (r->pending)
+                later(&start, &cause, r->ls_end, TRACE_STALL_ENGINE_BUSY);
+            later(&start, &cause, r->mm_next, TRACE_STALL_ENGINE_BUSY);
+            mm_start = start;
+        }
+        uint64_t ii = T > t->pe_mm_min_ii ? T : t->pe_mm_min_ii;
+        if (fp32 || r->stat_fp32)
+            ii *= t->pe_fp32_passes;
+        end = mm_start + (ii + R + C - 2) * tpc;
+        r->mm_next = mm_start + ii * tpc;
+        if (r->pending) {
+            r->pending = 0;
+            r->shadow_free = mm_start;
+        }
+        s->issue = start;
+        rec->free_size = T;
+    }
+    if (op == SIM_OP_LOAD_STATIONARY)
+        rec->free_size = sfree;
+    rec->stationary = r->stat_m;
+    rec->start = start;
+    rec->end = end;
+    rec->stall_cause = cause;
+}
+
+static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in,
+                     struct trace_record *rec)
+{
+    const struct sim_target *t = r->t;
+    struct sim_dma_shape sh;
+    sim_dma_shape(in, &sh);
+    uint64_t trigger = rec->start;
+    uint64_t lat = ns_to_ticks(r, t->dma_transfer_latency_ns);
+    double bw = t->dma_bytes_per_ns;
+    if (in->opcode == SIM_OP_DMA_TRANSPOSE)
+        bw *= sh.hbm_sides ? t->dma_transpose_hbm_eff : t->dma_transpose_sbuf_eff;
+    double chunk = (double)sh.bytes_per_partition / (double)sh.chunks_per_partition;
+    double desc_ns = chunk / bw;
+    if (desc_ns < t->dma_desc_min_ns)
+        desc_ns = t->dma_desc_min_ns;
+    double part_ns = desc_ns * (double)sh.chunks_per_partition;
+    uint32_t E = t->dma_engines, P = sh.partitions;
+    uint32_t used = P < E ? P : E, base = P / E, extra = P % E;
+    uint32_t e0 = sh.part_start % E;
+    uint64_t ready = trigger + lat, min_wait = NONE64, end = 0, hbm_ext = 0;
+    /* Engines with the same share cost the same: price each share once. */
+    uint64_t dur_hi = ns_to_ticks(r, part_ns * (base + 1)), dur_lo = ns_to_ticks(r, part_ns * base);
+    double hbm_tpb = sh.hbm_sides ? r->ticks_per_ns / t->hbm_bytes_per_ns : 0.0;
+    for (uint32_t k = 0; k < used; k++) {
+        uint32_t e = (e0 + k) % E;
+        uint32_t np = base + (k < extra);
+        uint64_t begin = r->eng_free[e] > ready ? r->eng_free[e] : ready;
+        uint64_t wait = begin - ready;
+        if (wait < min_wait)
+            min_wait = wait;
+        uint64_t fin = begin + (np == base + 1 ? dur_hi : dur_lo);
+        if (sh.hbm_sides) {
+            double bytes = (double)np * (double)sh.bytes_per_partition * sh.hbm_sides;
+            double needd = ceil(bytes * hbm_tpb - 1e-9);
+            uint64_t need = needd >= 9.0e18 ? (uint64_t)9.0e18 : (uint64_t)needd;
+            uint64_t hs = r->hbm_free > begin ? r->hbm_free : begin;
+            r->hbm_free = hs + need;
+            if (r->hbm_free > fin) {
+                if (r->hbm_free - fin > hbm_ext)
+                    hbm_ext = r->hbm_free - fin;
+                fin = r->hbm_free;
+            }
+        }
+        r->eng_free[e] = fin;
+        if (fin > end)
+            end = fin;
+    }
+    uint64_t start = trigger + min_wait;
+    uint8_t cause = rec->stall_cause;
+    if (min_wait)
+        cause = TRACE_STALL_DMA_QUEUE;
+    r->st->stall_ticks[TRACE_STALL_HBM_BANDWIDTH] += hbm_ext;
+    if (hbm_ext > start - rec->stall) /* slowed down more by HBM than held back at start */
+        cause = TRACE_STALL_HBM_BANDWIDTH;
+    rec->start = start;
+    rec->end = end;
+    rec->stall_cause = cause;
+    rec->partitions = P;
+    rec->free_size = sim_operand_free(in->dst.mem != TRACE_MEM_HBM ? &in->dst : &in->src);
+    rec->descriptors = sh.chunks_per_partition * P;
+    rec->bytes_per_partition = sh.bytes_per_partition;
+    rec->chunk_bytes = sh.bytes_per_partition / sh.chunks_per_partition;
+    struct sim_queue_stats *q = &r->st->queue[in->queue];
+    q->instructions++;
+    q->bytes += sh.bytes_per_partition * P;
+    q->descriptors += rec->descriptors;
+    uint64_t from = start > r->q_last_end[in->queue] ? start : r->q_last_end[in->queue];
+    if (end > from)
+        q->busy_ticks += end - from;
+    if (end > r->q_last_end[in->queue])
+        r->q_last_end[in->queue] = end;
+    r->st->dma_bytes += sh.bytes_per_partition * P;
+    s->issue = start;
+}
+
+static void head_estimate(struct run *r, struct stream *s)
+{
+    if (s->pos == s->n) {
+        s->est = NONE64;
+        return;
+    }
+    uint32_t i = s->idx[s->pos];
+    size_t nd;
+    const uint32_t *deps = sim_program_deps(r->p, i, &nd);
+    uint64_t m = 0;
+    for (size_t k = 0; k < nd; k++) {
+        uint64_t e = r->end[deps[k]];
+        if (e == NONE64) {
+            s->est = NONE64;
+            s->wait_on = deps[k];
+            return;
+        }
+        if (e > m)
+            m = e;
+    }
+    s->depmax = m;
+    s->est = m > s->issue ? m : s->issue;
+}
+
+int sim_run(const struct sim_target *t, const struct sim_program *p, const struct trace_sink *sink,
+            struct sim_stats *st, struct ls_error *err)
+{
+    memset(st, 0, sizeof *st);
+    int rc = sim_target_validate(t, err);
+    if (rc)
+        return rc;
+    struct sim_check_state cs = {0, 0, 0};
+    size_t n = p->ins.len;
+    st->tick_mhz = sim_target_tick_mhz(t);
+    st->nqueues = t->dma_queues;
+    struct run r;
+    memset(&r, 0, sizeof r);
+    r.t = t;
+    r.p = p;
+    r.st = st;
+    r.ticks_per_ns = (double)st->tick_mhz / 1000.0;
+    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+        r.tpc[e] = st->tick_mhz / sim_engine_mhz(t, (enum trace_engine)e);
+    size_t nstreams = NFIXED + SIM_MAX_QUEUES; /* bad queues are caught by the checks */
+    struct stream streams[NFIXED + SIM_MAX_QUEUES];
+    memset(streams, 0, sizeof streams);
+    r.end = malloc((n ? n : 1) * sizeof *r.end);
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
+    if (!r.end || !order || !r.bank_until) {
+        free(r.end);
+        free(order);
+        free(r.bank_until);
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory simulating %zu instructions", n);
+    }
+    /* Counting sort of the instructions into their streams, keeping program order. */
+    for (size_t i = 0; i < n; i++) {
+        streams[p->sid.data[i]].n++;
+        r.end[i] = NONE64;
+    }
+    size_t off = 0;
+    for (size_t k = 0; k < nstreams; k++) {
+        streams[k].idx = order + off;
+        off += streams[k].n;
+        streams[k].n = 0;
+        streams[k].prev = UINT32_MAX;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct stream *s = &streams[p->sid.data[i]];
+        s->idx[s->n++] = (uint32_t)i;
+    }
+    uint8_t active[NFIXED + SIM_MAX_QUEUES];
+    size_t nactive = 0;
+    for (size_t k = 0; k < nstreams; k++)
+        if (streams[k].n) {
+            active[nactive++] = (uint8_t)k;
+            head_estimate(&r, &streams[k]);
+        }
+    uint64_t total = 0;
+    for (size_t step = 0; step < n; step++) {
+        /* Wake streams whose blocking dependency has finished; pick the earliest head. */
+        size_t best = SIZE_MAX;
+        uint64_t best_est = NONE64;
+        for (size_t a = 0; a < nactive; a++) {
+            struct stream *s = &streams[active[a]];
+            if (s->est == NONE64 && r.end[s->wait_on] != NONE64)
+                head_estimate(&r, s);
+            if (s->est < best_est) {
+                best_est = s->est;
+                best = a;
+            }
+        }
+        if (best == SIZE_MAX) {
+            rc = ls_error_msg(err, LS_ERR_INTERNAL, "simulator deadlock after %zu instructions",
+                              step);
+            break;
+        }
+        struct stream *s = &streams[active[best]];
+        uint32_t i = s->idx[s->pos];
+        const struct sim_instr *in = &p->ins.data[i];
+        if ((rc = sim_check_instr(t, p, i, &cs, err)))
+            break;
+        struct trace_record rec;
+        memset(&rec, 0, sizeof rec);
+        rec.id = i;
+        rec.opcode = in->opcode;
+        rec.engine = in->engine;
+        rec.dtype = in->src.mem != TRACE_MEM_NONE ? in->src.dtype : in->dst.dtype;
+        rec.src_mem = in->src.mem;
+        rec.dst_mem = in->dst.mem;
+        rec.queue = in->engine == TRACE_ENG_DMA ? in->queue : TRACE_NO_QUEUE;
+        rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
+        rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
+        rec.start = s->est;
+        rec.stall_cause = s->depmax > s->issue ? TRACE_STALL_DEPENDENCY : TRACE_STALL_NONE;
+        rec.stall = s->issue; /* temporarily: the issue point */
+        switch (in->engine) {
+        case TRACE_ENG_PE: pe_step(&r, s, in, &rec); break;
+        case TRACE_ENG_DMA: dma_step(&r, s, in, &rec); break;
+        default: vec_step(&r, s, i, in, &rec); break;
+        }
+        rec.stall = rec.start - rec.stall;
+        if (rec.stall == 0)
+            rec.stall_cause = TRACE_STALL_NONE;
+        st->stall_ticks[rec.stall_cause] += rec.stall;
+        r.end[i] = rec.end;
+        struct sim_engine_stats *es = &st->engine[in->engine];
+        if (!es->instructions++)
+            es->first_start = rec.start;
+        else if (rec.start < es->first_start)
+            es->first_start = rec.start;
+        uint64_t from = rec.start > r.eng_last_end[in->engine] ? rec.start : r.eng_last_end[in->engine];
+        if (rec.end > from)
+            es->busy_ticks += rec.end - from;
+        if (rec.end > r.eng_last_end[in->engine])
+            r.eng_last_end[in->engine] = rec.end;
+        if (rec.end > es->last_end)
+            es->last_end = rec.end;
+        if (rec.end > total)
+            total = rec.end;
+        s->prev = i;
+        s->pos++;
+        if (s->pos + 6 < s->n) { /* streams are sequential: fetch ahead of the scheduler */
+            const char *nx = (const char *)&p->ins.data[s->idx[s->pos + 6]];
+            __builtin_prefetch(nx);
+            __builtin_prefetch(nx + 64);
+            __builtin_prefetch(nx + 128);
+        }
+        if (s->pos == s->n)
+            active[best] = active[--nactive];
+        else
+            head_estimate(&r, s);
+        if (sink && sink->emit) {
+            int erc = sink->emit(sink->ctx, &rec);
+            if (erc) {
+                rc = ls_error_msg(err, erc, "trace sink failed at instruction %u", i);
+                break;
+            }
+        }
+    }
+    st->ticks = total;
+    st->instructions = n;
+    st->stall_ticks[TRACE_STALL_NONE] = 0;
+    free(r.end);
+    free(order);
+    free(r.bank_until);
+    return rc;
+}

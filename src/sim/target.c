@@ -1,0 +1,520 @@
+/* sim/target: key table, built-ins, overrides, validation and the stable hash. */
+#include "sim/target.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hash.h"
+#include "util/scan.h"
+
+enum key_type { KT_U32, KT_U64, KT_DBL };
+
+struct key_def {
+    const char *key;
+    enum key_type type;
+    size_t off;
+    double lo, hi; /* inclusive range */
+    int lo_open;   /* doubles: the value must be > lo */
+};
+
+#define K32(k, f, lo, hi) {k, KT_U32, offsetof(struct sim_target, f), lo, hi, 0}
+#define K64(k, f, lo, hi) {k, KT_U64, offsetof(struct sim_target, f), lo, hi, 0}
+#define KD(k, f, lo, hi, open) {k, KT_DBL, offsetof(struct sim_target, f), lo, hi, open}
+
+/* Sorted by key: sim_target_lines relies on it (a test checks the order). */
+static const struct key_def keys[] = {
+    K32("clock.act_mhz", act_mhz, 1, SIM_MAX_TICK_MHZ),
+    K32("clock.base_mhz", base_mhz, 1, SIM_MAX_TICK_MHZ),
+    K32("clock.dve_mhz", dve_mhz, 1, SIM_MAX_TICK_MHZ),
+    K32("clock.pe_mhz", pe_mhz, 1, SIM_MAX_TICK_MHZ),
+    K32("clock.pool_mhz", pool_mhz, 1, SIM_MAX_TICK_MHZ),
+    KD("dma.bytes_per_ns", dma_bytes_per_ns, 0, 1e6, 1),
+    KD("dma.desc_min_ns", dma_desc_min_ns, 0, 1e6, 0),
+    K32("dma.engines", dma_engines, 1, SIM_MAX_DMA_ENGINES),
+    K32("dma.queues", dma_queues, 1, SIM_MAX_QUEUES),
+    KD("dma.transfer_latency_ns", dma_transfer_latency_ns, 0, 1e9, 0),
+    K32("dma.transpose", dma_transpose, 0, 1),
+    KD("dma.transpose_hbm_eff", dma_transpose_hbm_eff, 0, 1, 1),
+    KD("dma.transpose_sbuf_eff", dma_transpose_sbuf_eff, 0, 1, 1),
+    KD("hbm.bytes_per_ns", hbm_bytes_per_ns, 0, 1e7, 1),
+    K32("mem.access_conflicts", mem_access_conflicts, 0, 1),
+    K32("pe.background_load", pe_background_load, 0, 1),
+    K32("pe.cols", pe_cols, 1, 4096),
+    K32("pe.fp32_passes", pe_fp32_passes, 1, 16),
+    K32("pe.ls_speedup", pe_ls_speedup, 1, 1024),
+    K32("pe.mm_min_ii", pe_mm_min_ii, 0, 65536),
+    K32("pe.moving_max", pe_moving_max, 1, 65536),
+    K32("pe.rows", pe_rows, 1, 4096),
+    K32("pool.start_cycles", pool_start_cycles, 0, 1000000),
+    K32("psum.bank_bytes", psum_bank_bytes, 4, 1u << 24),
+    K32("psum.banks", psum_banks, 1, 64),
+    K64("sbuf.bytes_per_partition", sbuf_bytes_per_partition, 1, 4294967296.0),
+    K32("sbuf.partitions", sbuf_partitions, 1, 4096),
+    K64("sbuf.usable_bytes", sbuf_usable_bytes, 1, 4294967296.0),
+    K32("vec.access_overhead", vec_access_overhead, 0, 1000000),
+    K32("vec.min_ii", vec_min_ii, 0, 1000000),
+    K32("vec.perf_modes", vec_perf_modes, 0, 1),
+    K32("vec.static_overhead", vec_static_overhead, 0, 1000000),
+    K32("vec.tiny_free", vec_tiny_free, 0, 1u << 30),
+    K32("vec.wide_stride_bytes", vec_wide_stride_bytes, 1, 1u << 20),
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+#undef K32
+#undef K64
+#undef KD
+
+static void nc_v2(struct sim_target *t)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "nc-v2");
+    t->base_mhz = 1400;
+    t->pe_mhz = 2800;
+    t->dve_mhz = 1120;
+    t->act_mhz = 1400;
+    t->pool_mhz = 1400;
+    t->pe_rows = 128;
+    t->pe_cols = 128;
+    t->pe_moving_max = 512;
+    t->pe_background_load = 1;
+    t->pe_ls_speedup = 4;
+    t->pe_mm_min_ii = 64;
+    t->pe_fp32_passes = 4;
+    t->sbuf_partitions = 128;
+    t->sbuf_bytes_per_partition = 192 * 1024;
+    t->sbuf_usable_bytes = 180224;
+    t->psum_banks = 8;
+    t->psum_bank_bytes = 2048;
+    t->dma_engines = 16;
+    t->dma_queues = 16;
+    t->dma_transpose = 0;
+    t->dma_bytes_per_ns = 17;
+    /* B/max(B, 2.45 KiB) fit of the measured curve: 2509 B at 17 B/ns. */
+    t->dma_desc_min_ns = 146;
+    t->dma_transfer_latency_ns = 700;
+    t->dma_transpose_hbm_eff = 0.9;
+    t->dma_transpose_sbuf_eff = 0.5;
+    t->hbm_bytes_per_ns = 410;
+    t->vec_min_ii = 64;
+    t->vec_access_overhead = 60;
+    t->vec_static_overhead = 100;
+    t->vec_tiny_free = 128;
+    t->vec_perf_modes = 0;
+    t->vec_wide_stride_bytes = 16;
+    t->pool_start_cycles = 150;
+    t->mem_access_conflicts = 1;
+}
+
+static void nc_v3(struct sim_target *t)
+{
+    nc_v2(t);
+    snprintf(t->name, sizeof t->name, "nc-v3");
+    t->base_mhz = 1200;
+    t->pe_mhz = 2400;
+    t->dve_mhz = 960;
+    t->act_mhz = 1200;
+    t->pool_mhz = 1200;
+    t->sbuf_bytes_per_partition = 224 * 1024;
+    t->sbuf_usable_bytes = 212984;
+    t->dma_bytes_per_ns = 23;
+    t->dma_desc_min_ns = 108;
+    t->dma_transpose = 1;
+    t->hbm_bytes_per_ns = 375;
+    t->vec_perf_modes = 1;
+    t->mem_access_conflicts = 0;
+}
+
+static const char *const builtin_names[] = {"nc-v2", "nc-v3", NULL};
+
+const char *const *sim_target_builtin_names(void)
+{
+    return builtin_names;
+}
+
+int sim_target_builtin(struct sim_target *t, const char *name)
+{
+    if (!strcmp(name, "nc-v2"))
+        nc_v2(t);
+    else if (!strcmp(name, "nc-v3"))
+        nc_v3(t);
+    else
+        return -1;
+    return 0;
+}
+
+static const struct key_def *find_key(const char *key)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (!strcmp(keys[i].key, key))
+            return &keys[i];
+    return NULL;
+}
+
+static int parse_number(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!*s)
+        return -1;
+    double v = strtod(s, &end);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (end == s || *end || errno || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int sim_target_set(struct sim_target *t, const char *key, const char *value, struct ls_error *err)
+{
+    if (!strcmp(key, "target.name")) {
+        if (strlen(value) >= sizeof t->name || !*value)
+            return ls_error_msg(err, LS_ERR_INPUT, "target.name: must be 1 to %zu characters",
+                                sizeof t->name - 1);
+        snprintf(t->name, sizeof t->name, "%s", value);
+        return 0;
+    }
+    const struct key_def *k = find_key(key);
+    if (!k)
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: unknown target key (see docs/targets.md)", key);
+    double v;
+    if (parse_number(value, &v))
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: expected a number, got '%s'", key, value);
+    if (k->type != KT_DBL && v != floor(v))
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: expected an integer, got '%s'", key, value);
+    if (v < k->lo || v > k->hi || (k->lo_open && v <= k->lo)) {
+        if (k->lo_open)
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: %s is out of range (%g, %g]", key, value,
+                                k->lo, k->hi);
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: %s is out of range [%g, %g]", key, value,
+                            k->lo, k->hi);
+    }
+    char *p = (char *)t + k->off;
+    switch (k->type) {
+    case KT_U32: *(uint32_t *)p = (uint32_t)v; break;
+    case KT_U64: *(uint64_t *)p = (uint64_t)v; break;
+    case KT_DBL: *(double *)p = v; break;
+    }
+    return 0;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+uint64_t sim_target_tick_mhz(const struct sim_target *t)
+{
+    const uint32_t c[5] = {t->base_mhz, t->pe_mhz, t->dve_mhz, t->act_mhz, t->pool_mhz};
+    uint64_t l = 1;
+    for (int i = 0; i < 5; i++) {
+        if (!c[i])
+            return 0;
+        l = l / gcd64(l, c[i]) * c[i];
+        if (l > (uint64_t)SIM_MAX_TICK_MHZ * 1000000u)
+            return l; /* already far too large; stop before overflow */
+    }
+    return l;
+}
+
+int sim_target_validate(const struct sim_target *t, struct ls_error *err)
+{
+    for (size_t i = 0; i < NKEYS; i++) {
+        const struct key_def *k = &keys[i];
+        const char *p = (const char *)t + k->off;
+        double v = k->type == KT_U32 ? *(const uint32_t *)p
+                   : k->type == KT_U64 ? (double)*(const uint64_t *)p
+                                       : *(const double *)p;
+        if (v < k->lo || v > k->hi || (k->lo_open && v <= k->lo) || v != v)
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: %g is out of range", k->key, v);
+    }
+    uint64_t tick = sim_target_tick_mhz(t);
+    if (tick > SIM_MAX_TICK_MHZ)
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "clock.base_mhz, clock.pe_mhz, clock.dve_mhz, clock.act_mhz, "
+                            "clock.pool_mhz: the least common multiple of the clocks is %llu MHz, "
+                            "above the %u MHz tick limit; pick clocks with a smaller LCM",
+                            (unsigned long long)tick, SIM_MAX_TICK_MHZ);
+    if (t->pe_rows > t->sbuf_partitions)
+        return ls_error_msg(err, LS_ERR_INPUT, "pe.rows: %u is greater than sbuf.partitions (%u)",
+                            t->pe_rows, t->sbuf_partitions);
+    if (t->pe_cols > t->sbuf_partitions)
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "pe.cols: %u is greater than sbuf.partitions (%u, which PSUM shares)",
+                            t->pe_cols, t->sbuf_partitions);
+    if (t->sbuf_usable_bytes > t->sbuf_bytes_per_partition)
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "sbuf.usable_bytes: %llu is greater than sbuf.bytes_per_partition (%llu)",
+                            (unsigned long long)t->sbuf_usable_bytes,
+                            (unsigned long long)t->sbuf_bytes_per_partition);
+    if (t->dma_engines > t->sbuf_partitions)
+        return ls_error_msg(err, LS_ERR_INPUT, "dma.engines: %u is greater than sbuf.partitions (%u)",
+                            t->dma_engines, t->sbuf_partitions);
+    if (t->psum_bank_bytes % 4)
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "psum.bank_bytes: %u is not a multiple of 4 (PSUM holds 32-bit values)",
+                            t->psum_bank_bytes);
+    if ((uint64_t)t->pe_moving_max * 4 > t->psum_bank_bytes)
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "pe.moving_max: %u fp32 results per partition do not fit one PSUM bank "
+                            "(psum.bank_bytes = %u)",
+                            t->pe_moving_max, t->psum_bank_bytes);
+    return 0;
+}
+
+static int fmt_value(const struct key_def *k, const struct sim_target *t, char *buf, size_t n)
+{
+    const char *p = (const char *)t + k->off;
+    switch (k->type) {
+    case KT_U32: return snprintf(buf, n, "%u", *(const uint32_t *)p);
+    case KT_U64: return snprintf(buf, n, "%llu", (unsigned long long)*(const uint64_t *)p);
+    case KT_DBL: return snprintf(buf, n, "%.15g", *(const double *)p);
+    }
+    return 0;
+}
+
+size_t sim_target_lines(const struct sim_target *t, char *buf, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < NKEYS; i++) {
+        char v[64];
+        fmt_value(&keys[i], t, v, sizeof v);
+        int w = snprintf(len < n ? buf + len : NULL, len < n ? n - len : 0, "%s=%s\n",
+                         keys[i].key, v);
+        len += (size_t)w;
+    }
+    if (n && len >= n)
+        buf[n - 1] = '\0';
+    return len;
+}
+
+uint64_t sim_target_hash(const struct sim_target *t)
+{
+    char buf[4096];
+    size_t len = sim_target_lines(t, buf, sizeof buf);
+    if (len >= sizeof buf) { /* cannot happen with the current key set */
+        char *big = malloc(len + 1);
+        if (!big)
+            return 0;
+        sim_target_lines(t, big, len + 1);
+        uint64_t h = ls_fnv1a64(big, len);
+        free(big);
+        return h;
+    }
+    return ls_fnv1a64(buf, len);
+}
+
+/* ---- INI ------------------------------------------------------------------------------ */
+
+#include <ini.h>
+
+struct ini_ctx {
+    struct sim_target *t;
+    struct ls_error err;
+    int failed, nkeys;
+    char section[64];
+};
+
+static int on_ini_key(void *user, const char *section, const char *name, const char *value)
+{
+    struct ini_ctx *c = user;
+    if (c->failed)
+        return 1; /* report only the first error; keep inih's line for it */
+    char key[160];
+    snprintf(key, sizeof key, "%s.%s", section, name);
+    if (!strcmp(key, "target.base")) {
+        if (c->nkeys)
+            return c->failed = 1, ls_error_msg(&c->err, LS_ERR_INPUT,
+                                               "target.base: must come before every other key"),
+                   0;
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s", c->t->name);
+        if (sim_target_builtin(c->t, value))
+            return c->failed = 1,
+                   ls_error_msg(&c->err, LS_ERR_INPUT,
+                                "target.base: unknown built-in '%s' (nc-v2, nc-v3)", value),
+                   0;
+        snprintf(c->t->name, sizeof c->t->name, "%s", nm);
+        c->nkeys++;
+        return 1;
+    }
+    c->nkeys++;
+    if (sim_target_set(c->t, key, value, &c->err)) {
+        c->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+int sim_target_load_string(struct sim_target *t, const char *file, const char *text,
+                           struct ls_error *err)
+{
+    struct ini_ctx c;
+    memset(&c, 0, sizeof c);
+    c.t = t;
+    nc_v2(t);
+    /* Default name: the file's base name without extension. */
+    const char *b = strrchr(file, '/');
+    b = b ? b + 1 : file;
+    size_t bl = strcspn(b, ".");
+    if (bl == 0 || bl >= sizeof t->name)
+        bl = strlen(b) < sizeof t->name ? strlen(b) : sizeof t->name - 1;
+    memcpy(t->name, b, bl);
+    t->name[bl] = '\0';
+    int line = ini_parse_string(text, on_ini_key, &c);
+    if (line < 0)
+        return ls_error_msg(err, LS_ERR_NOMEM, "%s: out of memory reading the target", file);
+    if (line > 0) {
+        if (!c.failed)
+            return ls_error_set(err, LS_ERR_INPUT, file, line, 0,
+                                "malformed INI line (expected [section] or key = value)");
+        return ls_error_set(err, LS_ERR_INPUT, file, line, 0, "%s", c.err.msg);
+    }
+    if (sim_target_validate(t, err)) {
+        snprintf(err->file, sizeof err->file, "%s", file);
+        return LS_ERR_INPUT;
+    }
+    return 0;
+}
+
+int sim_target_load_file(struct sim_target *t, const char *path, struct ls_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open target file: %s",
+                            strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            size_t nc = cap ? cap * 2 : 8192;
+            char *nb = realloc(buf, nc);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+            }
+            buf = nb;
+            cap = nc;
+        }
+        size_t r = fread(buf + len, 1, 4096, f);
+        len += r;
+        if (r < 4096)
+            break;
+    }
+    int rd_err = ferror(f);
+    fclose(f);
+    if (rd_err) {
+        free(buf);
+        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "read error");
+    }
+    buf[len] = '\0';
+    if (memchr(buf, '\0', len)) {
+        free(buf);
+        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "NUL byte in target file");
+    }
+    int rc = sim_target_load_string(t, path, buf, err);
+    free(buf);
+    return rc;
+}
+
+/* ---- --target / --set ------------------------------------------------------------------ */
+
+/* Put pfx in front of err's message (truncating the end when needed). */
+static void prefix_msg(struct ls_error *err, const char *pfx)
+{
+    char tmp[sizeof err->msg];
+    memcpy(tmp, err->msg, sizeof tmp);
+    size_t pl = strlen(pfx), cap = sizeof err->msg - 1;
+    if (pl > cap)
+        pl = cap;
+    memcpy(err->msg, pfx, pl);
+    size_t ml = strnlen(tmp, sizeof tmp);
+    if (ml > cap - pl)
+        ml = cap - pl;
+    memcpy(err->msg + pl, tmp, ml);
+    err->msg[pl + ml] = '\0';
+}
+
+int sim_target_args_take(struct sim_target_args *a, int opt, const char *arg)
+{
+    if (opt == SIM_OPT_TARGET) {
+        a->target = arg;
+        return 0;
+    }
+    if (a->nsets == a->cap) {
+        size_t nc = a->cap ? a->cap * 2 : 8;
+        const char **n = realloc(a->sets, nc * sizeof *n);
+        if (!n)
+            return LS_ERR_NOMEM;
+        a->sets = n;
+        a->cap = nc;
+    }
+    a->sets[a->nsets++] = arg;
+    return 0;
+}
+
+int sim_target_args_resolve(const struct sim_target_args *a, struct sim_target *t,
+                            struct ls_error *err)
+{
+    const char *name = a->target ? a->target : "nc-v2";
+    if (sim_target_builtin(t, name)) {
+        if (!strchr(name, '/') && !strchr(name, '.'))
+            return ls_error_msg(err, LS_ERR_INPUT,
+                                "--target %s: not a built-in target (nc-v2, nc-v3) nor a file path",
+                                name);
+        int rc = sim_target_load_file(t, name, err);
+        if (rc == LS_ERR_IO)
+            err->code = rc = LS_ERR_INPUT; /* a missing target file is a usage error */
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < a->nsets; i++) {
+        const char *s = a->sets[i];
+        const char *eq = strchr(s, '=');
+        if (!eq || eq == s)
+            return ls_error_msg(err, LS_ERR_INPUT, "--set %s: expected KEY=VALUE", s);
+        char key[128];
+        size_t kl = (size_t)(eq - s);
+        if (kl >= sizeof key)
+            return ls_error_msg(err, LS_ERR_INPUT, "--set %s: key too long", s);
+        memcpy(key, s, kl);
+        key[kl] = '\0';
+        int rc = sim_target_set(t, key, eq + 1, err);
+        if (rc) {
+            prefix_msg(err, "--set: ");
+            return rc;
+        }
+    }
+    int rc = sim_target_validate(t, err);
+    if (rc && a->nsets)
+        prefix_msg(err, "target after --set: ");
+    return rc;
+}
+
+void sim_target_args_free(struct sim_target_args *a)
+{
+    free(a->sets);
+    a->sets = NULL;
+    a->nsets = a->cap = 0;
+    a->target = NULL;
+}
+
+size_t sim_target_key_count(void)
+{
+    return NKEYS;
+}
+
+const char *sim_target_key_name(size_t i)
+{
+    return i < NKEYS ? keys[i].key : NULL;
+}

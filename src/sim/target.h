@@ -1,0 +1,109 @@
+/* sim/target: the hardware description the simulator runs on.
+ *
+ * A target is a flat set of `section.field` keys (docs/targets.md documents every one).
+ * Two built-ins (nc-v2, nc-v3) carry the published NeuronCore numbers; an INI file
+ * (libinih) or `--set key=value` overrides start from one of them. A target has a stable
+ * hash: FNV-1a-64 over its sorted `key=value` lines (sim_target_hash), shared with the RTL
+ * harness and the trace header. */
+#ifndef LS_SIM_TARGET_H
+#define LS_SIM_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+#define SIM_MAX_QUEUES 64
+#define SIM_MAX_DMA_ENGINES 128
+#define SIM_MAX_TICK_MHZ 100000u /* ticks run at the LCM of the clocks: at most 100 GHz */
+
+struct sim_target {
+    char name[64];
+    /* clock.* (MHz) */
+    uint32_t base_mhz, pe_mhz, dve_mhz, act_mhz, pool_mhz;
+    /* pe.* */
+    uint32_t pe_rows, pe_cols, pe_moving_max, pe_background_load, pe_ls_speedup, pe_mm_min_ii,
+        pe_fp32_passes;
+    /* sbuf.* / psum.* */
+    uint32_t sbuf_partitions;
+    uint64_t sbuf_bytes_per_partition, sbuf_usable_bytes;
+    uint32_t psum_banks, psum_bank_bytes;
+    /* dma.* / hbm.* */
+    uint32_t dma_engines, dma_queues, dma_transpose;
+    double dma_bytes_per_ns, dma_desc_min_ns, dma_transfer_latency_ns, dma_transpose_hbm_eff,
+        dma_transpose_sbuf_eff;
+    double hbm_bytes_per_ns;
+    /* vec.* (ACT, DVE and POOL, each in its own clock) */
+    uint32_t vec_min_ii, vec_access_overhead, vec_static_overhead, vec_tiny_free, vec_perf_modes,
+        vec_wide_stride_bytes;
+    uint32_t pool_start_cycles;
+    /* mem.* */
+    uint32_t mem_access_conflicts;
+};
+
+/* Fill t with a built-in ("nc-v2", "nc-v3"); -1 when the name is unknown. */
+int sim_target_builtin(struct sim_target *t, const char *name);
+/* Names of the built-ins, NULL-terminated. */
+const char *const *sim_target_builtin_names(void);
+
+/* Set one key from its text value ("pe.rows", "128"). Unknown keys and values out of the
+ * key's range are LS_ERR_INPUT errors naming the key. "target.name" sets the name. */
+int sim_target_set(struct sim_target *t, const char *key, const char *value, struct ls_error *err);
+
+/* Whole-target consistency (pe.rows <= sbuf.partitions, tick rate <= 100 GHz, ...);
+ * errors name the key(s). */
+int sim_target_validate(const struct sim_target *t, struct ls_error *err);
+
+/* Load an INI file: sections are the key prefixes ([pe] rows = 128 is pe.rows). The file
+ * starts from nc-v2 unless `[target] base = nc-v3` comes first; `[target] name = X` names it.
+ * Validates the result. Errors name file:line and the key. */
+int sim_target_load_file(struct sim_target *t, const char *path, struct ls_error *err);
+/* Same, from a NUL-terminated buffer; file is used in messages only. */
+int sim_target_load_string(struct sim_target *t, const char *file, const char *text,
+                           struct ls_error *err);
+
+/* The canonical `key=value` lines, sorted by key, each ending in '\n' (the name is not
+ * part of it). Returns the length that was needed (snprintf-style). */
+size_t sim_target_lines(const struct sim_target *t, char *buf, size_t n);
+/* FNV-1a-64 over sim_target_lines: equal numbers give equal hashes whatever the name. */
+uint64_t sim_target_hash(const struct sim_target *t);
+
+/* The keys, in sorted order (for docs, tests and `laysim sim --print-target`). */
+size_t sim_target_key_count(void);
+const char *sim_target_key_name(size_t i);
+
+/* Time base: ticks per microsecond = LCM of every clock in MHz. */
+uint64_t sim_target_tick_mhz(const struct sim_target *t);
+
+/* ---- shared --target/--set handling for CLI commands --------------------------------
+ * In a getopt_long table:   SIM_TARGET_LONGOPTS,
+ * in the option switch:     case SIM_OPT_TARGET: case SIM_OPT_SET:
+ *                               if (sim_target_args_take(&ta, c, optarg)) ...nomem...
+ * then:                     sim_target_args_resolve(&ta, &target, &err)
+ * and finally               sim_target_args_free(&ta). */
+#define SIM_OPT_TARGET 0x7401
+#define SIM_OPT_SET 0x7402
+#define SIM_TARGET_LONGOPTS                                       \
+    {"target", required_argument, NULL, SIM_OPT_TARGET},         \
+    {"set", required_argument, NULL, SIM_OPT_SET}
+#define SIM_TARGET_HELP                                                                     \
+    "  --target NAME|FILE  hardware target: a built-in (nc-v2, nc-v3; default nc-v2) or an\n" \
+    "                      INI file (docs/targets.md)\n"                                     \
+    "  --set KEY=VALUE     override one target key, e.g. --set pe.background_load=0\n"      \
+    "                      (repeatable; applied after --target)\n"
+
+struct sim_target_args {
+    const char *target;  /* NULL = nc-v2 */
+    const char **sets;
+    size_t nsets, cap;
+};
+
+/* Record one --target / --set option; returns 0, or LS_ERR_NOMEM. */
+int sim_target_args_take(struct sim_target_args *a, int opt, const char *arg);
+/* Build the target: built-in or file, then every --set in order, then validate.
+ * A name that is neither a built-in nor a readable file is an input error. */
+int sim_target_args_resolve(const struct sim_target_args *a, struct sim_target *t,
+                            struct ls_error *err);
+void sim_target_args_free(struct sim_target_args *a);
+
+#endif
