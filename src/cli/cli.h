@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "graph/zoo.h"
 #include "util/error.h"
 
 /* Exit codes, documented in `laysim --help`. */
@@ -31,5 +32,22 @@ int cli_print_json(json_t *v);
 /* Parse a non-negative integer / a double option value; on error print and return CLI_USAGE. */
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
+
+/* Scaling options of every command that takes a MODEL (zoo:NAME, .lg, config.json). */
+enum { CLI_OPT_LAYERS = 0x200, CLI_OPT_SEQ, CLI_OPT_BATCH, CLI_OPT_HIDDEN, CLI_OPT_IMAGE,
+       CLI_OPT_DTYPE };
+#define CLI_MODEL_LONGOPTS                                                              \
+    {"layers", required_argument, NULL, CLI_OPT_LAYERS},                                \
+        {"seq", required_argument, NULL, CLI_OPT_SEQ},                                  \
+        {"batch", required_argument, NULL, CLI_OPT_BATCH},                              \
+        {"hidden", required_argument, NULL, CLI_OPT_HIDDEN},                            \
+        {"image", required_argument, NULL, CLI_OPT_IMAGE},                              \
+        {"dtype", required_argument, NULL, CLI_OPT_DTYPE}
+#define CLI_MODEL_HELP                                                                  \
+    "  --layers N, --seq N, --batch N, --hidden N, --image N, --dtype T\n"              \
+    "                      scale a zoo: or config.json model (docs/zoo.md)\n"
+/* 1 when getopt code c is a model option: applied to zo, or on a bad value the error is
+ * printed and *rc set to the exit code. 0 when c is something else. */
+int cli_model_opt(struct zoo_opts *zo, int c, const char *arg, int *rc);
 
 #endif

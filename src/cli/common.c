@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "graph/model.h"
 #include "util/scan.h"
 
 int cli_report(const struct ls_error *err)
@@ -66,4 +67,15 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double *ou
         return cli_usage(cmd, "%s: expected a number, got '%s'", opt, s);
     *out = v;
     return CLI_OK;
+}
+
+int cli_model_opt(struct zoo_opts *zo, int c, const char *arg, int *rc)
+{
+    static const char *const names[] = {"layers", "seq", "batch", "hidden", "image", "dtype"};
+    if (c < CLI_OPT_LAYERS || c > CLI_OPT_DTYPE)
+        return 0;
+    struct ls_error err;
+    ls_error_clear(&err);
+    *rc = model_opt_set(zo, names[c - CLI_OPT_LAYERS], arg, &err) ? cli_report(&err) : CLI_OK;
+    return 1;
 }

@@ -6,11 +6,13 @@
 #include "cli/cli.h"
 #include "graph/graph.h"
 #include "graph/lg.h"
+#include "graph/model.h"
 
 const char cmd_graph_help[] =
-    "usage: laysim graph FILE [--stats] [--json] [--dot] [-o OUT.lg]\n"
+    "usage: laysim graph MODEL [--stats] [--json] [--dot] [-o OUT.lg] [scaling options]\n"
     "\n"
-    "Read a graph file (.lg, see docs/formats.md; FILE '-' reads stdin), check it\n"
+    "Read a model (a graph file .lg, see docs/formats.md, or '-' for stdin; zoo:NAME from\n"
+    "`laysim zoo`; or a HuggingFace config.json), check it\n"
     "(syntax, shapes against shape inference, one producer per tensor, no cycles,\n"
     "attributes in range) and print:\n"
     "  (no option)   a one-line summary\n"
@@ -19,7 +21,8 @@ const char cmd_graph_help[] =
     "                (min-fill/min-degree bound of the undirected op graph), flops, ...\n"
     "  --json        JSON: with --stats one object of statistics, else the whole graph\n"
     "  --dot         Graphviz DOT of the op graph (not with --json or --stats)\n"
-    "  -o, --output OUT.lg  also write the graph back in canonical .lg form (atomically)\n"
+    "  -o, --output OUT.lg  also write the graph in canonical .lg form (atomically)\n"
+    CLI_MODEL_HELP
     "\n"
     "exit codes: 0 ok, 1 runtime failure (I/O, memory), 2 bad input or usage\n"
     "(errors name FILE:LINE:COLUMN and what was expected)\n";
@@ -29,9 +32,12 @@ int cmd_graph(int argc, char **argv)
     static const struct option opts[] = {
         {"stats", no_argument, NULL, 's'},   {"json", no_argument, NULL, 'j'},
         {"dot", no_argument, NULL, 'd'},     {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},    {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},    CLI_MODEL_LONGOPTS,
+        {NULL, 0, NULL, 0},
     };
-    int stats = 0, json = 0, dot = 0, c;
+    int stats = 0, json = 0, dot = 0, c, mrc;
+    struct zoo_opts zo;
+    zoo_opts_init(&zo);
     const char *outpath = NULL;
     optind = 1;
     opterr = 0;
@@ -43,7 +49,13 @@ int cmd_graph(int argc, char **argv)
         case 'o': outpath = optarg; break;
         case 'h': fputs(cmd_graph_help, stdout); return CLI_OK;
         case ':': return cli_usage("graph", "option %s needs a value", argv[optind - 1]);
-        default: return cli_usage("graph", "unknown option '%s'", argv[optind - 1]);
+        default:
+            if (cli_model_opt(&zo, c, optarg, &mrc)) {
+                if (mrc)
+                    return mrc;
+                break;
+            }
+            return cli_usage("graph", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind != argc - 1)
@@ -57,7 +69,7 @@ int cmd_graph(int argc, char **argv)
     struct ls_error err;
     ls_error_clear(&err);
     struct graph *g = NULL;
-    if (graph_read_file(path, &g, &err))
+    if (model_load(path, &zo, &g, &err))
         return cli_report(&err);
     int rc = CLI_OK;
     struct graph_stats st;

@@ -4,17 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/modelcmd.h"
 #include "solver/solver.h"
 
 const char cmd_solve_help[] =
-    "usage: laysim solve P.lsp [--solver NAME] [--time-limit S] [--seed N] [--threads N]\n"
-    "                          [--param KEY=VALUE]... [-o S.sol] [--json]\n"
+    "usage: laysim solve P.lsp|MODEL [--solver NAME] [--time-limit S] [--seed N]\n"
+    "                          [--threads N] [--param KEY=VALUE]... [-o S.sol] [--json]\n"
+    "                          [model options]\n"
     "       laysim solve --list\n"
     "\n"
-    "Solve a layout selection problem (.lsp) and write the solution (.sol).\n"
-    "P.lsp may be '-' (stdin). Solving a MODEL directly (building the problem with the\n"
-    "cost model first) comes with the cost-model layer; for now pass a .lsp file.\n"
+    "Solve a layout selection problem and write the solution (.sol). The problem is a\n"
+    ".lsp file ('-' = stdin), or a MODEL (zoo:NAME, a .lg file or a config.json) whose\n"
+    "problem is built first exactly as `laysim problem` builds it with the same options.\n"
     "\n"
     "options:\n"
     "  --solver NAME     solver to run (default rulebased); --list shows them all\n"
@@ -28,6 +29,8 @@ const char cmd_solve_help[] =
     "  --json            print one JSON object: solver, status, cost, lower_bound (null when\n"
     "                    unknown), seconds, op_cost, transpose_cost, ops and stats\n"
     "  --list            list the registered solvers\n"
+    "model options (only with a MODEL):\n"
+    CLI_MODELCMD_HELP
     "\n"
     "Without --json a one-line summary goes to stdout. The reported cost is always\n"
     "re-checked against an independent evaluation of the objective.\n";
@@ -65,7 +68,10 @@ int cmd_solve(int argc, char **argv)
         {"seed", required_argument, NULL, 'S'},   {"threads", required_argument, NULL, 'j'},
         {"param", required_argument, NULL, 'P'},  {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'J'},         {"list", no_argument, NULL, 'L'},
-        {NULL, 0, NULL, 0}};
+        CLI_MODELCMD_LONGOPTS,                    {NULL, 0, NULL, 0}};
+    struct cli_modelcmd mc;
+    cli_modelcmd_init(&mc);
+    int mrc = CLI_OK, model_opts = 0;
     struct lsp_solve_opts so;
     lsp_opts_init(&so);
     const char *solver = "rulebased", *out = NULL;
@@ -102,7 +108,17 @@ int cmd_solve(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'J': json = 1; break;
         case 'L': list = 1; break;
-        default: return cli_usage("solve", "unknown option");
+        default:
+            if (cli_modelcmd_opt(&mc, "solve", c, optarg, &mrc)) {
+                model_opts = 1;
+                if (mrc) {
+                    cli_modelcmd_close(&mc);
+                    return mrc;
+                }
+                break;
+            }
+            cli_modelcmd_close(&mc);
+            return cli_usage("solve", "unknown option");
         }
     }
     if (list) {
@@ -113,11 +129,23 @@ int cmd_solve(int argc, char **argv)
         return CLI_OK;
     }
     if (optind + 1 != argc)
-        return cli_usage("solve", "expected exactly one problem file");
+        return cli_usage("solve", "expected exactly one problem file or MODEL");
     if (!lsp_solver_find(solver))
         return cli_usage("solve", "unknown solver '%s' (see --list)", solver);
-    struct lsp_problem *p;
-    int rc = lsp_read(argv[optind], &p, &err);
+    const char *arg = argv[optind];
+    size_t alen = strlen(arg);
+    int is_lsp = !strcmp(arg, "-") || (alen > 4 && !strcmp(arg + alen - 4, ".lsp"));
+    if (is_lsp && model_opts) {
+        cli_modelcmd_close(&mc);
+        return cli_usage("solve", "model options apply to a MODEL, not to a .lsp file");
+    }
+    struct lsp_problem *p = NULL;
+    int rc = is_lsp ? lsp_read(arg, &p, &err) : cli_modelcmd_open(&mc, arg, 1, &err);
+    if (!is_lsp && !rc) {
+        p = mc.p;      /* owned by mc */
+        mc.p = NULL;
+    }
+    cli_modelcmd_close(&mc);
     if (rc)
         return cli_report(&err);
     struct lsp_result r;

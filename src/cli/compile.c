@@ -1,0 +1,116 @@
+/* laysim compile: the whole-graph instruction program of a model for a layout solution. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/modelcmd.h"
+#include "util/fileio.h"
+
+const char cmd_compile_help[] =
+    "usage: laysim compile MODEL [--layout SOL] [--target ...] [--set ...] [--table FILE]\n"
+    "                      [--output-layout TENSOR=AXIS]... [--exact-transpose] [-o OUT.prog]\n"
+    "Lower every operator of MODEL under the configurations of SOL (a .sol for the problem\n"
+    "that `laysim problem` writes with the same options; default: cfg 0 everywhere), insert\n"
+    "one conversion per distinct consumer layout, and write the program text (stdout when\n"
+    "-o is absent); run it with `laysim sim`. Prints the program's table price to stderr.\n"
+    CLI_MODELCMD_HELP
+    "  --layout FILE.sol   the assignment (default: cfg 0 everywhere)\n"
+    "  -o, --output FILE   where to write the program (default stdout)\n"
+    "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
+
+int cmd_compile(int argc, char **argv)
+{
+    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS,
+                                       {"layout", required_argument, NULL, 'L'},
+                                       {"output", required_argument, NULL, 'o'},
+                                       {NULL, 0, NULL, 0}};
+    struct cli_modelcmd mc;
+    cli_modelcmd_init(&mc);
+    const char *outp = "-", *sol = NULL;
+    int c, rc = CLI_OK;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+        if (c == 'o')
+            outp = optarg;
+        else if (c == 'L')
+            sol = optarg;
+        else if (!cli_modelcmd_opt(&mc, "compile", c, optarg, &rc))
+            rc = cli_usage("compile", "unknown option '%s'", argv[optind - 1]);
+        if (rc) {
+            cli_modelcmd_close(&mc);
+            return rc;
+        }
+    }
+    if (optind != argc - 1) {
+        cli_modelcmd_close(&mc);
+        return cli_usage("compile", "expected one MODEL argument");
+    }
+    struct ls_error err = {0};
+    struct lsp_solution s;
+    struct sim_program *prog = NULL;
+    int32_t *cfg = NULL;
+    lsp_solution_init(&s);
+    if ((rc = cli_modelcmd_open(&mc, argv[optind], 1, &err)))
+        goto out;
+    struct graph *g = mc.g;
+    struct lsp_problem *p = mc.p;
+    cfg = calloc((size_t)graph_nops(g) + 1, sizeof *cfg);
+    if (!cfg) {
+        rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    int64_t objective = 0;
+    if (sol) {
+        if ((rc = lsp_sol_read(p, sol, &s, &err)))
+            goto out;
+        if (!s.cfg) {
+            rc = ls_error_msg(&err, LS_ERR_INPUT, "%s: the solution has no assignment", sol);
+            goto out;
+        }
+        for (int32_t i = 0; i < p->nops; i++) {
+            int32_t gop = graph_find_op(g, p->ops[i].name);
+            if (gop >= 0)
+                cfg[gop] = s.cfg[i];
+        }
+        objective = lsp_eval(p, s.cfg, NULL, NULL);
+    } else {
+        int32_t *z = calloc((size_t)p->nops + 1, sizeof *z);
+        if (!z) {
+            rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        objective = lsp_eval(p, z, NULL, NULL);
+        free(z);
+    }
+    struct cg_compile_stats st;
+    if ((rc = cm_compile(mc.m, &mc.cf, cfg, &prog, &st, &err)))
+        goto out;
+    char *body = NULL;
+    size_t blen = 0;
+    FILE *mf = open_memstream(&body, &blen);
+    if (!mf) {
+        rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    sim_program_write(prog, mf);
+    fclose(mf);
+    if (strcmp(outp, "-") == 0)
+        fwrite(body, 1, blen, stdout);
+    else
+        rc = ls_write_file_atomic(outp, body, blen, &err);
+    free(body);
+    if (!rc)
+        fprintf(stderr,
+                "laysim compile: %" PRId64 " instructions, %" PRId64 " ops, %" PRId64
+                " conversions, table price %" PRId64 " (problem objective %" PRId64 ")\n",
+                st.instructions, st.ops_lowered, st.conversions,
+                cm_price_program(&mc.tb, &mc.t, prog), objective);
+out:
+    sim_program_free(prog);
+    lsp_solution_free(&s);
+    free(cfg);
+    cli_modelcmd_close(&mc);
+    return rc ? cli_report(&err) : CLI_OK;
+}

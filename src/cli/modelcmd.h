@@ -1,0 +1,58 @@
+/* cli/modelcmd: options and set-up shared by the commands that take a MODEL and price it
+ * on a target (problem, compile, explain, solve MODEL): --target/--set, the scaling
+ * options, --table, --output-layout pins and --exact-transpose; then target, table,
+ * graph, cost model, configurations and (optionally) the .lsp problem in one call. */
+#ifndef LS_CLI_MODELCMD_H
+#define LS_CLI_MODELCMD_H
+
+#include "cli/cli.h"
+#include "costmodel/costmodel.h"
+#include "graph/model.h"
+
+#define CLI_MODELCMD_MAX_PINS 64
+
+enum { CLI_OPT_TABLE = 0x300, CLI_OPT_PIN, CLI_OPT_EXACT_TR };
+
+#define CLI_MODELCMD_LONGOPTS                                                         \
+    SIM_TARGET_LONGOPTS, CLI_MODEL_LONGOPTS,                                          \
+        {"table", required_argument, NULL, CLI_OPT_TABLE},                            \
+        {"output-layout", required_argument, NULL, CLI_OPT_PIN},                      \
+        {"exact-transpose", no_argument, NULL, CLI_OPT_EXACT_TR}
+#define CLI_MODELCMD_HELP                                                             \
+    SIM_TARGET_HELP CLI_MODEL_HELP                                                    \
+    "  --table FILE        latency table (JSON, docs/costmodel.md); default: the\n"    \
+    "                      target's datasheet table. problem and compile must agree.\n" \
+    "  --output-layout T=A pin graph output T to partition axis A (index or role name;\n" \
+    "                      repeatable)\n"                                              \
+    "  --exact-transpose   never use the PE transpose for fp32 (not bit-exact on nc-v2)\n"
+
+struct cli_modelcmd {
+    /* options, filled by cli_modelcmd_opt */
+    struct sim_target_args ta;
+    struct zoo_opts zo;
+    const char *table;
+    const char *pin_specs[CLI_MODELCMD_MAX_PINS];
+    int npins;
+    struct cg_options cg;
+    /* resolved by cli_modelcmd_open */
+    struct sim_target t;
+    struct cm_table tb;
+    struct graph *g;
+    int *pins;               /* per graph op: pinned partition axis or -2 */
+    struct cm_model *m;
+    struct cm_cfgs cf;
+    struct lsp_problem *p;   /* only when built */
+    double build_seconds;    /* enumerating and pricing every configuration */
+};
+
+void cli_modelcmd_init(struct cli_modelcmd *mc);
+/* 1 when getopt code c is one of the shared options: taken, or on error printed with
+ * *rc set to the exit code. 0 when c is something else. */
+int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char *arg, int *rc);
+/* Resolve target and table, load the model, apply pins, build the cost model; with
+ * build_problem also enumerate every configuration and build the .lsp problem. */
+int cli_modelcmd_open(struct cli_modelcmd *mc, const char *model, int build_problem,
+                      struct ls_error *err);
+void cli_modelcmd_close(struct cli_modelcmd *mc);
+
+#endif

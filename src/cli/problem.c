@@ -1,0 +1,77 @@
+/* laysim problem: build the layout selection problem (.lsp) of a model. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/modelcmd.h"
+#include "util/fileio.h"
+
+const char cmd_problem_help[] =
+    "usage: laysim problem MODEL [--target ...] [--set ...] [--table FILE] [-o OUT.lsp]\n"
+    "                      [--output-layout TENSOR=AXIS]... [--exact-transpose]\n"
+    "                      [--write-table FILE]\n"
+    "Lower every operator of MODEL (zoo:NAME, a .lg file or a config.json) under every\n"
+    "admissible layout configuration, price the instructions with the latency table and\n"
+    "write the layout selection problem (.lsp; stdout when -o is absent).\n"
+    CLI_MODELCMD_HELP
+    "  -o, --output FILE   where to write the problem (default stdout)\n"
+    "  --write-table FILE  also write the latency table used\n"
+    "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
+
+int cmd_problem(int argc, char **argv)
+{
+    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS,
+                                       {"output", required_argument, NULL, 'o'},
+                                       {"write-table", required_argument, NULL, 'W'},
+                                       {NULL, 0, NULL, 0}};
+    struct cli_modelcmd mc;
+    cli_modelcmd_init(&mc);
+    const char *outp = "-", *wtable = NULL;
+    int c, rc = CLI_OK;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+        if (c == 'o')
+            outp = optarg;
+        else if (c == 'W')
+            wtable = optarg;
+        else if (!cli_modelcmd_opt(&mc, "problem", c, optarg, &rc))
+            rc = cli_usage("problem", "unknown option '%s'", argv[optind - 1]);
+        if (rc) {
+            cli_modelcmd_close(&mc);
+            return rc;
+        }
+    }
+    if (optind != argc - 1) {
+        cli_modelcmd_close(&mc);
+        return cli_usage("problem", "expected one MODEL argument");
+    }
+    struct ls_error err = {0};
+    if ((rc = cli_modelcmd_open(&mc, argv[optind], 1, &err)))
+        goto out;
+    /* header comment with the hashes, then the normative body */
+    char *body = NULL;
+    size_t blen = 0;
+    FILE *mf = open_memstream(&body, &blen);
+    if (!mf) {
+        rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    fprintf(mf, "# laysim problem %s\n# target %s hash %016" PRIx64 "\n# table hash %016" PRIx64
+                "\n# exact-transpose %d\n# built in %.3f s\n",
+            argv[optind], mc.t.name, sim_target_hash(&mc.t), cm_table_hash(&mc.tb),
+            mc.cg.exact_transpose, mc.build_seconds);
+    lsp_write_fp(mc.p, mf);
+    fclose(mf);
+    if (strcmp(outp, "-") == 0)
+        fwrite(body, 1, blen, stdout);
+    else
+        rc = ls_write_file_atomic(outp, body, blen, &err);
+    free(body);
+    if (!rc && wtable)
+        rc = cm_table_write(&mc.tb, wtable, &err);
+out:
+    cli_modelcmd_close(&mc);
+    return rc ? cli_report(&err) : CLI_OK;
+}

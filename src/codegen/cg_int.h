@@ -1,0 +1,97 @@
+/* codegen internals: tensor views in HBM, access-pattern construction, the tile planner
+ * and the emission helpers shared by the lowering files. */
+#ifndef LS_CODEGEN_CG_INT_H
+#define LS_CODEGEN_CG_INT_H
+
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "util/dtype.h"
+
+#define R_ GRAPH_MAX_RANK
+
+/* A tensor stored in HBM in layout pax: storage order [pax, the other axes ascending]. */
+struct cg_view {
+    int rank;
+    int64_t dim[R_];
+    int64_t stride[R_];          /* elements, per logical axis */
+    int pax;
+    enum ls_dtype dt;
+    uint64_t base;
+    int32_t tensor;
+};
+
+/* Lowering state of one step (one op or one conversion). */
+struct cg_em {
+    const struct graph *g;
+    const struct sim_target *t;
+    const struct cg_options *o;
+    struct cg_sink *s;
+    struct ls_error *err;
+    uint64_t sbuf_next;          /* bump allocator inside the step's region */
+    int fail;                    /* sticky */
+    uint32_t dmaq;               /* rotating DMA queue counter */
+};
+
+void cg_view_make(struct cg_em *e, int32_t t, int pax, struct cg_view *v);
+/* Storage order of a view's axes (pax first when >= 0). Returns the count. */
+int cg_storage_order(const struct cg_view *v, int *order);
+
+/* Build an HBM operand over a box of v. rax: the axis spread over rows (partitions of
+ * the transfer), or -1 for nrows_bcast rows of pstride 0. fax[nf]: the free axes,
+ * outermost first (axes with len 1 are dropped; adjacent dims merge). step: per-axis
+ * element step (NULL = 1). Returns 0, or -1 when more than 4 free dims remain. */
+int cg_hbm_box(const struct cg_view *v, const int64_t *lo, const int64_t *len,
+               const int64_t *step, int rax, uint32_t nrows_bcast, const int *fax, int nf,
+               struct sim_operand *o);
+/* SBUF operand: nparts partitions from part0, `free` contiguous elements at addr. */
+struct sim_operand cg_sb(uint32_t part0, uint32_t nparts, uint64_t addr, enum ls_dtype dt,
+                         uint64_t free);
+/* Pattern helper: set o's free dims from (size, stride) lists (drops size-1 dims, merges);
+ * when more than 4 dims remain, falls back to 1-D of the same element count. */
+void cg_pattern(struct sim_operand *o, int n, const int64_t *size, const int64_t *stride);
+
+/* SBUF allocation inside the step (bytes per partition); sets e->fail on overflow. */
+uint64_t cg_alloc(struct cg_em *e, uint64_t bytes);
+uint64_t cg_budget(const struct cg_em *e);   /* bytes still free in the step's region */
+
+/* Emit. Returns the handle or -1 (e->fail set). */
+int64_t cg_emit(struct cg_em *e, struct sim_instr *in, const int64_t *deps, size_t nd);
+struct sim_instr cg_instr(struct cg_em *e, enum trace_engine eng, enum sim_opcode op,
+                          enum sim_func fn);
+/* DMA copy from src to dst on the next queue of the given class (0 loads, 1 stores). */
+int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
+               const struct sim_operand *src, enum sim_opcode op, const int64_t *deps,
+               size_t nd);
+/* deps on the writers of a (tensor, pax) buffer, appended to a dep list. */
+size_t cg_writers(struct cg_em *e, int32_t t, int pax, int64_t *deps, size_t nd, size_t cap);
+void cg_wrote(struct cg_em *e, int32_t t, int pax, int64_t h);
+
+/* Tile planner over an ordered list of axis extents: tiles are boxes that are a single
+ * index on axes before `split`, a chunk of `chunk` on axis split, and full after it. */
+struct cg_split {
+    int n;                       /* axes */
+    int64_t ext[R_];
+    int split;                   /* -1: one tile covers everything (n == 0 or all full) */
+    int64_t chunk;
+};
+/* fits(ctx, split, chunk) says whether a tile fits; picks the largest fitting tile.
+ * Returns -1 when not even a single element fits. */
+int cg_plan(struct cg_split *sp, int (*fits)(void *ctx, const struct cg_split *sp), void *ctx);
+int64_t cg_split_tiles(const struct cg_split *sp);
+/* Box of tile number i: lo/len per planned axis. */
+void cg_split_box(const struct cg_split *sp, int64_t i, int64_t *lo, int64_t *len);
+int64_t cg_split_tile_elems(const struct cg_split *sp);
+
+static inline int64_t cg_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static inline int64_t cg_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t cg_max(int64_t a, int64_t b) { return a > b ? a : b; }
+
+int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax);
+int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax);
+int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax);
+int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax);
+int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax);
+int cg_fail(struct cg_em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

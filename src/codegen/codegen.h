@@ -1,0 +1,130 @@
+/* codegen: layouts, per-op configurations, and the lowering of ops and layout conversions
+ * to simulator instructions (docs/costmodel.md describes every rule).
+ *
+ * A layout of a tensor is its partition axis (pax): the logical axis mapped to the SBUF
+ * partitions; the other axes are free, in their original order. A tensor stored in HBM in
+ * layout pax is laid out as [pax, the other axes in order], row-major. pax -1 is the trivial
+ * layout of a tensor with no axis of extent > 1. A tensor's default layout (index 0) is
+ * its first axis of extent > 1, which is byte-identical to row-major.
+ *
+ * One lowering serves both the cost model (which sums the prices of what is emitted) and
+ * the program compiler (which appends it to a sim_program): lowering code only talks to a
+ * struct cg_sink. */
+#ifndef LS_CODEGEN_CODEGEN_H
+#define LS_CODEGEN_CODEGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "sim/isa.h"
+#include "sim/program.h"
+#include "sim/target.h"
+#include "util/error.h"
+
+#define CG_MAX_LAYOUTS GRAPH_MAX_RANK
+#define CG_MAX_CFGS 64
+
+/* ---- layouts ------------------------------------------------------------------------- */
+
+struct cg_layouts {
+    int n;                       /* >= 1 */
+    int pax[CG_MAX_LAYOUTS];     /* partition axis of layout i; pax[0] = default */
+};
+
+/* Admissible layouts of tensor t: every axis of extent > 1, default first, then the
+ * others in axis order; {-1} when no axis has extent > 1. */
+void cg_tensor_layouts(const struct graph *g, int32_t t, struct cg_layouts *out);
+/* Index of pax in the tensor's layouts, -1 when not admissible. */
+int cg_layout_index(const struct graph *g, int32_t t, int pax);
+/* Label "p:<role>" ("p:<axis>" when the axis has no role or its role repeats; "p:-" for
+ * the trivial layout). */
+void cg_layout_label(const struct graph *g, int32_t t, int pax, char *buf, size_t n);
+
+/* ---- configurations ------------------------------------------------------------------ */
+
+/* The configurations of one op: ncfg tuples of nslots partition axes (inputs in order, then
+ * the output when the op has one). cfg 0 is the conventional configuration. */
+struct cg_cfgs {
+    int nslots, ncfg;
+    int8_t *pax;                 /* ncfg * nslots, cfg-major (malloc'd) */
+};
+
+struct cg_options {
+    int exact_transpose;         /* 1: never use the PE transpose for fp32 (not bit-exact) */
+};
+
+/* Enumerate op's configurations (every input/output layout admissible, every feasible
+ * one listed, capped at CG_MAX_CFGS). pinned_out: -2 = not pinned, else the only allowed
+ * pax for the output of a return op's input (used for return ops). */
+int cg_op_cfgs(const struct graph *g, const struct sim_target *t, int32_t op, int pinned,
+               struct cg_cfgs *out, struct ls_error *err);
+void cg_cfgs_free(struct cg_cfgs *c);
+
+/* ---- lowering ------------------------------------------------------------------------ */
+
+/* Where lowering sends instructions. emit returns a handle >= 0 (the program index) or -1
+ * with err set. Deps are handles returned earlier. The HBM callbacks may be NULL (pricing):
+ * addresses are then 0 and loads have no producer dependencies. */
+struct cg_sink {
+    void *ctx;
+    int64_t (*emit)(void *ctx, const struct sim_instr *in, const int64_t *deps, size_t ndeps,
+                    struct ls_error *err);
+    /* base address of tensor t stored in layout pax */
+    uint64_t (*hbm_addr)(void *ctx, int32_t t, int pax);
+    /* handles of the instructions that wrote that buffer (deps of every read) */
+    size_t (*hbm_writers)(void *ctx, int32_t t, int pax, const int64_t **out);
+    /* record that instruction h wrote (part of) that buffer */
+    int (*hbm_wrote)(void *ctx, int32_t t, int pax, int64_t h);
+    int32_t op_tag, conv_tag;    /* copied into every instruction */
+    uint64_t sbuf_base;          /* this step's SBUF region: [sbuf_base, +sbuf_bytes) */
+    uint64_t sbuf_bytes;
+    uint32_t psum_bank0, psum_nbanks; /* this step's PSUM banks */
+};
+
+/* The SBUF bytes per partition and PSUM banks a step may use (half of each, so that two
+ * consecutive steps never share buffers). */
+uint64_t cg_step_sbuf_bytes(const struct sim_target *t);
+uint32_t cg_step_psum_banks(const struct sim_target *t);
+
+/* Lower op under the configuration pax[nslots]. Source and return ops emit nothing (a
+ * source's relayout is a conversion, see cg_lower_conversion). LS_ERR_INPUT when the
+ * configuration is not feasible. */
+int cg_lower_op(const struct graph *g, const struct sim_target *t, const struct cg_options *o,
+                int32_t op, const int8_t *pax, struct cg_sink *s, struct ls_error *err);
+
+/* Conversion methods of a tensor from layout `from` to layout `to`. */
+enum cg_conv_method {
+    CG_CONV_PE,          /* PE identity transpose through PSUM + copy back */
+    CG_CONV_DVE,         /* DVE 32x32 block transposes + moves across 32-partition groups */
+    CG_CONV_DMA_T,       /* DMA transpose (targets with dma.transpose = 1) */
+    CG_CONV_DMA_STRIDED, /* element-granular strided DMA gather (always possible) */
+    CG_CONV_COUNT
+};
+const char *cg_conv_method_name(enum cg_conv_method m);
+/* 1 when the method can convert t from -> to on this target. */
+int cg_conv_possible(const struct graph *g, const struct sim_target *tg,
+                     const struct cg_options *o, int32_t t, int from, int to,
+                     enum cg_conv_method m);
+int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
+                        const struct cg_options *o, int32_t t, int from, int to,
+                        enum cg_conv_method m, struct cg_sink *s, struct ls_error *err);
+
+/* ---- whole-graph program ------------------------------------------------------------- */
+
+/* Chooses the conversion method (the cost model passes the cheapest by table price). */
+typedef enum cg_conv_method (*cg_choose_fn)(void *ctx, int32_t t, int from, int to);
+
+struct cg_compile_stats {
+    int64_t ops_lowered, conversions, instructions;
+    uint64_t hbm_bytes;
+};
+
+/* Lower every op of g under cfg_pax (per op: nslots partition axes, in op-id order) in
+ * topological order, with one conversion per distinct (tensor, requested layout) that
+ * differs from the produced layout. op_pax[op] points at that op's tuple. */
+int cg_compile(const struct graph *g, const struct sim_target *t, const struct cg_options *o,
+               const int8_t *const *op_pax, cg_choose_fn choose, void *choose_ctx,
+               struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err);
+
+#endif

@@ -1,0 +1,397 @@
+/* codegen/core: views, access patterns, the tile planner, emission helpers, layouts. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "codegen/cg_int.h"
+
+/* ---- layouts ----------------------------------------------------------------------- */
+
+void cg_tensor_layouts(const struct graph *g, int32_t t, struct cg_layouts *out)
+{
+    const struct graph_tensor *x = graph_tensor(g, t);
+    out->n = 0;
+    int def = -1;
+    for (int i = 0; i < x->shape.rank; i++)
+        if (x->shape.dims[i].size > 1) {
+            def = i;
+            break;
+        }
+    if (def < 0) {
+        out->n = 1;
+        out->pax[0] = -1;
+        return;
+    }
+    out->pax[out->n++] = def;
+    for (int i = 0; i < x->shape.rank; i++)
+        if (i != def && x->shape.dims[i].size > 1)
+            out->pax[out->n++] = i;
+}
+
+int cg_layout_index(const struct graph *g, int32_t t, int pax)
+{
+    struct cg_layouts l;
+    cg_tensor_layouts(g, t, &l);
+    for (int i = 0; i < l.n; i++)
+        if (l.pax[i] == pax)
+            return i;
+    return -1;
+}
+
+void cg_layout_label(const struct graph *g, int32_t t, int pax, char *buf, size_t n)
+{
+    const struct graph_tensor *x = graph_tensor(g, t);
+    if (pax < 0) {
+        snprintf(buf, n, "p:-");
+        return;
+    }
+    const char *role = x->shape.dims[pax].role;
+    int unique = role != NULL;
+    for (int i = 0; role && i < x->shape.rank; i++)
+        if (i != pax && x->shape.dims[i].role && strcmp(x->shape.dims[i].role, role) == 0)
+            unique = 0;
+    int ok = unique;
+    for (const char *c = role; ok && *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr("_.:/@-", *c)))
+            ok = 0;
+    if (ok)
+        snprintf(buf, n, "p:%s", role);
+    else
+        snprintf(buf, n, "p:%d", pax);
+}
+
+/* ---- views and patterns ------------------------------------------------------------ */
+
+void cg_view_make(struct cg_em *e, int32_t t, int pax, struct cg_view *v)
+{
+    const struct graph_tensor *x = graph_tensor(e->g, t);
+    v->rank = x->shape.rank;
+    v->pax = pax;
+    v->dt = x->dtype;
+    v->tensor = t;
+    for (int i = 0; i < v->rank; i++)
+        v->dim[i] = x->shape.dims[i].size;
+    int order[R_];
+    int n = cg_storage_order(v, order);
+    int64_t s = 1;
+    for (int k = n - 1; k >= 0; k--) {
+        v->stride[order[k]] = s;
+        s *= v->dim[order[k]];
+    }
+    v->base = e->s->hbm_addr ? e->s->hbm_addr(e->s->ctx, t, pax) : 0;
+}
+
+int cg_storage_order(const struct cg_view *v, int *order)
+{
+    int n = 0;
+    if (v->pax >= 0)
+        order[n++] = v->pax;
+    for (int i = 0; i < v->rank; i++)
+        if (i != v->pax)
+            order[n++] = i;
+    return n;
+}
+
+static int merge_dims(int n, int64_t *size, int64_t *stride)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (size[i] == 1)
+            continue;
+        if (m > 0 && stride[m - 1] == size[i] * stride[i]) {
+            size[m - 1] *= size[i];
+            stride[m - 1] = stride[i];
+            continue;
+        }
+        size[m] = size[i];
+        stride[m] = stride[i];
+        m++;
+    }
+    return m;
+}
+
+void cg_pattern(struct sim_operand *o, int n, const int64_t *size, const int64_t *stride)
+{
+    int64_t sz[16], st[16];
+    int64_t total = 1;
+    for (int i = 0; i < n; i++) {
+        sz[i] = size[i];
+        st[i] = stride[i];
+        total *= size[i];
+    }
+    int m = merge_dims(n, sz, st);
+    uint32_t s32[SIM_AP_MAX_DIMS];
+    int32_t t32[SIM_AP_MAX_DIMS];
+    if (m > SIM_AP_MAX_DIMS || m == 0) {
+        s32[0] = (uint32_t)total;
+        t32[0] = 1;
+        sim_operand_dims(o, 1, s32, t32);
+        return;
+    }
+    for (int i = 0; i < m; i++) {
+        s32[i] = (uint32_t)sz[i];
+        t32[i] = (int32_t)st[i];
+    }
+    sim_operand_dims(o, m, s32, t32);
+}
+
+int cg_hbm_box(const struct cg_view *v, const int64_t *lo, const int64_t *len,
+               const int64_t *step, int rax, uint32_t nrows_bcast, const int *fax, int nf,
+               struct sim_operand *o)
+{
+    int64_t off = 0;
+    for (int i = 0; i < v->rank; i++)
+        off += lo[i] * v->stride[i];
+    uint32_t nrows = rax >= 0 ? (uint32_t)len[rax] : nrows_bcast;
+    int64_t pstride = rax >= 0 ? v->stride[rax] * (step ? step[rax] : 1) : 0;
+    int64_t size[R_ + 1], stride[R_ + 1];
+    int n = 0;
+    for (int k = 0; k < nf; k++) {
+        int a = fax[k];
+        size[n] = len[a];
+        stride[n] = v->stride[a] * (step ? step[a] : 1);
+        n++;
+    }
+    int m = merge_dims(n, size, stride);
+    if (m > SIM_AP_MAX_DIMS)
+        return -1;
+    size_t es = ls_dtype_size(v->dt);
+    *o = sim_hbm(nrows, (int32_t)pstride, v->base + (uint64_t)off * es, v->dt, 1);
+    uint32_t s32[SIM_AP_MAX_DIMS];
+    int32_t t32[SIM_AP_MAX_DIMS];
+    if (m == 0) {
+        s32[0] = 1;
+        t32[0] = 1;
+        m = 1;
+    }
+    for (int i = 0; i < m && n > 0 && i < SIM_AP_MAX_DIMS; i++) {
+        s32[i] = (uint32_t)size[i];
+        t32[i] = (int32_t)stride[i];
+    }
+    sim_operand_dims(o, m, s32, t32);
+    return 0;
+}
+
+struct sim_operand cg_sb(uint32_t part0, uint32_t nparts, uint64_t addr, enum ls_dtype dt,
+                         uint64_t free)
+{
+    return sim_sbuf(part0, nparts, addr, dt, (uint32_t)free);
+}
+
+/* ---- allocation and emission ------------------------------------------------------- */
+
+int cg_fail(struct cg_em *e, const char *fmt, ...)
+{
+    if (!e->fail) {
+        char buf[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        ls_error_msg(e->err, LS_ERR_INPUT, "%s", buf);
+        e->fail = LS_ERR_INPUT;
+    }
+    return e->fail;
+}
+
+uint64_t cg_alloc(struct cg_em *e, uint64_t bytes)
+{
+    bytes = (bytes + 63) & ~(uint64_t)63;
+    uint64_t a = e->sbuf_next;
+    if (a + bytes > e->s->sbuf_base + e->s->sbuf_bytes) {
+        cg_fail(e, "SBUF budget exceeded (%llu bytes per partition needed, %llu available)",
+                (unsigned long long)(a + bytes - e->s->sbuf_base),
+                (unsigned long long)e->s->sbuf_bytes);
+        return e->s->sbuf_base;
+    }
+    e->sbuf_next = a + bytes;
+    return a;
+}
+
+uint64_t cg_budget(const struct cg_em *e)
+{
+    uint64_t end = e->s->sbuf_base + e->s->sbuf_bytes;
+    return end > e->sbuf_next ? end - e->sbuf_next : 0;
+}
+
+struct sim_instr cg_instr(struct cg_em *e, enum trace_engine eng, enum sim_opcode op,
+                          enum sim_func fn)
+{
+    struct sim_instr in;
+    memset(&in, 0, sizeof in);
+    in.engine = (uint8_t)eng;
+    in.opcode = (uint8_t)op;
+    in.func = (uint8_t)fn;
+    in.op_tag = e->s->op_tag;
+    in.conv_tag = e->s->conv_tag;
+    return in;
+}
+
+int64_t cg_emit(struct cg_em *e, struct sim_instr *in, const int64_t *deps, size_t nd)
+{
+    if (e->fail)
+        return -1;
+    in->op_tag = e->s->op_tag;
+    in->conv_tag = e->s->conv_tag;
+    int64_t h = e->s->emit(e->s->ctx, in, deps, nd, e->err);
+    if (h < 0)
+        e->fail = e->err && e->err->code ? e->err->code : LS_ERR_INTERNAL;
+    return h;
+}
+
+int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
+               const struct sim_operand *src, enum sim_opcode op, const int64_t *deps,
+               size_t nd)
+{
+    struct sim_instr in = cg_instr(e, TRACE_ENG_DMA, op, SIM_FN_NONE);
+    uint32_t nq = e->t->dma_queues ? e->t->dma_queues : 1;
+    /* loads alternate over queues 0/1, stores over 2/3 (modulo the queue count) */
+    in.queue = (uint16_t)(((uint32_t)cls * 2 + (e->dmaq++ & 1)) % nq);
+    in.dst = *dst;
+    in.src = *src;
+    return cg_emit(e, &in, deps, nd);
+}
+
+size_t cg_writers(struct cg_em *e, int32_t t, int pax, int64_t *deps, size_t nd, size_t cap)
+{
+    if (!e->s->hbm_writers)
+        return nd;
+    const int64_t *w = NULL;
+    size_t n = e->s->hbm_writers(e->s->ctx, t, pax, &w);
+    for (size_t i = 0; i < n && nd < cap; i++)
+        deps[nd++] = w[i];
+    return nd;
+}
+
+void cg_wrote(struct cg_em *e, int32_t t, int pax, int64_t h)
+{
+    if (h >= 0 && e->s->hbm_wrote && e->s->hbm_wrote(e->s->ctx, t, pax, h))
+        cg_fail(e, "out of memory");
+}
+
+uint64_t cg_step_sbuf_bytes(const struct sim_target *t)
+{
+    return (t->sbuf_usable_bytes / 2) & ~(uint64_t)63;
+}
+
+uint32_t cg_step_psum_banks(const struct sim_target *t)
+{
+    return t->psum_banks >= 2 ? t->psum_banks / 2 : 1;
+}
+
+/* ---- tile planner ------------------------------------------------------------------ */
+
+int cg_plan(struct cg_split *sp, int (*fits)(void *ctx, const struct cg_split *sp), void *ctx)
+{
+    sp->split = -1;
+    sp->chunk = 1;
+    if (fits(ctx, sp))
+        return 0;
+    if (sp->n == 0)
+        return -1;
+    int ax = sp->n - 1, fallback = -1;
+    for (int k = 1; k < sp->n; k++) {
+        sp->split = k;
+        sp->chunk = sp->ext[k];
+        if (fits(ctx, sp)) {   /* axes k.. full fit: grow a chunk of axis k-1 */
+            ax = k - 1;
+            fallback = k;
+            break;
+        }
+    }
+    sp->split = ax;
+    sp->chunk = 1;
+    if (!fits(ctx, sp)) {
+        if (fallback < 0)
+            return -1;
+        sp->split = fallback;
+        sp->chunk = sp->ext[fallback];
+        return 0;
+    }
+    int64_t lo = 1, hi = sp->ext[ax];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        sp->chunk = mid;
+        if (fits(ctx, sp))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    sp->chunk = lo;
+    return 0;
+}
+
+int64_t cg_split_tiles(const struct cg_split *sp)
+{
+    if (sp->split < 0)
+        return 1;
+    int64_t n = 1;
+    for (int i = 0; i < sp->split; i++)
+        n *= sp->ext[i];
+    return n * cg_cdiv(sp->ext[sp->split], sp->chunk);
+}
+
+void cg_split_box(const struct cg_split *sp, int64_t i, int64_t *lo, int64_t *len)
+{
+    for (int k = 0; k < sp->n; k++) {
+        lo[k] = 0;
+        len[k] = sp->ext[k];
+    }
+    if (sp->split < 0)
+        return;
+    int64_t nc = cg_cdiv(sp->ext[sp->split], sp->chunk);
+    int64_t c = i % nc;
+    i /= nc;
+    lo[sp->split] = c * sp->chunk;
+    len[sp->split] = cg_min(sp->chunk, sp->ext[sp->split] - lo[sp->split]);
+    for (int k = sp->split - 1; k >= 0; k--) {
+        lo[k] = i % sp->ext[k];
+        len[k] = 1;
+        i /= sp->ext[k];
+    }
+}
+
+int64_t cg_split_tile_elems(const struct cg_split *sp)
+{
+    int64_t n = 1;
+    for (int k = 0; k < sp->n; k++) {
+        if (sp->split >= 0 && k < sp->split)
+            continue;
+        n *= (sp->split == k) ? sp->chunk : sp->ext[k];
+    }
+    return n;
+}
+
+/* ---- dispatch ---------------------------------------------------------------------- */
+
+int cg_lower_op(const struct graph *g, const struct sim_target *t, const struct cg_options *o,
+                int32_t op, const int8_t *pax, struct cg_sink *s, struct ls_error *err)
+{
+    static const struct cg_options defo = {0};
+    struct cg_em e = {g, t, o ? o : &defo, s, err, s->sbuf_base, 0, 0};
+    const struct graph_op *x = graph_op(g, op);
+    switch (x->kind) {
+    case GRAPH_OP_SOURCE:
+    case GRAPH_OP_RETURN:
+        return 0;
+    case GRAPH_OP_MATMUL:
+    case GRAPH_OP_BATCH_MATMUL:
+        return cg_lower_matmul(&e, op, pax);
+    case GRAPH_OP_CONV2D:
+        return cg_lower_conv(&e, op, pax);
+    case GRAPH_OP_RESHAPE:
+    case GRAPH_OP_CONCAT:
+    case GRAPH_OP_SLICE:
+    case GRAPH_OP_GATHER:
+        return cg_lower_move(&e, op, pax);
+    case GRAPH_OP_REDUCE_SUM:
+    case GRAPH_OP_REDUCE_MAX:
+    case GRAPH_OP_REDUCE_MEAN:
+        for (int i = 0; i < x->attrs.naxes; i++)
+            if (x->attrs.axes[i] == pax[0])
+                return cg_lower_preduce(&e, op, pax);
+        return cg_lower_map(&e, op, pax);
+    default:
+        return cg_lower_map(&e, op, pax);
+    }
+}

@@ -1,0 +1,609 @@
+/* codegen/map: elementwise, normalization, free-axis reduction, transpose and pooling ops,
+ * tiled over partition-wide tiles of the output, double-buffered. Also the reduction whose
+ * reduced axis is on partitions (ones-vector matmul on PE, or POOL partition reduce). */
+#include "codegen/cg_int.h"
+
+#define MAXIN 3
+
+struct mapc {
+    struct cg_em *e;
+    const struct graph_op *x;
+    int nin;
+    struct cg_view vin[MAXIN], vout;
+    struct graph_axis map[MAXIN][R_];
+    int rin[MAXIN];
+    int rax[MAXIN];          /* input axis on rows, -1: broadcast over rows */
+    int ifax[MAXIN][R_], nifax[MAXIN];
+    int po;                  /* output rows axis (-1: one row) */
+    int64_t P, ptile;
+    int nf, fax[R_];         /* output free axes */
+    int norm;                /* out axis normalized (softmax/norms), -1 */
+    int scratch;             /* scratch buffers (in output tiles) */
+    struct cg_split sp;
+    int64_t budget;
+};
+
+/* Box of input s for an output box (full output-rank lo/len). */
+static void in_box(const struct mapc *m, int s, const int64_t *olo, const int64_t *olen,
+                   int64_t *lo, int64_t *len)
+{
+    const struct cg_view *v = &m->vin[s];
+    for (int i = 0; i < m->rin[s]; i++) {
+        const struct graph_axis *a = &m->map[s][i];
+        switch (a->kind) {
+        case GRAPH_AXIS_MAP:
+        case GRAPH_AXIS_NORMALIZE:
+            lo[i] = olo[a->out];
+            len[i] = olen[a->out];
+            if (v->dim[i] == 1) {
+                lo[i] = 0;
+                len[i] = 1;
+            }
+            break;
+        case GRAPH_AXIS_WINDOW: {
+            int k = a->out - 2;
+            int64_t st = m->x->attrs.stride[k], pad = m->x->attrs.pad[k];
+            int64_t kr = m->x->attrs.kernel[k];
+            int64_t l0 = cg_max(0, olo[a->out] * st - pad);
+            int64_t h = cg_min(v->dim[i] - 1, (olo[a->out] + olen[a->out] - 1) * st - pad + kr - 1);
+            lo[i] = l0;
+            len[i] = cg_max(1, h - l0 + 1);
+            break;
+        }
+        case GRAPH_AXIS_BROADCAST:
+            lo[i] = 0;
+            len[i] = 1;
+            break;
+        default: /* REDUCE and anything else: whole axis */
+            lo[i] = 0;
+            len[i] = v->dim[i];
+            break;
+        }
+    }
+}
+
+static void out_box(const struct mapc *m, int64_t r0, int64_t rn, const int64_t *flo,
+                    const int64_t *flen, int64_t *lo, int64_t *len)
+{
+    for (int i = 0; i < m->vout.rank; i++) {
+        lo[i] = 0;
+        len[i] = m->vout.dim[i];
+    }
+    if (m->po >= 0) {
+        lo[m->po] = r0;
+        len[m->po] = rn;
+    }
+    for (int k = 0; k < m->nf; k++) {
+        lo[m->fax[k]] = flo[k];
+        len[m->fax[k]] = flen[k];
+    }
+}
+
+static int64_t box_free(const int *ax, int n, const int64_t *len)
+{
+    int64_t p = 1;
+    for (int k = 0; k < n; k++)
+        p *= len[ax[k]];
+    return p;
+}
+
+static int map_fits(void *ctx, const struct cg_split *sp)
+{
+    const struct mapc *m = ctx;
+    int64_t flo[R_], flen[R_], lo[R_], len[R_], ilo[R_], ilen[R_];
+    /* the largest tile is the first one */
+    cg_split_box(sp, 0, flo, flen);
+    out_box(m, 0, m->ptile, flo, flen, lo, len);
+    if (m->norm >= 0 && m->norm != m->po && len[m->norm] != m->vout.dim[m->norm])
+        return 0;
+    int64_t nout = box_free(m->fax, m->nf, len);
+    int64_t bytes = 2 * nout * (int64_t)ls_dtype_size(m->vout.dt);
+    bytes += m->scratch * nout * 4;
+    for (int s = 0; s < m->nin; s++) {
+        in_box(m, s, lo, len, ilo, ilen);
+        bytes += 2 * box_free(m->ifax[s], m->nifax[s], ilen) *
+                 (int64_t)ls_dtype_size(m->vin[s].dt);
+    }
+    return bytes + 64 * (2 * m->nin + 4 + m->scratch) <= m->budget;
+}
+
+/* Pattern of input buffer s aligned to the output tile free order. */
+static void aligned(const struct mapc *m, int s, const int64_t *ilen, const int64_t *olen,
+                    struct sim_operand *o)
+{
+    int64_t cst[R_];
+    int64_t acc = 1;
+    for (int k = m->nifax[s] - 1; k >= 0; k--) {
+        cst[m->ifax[s][k]] = acc;
+        acc *= ilen[m->ifax[s][k]];
+    }
+    int64_t size[R_], stride[R_];
+    for (int k = 0; k < m->nf; k++) {
+        int j = m->fax[k];
+        size[k] = olen[j];
+        stride[k] = 0;
+        for (int i = 0; i < m->rin[s]; i++) {
+            const struct graph_axis *a = &m->map[s][i];
+            if ((a->kind == GRAPH_AXIS_MAP || a->kind == GRAPH_AXIS_NORMALIZE) && a->out == j &&
+                i != m->rax[s] && m->vin[s].dim[i] > 1)
+                stride[k] = cst[i];
+        }
+    }
+    cg_pattern(o, m->nf, size, stride);
+}
+
+/* Stat buffer pattern: compact over the output free axes except the normalized one. */
+static void stat_pattern(const struct mapc *m, const int64_t *olen, struct sim_operand *o)
+{
+    int64_t size[R_], stride[R_], acc = 1;
+    for (int k = m->nf - 1; k >= 0; k--) {
+        int j = m->fax[k];
+        size[k] = olen[j];
+        if (j == m->norm) {
+            stride[k] = 0;
+        } else {
+            stride[k] = acc;
+            acc *= olen[j];
+        }
+    }
+    cg_pattern(o, m->nf, size, stride);
+}
+
+static enum sim_func unary_fn(enum graph_op_kind k)
+{
+    switch (k) {
+    case GRAPH_OP_RELU: return SIM_FN_RELU;
+    case GRAPH_OP_GELU: return SIM_FN_GELU;
+    case GRAPH_OP_SILU: return SIM_FN_SIGMOID;
+    case GRAPH_OP_EXP: return SIM_FN_EXP;
+    case GRAPH_OP_TANH: return SIM_FN_TANH;
+    case GRAPH_OP_SIGMOID: return SIM_FN_SIGMOID;
+    case GRAPH_OP_RSQRT: return SIM_FN_RSQRT;
+    case GRAPH_OP_ADD: return SIM_FN_ADD;
+    case GRAPH_OP_SUB: return SIM_FN_SUB;
+    case GRAPH_OP_MUL: return SIM_FN_MUL;
+    case GRAPH_OP_MAX:
+    case GRAPH_OP_REDUCE_MAX:
+    case GRAPH_OP_POOL_MAX: return SIM_FN_MAX;
+    default: return SIM_FN_NONE;
+    }
+}
+
+/* One chained instruction: depends on the previous one of the tile (and extra deps). */
+struct chain {
+    struct cg_em *e;
+    int64_t last;
+    int64_t extra[8];
+    size_t nextra;
+};
+
+static int64_t step(struct chain *c, enum trace_engine eng, enum sim_opcode op, enum sim_func fn,
+                    const struct sim_operand *dst, const struct sim_operand *src,
+                    const struct sim_operand *src2, uint8_t flags)
+{
+    struct sim_instr in = cg_instr(c->e, eng, op, fn);
+    in.flags = flags;
+    if (dst)
+        in.dst = *dst;
+    if (src)
+        in.src = *src;
+    if (src2)
+        in.src2 = *src2;
+    int64_t deps[10];
+    size_t nd = 0;
+    for (size_t i = 0; i < c->nextra; i++)
+        deps[nd++] = c->extra[i];
+    if (c->last >= 0)
+        deps[nd++] = c->last;
+    c->nextra = 0;
+    c->last = cg_emit(c->e, &in, deps, nd);
+    return c->last;
+}
+
+int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    struct mapc m;
+    memset(&m, 0, sizeof m);
+    m.e = e;
+    m.x = graph_op(e->g, op);
+    const struct graph_op *x = m.x;
+    m.nin = x->ninputs;
+    if (m.nin > MAXIN)
+        return cg_fail(e, "op %s: too many inputs for an elementwise lowering", x->name);
+    m.po = pax[m.nin];
+    cg_view_make(e, x->output, m.po, &m.vout);
+    m.P = m.po >= 0 ? m.vout.dim[m.po] : 1;
+    m.ptile = cg_min(m.P, e->t->sbuf_partitions);
+    for (int i = 0; i < m.vout.rank; i++)
+        if (i != m.po)
+            m.fax[m.nf++] = i;
+    m.norm = -1;
+    int is_norm = x->kind == GRAPH_OP_SOFTMAX || x->kind == GRAPH_OP_LAYERNORM ||
+                  x->kind == GRAPH_OP_RMSNORM;
+    if (is_norm) {
+        m.norm = x->attrs.axis;
+        m.scratch = 2;
+    }
+    if (x->kind == GRAPH_OP_DIV)
+        m.scratch = 1;
+    for (int s = 0; s < m.nin; s++) {
+        cg_view_make(e, x->inputs[s], pax[s], &m.vin[s]);
+        m.rin[s] = graph_axis_map(e->g, op, s, m.map[s]);
+        m.rax[s] = -1;
+        if (m.po >= 0)
+            for (int i = 0; i < m.rin[s]; i++)
+                if ((m.map[s][i].kind == GRAPH_AXIS_MAP ||
+                     m.map[s][i].kind == GRAPH_AXIS_NORMALIZE) &&
+                    m.map[s][i].out == m.po && m.vin[s].dim[i] > 1)
+                    m.rax[s] = i;
+        if (m.rax[s] >= 0 && m.rax[s] != pax[s])
+            return cg_fail(e, "op %s: input %d must have axis %d on partitions", x->name, s,
+                           m.rax[s]);
+        int order[R_];
+        int n = cg_storage_order(&m.vin[s], order);
+        m.nifax[s] = 0;
+        for (int k = 0; k < n; k++)
+            if (order[k] != m.rax[s])
+                m.ifax[s][m.nifax[s]++] = order[k];
+    }
+    if (m.norm >= 0 && m.norm == m.po && m.P > e->t->sbuf_partitions)
+        return cg_fail(e, "op %s: normalized axis on partitions exceeds %u", x->name,
+                       e->t->sbuf_partitions);
+    m.budget = (int64_t)cg_budget(e);
+    m.sp.n = m.nf;
+    for (int k = 0; k < m.nf; k++)
+        m.sp.ext[k] = m.vout.dim[m.fax[k]];
+    /* a normalized free axis stays whole inside a tile (map_fits) */
+    if (cg_plan(&m.sp, map_fits, &m))
+        return cg_fail(e, "op %s: a tile does not fit in SBUF", x->name);
+
+    /* buffers */
+    int64_t flo[R_], flen[R_], lo[R_], len[R_], ilo[R_], ilen[R_];
+    cg_split_box(&m.sp, 0, flo, flen);
+    out_box(&m, 0, m.ptile, flo, flen, lo, len);
+    int64_t nout_max = box_free(m.fax, m.nf, len);
+    uint64_t ibuf[MAXIN][2], obuf[2], scr[2] = {0, 0};
+    for (int s = 0; s < m.nin; s++) {
+        in_box(&m, s, lo, len, ilo, ilen);
+        uint64_t b = (uint64_t)box_free(m.ifax[s], m.nifax[s], ilen) * ls_dtype_size(m.vin[s].dt);
+        ibuf[s][0] = cg_alloc(e, b);
+        ibuf[s][1] = cg_alloc(e, b);
+    }
+    obuf[0] = cg_alloc(e, (uint64_t)nout_max * ls_dtype_size(m.vout.dt));
+    obuf[1] = cg_alloc(e, (uint64_t)nout_max * ls_dtype_size(m.vout.dt));
+    for (int k = 0; k < m.scratch; k++)
+        scr[k] = cg_alloc(e, (uint64_t)nout_max * 4);
+    if (e->fail)
+        return e->fail;
+
+    int64_t last_read[MAXIN][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+    int64_t last_store[2] = {-1, -1};
+    int64_t scratch_user = -1;
+    int64_t nft = cg_split_tiles(&m.sp);
+    int64_t npt = cg_cdiv(m.P, m.ptile);
+    int64_t tile = 0;
+    enum ls_dtype odt = m.vout.dt;
+    for (int64_t pt = 0; pt < npt; pt++) {
+        int64_t r0 = pt * m.ptile, rn = cg_min(m.ptile, m.P - r0);
+        for (int64_t ft = 0; ft < nft; ft++, tile++) {
+            int b = (int)(tile & 1);
+            cg_split_box(&m.sp, ft, flo, flen);
+            out_box(&m, r0, rn, flo, flen, lo, len);
+            int64_t nout = box_free(m.fax, m.nf, len);
+            struct chain c = {e, -1, {0}, 0};
+            struct sim_operand isb[MAXIN], ial[MAXIN];
+            int64_t ilen_s[MAXIN][R_];
+            for (int s = 0; s < m.nin; s++) {
+                in_box(&m, s, lo, len, ilo, ilen);
+                memcpy(ilen_s[s], ilen, sizeof ilen);
+                int64_t nfree = box_free(m.ifax[s], m.nifax[s], ilen);
+                struct sim_operand src;
+                if (cg_hbm_box(&m.vin[s], ilo, ilen, NULL, m.rax[s], (uint32_t)rn, m.ifax[s],
+                               m.nifax[s], &src))
+                    return cg_fail(e, "op %s: input access pattern needs more than 4 dims",
+                                   x->name);
+                isb[s] = cg_sb(0, (uint32_t)rn, ibuf[s][b], m.vin[s].dt, (uint64_t)nfree);
+                int64_t deps[72];
+                size_t nd = 0;
+                if (tile < 2)
+                    nd = cg_writers(e, x->inputs[s], pax[s], deps, nd, 64);
+                if (last_read[s][b] >= 0)
+                    deps[nd++] = last_read[s][b];
+                int64_t h = cg_dma(e, 0, &isb[s], &src, SIM_OP_DMA_COPY, deps, nd);
+                if (h < 0)
+                    return e->fail;
+                c.extra[c.nextra++] = h;
+                ial[s] = isb[s];
+                aligned(&m, s, ilen, len, &ial[s]);
+            }
+            if (last_store[b] >= 0)
+                c.extra[c.nextra++] = last_store[b];
+            if (scratch_user >= 0 && m.scratch)
+                c.extra[c.nextra++] = scratch_user;
+            struct sim_operand out = cg_sb(0, (uint32_t)rn, obuf[b], odt, (uint64_t)nout);
+            struct sim_operand s0 = cg_sb(0, (uint32_t)rn, scr[0], LS_DT_FP32, (uint64_t)nout);
+            struct sim_operand s1 = cg_sb(0, (uint32_t)rn, scr[1], LS_DT_FP32, (uint64_t)nout);
+            enum graph_op_kind k = x->kind;
+            if (graph_kind_is_unary(k) && k != GRAPH_OP_COPY && k != GRAPH_OP_CAST) {
+                step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, unary_fn(k), &out, &ial[0], NULL, 0);
+                if (k == GRAPH_OP_SILU)
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out,
+                         &ial[0], 0);
+            } else if (k == GRAPH_OP_COPY || k == GRAPH_OP_TRANSPOSE) {
+                step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &ial[0], NULL, 0);
+            } else if (k == GRAPH_OP_CAST) {
+                step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &ial[0], NULL, 0);
+            } else if (k == GRAPH_OP_DIV) {
+                step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &s0, &ial[1], NULL,
+                     0);
+                step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &ial[0], &s0, 0);
+            } else if (graph_kind_is_binary(k)) {
+                step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, unary_fn(k), &out, &ial[0], &ial[1],
+                     0);
+            } else if (graph_kind_is_reduce(k)) {
+                step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE,
+                     k == GRAPH_OP_REDUCE_MAX ? SIM_FN_MAX : SIM_FN_ADD, &out, &isb[0], NULL, 0);
+                if (k == GRAPH_OP_REDUCE_MEAN)
+                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
+            } else if (k == GRAPH_OP_BATCHNORM) {
+                if (m.po == x->attrs.axis || m.nin == 1) {
+                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &ial[0], NULL, 0);
+                } else {
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &ial[0],
+                         &ial[1], 0);
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD, &out, &out,
+                         &ial[2], 0);
+                }
+            } else if (k == GRAPH_OP_POOL_MAX || k == GRAPH_OP_POOL_AVG) {
+                int64_t taps = x->attrs.kernel[0] * x->attrs.kernel[1];
+                struct sim_operand win = cg_sb(0, (uint32_t)rn, ibuf[0][b], m.vin[0].dt,
+                                               (uint64_t)nout);
+                step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &win, NULL, 0);
+                for (int64_t tp = 1; tp < taps; tp++)
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR,
+                         k == GRAPH_OP_POOL_MAX ? SIM_FN_MAX : SIM_FN_ADD, &out, &out, &win, 0);
+                if (k == GRAPH_OP_POOL_AVG)
+                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
+            } else if (is_norm && m.norm != m.po) {
+                /* statistics along a free axis: DVE reductions into a stat buffer */
+                int64_t ns = nout / len[m.norm];
+                struct sim_operand st = cg_sb(0, (uint32_t)rn, scr[1], LS_DT_FP32, (uint64_t)ns);
+                struct sim_operand stb = st;
+                stat_pattern(&m, len, &stb);
+                if (k == GRAPH_OP_SOFTMAX) {
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &st, &ial[0], NULL, 0);
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0], &stb, 0);
+                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &out, &out, NULL, 0);
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &out, NULL, 0);
+                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &st, &st, NULL, 0);
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out, &stb, 0);
+                } else {
+                    const struct sim_operand *src = &ial[0];
+                    if (k == GRAPH_OP_LAYERNORM) {
+                        step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &ial[0],
+                             NULL, 0);
+                        step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0],
+                             &stb, 0);
+                        src = &out;
+                    }
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &s0, src, src, 0);
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &s0, NULL, 0);
+                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &st, &st, NULL, 0);
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, src, &stb, 0);
+                    for (int s = 1; s < m.nin; s++)
+                        step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR,
+                             s == 1 ? SIM_FN_MUL : SIM_FN_ADD, &out, &out, &ial[s], 0);
+                }
+            } else if (is_norm) {
+                /* normalized axis on partitions: POOL all-reduces across partitions */
+                if (k == GRAPH_OP_SOFTMAX) {
+                    step(&c, TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_MAX, &s1, &isb[0],
+                         NULL, SIM_F_ALL);
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0], &s1, 0);
+                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &out, &out, NULL, 0);
+                    step(&c, TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &out, NULL,
+                         SIM_F_ALL);
+                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &s1, &s1, NULL, 0);
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out, &s1, 0);
+                } else {
+                    const struct sim_operand *src = &ial[0];
+                    if (k == GRAPH_OP_LAYERNORM) {
+                        step(&c, TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &isb[0],
+                             NULL, SIM_F_ALL);
+                        step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0],
+                             &s1, 0);
+                        src = &out;
+                    }
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &s0, src, src, 0);
+                    step(&c, TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &s0, NULL,
+                         SIM_F_ALL);
+                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &s1, &s1, NULL, 0);
+                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, src, &s1, 0);
+                    for (int s = 1; s < m.nin; s++)
+                        step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR,
+                             s == 1 ? SIM_FN_MUL : SIM_FN_ADD, &out, &out, &ial[s], 0);
+                }
+            } else {
+                return cg_fail(e, "op %s: kind %s has no elementwise lowering", x->name,
+                               graph_op_kind_name(k));
+            }
+            if (c.last < 0)
+                return e->fail ? e->fail : cg_fail(e, "op %s: nothing emitted", x->name);
+            for (int s = 0; s < m.nin; s++)
+                last_read[s][b] = c.last;
+            if (m.scratch)
+                scratch_user = c.last;
+            struct sim_operand dst;
+            if (cg_hbm_box(&m.vout, lo, len, NULL, m.po, 1, m.fax, m.nf, &dst))
+                return cg_fail(e, "op %s: output access pattern needs more than 4 dims", x->name);
+            int64_t h = cg_dma(e, 1, &dst, &out, SIM_OP_DMA_COPY, &c.last, 1);
+            if (h < 0)
+                return e->fail;
+            cg_wrote(e, x->output, m.po, h);
+            last_store[b] = h;
+        }
+    }
+    return e->fail;
+}
+
+/* ---- reduction with the reduced axis on partitions ------------------------------------ */
+
+struct prc {
+    struct mapc m;
+    int64_t other;           /* product of the other reduced axes (free on input) */
+    int64_t tmax;
+};
+
+static int pr_fits(void *ctx, const struct cg_split *sp)
+{
+    const struct prc *p = ctx;
+    int64_t n = cg_split_tile_elems(sp) * p->other;
+    return n <= p->tmax;
+}
+
+int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    struct prc p;
+    memset(&p, 0, sizeof p);
+    struct mapc *m = &p.m;
+    m->e = e;
+    m->x = graph_op(e->g, op);
+    const struct graph_op *x = m->x;
+    m->nin = 1;
+    int r = pax[0];
+    cg_view_make(e, x->inputs[0], r, &m->vin[0]);
+    m->rin[0] = graph_axis_map(e->g, op, 0, m->map[0]);
+    m->rax[0] = r;
+    int order[R_];
+    int n = cg_storage_order(&m->vin[0], order);
+    for (int k = 0; k < n; k++)
+        if (order[k] != r)
+            m->ifax[0][m->nifax[0]++] = order[k];
+    m->po = -1;                            /* the result is one partition row */
+    cg_view_make(e, x->output, pax[1], &m->vout);
+    /* the output is stored in its default layout == row-major: all axes are free */
+    int oorder[R_];
+    int on = cg_storage_order(&m->vout, oorder);
+    for (int k = 0; k < on; k++)
+        m->fax[m->nf++] = oorder[k];
+    p.other = 1;
+    for (int i = 0; i < x->attrs.naxes; i++)
+        if (x->attrs.axes[i] != r)
+            p.other *= m->vin[0].dim[x->attrs.axes[i]];
+    p.tmax = cg_min(e->t->pe_moving_max, e->t->psum_bank_bytes / 4);
+    m->sp.n = m->nf;
+    for (int k = 0; k < m->nf; k++)
+        m->sp.ext[k] = m->vout.dim[m->fax[k]];
+    if (p.other > p.tmax || cg_plan(&m->sp, pr_fits, &p))
+        return cg_fail(e, "op %s: the other reduced axes exceed one PSUM bank", x->name);
+    int64_t R = m->vin[0].dim[r];
+    int64_t rt = cg_min(R, cg_min(e->t->pe_rows, e->t->sbuf_partitions));
+    int use_pe = x->kind != GRAPH_OP_REDUCE_MAX;
+    enum ls_dtype idt = m->vin[0].dt, odt = m->vout.dt;
+    size_t es = ls_dtype_size(idt);
+    uint64_t ibuf[2] = {cg_alloc(e, (uint64_t)p.tmax * es), cg_alloc(e, (uint64_t)p.tmax * es)};
+    uint64_t acc = cg_alloc(e, (uint64_t)p.tmax * 4);
+    uint64_t tmp = cg_alloc(e, (uint64_t)p.tmax * 4);
+    uint64_t obuf[2] = {cg_alloc(e, (uint64_t)p.tmax * ls_dtype_size(odt)),
+                        cg_alloc(e, (uint64_t)p.tmax * ls_dtype_size(odt))};
+    uint64_t ones = cg_alloc(e, 64);
+    if (e->fail)
+        return e->fail;
+    int64_t hones = -1;
+    if (use_pe) {
+        struct sim_instr ms = cg_instr(e, TRACE_ENG_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+        ms.dst = cg_sb(0, (uint32_t)rt, ones, idt, 1);
+        hones = cg_emit(e, &ms, NULL, 0);
+    }
+    int64_t nft = cg_split_tiles(&m->sp), nrt = cg_cdiv(R, rt);
+    int64_t last_read[2] = {-1, -1}, last_store[2] = {-1, -1}, acc_user = -1;
+    int64_t tile = 0;
+    uint32_t bank = e->s->psum_bank0;
+    for (int64_t ft = 0; ft < nft; ft++) {
+        int64_t flo[R_], flen[R_], lo[R_], len[R_], ilo[R_], ilen[R_];
+        cg_split_box(&m->sp, ft, flo, flen);
+        out_box(m, 0, 1, flo, flen, lo, len);
+        int64_t nout = box_free(m->fax, m->nf, len);
+        int64_t nin = nout * p.other;
+        int64_t prev = acc_user;
+        uint32_t bk = bank + (uint32_t)(ft % (e->s->psum_nbanks ? e->s->psum_nbanks : 1));
+        struct sim_operand ps = sim_psum(0, 1, (uint64_t)bk * e->t->psum_bank_bytes, LS_DT_FP32,
+                                         (uint32_t)nin);
+        struct sim_operand accs = cg_sb(0, 1, acc, LS_DT_FP32, (uint64_t)nin);
+        int64_t lastc = -1;
+        for (int64_t k = 0; k < nrt; k++, tile++) {
+            int b = (int)(tile & 1);
+            int64_t r0 = k * rt, rn = cg_min(rt, R - r0);
+            in_box(m, 0, lo, len, ilo, ilen);
+            ilo[r] = r0;
+            ilen[r] = rn;
+            struct sim_operand src, isb = cg_sb(0, (uint32_t)rn, ibuf[b], idt, (uint64_t)nin);
+            if (cg_hbm_box(&m->vin[0], ilo, ilen, NULL, r, 1, m->ifax[0], m->nifax[0], &src))
+                return cg_fail(e, "op %s: input access pattern needs more than 4 dims", x->name);
+            int64_t deps[72];
+            size_t nd = 0;
+            if (tile < 2)
+                nd = cg_writers(e, x->inputs[0], r, deps, nd, 64);
+            if (last_read[b] >= 0)
+                deps[nd++] = last_read[b];
+            int64_t hl = cg_dma(e, 0, &isb, &src, SIM_OP_DMA_COPY, deps, nd);
+            if (hl < 0)
+                return e->fail;
+            if (use_pe) {
+                struct sim_instr ls = cg_instr(e, TRACE_ENG_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
+                ls.src = cg_sb(0, (uint32_t)rn, ones, idt, 1);
+                int64_t d1[2] = {hones, lastc};
+                if (cg_emit(e, &ls, d1, lastc >= 0 ? 2 : 1) < 0)
+                    return e->fail;
+                struct sim_instr mm = cg_instr(e, TRACE_ENG_PE, SIM_OP_MATMUL, SIM_FN_NONE);
+                mm.flags = k > 0 ? SIM_F_ACCUMULATE : 0;
+                mm.src = isb;
+                mm.dst = ps;
+                int64_t d2[2] = {hl, prev};
+                lastc = cg_emit(e, &mm, d2, prev >= 0 && k == 0 ? 2 : 1);
+            } else {
+                struct sim_instr pr = cg_instr(e, TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE,
+                                               SIM_FN_MAX);
+                pr.src = isb;
+                pr.dst = k == 0 ? accs : cg_sb(0, 1, tmp, LS_DT_FP32, (uint64_t)nin);
+                int64_t d2[3] = {hl, lastc >= 0 ? lastc : prev, -1};
+                lastc = cg_emit(e, &pr, d2, d2[1] >= 0 ? 2 : 1);
+                if (k > 0) {
+                    struct sim_instr tt = cg_instr(e, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR,
+                                                   SIM_FN_MAX);
+                    tt.dst = accs;
+                    tt.src = accs;
+                    tt.src2 = pr.dst;
+                    lastc = cg_emit(e, &tt, &lastc, 1);
+                }
+            }
+            if (lastc < 0)
+                return e->fail;
+            last_read[b] = lastc;
+        }
+        int b = (int)(ft & 1);
+        struct sim_operand out = cg_sb(0, 1, obuf[b], odt, (uint64_t)nout);
+        struct chain c = {e, lastc, {0}, 0};
+        if (last_store[b] >= 0)
+            c.extra[c.nextra++] = last_store[b];
+        if (use_pe) {
+            struct sim_operand dst = p.other > 1 ? accs : out;
+            step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &dst, &ps, NULL, 0);
+        }
+        if (p.other > 1)
+            step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE,
+                 use_pe ? SIM_FN_ADD : SIM_FN_MAX, &out, &accs, NULL, 0);
+        else if (!use_pe)
+            step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &accs, NULL, 0);
+        acc_user = c.last;
+        struct sim_operand dst;
+        if (cg_hbm_box(&m->vout, lo, len, NULL, -1, 1, m->fax, m->nf, &dst))
+            return cg_fail(e, "op %s: output access pattern needs more than 4 dims", x->name);
+        int64_t h = cg_dma(e, 1, &dst, &out, SIM_OP_DMA_COPY, &c.last, 1);
+        if (h < 0)
+            return e->fail;
+        cg_wrote(e, x->output, pax[1], h);
+        last_store[b] = h;
+    }
+    return e->fail;
+}

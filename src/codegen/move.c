@@ -1,0 +1,184 @@
+/* codegen/move: data-movement ops as DMA copies (reshape, concat, slice) and gather as
+ * indexed row loads. */
+#include "codegen/cg_int.h"
+
+/* Copy a box (len) from src view at slo (with step) to dst view at dlo, HBM to HBM, in
+ * row chunks of <= 128 over the outermost dst storage axis that has len > 1. */
+static int copy_box(struct cg_em *e, const struct cg_view *vs, const int64_t *slo,
+                    const int64_t *step, const struct cg_view *vd, const int64_t *dlo,
+                    const int64_t *len, int32_t tin, int inpax, int32_t tout, int outpax)
+{
+    int order[R_];
+    int n = cg_storage_order(vd, order);
+    int rax = -1, k0 = 0;
+    for (int k = 0; k < n; k++)
+        if (len[order[k]] > 1) {
+            rax = order[k];
+            k0 = k;
+            break;
+        }
+    int fax[R_], nf = 0;
+    for (int k = k0 + 1; k < n; k++)
+        fax[nf++] = order[k];
+    int64_t rows = rax >= 0 ? len[rax] : 1;
+    int64_t rchunk = cg_min(rows, e->t->sbuf_partitions);
+    int first = 1;
+    for (int64_t r0 = 0; r0 < rows; r0 += rchunk) {
+        int64_t sl[R_], dl[R_], ln[R_];
+        for (int i = 0; i < vd->rank; i++) {
+            dl[i] = dlo[i];
+            ln[i] = len[i];
+        }
+        for (int i = 0; i < vs->rank; i++)
+            sl[i] = slo[i];
+        if (rax >= 0) {
+            dl[rax] += r0;
+            sl[rax] += r0 * (step ? step[rax] : 1);
+            ln[rax] = cg_min(rchunk, rows - r0);
+        }
+        struct sim_operand src, dst;
+        uint32_t nr = rax >= 0 ? (uint32_t)ln[rax] : 1;
+        if (cg_hbm_box(vs, sl, ln, step, rax, nr, fax, nf, &src) ||
+            cg_hbm_box(vd, dl, ln, NULL, rax, nr, fax, nf, &dst))
+            return cg_fail(e, "copy access pattern needs more than 4 dims");
+        if (rax < 0) {
+            src.pstride = 0;
+            dst.pstride = 0;
+        }
+        int64_t deps[72];
+        size_t nd = 0;
+        if (first < 3)
+            nd = cg_writers(e, tin, inpax, deps, nd, 64);
+        first++;
+        int64_t h = cg_dma(e, (int)(r0 / rchunk) & 1, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+        if (h < 0)
+            return e->fail;
+        cg_wrote(e, tout, outpax, h);
+    }
+    return 0;
+}
+
+int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    const struct graph_op *x = graph_op(e->g, op);
+    int np = x->ninputs;
+    struct cg_view vo;
+    cg_view_make(e, x->output, pax[np], &vo);
+    int64_t zero[R_] = {0};
+    if (x->kind == GRAPH_OP_RESHAPE) {
+        struct cg_view vi;
+        cg_view_make(e, x->inputs[0], pax[0], &vi);
+        /* same element order in both layouts: one flat copy */
+        int64_t numel = graph_shape_numel(&graph_tensor(e->g, x->output)->shape);
+        int64_t r = cg_min(numel, e->t->sbuf_partitions);
+        while (numel % r)
+            r--;
+        int64_t cols = numel / r;
+        size_t es = ls_dtype_size(vo.dt);
+        struct sim_operand src = sim_hbm((uint32_t)r, (int32_t)cols, vi.base, vi.dt, (uint32_t)cols);
+        struct sim_operand dst = sim_hbm((uint32_t)r, (int32_t)cols, vo.base, vo.dt, (uint32_t)cols);
+        (void)es;
+        int64_t deps[72];
+        size_t nd = cg_writers(e, x->inputs[0], pax[0], deps, 0, 64);
+        int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+        cg_wrote(e, x->output, pax[1], h);
+        return e->fail;
+    }
+    if (x->kind == GRAPH_OP_CONCAT) {
+        int64_t off = 0;
+        for (int s = 0; s < np; s++) {
+            struct cg_view vi;
+            cg_view_make(e, x->inputs[s], pax[s], &vi);
+            int64_t dlo[R_] = {0};
+            dlo[x->attrs.axis] = off;
+            if (copy_box(e, &vi, zero, NULL, &vo, dlo, vi.dim, x->inputs[s], pax[s], x->output,
+                         pax[np]))
+                return e->fail;
+            off += vi.dim[x->attrs.axis];
+        }
+        return e->fail;
+    }
+    if (x->kind == GRAPH_OP_SLICE) {
+        struct cg_view vi;
+        cg_view_make(e, x->inputs[0], pax[0], &vi);
+        int64_t slo[R_] = {0}, step[R_];
+        for (int i = 0; i < R_; i++)
+            step[i] = 1;
+        slo[x->attrs.axis] = x->attrs.begin;
+        step[x->attrs.axis] = x->attrs.step > 0 ? x->attrs.step : 1;
+        return copy_box(e, &vi, slo, step, &vo, zero, vo.dim, x->inputs[0], pax[0], x->output,
+                        pax[1]);
+    }
+    /* gather: ids in chunks of 128 rows, one indexed row load per chunk */
+    struct cg_view vt, vi;
+    cg_view_make(e, x->inputs[0], pax[0], &vt);
+    cg_view_make(e, x->inputs[1], pax[1], &vi);
+    int ax = x->attrs.axis;
+    int64_t nids = graph_shape_numel(&graph_tensor(e->g, x->inputs[1])->shape);
+    int64_t row = graph_shape_numel(&graph_tensor(e->g, x->inputs[0])->shape) / vt.dim[ax];
+    size_t es = ls_dtype_size(vt.dt), ei = ls_dtype_size(vi.dt);
+    int64_t pt = cg_min(nids, e->t->sbuf_partitions);
+    int64_t rchunk = cg_min(row, (int64_t)(cg_budget(e) / 4 / es));
+    if (rchunk < 1)
+        return cg_fail(e, "op %s: gather rows do not fit", x->name);
+    uint64_t ib[2] = {cg_alloc(e, ei), cg_alloc(e, ei)};
+    uint64_t rb[2] = {cg_alloc(e, (uint64_t)rchunk * es), cg_alloc(e, (uint64_t)rchunk * es)};
+    if (e->fail)
+        return e->fail;
+    int torder[R_];
+    int tn = cg_storage_order(&vt, torder);
+    int fax[R_], nf = 0;
+    for (int k = 0; k < tn; k++)
+        if (torder[k] != ax)
+            fax[nf++] = torder[k];
+    int64_t last_store[2] = {-1, -1}, tile = 0;
+    for (int64_t i0 = 0; i0 < nids; i0 += pt) {
+        int64_t n = cg_min(pt, nids - i0);
+        int b = (int)(tile & 1);
+        struct sim_operand isrc = sim_hbm((uint32_t)n, 1, vi.base + (uint64_t)i0 * ei, vi.dt, 1);
+        struct sim_operand idst = cg_sb(0, (uint32_t)n, ib[b], vi.dt, 1);
+        int64_t deps[72];
+        size_t nd = 0;
+        if (tile < 2)
+            nd = cg_writers(e, x->inputs[1], pax[1], deps, nd, 64);
+        if (last_store[b] >= 0)
+            deps[nd++] = last_store[b];
+        int64_t hi = cg_dma(e, 0, &idst, &isrc, SIM_OP_DMA_COPY, deps, nd);
+        for (int64_t c0 = 0; c0 < row; c0 += rchunk, tile++) {
+            int64_t cl = cg_min(rchunk, row - c0);
+            b = (int)(tile & 1);
+            /* rows of the table (the real ones are data-dependent: same pattern) */
+            int64_t lo[R_] = {0}, len[R_];
+            for (int i = 0; i < vt.rank; i++)
+                len[i] = vt.dim[i];
+            lo[ax] = 0;
+            len[ax] = n;
+            struct sim_operand src;
+            if (cg_hbm_box(&vt, lo, len, NULL, ax, 1, fax, nf, &src))
+                return cg_fail(e, "op %s: table pattern needs more than 4 dims", x->name);
+            if (cl < row) {
+                uint32_t s32 = (uint32_t)cl;
+                int32_t t32 = 1;
+                sim_operand_dims(&src, 1, &s32, &t32);
+            }
+            struct sim_operand rows = cg_sb(0, (uint32_t)n, rb[b], vt.dt, (uint64_t)cl);
+            int64_t gd[72];
+            size_t ng = 0;
+            if (tile < 2)
+                ng = cg_writers(e, x->inputs[0], pax[0], gd, ng, 64);
+            gd[ng++] = hi;
+            if (last_store[b] >= 0)
+                gd[ng++] = last_store[b];
+            int64_t hg = cg_dma(e, 0, &rows, &src, SIM_OP_DMA_COPY, gd, ng);
+            struct sim_operand dst = sim_hbm((uint32_t)n, (int32_t)row,
+                                             vo.base + ((uint64_t)i0 * row + c0) * es, vo.dt,
+                                             (uint32_t)cl);
+            int64_t hs = cg_dma(e, 1, &dst, &rows, SIM_OP_DMA_COPY, &hg, 1);
+            if (hs < 0)
+                return e->fail;
+            cg_wrote(e, x->output, pax[2], hs);
+            last_store[b] = hs;
+        }
+    }
+    return e->fail;
+}

@@ -1,0 +1,131 @@
+/* costmodel/calibrate: fitting latency tables from traces (docs/calibration.md).
+ *
+ * Two fits:
+ *  - per instruction (cm_calib_fit): samples are single instructions (microbenchmarks run
+ *    in isolation, or any trace); each table entry (opcode, dtype, mem) gets its own fit:
+ *    compute  cycles = a + max(b, c N): a knee search over kappa = b / c with a robust
+ *             (bisquare) linear fit of y = a + c max(kappa, N) per candidate;
+ *    DMA      ns = fixed + D max(desc_min, chunk / bw): a knee search over the chunk size
+ *             with a robust fit of y = fixed + desc_min (D [chunk < k]) + (D chunk [chunk >= k]) / bw;
+ *  - per group (cm_group_fit): samples are groups (one operator's or one conversion's
+ *    instructions in a whole program) with their exposed simulated time; the fit scales
+ *    each entry's latency term (a, fixed_ns) and throughput term (b, c / desc_min, 1/bw)
+ *    and sets group_ns, so that the aggregated group cost matches the exposed time
+ *    (least squares; for "max" the argmax engine of each group is re-linearized a few
+ *    times). This absorbs engine overlap and contention the per-instruction form cannot
+ *    see. */
+#ifndef LS_COSTMODEL_CALIBRATE_H
+#define LS_COSTMODEL_CALIBRATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "costmodel/costmodel.h"
+#include "sim/program.h"
+#include "sim/target.h"
+#include "traces/record.h"
+#include "util/error.h"
+
+/* ---- samples ------------------------------------------------------------------------ */
+
+struct cm_sample {
+    int opcode, engine, dtype, mem;
+    double n;          /* compute: N of the price formula */
+    double y;          /* compute: cycles in the engine clock; DMA: ns */
+    double d;          /* DMA: descriptors per engine (ceil(P / engines) x chunks per row) */
+    double chunk;      /* DMA: bytes per chunk */
+};
+
+struct cm_calib {
+    struct cm_sample *s;
+    size_t n, cap;
+};
+
+void cm_calib_init(struct cm_calib *c);
+void cm_calib_free(struct cm_calib *c);
+int cm_calib_push(struct cm_calib *c, const struct cm_sample *s);
+/* One trace record (opcode given by name, clocks from the trace header) -> one sample;
+ * records of unknown opcodes are skipped (returns 0). dma_engines: of the target. */
+int cm_calib_add_record(struct cm_calib *c, const struct trace_record *r, const char *opcode,
+                        uint64_t tick_hz, const uint32_t *clock_mhz, uint32_t dma_engines);
+/* Every record of a .lstrace file. */
+int cm_calib_add_trace(struct cm_calib *c, const char *path, uint32_t dma_engines,
+                       struct ls_error *err);
+
+/* ---- per-instruction fit -------------------------------------------------------------- */
+
+#define CM_RESID_MAX 64
+
+struct cm_fit_entry {
+    int entry;                 /* index in the table */
+    int samples;
+    int fitted;                /* 0: too few samples, the prior was kept */
+    double r2, max_rel, median_rel;
+    int nresid;                /* residual plot data: x (N or D), measured, predicted */
+    double rx[CM_RESID_MAX], ry[CM_RESID_MAX], rp[CM_RESID_MAX];
+};
+
+struct cm_fit_report {
+    int n;
+    struct cm_fit_entry e[96];
+};
+
+/* Fit every entry of prior that has at least 3 samples; the others keep their values.
+ * out may be prior. rep may be NULL. */
+int cm_calib_fit(const struct cm_calib *c, const struct cm_table *prior, struct cm_table *out,
+                 struct cm_fit_report *rep, struct ls_error *err);
+
+/* Index of the table entry an instruction with (opcode, dtype, mem) is priced by, or -1. */
+int cm_table_find(const struct cm_table *tb, int opcode, int dtype, int mem);
+
+/* Model value of entry e for a sample (engine cycles / ns, unrounded). */
+double cm_entry_eval(const struct cm_entry *e, const struct cm_sample *s);
+
+/* ---- the microbenchmarks ------------------------------------------------------------ */
+
+/* Build the microbenchmark instructions for target t: for every opcode, sweeps of the
+ * parameters its cost depends on. Each is a one-instruction program; fn is called with
+ * each (stop on non-zero). Instructions the target rejects are skipped. */
+typedef int (*cm_micro_fn)(void *ctx, const struct sim_program *p, struct ls_error *err);
+int cm_microbench(const struct sim_target *t, cm_micro_fn fn, void *ctx, size_t *count,
+                  struct ls_error *err);
+/* Run every microbenchmark in the simulator and add its samples (and, when trace_path is
+ * not NULL, write all records into one trace). */
+int cm_microbench_run(const struct sim_target *t, struct cm_calib *c, const char *trace_path,
+                      size_t *count, struct ls_error *err);
+
+/* ---- per-group fit ------------------------------------------------------------------ */
+
+/* The price of one instruction split into the latency part (a / fixed_ns) and the
+ * throughput part, in base-clock cycles (unrounded), with its table entry (-1: none). */
+struct cm_parts {
+    int16_t entry;
+    uint8_t engine;
+    float fixed, var;
+};
+void cm_price_parts(const struct cm_table *tb, const struct sim_target *t,
+                    const struct sim_instr *in, struct cm_parts *out);
+
+/* Group samples: features under the table the parts were computed with. */
+struct cm_groups {
+    int nent;                  /* table entries (features per engine: 2 * nent) */
+    size_t n, cap;
+    double *y;                 /* exposed time, base-clock cycles */
+    double *x;                 /* n * TRACE_ENG_COUNT * 2 * nent */
+    double *w;                 /* weights */
+};
+void cm_groups_init(struct cm_groups *g, int nent);
+void cm_groups_free(struct cm_groups *g);
+/* Add one program's groups: parts[i] and rec[i] for instruction i (records indexed by
+ * instruction id), tag[i] = op / conversion tag id of instruction i (-1: own group). The
+ * exposed time of a group: the growth of the running maximum end time over the group's
+ * instructions in program order, so the groups' exposed times sum to the program time. */
+int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
+                          const struct trace_record *rec, const int32_t *tag, size_t n,
+                          size_t ntags, uint64_t tick_mhz, uint32_t base_mhz, double weight);
+/* Fit scales into tb (whose entries produced the parts) for aggregation mode agg.
+ * in-sample relative error of the summed prediction goes to *rel (may be NULL). */
+int cm_group_fit(const struct cm_groups *g, enum cm_aggregate agg, const struct sim_target *t,
+                 struct cm_table *tb, double *rel, struct ls_error *err);
+
+#endif

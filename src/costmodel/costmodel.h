@@ -1,0 +1,113 @@
+/* costmodel: latency tables, instruction pricing, memoized C_op / C_tr, and building the
+ * layout selection problem (.lsp) of a graph. docs/costmodel.md documents the table format
+ * and every rule. Costs are integers in the target's base-clock cycles: each instruction's
+ * price is converted and rounded half-up once; C_op and C_tr are sums of those prices. */
+#ifndef LS_COSTMODEL_COSTMODEL_H
+#define LS_COSTMODEL_COSTMODEL_H
+
+#include <stdint.h>
+
+#include "codegen/codegen.h"
+#include "graph/graph.h"
+#include "sim/program.h"
+#include "sim/target.h"
+#include "traces/record.h"
+#include "solver/problem.h"
+#include "util/error.h"
+
+#define CM_TABLE_SCHEMA "laysim-latency-table"
+#define CM_TABLE_VERSION 1
+
+/* cycles = a + max(b, c * N) in the engine's clock (N: see docs/costmodel.md) */
+struct cm_entry {
+    int opcode;              /* enum sim_opcode */
+    int dtype;               /* enum ls_dtype, -1 = any */
+    int mem;                 /* enum trace_mem of the source, -1 = any */
+    double a, b, c;
+    /* DMA opcodes: ns = fixed + D * max(desc_min, chunk_bytes / bytes_per_ns) */
+    double fixed_ns, desc_min_ns, bytes_per_ns;
+};
+
+/* Aggregation of the instruction prices of one group (one operator's lowering, one
+ * conversion's lowering) into the group's cost:
+ *   CM_AGG_SUM  "sum": the sum of the prices;
+ *   CM_AGG_MAX  "max": overlap-aware: the largest per-engine sum (PE, ACT, DVE, POOL, DMA)
+ *               plus the exposed latency group_ns (pipeline fill and drain), once per
+ *               non-empty group.
+ * Both modes keep C_op / C_tr additive over groups, so the objective stays an .lsp
+ * problem and equals the table's price of the compiled program (cm_price_program groups
+ * the program's instructions by their op / conversion tag). */
+enum cm_aggregate { CM_AGG_SUM, CM_AGG_MAX };
+
+struct cm_table {
+    char target[64];
+    char aggregate[16];      /* "sum" or "max" (the name of agg) */
+    int agg;                 /* enum cm_aggregate */
+    double group_ns;         /* "max": exposed latency per group, ns */
+    int n;
+    struct cm_entry e[96];
+};
+
+/* Set the aggregation mode (and its name); group_ns < 0 keeps the current value. */
+void cm_table_set_aggregate(struct cm_table *tb, enum cm_aggregate a, double group_ns);
+
+/* Accumulates the prices of one group. Zero it before use. */
+struct cm_agg {
+    int64_t eng[TRACE_ENG_COUNT];
+    int64_t sum, n;
+};
+void cm_agg_add(struct cm_agg *a, int engine, int64_t price);
+/* The group's cost under tb (0 for an empty group). */
+int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
+                     const struct cm_agg *a);
+
+/* The default table of a target, derived from its datasheet numbers. */
+void cm_table_default(const struct sim_target *t, struct cm_table *tb);
+int cm_table_load(const char *path, struct cm_table *tb, struct ls_error *err);
+int cm_table_write(const struct cm_table *tb, const char *path, struct ls_error *err);
+uint64_t cm_table_hash(const struct cm_table *tb);
+
+/* Price of one instruction in base-clock cycles (rounded half-up). */
+int64_t cm_price(const struct cm_table *tb, const struct sim_target *t,
+                 const struct sim_instr *in);
+/* The table's price of a program: its instructions grouped by op / conversion tag (an
+ * untagged instruction is its own group), each group aggregated by cm_agg_total. For
+ * "sum" tables this is the sum of the instruction prices. */
+int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
+                         const struct sim_program *p);
+
+struct cm_model;
+struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
+                              const struct cm_table *tb, const struct cg_options *o);
+void cm_model_free(struct cm_model *m);
+
+/* C_op(op, pax) (LS_ERR_INPUT when infeasible). For a source op: the relayout from
+ * row-major, i.e. C_tr(default -> pax). *ninstr (may be NULL) gets the instruction count. */
+int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
+               struct ls_error *err);
+/* C_tr(t, from, to) by the cheapest possible method. */
+int cm_conv_cost(struct cm_model *m, int32_t t, int from, int to, int64_t *cost,
+                 enum cg_conv_method *method, struct ls_error *err);
+
+/* The feasible configurations of every op (cfg lists as in the .lsp). pins: per op id
+ * of a return op, the pinned pax or -2 (NULL = none pinned). */
+struct cm_cfgs {
+    int32_t nops;
+    struct cg_cfgs *op;      /* per op id */
+    int64_t **cost;          /* per op id: ncfg costs */
+};
+int cm_enumerate(struct cm_model *m, const int *pins, struct cm_cfgs *out, struct ls_error *err);
+void cm_cfgs_free(struct cm_cfgs *c);
+
+/* Build the .lsp problem (finished). Tensor names are the graph's, op names the graph's. */
+int cm_build_problem(struct cm_model *m, const struct cm_cfgs *cf, struct lsp_problem **out,
+                     struct ls_error *err);
+
+/* Compile the program for cfg[op] (indices into cf). */
+int cm_compile(struct cm_model *m, const struct cm_cfgs *cf, const int32_t *cfg,
+               struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err);
+
+/* Parse "--output-layout NAME=AXIS" (AXIS: index or role name) into pins. */
+int cm_parse_pin(const struct graph *g, const char *spec, int *pins, struct ls_error *err);
+
+#endif

@@ -1,0 +1,410 @@
+/* costmodel/fit: samples from trace records and the per-instruction (per table entry)
+ * fits: knee search + GSL robust (bisquare) least squares on relative residuals. */
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "costmodel/calibrate.h"
+#include "sim/isa.h"
+#include "traces/trace.h"
+
+void cm_calib_init(struct cm_calib *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+void cm_calib_free(struct cm_calib *c)
+{
+    free(c->s);
+    memset(c, 0, sizeof *c);
+}
+
+int cm_calib_push(struct cm_calib *c, const struct cm_sample *s)
+{
+    if (c->n == c->cap) {
+        size_t nc = c->cap ? 2 * c->cap : 256;
+        struct cm_sample *ns = realloc(c->s, nc * sizeof *ns);
+        if (!ns)
+            return LS_ERR_NOMEM;
+        c->s = ns;
+        c->cap = nc;
+    }
+    c->s[c->n++] = *s;
+    return 0;
+}
+
+int cm_calib_add_record(struct cm_calib *c, const struct trace_record *r, const char *opcode,
+                        uint64_t tick_hz, const uint32_t *clock_mhz, uint32_t dma_engines)
+{
+    enum sim_opcode op;
+    if (!opcode || sim_opcode_parse(opcode, strlen(opcode), &op) || r->end <= r->start ||
+        tick_hz == 0 || r->engine >= TRACE_ENG_COUNT)
+        return 0;
+    struct cm_sample s;
+    memset(&s, 0, sizeof s);
+    s.opcode = op;
+    s.engine = r->engine;
+    s.dtype = r->dtype;
+    s.mem = r->src_mem != TRACE_MEM_NONE ? r->src_mem : r->dst_mem;
+    double ticks = (double)(r->end - r->start);
+    if (r->engine == TRACE_ENG_DMA) {
+        uint32_t E = dma_engines ? dma_engines : 1, P = r->partitions ? r->partitions : 1;
+        double per_row = (double)r->descriptors / P;
+        s.d = (double)((P + E - 1) / E) * per_row;
+        s.chunk = (double)r->chunk_bytes;
+        s.y = ticks * 1e9 / (double)tick_hz;
+    } else {
+        uint32_t mhz = clock_mhz ? clock_mhz[r->engine] : 0;
+        if (!mhz)
+            return 0;
+        s.y = ticks * mhz * 1e6 / (double)tick_hz;
+        s.n = op == SIM_OP_LOAD_STATIONARY ? r->partitions
+              : op == SIM_OP_PE_TRANSPOSE  ? r->stationary
+                                           : (double)r->free_size;
+    }
+    return cm_calib_push(c, &s);
+}
+
+int cm_calib_add_trace(struct cm_calib *c, const char *path, uint32_t dma_engines,
+                       struct ls_error *err)
+{
+    struct trace_reader *rd;
+    int rc = trace_reader_open(&rd, path, err);
+    if (rc)
+        return rc;
+    const struct trace_header *h = trace_reader_header(rd);
+    struct trace_record r;
+    int k;
+    while ((k = trace_reader_next(rd, &r, err)) == 1) {
+        if ((rc = cm_calib_add_record(c, &r, trace_reader_opcode(rd, r.opcode), h->tick_hz,
+                                      h->clock_mhz, dma_engines))) {
+            trace_reader_close(rd);
+            return ls_error_msg(err, rc, "out of memory");
+        }
+    }
+    trace_reader_close(rd);
+    return k < 0 ? -k : 0;
+}
+
+double cm_entry_eval(const struct cm_entry *e, const struct cm_sample *s)
+{
+    if (s->engine == TRACE_ENG_DMA) {
+        double bw = e->bytes_per_ns > 0 ? e->bytes_per_ns : 1;
+        return e->fixed_ns + s->d * fmax(e->desc_min_ns, s->chunk / bw);
+    }
+    return e->a + fmax(e->b, e->c * s->n);
+}
+
+/* ---- robust linear fit on relative residuals ---------------------------------------- */
+
+/* Fit y ~ X beta minimizing relative residuals (rows divided by y); p <= 3 columns.
+ * Returns the sum of squared relative residuals, or -1 when the fit failed. */
+static double relfit(const double *X, const double *y, size_t n, size_t p, double *beta)
+{
+    if (n < p)
+        return -1;
+    gsl_matrix *A = gsl_matrix_alloc(n, p);
+    gsl_vector *b = gsl_vector_alloc(n), *c = gsl_vector_alloc(p);
+    gsl_matrix *cov = gsl_matrix_alloc(p, p);
+    if (!A || !b || !c || !cov) {
+        gsl_matrix_free(A);
+        gsl_vector_free(b);
+        gsl_vector_free(c);
+        gsl_matrix_free(cov);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double w = y[i] > 0 ? 1.0 / y[i] : 1.0;
+        for (size_t j = 0; j < p; j++)
+            gsl_matrix_set(A, i, j, X[i * p + j] * w);
+        gsl_vector_set(b, i, y[i] * w);
+    }
+    int rc = -1;
+    if (n > p + 1) {
+        gsl_multifit_robust_workspace *ws = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, p);
+        if (ws) {
+            rc = gsl_multifit_robust(A, b, c, cov, ws);
+            gsl_multifit_robust_free(ws);
+        }
+    }
+    if (rc) {
+        gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(n, p);
+        double chi;
+        rc = ws ? gsl_multifit_linear(A, b, c, cov, &chi, ws) : -1;
+        if (ws)
+            gsl_multifit_linear_free(ws);
+    }
+    double sse = -1;
+    if (rc == 0) {
+        sse = 0;
+        for (size_t j = 0; j < p; j++)
+            beta[j] = gsl_vector_get(c, j);
+        for (size_t i = 0; i < n; i++) {
+            double f = 0;
+            for (size_t j = 0; j < p; j++)
+                f += X[i * p + j] * beta[j];
+            double r = y[i] > 0 ? (f - y[i]) / y[i] : f - y[i];
+            sse += r * r;
+        }
+        if (!isfinite(sse))
+            sse = -1;
+    }
+    gsl_matrix_free(A);
+    gsl_vector_free(b);
+    gsl_vector_free(c);
+    gsl_matrix_free(cov);
+    return sse;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static size_t distinct(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, dcmp);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || v[i] != v[m - 1])
+            v[m++] = v[i];
+    return m;
+}
+
+/* Compute entry: y = a + c max(kappa, N), kappa searched; b = c kappa. */
+static int fit_compute(const struct cm_sample *const *S, size_t n, struct cm_entry *e)
+{
+    double *X = malloc(sizeof *X * 2 * n), *y = malloc(sizeof *y * n), *ks = malloc(sizeof *ks * (n + 1));
+    if (!X || !y || !ks) {
+        free(X);
+        free(y);
+        free(ks);
+        return LS_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        y[i] = S[i]->y;
+        ks[i] = S[i]->n;
+    }
+    ks[n] = 0;
+    size_t m = distinct(ks, n + 1);
+    double best = -1, ba = e->a, bb = e->b, bc = e->c;
+    for (size_t k = 0; k < m; k++) {
+        double kap = ks[k], beta[2];
+        for (size_t i = 0; i < n; i++) {
+            X[2 * i] = 1;
+            X[2 * i + 1] = fmax(kap, S[i]->n);
+        }
+        double sse;
+        if (k + 1 == m) { /* every sample on the flat part: a = 0, level = b */
+            double lv = 0, w = 0;
+            for (size_t i = 0; i < n; i++) {
+                lv += 1.0 / y[i];
+                w += 1.0 / (y[i] * y[i]);
+            }
+            beta[0] = 0;
+            double level = w > 0 ? lv / w : 0;
+            beta[1] = kap > 0 ? level / kap : 0;
+            sse = 0;
+            for (size_t i = 0; i < n; i++) {
+                double r = (level - y[i]) / y[i];
+                sse += r * r;
+            }
+        } else {
+            sse = relfit(X, y, n, 2, beta);
+            if (sse < 0)
+                continue;
+            if (beta[0] < 0 || beta[1] < 0) { /* constrain: through the origin / flat */
+                if (beta[1] < 0)
+                    continue;
+                for (size_t i = 0; i < n; i++)
+                    X[i] = fmax(kap, S[i]->n);
+                beta[0] = 0;
+                sse = relfit(X, y, n, 1, &beta[1]);
+                if (sse < 0 || beta[1] < 0)
+                    continue;
+            }
+        }
+        if (best < 0 || sse < best - 1e-12) {
+            best = sse;
+            ba = beta[0];
+            bc = beta[1];
+            bb = beta[1] * kap;
+        }
+    }
+    free(X);
+    free(y);
+    free(ks);
+    if (best >= 0) {
+        e->a = ba;
+        e->b = bb;
+        e->c = bc;
+    }
+    return 0;
+}
+
+/* DMA entry: y = fixed + desc_min (D [chunk < k]) + (1 / bw)(D chunk [chunk >= k]). */
+static int fit_dma(const struct cm_sample *const *S, size_t n, struct cm_entry *e)
+{
+    double *X = malloc(sizeof *X * 3 * n), *y = malloc(sizeof *y * n), *ks = malloc(sizeof *ks * (n + 2));
+    double *X2 = malloc(sizeof *X2 * 3 * n);
+    if (!X || !y || !ks || !X2) {
+        free(X);
+        free(y);
+        free(ks);
+        free(X2);
+        return LS_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        y[i] = S[i]->y;
+        ks[i] = S[i]->chunk;
+    }
+    ks[n] = 0;
+    ks[n + 1] = INFINITY;
+    size_t m = distinct(ks, n + 2);
+    double best = -1, bf = e->fixed_ns, bd = e->desc_min_ns, bi = 1.0 / e->bytes_per_ns;
+    for (size_t k = 0; k < m; k++) {
+        double kk = ks[k];
+        int has_small = 0, has_large = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (S[i]->chunk < kk)
+                has_small = 1;
+            else
+                has_large = 1;
+        }
+        /* columns: 1, small, large (absent sides keep the current value, moved to y) */
+        size_t p = 1 + (size_t)has_small + (size_t)has_large;
+        double *yy = malloc(sizeof *yy * n);
+        if (!yy)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            double sm = S[i]->chunk < kk ? S[i]->d : 0, lg = S[i]->chunk < kk ? 0 : S[i]->d * S[i]->chunk;
+            size_t j = 0;
+            X2[i * p + j++] = 1;
+            if (has_small)
+                X2[i * p + j++] = sm;
+            if (has_large)
+                X2[i * p + j++] = lg;
+            yy[i] = y[i];
+        }
+        double beta[3] = {0, 0, 0};
+        double sse = relfit(X2, yy, n, p, beta);
+        free(yy);
+        if (sse < 0)
+            continue;
+        double f = beta[0];
+        double d = has_small ? beta[1] : e->desc_min_ns;
+        double iv = has_large ? beta[has_small ? 2 : 1] : 1.0 / e->bytes_per_ns;
+        if (f < 0 || d < 0 || iv <= 0)
+            continue;
+        if (best < 0 || sse < best - 1e-12) {
+            best = sse;
+            bf = f;
+            bd = d;
+            bi = iv;
+        }
+    }
+    free(X);
+    free(X2);
+    free(y);
+    free(ks);
+    if (best >= 0) {
+        e->fixed_ns = bf;
+        e->desc_min_ns = bd;
+        e->bytes_per_ns = 1.0 / bi;
+    }
+    return 0;
+}
+
+static int cmp_rx(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static void report_entry(const struct cm_entry *e, const struct cm_sample *const *S, size_t n,
+                         struct cm_fit_entry *r)
+{
+    double mean = 0, sst = 0, sse = 0;
+    double *rel = malloc(sizeof *rel * (n ? n : 1));
+    double (*pts)[3] = malloc(sizeof *pts * (n ? n : 1));
+    for (size_t i = 0; i < n; i++)
+        mean += S[i]->y;
+    mean = n ? mean / n : 0;
+    r->max_rel = 0;
+    for (size_t i = 0; i < n; i++) {
+        double f = cm_entry_eval(e, S[i]);
+        sst += (S[i]->y - mean) * (S[i]->y - mean);
+        sse += (S[i]->y - f) * (S[i]->y - f);
+        double q = S[i]->y > 0 ? fabs(f - S[i]->y) / S[i]->y : 0;
+        if (rel)
+            rel[i] = q;
+        if (q > r->max_rel)
+            r->max_rel = q;
+        if (pts) {
+            pts[i][0] = S[i]->engine == TRACE_ENG_DMA ? S[i]->d * S[i]->chunk : S[i]->n;
+            pts[i][1] = S[i]->y;
+            pts[i][2] = f;
+        }
+    }
+    r->r2 = sst > 0 ? 1 - sse / sst : (sse == 0 ? 1 : 0);
+    if (rel && n) {
+        qsort(rel, n, sizeof *rel, dcmp);
+        r->median_rel = n % 2 ? rel[n / 2] : 0.5 * (rel[n / 2 - 1] + rel[n / 2]);
+    }
+    if (pts && n) {
+        qsort(pts, n, sizeof *pts, cmp_rx);
+        size_t step = n > CM_RESID_MAX ? (n + CM_RESID_MAX - 1) / CM_RESID_MAX : 1;
+        r->nresid = 0;
+        for (size_t i = 0; i < n && r->nresid < CM_RESID_MAX; i += step) {
+            r->rx[r->nresid] = pts[i][0];
+            r->ry[r->nresid] = pts[i][1];
+            r->rp[r->nresid] = pts[i][2];
+            r->nresid++;
+        }
+    }
+    free(rel);
+    free(pts);
+}
+
+int cm_calib_fit(const struct cm_calib *c, const struct cm_table *prior, struct cm_table *out,
+                 struct cm_fit_report *rep, struct ls_error *err)
+{
+    gsl_set_error_handler_off(); /* GSL must report, never abort the process */
+    struct cm_table tb = *prior;
+    const struct cm_sample **S = malloc(sizeof *S * (c->n + 1));
+    if (!S)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (rep)
+        memset(rep, 0, sizeof *rep);
+    for (int k = 0; k < tb.n; k++) {
+        size_t n = 0;
+        for (size_t i = 0; i < c->n; i++)
+            if (cm_table_find(prior, c->s[i].opcode, c->s[i].dtype, c->s[i].mem) == k)
+                S[n++] = &c->s[i];
+        struct cm_entry *e = &tb.e[k];
+        int fitted = 0;
+        if (n >= 3) {
+            int isdma = e->opcode == SIM_OP_DMA_COPY || e->opcode == SIM_OP_DMA_TRANSPOSE;
+            int rc = isdma ? fit_dma(S, n, e) : fit_compute(S, n, e);
+            if (rc) {
+                free(S);
+                return ls_error_msg(err, rc, "out of memory");
+            }
+            fitted = 1;
+        }
+        if (rep && n > 0 && rep->n < (int)(sizeof rep->e / sizeof rep->e[0])) {
+            struct cm_fit_entry *r = &rep->e[rep->n++];
+            memset(r, 0, sizeof *r);
+            r->entry = k;
+            r->samples = (int)n;
+            r->fitted = fitted;
+            report_entry(e, S, n, r);
+        }
+    }
+    free(S);
+    *out = tb;
+    return 0;
+}

@@ -1,0 +1,459 @@
+/* costmodel/model: memoized C_op / C_tr (the pricing sink sums the prices of exactly the
+ * instructions codegen emits), configuration enumeration, .lsp building, compilation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "costmodel/costmodel.h"
+#include "util/hash.h"
+#include "util/vec.h"
+
+struct slot {
+    uint64_t h;
+    size_t off, len;
+    int64_t cost;
+    int rc, method, used;
+};
+
+struct cm_model {
+    const struct graph *g;
+    struct sim_target t;
+    struct cm_table tb;
+    struct cg_options o;
+    struct slot *tab;
+    size_t cap, n;
+    LS_VEC(unsigned char) keys;
+    LS_VEC(unsigned char) key;      /* scratch */
+};
+
+struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
+                              const struct cm_table *tb, const struct cg_options *o)
+{
+    struct cm_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->g = g;
+    m->t = *t;
+    m->tb = *tb;
+    if (o)
+        m->o = *o;
+    m->cap = 1024;
+    m->tab = calloc(m->cap, sizeof *m->tab);
+    if (!m->tab) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void cm_model_free(struct cm_model *m)
+{
+    if (!m)
+        return;
+    free(m->tab);
+    LS_VEC_FREE(&m->keys);
+    LS_VEC_FREE(&m->key);
+    free(m);
+}
+
+static int kput(struct cm_model *m, const void *p, size_t n)
+{
+    if (LS_VEC_RESERVE(&m->key, m->key.len + n))
+        return -1;
+    memcpy(m->key.data + m->key.len, p, n);
+    m->key.len += n;
+    return 0;
+}
+
+static void kshape(struct cm_model *m, int32_t t)
+{
+    const struct graph_tensor *x = graph_tensor(m->g, t);
+    int32_t r = x->shape.rank, dt = x->dtype;
+    kput(m, &r, sizeof r);
+    kput(m, &dt, sizeof dt);
+    for (int i = 0; i < r; i++)
+        kput(m, &x->shape.dims[i].size, sizeof(int64_t));
+}
+
+static struct slot *lookup(struct cm_model *m, int *found)
+{
+    uint64_t h = ls_fnv1a64(m->key.data, m->key.len);
+    size_t i = (size_t)h & (m->cap - 1);
+    while (m->tab[i].used) {
+        struct slot *s = &m->tab[i];
+        if (s->h == h && s->len == m->key.len &&
+            memcmp(m->keys.data + s->off, m->key.data, s->len) == 0) {
+            *found = 1;
+            return s;
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
+    *found = 0;
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t nc = m->cap * 2;
+        struct slot *nt = calloc(nc, sizeof *nt);
+        if (!nt)
+            return NULL;
+        for (size_t k = 0; k < m->cap; k++)
+            if (m->tab[k].used) {
+                size_t j = (size_t)m->tab[k].h & (nc - 1);
+                while (nt[j].used)
+                    j = (j + 1) & (nc - 1);
+                nt[j] = m->tab[k];
+            }
+        free(m->tab);
+        m->tab = nt;
+        m->cap = nc;
+        i = (size_t)h & (nc - 1);
+        while (m->tab[i].used)
+            i = (i + 1) & (nc - 1);
+    }
+    size_t off = m->keys.len;
+    if (LS_VEC_RESERVE(&m->keys, off + m->key.len))
+        return NULL;
+    memcpy(m->keys.data + off, m->key.data, m->key.len);
+    m->keys.len += m->key.len;
+    struct slot *s = &m->tab[i];
+    memset(s, 0, sizeof *s);
+    s->used = 1;
+    s->h = h;
+    s->off = off;
+    s->len = m->key.len;
+    m->n++;
+    return s;
+}
+
+struct psink {
+    const struct cm_model *m;
+    struct cm_agg agg;
+    int64_t count;
+};
+
+static int64_t p_emit(void *ctx, const struct sim_instr *in, const int64_t *deps, size_t nd,
+                      struct ls_error *err)
+{
+    struct psink *p = ctx;
+    cm_agg_add(&p->agg, in->engine, cm_price(&p->m->tb, &p->m->t, in));
+    return p->count++;
+}
+
+static void psink_init(struct cg_sink *s, struct psink *p, const struct sim_target *t)
+{
+    memset(s, 0, sizeof *s);
+    s->ctx = p;
+    s->emit = p_emit;
+    s->op_tag = s->conv_tag = -1;
+    s->sbuf_base = 0;
+    s->sbuf_bytes = cg_step_sbuf_bytes(t);
+    s->psum_bank0 = 0;
+    s->psum_nbanks = cg_step_psum_banks(t);
+}
+
+static int conv_method_cost(struct cm_model *m, int32_t t, int from, int to,
+                            enum cg_conv_method meth, int64_t *cost, struct ls_error *err)
+{
+    struct psink p = {m, {{0}, 0, 0}, 0};
+    struct cg_sink s;
+    psink_init(&s, &p, &m->t);
+    int rc = cg_lower_conversion(m->g, &m->t, &m->o, t, from, to, meth, &s, err);
+    *cost = cm_agg_total(&m->tb, &m->t, &p.agg);
+    return rc;
+}
+
+int cm_conv_cost(struct cm_model *m, int32_t t, int from, int to, int64_t *cost,
+                 enum cg_conv_method *method, struct ls_error *err)
+{
+    *cost = 0;
+    if (method)
+        *method = CG_CONV_DMA_STRIDED;
+    if (from == to)
+        return 0;
+    m->key.len = 0;
+    kput(m, "tr", 2);
+    kshape(m, t);
+    int32_t ft[2] = {from, to};
+    kput(m, ft, sizeof ft);
+    int found;
+    struct slot *s = lookup(m, &found);
+    if (!s)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (!found) {
+        int64_t best = -1;
+        int bm = -1, lrc = LS_ERR_INPUT;
+        for (int k = 0; k < CG_CONV_COUNT; k++) {
+            if (!cg_conv_possible(m->g, &m->t, &m->o, t, from, to, (enum cg_conv_method)k))
+                continue;
+            int64_t c;
+            struct ls_error e2 = {0};
+            int rc = conv_method_cost(m, t, from, to, (enum cg_conv_method)k, &c, &e2);
+            if (rc) {
+                lrc = rc;
+                if (err)
+                    *err = e2;
+                continue;
+            }
+            if (best < 0 || c < best) {
+                best = c;
+                bm = k;
+            }
+        }
+        /* re-find the slot: the table may have grown (it does not: lookup inserted it) */
+        s->rc = bm < 0 ? lrc : 0;
+        s->cost = best < 0 ? 0 : best;
+        s->method = bm;
+    }
+    if (s->rc)
+        return s->rc;
+    *cost = s->cost;
+    if (method)
+        *method = (enum cg_conv_method)s->method;
+    return 0;
+}
+
+int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
+               struct ls_error *err)
+{
+    const struct graph_op *x = graph_op(m->g, op);
+    *cost = 0;
+    if (x->kind == GRAPH_OP_RETURN)
+        return 0;
+    if (x->kind == GRAPH_OP_SOURCE) {
+        struct cg_layouts l;
+        cg_tensor_layouts(m->g, x->output, &l);
+        return cm_conv_cost(m, x->output, l.pax[0], pax[0], cost, NULL, err);
+    }
+    m->key.len = 0;
+    int32_t k = x->kind;
+    kput(m, "op", 2);
+    kput(m, &k, sizeof k);
+    kput(m, &x->attrs, sizeof x->attrs);
+    for (int i = 0; i < x->ninputs; i++)
+        kshape(m, x->inputs[i]);
+    kshape(m, x->output);
+    kput(m, pax, (size_t)x->ninputs + 1);
+    int found;
+    struct slot *s = lookup(m, &found);
+    if (!s)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (!found) {
+        struct psink p = {m, {{0}, 0, 0}, 0};
+        struct cg_sink sk;
+        psink_init(&sk, &p, &m->t);
+        struct ls_error e2 = {0};
+        s->rc = cg_lower_op(m->g, &m->t, &m->o, op, pax, &sk, &e2);
+        s->cost = cm_agg_total(&m->tb, &m->t, &p.agg);
+        if (s->rc && err)
+            *err = e2;
+    }
+    if (s->rc) {
+        if (err && !err->code)
+            ls_error_msg(err, s->rc, "op %s: configuration not feasible", x->name);
+        return s->rc;
+    }
+    *cost = s->cost;
+    return 0;
+}
+
+int cm_enumerate(struct cm_model *m, const int *pins, struct cm_cfgs *out, struct ls_error *err)
+{
+    int32_t n = graph_nops(m->g);
+    out->nops = n;
+    out->op = calloc((size_t)n + 1, sizeof *out->op);
+    out->cost = calloc((size_t)n + 1, sizeof *out->cost);
+    if (!out->op || !out->cost)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (int32_t op = 0; op < n; op++) {
+        struct cg_cfgs all;
+        int rc = cg_op_cfgs(m->g, &m->t, op, pins ? pins[op] : -2, &all, err);
+        if (rc)
+            return rc;
+        struct cg_cfgs *c = &out->op[op];
+        c->nslots = all.nslots;
+        c->ncfg = 0;
+        c->pax = malloc((size_t)(all.ncfg * (all.nslots ? all.nslots : 1)) + 1);
+        out->cost[op] = malloc(sizeof(int64_t) * (size_t)(all.ncfg + 1));
+        if (!c->pax || !out->cost[op]) {
+            cg_cfgs_free(&all);
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        }
+        struct ls_error first = {0};
+        for (int i = 0; i < all.ncfg; i++) {
+            const int8_t *p = all.pax + (size_t)i * all.nslots;
+            int64_t cost;
+            struct ls_error e2 = {0};
+            rc = cm_op_cost(m, op, p, &cost, &e2);
+            if (rc == LS_ERR_INPUT) {
+                if (!first.code)
+                    first = e2;
+                continue;
+            }
+            if (rc) {
+                cg_cfgs_free(&all);
+                if (err)
+                    *err = e2;
+                return rc;
+            }
+            memcpy(c->pax + (size_t)c->ncfg * c->nslots, p, (size_t)c->nslots);
+            out->cost[op][c->ncfg++] = cost;
+        }
+        cg_cfgs_free(&all);
+        if (c->ncfg == 0) {
+            if (err)
+                *err = first;
+            return first.code ? first.code : LS_ERR_INPUT;
+        }
+    }
+    return 0;
+}
+
+void cm_cfgs_free(struct cm_cfgs *c)
+{
+    if (c->op)
+        for (int32_t i = 0; i < c->nops; i++)
+            cg_cfgs_free(&c->op[i]);
+    if (c->cost)
+        for (int32_t i = 0; i < c->nops; i++)
+            free(c->cost[i]);
+    free(c->op);
+    free(c->cost);
+    c->op = NULL;
+    c->cost = NULL;
+}
+
+int cm_build_problem(struct cm_model *m, const struct cm_cfgs *cf, struct lsp_problem **out,
+                     struct ls_error *err)
+{
+    const struct graph *g = m->g;
+    struct lsp_problem *p = lsp_new();
+    *out = NULL;
+    if (!p)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    int32_t nops = graph_nops(g), nt = graph_ntensors(g);
+    int32_t *order = malloc(sizeof *order * (size_t)(nops + 1));
+    int32_t *tid = malloc(sizeof *tid * (size_t)(nt + 1));
+    int32_t *oid = malloc(sizeof *oid * (size_t)(nops + 1));
+    int rc = 0;
+    if (!order || !tid || !oid) {
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = graph_topo_order(g, order, err)))
+        goto done;
+    for (int32_t i = 0; i < nops && !rc; i++) {
+        int32_t op = order[i];
+        const struct graph_op *x = graph_op(g, op);
+        if (x->output >= 0) {
+            struct cg_layouts l;
+            cg_tensor_layouts(g, x->output, &l);
+            char lab[CG_MAX_LAYOUTS][64];
+            const char *labs[CG_MAX_LAYOUTS];
+            int64_t tr[CG_MAX_LAYOUTS * CG_MAX_LAYOUTS];
+            for (int a = 0; a < l.n; a++) {
+                cg_layout_label(g, x->output, l.pax[a], lab[a], sizeof lab[a]);
+                labs[a] = lab[a];
+                for (int b = 0; b < l.n; b++) {
+                    int64_t c = 0;
+                    if (a != b && (rc = cm_conv_cost(m, x->output, l.pax[a], l.pax[b], &c, NULL, err)))
+                        goto done;
+                    tr[a * l.n + b] = c;
+                }
+            }
+            if ((rc = lsp_add_tensor(p, graph_tensor(g, x->output)->name, l.n, labs,
+                                     l.n > 1 ? tr : NULL, &tid[x->output], err)))
+                goto done;
+        }
+        int32_t in[GRAPH_MAX_INPUTS];
+        for (int k = 0; k < x->ninputs && k < GRAPH_MAX_INPUTS; k++)
+            in[k] = tid[x->inputs[k]];
+        if ((rc = lsp_add_op(p, x->name, graph_op_kind_name(x->kind), x->ninputs, in,
+                             x->output >= 0 ? tid[x->output] : -1, &oid[op], err)))
+            goto done;
+        const struct cg_cfgs *c = &cf->op[op];
+        int32_t lay[GRAPH_MAX_INPUTS + 1];
+        for (int ci = 0; ci < c->ncfg && !rc; ci++) {
+            const int8_t *px = c->pax + (size_t)ci * c->nslots;
+            for (int k = 0; k < x->ninputs; k++)
+                lay[k] = cg_layout_index(g, x->inputs[k], px[k]);
+            if (x->output >= 0)
+                lay[x->ninputs] = cg_layout_index(g, x->output, px[x->ninputs]);
+            rc = lsp_add_cfg(p, oid[op], cf->cost[op][ci], lay, NULL, err);
+        }
+    }
+    if (!rc)
+        rc = lsp_finish(p, err);
+done:
+    free(order);
+    free(tid);
+    free(oid);
+    if (rc) {
+        lsp_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+static enum cg_conv_method choose(void *ctx, int32_t t, int from, int to)
+{
+    enum cg_conv_method m = CG_CONV_DMA_STRIDED;
+    int64_t c;
+    cm_conv_cost(ctx, t, from, to, &c, &m, NULL);
+    return m;
+}
+
+int cm_compile(struct cm_model *m, const struct cm_cfgs *cf, const int32_t *cfg,
+               struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err)
+{
+    int32_t n = graph_nops(m->g);
+    const int8_t **pax = malloc(sizeof *pax * (size_t)(n + 1));
+    if (!pax)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (int32_t i = 0; i < n; i++) {
+        int c = cfg ? cfg[i] : 0;
+        if (c < 0 || c >= cf->op[i].ncfg) {
+            free(pax);
+            return ls_error_msg(err, LS_ERR_INPUT, "op %s: configuration %d out of range",
+                                graph_op(m->g, i)->name, c);
+        }
+        pax[i] = cf->op[i].pax + (size_t)c * cf->op[i].nslots;
+    }
+    int rc = cg_compile(m->g, &m->t, &m->o, pax, choose, m, out, st, err);
+    free(pax);
+    return rc;
+}
+
+int cm_parse_pin(const struct graph *g, const char *spec, int *pins, struct ls_error *err)
+{
+    const char *eq = strrchr(spec, '=');
+    if (!eq)
+        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout %s: expected NAME=AXIS", spec);
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+    int32_t t = graph_find_tensor(g, name);
+    if (t < 0)
+        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout: no tensor named '%s'", name);
+    const struct graph_tensor *x = graph_tensor(g, t);
+    const char *ax = eq + 1;
+    if (strncmp(ax, "p:", 2) == 0)
+        ax += 2;
+    int axis = -1;
+    char *end;
+    long v = strtol(ax, &end, 10);
+    if (*ax && !*end)
+        axis = (int)v;
+    else
+        for (int i = 0; i < x->shape.rank; i++)
+            if (x->shape.dims[i].role && strcmp(x->shape.dims[i].role, ax) == 0)
+                axis = i;
+    if (axis < 0 || axis >= x->shape.rank)
+        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout %s: no axis '%s'", spec, ax);
+    int any = 0;
+    for (size_t u = 0; u < x->nuses; u++)
+        if (graph_op(g, x->uses[u].op)->kind == GRAPH_OP_RETURN) {
+            pins[x->uses[u].op] = axis;
+            any = 1;
+        }
+    if (!any)
+        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout: '%s' is not a graph output", name);
+    return 0;
+}

@@ -1,0 +1,411 @@
+/* costmodel/table: latency tables (JSON, schema "laysim-latency-table" version 1) and the
+ * price of one instruction. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "costmodel/calibrate.h"
+#include "costmodel/costmodel.h"
+#include "sim/sim.h"
+#include "util/fileio.h"
+#include "util/hash.h"
+
+static void put(struct cm_table *tb, int op, int dt, int mem, double a, double b, double c)
+{
+    if (tb->n >= (int)(sizeof tb->e / sizeof tb->e[0]))
+        return;
+    struct cm_entry *e = &tb->e[tb->n++];
+    memset(e, 0, sizeof *e);
+    e->opcode = op;
+    e->dtype = dt;
+    e->mem = mem;
+    e->a = a;
+    e->b = b;
+    e->c = c;
+}
+
+static void put_dma(struct cm_table *tb, int op, int mem, double fixed, double dmin, double bw)
+{
+    put(tb, op, -1, mem, 0, 0, 0);
+    struct cm_entry *e = &tb->e[tb->n - 1];
+    e->fixed_ns = fixed;
+    e->desc_min_ns = dmin;
+    e->bytes_per_ns = bw;
+}
+
+void cm_table_default(const struct sim_target *t, struct cm_table *tb)
+{
+    memset(tb, 0, sizeof *tb);
+    snprintf(tb->target, sizeof tb->target, "%s", t->name);
+    snprintf(tb->aggregate, sizeof tb->aggregate, "sum");
+    tb->agg = CM_AGG_SUM;
+    tb->group_ns = 2.0 * t->dma_transfer_latency_ns;
+    double ii = t->vec_min_ii, f32 = t->pe_fp32_passes;
+    /* PE (hw-facts: MM II = max(N, 64), x4 for fp32; LS up to 4x faster; transpose
+     * max(P, min(64, F)) ~ max(64, F)) */
+    put(tb, SIM_OP_LOAD_STATIONARY, -1, -1, 0, 0, 1.0 / (t->pe_ls_speedup ? t->pe_ls_speedup : 1));
+    put(tb, SIM_OP_MATMUL, LS_DT_FP32, -1, 0, t->pe_mm_min_ii * f32, f32);
+    put(tb, SIM_OP_MATMUL, -1, -1, 0, t->pe_mm_min_ii, 1);
+    put(tb, SIM_OP_PE_TRANSPOSE, LS_DT_FP32, -1, 0, t->pe_mm_min_ii * f32, f32);
+    put(tb, SIM_OP_PE_TRANSPOSE, -1, -1, 0, t->pe_mm_min_ii, 1);
+    /* ACT / DVE / POOL: max(MIN_II, k N) */
+    put(tb, SIM_OP_ACTIVATION, -1, -1, 0, ii, 1);
+    put(tb, SIM_OP_ACTIVATION_REDUCE, -1, -1, ii, ii, 1);
+    put(tb, SIM_OP_TENSOR_TENSOR, -1, TRACE_MEM_PSUM, 0, ii, 1);
+    put(tb, SIM_OP_TENSOR_TENSOR, LS_DT_BF16, -1, 0, ii, 1);
+    put(tb, SIM_OP_TENSOR_TENSOR, -1, -1, 0, ii, 2);
+    put(tb, SIM_OP_TENSOR_SCALAR, -1, -1, 0, ii, 1);
+    put(tb, SIM_OP_TENSOR_COPY, -1, -1, 0, ii, 1);
+    put(tb, SIM_OP_TENSOR_REDUCE, LS_DT_BF16, -1, 0, 0, 0.5);
+    put(tb, SIM_OP_TENSOR_REDUCE, -1, -1, 0, 0, 1);
+    put(tb, SIM_OP_DVE_TRANSPOSE, -1, -1, 0, ii, 1);
+    put(tb, SIM_OP_MEMSET, -1, -1, 0, ii, 1);
+    put(tb, SIM_OP_IOTA, -1, -1, t->pool_start_cycles, 0, 1);
+    put(tb, SIM_OP_GATHER, -1, -1, t->pool_start_cycles, 0, 1);
+    put(tb, SIM_OP_PARTITION_REDUCE, -1, -1, t->pool_start_cycles, 0, 3);
+    /* DMA: transfer latency + descriptors x max(min, bytes / per-engine bandwidth) */
+    put_dma(tb, SIM_OP_DMA_TRANSPOSE, TRACE_MEM_SBUF, t->dma_transfer_latency_ns,
+            t->dma_desc_min_ns, t->dma_bytes_per_ns * t->dma_transpose_sbuf_eff);
+    put_dma(tb, SIM_OP_DMA_TRANSPOSE, -1, t->dma_transfer_latency_ns, t->dma_desc_min_ns,
+            t->dma_bytes_per_ns * t->dma_transpose_hbm_eff);
+    put_dma(tb, SIM_OP_DMA_COPY, -1, t->dma_transfer_latency_ns, t->dma_desc_min_ns,
+            t->dma_bytes_per_ns);
+}
+
+int cm_table_find(const struct cm_table *tb, int op, int dt, int mem)
+{
+    int best = -1, bs = -1;
+    for (int i = 0; i < tb->n; i++) {
+        const struct cm_entry *e = &tb->e[i];
+        if (e->opcode != op || (e->dtype >= 0 && e->dtype != dt) || (e->mem >= 0 && e->mem != mem))
+            continue;
+        int score = (e->dtype >= 0) * 2 + (e->mem >= 0);
+        if (score > bs) {
+            bs = score;
+            best = i;
+        }
+    }
+    return best;
+}
+
+static int64_t half_up(double x)
+{
+    return (int64_t)floor(x + 0.5);
+}
+
+/* contiguous chunks per row of a DMA operand */
+static uint64_t chunks(const struct sim_operand *o)
+{
+    uint64_t f = sim_operand_free(o), r = sim_operand_run(o);
+    return r ? (f + r - 1) / r : f;
+}
+
+/* The price split: entry index, latency and throughput parts in the engine's unit (engine
+ * cycles; ns for DMA), and the factor to base-clock cycles. */
+static int price_core(const struct cm_table *tb, const struct sim_target *t,
+                      const struct sim_instr *in, double *fixed, double *var, double *to_base)
+{
+    enum sim_opcode op = (enum sim_opcode)in->opcode;
+    const struct sim_operand *s = &in->src, *d = &in->dst;
+    int mem = s->mem != TRACE_MEM_NONE ? s->mem : d->mem;
+    if (op == SIM_OP_TENSOR_TENSOR && (in->src2.mem == TRACE_MEM_PSUM))
+        mem = TRACE_MEM_PSUM;
+    int dt = s->mem != TRACE_MEM_NONE ? s->dtype : d->dtype;
+    int k = cm_table_find(tb, op, dt, mem);
+    *fixed = *var = 0;
+    *to_base = 1;
+    if (k < 0)
+        return -1;
+    const struct cm_entry *e = &tb->e[k];
+    if (in->engine == TRACE_ENG_DMA) {
+        uint64_t ch = chunks(s) > chunks(d) ? chunks(s) : chunks(d);
+        uint64_t rows = s->nparts > d->nparts ? s->nparts : d->nparts;
+        uint64_t elems = (uint64_t)s->nparts * sim_operand_free(s);
+        uint64_t eng = t->dma_engines ? t->dma_engines : 1;
+        uint64_t per = (rows + eng - 1) / eng;
+        uint64_t D = per * ch;
+        double cbytes = (double)elems * ls_dtype_size((enum ls_dtype)s->dtype) /
+                        (double)((rows * ch) != 0 ? rows * ch : 1);
+        *fixed = e->fixed_ns;
+        *var = (double)D * fmax(e->desc_min_ns, cbytes / e->bytes_per_ns);
+        *to_base = t->base_mhz / 1000.0;
+        return k;
+    }
+    double N;
+    switch (op) {
+    case SIM_OP_LOAD_STATIONARY: N = s->nparts; break;
+    case SIM_OP_MATMUL:
+    case SIM_OP_PE_TRANSPOSE: N = (double)sim_operand_free(s); break;
+    default: {
+        uint64_t a = s->mem != TRACE_MEM_NONE ? sim_operand_free(s) : 0, b = sim_operand_free(d);
+        N = (double)(a > b ? a : b);
+    }
+    }
+    *fixed = e->a;
+    *var = fmax(e->b, e->c * N);
+    uint32_t mhz = sim_engine_mhz(t, (enum trace_engine)in->engine);
+    *to_base = t->base_mhz / (double)(mhz ? mhz : t->base_mhz);
+    return k;
+}
+
+int64_t cm_price(const struct cm_table *tb, const struct sim_target *t,
+                 const struct sim_instr *in)
+{
+    double f, v, r;
+    if (price_core(tb, t, in, &f, &v, &r) < 0)
+        return 0;
+    /* the same operations, in the same order, as the documented formula */
+    if (in->engine == TRACE_ENG_DMA)
+        return half_up((f + v) * t->base_mhz / 1000.0);
+    uint32_t mhz = sim_engine_mhz(t, (enum trace_engine)in->engine);
+    (void)r;
+    return half_up((f + v) * t->base_mhz / (double)(mhz ? mhz : t->base_mhz));
+}
+
+void cm_price_parts(const struct cm_table *tb, const struct sim_target *t,
+                    const struct sim_instr *in, struct cm_parts *out)
+{
+    double f, v, r;
+    out->entry = (int16_t)price_core(tb, t, in, &f, &v, &r);
+    out->engine = in->engine;
+    out->fixed = (float)(f * r);
+    out->var = (float)(v * r);
+}
+
+void cm_table_set_aggregate(struct cm_table *tb, enum cm_aggregate a, double group_ns)
+{
+    tb->agg = a;
+    snprintf(tb->aggregate, sizeof tb->aggregate, "%s", a == CM_AGG_MAX ? "max" : "sum");
+    if (group_ns >= 0)
+        tb->group_ns = group_ns;
+}
+
+void cm_agg_add(struct cm_agg *a, int engine, int64_t price)
+{
+    if (engine >= 0 && engine < TRACE_ENG_COUNT)
+        a->eng[engine] += price;
+    a->sum += price;
+    a->n++;
+}
+
+int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
+                     const struct cm_agg *a)
+{
+    if (tb->agg != CM_AGG_MAX)
+        return a->sum;
+    if (a->n == 0)
+        return 0;
+    int64_t m = 0;
+    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+        if (a->eng[e] > m)
+            m = a->eng[e];
+    return m + half_up(tb->group_ns * t->base_mhz / 1000.0);
+}
+
+int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
+                         const struct sim_program *p)
+{
+    size_t n = sim_program_count(p);
+    if (tb->agg != CM_AGG_MAX) {
+        int64_t sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += cm_price(tb, t, sim_program_instr(p, i));
+        return sum;
+    }
+    /* groups by tag id (op and conversion tags share the program's string table) */
+    size_t ng = sim_program_strings(p)->count;
+    struct cm_agg *g = calloc(ng + 1, sizeof *g);
+    if (!g)
+        return -1;
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct sim_instr *in = sim_program_instr(p, i);
+        int64_t pr = cm_price(tb, t, in);
+        int32_t tag = in->op_tag >= 0 ? in->op_tag : in->conv_tag;
+        if (tag < 0 || (size_t)tag >= ng) {
+            struct cm_agg one = {{0}, 0, 0};
+            cm_agg_add(&one, in->engine, pr);
+            total += cm_agg_total(tb, t, &one);
+        } else {
+            cm_agg_add(&g[tag], in->engine, pr);
+        }
+    }
+    for (size_t k = 0; k < ng; k++)
+        total += cm_agg_total(tb, t, &g[k]);
+    free(g);
+    return total;
+}
+
+/* ---- JSON ------------------------------------------------------------------------- */
+
+static const char *memname(int m)
+{
+    return m < 0 ? "*" : trace_mem_name((enum trace_mem)m);
+}
+
+static json_t *to_json(const struct cm_table *tb)
+{
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "schema", json_string(CM_TABLE_SCHEMA));
+    json_object_set_new(root, "version", json_integer(CM_TABLE_VERSION));
+    json_object_set_new(root, "target", json_string(tb->target));
+    json_object_set_new(root, "aggregate", json_string(tb->aggregate));
+    if (tb->agg == CM_AGG_MAX)
+        json_object_set_new(root, "group_ns", json_real(tb->group_ns));
+    for (int i = 0; i < tb->n; i++) {
+        const struct cm_entry *e = &tb->e[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "opcode", json_string(sim_opcode_name((enum sim_opcode)e->opcode)));
+        json_object_set_new(o, "dtype", json_string(e->dtype < 0 ? "*" : ls_dtype_name((enum ls_dtype)e->dtype)));
+        json_object_set_new(o, "mem", json_string(memname(e->mem)));
+        if (e->opcode == SIM_OP_DMA_COPY || e->opcode == SIM_OP_DMA_TRANSPOSE) {
+            json_object_set_new(o, "fixed_ns", json_real(e->fixed_ns));
+            json_object_set_new(o, "desc_min_ns", json_real(e->desc_min_ns));
+            json_object_set_new(o, "bytes_per_ns", json_real(e->bytes_per_ns));
+        } else {
+            json_object_set_new(o, "a", json_real(e->a));
+            json_object_set_new(o, "b", json_real(e->b));
+            json_object_set_new(o, "c", json_real(e->c));
+        }
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(root, "entries", arr);
+    return root;
+}
+
+uint64_t cm_table_hash(const struct cm_table *tb)
+{
+    json_t *j = to_json(tb);
+    char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    uint64_t h = s ? ls_fnv1a64(s, strlen(s)) : 0;
+    free(s);
+    return h;
+}
+
+int cm_table_write(const struct cm_table *tb, const char *path, struct ls_error *err)
+{
+    json_t *j = to_json(tb);
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    if (!s)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    size_t n = strlen(s);
+    s[n] = 0;
+    int rc = ls_write_file_atomic(path, s, n, err);
+    free(s);
+    return rc;
+}
+
+static double num(json_t *o, const char *k, int *bad)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_number(v)) {
+        *bad = 1;
+        return 0;
+    }
+    return json_number_value(v);
+}
+
+int cm_table_load(const char *path, struct cm_table *tb, struct ls_error *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root)
+        return ls_error_set(err, LS_ERR_INPUT, path, je.line, je.column, "%s", je.text);
+    int rc = 0;
+    memset(tb, 0, sizeof *tb);
+    json_t *sc = json_object_get(root, "schema"), *ver = json_object_get(root, "version");
+    json_t *ent = json_object_get(root, "entries");
+    if (!json_is_string(sc) || strcmp(json_string_value(sc), CM_TABLE_SCHEMA) != 0) {
+        rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "key \"schema\": expected \"%s\"",
+                          CM_TABLE_SCHEMA);
+        goto out;
+    }
+    if (!json_is_integer(ver) || json_integer_value(ver) != CM_TABLE_VERSION) {
+        rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "key \"version\": expected %d",
+                          CM_TABLE_VERSION);
+        goto out;
+    }
+    json_t *tg = json_object_get(root, "target"), *ag = json_object_get(root, "aggregate");
+    snprintf(tb->target, sizeof tb->target, "%s", json_is_string(tg) ? json_string_value(tg) : "");
+    snprintf(tb->aggregate, sizeof tb->aggregate, "%s", json_is_string(ag) ? json_string_value(ag) : "sum");
+    if (strcmp(tb->aggregate, "sum") == 0) {
+        tb->agg = CM_AGG_SUM;
+    } else if (strcmp(tb->aggregate, "max") == 0) {
+        tb->agg = CM_AGG_MAX;
+        json_t *gn = json_object_get(root, "group_ns");
+        if (!json_is_number(gn) || json_number_value(gn) < 0) {
+            rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0,
+                              "key \"group_ns\": a non-negative number is required when "
+                              "\"aggregate\" is \"max\"");
+            goto out;
+        }
+        tb->group_ns = json_number_value(gn);
+    } else {
+        rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0,
+                          "key \"aggregate\": expected \"sum\" or \"max\"");
+        goto out;
+    }
+    if (!json_is_array(ent) || json_array_size(ent) > sizeof tb->e / sizeof tb->e[0]) {
+        rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "key \"entries\": expected an array of at most %zu",
+                          sizeof tb->e / sizeof tb->e[0]);
+        goto out;
+    }
+    for (size_t i = 0; i < json_array_size(ent); i++) {
+        json_t *o = json_array_get(ent, i);
+        struct cm_entry *e = &tb->e[tb->n];
+        memset(e, 0, sizeof *e);
+        const char *opn = json_string_value(json_object_get(o, "opcode"));
+        const char *dtn = json_string_value(json_object_get(o, "dtype"));
+        const char *mn = json_string_value(json_object_get(o, "mem"));
+        enum sim_opcode opc;
+        if (!opn || sim_opcode_parse(opn, strlen(opn), &opc)) {
+            rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "entries[%zu].opcode: unknown", i);
+            goto out;
+        }
+        e->opcode = opc;
+        e->dtype = -1;
+        if (dtn && strcmp(dtn, "*") != 0) {
+            if (ls_dtype_parse(dtn, strlen(dtn), (enum ls_dtype *)&e->dtype)) {
+                rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "entries[%zu].dtype: unknown", i);
+                goto out;
+            }
+        }
+        e->mem = -1;
+        if (mn && strcmp(mn, "*") != 0) {
+            int m = -1;
+            for (int k = 1; k < TRACE_MEM_COUNT; k++)
+                if (strcmp(mn, trace_mem_name((enum trace_mem)k)) == 0)
+                    m = k;
+            if (m < 0) {
+                rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "entries[%zu].mem: unknown", i);
+                goto out;
+            }
+            e->mem = m;
+        }
+        int bad = 0;
+        if (opc == SIM_OP_DMA_COPY || opc == SIM_OP_DMA_TRANSPOSE) {
+            e->fixed_ns = num(o, "fixed_ns", &bad);
+            e->desc_min_ns = num(o, "desc_min_ns", &bad);
+            e->bytes_per_ns = num(o, "bytes_per_ns", &bad);
+            if (!bad && e->bytes_per_ns <= 0)
+                bad = 1;
+        } else {
+            e->a = num(o, "a", &bad);
+            e->b = num(o, "b", &bad);
+            e->c = num(o, "c", &bad);
+        }
+        if (bad || e->a < 0 || e->b < 0 || e->c < 0 || e->fixed_ns < 0 || e->desc_min_ns < 0) {
+            rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0,
+                              "entries[%zu]: missing or negative coefficient", i);
+            goto out;
+        }
+        tb->n++;
+    }
+out:
+    json_decref(root);
+    return rc;
+}
