@@ -67,8 +67,10 @@ static int csv_row(struct csv *c, struct ls_error *err)
             stop--;
         if (stop == start || c->buf[start] == '#')
             continue;
-        if (memchr(c->buf + start, 0, stop - start))
-            return -ls_error_set(err, LS_ERR_INPUT, c->path, c->line, 0, "NUL byte in line");
+        const char *nul = memchr(c->buf + start, 0, stop - start);
+        if (nul)
+            return -ls_error_set(err, LS_ERR_INPUT, c->path, c->line,
+                                 (int)(nul - (c->buf + start)) + 1, "NUL byte in line");
         if (c->capscratch < stop - start + 1) {
             char *s = realloc(c->scratch, stop - start + 1);
             if (!s)
