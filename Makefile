@@ -2,9 +2,11 @@
 BUILD ?= build
 SANITIZE ?= 0
 WERROR ?= 0
+RTL ?= 1
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS = -DLAYSIM_SANITIZE=$(if $(filter 1,$(SANITIZE)),ON,OFF) \
-              -DLAYSIM_WERROR=$(if $(filter 1,$(WERROR)),ON,OFF)
+              -DLAYSIM_WERROR=$(if $(filter 1,$(WERROR)),ON,OFF) \
+              $(if $(filter 0,$(RTL)),-DLAYSIM_RTL=OFF,)
 
 .PHONY: all deps build test study clean
 all: build

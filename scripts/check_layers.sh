@@ -12,12 +12,14 @@ declare -A allowed=(
   [codegen]="util graph traces sim codegen"
   [costmodel]="util graph solver traces sim codegen costmodel"
   [study]="util graph solver traces sim codegen costmodel study"
-  [cli]="util graph solver traces sim codegen costmodel study cli"
+  [cli]="util graph solver traces sim codegen costmodel study cli harness"
+  [hw]="util traces sim harness"
 )
 bad=0
 checked=0
 for layer in "${!allowed[@]}"; do
   dir="$root/src/$layer"
+  [ "$layer" = hw ] && dir="$root/hw/harness"
   [ -d "$dir" ] || continue
   while IFS= read -r -d '' f; do
     checked=$((checked + 1))
@@ -30,7 +32,7 @@ for layer in "${!allowed[@]}"; do
         bad=1
       fi
     done < <(grep -n -o '#include "[a-z]*/[^"]*"' "$f" | sed 's/#include "\(.*\)"/\1/')
-  done < <(find "$dir" -name '*.[ch]' -print0)
+  done < <(find "$dir" \( -name '*.[ch]' -o -name '*.cpp' \) -print0)
 done
 echo "layering: $checked files checked"
 [ $bad = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
