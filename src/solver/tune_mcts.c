@@ -1,0 +1,216 @@
+/* solver/tune_mcts: Monte-Carlo tree search over designs.
+ *
+ * A node at depth d is a prefix of d plan ids (the decisions of points 0..d-1); the root is
+ * the empty design, a leaf (depth = npoints) a full design. One iteration:
+ *  1. selection: from the root, while the node has all its children, descend to the child
+ *     with the largest UCT value among those whose subtree is not fully scored:
+ *        (1 - b) * mean + b * best + c * sqrt(ln N / n)
+ *     where mean and best are the child's average and best score mapped into [0, 1] by
+ *     rank among every score seen so far (1 = best; unrunnable = 0);
+ *  2. expansion: the first missing child in plan-id order (plan ids are ordered by static
+ *     cost, so the static model is the prior) becomes a node;
+ *  3. rollout: the remaining points take the incumbent's plans; when that design was
+ *     scored already, each remaining point is redrawn uniformly with probability
+ *     rollout_mutations / (points remaining), so a rollout changes about
+ *     rollout_mutations points; up to 16 draws to find a design not scored yet;
+ *  4. backpropagation of the score along the path; a node whose children all exist and
+ *     are all complete is complete (a leaf is complete once scored) and is never selected
+ *     again, so the search ends by itself when the design space is exhausted.
+ * The root starts with the start design's score; the first expansion is plan 0 (no
+ * change) of point 0, whose rollout explores around the start. */
+#include "solver/tune_impl.h"
+#include "util/arena.h"
+#include "util/vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct node {
+    int32_t depth, nexp;
+    int32_t *child;          /* nplans of point `depth`: node index + 1, 0 = none */
+    uint64_t visits, nfinite;
+    double sum, best;        /* over finite scores */
+    int complete;
+};
+
+struct mcts {
+    struct tune_run *t;
+    LS_VEC(struct node) nodes;
+    struct ls_arena arena;
+    int32_t *path, len;
+    int32_t *design;
+};
+
+static int32_t nplans(const struct mcts *m, int32_t depth)
+{
+    return lsp_tune_space_point(m->t->s, depth)->nplans;
+}
+
+/* New node at depth; returns its index or -1 when out of memory. */
+static int32_t new_node(struct mcts *m, int32_t depth)
+{
+    struct node n = {.depth = depth, .best = HUGE_VAL};
+    if (depth < m->t->np) {
+        n.child = ls_arena_alloc(&m->arena, sizeof *n.child * (size_t)nplans(m, depth));
+        if (!n.child)
+            return -1;
+    }
+    if (LS_VEC_PUSH(&m->nodes, n))
+        return -1;
+    return (int32_t)m->nodes.len - 1;
+}
+
+static int32_t add_child(struct mcts *m, int32_t parent, int32_t plan)
+{
+    int32_t c = new_node(m, m->nodes.data[parent].depth + 1);
+    if (c < 0)
+        return -1;
+    struct node *p = &m->nodes.data[parent];
+    p->child[plan] = c + 1;
+    p->nexp++;
+    return c;
+}
+
+static double uct(const struct mcts *m, const struct node *parent, const struct node *ch)
+{
+    const struct lsp_tune_opts *o = m->t->o;
+    if (ch->visits == 0)
+        return HUGE_VAL;
+    double mean = ch->nfinite ? tune_norm(m->t, ch->sum / (double)ch->nfinite) : 0;
+    double best = tune_norm(m->t, ch->best);
+    double explore = sqrt(log((double)(parent->visits > 1 ? parent->visits : 1)) /
+                          (double)ch->visits);
+    return (1 - o->uct_best) * mean + o->uct_best * best + o->uct_c * explore;
+}
+
+static void backprop(struct mcts *m, double cycles)
+{
+    for (int32_t k = 0; k < m->len; k++) {
+        struct node *n = &m->nodes.data[m->path[k]];
+        n->visits++;
+        if (isfinite(cycles)) {
+            n->nfinite++;
+            n->sum += cycles;
+            if (cycles < n->best)
+                n->best = cycles;
+        }
+    }
+    /* completion, bottom-up */
+    struct node *last = &m->nodes.data[m->path[m->len - 1]];
+    if (last->depth < m->t->np)
+        return;
+    last->complete = 1;
+    for (int32_t k = m->len - 2; k >= 0; k--) {
+        struct node *n = &m->nodes.data[m->path[k]];
+        int32_t np = nplans(m, n->depth);
+        if (n->nexp < np)
+            return;
+        for (int32_t j = 0; j < np; j++)
+            if (!m->nodes.data[n->child[j] - 1].complete)
+                return;
+        n->complete = 1;
+    }
+}
+
+static void rollout(struct mcts *m, int32_t from)
+{
+    struct tune_run *t = m->t;
+    int32_t rem = t->np - from;
+    if (rem == 0)
+        return;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        /* first the plain completion by the incumbent, then mutated ones */
+        double q = attempt == 0 ? 0 : t->o->rollout_mutations / (double)rem;
+        for (int32_t d = from; d < t->np; d++)
+            m->design[d] = ls_rng_double(&t->rng) < q
+                               ? (int32_t)ls_rng_below(&t->rng, (uint64_t)nplans(m, d))
+                               : t->r->best_design[d];
+        if (!tune_cached(t, m->design, NULL))
+            return;
+    }
+}
+
+/* One iteration; 1 when the search should stop. */
+static int iterate(struct mcts *m, int *rc, struct ls_error *err)
+{
+    struct tune_run *t = m->t;
+    int32_t cur = 0;
+    m->len = 0;
+    m->path[m->len++] = 0;
+    while (m->nodes.data[cur].depth < t->np) {
+        struct node *n = &m->nodes.data[cur];
+        int32_t d = n->depth, np = nplans(m, d);
+        if (n->nexp < np) {
+            int32_t plan = 0;
+            while (n->child[plan])
+                plan++;
+            int32_t c = add_child(m, cur, plan);
+            if (c < 0) {
+                *rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+                return 1;
+            }
+            m->design[d] = plan;
+            m->path[m->len++] = c;
+            cur = c;
+            break;
+        }
+        int32_t pick = -1;
+        double best = -HUGE_VAL;
+        for (int32_t j = 0; j < np; j++) {
+            if (!n->child[j])
+                continue;
+            const struct node *ch = &m->nodes.data[n->child[j] - 1];
+            if (ch->complete)
+                continue;
+            double u = uct(m, n, ch);
+            if (pick < 0 || u > best) {
+                best = u;
+                pick = j;
+            }
+        }
+        if (pick < 0) {         /* cannot happen: such a node is marked complete */
+            n->complete = 1;
+            return 0;
+        }
+        m->design[d] = pick;
+        cur = n->child[pick] - 1;
+        m->path[m->len++] = cur;
+    }
+    rollout(m, m->nodes.data[cur].depth);
+    double cycles;
+    int scored;
+    if ((*rc = tune_score(t, m->design, &cycles, &scored, NULL, err)) || !scored)
+        return 1;
+    backprop(m, cycles);
+    return 0;
+}
+
+int tune_explore_mcts(struct tune_run *t, struct ls_error *err)
+{
+    struct mcts m;
+    memset(&m, 0, sizeof m);
+    m.t = t;
+    ls_arena_init(&m.arena, 0);
+    int rc = 0;
+    m.path = malloc(sizeof *m.path * ((size_t)t->np + 1));
+    m.design = calloc((size_t)t->np + 1, sizeof *m.design);
+    if (!m.path || !m.design || new_node(&m, 0) < 0) {
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    m.len = 1;               /* the root has seen the start, scored already */
+    m.path[0] = 0;
+    backprop(&m, t->r->start_cycles);
+    while (!t->stop && !m.nodes.data[0].complete) {
+        t->r->iterations++;
+        if (iterate(&m, &rc, err))
+            break;
+    }
+out:
+    free(m.path);
+    free(m.design);
+    LS_VEC_FREE(&m.nodes);
+    ls_arena_free(&m.arena);
+    return rc;
+}

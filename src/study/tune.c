@@ -1,0 +1,176 @@
+/* study/tune: the simulated-time reward and the whole tuning run (study/tune.h). */
+#include "study/tune.h"
+#include "sim/sim.h"
+#include "solver/solver.h"
+#include "util/clock.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the reward -------------------------------------------------------------------------- */
+
+int study_tune_sim_init(struct study_tune_sim *s, const struct graph *g,
+                        const struct sim_target *t, struct cm_model *m,
+                        const struct cm_cfgs *cf, const struct lsp_problem *p,
+                        struct ls_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->g = g;
+    s->t = t;
+    s->m = m;
+    s->cf = cf;
+    s->p = p;
+    int32_t n = graph_nops(g);
+    s->gop = malloc(sizeof *s->gop * ((size_t)p->nops + 1));
+    s->cfg = calloc((size_t)n + 1, sizeof *s->cfg);
+    if (!s->gop || !s->cfg) {
+        study_tune_sim_free(s);
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < p->nops; i++) {
+        s->gop[i] = graph_find_op(g, p->ops[i].name);
+        if (s->gop[i] < 0) {
+            int rc = ls_error_msg(err, LS_ERR_INTERNAL, "tune: problem op '%s' is not in the graph",
+                                  p->ops[i].name);
+            study_tune_sim_free(s);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+void study_tune_sim_free(struct study_tune_sim *s)
+{
+    free(s->gop);
+    free(s->cfg);
+    s->gop = s->cfg = NULL;
+}
+
+int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
+                        struct ls_error *err)
+{
+    struct study_tune_sim *s = ctx;
+    uint64_t t0 = ls_now_ns();
+    for (int32_t i = 0; i < s->p->nops; i++)
+        s->cfg[s->gop[i]] = assignment[i];
+    struct sim_program *prog = NULL;
+    struct cg_compile_stats cs;
+    struct sim_stats st;
+    int rc = cm_compile(s->m, s->cf, s->cfg, &prog, &cs, err);
+    if (!rc)
+        rc = sim_run(s->t, prog, NULL, &st, err);
+    sim_program_free(prog);
+    s->simulations++;
+    s->seconds += ls_seconds_since(t0);
+    if (rc == LS_ERR_INPUT) {        /* the target cannot run this program */
+        s->rejected++;
+        ls_error_clear(err);
+        *cycles = HUGE_VAL;
+        return 0;
+    }
+    if (rc)
+        return rc;
+    *cycles = (double)sim_ticks_base_cycles(s->t, st.ticks);
+    return 0;
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+void study_tune_args_init(struct study_tune_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->start = "rulebased";
+    lsp_tune_space_opts_init(&a->space);
+    lsp_tune_opts_init(&a->tune);
+}
+
+void study_tune_report_free(struct study_tune_report *r)
+{
+    lsp_solution_free(&r->start);
+    lsp_solution_free(&r->best);
+    lsp_tune_result_free(&r->result);
+    memset(r, 0, sizeof *r);
+}
+
+static int solve_start(const struct study_tune_args *a, const struct lsp_problem *p,
+                       struct study_tune_report *rep, struct ls_error *err)
+{
+    if (!lsp_solver_find(a->start))
+        return ls_error_msg(err, LS_ERR_INPUT, "tune: unknown start solver '%s'", a->start);
+    struct lsp_solve_opts so;
+    lsp_opts_init(&so);
+    so.time_limit = a->start_time_limit;
+    so.seed = a->tune.seed;
+    struct lsp_result r;
+    int rc = lsp_solve(a->start, p, &so, &r, err);
+    if (rc)
+        return rc;
+    rep->start_seconds = r.seconds;
+    if (!r.sol.cfg || r.sol.nops != p->nops) {
+        lsp_result_free(&r);
+        return ls_error_msg(err, LS_ERR_LIMIT, "tune: the start solver '%s' found no assignment",
+                            a->start);
+    }
+    rep->start = r.sol;              /* take the solution */
+    memset(&r.sol, 0, sizeof r.sol);
+    lsp_result_free(&r);
+    return 0;
+}
+
+int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
+               struct ls_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    lsp_solution_init(&rep->start);
+    lsp_solution_init(&rep->best);
+    lsp_tune_result_init(&rep->result);
+    rep->db_rows = -1;
+    const struct lsp_problem *p = a->p;
+    struct lsp_tune_space *space = NULL;
+    struct study_tune_sim sim = {0};
+    struct study_tune_db *db = NULL;
+    int rc;
+    if ((rc = solve_start(a, p, rep, err)) ||
+        (rc = lsp_tune_space_build(p, rep->start.cfg, &a->space, &space, err)) ||
+        (rc = study_tune_sim_init(&sim, a->g, a->target, a->m, a->cf, p, err)))
+        goto out;
+    rep->npoints = lsp_tune_space_npoints(space);
+    rep->log10_designs = lsp_tune_space_log10_size(space);
+
+    struct lsp_tune_opts o = a->tune;
+    struct study_tune_store st = {0};
+    struct lsp_tune_store hook;
+    if (a->db) {
+        if ((rc = study_tune_db_open(a->db, &db, err)))
+            goto out;
+        st.db = db;
+        st.problem_hash = study_tune_problem_hash(p);
+        st.target_hash = sim_target_hash(a->target);
+        st.table_hash = cm_table_hash(a->table);
+        st.codegen_version = STUDY_TUNE_CODEGEN_VERSION;
+        study_tune_store_hook(&st, &hook);
+        o.store = &hook;
+    }
+    rc = lsp_tune_run(space, study_tune_simulate, &sim, &o, &rep->result, err);
+    rep->simulations = sim.simulations;
+    rep->rejected = sim.rejected;
+    rep->sim_seconds = sim.seconds;
+    if (db && !rc)
+        rc = study_tune_db_count(db, &rep->db_rows, err);
+    if (rep->result.best_assignment && rep->result.evaluations > 0) {
+        int rc2 = lsp_solution_alloc(&rep->best, p, err);
+        if (rc2) {
+            rc = rc ? rc : rc2;
+            goto out;
+        }
+        memcpy(rep->best.cfg, rep->result.best_assignment, sizeof *rep->best.cfg * (size_t)p->nops);
+        rep->best.status = LSP_FEASIBLE;
+        rep->best.cost = lsp_eval(p, rep->best.cfg, NULL, NULL);
+    }
+out:
+    study_tune_db_close(db);
+    study_tune_sim_free(&sim);
+    lsp_tune_space_free(space);
+    return rc;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# laysim tune end to end: budgets, determinism, the .sol, the SQLite metric store, errors.
+# Usage: tune.sh LAYSIM SOURCE_DIR
+set -u
+L=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() { # expect CODE DESC CMD...
+  local want=$1 desc=$2; shift 2
+  "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  if [ "$rc" = "$want" ]; then ok; else bad "$desc (exit $rc, want $want): $(head -3 "$T/err")"; fi
+}
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(($1))" "$T/out"; }
+M=zoo:cnn
+
+# a budgeted run: JSON figures, never slower than the start, the start scored first
+expect 0 "tune json" "$L" tune $M --start local --evaluations 40 --seed 3 --json -o "$T/a.sol"
+cp "$T/out" "$T/a.json"
+[ "$(json 'd["evaluations"], d["simulations"], d["store_hits"]')" = "(40, 40, 0)" ] && ok || bad "budget: $(json 'd["evaluations"], d["simulations"]')"
+[ "$(json 'd["best"]["cycles"] <= d["start"]["cycles"]')" = "True" ] && ok || bad "slower than start"
+[ "$(json 'd["best_at"] >= 1 and d["points"] > 0 and d["designs_log10"] > 1')" = "True" ] && ok || bad "points/best_at"
+# the .sol is an ordinary solution whose cost is the .lsp objective; time in a comment
+grep -q '^# simulated: ' "$T/a.sol" && ok || bad "no simulated-time comment"
+expect 0 "problem" "$L" problem $M -o "$T/cnn.lsp"
+expect 0 "check sol" "$L" check "$T/cnn.lsp" "$T/a.sol" --json
+[ "$(json 'd["cost"]')" = "$(python3 -c "import json;print(json.load(open('$T/a.json'))['best']['cost'])")" ] && ok || bad "sol cost != objective"
+
+# same seed, same count budget: same design
+expect 0 "tune again" "$L" tune $M --start local --evaluations 40 --seed 3 -o "$T/b.sol"
+cmp -s "$T/a.sol" "$T/b.sol" && ok || bad "not deterministic"
+# every explorer runs
+for ex in random sweep; do
+  expect 0 "explorer $ex" "$L" tune $M --start local --evaluations 15 --explorer $ex --json
+  [ "$(json 'd["explorer"], d["evaluations"]')" = "('$ex', 15)" ] && ok || bad "explorer $ex figures"
+done
+expect 0 "groups" "$L" tune $M --start greedy --evaluations 10 --group 3 --top-k 4 --json
+
+# the metric store: a second run simulates nothing and finds the same design
+expect 0 "db first" "$L" tune $M --start local --evaluations 25 --db "$T/r.sqlite" --json -o "$T/c.sol"
+[ "$(json 'd["simulations"], d["db_rows"]')" = "(25, 25)" ] && ok || bad "db first: $(json 'd["simulations"], d["db_rows"]')"
+expect 0 "db second" "$L" tune $M --start local --evaluations 25 --db "$T/r.sqlite" --json -o "$T/d.sol"
+[ "$(json 'd["simulations"], d["store_hits"], d["db_rows"]')" = "(0, 25, 25)" ] && ok || bad "db second: $(json 'd["simulations"], d["store_hits"], d["db_rows"]')"
+cmp -s <(grep -v '^#' "$T/c.sol") <(grep -v '^#' "$T/d.sol") && ok || bad "store changed the result"
+# another target is another key
+expect 0 "db other target" "$L" tune $M --start local --evaluations 5 --db "$T/r.sqlite" --set pe.background_load=0 --json
+[ "$(json 'd["simulations"], d["db_rows"]')" = "(5, 30)" ] && ok || bad "db target key: $(json 'd["simulations"], d["db_rows"]')"
+# a time limit without a count budget ends the run
+expect 0 "time limit" "$L" tune $M --evaluations 0 --time-limit 0.3 --json
+[ "$(json 'd["timed_out"] or d["exhausted"]')" = "True" ] && ok || bad "time limit"
+
+# errors: exit 2 with a message
+expect 2 "bare lsp" "$L" tune "$T/cnn.lsp"
+grep -q "needs a MODEL" "$T/err" && ok || bad "bare .lsp message"
+expect 2 "stdin" "$L" tune -
+expect 2 "no model" "$L" tune
+expect 2 "bad explorer" "$L" tune $M --explorer annealing
+expect 2 "bad start" "$L" tune $M --start nosuch
+expect 2 "bad group" "$L" tune $M --group 0
+expect 2 "bad param" "$L" tune $M --param foo=1
+expect 2 "bad evaluations" "$L" tune $M --evaluations x
+expect 2 "unknown model" "$L" tune zoo:nosuch
+expect 1 "bad db" "$L" tune $M --evaluations 3 --db "$T/nodir/x.sqlite"
+expect 0 "help" "$L" tune --help
+grep -q "evaluations" "$T/out" && ok || bad "help text"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
