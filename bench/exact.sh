@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/exact.sh: the exact solvers (exact, dp, z3) on generated instances, one table.
+# bench/exact.sh: the exact solvers (exact, dp, z3) on generated instances, one table
+# (rwW = `laysim gen --shape random --window W`). bench/solvers.sh is the full comparison.
 # Usage: bench/exact.sh [LAYSIM] [TIME_LIMIT_S]   (bench/solvers.sh may call it)
 # Prints: instance, ops, solver, seconds, peak RSS (MiB, /usr/bin/time), status, cost,
 # bound; then per instance the speedup of exact over z3 and whether the costs agree.
@@ -18,13 +19,17 @@ for shape in transformer cnn random; do
     instances+=("$shape:$n")
   done
 done
+for n in 1000 5000 20000; do instances+=("rw11:$n"); done   # windowed random DAG, width ~10
 instances+=("sat:300" "oct:300")
 
 printf '%-18s %6s %-6s %9s %8s %-8s %14s %14s\n' instance ops solver seconds peakMiB status cost bound
 for inst in "${instances[@]}"; do
   shape=${inst%%:*}; n=${inst##*:}
   f="$tmp/$shape-$n.lsp"
-  "$laysim" gen --shape "$shape" --ops "$n" --seed 1 -o "$f"
+  case "$shape" in
+    rw*) "$laysim" gen --shape random --window "${shape#rw}" --ops "$n" --seed 1 -o "$f" ;;
+    *) "$laysim" gen --shape "$shape" --ops "$n" --seed 1 -o "$f" ;;
+  esac
   for solver in exact dp z3; do
     out="$tmp/out.json"; tv="$tmp/time.txt"
     if [ "$solver" != exact ] && [ "$n" -gt 5000 ]; then continue; fi

@@ -12,6 +12,8 @@
 
 const char cmd_gen_help[] =
     "usage: laysim gen --shape SHAPE --ops N [--seed S] [-o P.lsp]\n"
+    "       laysim gen --shape random --ops N [--window W [--fanin K] [--fanout F]]\n"
+    "                  [--layouts L] [--cfgs C] [--seed S] [-o P.lsp]\n"
     "       laysim gen --shape sat --cnf FORMULA.cnf [-o P.lsp]\n"
     "       laysim gen --shape oct --graph EDGES.txt [-o P.lsp]\n"
     "\n"
@@ -22,7 +24,9 @@ const char cmd_gen_help[] =
     "               weight loads; 2 layouts per tensor (which axis is on partitions)\n"
     "  cnn          ResNet-like blocks: conv, batchnorm, relu, residual add, pooling;\n"
     "               3 layouts per activation (c, h or w on partitions)\n"
-    "  random       a uniform random DAG: 1-3 layouts per tensor, 1-6 cfgs per op\n"
+    "  random       a uniform random DAG: 1-3 layouts per tensor, 1-6 cfgs per op, each\n"
+    "               op reads 0-3 earlier tensors; with --window W, a windowed DAG whose\n"
+    "               op graph keeps a width bound near W at any size\n"
     "  sat          the paper's 3-SAT gadget: one source per variable, one op per clause\n"
     "               (cost 0 iff the clause's input layouts satisfy it), transposes cost 1;\n"
     "               without --cnf, a random 3-SAT formula with a planted satisfying\n"
@@ -35,6 +39,15 @@ const char cmd_gen_help[] =
     "  --shape SHAPE  one of the shapes above (required)\n"
     "  --ops N        number of operators, exact (required unless --cnf/--graph)\n"
     "  --seed S       random seed (default 1); same seed, same file\n"
+    "random shape only:\n"
+    "  --window W     each op after the first reads 1..K distinct tensors among the last W\n"
+    "                 tensors produced (default 0: any earlier tensor, 0..K of them,\n"
+    "                 repeats allowed; the width bound then grows with N)\n"
+    "  --fanin K      most inputs per op (default 3)\n"
+    "  --fanout F     with --window: a tensor leaves the window once F ops read it\n"
+    "                 (default 0: no cap)\n"
+    "  --layouts L    layouts per tensor drawn from 1..L (default 3)\n"
+    "  --cfgs C       configurations per op drawn from 1..C (default 6)\n"
     "  --cnf FILE     DIMACS CNF formula for --shape sat ('p cnf V C', clauses ending in 0)\n"
     "  --graph FILE   for --shape oct: first line the vertex count, then one edge 'u v' per\n"
     "                 line (vertices 0..n-1); '#' comments\n"
@@ -184,12 +197,14 @@ int cmd_gen(int argc, char **argv)
         {"shape", required_argument, NULL, 's'}, {"ops", required_argument, NULL, 'n'},
         {"seed", required_argument, NULL, 'S'},  {"cnf", required_argument, NULL, 'c'},
         {"graph", required_argument, NULL, 'g'}, {"output", required_argument, NULL, 'o'},
-        {NULL, 0, NULL, 0}};
+        {"window", required_argument, NULL, 'w'}, {"fanin", required_argument, NULL, 'i'},
+        {"fanout", required_argument, NULL, 'f'}, {"layouts", required_argument, NULL, 'l'},
+        {"cfgs", required_argument, NULL, 'C'},   {NULL, 0, NULL, 0}};
     struct lsp_gen_opts go;
     lsp_gen_opts_init(&go);
     const char *shape = NULL, *cnf = NULL, *graph = NULL, *out = "-";
     unsigned long long v;
-    int have_ops = 0, c;
+    int have_ops = 0, random_only = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
@@ -207,6 +222,23 @@ int cmd_gen(int argc, char **argv)
                 return CLI_USAGE;
             go.seed = v;
             break;
+        case 'w': case 'i': case 'f': case 'l': case 'C': {
+            static const char *const names[] = {"--window", "--fanin", "--fanout",
+                                                "--layouts", "--cfgs"};
+            static const char keys[] = "wiflC";
+            static const unsigned long long lo[] = {0, 1, 0, 1, 1};
+            static const unsigned long long hi[] = {1000000, 20, 1000000, 8, 64};
+            int k = (int)(strchr(keys, c) - keys);
+            if (cli_parse_u64("gen", names[k], optarg, &v))
+                return CLI_USAGE;
+            if (v < lo[k] || v > hi[k])
+                return cli_usage("gen", "%s must be %llu..%llu", names[k], lo[k], hi[k]);
+            int32_t *dst[] = {&go.window, &go.max_inputs, &go.max_fanout, &go.max_layouts,
+                              &go.max_cfg};
+            *dst[k] = (int32_t)v;
+            random_only = 1;
+            break;
+        }
         case 'c': cnf = optarg; break;
         case 'g': graph = optarg; break;
         case 'o': out = optarg; break;
@@ -220,6 +252,11 @@ int cmd_gen(int argc, char **argv)
     go.shape = lsp_gen_shape_parse(shape);
     if (go.shape < 0)
         return cli_usage("gen", "unknown shape '%s' (transformer, cnn, random, sat, oct)", shape);
+    if (random_only && go.shape != LSP_GEN_RANDOM)
+        return cli_usage("gen", "--window, --fanin, --fanout, --layouts and --cfgs go with "
+                                "--shape random");
+    if (go.max_fanout > 0 && go.window == 0)
+        return cli_usage("gen", "--fanout needs --window");
     if (cnf && go.shape != LSP_GEN_SAT)
         return cli_usage("gen", "--cnf goes with --shape sat");
     if (graph && go.shape != LSP_GEN_OCT)

@@ -27,61 +27,151 @@ void lsp_gen_opts_init(struct lsp_gen_opts *o)
 /* Sum of costs must stay below 2^53: generators keep costs small, so only the builder's
  * own checks apply. */
 
+/* Draws shared by the uniform and the windowed random DAGs (same order of draws as
+ * the original generator, so existing seeds give the same files). */
+struct gen_rand {
+    struct ls_rng rng;
+    int32_t maxl, maxc, maxin;
+    int64_t maxcost;
+    int32_t *in, *lay;
+    int64_t *tr;
+};
+
+static int gen_rand_init(struct gen_rand *g, const struct lsp_gen_opts *o, struct ls_error *err)
+{
+    ls_rng_seed(&g->rng, o->seed);
+    g->maxl = o->max_layouts > 0 ? o->max_layouts : 3;
+    g->maxc = o->max_cfg > 0 ? o->max_cfg : 6;
+    g->maxin = o->max_inputs > 0 ? o->max_inputs : 3;
+    g->maxcost = o->max_cost > 0 ? o->max_cost : 20;
+    g->in = malloc(((size_t)g->maxin + 1) * sizeof *g->in);
+    g->lay = malloc(((size_t)g->maxin + 2) * sizeof *g->lay);
+    g->tr = malloc((size_t)g->maxl * (size_t)g->maxl * sizeof *g->tr);
+    if (!g->in || !g->lay || !g->tr)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    return 0;
+}
+
+static void gen_rand_free(struct gen_rand *g)
+{
+    free(g->in);
+    free(g->lay);
+    free(g->tr);
+}
+
+/* Op i reading g->in[0..nin): maybe an output tensor t<i> (85%), then op<i> with 1..maxc
+ * random cfgs. *out = the tensor or -1. */
+static int gen_rand_op(struct gen_rand *g, struct lsp_problem *p, int32_t i, int32_t nin,
+                       int32_t *out, struct ls_error *err)
+{
+    char name[32];
+    int rc;
+    *out = -1;
+    if (ls_rng_below(&g->rng, 100) < 85) {
+        int32_t L = 1 + (int32_t)ls_rng_below(&g->rng, (uint64_t)g->maxl);
+        for (int32_t a = 0; a < L; a++)
+            for (int32_t b = 0; b < L; b++) {
+                if (a == b) {
+                    g->tr[a * L + b] = 0;
+                    continue;
+                }
+                int64_t w = (int64_t)ls_rng_below(&g->rng, (uint64_t)g->maxcost);
+                g->tr[a * L + b] = w + (ls_rng_below(&g->rng, 8) ? 1 : 0);
+            }
+        snprintf(name, sizeof name, "t%d", i);
+        if ((rc = lsp_add_tensor(p, name, L, NULL, g->tr, out, err)))
+            return rc;
+    }
+    snprintf(name, sizeof name, "op%d", i);
+    int32_t id;
+    if ((rc = lsp_add_op(p, name, nin ? "compute" : "source", nin, g->in, *out, &id, err)))
+        return rc;
+    int32_t ncfg = 1 + (int32_t)ls_rng_below(&g->rng, (uint64_t)g->maxc);
+    const struct lsp_op *op = &p->ops[id];
+    for (int32_t c = 0; c < ncfg; c++) {
+        for (int32_t s = 0; s < op->nslots; s++) {
+            int32_t t = s < op->nin ? op->in[s] : op->out;
+            g->lay[s] = (int32_t)ls_rng_below(&g->rng, (uint64_t)p->tensors[t].nlayouts);
+        }
+        int64_t cost = (int64_t)ls_rng_below(&g->rng, (uint64_t)g->maxcost + 1);
+        if ((rc = lsp_add_cfg(p, id, cost, g->lay, NULL, err)))
+            return rc;
+    }
+    return 0;
+}
+
+/* Uniform random DAG: each op reads 0..maxin tensors (repeats allowed) of all earlier
+ * outputs. */
 static int gen_random(const struct lsp_gen_opts *o, struct lsp_problem *p, struct ls_error *err)
 {
-    struct ls_rng rng;
-    ls_rng_seed(&rng, o->seed);
-    int32_t maxl = o->max_layouts > 0 ? o->max_layouts : 3;
-    int32_t maxc = o->max_cfg > 0 ? o->max_cfg : 6;
-    int32_t maxin = o->max_inputs > 0 ? o->max_inputs : 3;
-    int64_t maxcost = o->max_cost > 0 ? o->max_cost : 20;
+    struct gen_rand g;
     int32_t *avail = malloc(((size_t)o->ops + 1) * sizeof *avail);
-    int32_t *in = malloc(((size_t)maxin + 1) * sizeof *in);
-    int32_t *lay = malloc(((size_t)maxin + 2) * sizeof *lay);
-    int64_t *tr = malloc((size_t)maxl * (size_t)maxl * sizeof *tr);
     int32_t navail = 0;
-    int rc = 0;
-    if (!avail || !in || !lay || !tr) {
+    int rc = gen_rand_init(&g, o, err);
+    if (!rc && !avail)
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        goto out;
-    }
     for (int32_t i = 0; i < o->ops && !rc; i++) {
-        char name[32];
-        int32_t nin = navail ? (int32_t)ls_rng_below(&rng, (uint64_t)(maxin < navail + 1 ? maxin : navail) + 1) : 0;
+        int32_t lim = g.maxin < navail + 1 ? g.maxin : navail;
+        int32_t nin = navail ? (int32_t)ls_rng_below(&g.rng, (uint64_t)lim + 1) : 0;
         for (int32_t k = 0; k < nin; k++)
-            in[k] = avail[ls_rng_below(&rng, (uint64_t)navail)];
-        int32_t out = -1;
-        if (ls_rng_below(&rng, 100) < 85) {
-            int32_t L = 1 + (int32_t)ls_rng_below(&rng, (uint64_t)maxl);
-            for (int32_t a = 0; a < L; a++)
-                for (int32_t b = 0; b < L; b++)
-                    tr[a * L + b] = a == b ? 0 : (int64_t)ls_rng_below(&rng, (uint64_t)maxcost) + (ls_rng_below(&rng, 8) ? 1 : 0);
-            snprintf(name, sizeof name, "t%d", i);
-            if ((rc = lsp_add_tensor(p, name, L, NULL, tr, &out, err)))
-                break;
-        }
-        snprintf(name, sizeof name, "op%d", i);
-        int32_t id;
-        if ((rc = lsp_add_op(p, name, nin ? "compute" : "source", nin, in, out, &id, err)))
+            g.in[k] = avail[ls_rng_below(&g.rng, (uint64_t)navail)];
+        int32_t out;
+        if ((rc = gen_rand_op(&g, p, i, nin, &out, err)))
             break;
-        int32_t ncfg = 1 + (int32_t)ls_rng_below(&rng, (uint64_t)maxc);
-        const struct lsp_op *op = &p->ops[id];
-        for (int32_t c = 0; c < ncfg && !rc; c++) {
-            for (int32_t s = 0; s < op->nslots; s++) {
-                int32_t t = s < op->nin ? op->in[s] : op->out;
-                lay[s] = (int32_t)ls_rng_below(&rng, (uint64_t)p->tensors[t].nlayouts);
-            }
-            rc = lsp_add_cfg(p, id, (int64_t)ls_rng_below(&rng, (uint64_t)maxcost + 1), lay, NULL,
-                             err);
-        }
         if (out >= 0)
             avail[navail++] = out;
     }
-out:
     free(avail);
-    free(in);
-    free(lay);
-    free(tr);
+    gen_rand_free(&g);
+    return rc;
+}
+
+/* Windowed random DAG: op i (after the first) reads 1..maxin distinct tensors drawn from
+ * the last `window` tensors produced that have fewer than max_fanout consumers (an op
+ * with no such tensor is a source). A ring of the last W tensors keeps it O(ops · W). */
+static int gen_window(const struct lsp_gen_opts *o, struct lsp_problem *p, struct ls_error *err)
+{
+    struct gen_rand g;
+    int32_t W = o->window < o->ops ? o->window : o->ops;
+    int32_t *ring = malloc((size_t)W * sizeof *ring);      /* tensor ids, oldest first */
+    int32_t *uses = malloc((size_t)W * sizeof *uses);      /* consumer ops so far */
+    int32_t *cand = malloc((size_t)W * sizeof *cand);      /* ring positions */
+    int32_t nring = 0;
+    int rc = gen_rand_init(&g, o, err);
+    if (!rc && (!ring || !uses || !cand))
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (int32_t i = 0; i < o->ops && !rc; i++) {
+        int32_t ncand = 0;
+        for (int32_t k = 0; k < nring; k++)
+            if (o->max_fanout <= 0 || uses[k] < o->max_fanout)
+                cand[ncand++] = k;
+        int32_t lim = g.maxin < ncand ? g.maxin : ncand;
+        int32_t nin = lim ? 1 + (int32_t)ls_rng_below(&g.rng, (uint64_t)lim) : 0;
+        for (int32_t k = 0; k < nin; k++) {   /* partial Fisher-Yates: distinct inputs */
+            int32_t j = k + (int32_t)ls_rng_below(&g.rng, (uint64_t)(ncand - k));
+            int32_t x = cand[k];
+            cand[k] = cand[j];
+            cand[j] = x;
+            g.in[k] = ring[cand[k]];
+            uses[cand[k]]++;
+        }
+        int32_t out;
+        if ((rc = gen_rand_op(&g, p, i, nin, &out, err)))
+            break;
+        if (out < 0)
+            continue;
+        if (nring == W) {   /* the oldest tensor leaves the window */
+            memmove(ring, ring + 1, (size_t)(W - 1) * sizeof *ring);
+            memmove(uses, uses + 1, (size_t)(W - 1) * sizeof *uses);
+            nring--;
+        }
+        ring[nring] = out;
+        uses[nring++] = 0;
+    }
+    free(ring);
+    free(uses);
+    free(cand);
+    gen_rand_free(&g);
     return rc;
 }
 
@@ -326,7 +416,7 @@ int lsp_gen(const struct lsp_gen_opts *o, struct lsp_problem **out, struct ls_er
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     int rc;
     if (o->shape == LSP_GEN_RANDOM)
-        rc = gen_random(o, p, err);
+        rc = o->window > 0 ? gen_window(o, p, err) : gen_random(o, p, err);
     else if (o->shape == LSP_GEN_TRANSFORMER)
         rc = lsp_gen_transformer(o, p, err);
     else if (o->shape == LSP_GEN_CNN)

@@ -29,6 +29,13 @@ struct lsp_gen_opts {
     int32_t max_cfg;         /* default 6 */
     int32_t max_inputs;      /* default 3 */
     int64_t max_cost;        /* default 20 */
+    /* Windowed random DAG (random shape only; 0 = off, the uniform DAG above): each op
+     * after the first reads 1..max_inputs distinct tensors among the last `window`
+     * tensors produced, so the op graph's width bound stays near the window whatever the
+     * size. max_fanout > 0 (window only) retires a tensor once it has that many consumer
+     * ops; 0 = no cap. */
+    int32_t window;
+    int32_t max_fanout;
 };
 
 void lsp_gen_opts_init(struct lsp_gen_opts *o);
