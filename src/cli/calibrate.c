@@ -1,0 +1,179 @@
+/* laysim calibrate: fit a latency table from traces and/or microbenchmarks. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "costmodel/calibrate.h"
+#include "sim/isa.h"
+#include "sim/target.h"
+#include "util/fileio.h"
+
+const char cmd_calibrate_help[] =
+    "usage: laysim calibrate [--traces FILE]... [--microbench] [--prior TABLE]\n"
+    "                        [--aggregate sum|max] [--write-microbench TRACE]\n"
+    "                        [--report FILE] [--json] [--target T] [--set K=V] -o table.json\n"
+    "\n"
+    "Fit a latency table (docs/costmodel.md) from instruction traces: each table entry\n"
+    "(opcode, dtype, mem) is fitted from the records it prices, compute entries as\n"
+    "cycles = a + max(b, c*N), DMA entries as ns = fixed + D*max(desc_min, chunk/bw), by a\n"
+    "knee search with GSL robust (bisquare) least squares on relative residuals.\n"
+    "Entries with fewer than 3 samples keep the prior's values.\n"
+    "\n"
+    "options:\n"
+    "  --traces FILE          a .lstrace (simulator, RTL, or imported CSV); repeatable\n"
+    "  --microbench           run the built-in microbenchmarks (every opcode, sweeps of its\n"
+    "                         cost parameters, each in isolation) and fit them\n"
+    "  --write-microbench F   also write the microbenchmark records to trace F\n"
+    "  --prior TABLE          start from this table (default: the datasheet table)\n"
+    "  --aggregate MODE       aggregation of the output table (default: the prior's)\n"
+    "  -o FILE                the fitted table (required)\n"
+    "  --report FILE          the fit report as JSON (per entry: samples, R2, max and\n"
+    "                         median relative error, residual plot data)\n"
+    "  --json                 print the fit report to stdout\n" SIM_TARGET_HELP;
+
+static json_t *report_json(const struct cm_table *tb, const struct cm_fit_report *rep)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < rep->n; i++) {
+        const struct cm_fit_entry *f = &rep->e[i];
+        const struct cm_entry *e = &tb->e[f->entry];
+        json_t *o = json_object();
+        json_object_set_new(o, "opcode", json_string(sim_opcode_name((enum sim_opcode)e->opcode)));
+        json_object_set_new(o, "dtype", json_string(e->dtype < 0 ? "*" : ls_dtype_name((enum ls_dtype)e->dtype)));
+        json_object_set_new(o, "mem", json_string(e->mem < 0 ? "*" : trace_mem_name((enum trace_mem)e->mem)));
+        json_object_set_new(o, "samples", json_integer(f->samples));
+        json_object_set_new(o, "fitted", json_boolean(f->fitted));
+        json_object_set_new(o, "r2", json_real(f->r2));
+        json_object_set_new(o, "max_rel_error", json_real(f->max_rel));
+        json_object_set_new(o, "median_rel_error", json_real(f->median_rel));
+        json_t *res = json_array();
+        for (int k = 0; k < f->nresid; k++) {
+            json_t *p = json_array();
+            json_array_append_new(p, json_real(f->rx[k]));
+            json_array_append_new(p, json_real(f->ry[k]));
+            json_array_append_new(p, json_real(f->rp[k]));
+            json_array_append_new(res, p);
+        }
+        json_object_set_new(o, "residuals", res);
+        json_array_append_new(arr, o);
+    }
+    json_t *root = json_object();
+    json_object_set_new(root, "entries", arr);
+    return root;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"traces", required_argument, NULL, 'r'},   {"microbench", no_argument, NULL, 'm'},
+        {"prior", required_argument, NULL, 'p'},    {"aggregate", required_argument, NULL, 'A'},
+        {"write-microbench", required_argument, NULL, 'w'},
+        {"report", required_argument, NULL, 'R'},   {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'J'},           SIM_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
+    struct sim_target_args ta = {0};
+    const char *traces[64], *prior = NULL, *aggn = NULL, *mbtrace = NULL, *report = NULL, *outp = NULL;
+    int ntr = 0, micro = 0, json = 0, c, rc;
+    struct ls_error err;
+    ls_error_clear(&err);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            if (ntr == 64) {
+                sim_target_args_free(&ta);
+                return cli_usage("calibrate", "at most 64 --traces");
+            }
+            traces[ntr++] = optarg;
+            break;
+        case 'm': micro = 1; break;
+        case 'p': prior = optarg; break;
+        case 'A': aggn = optarg; break;
+        case 'w': mbtrace = optarg; micro = 1; break;
+        case 'R': report = optarg; break;
+        case 'o': outp = optarg; break;
+        case 'J': json = 1; break;
+        case SIM_OPT_TARGET:
+        case SIM_OPT_SET:
+            if (sim_target_args_take(&ta, c, optarg)) {
+                sim_target_args_free(&ta);
+                return CLI_FAIL;
+            }
+            break;
+        default: sim_target_args_free(&ta); return cli_usage("calibrate", "bad option");
+        }
+    }
+    if (optind < argc) {
+        sim_target_args_free(&ta);
+        return cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
+    }
+    if (!outp) {
+        sim_target_args_free(&ta);
+        return cli_usage("calibrate", "-o FILE is required");
+    }
+    if (!micro && ntr == 0) {
+        sim_target_args_free(&ta);
+        return cli_usage("calibrate", "nothing to fit: give --traces FILE or --microbench");
+    }
+    if (aggn && strcmp(aggn, "sum") && strcmp(aggn, "max")) {
+        sim_target_args_free(&ta);
+        return cli_usage("calibrate", "--aggregate: expected sum or max");
+    }
+    struct sim_target t;
+    rc = sim_target_args_resolve(&ta, &t, &err);
+    sim_target_args_free(&ta);
+    if (rc)
+        return cli_report(&err);
+    struct cm_table tb, fit;
+    if (prior) {
+        if ((rc = cm_table_load(prior, &tb, &err)))
+            return cli_report(&err);
+    } else {
+        cm_table_default(&t, &tb);
+    }
+    struct cm_calib cal;
+    cm_calib_init(&cal);
+    size_t nmb = 0;
+    if (micro)
+        rc = cm_microbench_run(&t, &cal, mbtrace, &nmb, &err);
+    for (int i = 0; i < ntr && !rc; i++)
+        rc = cm_calib_add_trace(&cal, traces[i], t.dma_engines, &err);
+    static struct cm_fit_report rep;
+    if (!rc)
+        rc = cm_calib_fit(&cal, &tb, &fit, &rep, &err);
+    size_t ns = cal.n;
+    cm_calib_free(&cal);
+    if (rc)
+        return cli_report(&err);
+    if (aggn)
+        cm_table_set_aggregate(&fit, strcmp(aggn, "max") == 0 ? CM_AGG_MAX : CM_AGG_SUM, -1);
+    if ((rc = cm_table_write(&fit, outp, &err)))
+        return cli_report(&err);
+    json_t *rj = report_json(&fit, &rep);
+    json_object_set_new(rj, "microbenchmarks", json_integer((json_int_t)nmb));
+    json_object_set_new(rj, "samples", json_integer((json_int_t)ns));
+    if (report) {
+        char *s = json_dumps(rj, JSON_INDENT(2));
+        rc = s ? ls_write_file_atomic(report, s, strlen(s), &err) : LS_ERR_NOMEM;
+        free(s);
+        if (rc) {
+            json_decref(rj);
+            return rc == LS_ERR_NOMEM ? CLI_FAIL : cli_report(&err);
+        }
+    }
+    if (json)
+        return cli_print_json(rj) ? CLI_FAIL : CLI_OK;
+    printf("fitted %d entries from %zu samples (%zu microbenchmarks) -> %s\n", rep.n, ns, nmb, outp);
+    for (int i = 0; i < rep.n; i++) {
+        const struct cm_fit_entry *f = &rep.e[i];
+        const struct cm_entry *e = &fit.e[f->entry];
+        printf("  %-18s %-5s %-5s n=%-4d %s R2=%.4f median_rel=%.4f max_rel=%.4f\n",
+               sim_opcode_name((enum sim_opcode)e->opcode),
+               e->dtype < 0 ? "*" : ls_dtype_name((enum ls_dtype)e->dtype),
+               e->mem < 0 ? "*" : trace_mem_name((enum trace_mem)e->mem), f->samples,
+               f->fitted ? "fit " : "kept", f->r2, f->median_rel, f->max_rel);
+    }
+    json_decref(rj);
+    return CLI_OK;
+}

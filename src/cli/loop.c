@@ -1,0 +1,163 @@
+/* laysim loop: the closed calibration loop. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "sim/target.h"
+#include "study/loop.h"
+
+const char cmd_loop_help[] =
+    "usage: laysim loop MODEL... [--iterations N] [--aggregate sum|max] [--json]\n"
+    "                   [-o table.json] [--traces DIR] [--perturb N] [--seed N]\n"
+    "                   [--explore N] [--no-lofo] [--no-microbench] [--time-limit S]\n"
+    "                   [model scaling] [--target T] [--set K=V]\n"
+    "\n"
+    "Close the cost-model fidelity loop: start from the datasheet table, fit the\n"
+    "per-instruction table from microbenchmarks, then per iteration solve every model with\n"
+    "local, greedy, rulebased and exact, compile and simulate the solutions, add their\n"
+    "traces to the calibration set and refit (group fit, docs/calibration.md), until the\n"
+    "out-of-sample figures stop improving or N refits were made.\n"
+    "Out of sample = a frozen set per model (the four datasheet solutions + seeded\n"
+    "perturbations, never fitted on) and leave-one-family-out fits.\n"
+    "\n"
+    "options:\n"
+    "  --iterations N    refits (default 3)\n"
+    "  --aggregate MODE  aggregation of the fitted tables: max (overlap-aware, default) or sum\n"
+    "  --perturb N       perturbations per model in the frozen set (default 8)\n"
+    "  --seed N          perturbation seed (default 1)\n"
+    "  --explore N       per model and iteration, N seeded perturbations of the exact\n"
+    "                    solution join the calibration set (default 1; 0 = only the\n"
+    "                    chosen programs)\n"
+    "  --no-lofo         skip the leave-one-family-out fits\n"
+    "  --no-microbench   skip the microbenchmark fit\n"
+    "  --traces DIR      write every chosen program's trace into DIR\n"
+    "  -o FILE           write the last fitted table\n"
+    "  --time-limit S    per-solver wall-clock limit (default: none)\n"
+    "  --json            one JSON object with an \"iterations\" array\n" CLI_MODEL_HELP SIM_TARGET_HELP;
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int cmd_loop(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"iterations", required_argument, NULL, 'i'}, {"aggregate", required_argument, NULL, 'A'},
+        {"perturb", required_argument, NULL, 'p'},    {"seed", required_argument, NULL, 'S'},
+        {"no-lofo", no_argument, NULL, 'L'},          {"no-microbench", no_argument, NULL, 'M'},
+        {"traces", required_argument, NULL, 'D'},     {"output", required_argument, NULL, 'o'},
+        {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
+        {"explore", required_argument, NULL, 'x'},
+        CLI_MODEL_LONGOPTS, SIM_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
+    struct study_loop_opts o;
+    study_loop_opts_init(&o);
+    struct sim_target_args ta = {0};
+    const char *outp = NULL;
+    int json = 0, c, rc = 0;
+    unsigned long long v;
+    struct ls_error err;
+    ls_error_clear(&err);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        if (cli_model_opt(&o.zo, c, optarg, &rc)) {
+            if (rc)
+                goto usage;
+            continue;
+        }
+        switch (c) {
+        case 'i':
+            if ((rc = cli_parse_u64("loop", "--iterations", optarg, &v)))
+                goto usage;
+            if (v > 50) {
+                rc = cli_usage("loop", "--iterations: at most 50");
+                goto usage;
+            }
+            o.iterations = (int)v;
+            break;
+        case 'p':
+            if ((rc = cli_parse_u64("loop", "--perturb", optarg, &v)))
+                goto usage;
+            if (v > 20) {
+                rc = cli_usage("loop", "--perturb: at most 20");
+                goto usage;
+            }
+            o.nperturb = (int)v;
+            break;
+        case 'S':
+            if ((rc = cli_parse_u64("loop", "--seed", optarg, &v)))
+                goto usage;
+            o.seed = v;
+            break;
+        case 'A':
+            if (strcmp(optarg, "sum") && strcmp(optarg, "max")) {
+                rc = cli_usage("loop", "--aggregate: expected sum or max");
+                goto usage;
+            }
+            o.agg = strcmp(optarg, "max") == 0 ? CM_AGG_MAX : CM_AGG_SUM;
+            break;
+        case 'x':
+            if ((rc = cli_parse_u64("loop", "--explore", optarg, &v)))
+                goto usage;
+            if (v > 20) {
+                rc = cli_usage("loop", "--explore: at most 20");
+                goto usage;
+            }
+            o.explore = (int)v;
+            break;
+        case 'L': o.lofo = 0; break;
+        case 'M': o.microbench = 0; break;
+        case 'D': o.trace_dir = optarg; break;
+        case 'o': outp = optarg; break;
+        case 'J': json = 1; break;
+        case 't':
+            if ((rc = cli_parse_double("loop", "--time-limit", optarg, &o.solve.time_limit)))
+                goto usage;
+            break;
+        case SIM_OPT_TARGET:
+        case SIM_OPT_SET:
+            if (sim_target_args_take(&ta, c, optarg)) {
+                rc = CLI_FAIL;
+                goto usage;
+            }
+            break;
+        default: rc = cli_usage("loop", "bad option"); goto usage;
+        }
+    }
+    if (optind >= argc) {
+        rc = cli_usage("loop", "expected at least one MODEL");
+        goto usage;
+    }
+    rc = sim_target_args_resolve(&ta, &o.target, &err);
+    sim_target_args_free(&ta);
+    if (rc)
+        return cli_report(&err);
+    json_t *out;
+    struct cm_table fin;
+    if ((rc = study_loop((const char *const *)argv + optind, argc - optind, &o, &out, &fin, &err)))
+        return cli_report(&err);
+    if (outp && (rc = cm_table_write(&fin, outp, &err))) {
+        json_decref(out);
+        return cli_report(&err);
+    }
+    if (json)
+        return cli_print_json(out) ? CLI_FAIL : CLI_OK;
+    json_t *its = json_object_get(out, "iterations");
+    printf("iter aggregate pairwise  tau     median_rel  lofo_pairwise lofo_median  in_sample_median exact_1pct\n");
+    for (size_t i = 0; i < json_array_size(its); i++) {
+        json_t *it = json_array_get(its, i);
+        printf("%4zu %-9s %8.3f %7.3f %10.4f %13.3f %12.4f %16.4f %s\n", i,
+               json_string_value(json_object_get(it, "aggregate")), num(it, "pairwise_accuracy"),
+               num(it, "kendall_tau"), num(it, "median_rel_error"), num(it, "lofo_pairwise_accuracy"),
+               num(it, "lofo_median_rel_error"), num(it, "in_sample_median_rel_error"),
+               json_is_true(json_object_get(it, "exact_within_1pct_all")) ? "yes" : "no");
+    }
+    json_decref(out);
+    return CLI_OK;
+usage:
+    sim_target_args_free(&ta);
+    return rc;
+}

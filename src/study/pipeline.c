@@ -1,0 +1,395 @@
+/* study/pipeline: problem -> solve -> compile -> simulate, per strategy. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/pipeline.h"
+#include "traces/trace.h"
+#include "util/vec.h"
+
+const char *const study_strategies[STUDY_NSTRATEGIES] = {"local", "greedy", "rulebased", "exact"};
+
+struct study_pipe {
+    const struct graph *g;
+    struct sim_target t;
+    struct cm_table tb, parts_tb;
+    struct study_pipe_opts o;
+    char trace_dir[400], trace_prefix[64];
+    struct cm_model *m;
+    struct cm_cfgs cf;
+    int have_cf;
+    struct lsp_problem *prob;
+    int32_t *gop;                 /* problem op -> graph op */
+    struct study_run **runs;
+    size_t nruns, cap;
+};
+
+void study_pipe_opts_init(struct study_pipe_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    lsp_opts_init(&o->solve);
+    o->simulate = 1;
+}
+
+int study_pipe_new(const struct graph *g, const struct sim_target *t, const struct cm_table *tb,
+                   const struct study_pipe_opts *o, struct study_pipe **out,
+                   struct ls_error *err)
+{
+    *out = NULL;
+    struct study_pipe *p = calloc(1, sizeof *p);
+    if (!p)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    p->g = g;
+    p->t = *t;
+    p->tb = *tb;
+    if (o)
+        p->o = *o;
+    else
+        study_pipe_opts_init(&p->o);
+    if (p->o.parts_table) {
+        p->parts_tb = *p->o.parts_table;
+        p->o.parts_table = &p->parts_tb;
+    }
+    if (p->o.trace_dir) {
+        snprintf(p->trace_dir, sizeof p->trace_dir, "%s", p->o.trace_dir);
+        p->o.trace_dir = p->trace_dir;
+    }
+    snprintf(p->trace_prefix, sizeof p->trace_prefix, "%s",
+             p->o.trace_prefix ? p->o.trace_prefix : "");
+    p->o.trace_prefix = p->trace_prefix;
+    int rc;
+    p->m = cm_model_new(g, &p->t, &p->tb, &p->o.cg);
+    if (!p->m) {
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    p->have_cf = 1;
+    if ((rc = cm_enumerate(p->m, p->o.pins, &p->cf, err)))
+        goto fail;
+    if ((rc = cm_build_problem(p->m, &p->cf, &p->prob, err)))
+        goto fail;
+    p->gop = malloc(sizeof *p->gop * ((size_t)p->prob->nops + 1));
+    if (!p->gop) {
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    for (int32_t i = 0; i < p->prob->nops; i++) {
+        p->gop[i] = graph_find_op(g, p->prob->ops[i].name);
+        if (p->gop[i] < 0) {
+            rc = ls_error_msg(err, LS_ERR_INTERNAL, "problem op %s not in the graph",
+                              p->prob->ops[i].name);
+            goto fail;
+        }
+    }
+    *out = p;
+    return 0;
+fail:
+    study_pipe_free(p);
+    return rc;
+}
+
+static void run_free(struct study_run *r)
+{
+    if (!r)
+        return;
+    lsp_solution_free(&r->sol);
+    free(r->recs);
+    free(r->price);
+    free(r->parts);
+    free(r->tag);
+    if (r->tags) {
+        for (size_t i = 0; i < r->ntags; i++)
+            free((char *)r->tags[i]);
+        free((void *)r->tags);
+    }
+    free(r);
+}
+
+void study_pipe_free(struct study_pipe *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nruns; i++)
+        run_free(p->runs[i]);
+    free(p->runs);
+    free(p->gop);
+    lsp_free(p->prob);
+    if (p->have_cf)
+        cm_cfgs_free(&p->cf);
+    cm_model_free(p->m);
+    free(p);
+}
+
+const struct lsp_problem *study_pipe_problem(const struct study_pipe *p)
+{
+    return p->prob;
+}
+
+struct cm_model *study_pipe_model(struct study_pipe *p)
+{
+    return p->m;
+}
+
+const struct cm_cfgs *study_pipe_cfgs(const struct study_pipe *p)
+{
+    return &p->cf;
+}
+
+int32_t study_pipe_graph_op(const struct study_pipe *p, int32_t problem_op)
+{
+    return problem_op >= 0 && problem_op < p->prob->nops ? p->gop[problem_op] : -1;
+}
+
+static struct study_run *new_run(struct study_pipe *p, const char *label)
+{
+    if (p->nruns == p->cap) {
+        size_t nc = p->cap ? 2 * p->cap : 8;
+        struct study_run **nr = realloc(p->runs, nc * sizeof *nr);
+        if (!nr)
+            return NULL;
+        p->runs = nr;
+        p->cap = nc;
+    }
+    struct study_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    snprintf(r->strategy, sizeof r->strategy, "%s", label);
+    lsp_solution_init(&r->sol);
+    p->runs[p->nruns++] = r;
+    return r;
+}
+
+/* ---- simulation with trace file and record collection ---------------------------- */
+
+struct collect {
+    struct study_run *r;
+    struct trace_sink file;      /* ctx NULL = none */
+    const int32_t *map;          /* program tag id -> trace string id */
+    const struct trace_sink *extra;
+    size_t cap;
+    int nomem;
+};
+
+static int collect_emit(void *ctx, const struct trace_record *rec)
+{
+    struct collect *c = ctx;
+    if (c->file.ctx) {
+        struct trace_record x = *rec;
+        if (x.op_id >= 0)
+            x.op_id = c->map[x.op_id];
+        if (x.conv_id >= 0)
+            x.conv_id = c->map[x.conv_id];
+        int rc = c->file.emit(c->file.ctx, &x);
+        if (rc)
+            return rc;
+    }
+    if (c->extra) {
+        int rc = c->extra->emit(c->extra->ctx, rec);
+        if (rc)
+            return rc;
+    }
+    if (c->r->recs && rec->id < c->cap)
+        c->r->recs[rec->id] = *rec;
+    return 0;
+}
+
+static int simulate(struct study_pipe *p, struct study_run *r, const struct sim_program *prog,
+                    struct ls_error *err)
+{
+    size_t n = sim_program_count(prog);
+    const struct ls_intern *strs = sim_program_strings(prog);
+    struct collect c;
+    memset(&c, 0, sizeof c);
+    c.r = r;
+    c.extra = p->o.sink;
+    c.cap = n;
+    int rc = 0;
+    int32_t *map = NULL;
+    struct trace_writer *w = NULL;
+    if (p->o.keep_records) {
+        r->recs = calloc(n + 1, sizeof *r->recs);
+        r->price = malloc((n + 1) * sizeof *r->price);
+        r->parts = malloc((n + 1) * sizeof *r->parts);
+        r->tag = malloc((n + 1) * sizeof *r->tag);
+        r->tags = calloc(strs->count + 1, sizeof *r->tags);
+        if (!r->recs || !r->price || !r->tags || !r->parts || !r->tag)
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        r->nrecs = n;
+        r->ntags = strs->count;
+        for (size_t i = 0; i < strs->count; i++)
+            if (!(((const char **)r->tags)[i] = strdup(strs->strs[i])))
+                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        const struct cm_table *pt = p->o.parts_table ? p->o.parts_table : &p->tb;
+        for (size_t i = 0; i < n; i++) {
+            const struct sim_instr *in = sim_program_instr(prog, i);
+            r->price[i] = cm_price(&p->tb, &p->t, in);
+            cm_price_parts(pt, &p->t, in, &r->parts[i]);
+            r->tag[i] = in->op_tag >= 0 ? in->op_tag : in->conv_tag;
+        }
+    }
+    if (p->o.trace_dir) {
+        snprintf(r->trace_path, sizeof r->trace_path, "%s/%s%s.lstrace", p->trace_dir,
+                 p->trace_prefix, r->strategy);
+        size_t nop;
+        const char *const *names = sim_opcode_names(&nop);
+        struct trace_header h;
+        memset(&h, 0, sizeof h);
+        h.producer = TRACE_PROD_SIM;
+        h.target = p->t.name;
+        h.target_hash = sim_target_hash(&p->t);
+        h.tick_hz = sim_target_tick_mhz(&p->t) * 1000000ull;
+        for (int e = 0; e < TRACE_ENG_COUNT; e++)
+            h.clock_mhz[e] = sim_engine_mhz(&p->t, (enum trace_engine)e);
+        h.nopcodes = (uint32_t)nop;
+        h.opcodes = names;
+        if ((rc = trace_writer_open(&w, r->trace_path, &h, err)))
+            return rc;
+        map = malloc((strs->count + 1) * sizeof *map);
+        if (!map) {
+            trace_writer_abort(w);
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < strs->count && !rc; i++)
+            rc = trace_writer_intern(w, strs->strs[i], &map[i], err);
+        if (rc) {
+            free(map);
+            trace_writer_abort(w);
+            return rc;
+        }
+        c.file = trace_writer_sink(w);
+        c.map = map;
+    }
+    struct trace_sink sink = {&c, collect_emit};
+    struct sim_stats st;
+    int need_sink = w || c.extra || r->recs;
+    rc = sim_run(&p->t, prog, need_sink ? &sink : NULL, &st, err);
+    free(map);
+    if (w) {
+        if (rc) {
+            const struct ls_error *we = trace_writer_error(w);
+            if (we && we->code && err)
+                *err = *we;
+            trace_writer_abort(w);
+            r->trace_path[0] = 0;
+        } else if ((rc = trace_writer_close(w, err))) {
+            r->trace_path[0] = 0;
+        }
+    }
+    if (rc)
+        return rc;
+    r->sim_ticks = st.ticks;
+    r->sim_cycles = sim_ticks_base_cycles(&p->t, st.ticks);
+    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+        r->busy_cycles[e] = sim_ticks_base_cycles(&p->t, st.engine[e].busy_ticks);
+    r->dma_efficiency = sim_dma_efficiency(&p->t, &st);
+    return 0;
+}
+
+/* predicted cost, compile, simulate an assignment already stored in r->sol */
+static int finish_run(struct study_pipe *p, struct study_run *r, struct ls_error *err)
+{
+    const struct lsp_problem *pr = p->prob;
+    r->predicted = lsp_eval(pr, r->sol.cfg, NULL, NULL);
+    int32_t *gcfg = malloc(sizeof *gcfg * ((size_t)graph_nops(p->g) + 1));
+    if (!gcfg)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (int32_t i = 0; i < graph_nops(p->g); i++)
+        gcfg[i] = 0;
+    for (int32_t i = 0; i < pr->nops; i++)
+        gcfg[p->gop[i]] = r->sol.cfg[i];
+    struct sim_program *prog = NULL;
+    struct cg_compile_stats cs;
+    int rc = cm_compile(p->m, &p->cf, gcfg, &prog, &cs, err);
+    free(gcfg);
+    if (rc)
+        return rc;
+    r->conversions = cs.conversions;
+    r->instructions = cs.instructions;
+    r->hbm_bytes = cs.hbm_bytes;
+    int64_t priced = cm_price_program(&p->tb, &p->t, prog);
+    if (priced != r->predicted) {
+        sim_program_free(prog);
+        return ls_error_msg(err, LS_ERR_INTERNAL,
+                            "%s: price of the compiled program %lld != objective %lld",
+                            r->strategy, (long long)priced, (long long)r->predicted);
+    }
+    if (p->o.simulate)
+        rc = simulate(p, r, prog, err);
+    sim_program_free(prog);
+    return rc;
+}
+
+static int fail_run(struct study_run *r, int rc, const struct ls_error *err)
+{
+    r->rc = rc;
+    if (err)
+        r->err = *err;
+    return rc;
+}
+
+int study_pipe_run(struct study_pipe *p, const char *strategy, const struct study_run **out,
+                   struct ls_error *err)
+{
+    struct study_run *r = new_run(p, strategy);
+    if (!r)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    *out = r;
+    struct lsp_result res;
+    int rc = lsp_solve(strategy, p->prob, &p->o.solve, &res, err);
+    r->solve_seconds = res.seconds;
+    r->stats = res.stats;
+    r->status = res.sol.status;
+    r->has_bound = res.sol.has_bound;
+    r->bound = res.sol.bound;
+    if (rc) {
+        lsp_result_free(&res);
+        return fail_run(r, rc, err);
+    }
+    if (res.sol.status == LSP_UNKNOWN || !res.sol.cfg) {
+        lsp_result_free(&res);
+        rc = ls_error_msg(err, LS_ERR_LIMIT, "%s found no assignment", strategy);
+        return fail_run(r, rc, err);
+    }
+    r->sol = res.sol;                 /* take ownership of the assignment */
+    lsp_solution_init(&res.sol);
+    lsp_result_free(&res);
+    if ((rc = finish_run(p, r, err)))
+        return fail_run(r, rc, err);
+    return 0;
+}
+
+int study_pipe_eval(struct study_pipe *p, const char *label, const int32_t *cfg,
+                    const struct study_run **out, struct ls_error *err)
+{
+    struct study_run *r = new_run(p, label);
+    if (!r)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    *out = r;
+    int rc = lsp_check_assignment(p->prob, cfg, err);
+    if (!rc)
+        rc = lsp_solution_alloc(&r->sol, p->prob, err);
+    if (rc)
+        return fail_run(r, rc, err);
+    memcpy(r->sol.cfg, cfg, sizeof *cfg * (size_t)p->prob->nops);
+    r->sol.status = LSP_FEASIBLE;
+    r->status = LSP_FEASIBLE;
+    r->sol.cost = lsp_eval(p->prob, cfg, NULL, NULL);
+    if ((rc = finish_run(p, r, err)))
+        return fail_run(r, rc, err);
+    return 0;
+}
+
+int study_pipe_run_all(struct study_pipe *p, const char *const *names, int n,
+                       const struct study_run **out, struct ls_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        struct ls_error e2 = {0};
+        int rc = study_pipe_run(p, names[i], &out[i], &e2);
+        if (rc == LS_ERR_NOMEM || rc == LS_ERR_IO || rc == LS_ERR_INTERNAL) {
+            if (err)
+                *err = e2;
+            return rc;
+        }
+    }
+    return 0;
+}

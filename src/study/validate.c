@@ -1,0 +1,156 @@
+/* study/validate: pairwise ranking accuracy, Kendall tau-b, relative errors, criterion. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/validate.h"
+
+int study_cmp3(double a, double b)
+{
+    double m = a < b ? a : b;
+    if (fabs(a - b) < STUDY_EQ_BAND * m)
+        return 0;
+    if (a == b)
+        return 0;
+    return a < b ? -1 : 1;
+}
+
+int study_same_assignment(const struct study_point *a, const struct study_point *b)
+{
+    if (!a->cfg || !b->cfg || a->ncfg != b->ncfg)
+        return 0;
+    return memcmp(a->cfg, b->cfg, sizeof *a->cfg * (size_t)a->ncfg) == 0;
+}
+
+void study_pairwise_add(const struct study_point *pts, int n, struct study_pairwise *acc)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            if (study_same_assignment(&pts[i], &pts[j])) {
+                acc->identical++;
+                continue;
+            }
+            acc->pairs++;
+            if (study_cmp3(pts[i].predicted, pts[j].predicted) ==
+                study_cmp3(pts[i].simulated, pts[j].simulated))
+                acc->correct++;
+        }
+}
+
+double study_pairwise_accuracy(const struct study_pairwise *a)
+{
+    return a->pairs ? (double)a->correct / a->pairs : NAN;
+}
+
+double study_kendall_tau_b(const struct study_point *pts, int n)
+{
+    long long nc = 0, nd = 0, tx = 0, ty = 0;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        int dup = 0;
+        for (int k = 0; k < i && !dup; k++)
+            dup = study_same_assignment(&pts[k], &pts[i]);
+        if (dup)
+            continue;
+        m++;
+        for (int j = i + 1; j < n; j++) {
+            int dupj = 0;
+            for (int k = 0; k < j && !dupj; k++)
+                dupj = study_same_assignment(&pts[k], &pts[j]);
+            if (dupj)
+                continue;
+            int a = study_cmp3(pts[i].predicted, pts[j].predicted);
+            int b = study_cmp3(pts[i].simulated, pts[j].simulated);
+            if (a == 0 && b == 0)
+                continue;          /* tied on both: counted in neither tx nor ty */
+            if (a == 0)
+                tx++;
+            else if (b == 0)
+                ty++;
+            else if (a == b)
+                nc++;
+            else
+                nd++;
+        }
+    }
+    double den = sqrt((double)(nc + nd + tx) * (double)(nc + nd + ty));
+    if (m < 2 || den == 0)
+        return NAN;
+    return (double)(nc - nd) / den;
+}
+
+int study_rel_errors(const struct study_point *pts, int n, double *rel)
+{
+    for (int i = 0; i < n; i++)
+        rel[i] = pts[i].simulated > 0 ? fabs(pts[i].predicted - pts[i].simulated) / pts[i].simulated
+                                      : NAN;
+    return n;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double study_median(const double *x, int n)
+{
+    if (n <= 0)
+        return NAN;
+    double *c = malloc(sizeof *c * (size_t)n);
+    if (!c)
+        return NAN;
+    memcpy(c, x, sizeof *c * (size_t)n);
+    qsort(c, (size_t)n, sizeof *c, dcmp);
+    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    free(c);
+    return m;
+}
+
+double study_max(const double *x, int n)
+{
+    if (n <= 0)
+        return NAN;
+    double m = x[0];
+    for (int i = 1; i < n; i++)
+        if (x[i] > m)
+            m = x[i];
+    return m;
+}
+
+double study_nanmean(const double *x, int n)
+{
+    double s = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!isnan(x[i])) {
+            s += x[i];
+            k++;
+        }
+    return k ? s / k : NAN;
+}
+
+void study_criterion(const struct study_point *pts, int n, int exact_index,
+                     struct study_criterion *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n > 8)
+        n = 8;
+    const struct study_point *ex = &pts[exact_index];
+    double rel[8] = {0};
+    study_rel_errors(pts, n, rel);
+    out->model_error = study_max(rel, n);
+    out->exact_error = rel[exact_index];
+    out->best_sim = pts[0].simulated;
+    double maxgap = 0;
+    for (int i = 0; i < n; i++) {
+        out->gap[i] = ex->predicted > 0 ? pts[i].predicted / ex->predicted - 1 : 0;
+        if (i != exact_index && out->gap[i] > maxgap)
+            maxgap = out->gap[i];
+        if (pts[i].simulated < out->best_sim)
+            out->best_sim = pts[i].simulated;
+    }
+    out->exact_vs_best = out->best_sim > 0 ? ex->simulated / out->best_sim - 1 : 0;
+    out->exact_within_1pct = out->exact_vs_best <= 0.01;
+    out->exact_pays = maxgap > out->model_error;
+}

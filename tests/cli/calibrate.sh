@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# laysim calibrate / validate / loop end to end on the paper's small figures.
+B="$1"; S="$2"; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok() { if "$@"; then pass=$((pass+1)); else echo "FAIL: $*"; fail=$((fail+1)); fi; }
+# microbenchmarks -> table, report and trace; the table loads back into the cost model
+ok "$B" calibrate --microbench --write-microbench "$T/mb.lstrace" --report "$T/rep.json" -o "$T/t.json"
+ok grep -q '"schema": "laysim-latency-table"' "$T/t.json"
+ok grep -q '"r2"' "$T/rep.json"
+ok "$B" problem "$S/examples/fig1.lg" --table "$T/t.json" -o "$T/f1.lsp"
+# refitting the microbenchmark trace gives the same table
+ok "$B" calibrate --traces "$T/mb.lstrace" -o "$T/t2.json"
+ok cmp -s "$T/t.json" "$T/t2.json"
+# the overlap-aware aggregation round-trips and the program price still equals the objective
+ok "$B" calibrate --traces "$T/mb.lstrace" --aggregate max -o "$T/max.json"
+ok grep -q '"aggregate": "max"' "$T/max.json"
+ok grep -q '"group_ns"' "$T/max.json"
+line=$("$B" compile "$S/examples/fig2.lg" --table "$T/max.json" -o "$T/f2.prog" 2>&1)
+p=$(echo "$line" | sed -n 's/.*table price \([0-9]*\).*/\1/p'); o=$(echo "$line" | sed -n 's/.*objective \([0-9]*\)).*/\1/p')
+ok test -n "$p" -a "$p" = "$o"
+# validate: JSON with the paper's metrics
+"$B" validate "$S/examples/fig1.lg" "$S/examples/fig2.lg" --json > "$T/v.json"; ok test $? = 0
+ok python3 -c "
+import json,sys; d=json.load(open('$T/v.json'))
+assert 'pairwise_accuracy' in d and 'kendall_tau' in d and 'median_rel_error' in d
+m=d['models'][0]; assert m['pairs']+m['pairs_identical']==6, m
+assert len(m['strategies'])==4 and 'criterion' in m and 'attribution_exact' in m"
+# loop: iterations with out-of-sample and in-sample figures
+"$B" loop "$S/examples/fig1.lg" "$S/examples/fig2.lg" --iterations 1 --perturb 2 --json > "$T/l.json"; ok test $? = 0
+ok python3 -c "
+import json; d=json.load(open('$T/l.json')); it=d['iterations']
+assert len(it)>=2
+for k in ('pairwise_accuracy','kendall_tau','median_rel_error','in_sample_median_rel_error','lofo_median_rel_error'): assert k in it[-1], k
+assert it[0]['aggregate']=='sum' and it[1]['aggregate']=='max'"
+# bad input: exit 2 with a message
+"$B" calibrate -o "$T/x.json" >/dev/null 2>&1; ok test $? = 2
+"$B" calibrate --traces "$T/nosuch.lstrace" -o "$T/x.json" >/dev/null 2>&1; ok test $? -ne 0
+ok test ! -e "$T/x.json"
+echo '{"schema":"laysim-latency-table","version":1,"aggregate":"max","entries":[]}' > "$T/bad.json"
+"$B" validate "$S/examples/fig1.lg" --table "$T/bad.json" >/dev/null 2>&1; ok test $? = 2
+"$B" loop >/dev/null 2>&1; ok test $? = 2
+"$B" loop "$S/examples/fig1.lg" --aggregate avg >/dev/null 2>&1; ok test $? = 2
+echo "$pass passed, $fail failed"
+test "$fail" = 0

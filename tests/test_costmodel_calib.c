@@ -1,0 +1,278 @@
+/* Tests of costmodel/calibrate: the fitters recover known coefficients from synthetic
+ * trace records (compute knee, DMA knee, robustness to an outlier), the group fit recovers
+ * known scales, microbenchmarks run and fit the simulator, and "max" tables round-trip. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "costmodel/calibrate.h"
+#include "sim/sim.h"
+#include "util/prng.h"
+
+#define TICK_HZ 5600000000ull   /* 5600 ticks per microsecond, as nc-v2 */
+
+static void near(double got, double want, double rel)
+{
+    if (fabs(got - want) > rel * fabs(want) + 1e-9) {
+        fprintf(stderr, "got %.6g, want %.6g (rel %.3g)\n", got, want, rel);
+        fail();
+    }
+}
+
+/* A compute record of `cycles` engine cycles on an engine clocked at mhz. */
+static struct trace_record rec_compute(int engine, uint64_t n, double cycles, uint32_t mhz)
+{
+    struct trace_record r;
+    memset(&r, 0, sizeof r);
+    r.engine = (uint8_t)engine;
+    r.dtype = LS_DT_BF16;
+    r.src_mem = TRACE_MEM_SBUF;
+    r.dst_mem = TRACE_MEM_SBUF;
+    r.partitions = 128;
+    r.free_size = n;
+    r.start = 1000;
+    r.end = 1000 + (uint64_t)llround(cycles * (TICK_HZ / 1e6) / mhz);
+    return r;
+}
+
+static void test_fit_compute(void **st)
+{
+    (void)st;
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    struct cm_table prior, out;
+    cm_table_default(&t, &prior);
+    uint32_t clk[TRACE_ENG_COUNT] = {1400, 1400, 1400, 1400, 1400};
+    /* activation: a = 40, b = 96, c = 1.5 (knee at N = 64) */
+    const double a = 40, b = 96, c = 1.5;
+    struct cm_calib cal;
+    cm_calib_init(&cal);
+    for (uint64_t n = 1; n <= 8192; n = n * 2 + 1) {
+        struct trace_record r = rec_compute(TRACE_ENG_ACT, n, a + fmax(b, c * (double)n), clk[1]);
+        assert_int_equal(cm_calib_add_record(&cal, &r, "activation", TICK_HZ, clk, 16), 0);
+    }
+    /* one wild outlier: robust fitting must not follow it */
+    struct trace_record r = rec_compute(TRACE_ENG_ACT, 300, 5000, clk[1]);
+    assert_int_equal(cm_calib_add_record(&cal, &r, "activation", TICK_HZ, clk, 16), 0);
+    /* unknown opcodes are skipped */
+    assert_int_equal(cm_calib_add_record(&cal, &r, "no_such_op", TICK_HZ, clk, 16), 0);
+    struct cm_fit_report rep;
+    struct ls_error err = {0};
+    assert_int_equal(cm_calib_fit(&cal, &prior, &out, &rep, &err), 0);
+    int k = cm_table_find(&out, SIM_OP_ACTIVATION, LS_DT_BF16, TRACE_MEM_SBUF);
+    assert_true(k >= 0);
+    near(out.e[k].a, a, 0.05);
+    near(out.e[k].b, b, 0.05);
+    near(out.e[k].c, c, 0.02);
+    int found = 0;
+    for (int i = 0; i < rep.n; i++)
+        if (rep.e[i].entry == k) {
+            found = 1;
+            assert_true(rep.e[i].fitted);
+            assert_int_equal(rep.e[i].samples, (int)cal.n);
+            assert_true(rep.e[i].median_rel < 0.01);
+            assert_true(rep.e[i].max_rel > 0.5);  /* the outlier is reported */
+            assert_true(rep.e[i].nresid > 0);
+        }
+    assert_true(found);
+    /* entries without samples keep the prior */
+    int m = cm_table_find(&out, SIM_OP_MATMUL, LS_DT_BF16, TRACE_MEM_SBUF);
+    assert_true(m >= 0);
+    assert_true(out.e[m].b == prior.e[m].b && out.e[m].c == prior.e[m].c);
+    cm_calib_free(&cal);
+}
+
+static void test_fit_dma(void **st)
+{
+    (void)st;
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    struct cm_table prior, out;
+    cm_table_default(&t, &prior);
+    const double fixed = 900, dmin = 120, bw = 25; /* knee at 3000 bytes per chunk */
+    struct cm_calib cal;
+    cm_calib_init(&cal);
+    uint32_t clk[TRACE_ENG_COUNT] = {1400, 1400, 1400, 1400, 1400};
+    struct ls_rng rng;
+    ls_rng_seed(&rng, 7);
+    static const uint32_t parts[] = {1, 16, 64, 128};
+    static const uint64_t chunk[] = {4, 64, 512, 2048, 4096, 16384, 65536};
+    for (size_t p = 0; p < 4; p++)
+        for (size_t c = 0; c < 7; c++)
+            for (uint32_t per = 1; per <= 8; per *= 2) {
+                struct trace_record r;
+                memset(&r, 0, sizeof r);
+                r.engine = TRACE_ENG_DMA;
+                r.dtype = LS_DT_BF16;
+                r.src_mem = TRACE_MEM_HBM;
+                r.dst_mem = TRACE_MEM_SBUF;
+                r.partitions = parts[p];
+                r.descriptors = parts[p] * per;
+                r.chunk_bytes = chunk[c];
+                double D = (double)((parts[p] + 15) / 16) * per;
+                double ns = fixed + D * fmax(dmin, (double)chunk[c] / bw);
+                ns *= 1 + 0.002 * (ls_rng_double(&rng) - 0.5); /* measurement noise */
+                r.start = 0;
+                r.end = (uint64_t)llround(ns * TICK_HZ / 1e9);
+                assert_int_equal(cm_calib_add_record(&cal, &r, "dma_copy", TICK_HZ, clk, 16), 0);
+            }
+    struct ls_error err = {0};
+    assert_int_equal(cm_calib_fit(&cal, &prior, &out, NULL, &err), 0);
+    int k = cm_table_find(&out, SIM_OP_DMA_COPY, LS_DT_BF16, TRACE_MEM_HBM);
+    assert_true(k >= 0);
+    near(out.e[k].fixed_ns, fixed, 0.03);
+    near(out.e[k].desc_min_ns, dmin, 0.02);
+    near(out.e[k].bytes_per_ns, bw, 0.02);
+    cm_calib_free(&cal);
+}
+
+/* The microbenchmarks fit the simulator closely where the table's form matches it. */
+static void test_microbench(void **st)
+{
+    (void)st;
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    struct cm_table prior, out;
+    cm_table_default(&t, &prior);
+    struct cm_calib cal;
+    cm_calib_init(&cal);
+    size_t count = 0;
+    struct ls_error err = {0};
+    assert_int_equal(cm_microbench_run(&t, &cal, NULL, &count, &err), 0);
+    assert_true(count > 100);
+    assert_true(cal.n >= count);
+    static struct cm_fit_report rep;
+    assert_int_equal(cm_calib_fit(&cal, &prior, &out, &rep, &err), 0);
+    int seen_dma = 0, seen_mm = 0;
+    for (int i = 0; i < rep.n; i++) {
+        const struct cm_entry *e = &out.e[rep.e[i].entry];
+        if (e->opcode == SIM_OP_DMA_COPY) {
+            seen_dma = 1;
+            assert_true(rep.e[i].median_rel < 0.02);
+        }
+        if (e->opcode == SIM_OP_MATMUL) {
+            seen_mm = 1;
+            assert_true(rep.e[i].r2 > 0.99);
+        }
+    }
+    assert_true(seen_dma && seen_mm);
+    /* matmul in isolation: II max(64, N) plus the array's fill/drain latency */
+    int k = cm_table_find(&out, SIM_OP_MATMUL, LS_DT_BF16, TRACE_MEM_SBUF);
+    near(out.e[k].c, 1.0, 0.01);
+    near(out.e[k].a + out.e[k].b, 64 + t.pe_rows + t.pe_cols - 2, 0.02);
+    cm_calib_free(&cal);
+}
+
+/* Group fit: groups whose exposed time is 2x the throughput part and 0.5x the latency part
+ * of one entry give those scales back. */
+static void test_group_fit(void **st)
+{
+    (void)st;
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    struct cm_table tb;
+    cm_table_default(&t, &tb);
+    int k = cm_table_find(&tb, SIM_OP_ACTIVATION, LS_DT_BF16, TRACE_MEM_SBUF);
+    struct cm_groups g;
+    cm_groups_init(&g, tb.n);
+    struct ls_rng rng;
+    ls_rng_seed(&rng, 3);
+    for (int prog = 0; prog < 20; prog++) {
+        enum { N = 6 };
+        struct cm_parts parts[N];
+        struct trace_record recs[N];
+        int32_t tag[N];
+        uint64_t now = 0;
+        for (int i = 0; i < N; i++) {
+            parts[i].entry = (int16_t)k;
+            parts[i].engine = TRACE_ENG_ACT;
+            parts[i].fixed = (float)(10 + ls_rng_below(&rng, 50));
+            parts[i].var = (float)(64 + ls_rng_below(&rng, 4000));
+            double y = 0.5 * parts[i].fixed + 2.0 * parts[i].var; /* base cycles */
+            memset(&recs[i], 0, sizeof recs[i]);
+            recs[i].start = now;
+            now += (uint64_t)llround(y * 4); /* 4 ticks per base cycle */
+            recs[i].end = now;
+            tag[i] = i / 2;                  /* 3 groups of 2 instructions */
+        }
+        assert_int_equal(cm_groups_add_program(&g, parts, recs, tag, N, 3, 4, 1, 1.0), 0);
+    }
+    assert_int_equal(g.n, 60);
+    struct ls_error err = {0};
+    double rel;
+    struct cm_table out = tb;
+    assert_int_equal(cm_group_fit(&g, CM_AGG_SUM, &t, &out, &rel, &err), 0);
+    assert_true(rel < 0.01);
+    near(out.e[k].a, 0.5 * tb.e[k].a, 0.05);
+    near(out.e[k].c, 2.0 * tb.e[k].c, 0.02);
+    assert_string_equal(out.aggregate, "sum");
+    cm_groups_free(&g);
+}
+
+static void test_table_max_roundtrip(void **st)
+{
+    (void)st;
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    struct cm_table tb, back;
+    cm_table_default(&t, &tb);
+    uint64_t h_sum = cm_table_hash(&tb);
+    cm_table_set_aggregate(&tb, CM_AGG_MAX, 1234.5);
+    assert_true(cm_table_hash(&tb) != h_sum);
+    char path[] = "/tmp/laysim_calib_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    struct ls_error err = {0};
+    assert_int_equal(cm_table_write(&tb, path, &err), 0);
+    assert_int_equal(cm_table_load(path, &back, &err), 0);
+    assert_int_equal(back.agg, CM_AGG_MAX);
+    assert_string_equal(back.aggregate, "max");
+    near(back.group_ns, 1234.5, 1e-12);
+    assert_int_equal(cm_table_hash(&back), cm_table_hash(&tb));
+    /* max without group_ns, and unknown modes, are input errors naming the key */
+    FILE *f = fopen(path, "w");
+    fputs("{\"schema\":\"laysim-latency-table\",\"version\":1,\"aggregate\":\"max\",\"entries\":[]}", f);
+    fclose(f);
+    assert_int_equal(cm_table_load(path, &back, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "group_ns"));
+    f = fopen(path, "w");
+    fputs("{\"schema\":\"laysim-latency-table\",\"version\":1,\"aggregate\":\"avg\",\"entries\":[]}", f);
+    fclose(f);
+    assert_int_equal(cm_table_load(path, &back, &err), LS_ERR_INPUT);
+    /* an old sum table (no group_ns) still loads */
+    f = fopen(path, "w");
+    fputs("{\"schema\":\"laysim-latency-table\",\"version\":1,\"aggregate\":\"sum\",\"entries\":[]}", f);
+    fclose(f);
+    assert_int_equal(cm_table_load(path, &back, &err), 0);
+    assert_int_equal(back.agg, CM_AGG_SUM);
+    unlink(path);
+    /* cm_agg_total */
+    struct cm_agg a;
+    memset(&a, 0, sizeof a);
+    assert_int_equal(cm_agg_total(&tb, &t, &a), 0);
+    cm_agg_add(&a, TRACE_ENG_PE, 100);
+    cm_agg_add(&a, TRACE_ENG_DMA, 300);
+    cm_agg_add(&a, TRACE_ENG_DMA, 50);
+    int64_t L = (int64_t)floor(1234.5 * t.base_mhz / 1000.0 + 0.5);
+    assert_int_equal(cm_agg_total(&tb, &t, &a), 350 + L);
+    cm_table_set_aggregate(&tb, CM_AGG_SUM, -1);
+    assert_int_equal(cm_agg_total(&tb, &t, &a), 450);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fit_compute), cmocka_unit_test(test_fit_dma),
+        cmocka_unit_test(test_microbench),  cmocka_unit_test(test_group_fit),
+        cmocka_unit_test(test_table_max_roundtrip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
