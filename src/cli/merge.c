@@ -1,0 +1,91 @@
+/* laysim merge: combine the results stores of several study / whatif runs (shards). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "study/report.h"
+#include "study/store.h"
+
+const char cmd_merge_help[] =
+    "usage: laysim merge --out DIR [--quiet] DIR1 DIR2 ...\n"
+    "Combine DIRi/results.sqlite (e.g. the shards of `laysim study --shard K/N`) into\n"
+    "DIR/results.sqlite (created afresh; rows with the same model, target, strategy and\n"
+    "table: the last one wins) and write the report of the union into DIR, as study and\n"
+    "whatif do. docs/study.md has recipes for GNU parallel and Slurm job arrays.\n"
+    "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
+
+int cmd_merge(int argc, char **argv)
+{
+    static const struct option lo[] = {{"out", required_argument, NULL, 'o'},
+                                       {"quiet", no_argument, NULL, 'q'},
+                                       {NULL, 0, NULL, 0}};
+    const char *out = NULL;
+    int quiet = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:q", lo, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'q': quiet = 1; break;
+        default: return cli_usage("merge", "unknown option");
+        }
+    }
+    if (!out)
+        return cli_usage("merge", "--out DIR is required");
+    if (optind >= argc)
+        return cli_usage("merge", "give at least one input directory");
+    struct ls_error err = {0};
+    char path[1200];
+    for (int i = optind; i < argc; i++) {
+        snprintf(path, sizeof path, "%s/results.sqlite", argv[i]);
+        if (access(path, R_OK)) {
+            ls_error_set(&err, LS_ERR_INPUT, path, 0, 0, "no results store here");
+            return cli_report(&err);
+        }
+    }
+    if (mkdir(out, 0777) && errno != EEXIST) {
+        ls_error_set(&err, LS_ERR_IO, out, 0, 0, "cannot create directory: %s", strerror(errno));
+        return cli_report(&err);
+    }
+    snprintf(path, sizeof path, "%s/results.sqlite", out);
+    for (int i = optind; i < argc; i++) {
+        char a[PATH_MAX], b[PATH_MAX];
+        if (realpath(argv[i], a) && realpath(out, b) && !strcmp(a, b))
+            return cli_usage("merge", "the output directory %s is also an input", out);
+    }
+    unlink(path);
+    struct study_store *st = NULL;
+    int rc = study_store_open(path, &st, &err);
+    for (int i = optind; !rc && i < argc; i++) {
+        char in[1200];
+        snprintf(in, sizeof in, "%s/results.sqlite", argv[i]);
+        rc = study_store_merge_from(st, in, &err);
+    }
+    struct study_cells cells = {0};
+    char kind[32] = "", hash[32] = "", cmdline[1024] = "";
+    if (!rc)
+        rc = study_store_meta_get(st, "kind", kind, sizeof kind, &err);
+    if (!rc)
+        rc = study_store_meta_get(st, "base_hash", hash, sizeof hash, &err);
+    if (!rc)
+        rc = study_store_meta_get(st, "command", cmdline, sizeof cmdline, &err);
+    if (!rc)
+        rc = study_store_load(st, &cells, &err);
+    if (!rc) {
+        struct study_report_opts ro = {kind[0] ? kind : "study", cmdline, 0, 1, hash};
+        rc = study_report_write(&cells, &ro, out, &err);
+        if (!rc && !quiet) {
+            study_report_terminal(&cells, &ro, stdout);
+            printf("\nmerged %d stores: %zu cells; report: %s/report.html\n", argc - optind,
+                   cells.n, out);
+        }
+    }
+    study_cells_free(&cells);
+    study_store_close(st);
+    return rc ? cli_report(&err) : CLI_OK;
+}

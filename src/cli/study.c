@@ -1,0 +1,237 @@
+/* laysim study (and the shared driver of laysim whatif): run the study grid into the
+ * results store, then write the report from the store. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "study/report.h"
+#include "study/study.h"
+#include "util/progress.h"
+
+const char cmd_study_help[] =
+    "usage: laysim study [--quick | --models SET] [--target NAME|FILE] [--set KEY=VALUE]...\n"
+    "                    [--out DIR] [--resume] [--shard K/N] [--jobs N] [--no-calibrate]\n"
+    "                    [--exact-time-limit S] [--dp-time-limit S] [--dp-mem-limit MIB]\n"
+    "                    [--quiet]\n"
+    "Reproduce the shape of the paper's evaluation on the simulated core: per model, the\n"
+    "simulated time of local, greedy, rulebased and exact (Table 1) under the datasheet and\n"
+    "the calibrated latency table, relative-performance CDFs and transposes (RQ1), the\n"
+    "treewidth histogram and dp vs exact runtimes (RQ2), optimality gaps (RQ3), pairwise\n"
+    "ranking accuracy and the predicted-vs-simulated heatmap before and after calibration\n"
+    "(RQ4). Writes DIR/report.html (self-contained), report.md, results.json, cells.csv,\n"
+    "table1.csv and the results store DIR/results.sqlite (docs/study.md); prints the Table 1\n"
+    "analogue and the headline figures.\n"
+    "  --quick             the default model set: one model per family, scaled down\n"
+    "  --models SET        quick (default), full (every zoo model, published size),\n"
+    "                      all-quick (every zoo model, quick scale), or NAME[:quick],...\n"
+    SIM_TARGET_HELP
+    "  --out DIR           output directory (default out/study)\n"
+    "  --resume            keep DIR/results.sqlite and skip (model, target) cells in it\n"
+    "  --shard K/N         run only the K-th of N slices of the grid (merge with laysim merge)\n"
+    "  --jobs N            worker threads (default: online CPUs)\n"
+    "  --no-calibrate      only the datasheet table\n"
+    "  --exact-time-limit S  per exact solve (default 60)\n"
+    "  --dp-time-limit S   per treewidth-DP solve (default 10)\n"
+    "  --dp-mem-limit MIB  treewidth-DP table budget (default 512)\n"
+    "  --quiet             no progress bar and no terminal summary\n"
+    "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage (nothing is run).\n";
+
+/* Shared with whatif.c. */
+int cli_study_main(int argc, char **argv, int whatif);
+
+static void on_progress(void *ctx, size_t done, size_t total, const char *what)
+{
+    struct ls_progress *p = ctx;
+    if (done == 0 && total) {
+        p->total = total;
+        return;
+    }
+    ls_progress_update(p, done);
+}
+
+static int mkdirs(const char *dir, struct ls_error *err)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || !*p) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(buf, 0777) && errno != EEXIST)
+                return ls_error_set(err, LS_ERR_IO, buf, 0, 0, "cannot create directory: %s",
+                                    strerror(errno));
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    return 0;
+}
+
+static void command_line(int argc, char **argv, char *buf, size_t n)
+{
+    size_t o = (size_t)snprintf(buf, n, "laysim");
+    for (int i = 0; i < argc && o < n; i++)
+        o += (size_t)snprintf(buf + o, n - o, " %s", argv[i]);
+}
+
+int cli_study_main(int argc, char **argv, int whatif)
+{
+    enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
+           O_DPTL, O_DPML, O_QUIET };
+    static const struct option lo[] = {SIM_TARGET_LONGOPTS,
+                                       {"models", required_argument, NULL, O_MODELS},
+                                       {"quick", no_argument, NULL, O_QUICK},
+                                       {"out", required_argument, NULL, O_OUT},
+                                       {"resume", no_argument, NULL, O_RESUME},
+                                       {"shard", required_argument, NULL, O_SHARD},
+                                       {"jobs", required_argument, NULL, O_JOBS},
+                                       {"no-calibrate", no_argument, NULL, O_NOCAL},
+                                       {"exact-time-limit", required_argument, NULL, O_EXTL},
+                                       {"dp-time-limit", required_argument, NULL, O_DPTL},
+                                       {"dp-mem-limit", required_argument, NULL, O_DPML},
+                                       {"quiet", no_argument, NULL, O_QUIET},
+                                       {NULL, 0, NULL, 0}};
+    const char *cmd = whatif ? "whatif" : "study";
+    struct study_opts o;
+    study_opts_init(&o);
+    long nproc = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = nproc > 0 ? (int)(nproc > 64 ? 64 : nproc) : 1;
+    const char *models = "quick", *out = whatif ? "out/whatif" : "out/study";
+    const char *target = NULL;
+    const char *sets[16];
+    size_t nsets = 0;
+    int quiet = 0, c;
+    struct ls_error err = {0};
+    unsigned long long u;
+    double dv;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+        switch (c) {
+        case SIM_OPT_TARGET: target = optarg; break;
+        case SIM_OPT_SET:
+            if (nsets == 16)
+                return cli_usage(cmd, "at most 16 --set options");
+            sets[nsets++] = optarg;
+            break;
+        case O_MODELS: models = optarg; break;
+        case O_QUICK: models = "quick"; break;
+        case O_OUT: out = optarg; break;
+        case O_RESUME: o.resume = 1; break;
+        case O_SHARD:
+            if (study_parse_shard(optarg, &o.shard_k, &o.shard_n, &err))
+                return cli_usage(cmd, "%s", err.msg);
+            break;
+        case O_JOBS:
+            if (cli_parse_u64(cmd, "--jobs", optarg, &u))
+                return CLI_USAGE;
+            if (u < 1 || u > 64)
+                return cli_usage(cmd, "--jobs must be 1..64");
+            o.jobs = (int)u;
+            break;
+        case O_NOCAL: o.calibrate = 0; break;
+        case O_EXTL:
+            if (cli_parse_double(cmd, "--exact-time-limit", optarg, &o.exact_time_limit))
+                return CLI_USAGE;
+            break;
+        case O_DPTL:
+            if (cli_parse_double(cmd, "--dp-time-limit", optarg, &o.dp_time_limit))
+                return CLI_USAGE;
+            break;
+        case O_DPML:
+            if (cli_parse_double(cmd, "--dp-mem-limit", optarg, &dv))
+                return CLI_USAGE;
+            if (dv < 1)
+                return cli_usage(cmd, "--dp-mem-limit must be at least 1 MiB");
+            o.dp_mem_limit = (int64_t)(dv * 1048576.0);
+            break;
+        case O_QUIET: quiet = 1; break;
+        default: return cli_usage(cmd, "unknown option");
+        }
+    }
+    if (optind != argc)
+        return cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (whatif && nsets == 0)
+        return cli_usage(cmd, "give at least one --set KEY=V1,V2,...");
+
+    /* everything is validated before anything runs */
+    struct sim_target base;
+    struct sim_target_args ta = {0};
+    int rc = 0;
+    if (target && sim_target_args_take(&ta, SIM_OPT_TARGET, target))
+        return CLI_FAIL;
+    for (size_t i = 0; !whatif && i < nsets; i++)
+        if (sim_target_args_take(&ta, SIM_OPT_SET, sets[i])) {
+            sim_target_args_free(&ta);
+            return CLI_FAIL;
+        }
+    rc = sim_target_args_resolve(&ta, &base, &err);
+    sim_target_args_free(&ta);
+    if (rc)
+        return cli_report(&err);
+    if ((rc = study_models_select(models, &o.models, &err)) ||
+        (rc = study_targets_product(&base, whatif ? sets : NULL, whatif ? nsets : 0, 1,
+                                    &o.targets, &err))) {
+        study_opts_free(&o);
+        return cli_report(&err);
+    }
+
+    char path[1200];
+    struct study_store *st = NULL;
+    if ((rc = mkdirs(out, &err)))
+        goto done;
+    snprintf(path, sizeof path, "%s/results.sqlite", out);
+    if (!o.resume) {
+        unlink(path);
+        char j[1300];
+        snprintf(j, sizeof j, "%s-journal", path);
+        unlink(j);
+    }
+    if ((rc = study_store_open(path, &st, &err)))
+        goto done;
+    char cmdline[1024], hash[24];
+    command_line(argc, argv, cmdline, sizeof cmdline);
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sim_target_hash(&base));
+    if ((rc = study_store_meta_set(st, "kind", whatif ? "whatif" : "study", &err)) ||
+        (rc = study_store_meta_set(st, "base_hash", hash, &err)) ||
+        (rc = study_store_meta_set(st, "laysim_version", LAYSIM_VERSION, &err)) ||
+        (rc = study_store_meta_set(st, "command", cmdline, &err)))
+        goto done;
+    struct ls_progress pb;
+    ls_progress_begin(&pb, cmd, 1, quiet);
+    o.progress.ctx = &pb;
+    o.progress.done = on_progress;
+    struct study_summary sum;
+    rc = study_run(&o, st, &sum, &err);
+    ls_progress_end(&pb);
+    if (rc)
+        goto done;
+    struct study_cells cells;
+    if ((rc = study_store_load(st, &cells, &err)))
+        goto done;
+    struct study_report_opts ro = {whatif ? "whatif" : "study", cmdline, sum.seconds,
+                                   sum.calibration_api, hash};
+    rc = study_report_write(&cells, &ro, out, &err);
+    if (!rc && !quiet) {
+        study_report_terminal(&cells, &ro, stdout);
+        printf("\n%zu jobs (%zu run, %zu already in the store), %zu cells (%zu failed) in "
+               "%.1f s; report: %s/report.html\n",
+               sum.jobs, sum.jobs_run, sum.jobs_skipped, sum.cells, sum.cells_failed,
+               sum.seconds, out);
+    }
+    study_cells_free(&cells);
+done:
+    study_store_close(st);
+    study_opts_free(&o);
+    return rc ? cli_report(&err) : CLI_OK;
+}
+
+int cmd_study(int argc, char **argv)
+{
+    return cli_study_main(argc, argv, 0);
+}

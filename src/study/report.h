@@ -1,0 +1,29 @@
+/* study/report: the study's report, computed from the results store alone
+ * (docs/study.md): report.html (self-contained, tables and inline SVG plots),
+ * report.md, results.json, and CSV files (cells.csv, table1.csv, whatif.csv), each written
+ * atomically; and the terminal summary (the Table 1 analogue and the headline figures). */
+#ifndef LS_STUDY_REPORT_H
+#define LS_STUDY_REPORT_H
+
+#include <stdio.h>
+
+#include "study/store.h"
+#include "util/error.h"
+
+struct study_report_opts {
+    const char *kind;          /* "study" or "whatif" */
+    const char *command;       /* the command line, shown in the report */
+    double seconds;            /* wall time of the run (0 = unknown, e.g. after merge) */
+    int calibration_api;       /* 1: calibrated tables come from microbenchmarks */
+    const char *base_hash;     /* what-if: hash of the base target ("" = first target) */
+};
+
+/* Write every report file into dir (which must exist). */
+int study_report_write(const struct study_cells *cells, const struct study_report_opts *o,
+                       const char *dir, struct ls_error *err);
+
+/* The terminal summary. */
+void study_report_terminal(const struct study_cells *cells, const struct study_report_opts *o,
+                           FILE *out);
+
+#endif

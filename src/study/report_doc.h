@@ -1,0 +1,31 @@
+/* study/report_doc: one document emitter for report.html and report.md (internal). */
+#ifndef LS_STUDY_REPORT_DOC_H
+#define LS_STUDY_REPORT_DOC_H
+
+#include <stdio.h>
+
+#include "study/report_int.h"
+
+struct doc {
+    FILE *f;
+    int html;
+    int ncols;
+};
+
+void doc_h(struct doc *d, int level, const char *id, const char *text);
+void doc_p(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void doc_table(struct doc *d, int ncols, const char *const *hdr);
+/* bold: bit i set = cell i bold */
+void doc_row(struct doc *d, const char *const *cells, unsigned bold);
+void doc_table_end(struct doc *d);
+/* figures only go to HTML; Markdown gets a pointer to the HTML report */
+int doc_fig_begin(struct doc *d, const char *caption);
+void doc_fig_end(struct doc *d, const char *caption);
+void doc_figs_row_begin(struct doc *d);
+void doc_figs_row_end(struct doc *d);
+
+/* the sections (report_rq.c) */
+void rp_doc_target(const struct rp *r, struct doc *d, int t);
+void rp_doc_whatif(const struct rp *r, struct doc *d);
+
+#endif

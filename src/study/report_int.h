@@ -1,0 +1,93 @@
+/* study/report_int: the analysis shared by the report writers (internal). */
+#ifndef LS_STUDY_REPORT_INT_H
+#define LS_STUDY_REPORT_INT_H
+
+#include <stdio.h>
+
+#include "study/report.h"
+#include "study/store.h"
+#include "study/validate.h"
+
+#define RP_NS 5            /* local greedy rulebased exact dp */
+#define RP_SIM 4           /* the simulated strategies */
+#define RP_DP 4
+#define RP_NT 2            /* datasheet calibrated */
+
+extern const char *const rp_strategy[RP_NS];
+extern const char *const rp_table[RP_NT];
+extern const char *const rp_color[RP_NS];
+extern const char *const rp_label[RP_NS];
+
+struct rp_model {
+    const char *name, *family, *group, *scale;
+    long long ops;
+    int tw;
+};
+
+struct rp_target {
+    const char *label, *variant, *hash;
+};
+
+struct rp {
+    const struct study_cells *cs;
+    const struct study_report_opts *o;
+    int nm, nt;
+    struct rp_model *m;
+    struct rp_target *t;
+    int *idx;              /* [t][m][s][tb] -> cell index, -1 */
+    int has_calib;
+    int base;              /* index of the what-if base target */
+};
+
+/* fidelity of one (target, table) over every model with >= 2 distinct assignments */
+struct rp_fid {
+    struct study_pairwise pw;
+    double tau_mean, err_median, err_max;
+    int heat[5][5];        /* [x = predicted bin][y = simulated bin] */
+    int heat_models, models_single;
+};
+
+int rp_build(struct rp *r, const struct study_cells *cs, const struct study_report_opts *o);
+void rp_free(struct rp *r);
+const struct study_cell *rp_cell(const struct rp *r, int t, int m, int s, int tb);
+double rp_sim(const struct rp *r, int t, int m, int s, int tb);    /* NaN when none */
+double rp_pred(const struct rp *r, int t, int m, int s, int tb);   /* NaN when none */
+double rp_best(const struct rp *r, int t, int m, int tb);          /* min simulated */
+double rp_relperf(const struct rp *r, int t, int m, int s, int tb);/* best / sim * 100 */
+double rp_gap(const struct rp *r, int t, int m, int s, int tb);    /* % over exact */
+void rp_fidelity(const struct rp *r, int t, int tb, struct rp_fid *f);
+/* ops whose layouts differ between (t, m, s, tb) and (t2, m, s, tb); -1 when unknown */
+int rp_changed(const struct rp *r, int t, int t2, int m, int s, int tb);
+/* sorted copy helpers */
+int rp_sorted(double *x, int n, int descending);   /* drops NaN, returns the count */
+double rp_quantile(const double *sorted, int n, double q);
+
+/* SVG plots (report_svg.c): write one <svg> element. */
+struct rp_series {
+    const char *name, *color;
+    const double *y;       /* sorted values; plotted against % of points */
+    int n;
+    int dashed;
+};
+void rp_svg_cdf(FILE *f, const char *title, const char *ylabel, const struct rp_series *s,
+                int ns, double ymin, double ymax, int logy, double hline);
+void rp_svg_bars(FILE *f, const char *title, const char *xlabel, const char *ylabel,
+                 const char *const *cats, const double *vals, int n, const char *color,
+                 int percent_labels);
+void rp_svg_grouped(FILE *f, const char *title, const char *ylabel, const char *const *cats,
+                    int ncat, const char *const *snames, const char *const *colors, int nser,
+                    const double *vals /* [ser][cat] */, double hline);
+void rp_svg_heatmap(FILE *f, const char *title, const int heat[5][5]);
+
+/* text helpers */
+void rp_html_escape(FILE *f, const char *s);
+const char *rp_fmt_mcycles(double cycles, char *buf, size_t n);
+
+/* writers */
+int rp_write_html(const struct rp *r, const char *path, struct ls_error *err);
+int rp_write_md(const struct rp *r, const char *path, struct ls_error *err);
+int rp_write_json(const struct rp *r, const char *path, struct ls_error *err);
+int rp_write_csv(const struct rp *r, const char *dir, struct ls_error *err);
+void rp_terminal(const struct rp *r, FILE *out);
+
+#endif

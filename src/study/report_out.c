@@ -1,0 +1,390 @@
+/* study/report_out: the what-if section, results.json, the CSV files and the terminal
+ * summary. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/report_doc.h"
+#include "util/fileio.h"
+
+#define CELL 64
+
+static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+void rp_doc_whatif(const struct rp *r, struct doc *d)
+{
+    int tb = r->has_calib ? 1 : 0;
+    doc_h(d, 2, "whatif", "What-if: target variants");
+    doc_p(d, "Per variant, the %s table was %s, the problems re-solved, the programs recompiled "
+             "and simulated. End-to-end time is Exact's solution under that table; 'decisions "
+             "changed' counts the operators whose chosen layouts (partition axis of every "
+             "input and the output) differ from Exact's choice on the base target %s.",
+          rp_table[tb], tb ? "recalibrated on the variant by microbenchmarks" : "derived from "
+                                                                             "the variant's datasheet numbers",
+          r->t[r->base].label);
+    static const char *const hdr[] = {"Model",  "Variant", "Exact (M cycles)", "vs base",
+                                      "best of 4 (M cycles)", "transposes", "decisions changed"};
+    doc_table(d, 7, hdr);
+    for (int m = 0; m < r->nm; m++)
+        for (int t = 0; t < r->nt; t++) {
+            char a[CELL], b[CELL], c[CELL], e[CELL], f[CELL];
+            double v = rp_sim(r, t, m, 3, tb), base = rp_sim(r, r->base, m, 3, tb);
+            rp_fmt_mcycles(v, a, CELL);
+            if (isnan(v) || isnan(base))
+                snprintf(b, CELL, "-");
+            else
+                snprintf(b, CELL, "%.3fx", v / base);
+            rp_fmt_mcycles(rp_best(r, t, m, tb), c, CELL);
+            const struct study_cell *x = rp_cell(r, t, m, 3, tb);
+            if (x && !x->rc)
+                snprintf(e, CELL, "%lld", (long long)x->conversions);
+            else
+                snprintf(e, CELL, "-");
+            int ch = rp_changed(r, t, r->base, m, 3, tb);
+            if (ch < 0)
+                snprintf(f, CELL, "-");
+            else
+                snprintf(f, CELL, "%d of %lld", ch, r->m[m].ops);
+            const char *row[7] = {r->m[m].name, r->t[t].variant[0] ? r->t[t].variant : "(base)",
+                                  a, b, c, e, f};
+            doc_row(d, row, 0);
+        }
+    doc_table_end(d);
+    static const char *const h2[] = {"Variant", "pairwise accuracy (datasheet)",
+                                     "pairwise accuracy (calibrated)",
+                                     "median rel. error (calibrated)"};
+    doc_table(d, 4, h2);
+    for (int t = 0; t < r->nt; t++) {
+        struct rp_fid f0, f1;
+        rp_fidelity(r, t, 0, &f0);
+        char a[CELL], b[CELL] = "-", c[CELL] = "-";
+        snprintf(a, CELL, "%.1f%% of %d", 100 * study_pairwise_accuracy(&f0.pw), f0.pw.pairs);
+        if (r->has_calib) {
+            rp_fidelity(r, t, 1, &f1);
+            snprintf(b, CELL, "%.1f%% of %d", 100 * study_pairwise_accuracy(&f1.pw), f1.pw.pairs);
+            snprintf(c, CELL, "%.1f%%", 100 * f1.err_median);
+        }
+        const char *row[4] = {r->t[t].variant[0] ? r->t[t].variant : "(base)", a, b, c};
+        doc_row(d, row, 0);
+    }
+    doc_table_end(d);
+    int nt = r->nt > 10 ? 10 : r->nt;
+    double *vals = calloc((size_t)(nt * r->nm) + 1, sizeof *vals);
+    const char **cats = calloc((size_t)r->nm + 1, sizeof *cats);
+    const char **names = calloc((size_t)nt + 1, sizeof *names);
+    if (vals && cats && names) {
+        for (int m = 0; m < r->nm; m++)
+            cats[m] = r->m[m].name;
+        for (int t = 0; t < nt; t++) {
+            names[t] = r->t[t].variant[0] ? r->t[t].variant : "(base)";
+            for (int m = 0; m < r->nm; m++)
+                vals[t * r->nm + m] = rp_sim(r, t, m, 3, tb) / rp_sim(r, r->base, m, 3, tb);
+        }
+        if (doc_fig_begin(d, ""))
+            rp_svg_grouped(d->f, "End-to-end time relative to the base target",
+                           "Exact's simulated time / base", cats, r->nm, names, palette, nt,
+                           vals, 1.0);
+        doc_fig_end(d, "What-if: simulated time of Exact's solution per variant, relative to "
+                       "the base target (lower is faster).");
+    }
+    free(vals);
+    free(cats);
+    free(names);
+}
+
+/* ---- results.json ---------------------------------------------------------------------- */
+
+static json_t *num(double v)
+{
+    return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+int rp_write_json(const struct rp *r, const char *path, struct ls_error *err)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "schema", json_string("laysim-study-results"));
+    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(root, "kind", json_string(r->o && r->o->kind ? r->o->kind : "study"));
+    json_object_set_new(root, "seconds", json_real(r->o ? r->o->seconds : 0));
+    json_t *targets = json_array();
+    for (int t = 0; t < r->nt; t++) {
+        json_t *jt = json_object();
+        json_object_set_new(jt, "label", json_string(r->t[t].label));
+        json_object_set_new(jt, "variant", json_string(r->t[t].variant));
+        json_object_set_new(jt, "hash", json_string(r->t[t].hash));
+        json_t *models = json_array();
+        for (int m = 0; m < r->nm; m++) {
+            json_t *jm = json_object();
+            json_object_set_new(jm, "model", json_string(r->m[m].name));
+            json_object_set_new(jm, "group", json_string(r->m[m].group));
+            json_object_set_new(jm, "treewidth", json_integer(r->m[m].tw));
+            json_object_set_new(jm, "ops", json_integer(r->m[m].ops));
+            for (int tb = 0; tb < RP_NT; tb++) {
+                if (tb == 1 && !r->has_calib)
+                    continue;
+                json_t *js = json_object();
+                for (int s = 0; s < RP_SIM; s++) {
+                    json_t *x = json_object();
+                    json_object_set_new(x, "sim_cycles", num(rp_sim(r, t, m, s, tb)));
+                    json_object_set_new(x, "predicted", num(rp_pred(r, t, m, s, tb)));
+                    json_object_set_new(x, "relative_performance", num(rp_relperf(r, t, m, s, tb)));
+                    json_object_set_new(x, "optimality_gap_pct", num(rp_gap(r, t, m, s, tb)));
+                    const struct study_cell *c = rp_cell(r, t, m, s, tb);
+                    json_object_set_new(x, "transposes", c ? json_integer(c->conversions) : json_null());
+                    if (t != r->base)
+                        json_object_set_new(x, "decisions_changed_vs_base",
+                                            json_integer(rp_changed(r, t, r->base, m, s, tb)));
+                    json_object_set_new(js, rp_strategy[s], x);
+                }
+                json_object_set_new(jm, rp_table[tb], js);
+            }
+            json_array_append_new(models, jm);
+        }
+        json_object_set_new(jt, "models", models);
+        json_t *fid = json_object();
+        for (int tb = 0; tb < (r->has_calib ? 2 : 1); tb++) {
+            struct rp_fid f;
+            rp_fidelity(r, t, tb, &f);
+            json_t *x = json_object();
+            json_object_set_new(x, "pairs", json_integer(f.pw.pairs));
+            json_object_set_new(x, "correct", json_integer(f.pw.correct));
+            json_object_set_new(x, "pairwise_accuracy", num(study_pairwise_accuracy(&f.pw)));
+            json_object_set_new(x, "kendall_tau_b_mean", num(f.tau_mean));
+            json_object_set_new(x, "rel_error_median", num(f.err_median));
+            json_object_set_new(x, "rel_error_max", num(f.err_max));
+            json_t *h = json_array();
+            for (int a = 0; a < 5; a++) {
+                json_t *row = json_array();
+                for (int b = 0; b < 5; b++)
+                    json_array_append_new(row, json_integer(f.heat[a][b]));
+                json_array_append_new(h, row);
+            }
+            json_object_set_new(x, "heatmap_predicted_x_simulated", h);
+            json_object_set_new(fid, rp_table[tb], x);
+        }
+        json_object_set_new(jt, "fidelity", fid);
+        json_array_append_new(targets, jt);
+    }
+    json_object_set_new(root, "targets", targets);
+    json_t *cells = json_array();
+    for (size_t i = 0; i < r->cs->n; i++) {
+        const struct study_cell *c = &r->cs->c[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "model", json_string(c->model));
+        json_object_set_new(x, "target", json_string(c->target));
+        json_object_set_new(x, "strategy", json_string(c->strategy));
+        json_object_set_new(x, "table", json_string(c->table));
+        json_object_set_new(x, "rc", json_integer(c->rc));
+        json_object_set_new(x, "error", json_string(c->error));
+        json_object_set_new(x, "status", json_string(c->status));
+        json_object_set_new(x, "predicted", c->predicted >= 0 ? json_integer(c->predicted) : json_null());
+        json_object_set_new(x, "bound", c->bound >= 0 ? json_integer(c->bound) : json_null());
+        json_object_set_new(x, "sim_cycles", c->sim_cycles >= 0 ? json_integer(c->sim_cycles) : json_null());
+        json_object_set_new(x, "transposes", json_integer(c->conversions));
+        json_object_set_new(x, "instructions", json_integer(c->instructions));
+        json_object_set_new(x, "ops", json_integer(c->ops));
+        json_object_set_new(x, "treewidth", json_integer(c->treewidth));
+        json_object_set_new(x, "solve_seconds", json_real(c->solve_seconds));
+        json_object_set_new(x, "wall_seconds", json_real(c->wall_seconds));
+        json_array_append_new(cells, x);
+    }
+    json_object_set_new(root, "cells", cells);
+    char *s = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!s)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    size_t n = strlen(s);
+    char *t = realloc(s, n + 2);
+    if (!t) {
+        free(s);
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
+    t[n] = '\n';
+    t[n + 1] = 0;
+    int rc = ls_write_file_atomic(path, t, n + 1, err);
+    free(t);
+    return rc;
+}
+
+/* ---- CSV ------------------------------------------------------------------------------- */
+
+static void csv_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int csv_file(const char *dir, const char *name, const struct rp *r,
+                    void (*body)(const struct rp *, FILE *), struct ls_error *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct ls_atomic_file af;
+    int rc = ls_atomic_open(&af, path, err);
+    if (rc)
+        return rc;
+    body(r, af.fp);
+    return ls_atomic_commit(&af, err);
+}
+
+static void cells_csv(const struct rp *r, FILE *f)
+{
+    fputs("model,target,strategy,table,family,group,scale,variant,target_hash,table_hash,ops,"
+          "treewidth,rc,error,status,predicted,bound,sim_cycles,transposes,instructions,"
+          "dma_efficiency,rb_exhaustive,rb_split,rb_greedy,mem_mib,solve_seconds,wall_seconds\n",
+          f);
+    for (size_t i = 0; i < r->cs->n; i++) {
+        const struct study_cell *c = &r->cs->c[i];
+        const char *strs[] = {c->model, c->target, c->strategy, c->table, c->family, c->group,
+                              c->scale, c->variant, c->target_hash, c->table_hash};
+        for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
+            csv_str(f, strs[k]);
+            fputc(',', f);
+        }
+        fprintf(f, "%lld,%d,%d,", (long long)c->ops, c->treewidth, c->rc);
+        csv_str(f, c->error);
+        fputc(',', f);
+        csv_str(f, c->status);
+        fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d,%d,%.2f,%.6f,%.6f\n",
+                (long long)c->predicted, (long long)c->bound, (long long)c->sim_cycles,
+                (long long)c->conversions, (long long)c->instructions, c->dma_eff,
+                c->rb_exhaustive, c->rb_split, c->rb_greedy, c->mem_mib, c->solve_seconds,
+                c->wall_seconds);
+    }
+}
+
+static void table1_csv(const struct rp *r, FILE *f)
+{
+    fputs("target,model,group,table,local,greedy,rulebased,exact\n", f);
+    for (int t = 0; t < r->nt; t++)
+        for (int tb = 0; tb < (r->has_calib ? 2 : 1); tb++)
+            for (int m = 0; m < r->nm; m++) {
+                csv_str(f, r->t[t].label);
+                fprintf(f, ",%s,%s,%s", r->m[m].name, r->m[m].group, rp_table[tb]);
+                for (int s = 0; s < RP_SIM; s++) {
+                    double v = rp_sim(r, t, m, s, tb);
+                    if (isnan(v))
+                        fputs(",", f);
+                    else
+                        fprintf(f, ",%.0f", v);
+                }
+                fputc('\n', f);
+            }
+}
+
+static void whatif_csv(const struct rp *r, FILE *f)
+{
+    int tb = r->has_calib ? 1 : 0;
+    fputs("model,target,variant,table,exact_sim_cycles,vs_base,best_sim_cycles,transposes,"
+          "decisions_changed,ops\n",
+          f);
+    for (int m = 0; m < r->nm; m++)
+        for (int t = 0; t < r->nt; t++) {
+            const struct study_cell *x = rp_cell(r, t, m, 3, tb);
+            double v = rp_sim(r, t, m, 3, tb), b = rp_sim(r, r->base, m, 3, tb);
+            fprintf(f, "%s,", r->m[m].name);
+            csv_str(f, r->t[t].label);
+            fputc(',', f);
+            csv_str(f, r->t[t].variant);
+            fprintf(f, ",%s,%.0f,%.4f,%.0f,%lld,%d,%lld\n", rp_table[tb], v, v / b,
+                    rp_best(r, t, m, tb), x ? (long long)x->conversions : -1LL,
+                    rp_changed(r, t, r->base, m, 3, tb), r->m[m].ops);
+        }
+}
+
+int rp_write_csv(const struct rp *r, const char *dir, struct ls_error *err)
+{
+    int rc = csv_file(dir, "cells.csv", r, cells_csv, err);
+    if (!rc)
+        rc = csv_file(dir, "table1.csv", r, table1_csv, err);
+    if (!rc && r->nt > 1)
+        rc = csv_file(dir, "whatif.csv", r, whatif_csv, err);
+    return rc;
+}
+
+/* ---- terminal -------------------------------------------------------------------------- */
+
+void rp_terminal(const struct rp *r, FILE *out)
+{
+    char b[RP_SIM][CELL];
+    for (int t = 0; t < r->nt; t++) {
+        int tb = 0;
+        fprintf(out, "\nTarget %s: simulated time, millions of cycles (datasheet table; "
+                     "* = best or within 1%%)\n",
+                r->t[t].label);
+        fprintf(out, "  %-14s %-8s %10s %10s %11s %10s %6s\n", "model", "group", "local",
+                "greedy", "rulebased", "exact", "tw");
+        for (int m = 0; m < r->nm; m++) {
+            double best = rp_best(r, t, m, tb);
+            fprintf(out, "  %-14s %-8s", r->m[m].name, r->m[m].group);
+            for (int s = 0; s < RP_SIM; s++) {
+                double v = rp_sim(r, t, m, s, tb);
+                rp_fmt_mcycles(v, b[s], CELL);
+                fprintf(out, " %*s%s", s == 2 ? 10 : 9, b[s],
+                        !isnan(v) && v <= best * 1.01 ? "*" : " ");
+            }
+            fprintf(out, " %6d\n", r->m[m].tw);
+        }
+        for (int s = 0; s < RP_SIM; s++) {
+            double y[256];
+            int n = 0;
+            for (int m = 0; m < r->nm && n < 256; m++)
+                y[n++] = rp_relperf(r, t, m, s, 0);
+            n = rp_sorted(y, n, 0);
+            double mean = 0, gm = 0;
+            int ng = 0;
+            for (int i = 0; i < n; i++)
+                mean += y[i];
+            for (int m = 0; m < r->nm; m++) {
+                double g = rp_gap(r, t, m, s, 0);
+                if (!isnan(g)) {
+                    gm += g;
+                    ng++;
+                }
+            }
+            fprintf(out, "  %-10s relative performance mean %5.1f%%, worst %5.1f%%; "
+                         "optimality gap mean %.2f%%\n",
+                    rp_strategy[s], n ? mean / n : NAN, n ? y[0] : NAN, ng ? gm / ng : NAN);
+        }
+        for (int k = 0; k < (r->has_calib ? 2 : 1); k++) {
+            struct rp_fid f;
+            rp_fidelity(r, t, k, &f);
+            fprintf(out, "  pairwise ranking accuracy (%s table): %.1f%% of %d pairs, "
+                         "median relative error %.1f%%\n",
+                    rp_table[k], 100 * study_pairwise_accuracy(&f.pw), f.pw.pairs,
+                    100 * f.err_median);
+        }
+        int dpok = 0, n = 0;
+        for (int m = 0; m < r->nm; m++) {
+            const struct study_cell *c = rp_cell(r, t, m, RP_DP, 0);
+            if (c) {
+                n++;
+                dpok += !c->rc;
+            }
+        }
+        fprintf(out, "  treewidth DP solved %d of %d models within its limits\n", dpok, n);
+    }
+    if (r->nt > 1) {
+        int tb = r->has_calib ? 1 : 0;
+        fprintf(out, "\nWhat-if (Exact, %s table) vs base %s:\n", rp_table[tb],
+                r->t[r->base].label);
+        fprintf(out, "  %-14s %-28s %10s %8s %10s %9s\n", "model", "variant", "Mcycles",
+                "vs base", "transposes", "changed");
+        for (int m = 0; m < r->nm; m++)
+            for (int t = 0; t < r->nt; t++) {
+                const struct study_cell *x = rp_cell(r, t, m, 3, tb);
+                double v = rp_sim(r, t, m, 3, tb), base = rp_sim(r, r->base, m, 3, tb);
+                rp_fmt_mcycles(v, b[0], CELL);
+                fprintf(out, "  %-14s %-28s %10s %7.3fx %10lld %9d\n", r->m[m].name,
+                        r->t[t].variant[0] ? r->t[t].variant : "(base)", b[0], v / base,
+                        x ? (long long)x->conversions : -1LL, rp_changed(r, t, r->base, m, 3, tb));
+            }
+    }
+}

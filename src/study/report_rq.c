@@ -1,0 +1,388 @@
+/* study/report_rq: the sections of the report, in the shape of the paper's evaluation
+ * (Table 1, RQ1 with Figure 5, RQ2 with Figure 6, RQ3 / RQ4 with Figure 7). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study/report_doc.h"
+
+#define CELL 48
+
+static const char *fmt_pct(double v, char *b, size_t n)
+{
+    if (isnan(v))
+        snprintf(b, n, "-");
+    else
+        snprintf(b, n, "%.1f%%", v);
+    return b;
+}
+
+static void table1(const struct rp *r, struct doc *d, int t, int tb)
+{
+    static const char *const hdr[] = {"Type", "Model", "Local", "Greedy", "Rule-Based", "Exact",
+                                      "Scale"};
+    doc_table(d, 7, hdr);
+    for (int m = 0; m < r->nm; m++) {
+        char b[RP_SIM][CELL];
+        const char *row[7];
+        row[0] = strcmp(r->m[m].group, "dense") ? "Vision, Multimodal, MoE"
+                                                : "Dense Transformers";
+        row[1] = r->m[m].name;
+        double best = rp_best(r, t, m, tb);
+        unsigned bold = 0;
+        for (int s = 0; s < RP_SIM; s++) {
+            double v = rp_sim(r, t, m, s, tb);
+            const struct study_cell *c = rp_cell(r, t, m, s, tb);
+            if (c && c->rc)
+                snprintf(b[s], CELL, "failed");
+            else
+                rp_fmt_mcycles(v, b[s], CELL);
+            row[2 + s] = b[s];
+            if (!isnan(v) && v <= best * 1.01)
+                bold |= 1u << (2 + s);
+        }
+        row[6] = r->m[m].scale[0] ? r->m[m].scale : "published size";
+        doc_row(d, row, bold);
+    }
+    doc_table_end(d);
+}
+
+static void series_relperf(const struct rp *r, int t, int tb, int dense_only,
+                           double ys[RP_SIM][256], struct rp_series *se)
+{
+    for (int s = 0; s < RP_SIM; s++) {
+        int n = 0;
+        for (int m = 0; m < r->nm && n < 256; m++)
+            if (!dense_only || !strcmp(r->m[m].group, "dense"))
+                ys[s][n++] = rp_relperf(r, t, m, s, tb);
+        n = rp_sorted(ys[s], n, 0);
+        se[s] = (struct rp_series){rp_label[s], rp_color[s], ys[s], n, s == 3};
+    }
+}
+
+static void rq1(const struct rp *r, struct doc *d, int t)
+{
+    char id[32];
+    snprintf(id, sizeof id, "rq1-%d", t);
+    doc_h(d, 3, id, "RQ1: practical impact of layout selection");
+    static double ys[RP_SIM][256];
+    struct rp_series se[RP_SIM];
+    series_relperf(r, t, 0, 0, ys, se);
+    char b1[CELL], b2[CELL];
+    for (int s = 0; s < RP_SIM; s++) {
+        double mean = 0;
+        for (int i = 0; i < se[s].n; i++)
+            mean += se[s].y[i];
+        mean = se[s].n ? mean / se[s].n : NAN;
+        doc_p(d, "%s: %s of the best known simulated time on average, %s at the worst decile "
+                 "(%d models).",
+              rp_label[s], fmt_pct(mean, b1, CELL),
+              fmt_pct(rp_quantile(se[s].y, se[s].n, 0.1), b2, CELL), se[s].n);
+    }
+    doc_figs_row_begin(d);
+    if (doc_fig_begin(d, ""))
+        rp_svg_cdf(d->f, "(a) All models", "% of best known result", se, RP_SIM, 0, 105, 0, 100);
+    doc_fig_end(d, "Figure 5(a): relative performance (best simulated time / the strategy's "
+                   "simulated time), models sorted from worst to best, datasheet table.");
+    series_relperf(r, t, 0, 1, ys, se);
+    if (doc_fig_begin(d, ""))
+        rp_svg_cdf(d->f, "(b) Dense transformers", "% of best known result", se, RP_SIM, 0, 105,
+                   0, 100);
+    doc_fig_end(d, "Figure 5(b): the same over the dense transformers only.");
+    doc_figs_row_end(d);
+
+    /* transposes inserted */
+    static const char *const hdr[] = {"Model", "Local", "Greedy", "Rule-Based", "Exact"};
+    doc_p(d, "Transposes (layout conversions) inserted by the compiled program, datasheet table:");
+    doc_table(d, 5, hdr);
+    double ratio[RP_SIM][256];
+    int nr = 0;
+    for (int m = 0; m < r->nm; m++) {
+        char b[RP_SIM][CELL];
+        const char *row[5] = {r->m[m].name};
+        const struct study_cell *rb = rp_cell(r, t, m, 2, 0);
+        for (int s = 0; s < RP_SIM; s++) {
+            const struct study_cell *c = rp_cell(r, t, m, s, 0);
+            if (c && !c->rc)
+                snprintf(b[s], CELL, "%lld", (long long)c->conversions);
+            else
+                snprintf(b[s], CELL, "-");
+            row[1 + s] = b[s];
+            if (nr < 256)
+                ratio[s][nr] = c && rb && !c->rc && !rb->rc && rb->conversions > 0
+                                   ? (double)c->conversions / (double)rb->conversions
+                                   : NAN;
+        }
+        nr++;
+        doc_row(d, row, 0);
+    }
+    doc_table_end(d);
+    for (int s = 0; s < RP_SIM; s++) {
+        if (s == 2)
+            continue;
+        int n = rp_sorted(ratio[s], nr > 256 ? 256 : nr, 0);
+        double mean = 0;
+        for (int i = 0; i < n; i++)
+            mean += ratio[s][i];
+        if (n)
+            doc_p(d, "%s inserts %.2fx the transposes of Rule-Based on average (p90 %.2fx).",
+                  rp_label[s], mean / n, rp_quantile(ratio[s], n, 0.9));
+    }
+
+    /* rulebased fallbacks */
+    static const char *const h2[] = {"Model", "components exhaustive", "divide-and-conquer",
+                                     "greedy", "objective = exact's"};
+    doc_p(d, "How Rule-Based searched each model (its components by method). Rule-Based sees "
+             "only the cost model: where every component was searched exhaustively it reaches "
+             "the exact optimum of the objective, so it ties with Exact there by construction.");
+    doc_table(d, 5, h2);
+    int exh_all = 0, tie = 0;
+    for (int m = 0; m < r->nm; m++) {
+        const struct study_cell *c = rp_cell(r, t, m, 2, 0);
+        if (!c)
+            continue;
+        char a[CELL], b[CELL], g[CELL];
+        snprintf(a, CELL, "%d", c->rb_exhaustive);
+        snprintf(b, CELL, "%d", c->rb_split);
+        snprintf(g, CELL, "%d", c->rb_greedy);
+        double pe = rp_pred(r, t, m, 3, 0), pr = rp_pred(r, t, m, 2, 0);
+        int same = !isnan(pe) && pe == pr;
+        exh_all += c->rb_split == 0 && c->rb_greedy == 0;
+        tie += same;
+        const char *row[5] = {r->m[m].name, a, b, g, isnan(pe) ? "-" : same ? "yes" : "no"};
+        doc_row(d, row, 0);
+    }
+    doc_table_end(d);
+    doc_p(d, "Rule-Based searched every component exhaustively on %d of %d models and matches "
+             "the exact objective on %d.",
+          exh_all, r->nm, tie);
+}
+
+static void rq2(const struct rp *r, struct doc *d, int t)
+{
+    char id[32];
+    snprintf(id, sizeof id, "rq2-%d", t);
+    doc_h(d, 3, id, "RQ2: exact solvers in practice");
+    int twmax = 0;
+    for (int m = 0; m < r->nm; m++)
+        if (r->m[m].tw > twmax)
+            twmax = r->m[m].tw;
+    if (twmax > 30)
+        twmax = 30;
+    char labels[32][8];
+    const char *cats[32];
+    double pct[32];
+    for (int w = 0; w <= twmax; w++) {
+        int n = 0;
+        for (int m = 0; m < r->nm; m++)
+            n += r->m[m].tw == w || (w == twmax && r->m[m].tw > twmax);
+        snprintf(labels[w], sizeof labels[w], "%d", w);
+        cats[w] = labels[w];
+        pct[w] = r->nm ? 100.0 * n / r->nm : 0;
+    }
+    double dp[256], ex[256], ymax = 1e-3;
+    int ndp = 0, nex = 0, dpfail = 0;
+    for (int m = 0; m < r->nm && m < 256; m++) {
+        const struct study_cell *a = rp_cell(r, t, m, RP_DP, 0), *b = rp_cell(r, t, m, 3, 0);
+        if (a && a->solve_seconds > ymax)
+            ymax = a->solve_seconds;
+        if (b && b->solve_seconds > ymax)
+            ymax = b->solve_seconds;
+    }
+    ymax = pow(10, ceil(log10(ymax * 1.01)));
+    for (int m = 0; m < r->nm && m < 256; m++) {
+        const struct study_cell *a = rp_cell(r, t, m, RP_DP, 0), *b = rp_cell(r, t, m, 3, 0);
+        if (a) {
+            dp[ndp++] = a->rc ? ymax : a->solve_seconds;
+            dpfail += a->rc != 0;
+        }
+        if (b)
+            ex[nex++] = b->rc || strcmp(b->status, "optimal") ? ymax : b->solve_seconds;
+    }
+    rp_sorted(dp, ndp, 0);
+    rp_sorted(ex, nex, 0);
+    int low = 0;
+    for (int m = 0; m < r->nm; m++)
+        low += r->m[m].tw >= 0 && r->m[m].tw <= 4;
+    doc_p(d, "%d of %d models have a treewidth bound of at most 4. The treewidth DP solved %d of "
+             "%d within its time and memory limit; exact (bucket elimination with a mini-bucket "
+             "fallback) proved optimality on the others it reached (failures are drawn at the "
+             "top of the runtime plot).",
+          low, r->nm, ndp - dpfail, ndp);
+    doc_figs_row_begin(d);
+    if (doc_fig_begin(d, ""))
+        rp_svg_bars(d->f, "(a) Treewidth bound of the dataflow graphs", "treewidth bound",
+                    "% of models", cats, pct, twmax + 1, "#1f77b4", 1);
+    doc_fig_end(d, "Figure 6(a): treewidth bound (util/treedec, min-fill / min-degree) of each "
+                   "model's operator graph.");
+    struct rp_series se[2] = {{"Treewidth DP", rp_color[4], dp, ndp, 0},
+                              {"Exact", rp_color[3], ex, nex, 1}};
+    if (doc_fig_begin(d, ""))
+        rp_svg_cdf(d->f, "(b) Runtime of the exact solvers", "seconds (log)", se, 2, 1e-4, ymax, 1,
+                   NAN);
+    doc_fig_end(d, "Figure 6(b): solver runtime sorted over the models; a run that hit its time "
+                   "or memory limit is drawn at the top.");
+    doc_figs_row_end(d);
+    static const char *const hdr[] = {"Model", "ops", "treewidth", "dp", "dp s", "dp MiB",
+                                      "exact", "exact s"};
+    doc_table(d, 8, hdr);
+    for (int m = 0; m < r->nm; m++) {
+        const struct study_cell *a = rp_cell(r, t, m, RP_DP, 0), *b = rp_cell(r, t, m, 3, 0);
+        char o[CELL], w[CELL], ds[CELL], dm[CELL], es[CELL];
+        snprintf(o, CELL, "%lld", r->m[m].ops);
+        snprintf(w, CELL, "%d", r->m[m].tw);
+        snprintf(ds, CELL, "%.3f", a ? a->solve_seconds : 0);
+        snprintf(dm, CELL, "%.1f", a ? a->mem_mib : 0);
+        snprintf(es, CELL, "%.3f", b ? b->solve_seconds : 0);
+        const char *row[8] = {r->m[m].name, o, w,
+                              a ? (a->rc ? "limit" : a->status) : "-", ds, dm,
+                              b ? (b->rc ? "failed" : b->status) : "-", es};
+        doc_row(d, row, 0);
+    }
+    doc_table_end(d);
+}
+
+static void rq3(const struct rp *r, struct doc *d, int t)
+{
+    char id[32];
+    snprintf(id, sizeof id, "rq3-%d", t);
+    doc_h(d, 3, id, "RQ3: algorithm comparison under the cost model");
+    static double gaps[RP_SIM][256];
+    struct rp_series se[RP_SIM];
+    double gmax = 1;
+    for (int s = 0; s < RP_SIM; s++) {
+        int n = 0;
+        for (int m = 0; m < r->nm && n < 256; m++)
+            gaps[s][n++] = rp_gap(r, t, m, s, 0);
+        n = rp_sorted(gaps[s], n, 1);
+        se[s] = (struct rp_series){rp_label[s], rp_color[s], gaps[s], n, s == 3};
+        if (n && gaps[s][0] > gmax)
+            gmax = gaps[s][0];
+        double mean = 0;
+        for (int i = 0; i < n; i++)
+            mean += gaps[s][i];
+        if (s < 3 && n)
+            doc_p(d, "%s: optimality gap %.2f%% on average, %.2f%% at p90, %.2f%% at worst.",
+                  rp_label[s], mean / n, rp_quantile(gaps[s] + 0, n, 0.1), gaps[s][0]);
+    }
+    int exact_best = 0, n = 0;
+    double spread = 1;
+    for (int m = 0; m < r->nm; m++) {
+        double b = rp_best(r, t, m, 0), e = rp_sim(r, t, m, 3, 0), worst = 0;
+        if (isnan(b))
+            continue;
+        n++;
+        exact_best += !isnan(e) && e <= b * 1.01;
+        for (int s = 0; s < RP_SIM; s++) {
+            double v = rp_sim(r, t, m, s, 0);
+            if (!isnan(v) && v > worst)
+                worst = v;
+        }
+        if (worst / b > spread)
+            spread = worst / b;
+    }
+    doc_p(d, "On the simulated core, Exact is best (within 1%%) on %d of %d models; the "
+             "strategies' simulated times differ by up to %.2fx on one model.",
+          exact_best, n, spread);
+    if (doc_fig_begin(d, ""))
+        rp_svg_cdf(d->f, "(a) Optimality gap under the cost model", "gap over exact (%)", se,
+                   RP_SIM, 0, ceil(gmax * 1.1), 0, 0);
+    doc_fig_end(d, "Figure 7(a): predicted cost over the exact optimum, datasheet table, models "
+                   "sorted from the largest gap.");
+}
+
+static void rq4(const struct rp *r, struct doc *d, int t)
+{
+    char id[32];
+    snprintf(id, sizeof id, "rq4-%d", t);
+    doc_h(d, 3, id, "RQ4: cost model fidelity, before and after calibration");
+    struct rp_fid f[RP_NT];
+    int ntb = r->has_calib ? 2 : 1;
+    static const char *const hdr[] = {"Table", "pairs", "pairwise accuracy", "Kendall tau-b",
+                                      "median rel. error", "max rel. error",
+                                      "models with one assignment"};
+    doc_table(d, 7, hdr);
+    for (int tb = 0; tb < ntb; tb++) {
+        rp_fidelity(r, t, tb, &f[tb]);
+        char p[CELL], a[CELL], k[CELL], e1[CELL], e2[CELL], s1[CELL];
+        snprintf(p, CELL, "%d", f[tb].pw.pairs);
+        fmt_pct(100 * study_pairwise_accuracy(&f[tb].pw), a, CELL);
+        snprintf(k, CELL, "%.2f", f[tb].tau_mean);
+        fmt_pct(100 * f[tb].err_median, e1, CELL);
+        fmt_pct(100 * f[tb].err_max, e2, CELL);
+        snprintf(s1, CELL, "%d", f[tb].models_single);
+        const char *row[7] = {rp_table[tb], p, a, k, e1, e2, s1};
+        doc_row(d, row, 0);
+    }
+    doc_table_end(d);
+    doc_p(d, "Pairwise ranking accuracy: for each model and each pair of strategies with "
+             "different assignments, whether the lower predicted cost also simulates faster "
+             "(equal within 0.5%%). A random predictor scores 33%%. Models whose four strategies "
+             "chose one assignment have no pairs and are left out of the accuracy and heatmap.");
+    doc_figs_row_begin(d);
+    for (int tb = 0; tb < ntb; tb++) {
+        char title[96], cap[200];
+        snprintf(title, sizeof title, "(b) Predicted vs simulated, %s table", rp_table[tb]);
+        snprintf(cap, sizeof cap,
+                 "Figure 7(b), %s table: one point per distinct assignment, both axes "
+                 "normalized per model (%d models).",
+                 rp_table[tb], f[tb].heat_models);
+        if (doc_fig_begin(d, ""))
+            rp_svg_heatmap(d->f, title, f[tb].heat);
+        doc_fig_end(d, cap);
+    }
+    doc_figs_row_end(d);
+    /* the paper's criterion for exact solving */
+    static const char *const h2[] = {"Model", "largest heuristic gap", "cost-model error of exact",
+                                     "exact vs best simulated", "exact pays off"};
+    doc_p(d, "When does exact solving pay off (Section 4.3)? Only while the heuristics' "
+             "optimality gap exceeds the cost model's error on the model (datasheet table):");
+    doc_table(d, 5, h2);
+    for (int m = 0; m < r->nm; m++) {
+        struct study_point pts[RP_SIM];
+        int n = 0, ex = -1;
+        for (int s = 0; s < RP_SIM; s++) {
+            double p = rp_pred(r, t, m, s, 0), v = rp_sim(r, t, m, s, 0);
+            if (isnan(p) || isnan(v))
+                continue;
+            if (s == 3)
+                ex = n;
+            pts[n++] = (struct study_point){rp_strategy[s], p, v, NULL, 0};
+        }
+        if (ex < 0)
+            continue;
+        struct study_criterion c;
+        study_criterion(pts, n, ex, &c);
+        double g = 0;
+        for (int i = 0; i < n; i++)
+            if (i != ex && c.gap[i] > g)
+                g = c.gap[i];
+        char a[CELL], b[CELL], e[CELL];
+        fmt_pct(100 * g, a, CELL);
+        fmt_pct(100 * c.exact_error, b, CELL);
+        fmt_pct(100 * c.exact_vs_best, e, CELL);
+        const char *row[5] = {r->m[m].name, a, b, e, c.exact_pays ? "yes" : "no"};
+        doc_row(d, row, 0);
+    }
+    doc_table_end(d);
+}
+
+void rp_doc_target(const struct rp *r, struct doc *d, int t)
+{
+    char title[256], id[32];
+    snprintf(title, sizeof title, "Target %s", r->t[t].label);
+    snprintf(id, sizeof id, "target-%d", t);
+    doc_h(d, 2, id, title);
+    doc_p(d, "Table 1 analogue: simulated execution time (millions of cycles), datasheet "
+             "table. Lower is better; the best result per model and every result within 1%% of "
+             "it is bold.");
+    table1(r, d, t, 0);
+    if (r->has_calib) {
+        doc_p(d, "The same with the calibrated table (problems re-priced and re-solved):");
+        table1(r, d, t, 1);
+    }
+    rq1(r, d, t);
+    rq2(r, d, t);
+    rq3(r, d, t);
+    rq4(r, d, t);
+}

@@ -1,0 +1,122 @@
+/* study/study: the study driver behind `laysim study` and `laysim whatif` (docs/study.md).
+ *
+ * A study is a grid of independent cells. One *job* is one (model, target) pair; it
+ * builds the model, then for each latency table (the target's datasheet table and the
+ * table calibrated on the target by microbenchmarks) runs the pipeline (study/pipeline.h)
+ * with each strategy (local, greedy, rulebased, exact), and under the datasheet table also
+ * the treewidth DP (solve only, under a time and memory limit). Each (model, target,
+ * strategy, table) result is one row of the results store (study/store.h); the report
+ * (study/report.h) is computed from the store alone, so a resumed, sharded or merged run
+ * gives the same report as one run.
+ *
+ *     struct study_opts o;  study_opts_init(&o);
+ *     study_models_select("quick", &o.models, &err);
+ *     study_targets_from_sets(&base, sets, nsets, &o.targets, &err);   // whatif
+ *     study_run(&o, store, &summary, &err);
+ */
+#ifndef LS_STUDY_STUDY_H
+#define LS_STUDY_STUDY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "costmodel/costmodel.h"
+#include "graph/zoo.h"
+#include "sim/target.h"
+#include "study/store.h"
+#include "util/error.h"
+
+/* ---- model sets ----------------------------------------------------------------------- */
+
+struct study_model {
+    char name[64];        /* the row key: "bert-base" */
+    char spec[96];        /* model_load spec: "zoo:bert-base" */
+    char family[32];      /* zoo family of the entry ("encoder", "vision"...) */
+    char group[32];       /* Table 1 group: "dense" or "complex" */
+    struct zoo_opts opts; /* scaling */
+    char scale[96];       /* the scaling as text ("--layers 2 --hidden 256"), "" = none */
+};
+
+struct study_models {
+    struct study_model *m;
+    size_t n;
+};
+
+/* SET: "quick" (default set: one model per architecture family, scaled down so the whole
+ * study takes a few minutes on 2 cores), "full" (every zoo model at its published size),
+ * "all-quick" (every zoo model at the quick scale), or a comma-separated list of zoo names
+ * (optionally NAME:quick to take the quick scale). LS_ERR_INPUT naming the bad entry. */
+int study_models_select(const char *set, struct study_models *out, struct ls_error *err);
+void study_models_free(struct study_models *ms);
+
+/* ---- targets -------------------------------------------------------------------------- */
+
+struct study_target {
+    char label[160];      /* row key: the base name, then " KEY=V" for each varied key */
+    char variant[128];    /* "" for the base target, else "KEY=V KEY=V" */
+    struct sim_target t;
+};
+
+struct study_targets {
+    struct study_target *t;
+    size_t n;
+};
+
+/* The cartesian product of sets[i] = "KEY=V1,V2,..." over base (first key varies slowest).
+ * Every key and value is validated (sim_target_set + sim_target_validate on every
+ * variant) before returning; LS_ERR_INPUT names the key or value. When include_base is set
+ * and no variant equals the base (by target hash), the base comes first. */
+int study_targets_product(const struct sim_target *base, const char *const *sets,
+                          size_t nsets, int include_base, struct study_targets *out,
+                          struct ls_error *err);
+void study_targets_free(struct study_targets *ts);
+
+/* ---- running -------------------------------------------------------------------------- */
+
+/* "K/N" with 1 <= K <= N. */
+int study_parse_shard(const char *s, int *k, int *n, struct ls_error *err);
+
+struct study_progress_cb {
+    void *ctx;
+    void (*done)(void *ctx, size_t jobs_done, size_t jobs_total, const char *what);
+};
+
+struct study_opts {
+    struct study_models models;
+    struct study_targets targets;
+    int calibrate;             /* also run everything under the calibrated table (default 1) */
+    int resume;                /* skip jobs whose cells are all in the store */
+    int shard_k, shard_n;      /* run only jobs j with j % n == k - 1 (default 1/1) */
+    int jobs;                  /* worker threads (default 1) */
+    double exact_time_limit;   /* seconds per exact solve (default 60) */
+    double dp_time_limit;      /* seconds per dp solve (default 10) */
+    int64_t dp_mem_limit;      /* bytes (default 512 MiB) */
+    struct study_progress_cb progress;
+};
+
+void study_opts_init(struct study_opts *o);
+void study_opts_free(struct study_opts *o);   /* frees models and targets */
+
+struct study_summary {
+    size_t jobs, jobs_run, jobs_skipped, cells, cells_failed;
+    double seconds;
+    int calibration_api;       /* 1: tables calibrated by microbenchmarks */
+};
+
+/* Run every job of this shard (skipping complete ones when resuming) and write its cells
+ * into st. Per-cell failures (a solver hitting its limit, a program the target rejects)
+ * are recorded in the cell (rc, error) and do not stop the run; I/O and memory errors do. */
+int study_run(const struct study_opts *o, struct study_store *st, struct study_summary *sum,
+              struct ls_error *err);
+
+/* The strategies of the simulated comparison, in table order, then "dp". */
+#define STUDY_DP "dp"
+#define STUDY_TABLE_DATASHEET "datasheet"
+#define STUDY_TABLE_CALIBRATED "calibrated"
+
+/* Latency table of t calibrated by microbenchmarks (costmodel/calibrate.h): the
+ * datasheet table as the prior, every entry with enough samples refitted. */
+int study_calibrated_table(const struct sim_target *t, struct cm_table *out,
+                           struct ls_error *err);
+
+#endif

@@ -1,0 +1,496 @@
+/* study/study_run: running the grid of (model, target) jobs on worker threads. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "costmodel/calibrate.h"
+#include "graph/model.h"
+#include "study/pipeline.h"
+#include "study/study.h"
+#include "util/clock.h"
+
+void study_opts_init(struct study_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->calibrate = 1;
+    o->shard_k = o->shard_n = 1;
+    o->jobs = 1;
+    o->exact_time_limit = 60;
+    o->dp_time_limit = 10;
+    o->dp_mem_limit = (int64_t)512 << 20;
+}
+
+void study_opts_free(struct study_opts *o)
+{
+    study_models_free(&o->models);
+    study_targets_free(&o->targets);
+}
+
+/* Thin adapter over costmodel/calibrate.h: microbenchmarks on t, then the
+ * per-instruction fit with the datasheet table as the prior. */
+int study_calibrated_table(const struct sim_target *t, struct cm_table *out,
+                           struct ls_error *err)
+{
+    struct cm_table prior;
+    cm_table_default(t, &prior);
+    struct cm_calib c;
+    cm_calib_init(&c);
+    size_t count = 0;
+    int rc = cm_microbench_run(t, &c, NULL, &count, err);
+    if (!rc)
+        rc = cm_calib_fit(&c, &prior, out, NULL, err);
+    cm_calib_free(&c);
+    return rc;
+}
+
+static void hex64(uint64_t h, char *buf, size_t n)
+{
+    snprintf(buf, n, "%016llx", (unsigned long long)h);
+}
+
+/* ---- one job ------------------------------------------------------------------------ */
+
+struct job {
+    size_t model, target;
+    struct study_cells out;
+    int rc;
+    struct ls_error err;
+};
+
+struct shared {
+    const struct study_opts *o;
+    struct cm_table *calib;          /* per target (when o->calibrate) */
+    struct job *jobs;
+    size_t njobs, next, done;
+    struct study_store *st;
+    pthread_mutex_t mu;
+    int hard_rc;
+    struct ls_error hard_err;
+    size_t cells, cells_failed;
+};
+
+static int append_layouts(char **buf, size_t *len, size_t *cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (*len + n + 1 > *cap) {
+        size_t nc = *cap ? *cap * 2 : 1024;
+        while (nc < *len + n + 1)
+            nc *= 2;
+        char *b = realloc(*buf, nc);
+        if (!b)
+            return -1;
+        *buf = b;
+        *cap = nc;
+    }
+    memcpy(*buf + *len, s, n + 1);
+    *len += n;
+    return 0;
+}
+
+/* "op=pax,pax;" per problem op: the partition axes of the chosen configuration. */
+static char *layouts_of(struct study_pipe *pp, const int32_t *cfg)
+{
+    const struct lsp_problem *p = study_pipe_problem(pp);
+    const struct cm_cfgs *cf = study_pipe_cfgs(pp);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    if (append_layouts(&buf, &len, &cap, ""))
+        return NULL;
+    for (int32_t i = 0; i < p->nops; i++) {
+        int32_t g = study_pipe_graph_op(pp, i);
+        const struct cg_cfgs *c = &cf->op[g];
+        char item[256];
+        int o = snprintf(item, sizeof item, "%s=", p->ops[i].name);
+        for (int s = 0; s < c->nslots && o < (int)sizeof item - 8; s++)
+            o += snprintf(item + o, sizeof item - (size_t)o, "%s%d", s ? "," : "",
+                          c->pax[(size_t)cfg[i] * (size_t)c->nslots + (size_t)s]);
+        snprintf(item + o, sizeof item - (size_t)o, ";");
+        if (append_layouts(&buf, &len, &cap, item)) {
+            free(buf);
+            return NULL;
+        }
+    }
+    return buf;
+}
+
+static void cell_base(struct study_cell *c, const struct study_model *m, size_t mi,
+                      const struct study_target *t, size_t ti, const char *strategy,
+                      const char *table, const struct cm_table *tb, int64_t ops, int tw)
+{
+    study_cell_init(c);
+    snprintf(c->model, sizeof c->model, "%s", m->name);
+    snprintf(c->target, sizeof c->target, "%s", t->label);
+    snprintf(c->strategy, sizeof c->strategy, "%s", strategy);
+    snprintf(c->table, sizeof c->table, "%s", table);
+    snprintf(c->family, sizeof c->family, "%s", m->family);
+    snprintf(c->group, sizeof c->group, "%s", m->group);
+    snprintf(c->scale, sizeof c->scale, "%s", m->scale);
+    snprintf(c->variant, sizeof c->variant, "%s", t->variant);
+    c->model_ix = (int)mi;
+    c->target_ix = (int)ti;
+    hex64(sim_target_hash(&t->t), c->target_hash, sizeof c->target_hash);
+    hex64(cm_table_hash(tb), c->table_hash, sizeof c->table_hash);
+    c->ops = ops;
+    c->treewidth = tw;
+}
+
+static void cell_error(struct study_cell *c, int rc, const struct ls_error *e)
+{
+    c->rc = rc;
+    snprintf(c->error, sizeof c->error, "%.255s", e->msg);
+}
+
+static int same_cfg(const int32_t *a, const int32_t *b, int32_t n)
+{
+    return a && b && !memcmp(a, b, sizeof *a * (size_t)n);
+}
+
+/* Run the four strategies (and dp under the datasheet table) under one table. */
+static int run_table(const struct study_opts *o, struct job *j, const struct graph *g,
+                     const struct cm_table *tb, const char *tname, int tw,
+                     struct ls_error *err)
+{
+    const struct study_model *m = &o->models.m[j->model];
+    const struct study_target *t = &o->targets.t[j->target];
+    struct study_pipe_opts po;
+    study_pipe_opts_init(&po);
+    struct study_pipe *pp = NULL;
+    struct ls_error e2 = {0};
+    uint64_t t0 = ls_now_ns();
+    int rc = study_pipe_new(g, &t->t, tb, &po, &pp, &e2);
+    if (rc == LS_ERR_NOMEM)
+        return ls_error_msg(err, rc, "%s", e2.msg);
+    if (rc) {
+        /* the model does not fit this target: every cell records it */
+        for (int s = 0; s < STUDY_NSTRATEGIES + 1; s++) {
+            if (s == STUDY_NSTRATEGIES && strcmp(tname, STUDY_TABLE_DATASHEET))
+                break;
+            struct study_cell c;
+            cell_base(&c, m, j->model, t, j->target,
+                      s < STUDY_NSTRATEGIES ? study_strategies[s] : STUDY_DP, tname, tb, 0, tw);
+            cell_error(&c, rc, &e2);
+            int r2 = study_cells_push(&j->out, &c, err);
+            study_cell_free(&c);
+            if (r2)
+                return r2;
+        }
+        return 0;
+    }
+    double build_s = ls_seconds_since(t0);
+    const struct lsp_problem *p = study_pipe_problem(pp);
+    const int32_t *prev_cfg[STUDY_NSTRATEGIES] = {0};
+    const struct study_run *prev_run[STUDY_NSTRATEGIES] = {0};
+    for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
+        const char *name = study_strategies[s];
+        struct study_cell c;
+        cell_base(&c, m, j->model, t, j->target, name, tname, tb, p->nops, tw);
+        uint64_t c0 = ls_now_ns();
+        struct lsp_solve_opts so;
+        lsp_opts_init(&so);
+        if (!strcmp(name, "exact"))
+            so.time_limit = o->exact_time_limit;
+        struct lsp_result res;
+        e2 = (struct ls_error){0};
+        int r = lsp_solve(name, p, &so, &res, &e2);
+        c.solve_seconds = res.seconds;
+        snprintf(c.status, sizeof c.status, "%s", lsp_status_name(res.sol.status));
+        if (res.sol.has_bound)
+            c.bound = res.sol.bound;
+        const double *v;
+        if ((v = lsp_stats_get(&res.stats, "components_exhaustive")))
+            c.rb_exhaustive = (int)*v;
+        if ((v = lsp_stats_get(&res.stats, "components_split")))
+            c.rb_split = (int)*v;
+        if ((v = lsp_stats_get(&res.stats, "components_greedy")))
+            c.rb_greedy = (int)*v;
+        if (!r && (res.sol.status == LSP_UNKNOWN || !res.sol.cfg))
+            r = ls_error_msg(&e2, LS_ERR_LIMIT, "%s found no assignment", name);
+        if (r == LS_ERR_NOMEM) {
+            lsp_result_free(&res);
+            study_cell_free(&c);
+            rc = ls_error_msg(err, r, "%s", e2.msg);
+            break;
+        }
+        if (r) {
+            cell_error(&c, r, &e2);
+        } else {
+            /* the simulator is deterministic: an assignment already simulated is reused */
+            const struct study_run *run = NULL;
+            for (int q = 0; q < s && !run; q++)
+                if (prev_run[q] && same_cfg(prev_cfg[q], res.sol.cfg, p->nops))
+                    run = prev_run[q];
+            if (!run) {
+                r = study_pipe_eval(pp, name, res.sol.cfg, &run, &e2);
+                if (r == LS_ERR_NOMEM || r == LS_ERR_INTERNAL) {
+                    lsp_result_free(&res);
+                    study_cell_free(&c);
+                    rc = ls_error_msg(err, r, "%s: %s: %s", m->name, name, e2.msg);
+                    break;
+                }
+            }
+            if (r) {
+                cell_error(&c, r, &e2);
+            } else {
+                prev_run[s] = run;
+                prev_cfg[s] = run->sol.cfg;
+                c.predicted = run->predicted;
+                c.sim_cycles = (int64_t)run->sim_cycles;
+                c.conversions = run->conversions;
+                c.instructions = run->instructions;
+                c.dma_eff = run->dma_efficiency;
+                c.layouts = layouts_of(pp, run->sol.cfg);
+                if (!c.layouts)
+                    rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+            }
+        }
+        lsp_result_free(&res);
+        c.wall_seconds = ls_seconds_since(c0) + (s == 0 ? build_s : 0);
+        if (!rc)
+            rc = study_cells_push(&j->out, &c, err);
+        study_cell_free(&c);
+    }
+    if (!rc && !strcmp(tname, STUDY_TABLE_DATASHEET)) {
+        /* RQ2: the treewidth DP, solve only, under a time and memory limit */
+        struct study_cell c;
+        cell_base(&c, m, j->model, t, j->target, STUDY_DP, tname, tb, p->nops, tw);
+        struct lsp_solve_opts so;
+        lsp_opts_init(&so);
+        so.time_limit = o->dp_time_limit;
+        char memkv[64];
+        snprintf(memkv, sizeof memkv, "dp.mem_limit=%lld", (long long)o->dp_mem_limit);
+        e2 = (struct ls_error){0};
+        struct lsp_result res;
+        int r = lsp_opts_add_param(&so, memkv, &e2);
+        if (!r)
+            r = lsp_solve(STUDY_DP, p, &so, &res, &e2);
+        else
+            lsp_result_init(&res);
+        c.solve_seconds = c.wall_seconds = res.seconds;
+        snprintf(c.status, sizeof c.status, "%s", lsp_status_name(res.sol.status));
+        const double *v = lsp_stats_get(&res.stats, "peak_mib");
+        if (!v)
+            v = lsp_stats_get(&res.stats, "estimate_mib");
+        if (v)
+            c.mem_mib = *v;
+        if (r == LS_ERR_NOMEM) {
+            rc = ls_error_msg(err, r, "%s", e2.msg);
+        } else if (r) {
+            cell_error(&c, r, &e2);
+        } else if (res.sol.cfg) {
+            c.predicted = res.sol.cost;
+            if (res.sol.has_bound)
+                c.bound = res.sol.bound;
+        }
+        lsp_result_free(&res);
+        if (!rc)
+            rc = study_cells_push(&j->out, &c, err);
+        study_cell_free(&c);
+    }
+    study_pipe_free(pp);
+    return rc;
+}
+
+static int run_job(struct shared *sh, struct job *j)
+{
+    const struct study_opts *o = sh->o;
+    const struct study_model *m = &o->models.m[j->model];
+    struct graph *g = NULL;
+    struct ls_error e2 = {0};
+    int rc = model_load(m->spec, &m->opts, &g, &e2);
+    if (rc == LS_ERR_NOMEM)
+        return ls_error_msg(&j->err, rc, "%s", e2.msg);
+    if (rc)
+        return ls_error_msg(&j->err, rc, "model %s%s%s: %s", m->spec, m->scale[0] ? " " : "",
+                            m->scale, e2.msg);
+    struct graph_stats gs;
+    int tw = -1;
+    if (!graph_stats(g, &gs, NULL))
+        tw = gs.treewidth_ub;
+    struct cm_table tb;
+    cm_table_default(&o->targets.t[j->target].t, &tb);
+    rc = run_table(o, j, g, &tb, STUDY_TABLE_DATASHEET, tw, &j->err);
+    if (!rc && o->calibrate)
+        rc = run_table(o, j, g, &sh->calib[j->target], STUDY_TABLE_CALIBRATED, tw, &j->err);
+    graph_free(g);
+    return rc;
+}
+
+static void *worker(void *arg)
+{
+    struct shared *sh = arg;
+    for (;;) {
+        pthread_mutex_lock(&sh->mu);
+        if (sh->next >= sh->njobs || sh->hard_rc) {
+            pthread_mutex_unlock(&sh->mu);
+            return NULL;
+        }
+        struct job *j = &sh->jobs[sh->next++];
+        pthread_mutex_unlock(&sh->mu);
+        j->rc = run_job(sh, j);
+        pthread_mutex_lock(&sh->mu);
+        struct ls_error e2 = {0};
+        int rc = j->rc;
+        if (rc) {
+            e2 = j->err;
+        } else if (!(rc = study_store_begin(sh->st, &e2))) {
+            for (size_t i = 0; i < j->out.n && !rc; i++) {
+                rc = study_store_put(sh->st, &j->out.c[i], &e2);
+                sh->cells++;
+                if (j->out.c[i].rc)
+                    sh->cells_failed++;
+            }
+            if (!rc)
+                rc = study_store_commit(sh->st, &e2);
+        }
+        if (rc && !sh->hard_rc) {
+            sh->hard_rc = rc;
+            sh->hard_err = e2;
+        }
+        study_cells_free(&j->out);
+        sh->done++;
+        if (sh->o->progress.done) {
+            char what[256];
+            snprintf(what, sizeof what, "%s @ %s", sh->o->models.m[j->model].name,
+                     sh->o->targets.t[j->target].label);
+            sh->o->progress.done(sh->o->progress.ctx, sh->done, sh->njobs, what);
+        }
+        pthread_mutex_unlock(&sh->mu);
+    }
+}
+
+struct calib_job {
+    const struct sim_target *t;
+    struct cm_table *out;
+    int rc;
+    struct ls_error err;
+};
+
+static void *calib_worker(void *arg)
+{
+    struct calib_job *c = arg;
+    c->rc = study_calibrated_table(c->t, c->out, &c->err);
+    return NULL;
+}
+
+static int run_threads(int n, void *(*fn)(void *), void *args, size_t argsize, size_t count,
+                       struct ls_error *err)
+{
+    /* count independent calls of fn, at most n at a time */
+    pthread_t th[64];
+    if (n < 1)
+        n = 1;
+    if (n > 64)
+        n = 64;
+    for (size_t b = 0; b < count; b += (size_t)n) {
+        size_t k = count - b < (size_t)n ? count - b : (size_t)n, started = 0;
+        for (size_t i = 0; i < k; i++, started++)
+            if (pthread_create(&th[i], NULL, fn, (char *)args + (b + i) * argsize)) {
+                for (size_t q = 0; q < started; q++)
+                    pthread_join(th[q], NULL);
+                return ls_error_msg(err, LS_ERR_NOMEM, "cannot start a thread");
+            }
+        for (size_t i = 0; i < k; i++)
+            pthread_join(th[i], NULL);
+    }
+    return 0;
+}
+
+int study_run(const struct study_opts *o, struct study_store *st, struct study_summary *sum,
+              struct ls_error *err)
+{
+    memset(sum, 0, sizeof *sum);
+    uint64_t t0 = ls_now_ns();
+    int per_job = STUDY_NSTRATEGIES * (o->calibrate ? 2 : 1) + 1;
+    struct shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.o = o;
+    sh.st = st;
+    size_t total = o->models.n * o->targets.n;
+    sh.jobs = calloc(total + 1, sizeof *sh.jobs);
+    sh.calib = calloc(o->targets.n + 1, sizeof *sh.calib);
+    struct calib_job *cj = calloc(o->targets.n + 1, sizeof *cj);
+    int rc = 0;
+    if (!sh.jobs || !sh.calib || !cj) {
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    int *need_cal = calloc(o->targets.n + 1, sizeof *need_cal);
+    if (!need_cal) {
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    /* jobs: target-major, so a shard is a slice of (target, model) pairs */
+    for (size_t ti = 0; ti < o->targets.n && !rc; ti++)
+        for (size_t mi = 0; mi < o->models.n && !rc; mi++) {
+            size_t idx = ti * o->models.n + mi;
+            if ((int)(idx % (size_t)o->shard_n) != o->shard_k - 1)
+                continue;
+            sum->jobs++;
+            if (o->resume) {
+                int have = 0;
+                if ((rc = study_store_count(st, o->models.m[mi].name, o->targets.t[ti].label,
+                                            &have, err)))
+                    break;
+                if (have >= per_job) {
+                    sum->jobs_skipped++;
+                    continue;
+                }
+            }
+            sh.jobs[sh.njobs].model = mi;
+            sh.jobs[sh.njobs].target = ti;
+            sh.njobs++;
+            need_cal[ti] = 1;
+        }
+    size_t ncal = 0;
+    if (!rc && o->calibrate) {
+        for (size_t ti = 0; ti < o->targets.n; ti++)
+            if (need_cal[ti]) {
+                cj[ncal].t = &o->targets.t[ti].t;
+                cj[ncal].out = &sh.calib[ti];
+                ncal++;
+            }
+        rc = run_threads(o->jobs, calib_worker, cj, sizeof *cj, ncal, err);
+        for (size_t i = 0; i < ncal && !rc; i++)
+            if (cj[i].rc) {
+                rc = cj[i].rc;
+                *err = cj[i].err;
+            }
+        sum->calibration_api = 1;
+    }
+    free(need_cal);
+    if (rc)
+        goto out;
+    if (o->progress.done)
+        o->progress.done(o->progress.ctx, 0, sh.njobs, "");
+    pthread_mutex_init(&sh.mu, NULL);
+    int nth = o->jobs < 1 ? 1 : o->jobs;
+    if ((size_t)nth > sh.njobs)
+        nth = sh.njobs ? (int)sh.njobs : 1;
+    void *dummy[64];
+    {
+        pthread_t th[64];
+        int started = 0;
+        for (int i = 0; i < nth && i < 64; i++, started++)
+            if (pthread_create(&th[i], NULL, worker, &sh))
+                break;
+        if (started == 0)
+            worker(&sh);
+        for (int i = 0; i < started; i++)
+            pthread_join(th[i], &dummy[i]);
+    }
+    pthread_mutex_destroy(&sh.mu);
+    if (sh.hard_rc) {
+        rc = sh.hard_rc;
+        *err = sh.hard_err;
+    }
+    sum->jobs_run = sh.done;
+    sum->cells = sh.cells;
+    sum->cells_failed = sh.cells_failed;
+out:
+    sum->seconds = ls_seconds_since(t0);
+    free(sh.jobs);
+    free(sh.calib);
+    free(cj);
+    return rc;
+}
