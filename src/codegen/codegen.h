@@ -13,6 +13,10 @@
 #ifndef LS_CODEGEN_CODEGEN_H
 #define LS_CODEGEN_CODEGEN_H
 
+/* Version of the lowering rules: bump whenever the instructions emitted for some op or
+ * conversion change, so stored simulation results keyed on it (study/tune) go stale. */
+#define CG_VERSION "cg-1"
+
 #include <stddef.h>
 #include <stdint.h>
 

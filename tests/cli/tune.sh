@@ -68,5 +68,13 @@ expect 1 "bad db" "$L" tune $M --evaluations 3 --db "$T/nodir/x.sqlite"
 expect 0 "help" "$L" tune --help
 grep -q "evaluations" "$T/out" && ok || bad "help text"
 
+# the autotuner as `laysim solve --solver mcts`: a MODEL, never a bare .lsp
+"$L" solve $M --solver mcts --param tune.evaluations=4 --json >"$T/mcts.json" 2>"$T/err" && ok || bad "solve --solver mcts: $(cat "$T/err")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["solver"]=="mcts" and d["status"]=="feasible" and d["stats"]["evaluations"]==4 and d["stats"]["best_cycles"]<=d["stats"]["start_cycles"]' "$T/mcts.json" && ok || bad "solve --solver mcts JSON"
+"$L" problem $M -o "$T/m.lsp" 2>/dev/null
+expect 2 "mcts on a bare .lsp" "$L" solve "$T/m.lsp" --solver mcts
+grep -q "needs a MODEL" "$T/err" && ok || bad "mcts .lsp message"
+expect 2 "mcts bad param" "$L" solve $M --solver mcts --param rb.x=1
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
