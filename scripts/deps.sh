@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config
   zlib1g-dev libcmocka-dev libjansson-dev libinih-dev libgsl-dev libsqlite3-dev
-  python3 libz3-dev z3 toulbar2 coinor-cbc verilator
+  python3 jq libz3-dev z3 toulbar2 coinor-cbc verilator
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -2,17 +2,7 @@
 # laysim gen: the random shape's window / fan-in / fan-out options. Usage: gen.sh LAYSIM SRC
 set -u
 L=$1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect() { # expect CODE DESC CMD...
-  local want=$1 desc=$2; shift 2
-  "$@" >"$T/out" 2>"$T/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$desc (exit $rc, want $want): $(head -3 "$T/err")"; fi
-}
+source "$(dirname "$0")/lib.bash"
 
 # deterministic by seed; --window 0 is the plain random shape
 expect 0 "window gen" "$L" gen --shape random --ops 500 --window 8 --fanin 3 --seed 4 -o "$T/a.lsp"
@@ -49,5 +39,4 @@ expect 2 "--layouts 9" "$L" gen --shape random --ops 10 --layouts 9
 expect 2 "--window abc" "$L" gen --shape random --ops 10 --window abc
 grep -q "window" "$T/err" && ok || bad "--window abc: message does not name the option"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

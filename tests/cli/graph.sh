@@ -5,22 +5,7 @@
 # usage: graph.sh LAYSIM SOURCE_DIR
 LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect CODE DESCRIPTION CMD...: run CMD, compare the exit code.
-expect() {
-    local want=$1 what=$2
-    shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then ok; else bad "$what: exit $got, want $want ($(head -c 300 "$T/err"))"; fi
-}
+source "$(dirname "$0")/lib.bash"
 # field NAME: the integer value of "NAME": in the last JSON output.
 field() { sed -n "s/^ *\"$1\": \(-\{0,1\}[0-9][0-9]*\).*/\1/p" "$T/out" | head -1; }
 # expect_field NAME VALUE DESCRIPTION
@@ -97,5 +82,4 @@ for f in "$SRC"/tests/data/bad/*.lg; do
 done
 if [ "$nbad" -ge 15 ]; then ok; else bad "only $nbad malformed files (want >= 15)"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -6,25 +6,7 @@
 LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
 P="$SRC/tests/data/prog"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect CODE DESCRIPTION CMD...: run CMD, compare the exit code.
-expect() {
-    local want=$1 what=$2
-    shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then ok; else bad "$what: exit $got, want $want ($(head -c 300 "$T/err"))"; fi
-}
-expect_err() {
-    if grep -Eq -- "$1" "$T/err"; then ok; else bad "$2: stderr '$(head -c 300 "$T/err")' lacks /$1/"; fi
-}
+source "$(dirname "$0")/lib.bash"
 # field JQ-PATH: value in the last command's JSON output
 field() { jq -r "$1" "$T/out"; }
 expect_field() {
@@ -150,5 +132,4 @@ if grep -q ',x,$' "$T/out" && grep -q ',x:T$' "$T/out"; then ok; else bad "op/co
 expect 2 "bad program leaves no trace" "$LAYSIM" sim "$P/bad/psum_overflow.lsprog" --trace "$T/z.lstrace"
 if [ ! -e "$T/z.lstrace" ]; then ok; else bad "half-written trace left behind"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -4,18 +4,7 @@ set -u
 L=$1
 SRC=$2
 D=$SRC/tests/data/lsp
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect() { # expect CODE DESC CMD...
-  local want=$1 desc=$2; shift 2
-  "$@" >"$T/out" 2>"$T/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$desc (exit $rc, want $want): $(head -3 "$T/err")"; fi
-}
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(($1))" "$T/out"; }
+source "$(dirname "$0")/lib.bash"
 
 # every shape, every heuristic: solutions check out and report the checker's cost
 for shape in transformer cnn random sat oct; do
@@ -112,5 +101,4 @@ done
 grep -q '^h ' "$T/e.wcnf" && ! grep -q '^p ' "$T/e.wcnf" && ok || bad "new wcnf format"
 head -3 "$T/e.wcnf-old" | grep -q '^p wcnf ' && ok || bad "old wcnf header"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

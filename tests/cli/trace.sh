@@ -5,26 +5,7 @@
 # usage: trace.sh LAYSIM SOURCE_DIR
 LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect CODE DESCRIPTION CMD...: run CMD, compare the exit code.
-expect() {
-    local want=$1 what=$2
-    shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then ok; else bad "$what: exit $got, want $want ($(head -c 300 "$T/err"))"; fi
-}
-# expect_err PATTERN DESCRIPTION: the last command's stderr matches PATTERN.
-expect_err() {
-    if grep -Eq "$1" "$T/err"; then ok; else bad "$2: stderr '$(head -c 300 "$T/err")' lacks /$1/"; fi
-}
+source "$(dirname "$0")/lib.bash"
 
 expect 0 "help" "$LAYSIM" trace --help
 expect 2 "no arguments" "$LAYSIM" trace
@@ -112,5 +93,4 @@ else
     echo "note: laysim sim has no --trace yet; simulator trace checks skipped"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

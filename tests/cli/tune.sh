@@ -4,18 +4,7 @@
 set -u
 L=$1
 SRC=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect() { # expect CODE DESC CMD...
-  local want=$1 desc=$2; shift 2
-  "$@" >"$T/out" 2>"$T/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$desc (exit $rc, want $want): $(head -3 "$T/err")"; fi
-}
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(($1))" "$T/out"; }
+source "$(dirname "$0")/lib.bash"
 M=zoo:cnn
 
 # a budgeted run: JSON figures, never slower than the start, the start scored first
@@ -76,5 +65,4 @@ expect 2 "mcts on a bare .lsp" "$L" solve "$T/m.lsp" --solver mcts
 grep -q "needs a MODEL" "$T/err" && ok || bad "mcts .lsp message"
 expect 2 "mcts bad param" "$L" solve $M --solver mcts --param rb.x=1
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -1,0 +1,30 @@
+# Shared by the command-line tests (sourced, not run): a scratch directory $T removed on
+# exit, pass/fail counters, and checks. Every test script ends with `finish`.
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect CODE DESCRIPTION CMD...: run CMD (stdout to $T/out, stderr to $T/err) and compare
+# its exit code.
+expect() {
+    local want=$1 what=$2
+    shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    local got=$?
+    if [ "$got" -eq "$want" ]; then ok; else bad "$what: exit $got, want $want ($(head -c 300 "$T/err"))"; fi
+}
+# expect_err PATTERN DESCRIPTION: the last command's stderr matches the extended regex.
+expect_err() {
+    if grep -Eq -- "$1" "$T/err"; then ok; else bad "$2: stderr '$(head -c 300 "$T/err")' lacks /$1/"; fi
+}
+# json PYEXPR: evaluate a Python expression over the last command's JSON output (as d).
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(($1))" "$T/out"; }
+
+finish() {
+    echo "$pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+}
