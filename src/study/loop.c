@@ -90,6 +90,14 @@ static int build_frozen(struct mstate *m, const struct study_loop_opts *o,
     return rc;
 }
 
+/* One simulated program's groups, weighted by 1 / simulated time squared (relative error). */
+static int add_groups(struct cm_groups *g, const struct study_run *r, const struct sim_target *t)
+{
+    double w = r->sim_cycles ? 1.0 / (double)r->sim_cycles : 1.0;
+    return cm_groups_add_program(g, r->parts, r->recs, r->tag, r->nrecs, r->ntags,
+                                 sim_target_tick_mhz(t), t->base_mhz, w * w);
+}
+
 static int add_cal(struct mstate *m, const struct study_run *r, const struct sim_target *t)
 {
     for (int i = 0; i < m->npts; i++)  /* the frozen set stays out of sample */
@@ -112,9 +120,21 @@ static int add_cal(struct mstate *m, const struct study_run *r, const struct sim
     }
     memcpy(m->calcfg + (size_t)m->ncal * m->nops, r->sol.cfg, sizeof(int32_t) * (size_t)m->nops);
     m->calsim[m->ncal++] = (double)r->sim_cycles;
-    double w = r->sim_cycles ? 1.0 / (double)r->sim_cycles : 1.0;
-    return cm_groups_add_program(&m->groups, r->parts, r->recs, r->tag, r->nrecs, r->ntags,
-                                 sim_target_tick_mhz(t), t->base_mhz, w * w);
+    return add_groups(&m->groups, r, t);
+}
+
+/* The group fit of g over base into out (no groups: base with aggregation agg). */
+static int fit_groups(const struct cm_groups *g, const struct cm_table *base,
+                      const struct study_loop_opts *o, struct cm_table *out, double *rel,
+                      struct ls_error *err)
+{
+    *out = *base;
+    if (rel)
+        *rel = NAN;
+    if (g->n > 0)
+        return cm_group_fit(g, o->agg, &o->target, out, rel, err);
+    cm_table_set_aggregate(out, o->agg, -1);
+    return 0;
 }
 
 /* Merge the groups of every model whose family differs from skip (NULL: all). */
@@ -149,14 +169,7 @@ static int merged_fit(struct mstate *ms, int n, const char *skip, const struct c
         memcpy(all.x + all.n * rl, g->x, g->n * rl * sizeof *g->x);
         all.n += g->n;
     }
-    *out = *base;
-    int rc = 0;
-    if (rel)
-        *rel = NAN;
-    if (all.n > 0)
-        rc = cm_group_fit(&all, o->agg, &o->target, out, rel, err);
-    else
-        cm_table_set_aggregate(out, o->agg, -1);
+    int rc = fit_groups(&all, base, o, out, rel, err);
     cm_groups_free(&all);
     return rc;
 }
@@ -211,6 +224,70 @@ static void agg_json(json_t *o, const char *prefix, const struct agg_metrics *a)
     json_object_set_new(o, k, lp_num(study_max(a->rel, a->nrel)));
 }
 
+/* The per-instruction fit over t0 from microbenchmarks (o->microbench) and extra traces. */
+static int micro_fit(const struct study_loop_opts *o, const struct cm_table *t0,
+                     struct cm_table *out, size_t *nmicro, size_t *nsamples, struct ls_error *err)
+{
+    *out = *t0;
+    struct cm_calib cal;
+    cm_calib_init(&cal);
+    int rc = 0;
+    if (o->microbench)
+        rc = cm_microbench_run(&o->target, &cal, NULL, nmicro, err);
+    for (int i = 0; i < o->nextra && !rc; i++)
+        rc = cm_calib_add_trace(&cal, o->extra_traces[i], o->target.dma_engines, err);
+    if (!rc && cal.n)
+        rc = cm_calib_fit(&cal, t0, out, NULL, err);
+    *nsamples = cal.n;
+    cm_calib_free(&cal);
+    return rc;
+}
+
+int study_loop_calibrate(const struct graph *const *gs, int n, const struct study_loop_opts *o,
+                         struct cm_table *out, int *programs, struct ls_error *err)
+{
+    struct cm_table t0, tmicro;
+    cm_table_default(&o->target, &t0);
+    size_t nmicro = 0, nsamples = 0;
+    int rc = micro_fit(o, &t0, &tmicro, &nmicro, &nsamples, err), used = 0;
+    if (rc)
+        return rc;
+    struct cm_groups all;
+    cm_groups_init(&all, tmicro.n);
+    for (int i = 0; i < n && !rc; i++) {
+        if (!gs[i])
+            continue;
+        struct study_pipe *p = NULL;
+        const struct study_run *runs[STUDY_NSTRATEGIES];
+        struct ls_error e2 = {0};
+        int r = lp_run_strategies(gs[i], o, &t0, &tmicro, NULL, &p, runs, &e2);
+        if (r == LS_ERR_NOMEM || r == LS_ERR_INTERNAL || r == LS_ERR_IO) {
+            rc = ls_error_msg(err, r, "%s", e2.msg);
+        } else if (!r) {
+            /* every distinct program once (strategies often agree) */
+            for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
+                int dup = 0;
+                for (int q = 0; q < s && !dup; q++)
+                    dup = !memcmp(runs[q]->sol.cfg, runs[s]->sol.cfg,
+                                  sizeof(int32_t) * (size_t)runs[s]->sol.nops);
+                if (dup)
+                    continue;
+                if (add_groups(&all, runs[s], &o->target))
+                    rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+                else
+                    used++;
+            }
+        }
+        study_pipe_free(p);
+    }
+    if (!rc)
+        rc = fit_groups(&all, &tmicro, o, out, NULL, err);
+    cm_groups_free(&all);
+    if (programs)
+        *programs = used;
+    return rc;
+}
+
 int study_loop(const char *const *models, int n, const struct study_loop_opts *o,
                json_t **out, struct cm_table *final, struct ls_error *err)
 {
@@ -229,20 +306,10 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
     }
     struct cm_table t0, tmicro, cur;
     cm_table_default(&o->target, &t0);
-    tmicro = t0;
-    /* per-instruction fit from microbenchmarks and extra traces */
-    struct cm_calib cal;
-    cm_calib_init(&cal);
-    size_t nmicro = 0;
-    if (o->microbench)
-        rc = cm_microbench_run(&o->target, &cal, NULL, &nmicro, err);
-    for (int i = 0; i < o->nextra && !rc; i++)
-        rc = cm_calib_add_trace(&cal, o->extra_traces[i], o->target.dma_engines, err);
-    if (!rc && cal.n)
-        rc = cm_calib_fit(&cal, &t0, &tmicro, NULL, err);
+    size_t nmicro = 0, nsamples = 0;
+    rc = micro_fit(o, &t0, &tmicro, &nmicro, &nsamples, err);
     json_object_set_new(root, "microbenchmarks", json_integer((json_int_t)nmicro));
-    json_object_set_new(root, "microbench_samples", json_integer((json_int_t)cal.n));
-    cm_calib_free(&cal);
+    json_object_set_new(root, "microbench_samples", json_integer((json_int_t)nsamples));
     if (rc)
         goto done;
     for (int i = 0; i < n && !rc; i++) {

@@ -50,6 +50,15 @@ int study_validate(const char *const *models, int n, const struct study_loop_opt
 int study_loop(const char *const *models, int n, const struct study_loop_opts *o,
                json_t **out, struct cm_table *final, struct ls_error *err);
 
+/* The loop's calibration in one step, in sample: the per-instruction fit (microbenchmarks
+ * on o->target, o->extra_traces) of the datasheet table, then the group fit (aggregation
+ * o->agg) on the distinct programs the four strategies choose under the datasheet table
+ * (solve options o->solve) for each graph gs[i] (NULL entries are skipped). A graph the
+ * target cannot run, or whose strategies fail, is left out; only memory, I/O and internal
+ * errors are returned. *programs (may be NULL): the programs fitted. */
+int study_loop_calibrate(const struct graph *const *gs, int n, const struct study_loop_opts *o,
+                         struct cm_table *out, int *programs, struct ls_error *err);
+
 /* Family of a model spec: the zoo family of zoo:NAME, else the spec itself. */
 const char *study_model_family(const char *spec);
 

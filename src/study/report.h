@@ -14,7 +14,7 @@ struct study_report_opts {
     const char *kind;          /* "study" or "whatif" */
     const char *command;       /* the command line, shown in the report */
     double seconds;            /* wall time of the run (0 = unknown, e.g. after merge) */
-    int calibration_api;       /* 1: calibrated tables come from microbenchmarks */
+    int calibration_api;       /* 1: calibrated tables from the loop's fit (in sample) */
     const char *base_hash;     /* what-if: hash of the base target ("" = first target) */
 };
 

@@ -8,6 +8,7 @@
 
 const char *const rp_strategy[RP_NS] = {"local", "greedy", "rulebased", "exact", "dp"};
 const char *const rp_table[RP_NT] = {"datasheet", "calibrated"};
+const char *const rp_table_label[RP_NT] = {"datasheet", "calibrated (in-sample)"};
 const char *const rp_color[RP_NS] = {"#d62728", "#9467bd", "#2ca02c", "#1f77b4", "#ff7f0e"};
 const char *const rp_label[RP_NS] = {"Local", "Greedy", "Rule-Based", "Exact", "Treewidth DP"};
 

@@ -122,15 +122,19 @@ static void intro(const struct rp *r, struct doc *d)
           "latency table%s; the treewidth DP is solved under a time and memory limit.",
           whatif ? "Hardware what-if sweep" : "The layout selection study", r->nm,
           r->nm == 1 ? "" : "s", r->nt, r->nt == 1 ? "" : "s",
-          r->has_calib ? " and under the table calibrated on the same target by microbenchmarks"
-                       : "");
+          r->has_calib ? " and under the table calibrated on the same target (in sample)" : "");
     if (o && o->command && o->command[0])
         doc_p(d, "Command: %s", o->command);
     if (o && o->seconds > 0)
         doc_p(d, "Wall time of this run: %.1f s.", o->seconds);
     if (r->has_calib)
-        doc_p(d, "Calibration: per target, costmodel microbenchmarks run in the simulator and the "
-                 "per-instruction fit (costmodel/calibrate.h) refits the datasheet table.");
+        doc_p(d, "Calibration (in-sample): per target, the calibration loop's fit "
+                 "(docs/calibration.md): costmodel microbenchmarks run in the simulator and the "
+                 "per-instruction fit refits the datasheet table, then the whole-program group "
+                 "fit with 'max' (overlap-aware) aggregation is fitted on the programs the four "
+                 "strategies choose for this study's models under the datasheet table. The "
+                 "calibrated figures are therefore in sample; `laysim loop` reports the "
+                 "out-of-sample figures.");
     else
         doc_p(d, "Calibration: not run (--no-calibrate); only the datasheet table is reported.");
     doc_p(d, "Cycles are base-clock cycles of the simulated core, shown in millions (the "

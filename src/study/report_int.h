@@ -15,6 +15,8 @@
 
 extern const char *const rp_strategy[RP_NS];
 extern const char *const rp_table[RP_NT];
+/* For people (report text, terminal): the calibrated table is fitted in sample. */
+extern const char *const rp_table_label[RP_NT];
 extern const char *const rp_color[RP_NS];
 extern const char *const rp_label[RP_NS];
 

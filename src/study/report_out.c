@@ -21,7 +21,7 @@ void rp_doc_whatif(const struct rp *r, struct doc *d)
              "and simulated. End-to-end time is Exact's solution under that table; 'decisions "
              "changed' counts the operators whose chosen layouts (partition axis of every "
              "input and the output) differ from Exact's choice on the base target %s.",
-          rp_table[tb], tb ? "recalibrated on the variant by microbenchmarks" : "derived from "
+          rp_table_label[tb], tb ? "recalibrated on the variant's own programs" : "derived from "
                                                                              "the variant's datasheet numbers",
           r->t[r->base].label);
     static const char *const hdr[] = {"Model",  "Variant", "Exact (M cycles)", "vs base",
@@ -53,8 +53,8 @@ void rp_doc_whatif(const struct rp *r, struct doc *d)
         }
     doc_table_end(d);
     static const char *const h2[] = {"Variant", "pairwise accuracy (datasheet)",
-                                     "pairwise accuracy (calibrated)",
-                                     "median rel. error (calibrated)"};
+                                     "pairwise accuracy (calibrated, in-sample)",
+                                     "median rel. error (calibrated, in-sample)"};
     doc_table(d, 4, h2);
     for (int t = 0; t < r->nt; t++) {
         struct rp_fid f0, f1;
@@ -356,9 +356,10 @@ void rp_terminal(const struct rp *r, FILE *out)
         for (int k = 0; k < (r->has_calib ? 2 : 1); k++) {
             struct rp_fid f;
             rp_fidelity(r, t, k, &f);
-            fprintf(out, "  pairwise ranking accuracy (%s table): %.1f%% of %d pairs, "
+            fprintf(out, "  pairwise ranking accuracy (%s table%s): %.1f%% of %d pairs, "
                          "median relative error %.1f%%\n",
-                    rp_table[k], 100 * study_pairwise_accuracy(&f.pw), f.pw.pairs,
+                    rp_table[k], k ? ", in-sample" : "", 100 * study_pairwise_accuracy(&f.pw),
+                    f.pw.pairs,
                     100 * f.err_median);
         }
         int dpok = 0, n = 0;
@@ -373,7 +374,7 @@ void rp_terminal(const struct rp *r, FILE *out)
     }
     if (r->nt > 1) {
         int tb = r->has_calib ? 1 : 0;
-        fprintf(out, "\nWhat-if (Exact, %s table) vs base %s:\n", rp_table[tb],
+        fprintf(out, "\nWhat-if (Exact, %s table) vs base %s:\n", rp_table_label[tb],
                 r->t[r->base].label);
         fprintf(out, "  %-14s %-28s %10s %8s %10s %9s\n", "model", "variant", "Mcycles",
                 "vs base", "transposes", "changed");

@@ -311,7 +311,7 @@ static void rq4(const struct rp *r, struct doc *d, int t)
         fmt_pct(100 * f[tb].err_median, e1, CELL);
         fmt_pct(100 * f[tb].err_max, e2, CELL);
         snprintf(s1, CELL, "%d", f[tb].models_single);
-        const char *row[7] = {rp_table[tb], p, a, k, e1, e2, s1};
+        const char *row[7] = {rp_table_label[tb], p, a, k, e1, e2, s1};
         doc_row(d, row, 0);
     }
     doc_table_end(d);
@@ -322,11 +322,12 @@ static void rq4(const struct rp *r, struct doc *d, int t)
     doc_figs_row_begin(d);
     for (int tb = 0; tb < ntb; tb++) {
         char title[96], cap[200];
-        snprintf(title, sizeof title, "(b) Predicted vs simulated, %s table", rp_table[tb]);
+        snprintf(title, sizeof title, "(b) Predicted vs simulated, %s table",
+                 rp_table_label[tb]);
         snprintf(cap, sizeof cap,
                  "Figure 7(b), %s table: one point per distinct assignment, both axes "
                  "normalized per model (%d models).",
-                 rp_table[tb], f[tb].heat_models);
+                 rp_table_label[tb], f[tb].heat_models);
         if (doc_fig_begin(d, ""))
             rp_svg_heatmap(d->f, title, f[tb].heat);
         doc_fig_end(d, cap);
@@ -378,7 +379,8 @@ void rp_doc_target(const struct rp *r, struct doc *d, int t)
              "it is bold.");
     table1(r, d, t, 0);
     if (r->has_calib) {
-        doc_p(d, "The same with the calibrated table (problems re-priced and re-solved):");
+        doc_p(d, "The same with the calibrated table, fitted in sample on these programs "
+                 "(problems re-priced and re-solved):");
         table1(r, d, t, 1);
     }
     rq1(r, d, t);

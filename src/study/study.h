@@ -2,12 +2,13 @@
  *
  * A study is a grid of independent cells. One *job* is one (model, target) pair; it
  * builds the model, then for each latency table (the target's datasheet table and the
- * table calibrated on the target by microbenchmarks) runs the pipeline (study/pipeline.h)
- * with each strategy (local, greedy, rulebased, exact), and under the datasheet table also
- * the treewidth DP (solve only, under a time and memory limit). Each (model, target,
- * strategy, table) result is one row of the results store (study/store.h); the report
- * (study/report.h) is computed from the store alone, so a resumed, sharded or merged run
- * gives the same report as one run.
+ * table calibrated on the target by the calibration loop's fit, in sample on the study's
+ * own programs) runs the pipeline (study/pipeline.h) with each strategy (local, greedy,
+ * rulebased, exact), and under the datasheet table also the treewidth DP (solve only,
+ * under a time and memory limit). Each (model, target, strategy, table) result is one
+ * row of the results store (study/store.h); the report (study/report.h) is computed
+ * from the store alone, so a resumed, sharded or merged run gives the same report as one
+ * run.
  *
  *     struct study_opts o;  study_opts_init(&o);
  *     study_models_select("quick", &o.models, &err);
@@ -100,7 +101,7 @@ void study_opts_free(struct study_opts *o);   /* frees models and targets */
 struct study_summary {
     size_t jobs, jobs_run, jobs_skipped, cells, cells_failed;
     double seconds;
-    int calibration_api;       /* 1: tables calibrated by microbenchmarks */
+    int calibration_api;       /* 1: tables from the calibration loop's fit (in sample) */
 };
 
 /* Run every job of this shard (skipping complete ones when resuming) and write its cells
@@ -114,9 +115,11 @@ int study_run(const struct study_opts *o, struct study_store *st, struct study_s
 #define STUDY_TABLE_DATASHEET "datasheet"
 #define STUDY_TABLE_CALIBRATED "calibrated"
 
-/* Latency table of t calibrated by microbenchmarks (costmodel/calibrate.h): the
- * datasheet table as the prior, every entry with enough samples refitted. */
-int study_calibrated_table(const struct sim_target *t, struct cm_table *out,
-                           struct ls_error *err);
+/* Latency table of t calibrated the way the calibration loop does it (study/loop.h,
+ * study_loop_calibrate: per-instruction microbenchmark fit, then the whole-program group
+ * fit with "max" aggregation), in sample on the strategy programs of o's models under the
+ * datasheet table. */
+int study_calibrated_table(const struct study_opts *o, const struct sim_target *t,
+                           struct cm_table *out, struct ls_error *err);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "costmodel/calibrate.h"
 #include "graph/model.h"
+#include "study/loop.h"
 #include "study/pipeline.h"
 #include "study/study.h"
 #include "util/clock.h"
@@ -27,20 +28,35 @@ void study_opts_free(struct study_opts *o)
     study_targets_free(&o->targets);
 }
 
-/* Thin adapter over costmodel/calibrate.h: microbenchmarks on t, then the
- * per-instruction fit with the datasheet table as the prior. */
-int study_calibrated_table(const struct sim_target *t, struct cm_table *out,
-                           struct ls_error *err)
+/* The calibration loop's fit (study_loop_calibrate), in sample on the strategy programs
+ * of every model of o (each loaded at its own scale; models that fail to load are left to
+ * their jobs to report). */
+int study_calibrated_table(const struct study_opts *o, const struct sim_target *t,
+                           struct cm_table *out, struct ls_error *err)
 {
-    struct cm_table prior;
-    cm_table_default(t, &prior);
-    struct cm_calib c;
-    cm_calib_init(&c);
-    size_t count = 0;
-    int rc = cm_microbench_run(t, &c, NULL, &count, err);
-    if (!rc)
-        rc = cm_calib_fit(&c, &prior, out, NULL, err);
-    cm_calib_free(&c);
+    size_t n = o->models.n;
+    struct graph **gs = calloc(n + 1, sizeof *gs);
+    if (!gs)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct ls_error e2 = {0};
+        int r = model_load(o->models.m[i].spec, &o->models.m[i].opts, &gs[i], &e2);
+        if (r == LS_ERR_NOMEM)
+            rc = ls_error_msg(err, r, "%s", e2.msg);
+        else if (r)
+            gs[i] = NULL;
+    }
+    if (!rc) {
+        struct study_loop_opts lo;
+        study_loop_opts_init(&lo);
+        lo.target = *t;
+        lo.solve.time_limit = o->exact_time_limit;
+        rc = study_loop_calibrate((const struct graph *const *)gs, (int)n, &lo, out, NULL, err);
+    }
+    for (size_t i = 0; i < n; i++)
+        graph_free(gs[i]);
+    free(gs);
     return rc;
 }
 
@@ -360,6 +376,7 @@ static void *worker(void *arg)
 }
 
 struct calib_job {
+    const struct study_opts *o;
     const struct sim_target *t;
     struct cm_table *out;
     int rc;
@@ -369,7 +386,7 @@ struct calib_job {
 static void *calib_worker(void *arg)
 {
     struct calib_job *c = arg;
-    c->rc = study_calibrated_table(c->t, c->out, &c->err);
+    c->rc = study_calibrated_table(c->o, c->t, c->out, &c->err);
     return NULL;
 }
 
@@ -446,6 +463,7 @@ int study_run(const struct study_opts *o, struct study_store *st, struct study_s
     if (!rc && o->calibrate) {
         for (size_t ti = 0; ti < o->targets.n; ti++)
             if (need_cal[ti]) {
+                cj[ncal].o = o;
                 cj[ncal].t = &o->targets.t[ti].t;
                 cj[ncal].out = &sh.calib[ti];
                 ncal++;

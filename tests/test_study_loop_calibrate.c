@@ -1,0 +1,84 @@
+/* Tests of study_loop_calibrate (study/loop.h), the calibration the study reuses from the
+ * loop: on a small zoo model it yields a "max" table that prices the strategies' programs
+ * much closer to the simulator than the datasheet table does; NULL graphs are skipped. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "graph/model.h"
+#include "study/loop.h"
+#include "study/pipeline.h"
+#include "study/study.h"
+
+/* Relative error of the exact strategy's predicted time vs its simulated time under tb. */
+static double exact_rel_error(const struct graph *g, const struct sim_target *t,
+                              const struct cm_table *tb)
+{
+    struct study_pipe_opts po;
+    study_pipe_opts_init(&po);
+    struct study_pipe *p = NULL;
+    struct ls_error err = {0};
+    assert_int_equal(study_pipe_new(g, t, tb, &po, &p, &err), 0);
+    const struct study_run *r = NULL;
+    assert_int_equal(study_pipe_run(p, "exact", &r, &err), 0);
+    assert_true(r->sim_cycles > 0);
+    double e = fabs((double)r->predicted - (double)r->sim_cycles) / (double)r->sim_cycles;
+    study_pipe_free(p);
+    return e;
+}
+
+static void test_calibrate_cnn(void **st)
+{
+    (void)st;
+    struct study_models ms;
+    struct ls_error err = {0};
+    assert_int_equal(study_models_select("cnn:quick", &ms, &err), 0);
+    assert_int_equal((int)ms.n, 1);
+    struct graph *g = NULL;
+    assert_int_equal(model_load(ms.m[0].spec, &ms.m[0].opts, &g, &err), 0);
+    struct study_loop_opts o;
+    study_loop_opts_init(&o);
+    const struct graph *gs[2] = {NULL, g};
+    struct cm_table tb, t0;
+    int programs = -1;
+    assert_int_equal(study_loop_calibrate(gs, 2, &o, &tb, &programs, &err), 0);
+    assert_true(programs >= 1 && programs <= STUDY_NSTRATEGIES);
+    assert_int_equal(tb.agg, CM_AGG_MAX);
+    assert_string_equal(tb.aggregate, "max");
+    cm_table_default(&o.target, &t0);
+    assert_true(cm_table_hash(&tb) != cm_table_hash(&t0));
+    double e0 = exact_rel_error(g, &o.target, &t0), e1 = exact_rel_error(g, &o.target, &tb);
+    assert_true(e1 < e0);
+    assert_true(e1 < 0.10);
+    graph_free(g);
+    study_models_free(&ms);
+}
+
+static void test_calibrate_no_graphs(void **st)
+{
+    (void)st;
+    /* nothing to fit the groups on: the microbenchmark table with "max" aggregation */
+    struct study_loop_opts o;
+    study_loop_opts_init(&o);
+    const struct graph *gs[1] = {NULL};
+    struct cm_table tb;
+    int programs = -1;
+    struct ls_error err = {0};
+    assert_int_equal(study_loop_calibrate(gs, 1, &o, &tb, &programs, &err), 0);
+    assert_int_equal(programs, 0);
+    assert_int_equal(tb.agg, CM_AGG_MAX);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_calibrate_cnn),
+        cmocka_unit_test(test_calibrate_no_graphs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
