@@ -83,7 +83,7 @@ static int do_tensor(struct reader *r)
     if (prev >= 0)
         return ls_scan_error(sc, 1, r->err, "duplicate tensor name '%s' (first declared on line %d)",
                              TOKSTR(1), p->tensors[prev].line);
-    int64_t L;
+    int64_t L = 0;
     if (read_int(r, 2, "layout count", &L))
         return LS_ERR_INPUT;
     if (L < 1)
@@ -159,7 +159,7 @@ static int do_transpose(struct reader *r)
     if (lsp_push_tr(p, t, &m))
         return nomem(r);
     for (size_t k = 0; k < want; k++) {
-        int64_t c;
+        int64_t c = 0;
         if (read_cost(r, 2 + k, "transpose cost", &c))
             return LS_ERR_INPUT;
         if (k / (size_t)L == k % (size_t)L && c != 0)
@@ -188,7 +188,7 @@ static int do_op(struct reader *r)
     if (prev >= 0)
         return ls_scan_error(sc, 1, r->err, "duplicate op name '%s' (first on line %d)", TOKSTR(1),
                              p->ops[prev].line);
-    int64_t nin;
+    int64_t nin = 0;
     if (read_int(r, 3, "input count", &nin))
         return LS_ERR_INPUT;
     if ((uint64_t)nin + 5 != sc->ntok)
@@ -248,7 +248,7 @@ static int do_cfg(struct reader *r)
         return ls_scan_error(sc, sc->ntok < want ? sc->ntok : want, r->err,
                              "op %s has %d slots: expected cfg <cost> and %d layouts, got %zu fields",
                              o->name, o->nslots, o->nslots, sc->ntok - 1);
-    int64_t cost;
+    int64_t cost = 0;
     if (read_cost(r, 1, "cfg cost", &cost))
         return LS_ERR_INPUT;
     int32_t *lay;
