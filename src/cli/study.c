@@ -17,13 +17,15 @@ const char cmd_study_help[] =
     "usage: laysim study [--quick | --models SET] [--target NAME|FILE] [--set KEY=VALUE]...\n"
     "                    [--out DIR] [--resume] [--shard K/N] [--jobs N] [--no-calibrate]\n"
     "                    [--exact-time-limit S] [--dp-time-limit S] [--dp-mem-limit MIB]\n"
-    "                    [--quiet]\n"
+    "                    [--mcts-evaluations N] [--quiet]\n"
     "Reproduce the shape of the paper's evaluation on the simulated core: per model, the\n"
     "simulated time of local, greedy, rulebased and exact (Table 1) under the datasheet and\n"
     "the calibrated latency table, relative-performance CDFs and transposes (RQ1), the\n"
     "treewidth histogram and dp vs exact runtimes (RQ2), optimality gaps (RQ3), pairwise\n"
     "ranking accuracy and the predicted-vs-simulated heatmap before and after calibration\n"
-    "(RQ4). Writes DIR/report.html (self-contained), report.md, results.json, cells.csv,\n"
+    "(RQ4); and the autotuner (mcts: Monte-Carlo tree search over layout plans, rewarded\n"
+    "by simulated time, started from exact's assignment) against exact under both tables.\n"
+    "Writes DIR/report.html (self-contained), report.md, results.json, cells.csv,\n"
     "table1.csv and the results store DIR/results.sqlite (docs/study.md); prints the Table 1\n"
     "analogue and the headline figures.\n"
     "  --quick             the default model set: one model per family, scaled down\n"
@@ -38,6 +40,9 @@ const char cmd_study_help[] =
     "  --exact-time-limit S  per exact solve (default 60)\n"
     "  --dp-time-limit S   per treewidth-DP solve (default 10)\n"
     "  --dp-mem-limit MIB  treewidth-DP table budget (default 512)\n"
+    "  --mcts-evaluations N  autotuner budget per model and table: distinct designs\n"
+    "                      simulated, the start included (default 1000 for study, 0 for\n"
+    "                      whatif; 0 = no mcts cells)\n"
     "  --quiet             no progress bar and no terminal summary\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage (nothing is run).\n";
 
@@ -83,7 +88,7 @@ static void command_line(int argc, char **argv, char *buf, size_t n)
 int cli_study_main(int argc, char **argv, int whatif)
 {
     enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
-           O_DPTL, O_DPML, O_QUIET };
+           O_DPTL, O_DPML, O_MCTS, O_QUIET };
     static const struct option lo[] = {SIM_TARGET_LONGOPTS,
                                        {"models", required_argument, NULL, O_MODELS},
                                        {"quick", no_argument, NULL, O_QUICK},
@@ -95,6 +100,7 @@ int cli_study_main(int argc, char **argv, int whatif)
                                        {"exact-time-limit", required_argument, NULL, O_EXTL},
                                        {"dp-time-limit", required_argument, NULL, O_DPTL},
                                        {"dp-mem-limit", required_argument, NULL, O_DPML},
+                                       {"mcts-evaluations", required_argument, NULL, O_MCTS},
                                        {"quiet", no_argument, NULL, O_QUIET},
                                        {NULL, 0, NULL, 0}};
     const char *cmd = whatif ? "whatif" : "study";
@@ -102,6 +108,7 @@ int cli_study_main(int argc, char **argv, int whatif)
     study_opts_init(&o);
     long nproc = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = nproc > 0 ? (int)(nproc > 64 ? 64 : nproc) : 1;
+    o.mcts_evaluations = whatif ? 0 : STUDY_MCTS_DEFAULT;
     const char *models = "quick", *out = whatif ? "out/whatif" : "out/study";
     const char *target = NULL;
     const char *sets[16];
@@ -149,6 +156,13 @@ int cli_study_main(int argc, char **argv, int whatif)
             if (dv < 1)
                 return cli_usage(cmd, "--dp-mem-limit must be at least 1 MiB");
             o.dp_mem_limit = (int64_t)(dv * 1048576.0);
+            break;
+        case O_MCTS:
+            if (cli_parse_u64(cmd, "--mcts-evaluations", optarg, &u))
+                return CLI_USAGE;
+            if (u > 1000000)
+                return cli_usage(cmd, "--mcts-evaluations must be 0..1000000");
+            o.mcts_evaluations = u;
             break;
         case O_QUIET: quiet = 1; break;
         default: return cli_usage(cmd, "unknown option");

@@ -6,11 +6,13 @@
 #include "study/report_int.h"
 #include "util/fileio.h"
 
-const char *const rp_strategy[RP_NS] = {"local", "greedy", "rulebased", "exact", "dp"};
+const char *const rp_strategy[RP_NS] = {"local", "greedy", "rulebased", "exact", "dp", "mcts"};
 const char *const rp_table[RP_NT] = {"datasheet", "calibrated"};
 const char *const rp_table_label[RP_NT] = {"datasheet", "calibrated (in-sample)"};
-const char *const rp_color[RP_NS] = {"#d62728", "#9467bd", "#2ca02c", "#1f77b4", "#ff7f0e"};
-const char *const rp_label[RP_NS] = {"Local", "Greedy", "Rule-Based", "Exact", "Treewidth DP"};
+const char *const rp_color[RP_NS] = {"#d62728", "#9467bd", "#2ca02c", "#1f77b4", "#ff7f0e",
+                                     "#8c564b"};
+const char *const rp_label[RP_NS] = {"Local", "Greedy", "Rule-Based", "Exact", "Treewidth DP",
+                                     "MCTS"};
 
 static int sidx(const char *s)
 {
@@ -69,6 +71,8 @@ int rp_build(struct rp *r, const struct study_cells *cs, const struct study_repo
         ti[i] = t;
         if (!strcmp(c->table, "calibrated"))
             r->has_calib = 1;
+        if (!strcmp(c->strategy, "mcts"))
+            r->has_mcts = 1;
     }
     /* models in model_ix order (stable) */
     size_t cells = (size_t)(r->nt ? r->nt : 1) * (size_t)(r->nm ? r->nm : 1) * RP_NS * RP_NT;
@@ -149,6 +153,44 @@ double rp_gap(const struct rp *r, int t, int m, int s, int tb)
 {
     double v = rp_pred(r, t, m, s, tb), e = rp_pred(r, t, m, 3, tb);
     return isnan(v) || isnan(e) || e <= 0 ? NAN : 100.0 * (v / e - 1.0);
+}
+
+double rp_mcts_gain(const struct rp *r, int t, int m, int tb)
+{
+    double e = rp_sim(r, t, m, 3, tb), v = rp_sim(r, t, m, RP_MCTS, tb);
+    return isnan(v) || isnan(e) || e <= 0 ? NAN : 100.0 * (e - v) / e;
+}
+
+void rp_tune_summary(const struct rp *r, int t, int tb, struct rp_tune_sum *s)
+{
+    memset(s, 0, sizeof *s);
+    s->budget_min = -1;
+    for (int m = 0; m < r->nm; m++) {
+        const struct study_cell *c = rp_cell(r, t, m, RP_MCTS, tb), *e = rp_cell(r, t, m, 3, tb);
+        if (!c)
+            continue;
+        if (s->budget_min < 0 || c->tune_budget < s->budget_min)
+            s->budget_min = c->tune_budget;
+        if (c->tune_budget > s->budget_max)
+            s->budget_max = c->tune_budget;
+        s->failed += c->rc != 0;
+        double g = rp_mcts_gain(r, t, m, tb);
+        if (isnan(g))
+            continue;
+        s->models++;
+        s->beat += g > 0.5;
+        s->gain_mean += g;
+        if (s->models == 1 || g > s->gain_max)
+            s->gain_max = g;
+        s->tune_seconds += c->solve_seconds;
+        s->exact_seconds += e ? e->solve_seconds : 0;
+    }
+    if (s->models)
+        s->gain_mean /= s->models;
+    else
+        s->gain_mean = s->gain_max = NAN;
+    if (s->budget_min < 0)
+        s->budget_min = 0;
 }
 
 static int layouts_same(const struct study_cell *a, const struct study_cell *b)

@@ -27,5 +27,7 @@ void doc_figs_row_end(struct doc *d);
 /* the sections (report_rq.c) */
 void rp_doc_target(const struct rp *r, struct doc *d, int t);
 void rp_doc_whatif(const struct rp *r, struct doc *d);
+/* the autotuner section (report_tune.c) */
+void rp_doc_tune(const struct rp *r, struct doc *d, int t);
 
 #endif

@@ -8,9 +8,10 @@
 #include "study/store.h"
 #include "study/validate.h"
 
-#define RP_NS 5            /* local greedy rulebased exact dp */
-#define RP_SIM 4           /* the simulated strategies */
+#define RP_NS 6            /* local greedy rulebased exact dp mcts */
+#define RP_SIM 4           /* the paper's four simulated strategies (RQ1, RQ3, RQ4 sets) */
 #define RP_DP 4
+#define RP_MCTS 5          /* the autotuner: Table 1 and its own section only */
 #define RP_NT 2            /* datasheet calibrated */
 
 extern const char *const rp_strategy[RP_NS];
@@ -38,6 +39,7 @@ struct rp {
     struct rp_target *t;
     int *idx;              /* [t][m][s][tb] -> cell index, -1 */
     int has_calib;
+    int has_mcts;          /* some cell is an mcts cell */
     int base;              /* index of the what-if base target */
 };
 
@@ -57,6 +59,19 @@ double rp_pred(const struct rp *r, int t, int m, int s, int tb);   /* NaN when n
 double rp_best(const struct rp *r, int t, int m, int tb);          /* min simulated */
 double rp_relperf(const struct rp *r, int t, int m, int s, int tb);/* best / sim * 100 */
 double rp_gap(const struct rp *r, int t, int m, int s, int tb);    /* % over exact */
+/* mcts vs exact: % of exact's simulated time saved by mcts (NaN when either is missing) */
+double rp_mcts_gain(const struct rp *r, int t, int m, int tb);
+
+/* summary of the autotuner over the models of (t, tb) */
+struct rp_tune_sum {
+    int models;            /* with both an exact and an mcts simulated time */
+    int failed;            /* mcts cells that failed */
+    int beat;              /* mcts faster than exact by more than 0.5 % */
+    double gain_mean, gain_max;           /* %, over `models` */
+    long long budget_min, budget_max;     /* evaluations budget of the cells */
+    double tune_seconds, exact_seconds;   /* totals over `models` */
+};
+void rp_tune_summary(const struct rp *r, int t, int tb, struct rp_tune_sum *s);
 void rp_fidelity(const struct rp *r, int t, int tb, struct rp_fid *f);
 /* ops whose layouts differ between (t, m, s, tb) and (t2, m, s, tb); -1 when unknown */
 int rp_changed(const struct rp *r, int t, int t2, int m, int s, int tb);

@@ -138,6 +138,25 @@ int rp_write_json(const struct rp *r, const char *path, struct ls_error *err)
                                             json_integer(rp_changed(r, t, r->base, m, s, tb)));
                     json_object_set_new(js, rp_strategy[s], x);
                 }
+                const struct study_cell *mc = rp_cell(r, t, m, RP_MCTS, tb);
+                if (mc) {
+                    /* the autotuner: not part of relative performance, gaps or fidelity */
+                    const struct study_cell *ec = rp_cell(r, t, m, 3, tb);
+                    json_t *x = json_object();
+                    json_object_set_new(x, "sim_cycles", num(rp_sim(r, t, m, RP_MCTS, tb)));
+                    json_object_set_new(x, "predicted", num(rp_pred(r, t, m, RP_MCTS, tb)));
+                    json_object_set_new(x, "improvement_over_exact_pct",
+                                        num(rp_mcts_gain(r, t, m, tb)));
+                    json_object_set_new(x, "transposes", json_integer(mc->conversions));
+                    json_object_set_new(x, "budget", json_integer(mc->tune_budget));
+                    json_object_set_new(x, "evaluations", json_integer(mc->tune_evaluations));
+                    json_object_set_new(x, "simulations", json_integer(mc->tune_simulations));
+                    json_object_set_new(x, "tune_seconds", json_real(mc->solve_seconds));
+                    json_object_set_new(x, "exact_solve_seconds",
+                                        ec ? json_real(ec->solve_seconds) : json_null());
+                    json_object_set_new(x, "error", mc->rc ? json_string(mc->error) : json_null());
+                    json_object_set_new(js, rp_strategy[RP_MCTS], x);
+                }
                 json_object_set_new(jm, rp_table[tb], js);
             }
             json_array_append_new(models, jm);
@@ -165,6 +184,25 @@ int rp_write_json(const struct rp *r, const char *path, struct ls_error *err)
             json_object_set_new(fid, rp_table[tb], x);
         }
         json_object_set_new(jt, "fidelity", fid);
+        if (r->has_mcts) {
+            json_t *au = json_object();
+            for (int tb = 0; tb < (r->has_calib ? 2 : 1); tb++) {
+                struct rp_tune_sum ts;
+                rp_tune_summary(r, t, tb, &ts);
+                json_t *x = json_object();
+                json_object_set_new(x, "models", json_integer(ts.models));
+                json_object_set_new(x, "failed", json_integer(ts.failed));
+                json_object_set_new(x, "beat_exact_by_0_5pct", json_integer(ts.beat));
+                json_object_set_new(x, "mean_improvement_pct", num(ts.gain_mean));
+                json_object_set_new(x, "max_improvement_pct", num(ts.gain_max));
+                json_object_set_new(x, "budget_min", json_integer(ts.budget_min));
+                json_object_set_new(x, "budget_max", json_integer(ts.budget_max));
+                json_object_set_new(x, "tune_seconds", json_real(ts.tune_seconds));
+                json_object_set_new(x, "exact_solve_seconds", json_real(ts.exact_seconds));
+                json_object_set_new(au, rp_table[tb], x);
+            }
+            json_object_set_new(jt, "autotuner", au);
+        }
         json_array_append_new(targets, jt);
     }
     json_object_set_new(root, "targets", targets);
@@ -188,6 +226,11 @@ int rp_write_json(const struct rp *r, const char *path, struct ls_error *err)
         json_object_set_new(x, "treewidth", json_integer(c->treewidth));
         json_object_set_new(x, "solve_seconds", json_real(c->solve_seconds));
         json_object_set_new(x, "wall_seconds", json_real(c->wall_seconds));
+        if (!strcmp(c->strategy, rp_strategy[RP_MCTS])) {
+            json_object_set_new(x, "budget", json_integer(c->tune_budget));
+            json_object_set_new(x, "evaluations", json_integer(c->tune_evaluations));
+            json_object_set_new(x, "simulations", json_integer(c->tune_simulations));
+        }
         json_array_append_new(cells, x);
     }
     json_object_set_new(root, "cells", cells);
@@ -238,7 +281,8 @@ static void cells_csv(const struct rp *r, FILE *f)
 {
     fputs("model,target,strategy,table,family,group,scale,variant,target_hash,table_hash,ops,"
           "treewidth,rc,error,status,predicted,bound,sim_cycles,transposes,instructions,"
-          "dma_efficiency,rb_exhaustive,rb_split,rb_greedy,mem_mib,solve_seconds,wall_seconds\n",
+          "dma_efficiency,rb_exhaustive,rb_split,rb_greedy,mem_mib,tune_budget,tune_evaluations,"
+          "tune_simulations,solve_seconds,wall_seconds\n",
           f);
     for (size_t i = 0; i < r->cs->n; i++) {
         const struct study_cell *c = &r->cs->c[i];
@@ -252,24 +296,27 @@ static void cells_csv(const struct rp *r, FILE *f)
         csv_str(f, c->error);
         fputc(',', f);
         csv_str(f, c->status);
-        fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d,%d,%.2f,%.6f,%.6f\n",
+        fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d,%d,%.2f,%lld,%lld,%lld,%.6f,%.6f\n",
                 (long long)c->predicted, (long long)c->bound, (long long)c->sim_cycles,
                 (long long)c->conversions, (long long)c->instructions, c->dma_eff,
-                c->rb_exhaustive, c->rb_split, c->rb_greedy, c->mem_mib, c->solve_seconds,
-                c->wall_seconds);
+                c->rb_exhaustive, c->rb_split, c->rb_greedy, c->mem_mib,
+                (long long)c->tune_budget, (long long)c->tune_evaluations,
+                (long long)c->tune_simulations, c->solve_seconds, c->wall_seconds);
     }
 }
 
 static void table1_csv(const struct rp *r, FILE *f)
 {
-    fputs("target,model,group,table,local,greedy,rulebased,exact\n", f);
+    fputs(r->has_mcts ? "target,model,group,table,local,greedy,rulebased,exact,mcts\n"
+                      : "target,model,group,table,local,greedy,rulebased,exact\n",
+          f);
     for (int t = 0; t < r->nt; t++)
         for (int tb = 0; tb < (r->has_calib ? 2 : 1); tb++)
             for (int m = 0; m < r->nm; m++) {
                 csv_str(f, r->t[t].label);
                 fprintf(f, ",%s,%s,%s", r->m[m].name, r->m[m].group, rp_table[tb]);
-                for (int s = 0; s < RP_SIM; s++) {
-                    double v = rp_sim(r, t, m, s, tb);
+                for (int k = 0; k < RP_SIM + (r->has_mcts ? 1 : 0); k++) {
+                    double v = rp_sim(r, t, m, k < RP_SIM ? k : RP_MCTS, tb);
                     if (isnan(v))
                         fputs(",", f);
                     else
@@ -313,21 +360,26 @@ int rp_write_csv(const struct rp *r, const char *dir, struct ls_error *err)
 
 void rp_terminal(const struct rp *r, FILE *out)
 {
-    char b[RP_SIM][CELL];
+    char b[RP_SIM + 1][CELL];
     for (int t = 0; t < r->nt; t++) {
         int tb = 0;
         fprintf(out, "\nTarget %s: simulated time, millions of cycles (datasheet table; "
                      "* = best or within 1%%)\n",
                 r->t[t].label);
-        fprintf(out, "  %-14s %-8s %10s %10s %11s %10s %6s\n", "model", "group", "local",
-                "greedy", "rulebased", "exact", "tw");
+        fprintf(out, "  %-14s %-8s %10s %10s %11s %10s", "model", "group", "local", "greedy",
+                "rulebased", "exact");
+        if (r->has_mcts)
+            fprintf(out, " %10s", "mcts");
+        fprintf(out, " %6s\n", "tw");
         for (int m = 0; m < r->nm; m++) {
-            double best = rp_best(r, t, m, tb);
+            double best = rp_best(r, t, m, tb), vm = rp_sim(r, t, m, RP_MCTS, tb);
+            if (r->has_mcts && !isnan(vm) && (isnan(best) || vm < best))
+                best = vm;
             fprintf(out, "  %-14s %-8s", r->m[m].name, r->m[m].group);
-            for (int s = 0; s < RP_SIM; s++) {
-                double v = rp_sim(r, t, m, s, tb);
-                rp_fmt_mcycles(v, b[s], CELL);
-                fprintf(out, " %*s%s", s == 2 ? 10 : 9, b[s],
+            for (int k = 0; k < RP_SIM + (r->has_mcts ? 1 : 0); k++) {
+                double v = rp_sim(r, t, m, k < RP_SIM ? k : RP_MCTS, tb);
+                rp_fmt_mcycles(v, b[k], CELL);
+                fprintf(out, " %*s%s", k == 2 ? 10 : 9, b[k],
                         !isnan(v) && v <= best * 1.01 ? "*" : " ");
             }
             fprintf(out, " %6d\n", r->m[m].tw);
@@ -371,6 +423,15 @@ void rp_terminal(const struct rp *r, FILE *out)
             }
         }
         fprintf(out, "  treewidth DP solved %d of %d models within its limits\n", dpok, n);
+        for (int k = 0; r->has_mcts && k < (r->has_calib ? 2 : 1); k++) {
+            struct rp_tune_sum ts;
+            rp_tune_summary(r, t, k, &ts);
+            fprintf(out, "  mcts vs exact (%s table%s, %lld evaluations): faster by > 0.5%% on "
+                         "%d of %d models, mean improvement %.2f%% (max %.2f%%); %.1f s tuning\n",
+                    rp_table[k], k ? ", in-sample" : "", ts.budget_max, ts.beat, ts.models,
+                    isnan(ts.gain_mean) ? 0.0 : ts.gain_mean,
+                    isnan(ts.gain_max) ? 0.0 : ts.gain_max, ts.tune_seconds);
+        }
     }
     if (r->nt > 1) {
         int tb = r->has_calib ? 1 : 0;

@@ -9,6 +9,7 @@
 struct study_store {
     sqlite3 *db;
     sqlite3_stmt *put;
+    int schema;              /* the file's schema version (1 only when opened read-only) */
     char path[1024];
 };
 
@@ -16,8 +17,15 @@ struct study_store {
     "model, target, strategy, tbl, family, grp, scale, model_ix, target_ix, variant, "     \
     "target_hash, table_hash, ops, treewidth, rc, error, status, predicted, bound, "       \
     "sim_cycles, conversions, instructions, dma_eff, rb_exhaustive, rb_split, rb_greedy, " \
-    "mem_mib, layouts, solve_seconds, wall_seconds"
-#define NCOLS 30
+    "mem_mib, layouts, tune_budget, tune_evaluations, tune_simulations, solve_seconds, "  \
+    "wall_seconds"
+#define NCOLS 33
+/* Schema 1 had no autotuner columns: they read 0. */
+#define COLS_V1                                                                            \
+    "model, target, strategy, tbl, family, grp, scale, model_ix, target_ix, variant, "     \
+    "target_hash, table_hash, ops, treewidth, rc, error, status, predicted, bound, "       \
+    "sim_cycles, conversions, instructions, dma_eff, rb_exhaustive, rb_split, rb_greedy, " \
+    "mem_mib, layouts, 0, 0, 0, solve_seconds, wall_seconds"
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -28,7 +36,8 @@ static const char schema[] =
     " rc INTEGER, error TEXT, status TEXT, predicted INTEGER, bound INTEGER,"
     " sim_cycles INTEGER, conversions INTEGER, instructions INTEGER, dma_eff REAL,"
     " rb_exhaustive INTEGER, rb_split INTEGER, rb_greedy INTEGER, mem_mib REAL,"
-    " layouts TEXT, solve_seconds REAL, wall_seconds REAL,"
+    " layouts TEXT, tune_budget INTEGER DEFAULT 0, tune_evaluations INTEGER DEFAULT 0,"
+    " tune_simulations INTEGER DEFAULT 0, solve_seconds REAL, wall_seconds REAL,"
     " PRIMARY KEY(model, target, strategy, tbl));";
 
 void study_cell_init(struct study_cell *c)
@@ -89,21 +98,64 @@ static int exec(struct study_store *st, const char *sql, struct ls_error *err)
     return 0;
 }
 
-int study_store_open(const char *path, struct study_store **out, struct ls_error *err)
+static int open_db(const char *path, int flags, struct study_store **out,
+                   struct ls_error *err)
 {
     *out = NULL;
     struct study_store *st = calloc(1, sizeof *st);
     if (!st)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     snprintf(st->path, sizeof st->path, "%s", path);
-    int rc;
-    if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        rc = ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open the results store: %s",
-                          st->db ? sqlite3_errmsg(st->db) : "out of memory");
-        goto fail;
+    if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+        int rc = ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open the results store: %s",
+                              st->db ? sqlite3_errmsg(st->db) : "out of memory");
+        study_store_close(st);
+        return rc;
     }
     sqlite3_busy_timeout(st->db, 10000);
+    *out = st;
+    return 0;
+}
+
+/* A store to read from (merge inputs): never created, upgraded or written; schema 1 or 2. */
+static int open_readonly(const char *path, struct study_store **out, struct ls_error *err)
+{
+    struct study_store *st;
+    int rc = open_db(path, SQLITE_OPEN_READONLY, &st, err);
+    if (rc)
+        return rc;
+    sqlite3_stmt *s = NULL;
+    char v[32] = "";
+    if (sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key = 'schema'", -1, &s,
+                           NULL) != SQLITE_OK) {
+        rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "not a laysim results store (%s)",
+                          sqlite3_errmsg(st->db));
+    } else {
+        if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+            snprintf(v, sizeof v, "%s", (const char *)sqlite3_column_text(s, 0));
+        st->schema = atoi(v);
+        if (st->schema != 1 && st->schema != STUDY_STORE_SCHEMA)
+            rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0,
+                              "results store schema %s, this laysim reads schemas 1 and %d",
+                              v, STUDY_STORE_SCHEMA);
+    }
+    sqlite3_finalize(s);
+    if (rc) {
+        study_store_close(st);
+        return rc;
+    }
+    *out = st;
+    return 0;
+}
+
+int study_store_open(const char *path, struct study_store **out, struct ls_error *err)
+{
+    struct study_store *st;
+    int rc = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &st, err);
+    if (rc)
+        return rc;
+    *out = NULL;
+    st->schema = STUDY_STORE_SCHEMA;
     if ((rc = exec(st, schema, err)))
         goto fail;
     char v[32];
@@ -113,6 +165,19 @@ int study_store_open(const char *path, struct study_store **out, struct ls_error
         snprintf(v, sizeof v, "%d", STUDY_STORE_SCHEMA);
         if ((rc = study_store_meta_set(st, "schema", v, err)))
             goto fail;
+    } else if (atoi(v) == 1) {
+        /* schema 1 lacks the autotuner columns: add them (its rows have no mcts cells) */
+        if ((rc = exec(st,
+                       "BEGIN;"
+                       "ALTER TABLE cells ADD COLUMN tune_budget INTEGER DEFAULT 0;"
+                       "ALTER TABLE cells ADD COLUMN tune_evaluations INTEGER DEFAULT 0;"
+                       "ALTER TABLE cells ADD COLUMN tune_simulations INTEGER DEFAULT 0;"
+                       "INSERT OR REPLACE INTO meta(key, value) VALUES('schema', '2');"
+                       "COMMIT;",
+                       err))) {
+            exec(st, "ROLLBACK", NULL);
+            goto fail;
+        }
     } else if (atoi(v) != STUDY_STORE_SCHEMA) {
         rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0,
                           "results store schema %s, this laysim reads schema %d", v,
@@ -121,7 +186,7 @@ int study_store_open(const char *path, struct study_store **out, struct ls_error
     }
     if (sqlite3_prepare_v2(st->db,
                            "INSERT OR REPLACE INTO cells(" COLS ") VALUES(?,?,?,?,?,?,?,?,?,?,"
-                           "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &st->put, NULL) != SQLITE_OK) {
         rc = dberr(st, err, "prepare");
         goto fail;
@@ -221,6 +286,9 @@ int study_store_put(struct study_store *st, const struct study_cell *c, struct l
         sqlite3_bind_text(s, i++, c->layouts, -1, SQLITE_TRANSIENT);
     else
         sqlite3_bind_null(s, i++);
+    sqlite3_bind_int64(s, i++, c->tune_budget);
+    sqlite3_bind_int64(s, i++, c->tune_evaluations);
+    sqlite3_bind_int64(s, i++, c->tune_simulations);
     sqlite3_bind_double(s, i++, c->solve_seconds);
     sqlite3_bind_double(s, i++, c->wall_seconds);
     if (sqlite3_step(s) != SQLITE_DONE)
@@ -287,6 +355,9 @@ static int row_cell(sqlite3_stmt *s, struct study_cell *c, struct ls_error *err)
     const unsigned char *l = sqlite3_column_text(s, i++);
     if (l && !(c->layouts = strdup((const char *)l)))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    c->tune_budget = sqlite3_column_int64(s, i++);
+    c->tune_evaluations = sqlite3_column_int64(s, i++);
+    c->tune_simulations = sqlite3_column_int64(s, i++);
     c->solve_seconds = sqlite3_column_double(s, i++);
     c->wall_seconds = sqlite3_column_double(s, i++);
     return 0;
@@ -297,8 +368,11 @@ int study_store_load(struct study_store *st, struct study_cells *out, struct ls_
     memset(out, 0, sizeof *out);
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(st->db,
-                           "SELECT " COLS " FROM cells ORDER BY target_ix, target, model_ix, "
-                           "model, strategy, tbl",
+                           st->schema == 1
+                               ? "SELECT " COLS_V1 " FROM cells ORDER BY target_ix, target, "
+                                 "model_ix, model, strategy, tbl"
+                               : "SELECT " COLS " FROM cells ORDER BY target_ix, target, "
+                                 "model_ix, model, strategy, tbl",
                            -1, &s, NULL) != SQLITE_OK)
         return dberr(st, err, "prepare");
     int r, rc = 0;
@@ -326,7 +400,7 @@ int study_store_merge_from(struct study_store *st, const char *path, struct ls_e
     if (!f)
         return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "no such results store");
     fclose(f);
-    int rc = study_store_open(path, &src, err);
+    int rc = open_readonly(path, &src, err);
     if (rc)
         return rc;
     struct study_cells cs;
@@ -377,13 +451,15 @@ int study_store_dump(struct study_store *st, char **out, struct ls_error *err)
         const struct study_cell *c = &cs.c[i];
         fprintf(f,
                 "%s|%s|%s|%s|%s|%s|%s|%d|%d|%s|%s|%s|%lld|%d|%d|%s|%s|%lld|%lld|%lld|%lld|%lld|"
-                "%.6f|%d|%d|%d|%s\n",
+                "%.6f|%d|%d|%d|%s|%lld|%lld|%lld\n",
                 c->model, c->target, c->strategy, c->table, c->family, c->group, c->scale,
                 c->model_ix, c->target_ix, c->variant, c->target_hash, c->table_hash,
                 (long long)c->ops, c->treewidth, c->rc, c->error, c->status,
                 (long long)c->predicted, (long long)c->bound, (long long)c->sim_cycles,
                 (long long)c->conversions, (long long)c->instructions, c->dma_eff,
-                c->rb_exhaustive, c->rb_split, c->rb_greedy, c->layouts ? c->layouts : "");
+                c->rb_exhaustive, c->rb_split, c->rb_greedy, c->layouts ? c->layouts : "",
+                (long long)c->tune_budget, (long long)c->tune_evaluations,
+                (long long)c->tune_simulations);
     }
     fclose(f);
     study_cells_free(&cs);

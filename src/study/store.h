@@ -20,13 +20,16 @@
 
 #include "util/error.h"
 
-#define STUDY_STORE_SCHEMA 1
+/* Schema 2 added the autotuner columns (tune_budget, tune_evaluations, tune_simulations);
+ * a schema-1 store is upgraded in place when opened for writing, and read as is (the new
+ * columns read 0) when merged from. */
+#define STUDY_STORE_SCHEMA 2
 
 struct study_cell {
     /* key */
     char model[64];
     char target[160];
-    char strategy[16];       /* local greedy rulebased exact dp */
+    char strategy[16];       /* local greedy rulebased exact dp mcts */
     char table[16];          /* datasheet calibrated */
     /* what was run */
     char family[32], group[32];
@@ -48,6 +51,9 @@ struct study_cell {
     int rb_exhaustive, rb_split, rb_greedy;   /* rulebased components by method, else 0 */
     double mem_mib;          /* dp: table estimate / peak in MiB, else 0 */
     char *layouts;           /* per problem op "name=pax,pax,..;" (malloc'd, may be NULL) */
+    /* mcts only (else 0): the evaluations budget, distinct designs scored (the start
+     * included), programs compiled + simulated by the tuner */
+    int64_t tune_budget, tune_evaluations, tune_simulations;
     /* timing (excluded from comparisons) */
     double solve_seconds, wall_seconds;
 };
@@ -65,7 +71,8 @@ int study_cells_push(struct study_cells *cs, const struct study_cell *c, struct 
 
 struct study_store;
 
-/* Open or create; creates the schema when absent, rejects another schema version. */
+/* Open or create; creates the schema when absent, upgrades schema 1 in place (adding the
+ * tune_* columns), rejects any other schema version (LS_ERR_INPUT naming the file). */
 int study_store_open(const char *path, struct study_store **out, struct ls_error *err);
 void study_store_close(struct study_store *st);
 
@@ -87,7 +94,8 @@ int study_store_count(struct study_store *st, const char *model, const char *tar
 /* Every row, ordered by target_ix, model_ix, strategy, table. */
 int study_store_load(struct study_store *st, struct study_cells *out, struct ls_error *err);
 
-/* Copy every row (and missing meta keys) of the store at path into st. */
+/* Copy every row (and missing meta keys) of the store at path into st. The source is opened
+ * read-only (schema 1 or 2) and never modified; LS_ERR_INPUT when it is not a store. */
 int study_store_merge_from(struct study_store *st, const char *path, struct ls_error *err);
 
 /* A text dump of every row without the timing columns, one line per row in key order

@@ -4,8 +4,10 @@
  * builds the model, then for each latency table (the target's datasheet table and the
  * table calibrated on the target by the calibration loop's fit, in sample on the study's
  * own programs) runs the pipeline (study/pipeline.h) with each strategy (local, greedy,
- * rulebased, exact), and under the datasheet table also the treewidth DP (solve only,
- * under a time and memory limit). Each (model, target, strategy, table) result is one
+ * rulebased, exact), under the datasheet table also the treewidth DP (solve only,
+ * under a time and memory limit), and, when o.mcts_evaluations > 0, the autotuner
+ * ("mcts": MCTS over layout plans started from exact's assignment, rewarded by simulated
+ * time; study/tune.h) under each table. Each (model, target, strategy, table) result is one
  * row of the results store (study/store.h); the report (study/report.h) is computed
  * from the store alone, so a resumed, sharded or merged run gives the same report as one
  * run.
@@ -92,6 +94,11 @@ struct study_opts {
     double exact_time_limit;   /* seconds per exact solve (default 60) */
     double dp_time_limit;      /* seconds per dp solve (default 10) */
     int64_t dp_mem_limit;      /* bytes (default 512 MiB) */
+    /* The autotuner cell ("mcts") per table: MCTS (seed 1, tuning points of one op, top-k
+     * 16 plans) started from exact's assignment of the same table, rewarded by simulated
+     * time, with this budget of evaluations (distinct designs scored, the start included).
+     * 0 = no mcts cells (the default here; `laysim study` sets STUDY_MCTS_DEFAULT). */
+    uint64_t mcts_evaluations;
     struct study_progress_cb progress;
 };
 
@@ -110,8 +117,13 @@ struct study_summary {
 int study_run(const struct study_opts *o, struct study_store *st, struct study_summary *sum,
               struct ls_error *err);
 
-/* The strategies of the simulated comparison, in table order, then "dp". */
+/* The strategies of the simulated comparison, in table order, then "dp" and "mcts". */
 #define STUDY_DP "dp"
+#define STUDY_MCTS "mcts"
+/* The budget `laysim study` gives the autotuner unless --mcts-evaluations says otherwise. */
+#define STUDY_MCTS_DEFAULT 1000
+/* Cells one job writes under these options (what --resume counts as complete). */
+int study_cells_per_job(const struct study_opts *o);
 #define STUDY_TABLE_DATASHEET "datasheet"
 #define STUDY_TABLE_CALIBRATED "calibrated"
 

@@ -9,6 +9,7 @@
 #include "study/loop.h"
 #include "study/pipeline.h"
 #include "study/study.h"
+#include "study/tune.h"
 #include "util/clock.h"
 
 void study_opts_init(struct study_opts *o)
@@ -20,6 +21,12 @@ void study_opts_init(struct study_opts *o)
     o->exact_time_limit = 60;
     o->dp_time_limit = 10;
     o->dp_mem_limit = (int64_t)512 << 20;
+}
+
+int study_cells_per_job(const struct study_opts *o)
+{
+    int tables = o->calibrate ? 2 : 1;
+    return STUDY_NSTRATEGIES * tables + 1 + (o->mcts_evaluations > 0 ? tables : 0);
 }
 
 void study_opts_free(struct study_opts *o)
@@ -162,7 +169,78 @@ static int same_cfg(const int32_t *a, const int32_t *b, int32_t n)
     return a && b && !memcmp(a, b, sizeof *a * (size_t)n);
 }
 
-/* Run the four strategies (and dp under the datasheet table) under one table. */
+/* The autotuner cell: MCTS from exact's assignment `start` of this table (NULL when exact
+ * failed: the cell records exact's error), scored by simulated time; the best design is
+ * evaluated like a solver's assignment. */
+static int run_mcts(const struct study_opts *o, struct job *j, struct study_pipe *pp,
+                    const struct graph *g, const struct cm_table *tb, const char *tname,
+                    int tw, const int32_t *start, int exact_rc, const char *exact_msg,
+                    struct ls_error *err)
+{
+    const struct study_model *m = &o->models.m[j->model];
+    const struct study_target *t = &o->targets.t[j->target];
+    const struct lsp_problem *p = study_pipe_problem(pp);
+    struct study_cell c;
+    cell_base(&c, m, j->model, t, j->target, STUDY_MCTS, tname, tb, p->nops, tw);
+    c.tune_budget = (int64_t)o->mcts_evaluations;
+    uint64_t c0 = ls_now_ns();
+    int rc = 0;
+    if (!start) {
+        c.rc = exact_rc ? exact_rc : LS_ERR_LIMIT;
+        snprintf(c.error, sizeof c.error, "no start assignment: exact failed: %.200s",
+                 exact_msg);
+        snprintf(c.status, sizeof c.status, "unknown");
+    } else {
+        struct study_tune_args a;
+        study_tune_args_init(&a);
+        a.g = g;
+        a.target = &t->t;
+        a.table = tb;
+        a.m = study_pipe_model(pp);
+        a.cf = study_pipe_cfgs(pp);
+        a.p = p;
+        a.start_cfg = start;           /* default space: one op per point, top-k 16 */
+        a.tune.explorer = "mcts";
+        a.tune.seed = 1;
+        a.tune.max_evaluations = o->mcts_evaluations;
+        struct study_tune_report rep;
+        struct ls_error e2 = {0};
+        uint64_t t0 = ls_now_ns();
+        int r = study_tune(&a, &rep, &e2);
+        c.solve_seconds = ls_seconds_since(t0);
+        c.tune_evaluations = (int64_t)rep.result.evaluations;
+        c.tune_simulations = (int64_t)rep.simulations;
+        if (!r && !rep.best.cfg)
+            r = ls_error_msg(&e2, LS_ERR_LIMIT, "mcts scored no design");
+        const struct study_run *run = NULL;
+        if (!r)
+            r = study_pipe_eval(pp, STUDY_MCTS, rep.best.cfg, &run, &e2);
+        if (r == LS_ERR_NOMEM || r == LS_ERR_INTERNAL) {
+            rc = ls_error_msg(err, r, "%s: %s: %s", m->name, STUDY_MCTS, e2.msg);
+        } else if (r) {
+            cell_error(&c, r, &e2);
+            snprintf(c.status, sizeof c.status, "unknown");
+        } else {
+            snprintf(c.status, sizeof c.status, "%s", lsp_status_name(LSP_FEASIBLE));
+            c.predicted = run->predicted;
+            c.sim_cycles = (int64_t)run->sim_cycles;
+            c.conversions = run->conversions;
+            c.instructions = run->instructions;
+            c.dma_eff = run->dma_efficiency;
+            c.layouts = layouts_of(pp, run->sol.cfg);
+            if (!c.layouts)
+                rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        }
+        study_tune_report_free(&rep);
+    }
+    c.wall_seconds = ls_seconds_since(c0);
+    if (!rc)
+        rc = study_cells_push(&j->out, &c, err);
+    study_cell_free(&c);
+    return rc;
+}
+
+/* Run the four strategies (dp under the datasheet table, mcts when asked) under one table. */
 static int run_table(const struct study_opts *o, struct job *j, const struct graph *g,
                      const struct cm_table *tb, const char *tname, int tw,
                      struct ls_error *err)
@@ -179,12 +257,19 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
         return ls_error_msg(err, rc, "%s", e2.msg);
     if (rc) {
         /* the model does not fit this target: every cell records it */
-        for (int s = 0; s < STUDY_NSTRATEGIES + 1; s++) {
+        for (int s = 0; s < STUDY_NSTRATEGIES + 2; s++) {
             if (s == STUDY_NSTRATEGIES && strcmp(tname, STUDY_TABLE_DATASHEET))
-                break;
+                continue;
+            if (s == STUDY_NSTRATEGIES + 1 && !o->mcts_evaluations)
+                continue;
             struct study_cell c;
             cell_base(&c, m, j->model, t, j->target,
-                      s < STUDY_NSTRATEGIES ? study_strategies[s] : STUDY_DP, tname, tb, 0, tw);
+                      s < STUDY_NSTRATEGIES    ? study_strategies[s]
+                      : s == STUDY_NSTRATEGIES ? STUDY_DP
+                                               : STUDY_MCTS,
+                      tname, tb, 0, tw);
+            if (s == STUDY_NSTRATEGIES + 1)
+                c.tune_budget = (int64_t)o->mcts_evaluations;
             cell_error(&c, rc, &e2);
             int r2 = study_cells_push(&j->out, &c, err);
             study_cell_free(&c);
@@ -197,6 +282,8 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
     const struct lsp_problem *p = study_pipe_problem(pp);
     const int32_t *prev_cfg[STUDY_NSTRATEGIES] = {0};
     const struct study_run *prev_run[STUDY_NSTRATEGIES] = {0};
+    int exact_rc = 0;
+    char exact_msg[256] = "";
     for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
         const char *name = study_strategies[s];
         struct study_cell c;
@@ -262,6 +349,10 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
         }
         lsp_result_free(&res);
         c.wall_seconds = ls_seconds_since(c0) + (s == 0 ? build_s : 0);
+        if (!strcmp(name, "exact")) {
+            exact_rc = c.rc;
+            snprintf(exact_msg, sizeof exact_msg, "%s", c.error);
+        }
         if (!rc)
             rc = study_cells_push(&j->out, &c, err);
         study_cell_free(&c);
@@ -303,6 +394,9 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
             rc = study_cells_push(&j->out, &c, err);
         study_cell_free(&c);
     }
+    if (!rc && o->mcts_evaluations > 0)
+        rc = run_mcts(o, j, pp, g, tb, tname, tw, prev_cfg[STUDY_NSTRATEGIES - 1], exact_rc,
+                      exact_msg, err);
     study_pipe_free(pp);
     return rc;
 }
@@ -418,7 +512,7 @@ int study_run(const struct study_opts *o, struct study_store *st, struct study_s
 {
     memset(sum, 0, sizeof *sum);
     uint64_t t0 = ls_now_ns();
-    int per_job = STUDY_NSTRATEGIES * (o->calibrate ? 2 : 1) + 1;
+    int per_job = study_cells_per_job(o);
     struct shared sh;
     memset(&sh, 0, sizeof sh);
     sh.o = o;

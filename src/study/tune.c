@@ -118,6 +118,26 @@ static int solve_start(const struct study_tune_args *a, const struct lsp_problem
     return 0;
 }
 
+/* The caller's start assignment as a solution (checked against the problem). */
+static int given_start(const struct study_tune_args *a, const struct lsp_problem *p,
+                       struct study_tune_report *rep, struct ls_error *err)
+{
+    for (int32_t i = 0; i < p->nops; i++)
+        if (a->start_cfg[i] < 0 || a->start_cfg[i] >= p->ops[i].ncfg)
+            return ls_error_msg(err, LS_ERR_INPUT,
+                                "tune: start configuration %d of op '%s' is out of range "
+                                "(0..%d)",
+                                (int)a->start_cfg[i], p->ops[i].name, (int)p->ops[i].ncfg - 1);
+    int rc = lsp_solution_alloc(&rep->start, p, err);
+    if (rc)
+        return rc;
+    memcpy(rep->start.cfg, a->start_cfg, sizeof *rep->start.cfg * (size_t)p->nops);
+    rep->start.status = LSP_FEASIBLE;
+    rep->start.cost = lsp_eval(p, rep->start.cfg, NULL, NULL);
+    rep->start_seconds = 0;
+    return 0;
+}
+
 int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
                struct ls_error *err)
 {
@@ -131,7 +151,7 @@ int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
     struct study_tune_sim sim = {0};
     struct study_tune_db *db = NULL;
     int rc;
-    if ((rc = solve_start(a, p, rep, err)) ||
+    if ((rc = a->start_cfg ? given_start(a, p, rep, err) : solve_start(a, p, rep, err)) ||
         (rc = lsp_tune_space_build(p, rep->start.cfg, &a->space, &space, err)) ||
         (rc = study_tune_sim_init(&sim, a->g, a->target, a->m, a->cf, p, err)))
         goto out;

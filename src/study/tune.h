@@ -102,6 +102,11 @@ struct study_tune_args {
     const struct lsp_problem *p;
     const char *start;               /* solver giving the start assignment; "rulebased" */
     double start_time_limit;         /* seconds for the start solver, <= 0 = none */
+    /* The start assignment itself (p->nops cfg indices, each in range), e.g. a solution
+     * the caller already has. When set, no start solver runs (start and start_time_limit
+     * are ignored): rep->start is this assignment, status feasible, cost = its .lsp
+     * objective, start_seconds 0. NULL (default) = solve with `start`. */
+    const int32_t *start_cfg;
     struct lsp_tune_space_opts space;
     struct lsp_tune_opts tune;       /* explorer, seed, budgets, progress */
     const char *db;                  /* SQLite metric store, NULL = in memory only */
@@ -109,7 +114,8 @@ struct study_tune_args {
 void study_tune_args_init(struct study_tune_args *a);
 
 struct study_tune_report {
-    struct lsp_solution start;       /* the start solver's solution (owned) */
+    struct lsp_solution start;       /* the start solver's solution, or a copy of
+                                        args.start_cfg (owned) */
     struct lsp_solution best;        /* the best design as a solution: status feasible,
                                         cost = the .lsp objective (owned) */
     struct lsp_tune_result result;   /* evaluations, start/best cycles, ... */
@@ -122,8 +128,9 @@ struct study_tune_report {
 };
 void study_tune_report_free(struct study_tune_report *r);
 
-/* Solve the start, build the tuning points, tune, and fill rep (also when a budget cut
- * the run short). LS_ERR_INPUT for an unknown start solver or explorer, or bad options. */
+/* Solve the start (or take args.start_cfg), build the tuning points, tune, and fill rep
+ * (also when a budget cut the run short). LS_ERR_INPUT for an unknown start solver or
+ * explorer, a start_cfg entry out of range, or bad options. */
 int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
                struct ls_error *err);
 

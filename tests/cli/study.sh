@@ -1,31 +1,85 @@
 #!/usr/bin/env bash
 # laysim study / whatif / merge: a tiny study writes its report and store; bad --set keys
-# and values are rejected with exit 2 before anything runs; shards merge; the HTML report
-# renders in headless Chromium when /usr/bin/chromium exists.
+# and values are rejected with exit 2 before anything runs; shards merge; the autotuner
+# (mcts) cells are never slower than exact's; the HTML report renders in headless Chromium
+# when /usr/bin/chromium exists.
 # usage: bash tests/cli/study.sh <laysim-binary> <source-dir>
 LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
 source "$(dirname "$0")/lib.bash"
 
-# a tiny study on two small models
-expect 0 "study" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --jobs 2
+# a tiny study on two small models (a small autotuner budget keeps the test quick)
+MCTS="--mcts-evaluations 24"
+# shellcheck disable=SC2086
+expect 0 "study" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --jobs 2 $MCTS
 for f in report.html report.md results.json results.sqlite cells.csv table1.csv; do
     if [ -s "$T/s/$f" ]; then ok; else bad "study did not write $f"; fi
 done
 if grep -q "Target nc-v2" "$T/out" && grep -q "whisper-enc" "$T/out"; then ok; else
     bad "terminal summary lacks the Table 1 analogue"; cat "$T/out"; fi
-if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"]=="study" and len(d["cells"])==18' "$T/s/results.json" 2>/dev/null; then ok; else
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"]=="study" and len(d["cells"])==22' "$T/s/results.json" 2>/dev/null; then ok; else
     bad "results.json is not the expected JSON"; fi
 n=$(grep -c '<svg' "$T/s/report.html")
 if [ "$n" -eq 7 ]; then ok; else bad "report.html has $n plots, want 7"; fi
 if grep -q '^| Dense Transformers | whisper-enc' "$T/s/report.md"; then ok; else bad "report.md lacks Table 1"; fi
 if command -v sqlite3 >/dev/null; then
     rows=$(sqlite3 "$T/s/results.sqlite" 'select count(*) from cells')
-    if [ "$rows" -eq 18 ]; then ok; else bad "results.sqlite has $rows rows, want 18"; fi
+    if [ "$rows" -eq 22 ]; then ok; else bad "results.sqlite has $rows rows, want 22"; fi
 fi
+
+# the autotuner: an mcts cell per model and table, in Table 1 and its own section, never
+# slower than exact's assignment it started from
+if grep -q '^| Type | Model | Local | Greedy | Rule-Based | Exact | MCTS | Scale |' "$T/s/report.md"; then ok; else
+    bad "report.md Table 1 lacks the MCTS column"; fi
+if grep -q '^### Autotuner (mcts)' "$T/s/report.md" && grep -q 'MCTS beat Exact by more than 0.5% on' "$T/s/report.md"; then ok; else
+    bad "report.md lacks the autotuner section"; fi
+if head -1 "$T/s/table1.csv" | grep -q ',exact,mcts$'; then ok; else bad "table1.csv lacks the mcts column"; fi
+if grep -q '^  mcts vs exact (calibrated table' "$T/out"; then ok; else bad "terminal summary lacks the mcts line"; fi
+n=$(jq '[.cells[] | select(.strategy == "mcts" and .rc == 0 and .status == "feasible"
+          and .budget == 24 and .evaluations >= 1 and .evaluations <= 24 and .sim_cycles > 0)] | length' "$T/s/results.json")
+if [ "$n" = 4 ]; then ok; else bad "results.json has $n good mcts cells, want 4 (2 models x 2 tables)"; fi
+# mcts <= exact for every model and table, from the per-model section and from the cells
+n=$(jq '[.targets[].models[] | (.datasheet, .calibrated) | select(.mcts.sim_cycles != null
+          and .exact.sim_cycles != null and .mcts.sim_cycles <= .exact.sim_cycles
+          and .mcts.improvement_over_exact_pct >= 0)] | length' "$T/s/results.json")
+if [ "$n" = 4 ]; then ok; else bad "mcts is slower than exact (or missing) on $((4 - n)) model/table pairs"; fi
+n=$(jq '[.cells[] | select(.strategy == "exact" or .strategy == "mcts")]
+        | group_by([.model, .target, .table])
+        | map(select(length == 2 and (map(select(.strategy == "mcts"))[0].sim_cycles
+                                      <= map(select(.strategy == "exact"))[0].sim_cycles)))
+        | length' "$T/s/results.json")
+if [ "$n" = 4 ]; then ok; else bad "cells: mcts sim_cycles > exact's on $((4 - n)) model/table pairs"; fi
+if jq -e '.targets[0].autotuner.datasheet.models == 2 and .targets[0].autotuner.calibrated.models == 2
+          and .targets[0].autotuner.datasheet.budget_max == 24' "$T/s/results.json" >/dev/null; then ok; else
+    bad "results.json lacks the autotuner summary"; fi
+# the paper's four stay the comparison set: relative performance is over them alone
+if jq -e '[.targets[0].models[].datasheet | to_entries[] | select(.key != "mcts")
+           | .value.relative_performance | select(. != null)] | all(. <= 100.0000001)' "$T/s/results.json" >/dev/null \
+   && ! jq -e '.targets[0].models[0].datasheet.mcts | has("relative_performance")' "$T/s/results.json" >/dev/null; then ok; else
+    bad "mcts leaked into the relative-performance set"; fi
+if command -v sqlite3 >/dev/null; then
+    n=$(sqlite3 "$T/s/results.sqlite" "select count(*) from cells c join cells e on e.model = c.model
+          and e.target = c.target and e.tbl = c.tbl and e.strategy = 'exact'
+          where c.strategy = 'mcts' and c.sim_cycles <= e.sim_cycles and c.tune_budget = 24")
+    if [ "$n" = 4 ]; then ok; else bad "results.sqlite: $n mcts cells no slower than exact, want 4"; fi
+fi
+
+# --mcts-evaluations 0: no mcts cells (and no column or section); bad values exit 2
+expect 0 "study --mcts-evaluations 0" "$LAYSIM" study --models cnn --out "$T/z" --quiet --mcts-evaluations 0
+if jq -e '(.cells | length) == 9 and ([.cells[] | select(.strategy == "mcts")] | length) == 0' "$T/z/results.json" >/dev/null; then ok; else
+    bad "--mcts-evaluations 0 still wrote mcts cells"; fi
+if ! grep -q 'MCTS\|Autotuner' "$T/z/report.md" && [ "$(head -1 "$T/z/table1.csv")" = "target,model,group,table,local,greedy,rulebased,exact" ]; then ok; else
+    bad "--mcts-evaluations 0 still reports mcts"; fi
+for v in -1 abc 1.5 ""; do
+    expect 2 "study --mcts-evaluations '$v'" "$LAYSIM" study --models cnn --out "$T/bad" --mcts-evaluations "$v"
+    expect_err "mcts-evaluations" "study --mcts-evaluations '$v'"
+done
+
 # --resume skips every cell already computed
-expect 0 "study --resume" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --resume --quiet
-expect 0 "study --resume (summary)" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --resume
+# shellcheck disable=SC2086
+expect 0 "study --resume" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --resume --quiet $MCTS
+# shellcheck disable=SC2086
+expect 0 "study --resume (summary)" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --resume $MCTS
 if grep -q "0 run, 2 already in the store" "$T/out"; then ok; else bad "--resume recomputed cells"; cat "$T/out"; fi
 
 # bad input: exit 2, nothing written
@@ -45,17 +99,40 @@ expect 0 "whatif" "$LAYSIM" whatif --set pe.rows=64,128 --models cnn --out "$T/w
 if grep -q "decisions changed" "$T/w/report.md" && grep -q "pe.rows=64" "$T/w/report.md"; then ok; else
     bad "whatif report lacks the decisions-changed table"; fi
 if [ -s "$T/w/whatif.csv" ]; then ok; else bad "whatif.csv missing"; fi
+if jq -e '[.cells[] | select(.strategy == "mcts")] | length == 0' "$T/w/results.json" >/dev/null; then ok; else
+    bad "whatif ran the autotuner without --mcts-evaluations"; fi
 
 # shards + merge
-expect 0 "shard 1/2" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/p1" --shard 1/2 --quiet
-expect 0 "shard 2/2" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/p2" --shard 2/2 --quiet
+# shellcheck disable=SC2086
+expect 0 "shard 1/2" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/p1" --shard 1/2 --quiet $MCTS
+# shellcheck disable=SC2086
+expect 0 "shard 2/2" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/p2" --shard 2/2 --quiet $MCTS
 expect 0 "merge" "$LAYSIM" merge --out "$T/m" "$T/p1" "$T/p2"
 if [ -s "$T/m/report.html" ] && grep -q "whisper-enc" "$T/m/report.md" && grep -q "cnn" "$T/m/report.md"; then ok; else
     bad "merged report lacks a shard's model"; fi
 if command -v sqlite3 >/dev/null; then
-    q='select model,target,strategy,tbl,predicted,sim_cycles,conversions,status,layouts from cells order by 1,2,3,4'
+    q='select model,target,strategy,tbl,predicted,sim_cycles,conversions,status,layouts,
+       tune_budget,tune_evaluations,tune_simulations from cells order by 1,2,3,4'
     if [ "$(sqlite3 "$T/m/results.sqlite" "$q")" = "$(sqlite3 "$T/s/results.sqlite" "$q")" ]; then ok; else
         bad "merged shards differ from one run"; fi
+    if [ "$(sqlite3 "$T/m/results.sqlite" "select count(*) from cells where strategy = 'mcts'")" = 4 ]; then ok; else
+        bad "merged store lacks the mcts cells"; fi
+    # a schema-1 store (before the autotuner columns) is read as is: merge never writes
+    # into its inputs
+    mkdir -p "$T/old"
+    cp "$T/z/results.sqlite" "$T/old/results.sqlite"
+    sqlite3 "$T/old/results.sqlite" "alter table cells drop column tune_budget;
+        alter table cells drop column tune_evaluations; alter table cells drop column tune_simulations;
+        update meta set value = '1' where key = 'schema'"
+    expect 0 "merge of a schema-1 store" "$LAYSIM" merge --out "$T/m1" "$T/old" --quiet
+    q='select model,strategy,tbl,sim_cycles,layouts from cells order by 1,2,3'
+    if [ "$(sqlite3 "$T/m1/results.sqlite" "$q")" = "$(sqlite3 "$T/z/results.sqlite" "$q")" ] \
+       && [ "$(sqlite3 "$T/old/results.sqlite" "select value from meta where key = 'schema'")" = 1 ] \
+       && [ "$(sqlite3 "$T/m1/results.sqlite" "select value from meta where key = 'schema'")" = 2 ]; then ok; else
+        bad "a schema-1 store did not load"; fi
+    sqlite3 "$T/old/results.sqlite" "update meta set value = '99' where key = 'schema'"
+    expect 2 "merge of a schema-99 store" "$LAYSIM" merge --out "$T/m99" "$T/old" --quiet
+    expect_err "schema 99" "merge of a schema-99 store"
 fi
 expect 2 "merge of a missing store" "$LAYSIM" merge --out "$T/m2" "$T/nothing"
 
