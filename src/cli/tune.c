@@ -278,12 +278,16 @@ int cmd_tune(int argc, char **argv)
         ret = cli_print_json(report_json(model, &a, &rep, base_mhz));
     } else if (!out || strcmp(out, "-")) {
         const struct lsp_tune_result *r = &rep.result;
-        printf("tune %s: best %.0f cycles (%.3f us), start %.0f cycles (%s), %+.2f%%; cost %" PRId64
-               " (start %" PRId64 "); %" PRIu64 " evaluations, %" PRIu64 " simulated, %.2f s\n",
-               model, r->best_cycles, r->best_cycles / base_mhz, r->start_cycles, a.start,
-               r->start_cycles > 0 ? 100.0 * (r->best_cycles - r->start_cycles) / r->start_cycles
-                                   : 0.0,
-               rep.best.cost, rep.start.cost, r->evaluations, rep.simulations, r->seconds);
+        char start[96];
+        if (isfinite(r->start_cycles) && r->start_cycles > 0)
+            snprintf(start, sizeof start, "start %.0f cycles (%s), %+.2f%%", r->start_cycles,
+                     a.start, 100.0 * (r->best_cycles - r->start_cycles) / r->start_cycles);
+        else
+            snprintf(start, sizeof start, "start (%s) rejected by the target", a.start);
+        printf("tune %s: best %.0f cycles (%.3f us), %s; cost %" PRId64 " (start %" PRId64
+               "); %" PRIu64 " evaluations, %" PRIu64 " simulated, %.2f s\n",
+               model, r->best_cycles, r->best_cycles / base_mhz, start, rep.best.cost,
+               rep.start.cost, r->evaluations, rep.simulations, r->seconds);
     }
     study_tune_report_free(&rep);
     cli_modelcmd_close(&mc);

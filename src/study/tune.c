@@ -5,6 +5,7 @@
 #include "util/clock.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +65,8 @@ int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
     s->simulations++;
     s->seconds += ls_seconds_since(t0);
     if (rc == LS_ERR_INPUT) {        /* the target cannot run this program */
-        s->rejected++;
+        if (!s->rejected++)
+            snprintf(s->first_reject, sizeof s->first_reject, "%.255s", err->msg);
         ls_error_clear(err);
         *cycles = HUGE_VAL;
         return 0;
@@ -188,6 +190,12 @@ int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
         rep->best.status = LSP_FEASIBLE;
         rep->best.cost = lsp_eval(p, rep->best.cfg, NULL, NULL);
     }
+    if (!rc && rep->result.evaluations > 0 && !isfinite(rep->result.best_cycles))
+        rc = ls_error_msg(err, LS_ERR_INPUT,
+                          "tune: the target rejects every program scored (%llu design%s)%s%s",
+                          (unsigned long long)rep->result.evaluations,
+                          rep->result.evaluations == 1 ? "" : "s",
+                          sim.first_reject[0] ? "; the first: " : "", sim.first_reject);
 out:
     study_tune_db_close(db);
     study_tune_sim_free(&sim);

@@ -53,6 +53,7 @@ struct study_tune_sim {
     int32_t *cfg;            /* scratch, per graph op */
     uint64_t simulations;    /* programs compiled and simulated */
     uint64_t rejected;       /* of which the target rejected (scored HUGE_VAL) */
+    char first_reject[256];  /* why the first rejected program was rejected ("" = none) */
     double seconds;          /* spent compiling and simulating */
 };
 

@@ -36,7 +36,7 @@ expect 0 "db second" "$L" tune $M --start local --evaluations 25 --db "$T/r.sqli
 [ "$(json 'd["simulations"], d["store_hits"], d["db_rows"]')" = "(0, 25, 25)" ] && ok || bad "db second: $(json 'd["simulations"], d["store_hits"], d["db_rows"]')"
 cmp -s <(grep -v '^#' "$T/c.sol") <(grep -v '^#' "$T/d.sol") && ok || bad "store changed the result"
 # another target is another key
-expect 0 "db other target" "$L" tune $M --start local --evaluations 5 --db "$T/r.sqlite" --set pe.background_load=0 --json
+expect 0 "db other target" "$L" tune $M --start local --evaluations 5 --db "$T/r.sqlite" --set dma.bytes_per_ns=20 --json
 [ "$(json 'd["simulations"], d["db_rows"]')" = "(5, 30)" ] && ok || bad "db target key: $(json 'd["simulations"], d["db_rows"]')"
 # a time limit without a count budget ends the run
 expect 0 "time limit" "$L" tune $M --evaluations 0 --time-limit 0.3 --json
@@ -54,6 +54,11 @@ expect 2 "bad param" "$L" tune $M --param foo=1
 expect 2 "bad evaluations" "$L" tune $M --evaluations x
 expect 2 "unknown model" "$L" tune zoo:nosuch
 expect 1 "bad db" "$L" tune $M --evaluations 3 --db "$T/nodir/x.sqlite"
+# a target that rejects every program (textbook PE mode is bf16-only; cnn is fp32): exit 2
+# naming the reason, no .sol written
+expect 2 "target rejects all" "$L" tune $M --set pe.background_load=0 --evaluations 3 -o "$T/rej.sol"
+grep -q "rejects every program.*bf16 only" "$T/err" && ok || bad "rejection message: $(cat "$T/err")"
+[ ! -e "$T/rej.sol" ] && ok || bad "a .sol was written for a rejected tuning run"
 expect 0 "help" "$L" tune --help
 grep -q "evaluations" "$T/out" && ok || bad "help text"
 
