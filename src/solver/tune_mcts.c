@@ -17,9 +17,13 @@
  *  2. expansion: the first missing child in plan-id order (plan ids are ordered by static
  *     cost, so the static model is the prior) becomes a node;
  *  3. rollout: the remaining points take the incumbent's plans; when that design was
- *     scored already, each remaining point moves to another plan (uniformly) with
- *     probability rollout_mutations / (points remaining), so a rollout changes about
- *     rollout_mutations points; up to 16 draws to find a design not scored yet;
+ *     scored already and the path so far is the incumbent's, the rollout is instead the
+ *     next unscored single-plan move around the incumbent at the shallowest remaining
+ *     depth (per-depth cursors, reset when the incumbent changes: a sweep of the
+ *     incumbent's neighbourhood in promise order); otherwise each remaining point moves
+ *     to another plan (uniformly) with probability rollout_mutations / (points
+ *     remaining), so a rollout changes about rollout_mutations points; up to 16 draws to
+ *     find a design not scored yet;
  *  4. backpropagation of the score along the path; a node whose children all exist and
  *     are all complete is complete (a leaf is complete once scored) and is never selected
  *     again, so the search ends by itself when the design space is exhausted.
@@ -48,6 +52,8 @@ struct mcts {
     int32_t *path, len;
     int32_t *design;         /* indexed by point */
     int32_t *order;          /* depth -> point: most promising points first */
+    int32_t *cursor;         /* per depth: next plan to try around the incumbent */
+    uint64_t cursor_at;      /* the incumbent (its best_at) the cursors belong to */
 };
 
 static int32_t nplans(const struct mcts *m, int32_t depth)
@@ -154,6 +160,35 @@ static void backprop(struct mcts *m, double cycles)
     }
 }
 
+/* On the incumbent's own path, the next single-plan move around the incumbent that is not
+ * scored yet, at the shallowest depth >= from (per-depth cursors, reset whenever the
+ * incumbent changes). Leaves it in m->design and returns 1; 0 when there is none. */
+static int neighbour(struct mcts *m, int32_t from)
+{
+    struct tune_run *t = m->t;
+    const int32_t *inc = t->r->best_design;
+    for (int32_t d = 0; d < from; d++)
+        if (m->design[m->order[d]] != inc[m->order[d]])
+            return 0;
+    if (m->cursor_at != t->r->best_at) {
+        memset(m->cursor, 0, sizeof *m->cursor * (size_t)t->np);
+        m->cursor_at = t->r->best_at;
+    }
+    for (int32_t d = from; d < t->np; d++) {
+        int32_t pt = m->order[d];
+        while (m->cursor[d] < nplans(m, d)) {
+            int32_t j = m->cursor[d]++;
+            if (j == inc[pt])
+                continue;
+            m->design[pt] = j;
+            if (!tune_cached(t, m->design, NULL))
+                return 1;
+        }
+        m->design[pt] = inc[pt];
+    }
+    return 0;
+}
+
 static void rollout(struct mcts *m, int32_t from)
 {
     struct tune_run *t = m->t;
@@ -161,7 +196,8 @@ static void rollout(struct mcts *m, int32_t from)
     if (rem == 0)
         return;
     for (int attempt = 0; attempt < 16; attempt++) {
-        /* first the plain completion by the incumbent, then mutated ones */
+        /* first the plain completion by the incumbent, then (on the incumbent's path) its
+         * neighbours, then mutated completions */
         double q = attempt == 0 ? 0 : t->o->rollout_mutations / (double)rem;
         for (int32_t d = from; d < t->np; d++) {
             int32_t pt = m->order[d], inc = t->r->best_design[pt];
@@ -172,6 +208,8 @@ static void rollout(struct mcts *m, int32_t from)
             }
         }
         if (!tune_cached(t, m->design, NULL))
+            return;
+        if (attempt == 0 && neighbour(m, from))
             return;
     }
 }
@@ -241,7 +279,8 @@ int tune_explore_mcts(struct tune_run *t, struct ls_error *err)
     m.path = malloc(sizeof *m.path * ((size_t)t->np + 1));
     m.design = calloc((size_t)t->np + 1, sizeof *m.design);
     m.order = malloc(sizeof *m.order * ((size_t)t->np + 1));
-    if (!m.path || !m.design || !m.order || order_points(t, m.order) || new_node(&m, 0) < 0) {
+    m.cursor = calloc((size_t)t->np + 1, sizeof *m.cursor);
+    if (!m.path || !m.design || !m.order || !m.cursor || order_points(t, m.order) || new_node(&m, 0) < 0) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto out;
     }
@@ -257,6 +296,7 @@ out:
     free(m.path);
     free(m.design);
     free(m.order);
+    free(m.cursor);
     LS_VEC_FREE(&m.nodes);
     ls_arena_free(&m.arena);
     return rc;
