@@ -208,6 +208,7 @@ int cli_study_main(int argc, char **argv, int whatif)
     }
     if ((rc = study_store_open(path, &st, &err)))
         goto done;
+    o.table_dir = out;
     char cmdline[1024], hash[24];
     command_line(argc, argv, cmdline, sizeof cmdline);
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sim_target_hash(&base));

@@ -99,6 +99,10 @@ struct study_opts {
      * time, with this budget of evaluations (distinct designs scored, the start included).
      * 0 = no mcts cells (the default here; `laysim study` sets STUDY_MCTS_DEFAULT). */
     uint64_t mcts_evaluations;
+    /* When non-NULL (an existing directory), each calibrated table is also written there as
+     * calibrated-table.json (one target) or calibrated-table-K.json (target K, from 1), so
+     * `laysim problem|solve|tune --table FILE` can reuse it. */
+    const char *table_dir;
     struct study_progress_cb progress;
 };
 

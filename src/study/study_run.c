@@ -568,6 +568,16 @@ int study_run(const struct study_opts *o, struct study_store *st, struct study_s
                 rc = cj[i].rc;
                 *err = cj[i].err;
             }
+        for (size_t ti = 0; ti < o->targets.n && !rc && o->table_dir; ti++) {
+            if (!need_cal[ti])
+                continue;
+            char path[1200];
+            if (o->targets.n == 1)
+                snprintf(path, sizeof path, "%s/calibrated-table.json", o->table_dir);
+            else
+                snprintf(path, sizeof path, "%s/calibrated-table-%zu.json", o->table_dir, ti + 1);
+            rc = cm_table_write(&sh.calib[ti], path, err);
+        }
         sum->calibration_api = 1;
     }
     free(need_cal);

@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.bash"
 MCTS="--mcts-evaluations 24"
 # shellcheck disable=SC2086
 expect 0 "study" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --jobs 2 $MCTS
-for f in report.html report.md results.json results.sqlite cells.csv table1.csv; do
+for f in report.html report.md results.json results.sqlite cells.csv table1.csv calibrated-table.json; do
     if [ -s "$T/s/$f" ]; then ok; else bad "study did not write $f"; fi
 done
 if grep -q "Target nc-v2" "$T/out" && grep -q "whisper-enc" "$T/out"; then ok; else
@@ -65,6 +65,12 @@ if command -v sqlite3 >/dev/null; then
 fi
 
 # --mcts-evaluations 0: no mcts cells (and no column or section); bad values exit 2
+# the calibrated table is a latency table the other commands accept, and it prices the
+# problem differently from the datasheet table
+expect 0 "problem --table calibrated-table.json" "$LAYSIM" problem zoo:cnn --table "$T/s/calibrated-table.json" -o "$T/cal.lsp"
+"$LAYSIM" problem zoo:cnn -o "$T/ds.lsp" 2>/dev/null
+if ! cmp -s <(grep -v '^#' "$T/cal.lsp") <(grep -v '^#' "$T/ds.lsp"); then ok; else
+    bad "the calibrated table prices like the datasheet table"; fi
 expect 0 "study --mcts-evaluations 0" "$LAYSIM" study --models cnn --out "$T/z" --quiet --mcts-evaluations 0
 if jq -e '(.cells | length) == 9 and ([.cells[] | select(.strategy == "mcts")] | length) == 0' "$T/z/results.json" >/dev/null; then ok; else
     bad "--mcts-evaluations 0 still wrote mcts cells"; fi
@@ -99,6 +105,9 @@ expect 0 "whatif" "$LAYSIM" whatif --set pe.rows=64,128 --models cnn --out "$T/w
 if grep -q "decisions changed" "$T/w/report.md" && grep -q "pe.rows=64" "$T/w/report.md"; then ok; else
     bad "whatif report lacks the decisions-changed table"; fi
 if [ -s "$T/w/whatif.csv" ]; then ok; else bad "whatif.csv missing"; fi
+# one calibrated table per target variant (the base and pe.rows=64 / 128)
+if [ -s "$T/w/calibrated-table-1.json" ] && [ -s "$T/w/calibrated-table-2.json" ]; then ok; else
+    bad "whatif did not write a calibrated table per target: $(ls "$T/w")"; fi
 if jq -e '[.cells[] | select(.strategy == "mcts")] | length == 0' "$T/w/results.json" >/dev/null; then ok; else
     bad "whatif ran the autotuner without --mcts-evaluations"; fi
 
