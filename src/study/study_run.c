@@ -9,7 +9,7 @@
 #include "study/loop.h"
 #include "study/pipeline.h"
 #include "study/study.h"
-#include "study/tune.h"
+#include "study/study_int.h"
 #include "util/clock.h"
 
 void study_opts_init(struct study_opts *o)
@@ -74,12 +74,6 @@ static void hex64(uint64_t h, char *buf, size_t n)
 
 /* ---- one job ------------------------------------------------------------------------ */
 
-struct job {
-    size_t model, target;
-    struct study_cells out;
-    int rc;
-    struct ls_error err;
-};
 
 struct shared {
     const struct study_opts *o;
@@ -112,7 +106,7 @@ static int append_layouts(char **buf, size_t *len, size_t *cap, const char *s)
 }
 
 /* "op=pax,pax;" per problem op: the partition axes of the chosen configuration. */
-static char *layouts_of(struct study_pipe *pp, const int32_t *cfg)
+char *study_layouts_of(struct study_pipe *pp, const int32_t *cfg)
 {
     const struct lsp_problem *p = study_pipe_problem(pp);
     const struct cm_cfgs *cf = study_pipe_cfgs(pp);
@@ -137,7 +131,19 @@ static char *layouts_of(struct study_pipe *pp, const int32_t *cfg)
     return buf;
 }
 
-static void cell_base(struct study_cell *c, const struct study_model *m, size_t mi,
+int study_cell_fill(struct study_cell *c, struct study_pipe *pp, const struct study_run *run,
+                    struct ls_error *err)
+{
+    c->predicted = run->predicted;
+    c->sim_cycles = (int64_t)run->sim_cycles;
+    c->conversions = run->conversions;
+    c->instructions = run->instructions;
+    c->dma_eff = run->dma_efficiency;
+    c->layouts = study_layouts_of(pp, run->sol.cfg);
+    return c->layouts ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+}
+
+void study_cell_base(struct study_cell *c, const struct study_model *m, size_t mi,
                       const struct study_target *t, size_t ti, const char *strategy,
                       const char *table, const struct cm_table *tb, int64_t ops, int tw)
 {
@@ -158,7 +164,7 @@ static void cell_base(struct study_cell *c, const struct study_model *m, size_t 
     c->treewidth = tw;
 }
 
-static void cell_error(struct study_cell *c, int rc, const struct ls_error *e)
+void study_cell_error(struct study_cell *c, int rc, const struct ls_error *e)
 {
     c->rc = rc;
     snprintf(c->error, sizeof c->error, "%.255s", e->msg);
@@ -167,77 +173,6 @@ static void cell_error(struct study_cell *c, int rc, const struct ls_error *e)
 static int same_cfg(const int32_t *a, const int32_t *b, int32_t n)
 {
     return a && b && !memcmp(a, b, sizeof *a * (size_t)n);
-}
-
-/* The autotuner cell: MCTS from exact's assignment `start` of this table (NULL when exact
- * failed: the cell records exact's error), scored by simulated time; the best design is
- * evaluated like a solver's assignment. */
-static int run_mcts(const struct study_opts *o, struct job *j, struct study_pipe *pp,
-                    const struct graph *g, const struct cm_table *tb, const char *tname,
-                    int tw, const int32_t *start, int exact_rc, const char *exact_msg,
-                    struct ls_error *err)
-{
-    const struct study_model *m = &o->models.m[j->model];
-    const struct study_target *t = &o->targets.t[j->target];
-    const struct lsp_problem *p = study_pipe_problem(pp);
-    struct study_cell c;
-    cell_base(&c, m, j->model, t, j->target, STUDY_MCTS, tname, tb, p->nops, tw);
-    c.tune_budget = (int64_t)o->mcts_evaluations;
-    uint64_t c0 = ls_now_ns();
-    int rc = 0;
-    if (!start) {
-        c.rc = exact_rc ? exact_rc : LS_ERR_LIMIT;
-        snprintf(c.error, sizeof c.error, "no start assignment: exact failed: %.200s",
-                 exact_msg);
-        snprintf(c.status, sizeof c.status, "unknown");
-    } else {
-        struct study_tune_args a;
-        study_tune_args_init(&a);
-        a.g = g;
-        a.target = &t->t;
-        a.table = tb;
-        a.m = study_pipe_model(pp);
-        a.cf = study_pipe_cfgs(pp);
-        a.p = p;
-        a.start_cfg = start;           /* default space: one op per point, top-k 16 */
-        a.tune.explorer = "mcts";
-        a.tune.seed = 1;
-        a.tune.max_evaluations = o->mcts_evaluations;
-        struct study_tune_report rep;
-        struct ls_error e2 = {0};
-        uint64_t t0 = ls_now_ns();
-        int r = study_tune(&a, &rep, &e2);
-        c.solve_seconds = ls_seconds_since(t0);
-        c.tune_evaluations = (int64_t)rep.result.evaluations;
-        c.tune_simulations = (int64_t)rep.simulations;
-        if (!r && !rep.best.cfg)
-            r = ls_error_msg(&e2, LS_ERR_LIMIT, "mcts scored no design");
-        const struct study_run *run = NULL;
-        if (!r)
-            r = study_pipe_eval(pp, STUDY_MCTS, rep.best.cfg, &run, &e2);
-        if (r == LS_ERR_NOMEM || r == LS_ERR_INTERNAL) {
-            rc = ls_error_msg(err, r, "%s: %s: %s", m->name, STUDY_MCTS, e2.msg);
-        } else if (r) {
-            cell_error(&c, r, &e2);
-            snprintf(c.status, sizeof c.status, "unknown");
-        } else {
-            snprintf(c.status, sizeof c.status, "%s", lsp_status_name(LSP_FEASIBLE));
-            c.predicted = run->predicted;
-            c.sim_cycles = (int64_t)run->sim_cycles;
-            c.conversions = run->conversions;
-            c.instructions = run->instructions;
-            c.dma_eff = run->dma_efficiency;
-            c.layouts = layouts_of(pp, run->sol.cfg);
-            if (!c.layouts)
-                rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        }
-        study_tune_report_free(&rep);
-    }
-    c.wall_seconds = ls_seconds_since(c0);
-    if (!rc)
-        rc = study_cells_push(&j->out, &c, err);
-    study_cell_free(&c);
-    return rc;
 }
 
 /* Run the four strategies (dp under the datasheet table, mcts when asked) under one table. */
@@ -263,14 +198,14 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
             if (s == STUDY_NSTRATEGIES + 1 && !o->mcts_evaluations)
                 continue;
             struct study_cell c;
-            cell_base(&c, m, j->model, t, j->target,
+            study_cell_base(&c, m, j->model, t, j->target,
                       s < STUDY_NSTRATEGIES    ? study_strategies[s]
                       : s == STUDY_NSTRATEGIES ? STUDY_DP
                                                : STUDY_MCTS,
                       tname, tb, 0, tw);
             if (s == STUDY_NSTRATEGIES + 1)
                 c.tune_budget = (int64_t)o->mcts_evaluations;
-            cell_error(&c, rc, &e2);
+            study_cell_error(&c, rc, &e2);
             int r2 = study_cells_push(&j->out, &c, err);
             study_cell_free(&c);
             if (r2)
@@ -287,7 +222,7 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
     for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
         const char *name = study_strategies[s];
         struct study_cell c;
-        cell_base(&c, m, j->model, t, j->target, name, tname, tb, p->nops, tw);
+        study_cell_base(&c, m, j->model, t, j->target, name, tname, tb, p->nops, tw);
         uint64_t c0 = ls_now_ns();
         struct lsp_solve_opts so;
         lsp_opts_init(&so);
@@ -316,7 +251,7 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
             break;
         }
         if (r) {
-            cell_error(&c, r, &e2);
+            study_cell_error(&c, r, &e2);
         } else {
             /* the simulator is deterministic: an assignment already simulated is reused */
             const struct study_run *run = NULL;
@@ -333,18 +268,11 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
                 }
             }
             if (r) {
-                cell_error(&c, r, &e2);
+                study_cell_error(&c, r, &e2);
             } else {
                 prev_run[s] = run;
                 prev_cfg[s] = run->sol.cfg;
-                c.predicted = run->predicted;
-                c.sim_cycles = (int64_t)run->sim_cycles;
-                c.conversions = run->conversions;
-                c.instructions = run->instructions;
-                c.dma_eff = run->dma_efficiency;
-                c.layouts = layouts_of(pp, run->sol.cfg);
-                if (!c.layouts)
-                    rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+                rc = study_cell_fill(&c, pp, run, err);
             }
         }
         lsp_result_free(&res);
@@ -360,7 +288,7 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
     if (!rc && !strcmp(tname, STUDY_TABLE_DATASHEET)) {
         /* RQ2: the treewidth DP, solve only, under a time and memory limit */
         struct study_cell c;
-        cell_base(&c, m, j->model, t, j->target, STUDY_DP, tname, tb, p->nops, tw);
+        study_cell_base(&c, m, j->model, t, j->target, STUDY_DP, tname, tb, p->nops, tw);
         struct lsp_solve_opts so;
         lsp_opts_init(&so);
         so.time_limit = o->dp_time_limit;
@@ -383,7 +311,7 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
         if (r == LS_ERR_NOMEM) {
             rc = ls_error_msg(err, r, "%s", e2.msg);
         } else if (r) {
-            cell_error(&c, r, &e2);
+            study_cell_error(&c, r, &e2);
         } else if (res.sol.cfg) {
             c.predicted = res.sol.cost;
             if (res.sol.has_bound)
@@ -395,7 +323,7 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
         study_cell_free(&c);
     }
     if (!rc && o->mcts_evaluations > 0)
-        rc = run_mcts(o, j, pp, g, tb, tname, tw, prev_cfg[STUDY_NSTRATEGIES - 1], exact_rc,
+        rc = study_run_mcts(o, j, pp, g, tb, tname, tw, prev_cfg[STUDY_NSTRATEGIES - 1], exact_rc,
                       exact_msg, err);
     study_pipe_free(pp);
     return rc;
