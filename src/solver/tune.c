@@ -32,6 +32,8 @@ void lsp_tune_opts_init(struct lsp_tune_opts *o)
     o->uct_c = 0.5;
     o->uct_best = 0.5;
     o->rollout_mutations = 1.5;
+    o->score_window = 0.05;
+    o->score_mix = 0.5;
 }
 
 void lsp_tune_result_init(struct lsp_tune_result *r)
@@ -123,7 +125,13 @@ double tune_norm(const struct tune_run *t, double cycles)
             hi = mid;
     }
     double worse = (double)(t->nsorted - lo) + 0.5 * (double)(lo - a);
-    return worse / (double)t->nsorted;
+    double rank = worse / (double)t->nsorted, close = 0;
+    double best = t->r->best_cycles, w = t->o->score_window;
+    if (isfinite(best) && best > 0 && w > 0) {
+        close = 1 - (cycles / best - 1) / w;
+        close = close < 0 ? 0 : close > 1 ? 1 : close;
+    }
+    return t->o->score_mix * close + (1 - t->o->score_mix) * rank;
 }
 
 static int remember_score(struct tune_run *t, double c)
@@ -292,9 +300,12 @@ int lsp_tune_run(const struct lsp_tune_space *s, lsp_tune_eval_fn eval, void *ev
         return ls_error_msg(err, LS_ERR_INPUT, "tune: unknown explorer '%s' (mcts, random, sweep)",
                             name);
     if (!(o->uct_c >= 0) || !(o->uct_best >= 0 && o->uct_best <= 1) ||
-        !(o->rollout_mutations >= 0 && o->rollout_mutations <= 1e6))
+        !(o->rollout_mutations >= 0 && o->rollout_mutations <= 1e6) ||
+        !(o->score_window > 0 && o->score_window <= 1e6) ||
+        !(o->score_mix >= 0 && o->score_mix <= 1))
         return ls_error_msg(err, LS_ERR_INPUT,
-                            "tune: uct_c and rollout_mutations must be >= 0, uct_best in [0, 1]");
+                            "tune: uct_c and rollout_mutations must be >= 0, uct_best and "
+                            "score_mix in [0, 1], score_window > 0");
     const struct lsp_problem *p = lsp_tune_space_problem(s);
     struct tune_run t;
     memset(&t, 0, sizeof t);

@@ -113,6 +113,10 @@ struct lsp_tune_opts {
     double uct_c;            /* mcts: exploration constant (scores are in [0,1]); 0.5 */
     double uct_best;         /* mcts: weight of a child's best score vs its mean; 0.5 */
     double rollout_mutations;/* mcts: points a rollout redraws around the incumbent; 1.5 */
+    double score_window;     /* mcts: a score's closeness to the incumbent is 1 at the
+                                incumbent and 0 at score_window (relative) slower; 0.05 */
+    double score_mix;        /* mcts: weight of that closeness vs the rank among all scores
+                                (1 - score_mix) in a node's value; 0.5 */
     const struct lsp_tune_store *store;   /* NULL = in-memory cache only */
     void (*progress)(void *ctx, const struct lsp_tune_progress *pr);  /* after each score */
     void *progress_ctx;

@@ -43,9 +43,12 @@ int tune_score(struct tune_run *t, const int32_t *design, double *cycles, int *s
                int *fresh, struct ls_error *err);
 /* 1 when the design was scored already (*cycles filled; may be NULL). Never evaluates. */
 int tune_cached(struct tune_run *t, const int32_t *design, double *cycles);
-/* Map a score into [0, 1] by its rank among the scores seen: the fraction of scored
- * designs that are worse (ties count half); 1 = better than everything, 0 = unrunnable.
- * Rank-based, so one very slow design does not flatten the others. */
+/* Map a score into [0, 1]: (1 - score_mix) * its rank among the scores seen (the fraction
+ * of scored designs that are worse, ties count half) + score_mix * its closeness to the
+ * incumbent (1 at the best score, falling linearly to 0 at score_window slower). 1 = the
+ * best so far, 0 = unrunnable. The rank keeps one very slow design from flattening the
+ * others; the closeness keeps the many terrible designs exploration produces from making
+ * a merely bad one look good. */
 double tune_norm(const struct tune_run *t, double cycles);
 
 /* Explorers: run until t->stop (or until they have nothing left to try). */

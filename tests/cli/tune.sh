@@ -51,6 +51,9 @@ expect 2 "bad explorer" "$L" tune $M --explorer annealing
 expect 2 "bad start" "$L" tune $M --start nosuch
 expect 2 "bad group" "$L" tune $M --group 0
 expect 2 "bad param" "$L" tune $M --param foo=1
+expect 2 "score_mix out of range" "$L" tune $M --param score_mix=2 --evaluations 3
+expect 2 "score_window zero" "$L" tune $M --param score_window=0 --evaluations 3
+expect 0 "rank-only scores" "$L" tune $M --param score_mix=0 --evaluations 3
 expect 2 "bad evaluations" "$L" tune $M --evaluations x
 expect 2 "unknown model" "$L" tune zoo:nosuch
 expect 1 "bad db" "$L" tune $M --evaluations 3 --db "$T/nodir/x.sqlite"
