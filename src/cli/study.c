@@ -17,7 +17,7 @@ const char cmd_study_help[] =
     "usage: laysim study [--quick | --models SET] [--target NAME|FILE] [--set KEY=VALUE]...\n"
     "                    [--out DIR] [--resume] [--shard K/N] [--jobs N] [--no-calibrate]\n"
     "                    [--exact-time-limit S] [--dp-time-limit S] [--dp-mem-limit MIB]\n"
-    "                    [--mcts-evaluations N] [--quiet]\n"
+    "                    [--mcts-evaluations N] [--mcts-time-limit S] [--quiet]\n"
     "Reproduce the shape of the paper's evaluation on the simulated core: per model, the\n"
     "simulated time of local, greedy, rulebased and exact (Table 1) under the datasheet and\n"
     "the calibrated latency table, relative-performance CDFs and transposes (RQ1), the\n"
@@ -43,6 +43,8 @@ const char cmd_study_help[] =
     "  --mcts-evaluations N  autotuner budget per model and table: distinct designs\n"
     "                      simulated, the start included (default 1000 for study, 0 for\n"
     "                      whatif; 0 = no mcts cells)\n"
+    "  --mcts-time-limit S wall-clock cap per mcts cell (default 60; 0 = none); a cell cut\n"
+    "                      by it shows fewer evaluations than its budget\n"
     "  --quiet             no progress bar and no terminal summary\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage (nothing is run).\n";
 
@@ -88,7 +90,7 @@ static void command_line(int argc, char **argv, char *buf, size_t n)
 int cli_study_main(int argc, char **argv, int whatif)
 {
     enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
-           O_DPTL, O_DPML, O_MCTS, O_QUIET };
+           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET };
     static const struct option lo[] = {SIM_TARGET_LONGOPTS,
                                        {"models", required_argument, NULL, O_MODELS},
                                        {"quick", no_argument, NULL, O_QUICK},
@@ -101,6 +103,7 @@ int cli_study_main(int argc, char **argv, int whatif)
                                        {"dp-time-limit", required_argument, NULL, O_DPTL},
                                        {"dp-mem-limit", required_argument, NULL, O_DPML},
                                        {"mcts-evaluations", required_argument, NULL, O_MCTS},
+                                       {"mcts-time-limit", required_argument, NULL, O_MCTL},
                                        {"quiet", no_argument, NULL, O_QUIET},
                                        {NULL, 0, NULL, 0}};
     const char *cmd = whatif ? "whatif" : "study";
@@ -163,6 +166,12 @@ int cli_study_main(int argc, char **argv, int whatif)
             if (u > 1000000)
                 return cli_usage(cmd, "--mcts-evaluations must be 0..1000000");
             o.mcts_evaluations = u;
+            break;
+        case O_MCTL:
+            if (cli_parse_double(cmd, "--mcts-time-limit", optarg, &o.mcts_time_limit))
+                return CLI_USAGE;
+            if (!(o.mcts_time_limit >= 0))
+                return cli_usage(cmd, "--mcts-time-limit must be >= 0");
             break;
         case O_QUIET: quiet = 1; break;
         default: return cli_usage(cmd, "unknown option");

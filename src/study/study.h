@@ -99,6 +99,10 @@ struct study_opts {
      * time, with this budget of evaluations (distinct designs scored, the start included).
      * 0 = no mcts cells (the default here; `laysim study` sets STUDY_MCTS_DEFAULT). */
     uint64_t mcts_evaluations;
+    /* Wall-clock cap per mcts cell in seconds (<= 0 = none; default 60): on the full-size
+     * MoE models one simulation takes over a second. A cell cut by it records fewer
+     * evaluations than its budget (and is then not reproducible to the design). */
+    double mcts_time_limit;
     /* When non-NULL (an existing directory), each calibrated table is also written there as
      * calibrated-table.json (one target) or calibrated-table-K.json (target K, from 1), so
      * `laysim problem|solve|tune --table FILE` can reuse it. */

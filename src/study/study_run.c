@@ -21,6 +21,7 @@ void study_opts_init(struct study_opts *o)
     o->exact_time_limit = 60;
     o->dp_time_limit = 10;
     o->dp_mem_limit = (int64_t)512 << 20;
+    o->mcts_time_limit = 60;
 }
 
 int study_cells_per_job(const struct study_opts *o)

@@ -80,6 +80,16 @@ for v in -1 abc 1.5 ""; do
     expect 2 "study --mcts-evaluations '$v'" "$LAYSIM" study --models cnn --out "$T/bad" --mcts-evaluations "$v"
     expect_err "mcts-evaluations" "study --mcts-evaluations '$v'"
 done
+for v in -1 abc ""; do
+    expect 2 "study --mcts-time-limit '$v'" "$LAYSIM" study --models cnn --out "$T/bad" --mcts-time-limit "$v"
+    expect_err "mcts-time-limit" "study --mcts-time-limit '$v'"
+done
+# a time limit shorter than one simulation: the start (exact's assignment) is still scored,
+# nothing else, and the cell shows 1 evaluation of its budget
+expect 0 "study --mcts-time-limit 1e-9" "$LAYSIM" study --models cnn --out "$T/tl" --quiet --no-calibrate --mcts-time-limit 1e-9
+if jq -e '[.cells[] | select(.strategy == "mcts")] | length == 1 and .[0].evaluations == 1 and .[0].budget == 1000' "$T/tl/results.json" >/dev/null &&
+   jq -e '[.cells[] | select(.strategy == "mcts" or .strategy == "exact") | .sim_cycles] | .[0] == .[1]' "$T/tl/results.json" >/dev/null; then ok; else
+    bad "a time-limited mcts cell: $(jq -c '[.cells[] | select(.strategy == "mcts")]' "$T/tl/results.json")"; fi
 
 # --resume skips every cell already computed
 # shellcheck disable=SC2086
