@@ -209,15 +209,23 @@ int cli_study_main(int argc, char **argv, int whatif)
     if ((rc = mkdirs(out, &err)))
         goto done;
     snprintf(path, sizeof path, "%s/results.sqlite", out);
+    char tune_db[1200];
+    snprintf(tune_db, sizeof tune_db, "%s/tune-metrics.sqlite", out);
     if (!o.resume) {
-        unlink(path);
-        char j[1300];
-        snprintf(j, sizeof j, "%s-journal", path);
-        unlink(j);
+        /* a fresh study: no results and no simulated times from an earlier run */
+        static const char *const files[] = {"results.sqlite", "results.sqlite-journal",
+                                            "tune-metrics.sqlite", "tune-metrics.sqlite-wal",
+                                            "tune-metrics.sqlite-shm"};
+        for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+            char f[1300];
+            snprintf(f, sizeof f, "%s/%s", out, files[i]);
+            unlink(f);
+        }
     }
     if ((rc = study_store_open(path, &st, &err)))
         goto done;
     o.table_dir = out;
+    o.tune_db = tune_db;
     char cmdline[1024], hash[24];
     command_line(argc, argv, cmdline, sizeof cmdline);
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sim_target_hash(&base));

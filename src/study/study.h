@@ -107,6 +107,9 @@ struct study_opts {
      * calibrated-table.json (one target) or calibrated-table-K.json (target K, from 1), so
      * `laysim problem|solve|tune --table FILE` can reuse it. */
     const char *table_dir;
+    /* When non-NULL, the mcts cells keep every simulated time in this SQLite metric store
+     * (study/tune.h, table tune_metric), so a resumed study does not simulate them again. */
+    const char *tune_db;
     struct study_progress_cb progress;
 };
 

@@ -41,6 +41,7 @@ int study_run_mcts(const struct study_opts *o, struct job *j, struct study_pipe 
         a.tune.seed = 1;
         a.tune.max_evaluations = o->mcts_evaluations;
         a.tune.time_limit = o->mcts_time_limit;
+        a.db = o->tune_db;
         struct study_tune_report rep;
         struct ls_error e2 = {0};
         uint64_t t0 = ls_now_ns();
