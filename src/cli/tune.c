@@ -38,7 +38,7 @@ const char cmd_tune_help[] =
     "  --top-k K           plans per point besides no-change, cheapest by static cost first\n"
     "                      (default 16; 0 = all)\n"
     "  --param KEY=VALUE   mcts knobs: uct_c (0.5), uct_best (0.5), rollout_mutations (1.5),\n"
-    "                      score_window (0.05), score_mix (0.5);\n"
+    "                      score_window (0.05), score_mix (0.5), neighbour_share (0.5);\n"
     "                      node_limit (1e6): search nodes per point when listing its plans\n"
     "  --db FILE           SQLite metric store (table tune_metric): simulated times keyed\n"
     "                      on problem, assignment, target, table and codegen version, reused\n"
@@ -94,11 +94,14 @@ static int set_param(struct study_tune_args *a, const char *kv)
         a->tune.score_window = v;
     else if (!strcmp(key, "score_mix"))
         a->tune.score_mix = v;
+    else if (!strcmp(key, "neighbour_share"))
+        a->tune.neighbour_share = v;
     else if (!strcmp(key, "node_limit") && v >= 0 && v < 9e18)
         a->space.node_limit = (int64_t)v;
     else
         return cli_usage("tune", "--param %s: unknown key or bad value (uct_c, uct_best, "
-                                 "rollout_mutations, score_window, score_mix, node_limit)",
+                                 "rollout_mutations, score_window, score_mix, "
+                                 "neighbour_share, node_limit)",
                          kv);
     return CLI_OK;
 }

@@ -34,6 +34,7 @@ void lsp_tune_opts_init(struct lsp_tune_opts *o)
     o->rollout_mutations = 1.5;
     o->score_window = 0.05;
     o->score_mix = 0.5;
+    o->neighbour_share = 0.5;
 }
 
 void lsp_tune_result_init(struct lsp_tune_result *r)
@@ -302,10 +303,11 @@ int lsp_tune_run(const struct lsp_tune_space *s, lsp_tune_eval_fn eval, void *ev
     if (!(o->uct_c >= 0) || !(o->uct_best >= 0 && o->uct_best <= 1) ||
         !(o->rollout_mutations >= 0 && o->rollout_mutations <= 1e6) ||
         !(o->score_window > 0 && o->score_window <= 1e6) ||
-        !(o->score_mix >= 0 && o->score_mix <= 1))
+        !(o->score_mix >= 0 && o->score_mix <= 1) ||
+        !(o->neighbour_share >= 0 && o->neighbour_share <= 1))
         return ls_error_msg(err, LS_ERR_INPUT,
-                            "tune: uct_c and rollout_mutations must be >= 0, uct_best and "
-                            "score_mix in [0, 1], score_window > 0");
+                            "tune: uct_c and rollout_mutations must be >= 0, uct_best, "
+                            "score_mix and neighbour_share in [0, 1], score_window > 0");
     const struct lsp_problem *p = lsp_tune_space_problem(s);
     struct tune_run t;
     memset(&t, 0, sizeof t);

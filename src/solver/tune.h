@@ -117,6 +117,9 @@ struct lsp_tune_opts {
                                 incumbent and 0 at score_window (relative) slower; 0.05 */
     double score_mix;        /* mcts: weight of that closeness vs the rank among all scores
                                 (1 - score_mix) in a node's value; 0.5 */
+    double neighbour_share;  /* mcts: share of iterations that score the incumbent's next
+                                unscored single-plan move instead of descending the tree;
+                                0.5 */
     const struct lsp_tune_store *store;   /* NULL = in-memory cache only */
     void (*progress)(void *ctx, const struct lsp_tune_progress *pr);  /* after each score */
     void *progress_ctx;

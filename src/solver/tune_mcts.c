@@ -27,6 +27,11 @@
  *  4. backpropagation of the score along the path; a node whose children all exist and
  *     are all complete is complete (a leaf is complete once scored) and is never selected
  *     again, so the search ends by itself when the design space is exhausted.
+ * Besides, a share (neighbour_share) of the iterations skips the tree: it scores the next
+ * unscored single-plan move around the incumbent (the same cursors as above, from depth 0)
+ * and backpropagates it at the root only. With deep trees (tens to hundreds of points) the
+ * tree alone reaches deep single moves slowly; this keeps the incumbent's neighbourhood
+ * covered while the tree searches the joint moves.
  * The root starts with the start design's score; the first expansion is plan 0 (no
  * change) of the most promising point, whose rollout explores around the start. */
 #include "solver/tune_impl.h"
@@ -221,6 +226,19 @@ static int iterate(struct mcts *m, int *rc, struct ls_error *err)
     int32_t cur = 0;
     m->len = 0;
     m->path[m->len++] = 0;
+    /* a share of the iterations scores the incumbent's next unscored single-plan move
+     * directly (a sweep of its neighbourhood in promise order) */
+    if (t->o->neighbour_share > 0 && ls_rng_double(&t->rng) < t->o->neighbour_share) {
+        memcpy(m->design, t->r->best_design, sizeof *m->design * (size_t)t->np);
+        if (neighbour(m, 0)) {
+            double cycles;
+            int scored;
+            if ((*rc = tune_score(t, m->design, &cycles, &scored, NULL, err)) || !scored)
+                return 1;
+            backprop(m, cycles);
+            return 0;
+        }
+    }
     while (m->nodes.data[cur].depth < t->np) {
         struct node *n = &m->nodes.data[cur];
         int32_t d = n->depth, np = nplans(m, d);
