@@ -13,7 +13,8 @@
  *     with the largest UCT value among those whose subtree is not fully scored:
  *        (1 - b) * mean + b * best + c * sqrt(ln N / n)
  *     where mean and best are the child's average and best score mapped into [0, 1] by
- *     rank among every score seen so far (1 = best; unrunnable = 0);
+ *     tune_norm: a mix of the rank among every score seen so far and the closeness to
+ *     the incumbent (1 = best; unrunnable = 0);
  *  2. expansion: the first missing child in plan-id order (plan ids are ordered by static
  *     cost, so the static model is the prior) becomes a node;
  *  3. rollout: the remaining points take the incumbent's plans; when that design was
