@@ -220,6 +220,18 @@ static void rollout(struct mcts *m, int32_t from)
     }
 }
 
+/* Score m->design and backpropagate it along m->path; 1 when the search should stop
+ * (an error in *rc, or no budget left). */
+static int score_path(struct mcts *m, int *rc, struct ls_error *err)
+{
+    double cycles;
+    int scored;
+    if ((*rc = tune_score(m->t, m->design, &cycles, &scored, NULL, err)) || !scored)
+        return 1;
+    backprop(m, cycles);
+    return 0;
+}
+
 /* One iteration; 1 when the search should stop. */
 static int iterate(struct mcts *m, int *rc, struct ls_error *err)
 {
@@ -231,14 +243,8 @@ static int iterate(struct mcts *m, int *rc, struct ls_error *err)
      * directly (a sweep of its neighbourhood in promise order) */
     if (t->o->neighbour_share > 0 && ls_rng_double(&t->rng) < t->o->neighbour_share) {
         memcpy(m->design, t->r->best_design, sizeof *m->design * (size_t)t->np);
-        if (neighbour(m, 0)) {
-            double cycles;
-            int scored;
-            if ((*rc = tune_score(t, m->design, &cycles, &scored, NULL, err)) || !scored)
-                return 1;
-            backprop(m, cycles);
-            return 0;
-        }
+        if (neighbour(m, 0))
+            return score_path(m, rc, err);   /* backpropagated at the root only */
     }
     while (m->nodes.data[cur].depth < t->np) {
         struct node *n = &m->nodes.data[cur];
@@ -280,12 +286,7 @@ static int iterate(struct mcts *m, int *rc, struct ls_error *err)
         m->path[m->len++] = cur;
     }
     rollout(m, m->nodes.data[cur].depth);
-    double cycles;
-    int scored;
-    if ((*rc = tune_score(t, m->design, &cycles, &scored, NULL, err)) || !scored)
-        return 1;
-    backprop(m, cycles);
-    return 0;
+    return score_path(m, rc, err);
 }
 
 int tune_explore_mcts(struct tune_run *t, struct ls_error *err)
