@@ -1,6 +1,6 @@
 #!/bin/bash
 # Benchmark of the .lstrace format: write and read back N synthetic records (default 10
-# million; a tiled-matmul pipeline shape, see src/traces/synth.c), check the round trip by
+# million; a tiled-matmul pipeline shape, see traces/synth.c), check the round trip by
 # digest, and print file size, bytes per record and MB/s. When `laysim sim` can write traces
 # (--trace), also measures bytes per record on a simulated GEMM trace.
 # usage: bench/traces.sh [LAYSIM] [N]   (LAYSIM defaults to build/laysim)

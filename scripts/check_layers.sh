@@ -18,7 +18,7 @@ declare -A allowed=(
 bad=0
 checked=0
 for layer in "${!allowed[@]}"; do
-  dir="$root/src/$layer"
+  dir="$root/$layer"
   [ "$layer" = hw ] && dir="$root/hw/harness"
   [ -d "$dir" ] || continue
   while IFS= read -r -d '' f; do

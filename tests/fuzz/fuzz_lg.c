@@ -1,6 +1,6 @@
 // libFuzzer target for the .lg reader (not built by default). Build and run:
-//   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_DEFAULT_SOURCE -Isrc \
-//       tests/fuzz/fuzz_lg.c src/graph/*.c src/util/*.c -ljansson -lm -o fuzz_lg
+//   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_DEFAULT_SOURCE -I. \
+//       tests/fuzz/fuzz_lg.c graph/*.c util/*.c -ljansson -lm -o fuzz_lg
 //   mkdir -p corpus && cp examples/*.lg corpus/ && ./fuzz_lg -max_len=4096 corpus
 /* Every input must give a valid graph that writes back and re-reads identically, or a
  * located LS_ERR_INPUT; anything else aborts. */

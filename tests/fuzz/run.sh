@@ -36,7 +36,7 @@ ALL="lg lsp sol lstrace csv prog target hf cmtable"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC/src $SAN"
+CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC $SAN"
 
 # Layers each target links (lowest last) and its external libraries.
 layers_of() {
@@ -72,14 +72,14 @@ build_layer() {
     local layer=$1 lib="$OUT/obj/lib$1.a" objs=() f o changed=0
     mkdir -p "$OUT/obj/$layer"
     while IFS= read -r f; do
-        o="$OUT/obj/$layer/$(echo "${f#"$SRC"/src/"$layer"/}" | tr / _).o"
-        if [ ! -e "$o" ] || [ "$f" -nt "$o" ] || [ -n "$(find "$SRC/src" -name '*.h' -newer "$o" -print -quit)" ]; then
+        o="$OUT/obj/$layer/$(echo "${f#"$SRC"/"$layer"/}" | tr / _).o"
+        if [ ! -e "$o" ] || [ "$f" -nt "$o" ] || [ -n "$(find "$SRC" -path "$SRC/build*" -prune -o -name '*.h' -newer "$o" -print -quit)" ]; then
             # shellcheck disable=SC2086
             $CC $CFLAGS -fsanitize=fuzzer-no-link -c "$f" -o "$o"
             changed=1
         fi
         objs+=("$o")
-    done < <(find "$SRC/src/$layer" -name '*.c' | sort)
+    done < <(find "$SRC/$layer" -name '*.c' | sort)
     if [ "$changed" = 1 ] || [ ! -e "$lib" ] || [ "$(ls "$OUT/obj/$layer" | wc -l)" != "${#objs[@]}" ]; then
         rm -f "$OUT/obj/$layer"/*.o.stale "$lib"
         ar rcs "$lib" "${objs[@]}"
