@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/fileio.h"
 
 struct command {
     const char *name;
@@ -51,6 +52,7 @@ int cli_print_help(const char *cmd, FILE *out)
 
 int main(int argc, char **argv)
 {
+    ls_atomic_cleanup_on_signals(); /* a killed run leaves no NAME.tmp.XXXXXX behind */
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;

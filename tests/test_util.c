@@ -9,6 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 
 #include "util/arena.h"
 #include "util/error.h"
@@ -181,6 +187,120 @@ static void test_atomic_file(void **state)
     assert_int_equal(ls_write_file_atomic(path, "x", 1, &e), LS_ERR_IO);
 }
 
+static int count_entries(const char *dir)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "exit $(ls -A %s | wc -l)", dir);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void assert_file_is(const char *path, const char *want)
+{
+    char *data;
+    size_t len;
+    struct ls_error e;
+    assert_int_equal(ls_read_file(path, &data, &len, &e), 0);
+    assert_string_equal(data, want);
+    free(data);
+}
+
+/* A symlink given as the output is written through: the link stays, its target changes. */
+static void test_atomic_symlink(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/laysim_test_XXXXXX", target[256], link[256], dangling[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(target, sizeof target, "%s/target.txt", dir);
+    snprintf(link, sizeof link, "%s/link.txt", dir);
+    snprintf(dangling, sizeof dangling, "%s/dangling.txt", dir);
+    struct ls_error e;
+    assert_int_equal(ls_write_file_atomic(target, "old\n", 4, &e), 0);
+    assert_int_equal(symlink("target.txt", link), 0); /* relative to the link's folder */
+    assert_int_equal(ls_write_file_atomic(link, "new\n", 4, &e), 0);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_file_is(target, "new\n");
+    /* a dangling link creates its target */
+    char missing[256];
+    snprintf(missing, sizeof missing, "%s/missing.txt", dir);
+    assert_int_equal(symlink(missing, dangling), 0);
+    assert_int_equal(ls_write_file_atomic(dangling, "made\n", 5, &e), 0);
+    assert_int_equal(lstat(dangling, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_file_is(missing, "made\n");
+    assert_int_equal(count_entries(dir), 4); /* no temporaries left */
+    unlink(link), unlink(dangling), unlink(target), unlink(missing), rmdir(dir);
+}
+
+/* A device node or FIFO given as the output is written through, never renamed over. */
+static void test_atomic_special_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/laysim_test_XXXXXX", fifo[256], dev[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(dev, sizeof dev, "%s/null", dir);
+    struct ls_error e;
+    struct stat st;
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) { /* reader: exits 0 iff it read exactly what was written */
+        char buf[16] = {0};
+        alarm(10); /* a writer that renamed over the FIFO never opens it: fail, not hang */
+        int fd = open(fifo, O_RDONLY);
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+        _exit(n == 6 && !strcmp(buf, "piped\n") ? 0 : 1);
+    }
+    assert_int_equal(ls_write_file_atomic(fifo, "piped\n", 6, &e), 0);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    /* a character device (a copy of the null device, made here), when we may create one */
+    if (mknod(dev, S_IFCHR | 0600, makedev(1, 3)) == 0) {
+        assert_int_equal(ls_write_file_atomic(dev, "gone\n", 5, &e), 0);
+        assert_int_equal(lstat(dev, &st), 0);
+        assert_true(S_ISCHR(st.st_mode));
+        unlink(dev);
+    } else {
+        print_message("[  SKIPPED ] character device case: mknod not permitted here\n");
+    }
+    /* a directory is refused */
+    assert_int_equal(ls_write_file_atomic(dir, "x", 1, &e), LS_ERR_IO);
+    assert_int_equal(count_entries(dir), 1);
+    unlink(fifo), rmdir(dir);
+}
+
+/* A run killed by SIGTERM while writing leaves no temporary file behind. */
+static void test_atomic_signal_cleanup(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/laysim_test_XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct ls_atomic_file af;
+        struct ls_error e;
+        if (ls_atomic_cleanup_on_signals() || ls_atomic_open(&af, path, &e))
+            _exit(3);
+        fputs("half", af.fp);
+        fflush(af.fp);
+        raise(SIGTERM);
+        _exit(4);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    assert_int_equal(count_entries(dir), 0);
+    rmdir(dir);
+}
+
 /* Checks the three tree-decomposition properties; returns the width. */
 static int check_td(int32_t n, const int32_t *edges, size_t m, const struct ls_treedec *td)
 {
@@ -297,6 +417,8 @@ int main(void)
         cmocka_unit_test(test_vec),          cmocka_unit_test(test_intern),
         cmocka_unit_test(test_hash),         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_prng),         cmocka_unit_test(test_atomic_file),
+        cmocka_unit_test(test_atomic_symlink), cmocka_unit_test(test_atomic_special_files),
+        cmocka_unit_test(test_atomic_signal_cleanup),
         cmocka_unit_test(test_treedec_known), cmocka_unit_test(test_treedec_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

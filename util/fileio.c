@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -58,6 +60,144 @@ int ls_read_file(const char *path, char **data, size_t *len, struct ls_error *er
     return LS_OK;
 }
 
+/* Temporary files still open, for the signal handler. The only mutable global state in
+ * laysim: a signal is process-wide, so its cleanup list must be too. Entries are published
+ * fully built with an atomic store; removal happens under a mutex with the signals
+ * blocked in the removing thread, and the handler only reads and calls unlink(). */
+struct live_tmp {
+    struct live_tmp *next;
+    char tmp[1100];
+};
+static struct live_tmp *live_head;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void block_cleanup_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof *cleanup_signals; i++)
+        sigaddset(&set, cleanup_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void live_add(struct ls_atomic_file *af)
+{
+    struct live_tmp *n = malloc(sizeof *n);
+    af->live = n;
+    if (!n)
+        return; /* the temp file still works; only its signal cleanup is lost */
+    memcpy(n->tmp, af->tmp, sizeof n->tmp);
+    sigset_t old;
+    block_cleanup_signals(&old);
+    pthread_mutex_lock(&live_lock);
+    n->next = live_head;
+    __atomic_store_n(&live_head, n, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&live_lock);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void live_remove(struct ls_atomic_file *af)
+{
+    struct live_tmp *n = af->live;
+    af->live = NULL;
+    if (!n)
+        return;
+    sigset_t old;
+    block_cleanup_signals(&old);
+    pthread_mutex_lock(&live_lock);
+    for (struct live_tmp **p = &live_head; *p; p = &(*p)->next)
+        if (*p == n) {
+            __atomic_store_n(p, n->next, __ATOMIC_RELEASE);
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    free(n);
+}
+
+static void cleanup_and_die(int sig)
+{
+    for (struct live_tmp *n = __atomic_load_n(&live_head, __ATOMIC_ACQUIRE); n; n = n->next)
+        unlink(n->tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+int ls_atomic_cleanup_on_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = cleanup_and_die;
+    sigemptyset(&sa.sa_mask);
+    int rc = 0;
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof *cleanup_signals; i++) {
+        struct sigaction prev;
+        /* keep an inherited "ignore" (nohup): the user asked for the signal not to kill us */
+        if (sigaction(cleanup_signals[i], NULL, &prev) == 0 && prev.sa_handler == SIG_IGN)
+            continue;
+        if (sigaction(cleanup_signals[i], &sa, NULL) != 0)
+            rc = -1;
+    }
+    return rc;
+}
+
+/* Write straight into a device, FIFO or socket (or through a dangling symlink, creating
+ * its target): there is nothing to rename into place. */
+static int open_direct(struct ls_atomic_file *af, const char *path, struct ls_error *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open output: %s",
+                            strerror(errno));
+    af->fp = fdopen(fd, "wb");
+    if (!af->fp) {
+        close(fd);
+        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open output: %s",
+                            strerror(errno));
+    }
+    af->direct = 1;
+    return LS_OK;
+}
+
+/* Where an atomic write to `path` must go: the path itself, or a symlink's target.
+ * Sets *direct when the destination cannot be replaced by a rename, and *mode to the
+ * permissions of an existing regular file (kept by the replacement). */
+static int resolve_output(const char *path, char *final, size_t cap, int *direct,
+                          mode_t *mode, struct ls_error *err)
+{
+    struct stat st;
+    *direct = 0;
+    *mode = 0644;
+    if (strlen(path) >= cap)
+        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "path too long");
+    snprintf(final, cap, "%s", path);
+    if (lstat(path, &st) != 0)
+        return LS_OK; /* a new file */
+    if (S_ISLNK(st.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (!real) {
+            *direct = 1; /* dangling: write through the link */
+            return LS_OK;
+        }
+        int too_long = strlen(real) >= cap;
+        if (!too_long)
+            snprintf(final, cap, "%s", real);
+        free(real);
+        if (too_long)
+            return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "link target path too long");
+        if (stat(final, &st) != 0)
+            return LS_OK;
+    }
+    if (S_ISDIR(st.st_mode))
+        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot write: is a directory");
+    if (!S_ISREG(st.st_mode))
+        *direct = 1;
+    else
+        *mode = st.st_mode & 07777;
+    return LS_OK;
+}
+
 int ls_atomic_open(struct ls_atomic_file *af, const char *path, struct ls_error *err)
 {
     memset(af, 0, sizeof *af);
@@ -66,15 +206,19 @@ int ls_atomic_open(struct ls_atomic_file *af, const char *path, struct ls_error 
         af->to_stdout = 1;
         return LS_OK;
     }
-    if (strlen(path) >= sizeof af->path)
-        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "path too long");
-    snprintf(af->path, sizeof af->path, "%s", path);
-    snprintf(af->tmp, sizeof af->tmp, "%s.tmp.XXXXXX", path);
+    int direct;
+    mode_t mode;
+    int rc = resolve_output(path, af->path, sizeof af->path, &direct, &mode, err);
+    if (rc)
+        return rc;
+    if (direct)
+        return open_direct(af, af->path, err);
+    snprintf(af->tmp, sizeof af->tmp, "%s.tmp.XXXXXX", af->path);
     int fd = mkstemp(af->tmp);
     if (fd < 0)
         return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot create output: %s",
                             strerror(errno));
-    fchmod(fd, 0644);
+    fchmod(fd, mode);
     af->fp = fdopen(fd, "wb");
     if (!af->fp) {
         close(fd);
@@ -82,6 +226,22 @@ int ls_atomic_open(struct ls_atomic_file *af, const char *path, struct ls_error 
         return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open output: %s",
                             strerror(errno));
     }
+    live_add(af);
+    return LS_OK;
+}
+
+static int commit_direct(struct ls_atomic_file *af, struct ls_error *err)
+{
+    int bad = fflush(af->fp) != 0 || ferror(af->fp);
+    int saved = errno;
+    if (fclose(af->fp) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    af->fp = NULL;
+    if (bad)
+        return ls_error_set(err, LS_ERR_IO, af->path, 0, 0, "cannot write: %s",
+                            strerror(saved));
     return LS_OK;
 }
 
@@ -93,6 +253,8 @@ int ls_atomic_commit(struct ls_atomic_file *af, struct ls_error *err)
             return ls_error_msg(err, LS_ERR_IO, "cannot write to stdout: %s", strerror(errno));
         return LS_OK;
     }
+    if (af->direct)
+        return commit_direct(af, err);
     int bad = fflush(af->fp) != 0 || ferror(af->fp) || fsync(fileno(af->fp)) != 0;
     int saved = errno;
     if (fclose(af->fp) != 0)
@@ -102,9 +264,11 @@ int ls_atomic_commit(struct ls_atomic_file *af, struct ls_error *err)
         if (!bad)
             saved = errno;
         unlink(af->tmp);
+        live_remove(af);
         return ls_error_set(err, LS_ERR_IO, af->path, 0, 0, "cannot write: %s",
                             strerror(saved));
     }
+    live_remove(af);
     return LS_OK;
 }
 
@@ -114,7 +278,10 @@ void ls_atomic_abort(struct ls_atomic_file *af)
         return;
     fclose(af->fp);
     af->fp = NULL;
+    if (af->direct)
+        return; /* written through: nothing to take back */
     unlink(af->tmp);
+    live_remove(af);
 }
 
 int ls_write_file_atomic(const char *path, const void *data, size_t len, struct ls_error *err)

@@ -1,5 +1,11 @@
 /* util/fileio: whole-file reads and atomic writes (temp file + fsync + rename),
- * so a failed run never leaves a half-written output behind. */
+ * so a failed run never leaves a half-written output behind.
+ *
+ * Outputs that are not plain files are never renamed over: a symlink is followed (its
+ * target is replaced atomically, the link stays), and a device, FIFO or socket is written
+ * through directly (no atomicity is possible there). Temporary files are removed on every
+ * exit path of the API and, once ls_atomic_cleanup_on_signals() was called, on SIGINT,
+ * SIGTERM and SIGHUP too. */
 #ifndef LS_UTIL_FILEIO_H
 #define LS_UTIL_FILEIO_H
 
@@ -13,9 +19,11 @@ int ls_read_file(const char *path, char **data, size_t *len, struct ls_error *er
 
 struct ls_atomic_file {
     FILE *fp;            /* write here */
-    char path[1024];     /* final name */
-    char tmp[1100];      /* temporary name in the same directory */
+    char path[1024];     /* final name (a symlink's resolved target) */
+    char tmp[1100];      /* temporary name in the same directory; "" when writing through */
     int to_stdout;       /* path was "-" */
+    int direct;          /* path is a device, FIFO or socket: written through, not renamed */
+    void *live;          /* the temp file's entry in the signal-cleanup list */
 };
 
 /* Open a temp file next to path ("-" writes straight to stdout). */
@@ -24,6 +32,11 @@ int ls_atomic_open(struct ls_atomic_file *af, const char *path, struct ls_error 
 int ls_atomic_commit(struct ls_atomic_file *af, struct ls_error *err);
 /* Drop the temp file; the destination is left untouched. */
 void ls_atomic_abort(struct ls_atomic_file *af);
+
+/* Remove every open temporary file on SIGINT, SIGTERM and SIGHUP, then die of the signal
+ * as before. For programs (the CLI calls it once at start); a library never installs
+ * handlers by itself. Returns 0, or -1 if a handler could not be installed. */
+int ls_atomic_cleanup_on_signals(void);
 
 /* Convenience: write a whole buffer atomically. */
 int ls_write_file_atomic(const char *path, const void *data, size_t len, struct ls_error *err);
