@@ -183,6 +183,9 @@ static void test_atomic_file(void **state)
     unlink(path);
     rmdir(dir);
     assert_int_equal(ls_read_file("/nonexistent/x", &data, &len, &e), LS_ERR_IO);
+    /* an endless device is cut off at the stream limit instead of exhausting memory */
+    assert_int_equal(ls_read_file_max("/dev/zero", 1 << 20, &data, &len, &e), LS_ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "exceeds 1 MiB"));
     snprintf(path, sizeof path, "/nonexistent/dir/out.txt");
     assert_int_equal(ls_write_file_atomic(path, "x", 1, &e), LS_ERR_IO);
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,17 +13,24 @@
 
 int ls_read_file(const char *path, char **data, size_t *len, struct ls_error *err)
 {
+    return ls_read_file_max(path, LS_READ_STREAM_MAX, data, len, err);
+}
+
+int ls_read_file_max(const char *path, size_t stream_max, char **data, size_t *len,
+                     struct ls_error *err)
+{
     int use_stdin = strcmp(path, "-") == 0;
     FILE *fp = use_stdin ? stdin : fopen(path, "rb");
     if (!fp)
         return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    if (!use_stdin) {
-        struct stat st;
-        if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-            fclose(fp);
-            return ls_error_set(err, LS_ERR_IO, path, 0, 0, "is a directory");
-        }
+    struct stat st;
+    int regular = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
+    if (!use_stdin && !regular && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "is a directory");
     }
+    /* a regular file ends; a pipe or device may not (the zero device never does) */
+    size_t limit = regular ? SIZE_MAX : stream_max;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     if (!buf) {
@@ -46,6 +54,14 @@ int ls_read_file(const char *path, char **data, size_t *len, struct ls_error *er
         n += got;
         if (got == 0)
             break;
+        if (n > limit) {
+            free(buf);
+            if (!use_stdin)
+                fclose(fp);
+            return ls_error_set(err, LS_ERR_LIMIT, path, 0, 0,
+                                "input from a pipe or device exceeds %zu MiB; save it to a "
+                                "file first", stream_max >> 20);
+        }
     }
     int bad = ferror(fp);
     if (!use_stdin)

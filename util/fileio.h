@@ -14,8 +14,15 @@
 
 #include "util/error.h"
 
+/* Inputs that are not regular files (stdin, pipes, devices) are read up to this size;
+ * beyond it the read fails with LS_ERR_LIMIT instead of exhausting memory. */
+#define LS_READ_STREAM_MAX ((size_t)1 << 30)
+
 /* Read a whole file ("-" = stdin) into a NUL-terminated malloc'd buffer. */
 int ls_read_file(const char *path, char **data, size_t *len, struct ls_error *err);
+/* The same with another limit for pipes and devices (tests use a small one). */
+int ls_read_file_max(const char *path, size_t stream_max, char **data, size_t *len,
+                     struct ls_error *err);
 
 struct ls_atomic_file {
     FILE *fp;            /* write here */
