@@ -43,6 +43,8 @@ int graph_set_name(struct graph *g, const char *name)
 {
     if (g->failed)
         return -1;
+    if (name && strlen(name) > GRAPH_MAX_NAME)
+        return graph_fail(g, LS_ERR_INPUT, "graph name longer than %d bytes", GRAPH_MAX_NAME);
     if (name && name[0] && !graph_name_ok(name, strlen(name)))
         return graph_fail(g, LS_ERR_INPUT, "bad graph name '%s' (letters, digits, _ . @ / -)",
                           name);
@@ -252,7 +254,7 @@ static int parse_roles(struct graph *g, struct graph_shape *s, const char *roles
         if (n) {
             if (!graph_role_ok(p, n))
                 return graph_fail(g, LS_ERR_INPUT, "bad dimension role list '%s'", roles);
-            char buf[128];
+            char buf[GRAPH_MAX_ROLE + 1];
             if (n >= sizeof buf)
                 return graph_fail(g, LS_ERR_INPUT, "dimension role too long in '%s'", roles);
             memcpy(buf, p, n);
@@ -299,11 +301,12 @@ int32_t graph_add_tensor_shape(struct graph *g, const char *name, enum ls_dtype 
     if (g->failed)
         return -1;
     int32_t id = (int32_t)g->tensors.len;
-    char buf[512];
-    if (name)
-        snprintf(buf, sizeof buf, "%s%s", g->prefix, name);
-    else
-        snprintf(buf, sizeof buf, "%st%d", g->prefix, (int)id);
+    char buf[GRAPH_MAX_NAME + 1];
+    int len = name ? snprintf(buf, sizeof buf, "%s%s", g->prefix, name)
+                   : snprintf(buf, sizeof buf, "%st%d", g->prefix, (int)id);
+    if (len < 0 || (size_t)len >= sizeof buf)
+        return graph_fail(g, LS_ERR_INPUT, "tensor name '%s%s' is longer than %d bytes",
+                          g->prefix, name ? name : "", GRAPH_MAX_NAME);
     if (!graph_name_ok(buf, strlen(buf)))
         return graph_fail(g, LS_ERR_INPUT, "bad tensor name '%s' (letters, digits, _ . @ / -)",
                           buf);
@@ -312,10 +315,21 @@ int32_t graph_add_tensor_shape(struct graph *g, const char *name, enum ls_dtype 
     if (shape->rank < 0 || shape->rank > GRAPH_MAX_RANK)
         return graph_fail(g, LS_ERR_INPUT, "tensor '%s': rank %d out of range 0..%d", buf,
                           shape->rank, GRAPH_MAX_RANK);
-    for (int i = 0; i < shape->rank; i++)
-        if (shape->dims[i].size < 1)
-            return graph_fail(g, LS_ERR_INPUT, "tensor '%s': dimension %d has size %lld", buf,
-                              i, (long long)shape->dims[i].size);
+    int64_t elems = 1;
+    for (int i = 0; i < shape->rank; i++) {
+        int64_t n = shape->dims[i].size;
+        if (n < 1 || n > GRAPH_MAX_DIM)
+            return graph_fail(g, LS_ERR_INPUT,
+                              "tensor '%s': dimension %d has size %lld (allowed 1..2^40)", buf,
+                              i, (long long)n);
+        if (elems > GRAPH_MAX_ELEMS / n)
+            return graph_fail(g, LS_ERR_INPUT, "tensor '%s': shape has more than 2^50 elements",
+                              buf);
+        elems *= n;
+        if (shape->dims[i].role && strlen(shape->dims[i].role) > GRAPH_MAX_ROLE)
+            return graph_fail(g, LS_ERR_INPUT, "tensor '%s': dimension role longer than %d bytes",
+                              buf, GRAPH_MAX_ROLE);
+    }
     struct graph_tensor t;
     memset(&t, 0, sizeof t);
     if (bind_name(g, buf, id, 0, &t.name))
@@ -343,7 +357,7 @@ int graph_set_dim_role(struct graph *g, int32_t t, int axis, const char *role)
     struct graph_tensor *ten = &g->tensors.data[t];
     if (axis < 0 || axis >= ten->shape.rank)
         return graph_fail(g, LS_ERR_INPUT, "tensor '%s' has no axis %d", ten->name, axis);
-    if (role && !graph_role_ok(role, strlen(role)))
+    if (role && (!graph_role_ok(role, strlen(role)) || strlen(role) > GRAPH_MAX_ROLE))
         return graph_fail(g, LS_ERR_INPUT, "bad dimension role '%s'", role);
     const char *r = role ? graph_intern(g, role) : NULL;
     if (role && !r)
@@ -390,7 +404,7 @@ int32_t graph_add_op(struct graph *g, enum graph_op_kind kind, const int32_t *in
     if (kind == GRAPH_OP_RETURN) {
         if (output != -1)
             return graph_fail(g, LS_ERR_INPUT, "a return op has no output");
-        char buf[600];
+        char buf[GRAPH_MAX_NAME + sizeof "return:"]; /* derived, never read back from .lg */
         snprintf(buf, sizeof buf, "return:%s", g->tensors.data[inputs[0]].name);
         if (bind_name(g, buf, id, 1, &op.name))
             return -1;

@@ -38,8 +38,14 @@
 #include "util/dtype.h"
 #include "util/error.h"
 
+/* Limits shared by the builder and the .lg reader, so that every graph the builder
+ * accepts can be written and read back. */
 #define GRAPH_MAX_RANK 6
 #define GRAPH_MAX_INPUTS 4096    /* concat fan-in limit */
+#define GRAPH_MAX_NAME 511       /* bytes in a tensor, op or graph name */
+#define GRAPH_MAX_ROLE 127       /* bytes in a dimension role name */
+#define GRAPH_MAX_DIM ((int64_t)1 << 40)   /* size of one dimension */
+#define GRAPH_MAX_ELEMS ((int64_t)1 << 50) /* elements of one tensor */
 
 /* ---- tensors ------------------------------------------------------------------------ */
 

@@ -83,7 +83,7 @@ static int parse_shape(struct reader *r, size_t i, struct graph_shape *s)
             if (!graph_role_ok(t->s + p, colon - p))
                 return err_at(r, i, p, "expected a dimension role name ([A-Za-z][A-Za-z0-9_]*) "
                               "before ':'");
-            char buf[128];
+            char buf[GRAPH_MAX_ROLE + 1];
             if (colon - p >= sizeof buf)
                 return err_at(r, i, p, "dimension role name too long");
             memcpy(buf, t->s + p, colon - p);
@@ -93,7 +93,7 @@ static int parse_shape(struct reader *r, size_t i, struct graph_shape *s)
             num = colon + 1;
         }
         uint64_t v;
-        if (ls_parse_u64(t->s + num, q - num, &v) || v < 1 || v > ((uint64_t)1 << 40))
+        if (ls_parse_u64(t->s + num, q - num, &v) || v < 1 || v > (uint64_t)GRAPH_MAX_DIM)
             return err_at(r, i, num, "expected a dimension size (an integer 1..2^40)");
         s->dims[s->rank++].size = (int64_t)v;
         if (q == end)
@@ -102,7 +102,7 @@ static int parse_shape(struct reader *r, size_t i, struct graph_shape *s)
     }
     int64_t total = 1;
     for (int k = 0; k < s->rank; k++) {
-        if (total > ((int64_t)1 << 50) / s->dims[k].size)
+        if (total > GRAPH_MAX_ELEMS / s->dims[k].size)
             return err_at(r, i, 0, "shape has more than 2^50 elements");
         total *= s->dims[k].size;
     }
@@ -133,7 +133,7 @@ static int check_new_name(struct reader *r, size_t i, char *buf, size_t n)
 
 static int32_t existing(struct reader *r, size_t i)
 {
-    char buf[512];
+    char buf[GRAPH_MAX_NAME + 1];
     const struct ls_token *t = &r->sc.tok[i];
     if (t->n >= sizeof buf || !graph_name_ok(t->s, t->n)) {
         err_at(r, i, 0, "expected a tensor name");
@@ -157,7 +157,7 @@ static int note_def(struct reader *r, int32_t id)
 /* input/weight NAME DTYPE SHAPE */
 static int line_source(struct reader *r, enum graph_tensor_role role)
 {
-    char name[512];
+    char name[GRAPH_MAX_NAME + 1];
     struct graph_shape s;
     enum ls_dtype dt;
     if (ls_scan_arity(&r->sc, 4, 4, role == GRAPH_ROLE_WEIGHT ? "weight NAME DTYPE SHAPE"
@@ -366,7 +366,7 @@ static int line_op(struct reader *r)
     static const char usage[] = "op NAME DTYPE SHAPE = KIND INPUT... [KEY=VALUE...]";
     if (ls_scan_arity(sc, 6, -1, usage, r->err))
         return LS_ERR_INPUT;
-    char name[512];
+    char name[GRAPH_MAX_NAME + 1];
     struct graph_shape shape;
     enum ls_dtype dt;
     enum graph_op_kind kind;
@@ -490,7 +490,7 @@ static int read_line(struct reader *r)
             return err_at(r, 0, 0, "the graph name is given twice");
         if (graph_nops(r->g))
             return err_at(r, 0, 0, "'name' must come before the first tensor");
-        char buf[256];
+        char buf[GRAPH_MAX_NAME + 1];
         if (sc->tok[1].n >= sizeof buf || !graph_name_ok(sc->tok[1].s, sc->tok[1].n))
             return err_at(r, 1, 0, "expected a graph name (letters, digits, _ . @ / -)");
         if (graph_set_name(r->g, tokstr(r, 1, buf, sizeof buf)))

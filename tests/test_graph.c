@@ -768,6 +768,56 @@ static void test_json_and_dot(void **state)
     graph_free(g);
 }
 
+/* Every limit of the builder is one the reader accepts: a graph at each edge writes and
+ * reads back; one step past each edge is refused by the builder, not by a later read. */
+static void test_limits_agree(void **state)
+{
+    (void)state;
+    char name[GRAPH_MAX_NAME + 2], role[GRAPH_MAX_ROLE + 2];
+    memset(name, 'n', sizeof name - 1), name[GRAPH_MAX_NAME] = 0;
+    memset(role, 'r', sizeof role - 1), role[GRAPH_MAX_ROLE] = 0;
+    struct graph *g = graph_new(name);
+    const int64_t edge[] = {GRAPH_MAX_DIM, GRAPH_MAX_ELEMS / GRAPH_MAX_DIM};
+    int32_t a = graph_input(g, name, LS_DT_BF16, 2, edge, NULL);
+    assert_true(a >= 0);
+    assert_int_equal(graph_set_dim_role(g, a, 0, role), 0);
+    const int64_t six[GRAPH_MAX_RANK] = {2, 2, 2, 2, 2, 2};
+    int32_t b = graph_input(g, "six", LS_DT_FP32, GRAPH_MAX_RANK, six, NULL);
+    assert_true(b >= 0);
+    assert_true(graph_output(g, graph_unary(g, "r", GRAPH_OP_RELU, a)) >= 0);
+    assert_true(graph_output(g, graph_unary(g, "s", GRAPH_OP_RELU, b)) >= 0);
+    assert_valid(g);
+    graph_free(round_trip(g));
+    graph_free(g);
+
+    struct {
+        int64_t sizes[2];
+        int name_len, role_len;
+    } past[] = {
+        {{GRAPH_MAX_DIM + 1, 1}, 1, 0},
+        {{GRAPH_MAX_DIM, GRAPH_MAX_ELEMS / GRAPH_MAX_DIM + 1}, 1, 0},
+        {{1, 1}, GRAPH_MAX_NAME + 1, 0},
+        {{1, 1}, 1, GRAPH_MAX_ROLE + 1},
+    };
+    for (size_t i = 0; i < sizeof past / sizeof *past; i++) {
+        char nm[GRAPH_MAX_NAME + 2], rl[GRAPH_MAX_ROLE + 2];
+        memset(nm, 'n', (size_t)past[i].name_len), nm[past[i].name_len] = 0;
+        memset(rl, 'r', (size_t)past[i].role_len), rl[past[i].role_len] = 0;
+        g = graph_new(NULL);
+        int32_t t = graph_input(g, nm, LS_DT_BF16, 2, past[i].sizes, NULL);
+        if (t >= 0 && past[i].role_len)
+            graph_set_dim_role(g, t, 0, rl);
+        struct ls_error err;
+        ls_error_clear(&err);
+        assert_int_equal(graph_validate(g, &err), LS_ERR_INPUT);
+        graph_free(g);
+    }
+    g = graph_new(NULL);
+    memset(name, 'n', sizeof name - 1), name[sizeof name - 1] = 0;
+    assert_int_equal(graph_set_name(g, name), -1);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -783,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_reader_mutations),
         cmocka_unit_test(test_json_and_dot),
+        cmocka_unit_test(test_limits_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
