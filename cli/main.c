@@ -34,8 +34,9 @@ static void usage(FILE *out)
             "\n"
             "exit codes:\n"
             "  0  success\n"
-            "  1  runtime failure (I/O error, out of memory, time or memory limit reached)\n"
-            "  2  bad input or usage (malformed file, unknown option, impossible shape)\n");
+            "  1  runtime failure (cannot write an output, out of memory, time or memory limit)\n"
+            "  2  bad input or usage (missing, unreadable or malformed input file, unknown\n"
+            "     option, impossible shape)\n");
 }
 
 int cli_print_help(const char *cmd, FILE *out)

@@ -275,7 +275,7 @@ static void test_missing_file(void **state)
     (void)state;
     struct ls_error err;
     uint64_t cnt;
-    assert_int_equal(read_all("no/such/dir/x.lstrace", &cnt, &err), LS_ERR_IO);
+    assert_int_equal(read_all("no/such/dir/x.lstrace", &cnt, &err), LS_ERR_INPUT);
 }
 
 int main(void)

@@ -180,7 +180,7 @@ int trace_reader_open(struct trace_reader **out, const char *path, struct ls_err
         r->fp = fopen(path, "rb");
         r->own_fp = 1;
         if (!r->fp) {
-            int rc = ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+            int rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "cannot open: %s", strerror(errno));
             trace_reader_close(r);
             return rc;
         }

@@ -8,8 +8,9 @@
 /* Return codes. 0 is success everywhere. */
 enum ls_status {
     LS_OK = 0,
-    LS_ERR_INPUT = 1,    /* malformed file, bad option, impossible shape: exit 2 */
-    LS_ERR_IO = 2,       /* cannot open/read/write a file: exit 1 */
+    LS_ERR_INPUT = 1,    /* malformed, missing or unreadable input, bad option,
+                            impossible shape: exit 2 */
+    LS_ERR_IO = 2,       /* cannot write an output, or an I/O error mid-read: exit 1 */
     LS_ERR_NOMEM = 3,    /* allocation failed: exit 1 */
     LS_ERR_LIMIT = 4,    /* time or memory budget exhausted: exit 1 */
     LS_ERR_INTERNAL = 5  /* a bug: exit 1 */

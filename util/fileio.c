@@ -22,12 +22,12 @@ int ls_read_file_max(const char *path, size_t stream_max, char **data, size_t *l
     int use_stdin = strcmp(path, "-") == 0;
     FILE *fp = use_stdin ? stdin : fopen(path, "rb");
     if (!fp)
-        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "cannot open: %s", strerror(errno));
     struct stat st;
     int regular = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
     if (!use_stdin && !regular && S_ISDIR(st.st_mode)) {
         fclose(fp);
-        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "is a directory");
+        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "is a directory");
     }
     /* a regular file ends; a pipe or device may not (the zero device never does) */
     size_t limit = regular ? SIZE_MAX : stream_max;

@@ -22,7 +22,7 @@ expect 2 "no file" "$LAYSIM" graph
 expect 2 "two files" "$LAYSIM" graph a.lg b.lg
 expect 2 "unknown option" "$LAYSIM" graph "$SRC/examples/fig1.lg" --bogus
 expect 2 "dot with json" "$LAYSIM" graph "$SRC/examples/fig1.lg" --dot --json
-expect 1 "missing file" "$LAYSIM" graph "$T/none.lg"
+expect 2 "missing file" "$LAYSIM" graph "$T/none.lg"
 
 # Figure 1: C = matmul(A, B), D = reduce_sum(C, 0), R = add(D, B).
 expect 0 "fig1 stats json" "$LAYSIM" graph "$SRC/examples/fig1.lg" --stats --json

@@ -20,7 +20,7 @@ expect 0 "help via laysim help" "$LAYSIM" help sim
 expect 2 "no program" "$LAYSIM" sim
 expect 2 "two programs" "$LAYSIM" sim "$P/tiny_pe.lsprog" "$P/tiny_dve.lsprog"
 expect 2 "unknown option" "$LAYSIM" sim --bogus "$P/tiny_pe.lsprog"
-expect 1 "missing file" "$LAYSIM" sim "$T/none.lsprog"
+expect 2 "missing file" "$LAYSIM" sim "$T/none.lsprog"
 
 # Hand-computed (see the comments in the files).
 expect 0 "tiny dve" "$LAYSIM" sim "$P/tiny_dve.lsprog" --json

@@ -48,7 +48,7 @@ grep -q 'bad.sol:2:8: unknown status' "$T/err" && ok || bad "bad sol message: $(
 expect 2 "unknown solver" "$L" solve "$D/small.lsp" --solver nosuch
 expect 2 "unknown param" "$L" solve "$D/small.lsp" --solver rulebased --param zz.x=1
 expect 2 "bad shape" "$L" gen --shape blob --ops 3
-expect 1 "missing file" "$L" solve "$T/nope.lsp"
+expect 2 "missing file" "$L" solve "$T/nope.lsp"
 grep -q 'nope.lsp' "$T/err" && ok || bad "missing file message"
 expect 0 "solve --list" "$L" solve --list
 grep -q '^rulebased' "$T/out" && ok || bad "solve --list"

@@ -13,7 +13,7 @@ expect 2 "no action" "$LAYSIM" trace x.lstrace
 expect 2 "unknown action" "$LAYSIM" trace x.lstrace frobnicate
 expect 2 "perfetto without -o" "$LAYSIM" trace x.lstrace perfetto
 expect 2 "unknown option" "$LAYSIM" trace x.lstrace summary --bogus
-expect 1 "missing file" "$LAYSIM" trace "$T/none.lstrace" summary
+expect 2 "missing file" "$LAYSIM" trace "$T/none.lstrace" summary
 
 expect 0 "synth" "$LAYSIM" trace synth 5000 -o "$T/s.lstrace" --seed 3
 digest=$(sed -n 's/.*"digest": "\([0-9a-f]*\)".*/\1/p' "$T/out")
