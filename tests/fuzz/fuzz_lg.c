@@ -1,7 +1,5 @@
-// libFuzzer target for the .lg reader (not built by default). Build and run:
-//   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_DEFAULT_SOURCE -I. \
-//       tests/fuzz/fuzz_lg.c graph/*.c util/*.c -ljansson -lm -o fuzz_lg
-//   mkdir -p corpus && cp examples/*.lg corpus/ && ./fuzz_lg -max_len=4096 corpus
+/* libFuzzer target for the .lg reader. tests/fuzz/run.sh builds and runs it (and every
+ * other target); CMake builds it with a plain driver (replay.c) as a normal test. */
 /* Every input must give a valid graph that writes back and re-reads identically, or a
  * located LS_ERR_INPUT; anything else aborts. */
 #include <stdint.h>
