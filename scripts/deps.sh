@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian packages laysim needs to build, test and run. Idempotent: quiet
 # when everything is present.
+#   scripts/deps.sh         build, test and run
+#   scripts/deps.sh fuzz    also clang and its libFuzzer runtime (tests/fuzz/run.sh)
 set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config
   zlib1g-dev libcmocka-dev libjansson-dev libinih-dev libgsl-dev libsqlite3-dev
   python3 jq libz3-dev z3 toulbar2 coinor-cbc verilator
 )
+case "${1:-}" in
+  "") ;;
+  fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+  *) echo "usage: scripts/deps.sh [fuzz]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

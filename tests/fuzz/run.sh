@@ -154,8 +154,10 @@ for t in $TARGETS; do
     PIDS[$t]=$!
     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
 done
+passed=0 failed=0
 for t in $TARGETS; do
-    wait "${PIDS[$t]}" || status=1
+    if wait "${PIDS[$t]}"; then passed=$((passed + 1)); else failed=$((failed + 1)) status=1; fi
     cat "$OUT/$t.result"
 done
+echo "fuzz: $passed passed, $failed failed"
 exit $status
