@@ -390,12 +390,17 @@ int lsp_solve_dp(const struct lsp_problem *p, const struct lsp_solve_opts *o,
             nedges++;
         }
     struct ls_treedec td;
-    int rc = ls_treedec_best(nv, edges, (size_t)nedges, &td, err);
+    int rc = ls_treedec_best_until(nv, edges, (size_t)nedges, &d.dl, &td, err);
     free(edges);
     if (rc) {
         free(cid);
         free(back);
-        return rc;
+        if (rc != LS_ERR_LIMIT)
+            return rc;
+        ls_error_clear(err); /* time limit: no assignment, as when the DP phase runs out */
+        r->sol.status = LSP_UNKNOWN;
+        r->sol.nops = 0;
+        return 0;
     }
     for (int32_t i = 0; i < td.n; i++)
         td.order[i] = back[td.order[i]];

@@ -1,4 +1,5 @@
 #include "util/treedec.h"
+#include "util/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -167,8 +168,11 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Returns 0, -1 when out of memory, or -2 when the deadline passed (*steps: eliminations
+ * done by then). */
 static int build(int32_t n, const int32_t *edges, size_t nedges, enum ls_elim_heuristic h,
-                 struct ls_treedec *td, struct elim *e)
+                 const struct ls_deadline *dl, struct ls_treedec *td, struct elim *e,
+                 int32_t *steps)
 {
     e->n = n;
     e->adj = calloc((size_t)n, sizeof *e->adj);
@@ -218,6 +222,12 @@ static int build(int32_t n, const int32_t *edges, size_t nedges, enum ls_elim_he
     }
 
     for (int32_t step = 0; step < n; step++) {
+        /* min-fill rescoring can cost O(degree^3) per step on dense graphs: check often */
+        *steps = step;
+        if (dl && ls_deadline_passed(dl)) {
+            free(pos);
+            return -2;
+        }
         int32_t v;
         for (;;) {
             v = e->heap_v[0];
@@ -312,6 +322,13 @@ static int build(int32_t n, const int32_t *edges, size_t nedges, enum ls_elim_he
 int ls_treedec_build(int32_t n, const int32_t *edges, size_t nedges,
                      enum ls_elim_heuristic h, struct ls_treedec *td, struct ls_error *err)
 {
+    return ls_treedec_build_until(n, edges, nedges, h, NULL, td, err);
+}
+
+int ls_treedec_build_until(int32_t n, const int32_t *edges, size_t nedges,
+                           enum ls_elim_heuristic h, const struct ls_deadline *dl,
+                           struct ls_treedec *td, struct ls_error *err)
+{
     memset(td, 0, sizeof *td);
     for (size_t k = 0; k < 2 * nedges; k++)
         if (edges[k] < 0 || edges[k] >= n)
@@ -319,10 +336,17 @@ int ls_treedec_build(int32_t n, const int32_t *edges, size_t nedges,
                                 (int)edges[k]);
     struct elim e;
     memset(&e, 0, sizeof e);
-    int rc = build(n, edges, nedges, h, td, &e);
+    int32_t steps = 0;
+    int rc = build(n, edges, nedges, h, dl, td, &e, &steps);
     elim_free(&e);
     if (rc) {
         ls_treedec_free(td);
+        if (rc == -2)
+            return ls_error_msg(err, LS_ERR_LIMIT,
+                                "time limit reached building a tree decomposition (%s "
+                                "elimination, %d of %d vertices eliminated)",
+                                h == LS_ELIM_MIN_FILL ? "min-fill" : "min-degree", (int)steps,
+                                (int)n);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory building a tree decomposition");
     }
     return LS_OK;
@@ -331,11 +355,18 @@ int ls_treedec_build(int32_t n, const int32_t *edges, size_t nedges,
 int ls_treedec_best(int32_t n, const int32_t *edges, size_t nedges, struct ls_treedec *td,
                     struct ls_error *err)
 {
+    return ls_treedec_best_until(n, edges, nedges, NULL, td, err);
+}
+
+int ls_treedec_best_until(int32_t n, const int32_t *edges, size_t nedges,
+                          const struct ls_deadline *dl, struct ls_treedec *td,
+                          struct ls_error *err)
+{
     struct ls_treedec deg;
-    int rc = ls_treedec_build(n, edges, nedges, LS_ELIM_MIN_FILL, td, err);
+    int rc = ls_treedec_build_until(n, edges, nedges, LS_ELIM_MIN_FILL, dl, td, err);
     if (rc)
         return rc;
-    rc = ls_treedec_build(n, edges, nedges, LS_ELIM_MIN_DEGREE, &deg, err);
+    rc = ls_treedec_build_until(n, edges, nedges, LS_ELIM_MIN_DEGREE, dl, &deg, err);
     if (rc) {
         ls_treedec_free(td);
         return rc;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/clock.h"
 #include "util/error.h"
 
 enum ls_elim_heuristic { LS_ELIM_MIN_DEGREE, LS_ELIM_MIN_FILL };
@@ -31,6 +32,13 @@ int ls_treedec_build(int32_t n, const int32_t *edges, size_t nedges,
 int ls_treedec_best(int32_t n, const int32_t *edges, size_t nedges, struct ls_treedec *td,
                     struct ls_error *err);
 void ls_treedec_free(struct ls_treedec *td);
+/* The same, giving up with LS_ERR_LIMIT once dl has passed (dl may be NULL: no limit). */
+int ls_treedec_build_until(int32_t n, const int32_t *edges, size_t nedges,
+                           enum ls_elim_heuristic h, const struct ls_deadline *dl,
+                           struct ls_treedec *td, struct ls_error *err);
+int ls_treedec_best_until(int32_t n, const int32_t *edges, size_t nedges,
+                          const struct ls_deadline *dl, struct ls_treedec *td,
+                          struct ls_error *err);
 
 /* Just the width bound (min of min-fill and min-degree); -1 for n == 0. */
 int ls_treewidth_ub(int32_t n, const int32_t *edges, size_t nedges, int32_t *width,

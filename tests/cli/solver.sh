@@ -101,4 +101,11 @@ done
 grep -q '^h ' "$T/e.wcnf" && ! grep -q '^p ' "$T/e.wcnf" && ok || bad "new wcnf format"
 head -3 "$T/e.wcnf-old" | grep -q '^p wcnf ' && ok || bad "old wcnf header"
 
+# --time-limit bounds the dp solver's tree decomposition too (it ran 104 s on this
+# instance with a 3 s limit): an unknown status within the limit, not a hang
+expect 0 "gen random 3000" "$L" gen --shape random --ops 3000 --seed 1 -o "$T/r3000.lsp"
+expect 0 "dp time limit in the decomposition" timeout 60 "$L" solve "$T/r3000.lsp" --solver dp \
+    --time-limit 1 -o "$T/r3000.sol"
+grep -q '^status unknown' "$T/r3000.sol" && ok || bad "dp over its time limit: status unknown"
+
 finish
