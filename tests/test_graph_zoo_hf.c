@@ -167,12 +167,13 @@ static void test_malformed(void **state)
      * unexpected token 12 (which starts at column 23) */
     expect_error("bad_syntax.json", "JSON syntax error", 4, 24);
     expect_error("bad_missing_type.json", "missing field 'model_type'", 0, 0);
-    expect_error("bad_type.json", "'t5' is not supported", 0, 0);
-    expect_error("bad_field.json", "field 'hidden_size': expected an integer, got a string", 0,
-                 0);
-    expect_error("bad_heads.json", "num_key_value_heads", 0, 0);
-    expect_error("bad_array.json", "depths", 0, 0);
-    expect_error("bad_range.json", "num_experts_per_tok", 0, 0);
+    /* errors about a field's value point at the field's key */
+    expect_error("bad_type.json", "'t5' is not supported", 2, 3);
+    expect_error("bad_field.json", "field 'hidden_size': expected an integer, got a string", 3,
+                 3);
+    expect_error("bad_heads.json", "num_key_value_heads", 4, 3);
+    expect_error("bad_array.json", "depths", 3, 3);
+    expect_error("bad_range.json", "num_experts_per_tok", 4, 3);
     expect_error("bad_root.json", "expected a JSON object", 0, 0);
 
     struct zoo_arch a;

@@ -21,6 +21,7 @@
 #include "util/fileio.h"
 #include "util/hash.h"
 #include "util/intern.h"
+#include "util/jsonpos.h"
 #include "util/prng.h"
 #include "util/scan.h"
 #include "util/treedec.h"
@@ -304,6 +305,30 @@ static void test_atomic_signal_cleanup(void **state)
     rmdir(dir);
 }
 
+static void test_json_locate(void **state)
+{
+    (void)state;
+    static const char j[] = "{\"a\": [1, {\"b\": 2}, \"x}\\\"\"],\n"
+                            "  \"b\": {\"c\": {\"d\": true}, \"e\": -1.5e3},\n"
+                            "  \"c\": null, \"e\": 7}";
+    int line = 0, col = 0;
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "a", &line, &col), 0);
+    assert_int_equal(line, 1), assert_int_equal(col, 2);
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "b", &line, &col), 0);
+    assert_int_equal(line, 2), assert_int_equal(col, 3); /* not the "b" inside the array */
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "b.c.d", &line, &col), 0);
+    assert_int_equal(line, 2), assert_int_equal(col, 15);
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "b.e", &line, &col), 0);
+    assert_int_equal(line, 2), assert_int_equal(col, 27);
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "e", &line, &col), 0);
+    assert_int_equal(line, 3), assert_int_equal(col, 14);
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "d", &line, &col), -1);
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "a.b", &line, &col), -1);
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "c.x", &line, &col), -1);
+    assert_int_equal(ls_json_locate("[1]", 3, "a", &line, &col), -1);
+    assert_int_equal(ls_json_locate("{\"a\": ", 6, "a.b", &line, &col), -1); /* truncated */
+}
+
 /* Checks the three tree-decomposition properties; returns the width. */
 static int check_td(int32_t n, const int32_t *edges, size_t m, const struct ls_treedec *td)
 {
@@ -430,7 +455,7 @@ int main(void)
         cmocka_unit_test(test_hash),         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_prng),         cmocka_unit_test(test_atomic_file),
         cmocka_unit_test(test_atomic_symlink), cmocka_unit_test(test_atomic_special_files),
-        cmocka_unit_test(test_atomic_signal_cleanup),
+        cmocka_unit_test(test_atomic_signal_cleanup), cmocka_unit_test(test_json_locate),
         cmocka_unit_test(test_treedec_known), cmocka_unit_test(test_treedec_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

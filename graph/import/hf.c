@@ -6,10 +6,13 @@
 
 #include "graph/hf.h"
 #include "util/fileio.h"
+#include "util/jsonpos.h"
 
-/* Field reader with a sticky error naming the file and the field. */
+/* Field reader with a sticky error naming the file, the field and its line:col. */
 struct hf {
     const char *file;
+    const char *text; /* the JSON text, to locate fields in */
+    size_t len;
     struct ls_error *err;
     int rc;
 };
@@ -32,9 +35,12 @@ static void bad(struct hf *h, const char *pfx, const char *key, const char *fmt,
 {
     if (h->rc)
         return;
-    char msg[300];
+    char msg[300], path[256];
     snprintf(msg, sizeof msg, fmt, x);
-    h->rc = ls_error_set(h->err, LS_ERR_INPUT, h->file, 0, 0, "field '%s%s': %s", pfx, key, msg);
+    snprintf(path, sizeof path, "%s%s", pfx, key);
+    int line = 0, col = 0;
+    ls_json_locate(h->text, h->len, path, &line, &col);
+    h->rc = ls_error_set(h->err, LS_ERR_INPUT, h->file, line, col, "field '%s': %s", path, msg);
 }
 
 /* Integer field in [lo, hi]; missing or null keeps *v. */
@@ -449,7 +455,7 @@ int hf_arch_parse(const char *file, const char *buf, size_t len, struct zoo_arch
     if (!root)
         return ls_error_set(err, LS_ERR_INPUT, file, je.line > 0 ? je.line : 0,
                             je.column > 0 ? je.column : 0, "JSON syntax error: %s", je.text);
-    struct hf h = {file, err, 0};
+    struct hf h = {file, buf, len, err, 0};
     int rc = 0;
     if (!json_is_object(root)) {
         rc = ls_error_set(err, LS_ERR_INPUT, file, 0, 0,
@@ -463,8 +469,8 @@ int hf_arch_parse(const char *file, const char *buf, size_t len, struct zoo_arch
         goto done;
     }
     if (!json_is_string(mt)) {
-        rc = ls_error_set(err, LS_ERR_INPUT, file, 0, 0,
-                          "field 'model_type': expected a string, got %s", json_kind(mt));
+        bad(&h, "", "model_type", "expected a string, got %s", json_kind(mt));
+        rc = h.rc;
         goto done;
     }
     const char *type = json_string_value(mt);
@@ -472,7 +478,9 @@ int hf_arch_parse(const char *file, const char *buf, size_t len, struct zoo_arch
     while (i < NTYPES && strcmp(types[i].type, type))
         i++;
     if (i == NTYPES) {
-        rc = ls_error_set(err, LS_ERR_INPUT, file, 0, 0,
+        int line = 0, col = 0;
+        ls_json_locate(buf, len, "model_type", &line, &col);
+        rc = ls_error_set(err, LS_ERR_INPUT, file, line, col,
                           "field 'model_type': '%s' is not supported (supported: %s)", type,
                           hf_supported_types());
         goto done;
@@ -484,9 +492,14 @@ int hf_arch_parse(const char *file, const char *buf, size_t len, struct zoo_arch
     fill(&h, root, a, types[i].kind);
     rc = h.rc;
     if (!rc && (rc = zoo_arch_check(a, err))) {
-        char msg[sizeof err->msg];
+        /* the check's messages open with the field they are about (shared with the zoo,
+         * so in HF's spelling where the two agree): point at it when the file has it */
+        char msg[sizeof err->msg], field[64] = "";
         snprintf(msg, sizeof msg, "%s", err->msg);
-        ls_error_set(err, rc, file, 0, 0, "%s", msg);
+        int line = 0, col = 0;
+        if (sscanf(msg, "%63[a-z_]", field) == 1)
+            ls_json_locate(buf, len, field, &line, &col);
+        ls_error_set(err, rc, file, line, col, "%s", msg);
     }
 done:
     json_decref(root);
