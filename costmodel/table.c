@@ -2,6 +2,7 @@
  * price of one instruction. */
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "sim/sim.h"
 #include "util/fileio.h"
 #include "util/hash.h"
+#include "util/jsonpos.h"
 
 static void put(struct cm_table *tb, int op, int dt, int mem, double a, double b, double c)
 {
@@ -299,36 +301,103 @@ int cm_table_write(const struct cm_table *tb, const char *path, struct ls_error 
     return rc;
 }
 
-static double num(json_t *o, const char *k, int *bad)
+/* A table being loaded: errors name the file, the field's JSON path and its line:col. */
+struct tload {
+    const char *path, *text;
+    size_t len;
+    struct ls_error *err;
+};
+
+static int bad_field(const struct tload *t, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bad_field(const struct tload *t, const char *field, const char *fmt, ...)
 {
-    json_t *v = json_object_get(o, k);
-    if (!json_is_number(v)) {
-        *bad = 1;
-        return 0;
-    }
-    return json_number_value(v);
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = 0, col = 0;
+    ls_json_locate(t->text, t->len, field, &line, &col);
+    return ls_error_set(t->err, LS_ERR_INPUT, t->path, line, col, "%s: %s", field, msg);
 }
 
-int cm_table_load(const char *path, struct cm_table *tb, struct ls_error *err)
+/* Coefficients are bounded so that every price the table gives, for any instruction a
+ * program can hold, stays far inside int64 (docs/costmodel.md, "Latency tables"). */
+#define CM_COEF_MAX 1e9       /* cycles or ns of one latency coefficient */
+#define CM_BPNS_MIN 1e-3      /* bytes per ns: 1 MB/s */
+#define CM_BPNS_MAX 1e6
+
+/* A coefficient of entry i: a finite number in [lo, hi]. */
+static int coef(const struct tload *t, json_t *o, size_t i, const char *k, double lo, double hi,
+                double *out)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (!root)
-        return ls_error_set(err, LS_ERR_INPUT, path, je.line, je.column, "%s", je.text);
-    int rc = 0;
-    memset(tb, 0, sizeof *tb);
+    char field[64];
+    snprintf(field, sizeof field, "entries[%zu].%s", i, k);
+    json_t *v = json_object_get(o, k);
+    if (!v)
+        return bad_field(t, field, "missing (entries[%zu] is an object with it)", i);
+    if (!json_is_number(v))
+        return bad_field(t, field, "expected a number");
+    double x = json_number_value(v);
+    if (!isfinite(x) || x < lo || x > hi)
+        return bad_field(t, field, "%g is out of range %g..%g", x, lo, hi);
+    *out = x;
+    return 0;
+}
+
+static int load_entry(const struct tload *t, json_t *o, size_t i, struct cm_entry *e)
+{
+    char field[64];
+    memset(e, 0, sizeof *e);
+    if (!json_is_object(o)) {
+        snprintf(field, sizeof field, "entries[%zu]", i);
+        return bad_field(t, field, "expected an object");
+    }
+    const char *opn = json_string_value(json_object_get(o, "opcode"));
+    const char *dtn = json_string_value(json_object_get(o, "dtype"));
+    const char *mn = json_string_value(json_object_get(o, "mem"));
+    enum sim_opcode opc;
+    snprintf(field, sizeof field, "entries[%zu].opcode", i);
+    if (!opn || sim_opcode_parse(opn, strlen(opn), &opc))
+        return bad_field(t, field, "unknown (expected an opcode name as a string)");
+    e->opcode = opc;
+    e->dtype = -1;
+    snprintf(field, sizeof field, "entries[%zu].dtype", i);
+    if (dtn && strcmp(dtn, "*") != 0 && ls_dtype_parse(dtn, strlen(dtn), (enum ls_dtype *)&e->dtype))
+        return bad_field(t, field, "unknown (fp32, bf16, fp16, fp8, int32, int8 or *)");
+    e->mem = -1;
+    if (mn && strcmp(mn, "*") != 0) {
+        for (int k = 1; k < TRACE_MEM_COUNT; k++)
+            if (strcmp(mn, trace_mem_name((enum trace_mem)k)) == 0)
+                e->mem = k;
+        snprintf(field, sizeof field, "entries[%zu].mem", i);
+        if (e->mem < 0)
+            return bad_field(t, field, "unknown (hbm, sbuf, psum or *)");
+    }
+    if (opc == SIM_OP_DMA_COPY || opc == SIM_OP_DMA_TRANSPOSE)
+        return coef(t, o, i, "fixed_ns", 0, CM_COEF_MAX, &e->fixed_ns) ||
+                       coef(t, o, i, "desc_min_ns", 0, CM_COEF_MAX, &e->desc_min_ns) ||
+                       coef(t, o, i, "bytes_per_ns", CM_BPNS_MIN, CM_BPNS_MAX, &e->bytes_per_ns)
+                   ? LS_ERR_INPUT
+                   : 0;
+    return coef(t, o, i, "a", 0, CM_COEF_MAX, &e->a) || coef(t, o, i, "b", 0, CM_COEF_MAX, &e->b) ||
+                   coef(t, o, i, "c", 0, CM_COEF_MAX, &e->c)
+               ? LS_ERR_INPUT
+               : 0;
+}
+
+static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
+{
     json_t *sc = json_object_get(root, "schema"), *ver = json_object_get(root, "version");
     json_t *ent = json_object_get(root, "entries");
-    if (!json_is_string(sc) || strcmp(json_string_value(sc), CM_TABLE_SCHEMA) != 0) {
-        rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "key \"schema\": expected \"%s\"",
-                          CM_TABLE_SCHEMA);
-        goto out;
-    }
-    if (!json_is_integer(ver) || json_integer_value(ver) != CM_TABLE_VERSION) {
-        rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "key \"version\": expected %d",
-                          CM_TABLE_VERSION);
-        goto out;
-    }
+    if (!json_is_object(root))
+        return ls_error_set(t->err, LS_ERR_INPUT, t->path, 1, 1,
+                            "expected a JSON object (a laysim latency table)");
+    if (!json_is_string(sc) || strcmp(json_string_value(sc), CM_TABLE_SCHEMA) != 0)
+        return bad_field(t, "schema", "expected \"%s\"", CM_TABLE_SCHEMA);
+    if (!json_is_integer(ver) || json_integer_value(ver) != CM_TABLE_VERSION)
+        return bad_field(t, "version", "expected %d", CM_TABLE_VERSION);
     json_t *tg = json_object_get(root, "target"), *ag = json_object_get(root, "aggregate");
     snprintf(tb->target, sizeof tb->target, "%s", json_is_string(tg) ? json_string_value(tg) : "");
     snprintf(tb->aggregate, sizeof tb->aggregate, "%s", json_is_string(ag) ? json_string_value(ag) : "sum");
@@ -337,75 +406,44 @@ int cm_table_load(const char *path, struct cm_table *tb, struct ls_error *err)
     } else if (strcmp(tb->aggregate, "max") == 0) {
         tb->agg = CM_AGG_MAX;
         json_t *gn = json_object_get(root, "group_ns");
-        if (!json_is_number(gn) || json_number_value(gn) < 0) {
-            rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0,
-                              "key \"group_ns\": a non-negative number is required when "
-                              "\"aggregate\" is \"max\"");
-            goto out;
-        }
+        if (!json_is_number(gn) || !isfinite(json_number_value(gn)) ||
+            json_number_value(gn) < 0 || json_number_value(gn) > CM_COEF_MAX)
+            return bad_field(t, "group_ns",
+                             "a number in 0..%g is required when \"aggregate\" is \"max\"",
+                             CM_COEF_MAX);
         tb->group_ns = json_number_value(gn);
     } else {
-        rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0,
-                          "key \"aggregate\": expected \"sum\" or \"max\"");
-        goto out;
+        return bad_field(t, "aggregate", "expected \"sum\" or \"max\"");
     }
-    if (!json_is_array(ent) || json_array_size(ent) > sizeof tb->e / sizeof tb->e[0]) {
-        rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "key \"entries\": expected an array of at most %zu",
-                          sizeof tb->e / sizeof tb->e[0]);
-        goto out;
-    }
+    if (!json_is_array(ent) || json_array_size(ent) > sizeof tb->e / sizeof tb->e[0])
+        return bad_field(t, "entries", "expected an array of at most %zu entries",
+                         sizeof tb->e / sizeof tb->e[0]);
     for (size_t i = 0; i < json_array_size(ent); i++) {
-        json_t *o = json_array_get(ent, i);
-        struct cm_entry *e = &tb->e[tb->n];
-        memset(e, 0, sizeof *e);
-        const char *opn = json_string_value(json_object_get(o, "opcode"));
-        const char *dtn = json_string_value(json_object_get(o, "dtype"));
-        const char *mn = json_string_value(json_object_get(o, "mem"));
-        enum sim_opcode opc;
-        if (!opn || sim_opcode_parse(opn, strlen(opn), &opc)) {
-            rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "entries[%zu].opcode: unknown", i);
-            goto out;
-        }
-        e->opcode = opc;
-        e->dtype = -1;
-        if (dtn && strcmp(dtn, "*") != 0) {
-            if (ls_dtype_parse(dtn, strlen(dtn), (enum ls_dtype *)&e->dtype)) {
-                rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "entries[%zu].dtype: unknown", i);
-                goto out;
-            }
-        }
-        e->mem = -1;
-        if (mn && strcmp(mn, "*") != 0) {
-            int m = -1;
-            for (int k = 1; k < TRACE_MEM_COUNT; k++)
-                if (strcmp(mn, trace_mem_name((enum trace_mem)k)) == 0)
-                    m = k;
-            if (m < 0) {
-                rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "entries[%zu].mem: unknown", i);
-                goto out;
-            }
-            e->mem = m;
-        }
-        int bad = 0;
-        if (opc == SIM_OP_DMA_COPY || opc == SIM_OP_DMA_TRANSPOSE) {
-            e->fixed_ns = num(o, "fixed_ns", &bad);
-            e->desc_min_ns = num(o, "desc_min_ns", &bad);
-            e->bytes_per_ns = num(o, "bytes_per_ns", &bad);
-            if (!bad && e->bytes_per_ns <= 0)
-                bad = 1;
-        } else {
-            e->a = num(o, "a", &bad);
-            e->b = num(o, "b", &bad);
-            e->c = num(o, "c", &bad);
-        }
-        if (bad || e->a < 0 || e->b < 0 || e->c < 0 || e->fixed_ns < 0 || e->desc_min_ns < 0) {
-            rc = ls_error_set(err, LS_ERR_INPUT, path, 0, 0,
-                              "entries[%zu]: missing or negative coefficient", i);
-            goto out;
-        }
+        int rc = load_entry(t, json_array_get(ent, i), i, &tb->e[tb->n]);
+        if (rc)
+            return rc;
         tb->n++;
     }
-out:
+    return 0;
+}
+
+int cm_table_load(const char *path, struct cm_table *tb, struct ls_error *err)
+{
+    memset(tb, 0, sizeof *tb);
+    char *text;
+    size_t len;
+    int rc = ls_read_file(path, &text, &len, err);
+    if (rc)
+        return rc;
+    json_error_t je;
+    json_t *root = json_loadb(text, len, 0, &je);
+    if (!root) {
+        free(text);
+        return ls_error_set(err, LS_ERR_INPUT, path, je.line, je.column, "%s", je.text);
+    }
+    struct tload t = {path, text, len, err};
+    rc = load_root(&t, root, tb);
     json_decref(root);
+    free(text);
     return rc;
 }

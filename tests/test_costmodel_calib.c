@@ -253,6 +253,24 @@ static void test_table_max_roundtrip(void **st)
     fclose(f);
     assert_int_equal(cm_table_load(path, &back, &err), 0);
     assert_int_equal(back.agg, CM_AGG_SUM);
+    /* coefficients that would overflow a price are refused, naming the field's line:col */
+    f = fopen(path, "w");
+    fputs("{\"schema\":\"laysim-latency-table\",\"version\":1,\"entries\":[\n"
+          " {\"opcode\":\"dma_copy\",\"fixed_ns\":1,\"desc_min_ns\":1,\"bytes_per_ns\":1},\n"
+          " {\"opcode\":\"dma_copy\",\"fixed_ns\":1,\"desc_min_ns\":1e19,\"bytes_per_ns\":1}]}",
+          f);
+    fclose(f);
+    assert_int_equal(cm_table_load(path, &back, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "entries[1].desc_min_ns: 1e+19 is out of range"));
+    assert_int_equal(err.line, 3);
+    assert_int_equal(err.col, 36);
+    f = fopen(path, "w");
+    fputs("{\"schema\":\"laysim-latency-table\",\"version\":1,\"entries\":[\n"
+          " {\"opcode\":\"dma_copy\",\"fixed_ns\":1,\"desc_min_ns\":1,\"bytes_per_ns\":1e-320}]}",
+          f);
+    fclose(f);
+    assert_int_equal(cm_table_load(path, &back, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "bytes_per_ns"));
     unlink(path);
     /* cm_agg_total */
     struct cm_agg a;

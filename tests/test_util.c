@@ -324,6 +324,12 @@ static void test_json_locate(void **state)
     assert_int_equal(line, 3), assert_int_equal(col, 14);
     assert_int_equal(ls_json_locate(j, sizeof j - 1, "d", &line, &col), -1);
     assert_int_equal(ls_json_locate(j, sizeof j - 1, "a.b", &line, &col), -1);
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "a[1].b", &line, &col), 0);
+    assert_int_equal(line, 1), assert_int_equal(col, 12);
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "a[2]", &line, &col), 0);
+    assert_int_equal(line, 1), assert_int_equal(col, 21);
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "a[3]", &line, &col), -1);
+    assert_int_equal(ls_json_locate(j, sizeof j - 1, "a[x]", &line, &col), -1);
     assert_int_equal(ls_json_locate(j, sizeof j - 1, "c.x", &line, &col), -1);
     assert_int_equal(ls_json_locate("[1]", 3, "a", &line, &col), -1);
     assert_int_equal(ls_json_locate("{\"a\": ", 6, "a.b", &line, &col), -1); /* truncated */

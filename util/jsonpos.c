@@ -3,6 +3,7 @@
  * nesting and member keys apart. Skipping is iterative, so deep nesting costs no stack. */
 #include "util/jsonpos.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 struct jscan {
@@ -87,25 +88,63 @@ static int find_member(struct jscan *j, const char *key, size_t klen)
     }
 }
 
+/* From a member's key to the start of its value. */
+static void key_to_value(struct jscan *j)
+{
+    skip_string(j);
+    skip_ws(j);
+    if (j->i < j->n && j->s[j->i] == ':')
+        j->i++;
+    skip_ws(j);
+}
+
+/* At an array's '[': move to the start of element idx; 0, or -1 when it has fewer. */
+static int find_element(struct jscan *j, unsigned long idx)
+{
+    j->i++;
+    skip_ws(j);
+    for (unsigned long k = 0; k < idx; k++) {
+        skip_value(j);
+        skip_ws(j);
+        if (j->i >= j->n || j->s[j->i] != ',')
+            return -1;
+        j->i++;
+        skip_ws(j);
+    }
+    return j->i < j->n && j->s[j->i] != ']' ? 0 : -1;
+}
+
 int ls_json_locate(const char *text, size_t len, const char *path, int *line, int *col)
 {
     struct jscan j = {text, len, 0};
-    const char *key = path;
+    const char *p = path;
+    int at_key = 0; /* j is at a member's key (else at a value) */
     for (;;) {
+        if (at_key)
+            key_to_value(&j);
         skip_ws(&j);
-        if (j.i >= j.n || j.s[j.i] != '{')
+        size_t klen = strcspn(p, ".[");
+        if (j.i >= j.n || j.s[j.i] != '{' || !find_member(&j, p, klen))
             return -1;
-        const char *dot = strchr(key, '.');
-        size_t klen = dot ? (size_t)(dot - key) : strlen(key);
-        if (!find_member(&j, key, klen))
-            return -1;
-        if (!dot)
+        at_key = 1;
+        p += klen;
+        while (*p == '[') { /* key[3][0]: elements of the member's array */
+            char *end;
+            unsigned long idx = strtoul(p + 1, &end, 10);
+            if (end == p + 1 || *end != ']')
+                return -1;
+            if (at_key)
+                key_to_value(&j);
+            if (j.i >= j.n || j.s[j.i] != '[' || find_element(&j, idx))
+                return -1;
+            at_key = 0;
+            p = end + 1;
+        }
+        if (!*p)
             break;
-        skip_string(&j); /* the key, then ':' and on into the member's value */
-        skip_ws(&j);
-        if (j.i < j.n && j.s[j.i] == ':')
-            j.i++;
-        key = dot + 1;
+        if (*p != '.')
+            return -1;
+        p++;
     }
     int ln = 1, c = 1;
     for (size_t k = 0; k < j.i; k++) {

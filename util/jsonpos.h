@@ -6,9 +6,11 @@
 
 #include <stddef.h>
 
-/* Find the object member at `path` (keys joined by '.', e.g. "text_config.hidden_size";
- * arrays are not entered) in well-formed JSON text. On success sets *line and *col
- * (1-based, col in bytes) to the member's key and returns 0; returns -1 when absent. */
+/* Find the value at `path` in well-formed JSON text: member keys joined by '.', each
+ * optionally followed by array indices, e.g. "text_config.hidden_size" or
+ * "entries[3].opcode". On success sets *line and *col (1-based, col in bytes) to the
+ * member's key (or to the element, when the path ends in an index) and returns 0;
+ * returns -1 when the path is absent. */
 int ls_json_locate(const char *text, size_t len, const char *path, int *line, int *col);
 
 #endif
