@@ -189,9 +189,9 @@ int lsp_gen_sat(int32_t nvars, int32_t nclauses, const int32_t *off, const int32
     int32_t maxk = 0;
     for (int32_t i = 0; i < nclauses; i++) {
         int32_t k = off[i + 1] - off[i];
-        if (k < 1 || k > 20) {
-            rc = ls_error_msg(err, LS_ERR_INPUT, "clause %d has %d literals (1..20 supported)",
-                              i + 1, k);
+        if (k < 1 || k > LSP_GEN_SAT_MAX_LITS) {
+            rc = ls_error_msg(err, LS_ERR_INPUT, "clause %d has %d literals (1..%d supported)",
+                              i + 1, k, LSP_GEN_SAT_MAX_LITS);
             goto out;
         }
         if (k > maxk)

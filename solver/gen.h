@@ -48,6 +48,9 @@ int lsp_gen(const struct lsp_gen_opts *o, struct lsp_problem **out, struct ls_er
  * Optimum 0 iff the formula is satisfiable. */
 int lsp_gen_sat(int32_t nvars, int32_t nclauses, const int32_t *off, const int32_t *lits,
                 struct lsp_problem **out, struct ls_error *err);
+#define LSP_GEN_SAT_MAX_LITS 20 /* literals per clause: a clause op has 2^k cfgs */
+/* The same from a DIMACS CNF file ('c' comments, 'p cnf V C', clauses ending in 0). */
+int lsp_gen_sat_file(const char *path, struct lsp_problem **out, struct ls_error *err);
 /* Random 3-SAT with a planted assignment (so satisfiable): ops = nvars + nclauses. */
 int lsp_gen_sat_random(int32_t ops, uint64_t seed, struct lsp_problem **out,
                        struct ls_error *err);
@@ -57,6 +60,8 @@ int lsp_gen_sat_random(int32_t ops, uint64_t seed, struct lsp_problem **out,
  * transposes cost 1. Optimum = minimum odd cycle transversal. */
 int lsp_gen_oct(int32_t nverts, int32_t nedges, const int32_t *edges,
                 struct lsp_problem **out, struct ls_error *err);
+/* The same from an edge-list file: the vertex count, then "u v" per edge (0-based). */
+int lsp_gen_oct_file(const char *path, struct lsp_problem **out, struct ls_error *err);
 int lsp_gen_oct_random(int32_t ops, uint64_t seed, struct lsp_problem **out,
                        struct ls_error *err);
 

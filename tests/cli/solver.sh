@@ -68,6 +68,10 @@ expect 0 "sat solve" "$L" solve "$T/sat.lsp" --solver rulebased --json
 printf 'p cnf 2 1\n1 3 0\n' >"$T/bad.cnf"
 expect 2 "bad cnf" "$L" gen --shape sat --cnf "$T/bad.cnf"
 grep -q 'bad.cnf:2:3: literal 3' "$T/err" && ok || bad "bad cnf message: $(cat "$T/err")"
+printf 'c long clause\np cnf 3 1\n1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 0\n' >"$T/long.cnf"
+expect 2 "cnf clause over 20 literals" "$L" gen --shape sat --cnf "$T/long.cnf"
+grep -q 'long.cnf:3:41: clause 1 has more than 20 literals' "$T/err" && ok ||
+    bad "long clause message: $(cat "$T/err")"
 
 # exports: the optimum of each encoding equals rulebased's proven optimum
 have() { command -v "$1" >/dev/null 2>&1; }
