@@ -175,6 +175,7 @@ struct lsp_solution {
     int64_t cost;            /* the objective of cfg (as claimed, when read from a file) */
     int has_bound;
     int64_t bound;           /* best proven lower bound, <= cost; == cost when optimal */
+    int32_t cost_line;       /* line of the cost in the .sol it was read from; 0 otherwise */
 };
 
 void lsp_solution_init(struct lsp_solution *s);

@@ -110,6 +110,7 @@ static int parse_sol(const struct lsp_problem *p, struct ls_scan *sc, struct lsp
                              ls_tok_str(&sc->tok[0], buf, sizeof buf));
     if (ls_scan_arity(sc, 2, 2, "cost <total>", err) || read_i64(sc, 1, "cost", &s->cost, err))
         return LS_ERR_INPUT;
+    s->cost_line = sc->line;
     if (lsp_solution_alloc(s, p, err))
         return LS_ERR_NOMEM;
     for (int32_t o = 0; o < p->nops; o++)
@@ -241,7 +242,7 @@ int lsp_solution_verify(const struct lsp_problem *p, const struct lsp_solution *
         return rc;
     int64_t cost = lsp_eval(p, s->cfg, NULL, NULL);
     if (cost != s->cost)
-        return ls_error_msg(err, LS_ERR_INPUT,
+        return ls_error_set(err, LS_ERR_INPUT, NULL, s->cost_line, s->cost_line ? 6 : 0,
                             "claimed cost %" PRId64 " but the objective of the assignment is %" PRId64,
                             s->cost, cost);
     if (s->has_bound && s->bound > s->cost)

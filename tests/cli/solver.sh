@@ -35,7 +35,7 @@ expect 0 "check small" "$L" check "$D/small.lsp" "$T/small.sol"
 grep -q '^cost 104 (operator 74, transpose 30)$' "$T/out" && ok || bad "check split: $(cat "$T/out")"
 grep -q '^  x p:m -> p:k cost 30$' "$T/out" && ok || bad "check per-tensor line"
 expect 2 "check wrong cost" "$L" check "$D/small.lsp" "$D/bad_cost.sol"
-grep -q 'claimed cost 1 but the objective of the assignment is 122' "$T/err" && ok || bad "wrong-cost message"
+grep -q 'bad_cost.sol:3:6: claimed cost 1 but the objective of the assignment is 122' "$T/err" && ok || bad "wrong-cost message"
 expect 2 "check wrong cost json" "$L" check --json "$D/small.lsp" "$D/bad_cost.sol"
 [ "$(json 'd["valid"], d["cost"], d["claimed_cost"]')" = "(False, 122, 1)" ] && ok || bad "check --json on a wrong cost"
 
