@@ -48,12 +48,9 @@ static int solve_mcts(struct cli_modelcmd *mc, const struct lsp_solve_opts *so,
 {
     struct study_tune_args a;
     study_tune_args_init(&a);
-    a.g = mc->g;
+    a.in = mc->in;
     a.target = &mc->t;
     a.table = &mc->tb;
-    a.m = mc->m;
-    a.cf = &mc->cf;
-    a.p = mc->p;
     a.tune.seed = so->seed;
     a.tune.time_limit = so->time_limit;
     int64_t evals = 200;
@@ -83,7 +80,7 @@ static int solve_mcts(struct cli_modelcmd *mc, const struct lsp_solve_opts *so,
     lsp_stats_set(&r->stats, "simulations", (double)rep.simulations);
     lsp_stats_set(&r->stats, "tuning_points", rep.npoints);
     study_tune_report_free(&rep);
-    return lsp_solution_verify(mc->p, &r->sol, err);   /* the cost, recomputed */
+    return lsp_solution_verify(mc->in->p, &r->sol, err);   /* the cost, recomputed */
 }
 
 static json_t *result_json(const char *name, const struct lsp_problem *p,
@@ -198,20 +195,19 @@ int cmd_solve(int argc, char **argv)
         return cli_usage("solve", "solver mcts needs a MODEL (zoo:NAME, .lg, config.json): a "
                                   "bare .lsp problem has no program to simulate");
     }
-    struct lsp_problem *p = NULL;
+    struct lsp_problem *owned = NULL;    /* a .lsp read here; a MODEL's is mc's */
+    const struct lsp_problem *p = NULL;
     struct lsp_result r;
     lsp_result_init(&r);
-    int rc = is_lsp ? lsp_read(arg, &p, &err) : cli_modelcmd_open(&mc, arg, 1, &err);
+    int rc = is_lsp ? lsp_read(arg, &owned, &err) : cli_modelcmd_open(&mc, arg, 1, &err);
+    if (!rc)
+        p = is_lsp ? owned : mc.in->p;
     if (!rc && mcts)
         rc = solve_mcts(&mc, &so, &r, &err);
-    if (!is_lsp && !rc) {
-        p = mc.p;      /* owned by mc */
-        mc.p = NULL;
-    }
-    cli_modelcmd_close(&mc);
     if (rc) {
         lsp_result_free(&r);
-        lsp_free(p);
+        lsp_free(owned);
+        cli_modelcmd_close(&mc);
         return cli_report(&err);
     }
     if (!mcts)
@@ -220,7 +216,8 @@ int cmd_solve(int argc, char **argv)
         rc = lsp_sol_write(p, &r.sol, out, &err);
     if (rc) {
         lsp_result_free(&r);
-        lsp_free(p);
+        lsp_free(owned);
+        cli_modelcmd_close(&mc);
         return cli_report(&err);
     }
     int ret = CLI_OK;
@@ -235,6 +232,7 @@ int cmd_solve(int argc, char **argv)
         printf(" (%d ops, %.3f s)\n", p->nops, r.seconds);
     }
     lsp_result_free(&r);
-    lsp_free(p);
+    lsp_free(owned);
+    cli_modelcmd_close(&mc);
     return ret;
 }

@@ -30,12 +30,9 @@ int study_run_mcts(const struct study_opts *o, struct job *j, struct study_pipe 
     } else {
         struct study_tune_args a;
         study_tune_args_init(&a);
-        a.g = g;
+        a.in = study_pipe_instance(pp);
         a.target = &t->t;
         a.table = tb;
-        a.m = study_pipe_model(pp);
-        a.cf = study_pipe_cfgs(pp);
-        a.p = p;
         a.start_cfg = start;           /* default space: one op per point, top-k 16 */
         a.tune.explorer = "mcts";
         a.tune.seed = 1;
