@@ -46,6 +46,21 @@ int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
     return 0;
 }
 
+static const char *sim_note(void *ctx)
+{
+    const struct study_tune_sim *s = ctx;
+    return s->first_reject;
+}
+
+void study_tune_reward(struct study_tune_sim *s, const struct cm_instance *in,
+                       const struct sim_target *t, struct lsp_solve_opts *o)
+{
+    study_tune_sim_init(s, in, t);
+    o->reward = study_tune_simulate;
+    o->reward_ctx = s;
+    o->reward_note = sim_note;
+}
+
 /* ---- the run ------------------------------------------------------------------------------ */
 
 void study_tune_args_init(struct study_tune_args *a)

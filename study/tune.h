@@ -31,6 +31,7 @@
 #include "graph/graph.h"
 #include "sim/target.h"
 #include "solver/problem.h"
+#include "solver/solver.h"
 #include "solver/tune.h"
 #include "util/error.h"
 
@@ -60,6 +61,11 @@ void study_tune_sim_init(struct study_tune_sim *s, const struct cm_instance *in,
 /* lsp_tune_eval_fn: ctx is a struct study_tune_sim. Base-clock cycles. */
 int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
                         struct ls_error *err);
+/* Make the simulated time the reward of the solver options o (what the mcts solver needs):
+ * binds s to (in, t) and sets o->reward, reward_ctx and reward_note. s, in and t must
+ * outlive the solve. */
+void study_tune_reward(struct study_tune_sim *s, const struct cm_instance *in,
+                       const struct sim_target *t, struct lsp_solve_opts *o);
 
 /* ---- the metric store (SQLite) -------------------------------------------------------- */
 
