@@ -10,8 +10,8 @@
  * failed: the cell records exact's error), scored by simulated time; the best design is
  * evaluated like a solver's assignment. */
 int study_run_mcts(const struct study_opts *o, struct job *j, struct study_pipe *pp,
-                    const struct graph *g, const struct cm_table *tb, const char *tname,
-                    int tw, const int32_t *start, int exact_rc, const char *exact_msg,
+                    const struct cm_table *tb, const char *tname, int tw, const int32_t *start,
+                    int exact_rc, const char *exact_msg,
                     struct ls_error *err)
 {
     const struct study_model *m = &o->models.m[j->model];

@@ -327,7 +327,7 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
         study_cell_free(&c);
     }
     if (!rc && o->mcts_evaluations > 0)
-        rc = study_run_mcts(o, j, pp, g, tb, tname, tw, prev_cfg[STUDY_NSTRATEGIES - 1], exact_rc,
+        rc = study_run_mcts(o, j, pp, tb, tname, tw, prev_cfg[STUDY_NSTRATEGIES - 1], exact_rc,
                       exact_msg, err);
     study_pipe_free(pp);
     return rc;
