@@ -50,17 +50,11 @@ int cmd_compile(int argc, char **argv)
     struct ls_error err = {0};
     struct lsp_solution s;
     struct sim_program *prog = NULL;
-    int32_t *cfg = NULL;
+    const int32_t *cfg = NULL;    /* per problem op; NULL = cfg 0 everywhere */
     lsp_solution_init(&s);
     if ((rc = cli_modelcmd_open(&mc, argv[optind], 1, &err)))
         goto out;
-    struct graph *g = mc.g;
-    struct lsp_problem *p = mc.p;
-    cfg = calloc((size_t)graph_nops(g) + 1, sizeof *cfg);
-    if (!cfg) {
-        rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
-        goto out;
-    }
+    struct lsp_problem *p = mc.in->p;
     int64_t objective = 0;
     if (sol) {
         if ((rc = lsp_sol_read(p, sol, &s, &err)))
@@ -69,12 +63,8 @@ int cmd_compile(int argc, char **argv)
             rc = ls_error_msg(&err, LS_ERR_INPUT, "%s: the solution has no assignment", sol);
             goto out;
         }
-        for (int32_t i = 0; i < p->nops; i++) {
-            int32_t gop = graph_find_op(g, p->ops[i].name);
-            if (gop >= 0)
-                cfg[gop] = s.cfg[i];
-        }
-        objective = lsp_eval(p, s.cfg, NULL, NULL);
+        cfg = s.cfg;
+        objective = lsp_eval(p, cfg, NULL, NULL);
     } else {
         int32_t *z = calloc((size_t)p->nops + 1, sizeof *z);
         if (!z) {
@@ -85,7 +75,7 @@ int cmd_compile(int argc, char **argv)
         free(z);
     }
     struct cg_compile_stats st;
-    if ((rc = cm_compile(mc.m, &mc.cf, cfg, &prog, &st, &err)))
+    if ((rc = cm_instance_compile(mc.in, cfg, &prog, &st, &err)))
         goto out;
     char *body = NULL;
     size_t blen = 0;
@@ -110,7 +100,6 @@ int cmd_compile(int argc, char **argv)
 out:
     sim_program_free(prog);
     lsp_solution_free(&s);
-    free(cfg);
     cli_modelcmd_close(&mc);
     return rc ? cli_report(&err) : CLI_OK;
 }

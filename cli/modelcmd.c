@@ -68,8 +68,7 @@ int cli_modelcmd_open(struct cli_modelcmd *mc, const char *model, int build_prob
     if (!build_problem)
         return LS_OK;
     uint64_t t0 = ls_now_ns();
-    if ((rc = cm_enumerate(mc->m, mc->pins, &mc->cf, err)) ||
-        (rc = cm_build_problem(mc->m, &mc->cf, &mc->p, err)))
+    if ((rc = cm_instance_create(mc->m, mc->pins, &mc->in, err)))
         return rc;
     mc->build_seconds = ls_seconds_since(t0);
     return LS_OK;
@@ -77,13 +76,12 @@ int cli_modelcmd_open(struct cli_modelcmd *mc, const char *model, int build_prob
 
 void cli_modelcmd_close(struct cli_modelcmd *mc)
 {
-    lsp_free(mc->p);
-    cm_cfgs_free(&mc->cf);
+    cm_instance_free(mc->in);
     cm_model_free(mc->m);
     graph_free(mc->g);
     free(mc->pins);
     sim_target_args_free(&mc->ta);
-    mc->p = NULL;
+    mc->in = NULL;
     mc->m = NULL;
     mc->g = NULL;
     mc->pins = NULL;

@@ -1,12 +1,14 @@
 /* cli/modelcmd: options and set-up shared by the commands that take a MODEL and price it
  * on a target (problem, compile, explain, solve MODEL): --target/--set, the scaling
  * options, --table, --output-layout pins and --exact-transpose; then target, table,
- * graph, cost model, configurations and (optionally) the .lsp problem in one call. */
+ * graph, cost model and (optionally) the priced instance — configurations, .lsp problem,
+ * op map — in one call. */
 #ifndef LS_CLI_MODELCMD_H
 #define LS_CLI_MODELCMD_H
 
 #include "cli/cli.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/instance.h"
 #include "graph/model.h"
 
 #define CLI_MODELCMD_MAX_PINS 64
@@ -40,8 +42,7 @@ struct cli_modelcmd {
     struct graph *g;
     int *pins;               /* per graph op: pinned partition axis or -2 */
     struct cm_model *m;
-    struct cm_cfgs cf;
-    struct lsp_problem *p;   /* only when built */
+    struct cm_instance *in;  /* problem, configurations, op map: only when built */
     double build_seconds;    /* enumerating and pricing every configuration */
 };
 
@@ -50,7 +51,7 @@ void cli_modelcmd_init(struct cli_modelcmd *mc);
  * *rc set to the exit code. 0 when c is something else. */
 int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char *arg, int *rc);
 /* Resolve target and table, load the model, apply pins, build the cost model; with
- * build_problem also enumerate every configuration and build the .lsp problem. */
+ * build_problem also the instance (every configuration priced, the .lsp problem). */
 int cli_modelcmd_open(struct cli_modelcmd *mc, const char *model, int build_problem,
                       struct ls_error *err);
 void cli_modelcmd_close(struct cli_modelcmd *mc);

@@ -62,7 +62,7 @@ int cmd_problem(int argc, char **argv)
                 "\n# exact-transpose %d\n# built in %.3f s\n",
             argv[optind], mc.t.name, sim_target_hash(&mc.t), cm_table_hash(&mc.tb),
             mc.cg.exact_transpose, mc.build_seconds);
-    lsp_write_fp(mc.p, mf);
+    lsp_write_fp(mc.in->p, mf);
     fclose(mf);
     if (strcmp(outp, "-") == 0)
         fwrite(body, 1, blen, stdout);

@@ -7,7 +7,6 @@
 #include "cli/modelcmd.h"
 #include "solver/solver.h"
 #include "study/tune.h"
-#include "util/clock.h"
 
 const char cmd_solve_help[] =
     "usage: laysim solve P.lsp|MODEL [--solver NAME] [--time-limit S] [--seed N]\n"
@@ -30,7 +29,7 @@ const char cmd_solve_help[] =
     "  -o FILE           write the solution (.sol) atomically ('-' = stdout)\n"
     "  --json            print one JSON object: solver, status, cost, lower_bound (null when\n"
     "                    unknown), seconds, op_cost, transpose_cost, ops and stats\n"
-    "  --list            list the registered solvers, and mcts\n"
+    "  --list            list the registered solvers\n"
     "\n"
     "--solver mcts is the autotuner (`laysim tune`) with its defaults: Monte-Carlo tree\n"
     "search over layout plans rewarded by simulated cycles, starting from rulebased,\n"
@@ -41,50 +40,6 @@ const char cmd_solve_help[] =
     "\n"
     "Without --json a one-line summary goes to stdout. The reported cost is always\n"
     "re-checked against an independent evaluation of the objective.\n";
-
-/* The autotuner as a solver: needs the model (mc opened with its problem). */
-static int solve_mcts(struct cli_modelcmd *mc, const struct lsp_solve_opts *so,
-                      struct lsp_result *r, struct ls_error *err)
-{
-    struct study_tune_args a;
-    study_tune_args_init(&a);
-    a.g = mc->g;
-    a.target = &mc->t;
-    a.table = &mc->tb;
-    a.m = mc->m;
-    a.cf = &mc->cf;
-    a.p = mc->p;
-    a.tune.seed = so->seed;
-    a.tune.time_limit = so->time_limit;
-    int64_t evals = 200;
-    int rc = lsp_opt_i64(so, "tune.evaluations", 200, &evals, err);
-    if (rc)
-        return rc;
-    if (evals < 1)
-        return ls_error_msg(err, LS_ERR_INPUT, "tune.evaluations must be >= 1");
-    a.tune.max_evaluations = (uint64_t)evals;
-    const char *start = lsp_opt_str(so, "tune.start");
-    if (start)
-        a.start = start;
-    static const char *const prefixes[] = {"tune.", NULL};
-    if ((rc = lsp_opts_check(so, prefixes, err)))
-        return rc;
-    struct study_tune_report rep;
-    uint64_t t0 = ls_now_ns();
-    if ((rc = study_tune(&a, &rep, err)))
-        return rc;
-    lsp_result_init(r);
-    r->sol = rep.best;               /* take ownership */
-    lsp_solution_init(&rep.best);
-    r->seconds = ls_seconds_since(t0);
-    lsp_stats_set(&r->stats, "start_cycles", rep.result.start_cycles);
-    lsp_stats_set(&r->stats, "best_cycles", rep.result.best_cycles);
-    lsp_stats_set(&r->stats, "evaluations", (double)rep.result.evaluations);
-    lsp_stats_set(&r->stats, "simulations", (double)rep.simulations);
-    lsp_stats_set(&r->stats, "tuning_points", rep.npoints);
-    study_tune_report_free(&rep);
-    return lsp_solution_verify(mc->p, &r->sol, err);   /* the cost, recomputed */
-}
 
 static json_t *result_json(const char *name, const struct lsp_problem *p,
                            const struct lsp_result *r)
@@ -177,14 +132,11 @@ int cmd_solve(int argc, char **argv)
         const struct lsp_solver *s = lsp_solvers(&n);
         for (size_t i = 0; i < n; i++)
             printf("%-10s %s\n", s[i].name, s[i].summary);
-        printf("%-10s %s\n", "mcts",
-               "autotuner: MCTS over layout plans rewarded by simulated cycles (MODEL only)");
         return CLI_OK;
     }
     if (optind + 1 != argc)
         return cli_usage("solve", "expected exactly one problem file or MODEL");
-    int mcts = !strcmp(solver, "mcts");
-    if (!mcts && !lsp_solver_find(solver))
+    if (!lsp_solver_find(solver))
         return cli_usage("solve", "unknown solver '%s' (see --list)", solver);
     const char *arg = argv[optind];
     size_t alen = strlen(arg);
@@ -193,34 +145,26 @@ int cmd_solve(int argc, char **argv)
         cli_modelcmd_close(&mc);
         return cli_usage("solve", "model options apply to a MODEL, not to a .lsp file");
     }
-    if (mcts && is_lsp) {
-        cli_modelcmd_close(&mc);
-        return cli_usage("solve", "solver mcts needs a MODEL (zoo:NAME, .lg, config.json): a "
-                                  "bare .lsp problem has no program to simulate");
-    }
-    struct lsp_problem *p = NULL;
+    struct lsp_problem *owned = NULL;    /* a .lsp read here; a MODEL's is mc's */
+    const struct lsp_problem *p = NULL;
     struct lsp_result r;
     lsp_result_init(&r);
-    int rc = is_lsp ? lsp_read(arg, &p, &err) : cli_modelcmd_open(&mc, arg, 1, &err);
-    if (!rc && mcts)
-        rc = solve_mcts(&mc, &so, &r, &err);
-    if (!is_lsp && !rc) {
-        p = mc.p;      /* owned by mc */
-        mc.p = NULL;
+    struct study_tune_sim sim;      /* a MODEL's reward: its simulated time (mcts uses it) */
+    int rc = is_lsp ? lsp_read(arg, &owned, &err) : cli_modelcmd_open(&mc, arg, 1, &err);
+    if (!rc && is_lsp) {
+        p = owned;
+    } else if (!rc) {
+        p = mc.in->p;
+        study_tune_reward(&sim, mc.in, &mc.t, &so);
     }
-    cli_modelcmd_close(&mc);
-    if (rc) {
-        lsp_result_free(&r);
-        lsp_free(p);
-        return cli_report(&err);
-    }
-    if (!mcts)
+    if (!rc)
         rc = lsp_solve(solver, p, &so, &r, &err);
     if (!rc && out)
         rc = lsp_sol_write(p, &r.sol, out, &err);
     if (rc) {
         lsp_result_free(&r);
-        lsp_free(p);
+        lsp_free(owned);
+        cli_modelcmd_close(&mc);
         return cli_report(&err);
     }
     int ret = CLI_OK;
@@ -235,6 +179,7 @@ int cmd_solve(int argc, char **argv)
         printf(" (%d ops, %.3f s)\n", p->nops, r.seconds);
     }
     lsp_result_free(&r);
-    lsp_free(p);
+    lsp_free(owned);
+    cli_modelcmd_close(&mc);
     return ret;
 }

@@ -115,7 +115,7 @@ static json_t *report_json(const char *model, const struct study_tune_args *a,
     json_object_set_new(o, "target", json_string(a->target->name));
     json_object_set_new(o, "explorer", json_string(a->tune.explorer));
     json_object_set_new(o, "seed", json_integer((json_int_t)a->tune.seed));
-    json_object_set_new(o, "ops", json_integer(a->p->nops));
+    json_object_set_new(o, "ops", json_integer(a->in->p->nops));
     json_object_set_new(o, "points", json_integer(rep->npoints));
     json_object_set_new(o, "designs_log10", json_real(rep->log10_designs));
     json_object_set_new(o, "evaluations", json_integer((json_int_t)r->evaluations));
@@ -162,7 +162,7 @@ static int write_sol(const char *path, const char *model, const struct study_tun
                    "): %.0f cycles (%.3f us)\n",
             r->best_cycles, r->best_cycles / base_mhz, a->start, rep->start.cost,
             r->start_cycles, r->start_cycles / base_mhz);
-    lsp_sol_write_fp(a->p, &rep->best, af.fp);
+    lsp_sol_write_fp(a->in->p, &rep->best, af.fp);
     return ls_atomic_commit(&af, err);
 }
 
@@ -263,12 +263,9 @@ int cmd_tune(int argc, char **argv)
         cli_modelcmd_close(&mc);
         return cli_report(&err);
     }
-    a.g = mc.g;
+    a.in = mc.in;
     a.target = &mc.t;
     a.table = &mc.tb;
-    a.m = mc.m;
-    a.cf = &mc.cf;
-    a.p = mc.p;
     double base_mhz = mc.t.base_mhz ? (double)mc.t.base_mhz : 1.0;
     struct progress_ctx pc = {.base_mhz = base_mhz};
     snprintf(pc.label, sizeof pc.label, "tune");

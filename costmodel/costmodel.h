@@ -80,6 +80,7 @@ struct cm_model;
 struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
                               const struct cm_table *tb, const struct cg_options *o);
 void cm_model_free(struct cm_model *m);
+const struct graph *cm_model_graph(const struct cm_model *m);
 
 /* C_op(op, pax) (LS_ERR_INPUT when infeasible). For a source op: the relayout from
  * row-major, i.e. C_tr(default -> pax). *ninstr (may be NULL) gets the instruction count. */
@@ -99,11 +100,9 @@ struct cm_cfgs {
 int cm_enumerate(struct cm_model *m, const int *pins, struct cm_cfgs *out, struct ls_error *err);
 void cm_cfgs_free(struct cm_cfgs *c);
 
-/* Build the .lsp problem (finished). Tensor names are the graph's, op names the graph's. */
-int cm_build_problem(struct cm_model *m, const struct cm_cfgs *cf, struct lsp_problem **out,
-                     struct ls_error *err);
+/* The .lsp problem of the configurations: costmodel/instance.h. */
 
-/* Compile the program for cfg[op] (indices into cf). */
+/* Compile the program for cfg[op] (indices into cf, per graph op; NULL = cfg 0). */
 int cm_compile(struct cm_model *m, const struct cm_cfgs *cf, const int32_t *cfg,
                struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err);
 

@@ -1,5 +1,6 @@
 /* costmodel/model: memoized C_op / C_tr (the pricing sink sums the prices of exactly the
- * instructions codegen emits), configuration enumeration, .lsp building, compilation. */
+ * instructions codegen emits), configuration enumeration, compilation. The .lsp problem is
+ * built by costmodel/instance. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,11 @@ struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
         return NULL;
     }
     return m;
+}
+
+const struct graph *cm_model_graph(const struct cm_model *m)
+{
+    return m->g;
 }
 
 void cm_model_free(struct cm_model *m)
@@ -318,79 +324,6 @@ void cm_cfgs_free(struct cm_cfgs *c)
     free(c->cost);
     c->op = NULL;
     c->cost = NULL;
-}
-
-int cm_build_problem(struct cm_model *m, const struct cm_cfgs *cf, struct lsp_problem **out,
-                     struct ls_error *err)
-{
-    const struct graph *g = m->g;
-    struct lsp_problem *p = lsp_new();
-    *out = NULL;
-    if (!p)
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    int32_t nops = graph_nops(g), nt = graph_ntensors(g);
-    int32_t *order = malloc(sizeof *order * (size_t)(nops + 1));
-    int32_t *tid = malloc(sizeof *tid * (size_t)(nt + 1));
-    int32_t *oid = malloc(sizeof *oid * (size_t)(nops + 1));
-    int rc = 0;
-    if (!order || !tid || !oid) {
-        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    if ((rc = graph_topo_order(g, order, err)))
-        goto done;
-    for (int32_t i = 0; i < nops && !rc; i++) {
-        int32_t op = order[i];
-        const struct graph_op *x = graph_op(g, op);
-        if (x->output >= 0) {
-            struct cg_layouts l;
-            cg_tensor_layouts(g, x->output, &l);
-            char lab[CG_MAX_LAYOUTS][64];
-            const char *labs[CG_MAX_LAYOUTS];
-            int64_t tr[CG_MAX_LAYOUTS * CG_MAX_LAYOUTS];
-            for (int a = 0; a < l.n; a++) {
-                cg_layout_label(g, x->output, l.pax[a], lab[a], sizeof lab[a]);
-                labs[a] = lab[a];
-                for (int b = 0; b < l.n; b++) {
-                    int64_t c = 0;
-                    if (a != b && (rc = cm_conv_cost(m, x->output, l.pax[a], l.pax[b], &c, NULL, err)))
-                        goto done;
-                    tr[a * l.n + b] = c;
-                }
-            }
-            if ((rc = lsp_add_tensor(p, graph_tensor(g, x->output)->name, l.n, labs,
-                                     l.n > 1 ? tr : NULL, &tid[x->output], err)))
-                goto done;
-        }
-        int32_t in[GRAPH_MAX_INPUTS];
-        for (int k = 0; k < x->ninputs && k < GRAPH_MAX_INPUTS; k++)
-            in[k] = tid[x->inputs[k]];
-        if ((rc = lsp_add_op(p, x->name, graph_op_kind_name(x->kind), x->ninputs, in,
-                             x->output >= 0 ? tid[x->output] : -1, &oid[op], err)))
-            goto done;
-        const struct cg_cfgs *c = &cf->op[op];
-        int32_t lay[GRAPH_MAX_INPUTS + 1];
-        for (int ci = 0; ci < c->ncfg && !rc; ci++) {
-            const int8_t *px = c->pax + (size_t)ci * c->nslots;
-            for (int k = 0; k < x->ninputs; k++)
-                lay[k] = cg_layout_index(g, x->inputs[k], px[k]);
-            if (x->output >= 0)
-                lay[x->ninputs] = cg_layout_index(g, x->output, px[x->ninputs]);
-            rc = lsp_add_cfg(p, oid[op], cf->cost[op][ci], lay, NULL, err);
-        }
-    }
-    if (!rc)
-        rc = lsp_finish(p, err);
-done:
-    free(order);
-    free(tid);
-    free(oid);
-    if (rc) {
-        lsp_free(p);
-        return rc;
-    }
-    *out = p;
-    return 0;
 }
 
 static enum cg_conv_method choose(void *ctx, int32_t t, int from, int to)

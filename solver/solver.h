@@ -40,6 +40,13 @@ struct lsp_param {
     const char *value;
 };
 
+/* A measured objective, for solvers that run assignments instead of pricing them (mcts):
+ * the cost of running `assignment` (nops cfg indices), lower is better (for laysim:
+ * simulated cycles, wired by study/tune). An assignment that cannot run scores HUGE_VAL; a
+ * non-zero return stops the solver with that error. */
+typedef int (*lsp_reward_fn)(void *ctx, const int32_t *assignment, double *reward,
+                             struct ls_error *err);
+
 struct lsp_solve_opts {
     double time_limit;       /* seconds; <= 0: none */
     uint64_t seed;           /* for randomized solvers */
@@ -48,6 +55,12 @@ struct lsp_solve_opts {
     const struct lsp_solution *start;  /* optional warm start (a full assignment) */
     int nparams;
     struct lsp_param params[LSP_MAX_PARAMS];
+    /* The reward and its context; NULL: none (solvers that need one fail with
+     * LS_ERR_INPUT, the others ignore it). reward_note (may be NULL) says why the reward
+     * rejected its first assignment, for the error when it rejects all of them. */
+    lsp_reward_fn reward;
+    void *reward_ctx;
+    const char *(*reward_note)(void *ctx);
 };
 
 /* Defaults: no limits, seed 1, one thread, no params. */

@@ -17,6 +17,9 @@
  *    design is scored first and the best scored design is returned, so the result is never
  *    worse than the start.
  *
+ * The registered solver `mcts` (solver/tune_solve.c) runs the mcts explorer with these
+ * defaults from a start solver's assignment, the reward taken from lsp_solve_opts.
+ *
  * Budgets: max_evaluations counts distinct assignments scored (the start included), whether
  * the score came from the callback or the store, so a count-budgeted run returns the same
  * design for the same seed with or without a warm store. time_limit stops between
@@ -29,6 +32,7 @@
 #include <stdint.h>
 
 #include "solver/problem.h"
+#include "solver/solver.h"
 #include "util/error.h"
 
 /* ---- tuning points, plans, designs --------------------------------------------------- */
@@ -79,8 +83,7 @@ void lsp_tune_design_apply(const struct lsp_tune_space *s, const int32_t *design
 /* The reward: the cost of running `assignment` (nops cfg indices), lower is better (for
  * laysim: simulated cycles). A design that cannot run may be scored HUGE_VAL (it is then
  * never chosen); a non-zero return stops the tuning run with that error. */
-typedef int (*lsp_tune_eval_fn)(void *ctx, const int32_t *assignment, double *reward_cycles,
-                                struct ls_error *err);
+typedef lsp_reward_fn lsp_tune_eval_fn;   /* solver/solver.h */
 
 /* 64-bit FNV-1a hash of an assignment (the in-memory cache key, passed to the store). */
 uint64_t lsp_tune_assignment_hash(const int32_t *assignment, int32_t nops);

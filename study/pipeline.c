@@ -16,10 +16,8 @@ struct study_pipe {
     struct study_pipe_opts o;
     char trace_dir[400], trace_prefix[64];
     struct cm_model *m;
-    struct cm_cfgs cf;
-    int have_cf;
-    struct lsp_problem *prob;
-    int32_t *gop;                 /* problem op -> graph op */
+    struct cm_instance *in;
+    const struct lsp_problem *prob;  /* in->p */
     struct study_run **runs;
     size_t nruns, cap;
 };
@@ -63,24 +61,9 @@ int study_pipe_new(const struct graph *g, const struct sim_target *t, const stru
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    p->have_cf = 1;
-    if ((rc = cm_enumerate(p->m, p->o.pins, &p->cf, err)))
+    if ((rc = cm_instance_create(p->m, p->o.pins, &p->in, err)))
         goto fail;
-    if ((rc = cm_build_problem(p->m, &p->cf, &p->prob, err)))
-        goto fail;
-    p->gop = malloc(sizeof *p->gop * ((size_t)p->prob->nops + 1));
-    if (!p->gop) {
-        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        goto fail;
-    }
-    for (int32_t i = 0; i < p->prob->nops; i++) {
-        p->gop[i] = graph_find_op(g, p->prob->ops[i].name);
-        if (p->gop[i] < 0) {
-            rc = ls_error_msg(err, LS_ERR_INTERNAL, "problem op %s not in the graph",
-                              p->prob->ops[i].name);
-            goto fail;
-        }
-    }
+    p->prob = p->in->p;
     *out = p;
     return 0;
 fail:
@@ -112,10 +95,7 @@ void study_pipe_free(struct study_pipe *p)
     for (size_t i = 0; i < p->nruns; i++)
         run_free(p->runs[i]);
     free(p->runs);
-    free(p->gop);
-    lsp_free(p->prob);
-    if (p->have_cf)
-        cm_cfgs_free(&p->cf);
+    cm_instance_free(p->in);
     cm_model_free(p->m);
     free(p);
 }
@@ -125,19 +105,9 @@ const struct lsp_problem *study_pipe_problem(const struct study_pipe *p)
     return p->prob;
 }
 
-struct cm_model *study_pipe_model(struct study_pipe *p)
+const struct cm_instance *study_pipe_instance(const struct study_pipe *p)
 {
-    return p->m;
-}
-
-const struct cm_cfgs *study_pipe_cfgs(const struct study_pipe *p)
-{
-    return &p->cf;
-}
-
-int32_t study_pipe_graph_op(const struct study_pipe *p, int32_t problem_op)
-{
-    return problem_op >= 0 && problem_op < p->prob->nops ? p->gop[problem_op] : -1;
+    return p->in;
 }
 
 static struct study_run *new_run(struct study_pipe *p, const char *label)
@@ -290,17 +260,9 @@ static int finish_run(struct study_pipe *p, struct study_run *r, struct ls_error
 {
     const struct lsp_problem *pr = p->prob;
     r->predicted = lsp_eval(pr, r->sol.cfg, NULL, NULL);
-    int32_t *gcfg = malloc(sizeof *gcfg * ((size_t)graph_nops(p->g) + 1));
-    if (!gcfg)
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    for (int32_t i = 0; i < graph_nops(p->g); i++)
-        gcfg[i] = 0;
-    for (int32_t i = 0; i < pr->nops; i++)
-        gcfg[p->gop[i]] = r->sol.cfg[i];
     struct sim_program *prog = NULL;
     struct cg_compile_stats cs;
-    int rc = cm_compile(p->m, &p->cf, gcfg, &prog, &cs, err);
-    free(gcfg);
+    int rc = cm_instance_compile(p->in, r->sol.cfg, &prog, &cs, err);
     if (rc)
         return rc;
     r->conversions = cs.conversions;

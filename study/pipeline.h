@@ -29,6 +29,7 @@
 #include "codegen/codegen.h"
 #include "costmodel/calibrate.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/instance.h"
 #include "graph/graph.h"
 #include "sim/sim.h"
 #include "sim/target.h"
@@ -104,8 +105,8 @@ int study_pipe_new(const struct graph *g, const struct sim_target *t, const stru
 void study_pipe_free(struct study_pipe *p);
 
 const struct lsp_problem *study_pipe_problem(const struct study_pipe *p);
-struct cm_model *study_pipe_model(struct study_pipe *p);
-const struct cm_cfgs *study_pipe_cfgs(const struct study_pipe *p);
+/* The priced instance (problem, configurations, op map) the problem belongs to. */
+const struct cm_instance *study_pipe_instance(const struct study_pipe *p);
 
 /* Solve with `strategy`, compile, simulate. *out points into the pipeline (valid until
  * study_pipe_free). A solver/compile/sim failure is returned AND recorded in (*out)->rc. */
@@ -121,9 +122,5 @@ int study_pipe_eval(struct study_pipe *p, const char *label, const int32_t *cfg,
  * (LS_ERR_NOMEM / LS_ERR_IO); per-strategy input failures are recorded in their run. */
 int study_pipe_run_all(struct study_pipe *p, const char *const *names, int n,
                        const struct study_run **out, struct ls_error *err);
-
-/* Translate between problem op order and graph op ids (the problem lists ops in
- * topological order). */
-int32_t study_pipe_graph_op(const struct study_pipe *p, int32_t problem_op);
 
 #endif

@@ -36,8 +36,8 @@ int study_cell_fill(struct study_cell *c, struct study_pipe *pp, const struct st
  * when exact failed: the cell records exact_rc / exact_msg), pushed into j->out. Non-zero
  * only for hard errors (memory, internal). */
 int study_run_mcts(const struct study_opts *o, struct job *j, struct study_pipe *pp,
-                   const struct graph *g, const struct cm_table *tb, const char *tname,
-                   int tw, const int32_t *start, int exact_rc, const char *exact_msg,
+                   const struct cm_table *tb, const char *tname, int tw, const int32_t *start,
+                   int exact_rc, const char *exact_msg,
                    struct ls_error *err);
 
 #endif

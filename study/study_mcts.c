@@ -10,8 +10,8 @@
  * failed: the cell records exact's error), scored by simulated time; the best design is
  * evaluated like a solver's assignment. */
 int study_run_mcts(const struct study_opts *o, struct job *j, struct study_pipe *pp,
-                    const struct graph *g, const struct cm_table *tb, const char *tname,
-                    int tw, const int32_t *start, int exact_rc, const char *exact_msg,
+                    const struct cm_table *tb, const char *tname, int tw, const int32_t *start,
+                    int exact_rc, const char *exact_msg,
                     struct ls_error *err)
 {
     const struct study_model *m = &o->models.m[j->model];
@@ -30,12 +30,9 @@ int study_run_mcts(const struct study_opts *o, struct job *j, struct study_pipe 
     } else {
         struct study_tune_args a;
         study_tune_args_init(&a);
-        a.g = g;
+        a.in = study_pipe_instance(pp);
         a.target = &t->t;
         a.table = tb;
-        a.m = study_pipe_model(pp);
-        a.cf = study_pipe_cfgs(pp);
-        a.p = p;
         a.start_cfg = start;           /* default space: one op per point, top-k 16 */
         a.tune.explorer = "mcts";
         a.tune.seed = 1;

@@ -109,20 +109,23 @@ static int append_layouts(char **buf, size_t *len, size_t *cap, const char *s)
 /* "op=pax,pax;" per problem op: the partition axes of the chosen configuration. */
 char *study_layouts_of(struct study_pipe *pp, const int32_t *cfg)
 {
-    const struct lsp_problem *p = study_pipe_problem(pp);
-    const struct cm_cfgs *cf = study_pipe_cfgs(pp);
+    const struct cm_instance *in = study_pipe_instance(pp);
+    const struct lsp_problem *p = in->p;
     char *buf = NULL;
     size_t len = 0, cap = 0;
     if (append_layouts(&buf, &len, &cap, ""))
         return NULL;
     for (int32_t i = 0; i < p->nops; i++) {
-        int32_t g = study_pipe_graph_op(pp, i);
-        const struct cg_cfgs *c = &cf->op[g];
         char item[256];
         int o = snprintf(item, sizeof item, "%s=", p->ops[i].name);
-        for (int s = 0; s < c->nslots && o < (int)sizeof item - 8; s++)
-            o += snprintf(item + o, sizeof item - (size_t)o, "%s%d", s ? "," : "",
-                          c->pax[(size_t)cfg[i] * (size_t)c->nslots + (size_t)s]);
+        for (int s = 0; s < p->ops[i].nslots && o < (int)sizeof item - 8; s++) {
+            int pax = 0;
+            if (cm_instance_layout(in, i, cfg[i], s, &pax, NULL, NULL)) {
+                free(buf);
+                return NULL;
+            }
+            o += snprintf(item + o, sizeof item - (size_t)o, "%s%d", s ? "," : "", pax);
+        }
         snprintf(item + o, sizeof item - (size_t)o, ";");
         if (append_layouts(&buf, &len, &cap, item)) {
             free(buf);
@@ -324,7 +327,7 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
         study_cell_free(&c);
     }
     if (!rc && o->mcts_evaluations > 0)
-        rc = study_run_mcts(o, j, pp, g, tb, tname, tw, prev_cfg[STUDY_NSTRATEGIES - 1], exact_rc,
+        rc = study_run_mcts(o, j, pp, tb, tname, tw, prev_cfg[STUDY_NSTRATEGIES - 1], exact_rc,
                       exact_msg, err);
     study_pipe_free(pp);
     return rc;

@@ -11,41 +11,12 @@
 
 /* ---- the reward -------------------------------------------------------------------------- */
 
-int study_tune_sim_init(struct study_tune_sim *s, const struct graph *g,
-                        const struct sim_target *t, struct cm_model *m,
-                        const struct cm_cfgs *cf, const struct lsp_problem *p,
-                        struct ls_error *err)
+void study_tune_sim_init(struct study_tune_sim *s, const struct cm_instance *in,
+                         const struct sim_target *t)
 {
     memset(s, 0, sizeof *s);
-    s->g = g;
+    s->in = in;
     s->t = t;
-    s->m = m;
-    s->cf = cf;
-    s->p = p;
-    int32_t n = graph_nops(g);
-    s->gop = malloc(sizeof *s->gop * ((size_t)p->nops + 1));
-    s->cfg = calloc((size_t)n + 1, sizeof *s->cfg);
-    if (!s->gop || !s->cfg) {
-        study_tune_sim_free(s);
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    }
-    for (int32_t i = 0; i < p->nops; i++) {
-        s->gop[i] = graph_find_op(g, p->ops[i].name);
-        if (s->gop[i] < 0) {
-            int rc = ls_error_msg(err, LS_ERR_INTERNAL, "tune: problem op '%s' is not in the graph",
-                                  p->ops[i].name);
-            study_tune_sim_free(s);
-            return rc;
-        }
-    }
-    return 0;
-}
-
-void study_tune_sim_free(struct study_tune_sim *s)
-{
-    free(s->gop);
-    free(s->cfg);
-    s->gop = s->cfg = NULL;
 }
 
 int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
@@ -53,12 +24,10 @@ int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
 {
     struct study_tune_sim *s = ctx;
     uint64_t t0 = ls_now_ns();
-    for (int32_t i = 0; i < s->p->nops; i++)
-        s->cfg[s->gop[i]] = assignment[i];
     struct sim_program *prog = NULL;
     struct cg_compile_stats cs;
     struct sim_stats st;
-    int rc = cm_compile(s->m, s->cf, s->cfg, &prog, &cs, err);
+    int rc = cm_instance_compile(s->in, assignment, &prog, &cs, err);
     if (!rc)
         rc = sim_run(s->t, prog, NULL, &st, err);
     sim_program_free(prog);
@@ -75,6 +44,21 @@ int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
         return rc;
     *cycles = (double)sim_ticks_base_cycles(s->t, st.ticks);
     return 0;
+}
+
+static const char *sim_note(void *ctx)
+{
+    const struct study_tune_sim *s = ctx;
+    return s->first_reject;
+}
+
+void study_tune_reward(struct study_tune_sim *s, const struct cm_instance *in,
+                       const struct sim_target *t, struct lsp_solve_opts *o)
+{
+    study_tune_sim_init(s, in, t);
+    o->reward = study_tune_simulate;
+    o->reward_ctx = s;
+    o->reward_note = sim_note;
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -148,15 +132,15 @@ int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
     lsp_solution_init(&rep->best);
     lsp_tune_result_init(&rep->result);
     rep->db_rows = -1;
-    const struct lsp_problem *p = a->p;
+    const struct lsp_problem *p = a->in->p;
     struct lsp_tune_space *space = NULL;
     struct study_tune_sim sim = {0};
     struct study_tune_db *db = NULL;
     int rc;
     if ((rc = a->start_cfg ? given_start(a, p, rep, err) : solve_start(a, p, rep, err)) ||
-        (rc = lsp_tune_space_build(p, rep->start.cfg, &a->space, &space, err)) ||
-        (rc = study_tune_sim_init(&sim, a->g, a->target, a->m, a->cf, p, err)))
+        (rc = lsp_tune_space_build(p, rep->start.cfg, &a->space, &space, err)))
         goto out;
+    study_tune_sim_init(&sim, a->in, a->target);
     rep->npoints = lsp_tune_space_npoints(space);
     rep->log10_designs = lsp_tune_space_log10_size(space);
 
@@ -198,7 +182,6 @@ int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
                           sim.first_reject[0] ? "; the first: " : "", sim.first_reject);
 out:
     study_tune_db_close(db);
-    study_tune_sim_free(&sim);
     lsp_tune_space_free(space);
     return rc;
 }

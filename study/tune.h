@@ -14,7 +14,7 @@
  * on lookup, so a hash collision cannot return a wrong time.
  *
  *     struct study_tune_args a;  study_tune_args_init(&a);
- *     a.g = g; a.target = &t; a.table = &tb; a.m = m; a.cf = &cf; a.p = p;
+ *     a.in = in; a.target = &t; a.table = &tb;
  *     a.tune.max_evaluations = 200;  a.db = "results.sqlite";
  *     struct study_tune_report rep;
  *     study_tune(&a, &rep, &err);       // rep.best (a .sol), rep.result.best_cycles
@@ -27,9 +27,11 @@
 
 #include "codegen/codegen.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/instance.h"
 #include "graph/graph.h"
 #include "sim/target.h"
 #include "solver/problem.h"
+#include "solver/solver.h"
 #include "solver/tune.h"
 #include "util/error.h"
 
@@ -44,29 +46,26 @@
 /* ---- the reward: compile + simulate ------------------------------------------------- */
 
 struct study_tune_sim {
-    const struct graph *g;
+    const struct cm_instance *in;
     const struct sim_target *t;
-    struct cm_model *m;
-    const struct cm_cfgs *cf;
-    const struct lsp_problem *p;
-    int32_t *gop;            /* problem op -> graph op id */
-    int32_t *cfg;            /* scratch, per graph op */
     uint64_t simulations;    /* programs compiled and simulated */
     uint64_t rejected;       /* of which the target rejected (scored HUGE_VAL) */
     char first_reject[256];  /* why the first rejected program was rejected ("" = none) */
     double seconds;          /* spent compiling and simulating */
 };
 
-/* Bind the reward to a problem built by cm_build_problem(m, cf). All pointers must outlive
+/* Bind the reward to the problem of an instance priced for target t. Both must outlive
  * the binding. */
-int study_tune_sim_init(struct study_tune_sim *s, const struct graph *g,
-                        const struct sim_target *t, struct cm_model *m,
-                        const struct cm_cfgs *cf, const struct lsp_problem *p,
-                        struct ls_error *err);
-void study_tune_sim_free(struct study_tune_sim *s);
+void study_tune_sim_init(struct study_tune_sim *s, const struct cm_instance *in,
+                         const struct sim_target *t);
 /* lsp_tune_eval_fn: ctx is a struct study_tune_sim. Base-clock cycles. */
 int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
                         struct ls_error *err);
+/* Make the simulated time the reward of the solver options o (what the mcts solver needs):
+ * binds s to (in, t) and sets o->reward, reward_ctx and reward_note. s, in and t must
+ * outlive the solve. */
+void study_tune_reward(struct study_tune_sim *s, const struct cm_instance *in,
+                       const struct sim_target *t, struct lsp_solve_opts *o);
 
 /* ---- the metric store (SQLite) -------------------------------------------------------- */
 
@@ -93,14 +92,11 @@ int study_tune_db_count(struct study_tune_db *db, int64_t *n, struct ls_error *e
 /* ---- the whole run -------------------------------------------------------------------- */
 
 struct study_tune_args {
-    /* the model, priced: a problem built by cm_build_problem(m, cf) for g on (target,
+    /* the model, priced: an instance (problem, configurations, op map) built on (target,
      * table) — e.g. by cli/modelcmd. All must outlive the call. */
-    const struct graph *g;
+    const struct cm_instance *in;
     const struct sim_target *target;
     const struct cm_table *table;
-    struct cm_model *m;
-    const struct cm_cfgs *cf;
-    const struct lsp_problem *p;
     const char *start;               /* solver giving the start assignment; "rulebased" */
     double start_time_limit;         /* seconds for the start solver, <= 0 = none */
     /* The start assignment itself (p->nops cfg indices, each in range), e.g. a solution

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "costmodel/costmodel.h"
+#include "costmodel/instance.h"
 #include "graph/lg.h"
 #include "sim/sim.h"
 #include "util/prng.h"
@@ -83,8 +84,8 @@ struct setup {
     struct sim_target t;
     struct cm_table tb;
     struct cm_model *m;
-    struct cm_cfgs cf;
-    struct lsp_problem *p;
+    struct cm_instance *in;
+    const struct lsp_problem *p;   /* in->p */
 };
 
 static void build_agg(struct setup *s, struct graph *g, const int *pins, enum cm_aggregate agg)
@@ -95,9 +96,8 @@ static void build_agg(struct setup *s, struct graph *g, const int *pins, enum cm
     cm_table_set_aggregate(&s->tb, agg, -1);
     s->m = cm_model_new(g, &s->t, &s->tb, NULL);
     assert_non_null(s->m);
-    memset(&s->cf, 0, sizeof s->cf);
-    assert_int_equal(cm_enumerate(s->m, pins, &s->cf, &err), 0);
-    assert_int_equal(cm_build_problem(s->m, &s->cf, &s->p, &err), 0);
+    assert_int_equal(cm_instance_create(s->m, pins, &s->in, &err), 0);
+    s->p = s->in->p;
 }
 
 static void build(struct setup *s, struct graph *g, const int *pins)
@@ -107,8 +107,7 @@ static void build(struct setup *s, struct graph *g, const int *pins)
 
 static void teardown(struct setup *s)
 {
-    lsp_free(s->p);
-    cm_cfgs_free(&s->cf);
+    cm_instance_free(s->in);
     cm_model_free(s->m);
 }
 
@@ -116,15 +115,36 @@ static void teardown(struct setup *s)
 static void check_consistency(struct graph *g, struct setup *s, const int32_t *lcfg)
 {
     struct ls_error err = {0};
-    int32_t n = graph_nops(g);
-    int32_t *cfg = calloc((size_t)n, sizeof *cfg);
-    for (int32_t i = 0; i < s->p->nops; i++)
-        cfg[graph_find_op(g, s->p->ops[i].name)] = lcfg[i];
     struct sim_program *prog = NULL;
-    assert_int_equal(cm_compile(s->m, &s->cf, cfg, &prog, NULL, &err), 0);
+    assert_int_equal(cm_instance_compile(s->in, lcfg, &prog, NULL, &err), 0);
     assert_int_equal(cm_price_program(&s->tb, &s->t, prog), lsp_eval(s->p, lcfg, NULL, NULL));
     sim_program_free(prog);
-    free(cfg);
+}
+
+/* the op map is a bijection between same-named ops, and the three encodings of every
+ * configuration agree with the .lsp cfg lines and codegen's layout lists */
+static void check_instance(struct graph *g, const struct setup *s)
+{
+    const struct cm_instance *in = s->in;
+    struct ls_error err = {0};
+    assert_int_equal(in->p->nops, graph_nops(g));
+    for (int32_t i = 0; i < in->p->nops; i++) {
+        int32_t op = in->gop[i];
+        assert_int_equal(in->pop[op], i);
+        assert_string_equal(graph_op(g, op)->name, in->p->ops[i].name);
+        for (int32_t c = 0; c < in->p->ops[i].ncfg; c++)
+            for (int k = 0; k < in->p->ops[i].nslots; k++) {
+                int pax;
+                int32_t lay;
+                assert_int_equal(cm_instance_layout(in, i, c, k, &pax, &lay, &err), 0);
+                assert_int_equal(lay, lsp_cfg_layouts(in->p, i, c)[k]);
+                const struct graph_op *x = graph_op(g, op);
+                int32_t t = k < x->ninputs ? x->inputs[k] : x->output;
+                assert_int_equal(cg_layout_index(g, t, pax), lay);
+            }
+        assert_int_equal(cm_instance_layout(in, i, in->p->ops[i].ncfg, 0, NULL, NULL, &err),
+                         LS_ERR_INPUT);
+    }
 }
 
 static void consistency_on(const char *file, enum cm_aggregate agg)
@@ -132,6 +152,7 @@ static void consistency_on(const char *file, enum cm_aggregate agg)
     struct graph *g = load(file);
     struct setup s;
     build_agg(&s, g, NULL, agg);
+    check_instance(g, &s);
     int32_t *lcfg = calloc((size_t)s.p->nops, sizeof *lcfg);
     check_consistency(g, &s, lcfg);
     struct ls_rng r;
@@ -300,16 +321,12 @@ static void test_shared_conversion(void **st)
     int32_t nc = 0;
     lsp_eval_tensor(s.p, lcfg, lsp_find_tensor(s.p, "y", 1), &nc);
     assert_int_equal(nc, 1);
-    int32_t *cfg = calloc((size_t)graph_nops(g), sizeof *cfg);
-    for (int32_t i = 0; i < s.p->nops; i++)
-        cfg[graph_find_op(g, s.p->ops[i].name)] = lcfg[i];
     struct sim_program *prog = NULL;
     struct cg_compile_stats cs;
-    assert_int_equal(cm_compile(s.m, &s.cf, cfg, &prog, &cs, &err), 0);
+    assert_int_equal(cm_instance_compile(s.in, lcfg, &prog, &cs, &err), 0);
     assert_int_equal(cs.conversions, 1);
     assert_int_equal(cm_price_program(&s.tb, &s.t, prog), lsp_eval(s.p, lcfg, NULL, NULL));
     sim_program_free(prog);
-    free(cfg);
     free(lcfg);
     teardown(&s);
     graph_free(g);
@@ -328,7 +345,7 @@ static void test_overlap(void **st)
     struct setup s;
     build(&s, g, NULL);
     struct sim_program *prog = NULL;
-    assert_int_equal(cm_compile(s.m, &s.cf, NULL, &prog, NULL, &err), 0);
+    assert_int_equal(cm_instance_compile(s.in, NULL, &prog, NULL, &err), 0);
     struct sim_stats ss;
     assert_int_equal(sim_run(&s.t, prog, NULL, &ss, &err), 0);
     uint64_t busy = 0;

@@ -696,6 +696,84 @@ static void test_empty_space(void **state)
     lsp_free(p);
 }
 
+static int reject_all(void *ctx, const int32_t *a, double *cycles, struct ls_error *err)
+{
+    *cycles = HUGE_VAL;
+    return 0;
+}
+
+static const char *reject_note(void *ctx)
+{
+    return "no such hardware";
+}
+
+/* The autotuner as the registered solver mcts: no reward, no run; with one, the same run
+ * as lsp_tune_run from rulebased's start (or from the warm start). */
+static void test_as_solver(void **state)
+{
+    (void)state;
+    struct lsp_problem *p;
+    struct hidden h;
+    make_pair(77, 8, 3, &p, &h);
+    struct lsp_solve_opts o;
+    lsp_opts_init(&o);
+    struct lsp_result r;
+    struct ls_error err = {0};
+    assert_int_equal(lsp_solve("mcts", p, &o, &r, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "needs a MODEL"));
+    lsp_result_free(&r);
+
+    o.reward = hidden_eval;
+    o.reward_ctx = &h;
+    o.seed = 5;
+    assert_int_equal(lsp_opts_add_param(&o, "tune.evaluations=9", &err), 0);
+    assert_int_equal(lsp_solve("mcts", p, &o, &r, &err), 0);
+    assert_int_equal(r.sol.status, LSP_FEASIBLE);
+    int32_t *start = solve_start(p, "rulebased");
+    struct lsp_tune_space *s = space_of(p, start, 1, 16);
+    struct lsp_tune_result tr;
+    run(s, &h, "mcts", 5, 9, &tr);
+    assert_memory_equal(r.sol.cfg, tr.best_assignment, sizeof *start * (size_t)p->nops);
+    assert_true(*lsp_stats_get(&r.stats, "best_cycles") == tr.best_cycles);
+    assert_true(*lsp_stats_get(&r.stats, "start_cycles") == tr.start_cycles);
+    assert_true(*lsp_stats_get(&r.stats, "evaluations") == (double)tr.evaluations);
+    assert_true(*lsp_stats_get(&r.stats, "simulations") == (double)tr.callbacks);
+    assert_true(*lsp_stats_get(&r.stats, "tuning_points") == lsp_tune_space_npoints(s));
+    lsp_tune_result_free(&tr);
+    lsp_tune_space_free(s);
+    free(start);
+    lsp_result_free(&r);
+
+    /* a warm start replaces the start solver */
+    start = solve_start(p, "local");
+    struct lsp_solution ws = {.nops = p->nops, .cfg = start};
+    o.start = &ws;
+    assert_int_equal(lsp_solve("mcts", p, &o, &r, &err), 0);
+    assert_true(*lsp_stats_get(&r.stats, "start_cycles") ==
+                (double)lsp_eval(h.p, start, NULL, NULL));
+    lsp_result_free(&r);
+    free(start);
+    o.start = NULL;
+
+    /* foreign params, an unknown start solver, a reward that rejects everything */
+    struct lsp_solve_opts bad = o;
+    assert_int_equal(lsp_opts_add_param(&bad, "rb.x=1", &err), 0);
+    assert_int_equal(lsp_solve("mcts", p, &bad, &r, &err), LS_ERR_INPUT);
+    lsp_result_free(&r);
+    bad = o;
+    assert_int_equal(lsp_opts_add_param(&bad, "tune.start=nosuch", &err), 0);
+    assert_int_equal(lsp_solve("mcts", p, &bad, &r, &err), LS_ERR_INPUT);
+    lsp_result_free(&r);
+    bad = o;
+    bad.reward = reject_all;
+    bad.reward_note = reject_note;
+    assert_int_equal(lsp_solve("mcts", p, &bad, &r, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "the first: no such hardware"));
+    lsp_result_free(&r);
+    lsp_free(p);
+    hidden_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -704,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_mcts_beats_random), cmocka_unit_test(test_never_worse),
         cmocka_unit_test(test_determinism),      cmocka_unit_test(test_store),
         cmocka_unit_test(test_errors),           cmocka_unit_test(test_empty_space),
+        cmocka_unit_test(test_as_solver),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

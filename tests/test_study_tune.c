@@ -61,8 +61,7 @@ static void world_open(struct world *w, int64_t layers, int64_t image)
     study_pipe_opts_init(&po);
     assert_int_equal(study_pipe_new(w->g, &w->t, &w->tb, &po, &w->pipe, &err), 0);
     w->p = study_pipe_problem(w->pipe);
-    assert_int_equal(study_tune_sim_init(&w->sim, w->g, &w->t, study_pipe_model(w->pipe),
-                                         study_pipe_cfgs(w->pipe), w->p, &err), 0);
+    study_tune_sim_init(&w->sim, study_pipe_instance(w->pipe), &w->t);
     struct lsp_solve_opts so;
     lsp_opts_init(&so);
     struct lsp_result r;
@@ -94,7 +93,6 @@ static void world_close(struct world *w)
     free(w->table);
     free(w->start);
     lsp_tune_space_free(w->s);
-    study_tune_sim_free(&w->sim);
     study_pipe_free(w->pipe);
     graph_free(w->g);
 }

@@ -53,12 +53,9 @@ static void close_cnn(struct fixture *f)
 static void args_for(struct fixture *f, struct study_tune_args *a)
 {
     study_tune_args_init(a);
-    a->g = f->g;
+    a->in = study_pipe_instance(f->pipe);
     a->target = &f->t;
     a->table = &f->tb;
-    a->m = study_pipe_model(f->pipe);
-    a->cf = study_pipe_cfgs(f->pipe);
-    a->p = f->p;
     a->tune.seed = 1;
     a->tune.max_evaluations = 12;
 }
