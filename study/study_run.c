@@ -81,7 +81,7 @@ struct shared {
     struct cm_table *calib;          /* per target (when o->calibrate) */
     struct job *jobs;
     size_t njobs, next, done;
-    struct study_store *st;
+    struct study_db *st;
     pthread_mutex_t mu;
     int hard_rc;
     struct ls_error hard_err;
@@ -372,15 +372,15 @@ static void *worker(void *arg)
         int rc = j->rc;
         if (rc) {
             e2 = j->err;
-        } else if (!(rc = study_store_begin(sh->st, &e2))) {
-            for (size_t i = 0; i < j->out.n && !rc; i++) {
-                rc = study_store_put(sh->st, &j->out.c[i], &e2);
+        } else if (!(rc = study_db_begin(sh->st, &e2))) {
+            for (size_t i = 0; i < j->out.len && !rc; i++) {
+                rc = study_db_put(sh->st, &j->out.data[i], &e2);
                 sh->cells++;
-                if (j->out.c[i].rc)
+                if (j->out.data[i].rc)
                     sh->cells_failed++;
             }
             if (!rc)
-                rc = study_store_commit(sh->st, &e2);
+                rc = study_db_commit(sh->st, &e2);
         }
         if (rc && !sh->hard_rc) {
             sh->hard_rc = rc;
@@ -436,7 +436,7 @@ static int run_threads(int n, void *(*fn)(void *), void *args, size_t argsize, s
     return 0;
 }
 
-int study_run(const struct study_opts *o, struct study_store *st, struct study_summary *sum,
+int study_run(const struct study_opts *o, struct study_db *st, struct study_summary *sum,
               struct ls_error *err)
 {
     memset(sum, 0, sizeof *sum);
@@ -469,7 +469,7 @@ int study_run(const struct study_opts *o, struct study_store *st, struct study_s
             sum->jobs++;
             if (o->resume) {
                 int have = 0;
-                if ((rc = study_store_count(st, o->models.m[mi].name, o->targets.t[ti].label,
+                if ((rc = study_db_count(st, o->models.m[mi].name, o->targets.t[ti].label,
                                             &have, err)))
                     break;
                 if (have >= per_job) {
