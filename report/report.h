@@ -1,7 +1,11 @@
-/* report/report: the study's report, computed from the results store alone
+/* report/report: the study's report, computed from the results database's rows alone
  * (docs/study.md): report.html (self-contained, tables and inline SVG plots),
  * report.md, results.json, and CSV files (cells.csv, table1.csv, whatif.csv), each written
- * atomically; and the terminal summary (the Table 1 analogue and the headline figures). */
+ * atomically; and the terminal summary (the Table 1 analogue and the headline figures).
+ *
+ * The report/ layer owns rendering only; it may include study/ (the rows, struct
+ * study_cells of study/db.h, and the fidelity metrics of study/validate.h) and util/.
+ * The CLI calls it after a study, a what-if sweep or a merge. */
 #ifndef LS_REPORT_H
 #define LS_REPORT_H
 

@@ -176,7 +176,9 @@ static void rq2(const struct rp *r, struct doc *d, int t)
     for (int m = 0; m < r->nm; m++)
         if (r->m[m].tw > twmax)
             twmax = r->m[m].tw;
-    if (twmax > 30)
+    /* one bar per width up to 30; wider graphs share the last bar, labelled "30+" */
+    int wide = twmax > 30;
+    if (wide)
         twmax = 30;
     char labels[32][8];
     const char *cats[32];
@@ -185,7 +187,7 @@ static void rq2(const struct rp *r, struct doc *d, int t)
         int n = 0;
         for (int m = 0; m < r->nm; m++)
             n += r->m[m].tw == w || (w == twmax && r->m[m].tw > twmax);
-        snprintf(labels[w], sizeof labels[w], "%d", w);
+        snprintf(labels[w], sizeof labels[w], wide && w == twmax ? "%d+" : "%d", w);
         cats[w] = labels[w];
         pct[w] = r->nm ? 100.0 * n / r->nm : 0;
     }

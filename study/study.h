@@ -42,7 +42,7 @@ struct study_model {
 
 struct study_models {
     struct study_model *m;
-    size_t n;
+    size_t n, cap;             /* grown by util/vec's ls_vec_reserve_ */
 };
 
 /* SET: "quick" (default set: one model per architecture family, scaled down so the whole
@@ -62,7 +62,7 @@ struct study_target {
 
 struct study_targets {
     struct study_target *t;
-    size_t n;
+    size_t n, cap;             /* grown by util/vec's ls_vec_reserve_ */
 };
 
 /* The cartesian product of sets[i] = "KEY=V1,V2,..." over base (first key varies slowest).
