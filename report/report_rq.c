@@ -365,6 +365,7 @@ static void rq4(const struct rp *r, struct doc *d, int t)
         if (ex < 0)
             continue;
         struct study_criterion c;
+        _Static_assert(RP_SIM <= STUDY_CRITERION_MAX, "criterion points");
         study_criterion(pts, n, ex, &c);
         double g = 0;
         for (int i = 0; i < n; i++)

@@ -225,6 +225,7 @@ int lp_model_eval(const struct study_run *const *runs, const struct study_point 
         x->conversions = r->conversions;
         x->instructions = r->instructions;
     }
+    _Static_assert(STUDY_NSTRATEGIES <= STUDY_CRITERION_MAX, "criterion points");
     study_criterion(pts, STUDY_NSTRATEGIES, STUDY_NSTRATEGIES - 1, &out->criterion);
     return 0;
 }

@@ -245,11 +245,18 @@ int study_targets_product(const struct sim_target *base, const char *const *sets
             o += (size_t)snprintf(st.variant + o, o < sizeof st.variant ? sizeof st.variant - o : 0,
                                   "%s%s=%s", i ? " " : "", ax[i].key, ax[i].val[idx[i]]);
         }
+        /* the label is the rows' key: cut, two variants could share it */
+        if (!rc && (o >= sizeof st.variant ||
+                    (size_t)snprintf(st.label, sizeof st.label, "%s%s%s", base->name,
+                                     nsets ? " " : "", st.variant) >= sizeof st.label))
+            rc = ls_error_msg(err, LS_ERR_INPUT,
+                              "--set: the target variant '%s%s' is longer than %zu characters",
+                              st.variant, o >= sizeof st.variant ? "..." : "",
+                              sizeof st.label - 1);
         struct ls_error e2 = {0};
         if (!rc && sim_target_validate(&st.t, &e2))
             rc = ls_error_msg(err, LS_ERR_INPUT, "--set %s: %s", st.variant, e2.msg);
         snprintf(st.t.name, sizeof st.t.name, "%s", base->name);
-        snprintf(st.label, sizeof st.label, "%.63s%s%.95s", base->name, nsets ? " " : "", st.variant);
         if (sim_target_hash(&st.t) == hbase)
             base_seen = 1;
         if (!rc)

@@ -306,6 +306,17 @@ static void test_models_and_targets(void **state)
     assert_int_equal(study_targets_product(&base, bad3, 1, 1, &ts, &err), LS_ERR_INPUT);
     const char *bad4[] = {"pe.rows"};
     assert_int_equal(study_targets_product(&base, bad4, 1, 1, &ts, &err), LS_ERR_INPUT);
+    /* a variant too long for the row key is an error, not a cut label */
+    const char *longv[] = {"dma.transfer_latency_ns=100.00000000000000000000000",
+                           "dma.transpose_hbm_eff=0.500000000000000000000000",
+                           "dma.transpose_sbuf_eff=0.50000000000000000000000",
+                           "sbuf.bytes_per_partition=196608"};
+    assert_int_equal(study_targets_product(&base, longv, 2, 1, &ts, &err), 0);
+    /* a 100-character variant is kept whole in the label (it was cut at 95) */
+    assert_non_null(strstr(ts.t[ts.n - 1].label, "dma.transpose_hbm_eff=0.500000000000000000000000"));
+    study_targets_free(&ts);
+    assert_int_equal(study_targets_product(&base, longv, 3, 1, &ts, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "longer than"));
 
     int k, n;
     assert_int_equal(study_parse_shard("2/3", &k, &n, &err), 0);
