@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/fidelity.h"
 #include "sim/target.h"
 #include "study/loop.h"
 
@@ -37,10 +38,10 @@ const char cmd_loop_help[] =
     "  --time-limit S    per-solver wall-clock limit (default: none)\n"
     "  --json            one JSON object with an \"iterations\" array\n" CLI_MODEL_HELP SIM_TARGET_HELP;
 
-static double num(json_t *o, const char *k)
+/* undefined figures print as nan */
+static double num(double v)
 {
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
+    return isfinite(v) ? v : NAN;
 }
 
 int cmd_loop(int argc, char **argv)
@@ -135,27 +136,30 @@ int cmd_loop(int argc, char **argv)
     sim_target_args_free(&ta);
     if (rc)
         return cli_report(&err);
-    json_t *out;
+    struct study_loop_result out;
     struct cm_table fin;
     if ((rc = study_loop((const char *const *)argv + optind, argc - optind, &o, &out, &fin, &err)))
         return cli_report(&err);
     if (outp && (rc = cm_table_write(&fin, outp, &err))) {
-        json_decref(out);
+        study_loop_result_free(&out);
         return cli_report(&err);
     }
-    if (json)
-        return cli_print_json(out) ? CLI_FAIL : CLI_OK;
-    json_t *its = json_object_get(out, "iterations");
-    printf("iter aggregate pairwise  tau     median_rel  lofo_pairwise lofo_median  in_sample_median exact_1pct\n");
-    for (size_t i = 0; i < json_array_size(its); i++) {
-        json_t *it = json_array_get(its, i);
-        printf("%4zu %-9s %8.3f %7.3f %10.4f %13.3f %12.4f %16.4f %s\n", i,
-               json_string_value(json_object_get(it, "aggregate")), num(it, "pairwise_accuracy"),
-               num(it, "kendall_tau"), num(it, "median_rel_error"), num(it, "lofo_pairwise_accuracy"),
-               num(it, "lofo_median_rel_error"), num(it, "in_sample_median_rel_error"),
-               json_is_true(json_object_get(it, "exact_within_1pct_all")) ? "yes" : "no");
+    if (json) {
+        rc = cli_print_json(cli_loop_json(&out)) ? CLI_FAIL : CLI_OK;
+        study_loop_result_free(&out);
+        return rc;
     }
-    json_decref(out);
+    printf("iter aggregate pairwise  tau     median_rel  lofo_pairwise lofo_median  in_sample_median exact_1pct\n");
+    for (size_t i = 0; i < out.iterations.len; i++) {
+        const struct study_loop_iter *it = &out.iterations.data[i];
+        printf("%4zu %-9s %8.3f %7.3f %10.4f %13.3f %12.4f %16.4f %s\n", i, it->aggregate,
+               num(it->frozen.pairwise_accuracy), num(it->frozen.kendall_tau),
+               num(it->frozen.median_rel_error),
+               it->has_lofo ? num(it->lofo.pairwise_accuracy) : NAN,
+               it->has_lofo ? num(it->lofo.median_rel_error) : NAN,
+               num(it->in_sample.median_rel_error), it->exact_within_1pct_all ? "yes" : "no");
+    }
+    study_loop_result_free(&out);
     return CLI_OK;
 usage:
     sim_target_args_free(&ta);

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "study/report.h"
-#include "study/store.h"
+#include "report/report.h"
+#include "study/db.h"
 
 const char cmd_merge_help[] =
     "usage: laysim merge --out DIR [--quiet] DIR1 DIR2 ...\n"
@@ -59,33 +59,33 @@ int cmd_merge(int argc, char **argv)
             return cli_usage("merge", "the output directory %s is also an input", out);
     }
     unlink(path);
-    struct study_store *st = NULL;
-    int rc = study_store_open(path, &st, &err);
+    struct study_db *st = NULL;
+    int rc = study_db_open(path, STUDY_DB_CELLS, &st, &err);
     for (int i = optind; !rc && i < argc; i++) {
         char in[1200];
         snprintf(in, sizeof in, "%s/results.sqlite", argv[i]);
-        rc = study_store_merge_from(st, in, &err);
+        rc = study_db_merge_from(st, in, &err);
     }
     struct study_cells cells = {0};
     char kind[32] = "", hash[32] = "", cmdline[1024] = "";
     if (!rc)
-        rc = study_store_meta_get(st, "kind", kind, sizeof kind, &err);
+        rc = study_db_meta_get(st, "kind", kind, sizeof kind, &err);
     if (!rc)
-        rc = study_store_meta_get(st, "base_hash", hash, sizeof hash, &err);
+        rc = study_db_meta_get(st, "base_hash", hash, sizeof hash, &err);
     if (!rc)
-        rc = study_store_meta_get(st, "command", cmdline, sizeof cmdline, &err);
+        rc = study_db_meta_get(st, "command", cmdline, sizeof cmdline, &err);
     if (!rc)
-        rc = study_store_load(st, &cells, &err);
+        rc = study_db_load(st, &cells, &err);
     if (!rc) {
-        struct study_report_opts ro = {kind[0] ? kind : "study", cmdline, 0, 1, hash};
-        rc = study_report_write(&cells, &ro, out, &err);
+        struct report_opts ro = {kind[0] ? kind : "study", cmdline, 0, 1, hash};
+        rc = report_write(&cells, &ro, out, &err);
         if (!rc && !quiet) {
-            study_report_terminal(&cells, &ro, stdout);
+            report_terminal(&cells, &ro, stdout);
             printf("\nmerged %d stores: %zu cells; report: %s/report.html\n", argc - optind,
-                   cells.n, out);
+                   cells.len, out);
         }
     }
     study_cells_free(&cells);
-    study_store_close(st);
+    study_db_close(st);
     return rc ? cli_report(&err) : CLI_OK;
 }

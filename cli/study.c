@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "study/report.h"
+#include "report/report.h"
 #include "study/study.h"
 #include "util/progress.h"
 
@@ -205,7 +205,7 @@ int cli_study_main(int argc, char **argv, int whatif)
     }
 
     char path[1200];
-    struct study_store *st = NULL;
+    struct study_db *st = NULL;
     if ((rc = mkdirs(out, &err)))
         goto done;
     snprintf(path, sizeof path, "%s/results.sqlite", out);
@@ -222,17 +222,17 @@ int cli_study_main(int argc, char **argv, int whatif)
             unlink(f);
         }
     }
-    if ((rc = study_store_open(path, &st, &err)))
+    if ((rc = study_db_open(path, STUDY_DB_CELLS, &st, &err)))
         goto done;
     o.table_dir = out;
     o.tune_db = tune_db;
     char cmdline[1024], hash[24];
     command_line(argc, argv, cmdline, sizeof cmdline);
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sim_target_hash(&base));
-    if ((rc = study_store_meta_set(st, "kind", whatif ? "whatif" : "study", &err)) ||
-        (rc = study_store_meta_set(st, "base_hash", hash, &err)) ||
-        (rc = study_store_meta_set(st, "laysim_version", LAYSIM_VERSION, &err)) ||
-        (rc = study_store_meta_set(st, "command", cmdline, &err)))
+    if ((rc = study_db_meta_set(st, "kind", whatif ? "whatif" : "study", &err)) ||
+        (rc = study_db_meta_set(st, "base_hash", hash, &err)) ||
+        (rc = study_db_meta_set(st, "laysim_version", LAYSIM_VERSION, &err)) ||
+        (rc = study_db_meta_set(st, "command", cmdline, &err)))
         goto done;
     struct ls_progress pb;
     ls_progress_begin(&pb, cmd, 1, quiet);
@@ -244,13 +244,13 @@ int cli_study_main(int argc, char **argv, int whatif)
     if (rc)
         goto done;
     struct study_cells cells;
-    if ((rc = study_store_load(st, &cells, &err)))
+    if ((rc = study_db_load(st, &cells, &err)))
         goto done;
-    struct study_report_opts ro = {whatif ? "whatif" : "study", cmdline, sum.seconds,
+    struct report_opts ro = {whatif ? "whatif" : "study", cmdline, sum.seconds,
                                    sum.calibration_api, hash};
-    rc = study_report_write(&cells, &ro, out, &err);
+    rc = report_write(&cells, &ro, out, &err);
     if (!rc && !quiet) {
-        study_report_terminal(&cells, &ro, stdout);
+        report_terminal(&cells, &ro, stdout);
         printf("\n%zu jobs (%zu run, %zu already in the store), %zu cells (%zu failed) in "
                "%.1f s; report: %s/report.html\n",
                sum.jobs, sum.jobs_run, sum.jobs_skipped, sum.cells, sum.cells_failed,
@@ -258,7 +258,7 @@ int cli_study_main(int argc, char **argv, int whatif)
     }
     study_cells_free(&cells);
 done:
-    study_store_close(st);
+    study_db_close(st);
     study_opts_free(&o);
     return rc ? cli_report(&err) : CLI_OK;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/fidelity.h"
 #include "sim/target.h"
 #include "study/loop.h"
 
@@ -24,6 +25,12 @@ const char cmd_validate_help[] =
     "  --aggregate MODE    override the table's aggregation (sum or max)\n"
     "  --time-limit S      per-solver wall-clock limit (default: none)\n"
     "  --json              print the full JSON report\n" CLI_MODEL_HELP SIM_TARGET_HELP;
+
+/* an undefined figure prints as 0 in the text summary (as it always has) */
+static double or0(double v)
+{
+    return isfinite(v) ? v : 0;
+}
 
 int cmd_validate(int argc, char **argv)
 {
@@ -87,33 +94,28 @@ int cmd_validate(int argc, char **argv)
             return cli_usage("validate", "--aggregate: expected sum or max");
         cm_table_set_aggregate(&tb, strcmp(aggn, "max") == 0 ? CM_AGG_MAX : CM_AGG_SUM, -1);
     }
-    json_t *out;
+    struct study_validation out;
     if ((rc = study_validate((const char *const *)argv + optind, argc - optind, &o, &tb, &out, &err)))
         return cli_report(&err);
-    if (json)
-        return cli_print_json(out) ? CLI_FAIL : CLI_OK;
-    json_t *ms = json_object_get(out, "models");
-    for (size_t i = 0; i < json_array_size(ms); i++) {
-        json_t *m = json_array_get(ms, i);
-        printf("%s:", json_string_value(json_object_get(m, "model")));
-        json_t *ss = json_object_get(m, "strategies");
-        for (size_t k = 0; k < json_array_size(ss); k++) {
-            json_t *s = json_array_get(ss, k);
-            printf(" %s pred=%lld sim=%lld", json_string_value(json_object_get(s, "strategy")),
-                   (long long)json_integer_value(json_object_get(s, "predicted")),
-                   (long long)json_integer_value(json_object_get(s, "simulated")));
-        }
-        printf("\n  pairs=%lld correct=%lld identical=%lld tau=%.3f median_rel=%.4f exact_within_1pct=%s\n",
-               (long long)json_integer_value(json_object_get(m, "pairs")),
-               (long long)json_integer_value(json_object_get(m, "pairs_correct")),
-               (long long)json_integer_value(json_object_get(m, "pairs_identical")),
-               json_is_number(json_object_get(m, "kendall_tau")) ? json_number_value(json_object_get(m, "kendall_tau")) : NAN,
-               json_number_value(json_object_get(m, "median_rel_error")),
-               json_is_true(json_object_get(json_object_get(m, "criterion"), "exact_within_1pct")) ? "yes" : "no");
+    if (json) {
+        rc = cli_print_json(cli_validation_json(&out)) ? CLI_FAIL : CLI_OK;
+        study_validation_free(&out);
+        return rc;
     }
-    printf("all: pairwise_accuracy=%.3f median_rel_error=%.4f\n",
-           json_number_value(json_object_get(out, "pairwise_accuracy")),
-           json_number_value(json_object_get(out, "median_rel_error")));
-    json_decref(out);
+    for (size_t i = 0; i < out.models.len; i++) {
+        const struct study_model_eval *m = &out.models.data[i].eval;
+        printf("%s:", m->model);
+        for (int k = 0; k < STUDY_NSTRATEGIES; k++)
+            printf(" %s pred=%lld sim=%lld", m->runs[k].strategy, (long long)m->runs[k].predicted,
+                   (long long)m->runs[k].simulated);
+        printf("\n  pairs=%lld correct=%lld identical=%lld tau=%.3f median_rel=%.4f exact_within_1pct=%s\n",
+               (long long)m->metrics.pw.pairs, (long long)m->metrics.pw.correct,
+               (long long)m->metrics.pw.identical,
+               isfinite(m->metrics.kendall_tau) ? m->metrics.kendall_tau : NAN,
+               or0(m->metrics.median_rel_error), m->criterion.exact_within_1pct ? "yes" : "no");
+    }
+    printf("all: pairwise_accuracy=%.3f median_rel_error=%.4f\n", or0(out.all.pairwise_accuracy),
+           or0(out.all.median_rel_error));
+    study_validation_free(&out);
     return CLI_OK;
 }

@@ -12,7 +12,8 @@ declare -A allowed=(
   [codegen]="util graph traces sim codegen"
   [costmodel]="util graph solver traces sim codegen costmodel"
   [study]="util graph solver traces sim codegen costmodel study"
-  [cli]="util graph solver traces sim codegen costmodel study cli harness"
+  [report]="util study report"
+  [cli]="util graph solver traces sim codegen costmodel study report cli harness"
   [hw]="util traces sim harness"
 )
 bad=0

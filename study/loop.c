@@ -10,8 +10,7 @@
 #include "study/loop.h"
 #include "study/loop_int.h"
 #include "util/prng.h"
-
-#define MAXPTS 24
+#include "util/vec.h"
 
 struct mstate {
     const char *spec, *family;
@@ -19,12 +18,12 @@ struct mstate {
     int32_t nops;
     int npts;
     int32_t *cfg;                 /* npts * nops: the frozen evaluation set */
-    char label[MAXPTS][24];
-    double sim[MAXPTS];
+    char (*label)[24];            /* npts labels */
+    double *sim;                  /* npts simulated times */
     struct cm_groups groups;      /* calibration groups from this model's chosen programs */
-    int ncal, capcal;
-    int32_t *calcfg;              /* assignments of the calibration programs */
-    double *calsim;
+    int ncal;
+    LS_VEC(int32_t) calcfg;       /* ncal * nops: assignments of the calibration programs */
+    LS_VEC(double) calsim;        /* ncal */
 };
 
 static void points_of(const struct mstate *m, const int32_t *cfgs, const double *sims, int n,
@@ -53,11 +52,11 @@ static int build_frozen(struct mstate *m, const struct study_loop_opts *o,
         return rc;
     const struct lsp_problem *pr = study_pipe_problem(p);
     m->nops = pr->nops;
-    int np = STUDY_NSTRATEGIES + o->nperturb;
-    if (np > MAXPTS)
-        np = MAXPTS;
+    int np = STUDY_NSTRATEGIES + (o->nperturb > 0 ? o->nperturb : 0);
     m->cfg = malloc(sizeof *m->cfg * (size_t)np * (size_t)m->nops + 1);
-    if (!m->cfg) {
+    m->label = malloc(sizeof *m->label * (size_t)np);
+    m->sim = malloc(sizeof *m->sim * (size_t)np);
+    if (!m->cfg || !m->label || !m->sim) {
         study_pipe_free(p);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
@@ -104,22 +103,16 @@ static int add_cal(struct mstate *m, const struct study_run *r, const struct sim
         if (memcmp(m->cfg + (size_t)i * m->nops, r->sol.cfg, sizeof(int32_t) * (size_t)m->nops) == 0)
             return 0;
     for (int i = 0; i < m->ncal; i++)
-        if (memcmp(m->calcfg + (size_t)i * m->nops, r->sol.cfg, sizeof(int32_t) * (size_t)m->nops) == 0)
+        if (memcmp(m->calcfg.data + (size_t)i * m->nops, r->sol.cfg,
+                   sizeof(int32_t) * (size_t)m->nops) == 0)
             return 0;       /* already in the calibration set */
-    if (m->ncal == m->capcal) {
-        int nc = m->capcal ? 2 * m->capcal : 8;
-        int32_t *c = realloc(m->calcfg, sizeof *c * (size_t)nc * (size_t)m->nops + 1);
-        if (!c)
-            return LS_ERR_NOMEM;
-        m->calcfg = c;
-        double *s = realloc(m->calsim, sizeof *s * (size_t)nc);
-        if (!s)
-            return LS_ERR_NOMEM;
-        m->calsim = s;
-        m->capcal = nc;
-    }
-    memcpy(m->calcfg + (size_t)m->ncal * m->nops, r->sol.cfg, sizeof(int32_t) * (size_t)m->nops);
-    m->calsim[m->ncal++] = (double)r->sim_cycles;
+    size_t at = (size_t)m->ncal * (size_t)m->nops;
+    if (LS_VEC_RESERVE(&m->calcfg, at + (size_t)m->nops + 1) ||
+        LS_VEC_PUSH(&m->calsim, (double)r->sim_cycles))
+        return LS_ERR_NOMEM;
+    memcpy(m->calcfg.data + at, r->sol.cfg, sizeof(int32_t) * (size_t)m->nops);
+    m->calcfg.len = at + (size_t)m->nops;
+    m->ncal++;
     return add_groups(&m->groups, r, t);
 }
 
@@ -144,26 +137,23 @@ static int merged_fit(struct mstate *ms, int n, const char *skip, const struct c
 {
     struct cm_groups all;
     cm_groups_init(&all, base->n);
-    size_t rl = (size_t)TRACE_ENG_COUNT * 2 * (size_t)base->n;
+    size_t rl = (size_t)TRACE_ENG_COUNT * 2 * (size_t)base->n, total = 1;
+    for (int i = 0; i < n; i++)
+        if (!skip || strcmp(ms[i].family, skip) != 0)
+            total += ms[i].groups.n;
+    /* sized once from the models' groups */
+    all.y = malloc(total * sizeof *all.y);
+    all.w = malloc(total * sizeof *all.w);
+    all.x = malloc(total * rl * sizeof *all.x);
+    if (!all.y || !all.w || !all.x) {
+        cm_groups_free(&all);
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
+    all.cap = total;
     for (int i = 0; i < n; i++) {
         if (skip && strcmp(ms[i].family, skip) == 0)
             continue;
         const struct cm_groups *g = &ms[i].groups;
-        if (all.n + g->n > all.cap) {
-            size_t nc = all.n + g->n + 1;
-            double *y = realloc(all.y, nc * sizeof *y), *w = y ? realloc(all.w, nc * sizeof *w) : NULL;
-            if (y)
-                all.y = y;
-            if (w)
-                all.w = w;
-            double *x = w ? realloc(all.x, nc * rl * sizeof *x) : NULL;
-            if (!x) {
-                cm_groups_free(&all);
-                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-            }
-            all.x = x;
-            all.cap = nc;
-        }
         memcpy(all.y + all.n, g->y, g->n * sizeof *g->y);
         memcpy(all.w + all.n, g->w, g->n * sizeof *g->w);
         memcpy(all.x + all.n * rl, g->x, g->n * rl * sizeof *g->x);
@@ -191,37 +181,46 @@ static int eval_under(struct mstate *m, const struct study_loop_opts *o, const s
     return 0;
 }
 
+/* Figures over every model of one iteration: pairs summed, tau averaged over models,
+ * relative errors over every point. */
 struct agg_metrics {
     struct study_pairwise pw;
-    double tau[64];
-    double rel[64 * MAXPTS];
-    int ntau, nrel;
+    LS_VEC(double) tau;
+    LS_VEC(double) rel;
 };
 
-static void agg_add(struct agg_metrics *a, const struct study_point *pts, int n)
+static int agg_add(struct agg_metrics *a, const struct study_point *pts, int n)
 {
     study_pairwise_add(pts, n, &a->pw);
-    if (a->ntau < 64)
-        a->tau[a->ntau++] = study_kendall_tau_b(pts, n);
-    for (int i = 0; i < n && a->nrel < 64 * MAXPTS; i++)
-        a->rel[a->nrel++] = pts[i].simulated > 0 ? fabs(pts[i].predicted - pts[i].simulated) / pts[i].simulated : NAN;
+    if (LS_VEC_PUSH(&a->tau, study_kendall_tau_b(pts, n)))
+        return LS_ERR_NOMEM;
+    for (int i = 0; i < n; i++)
+        if (LS_VEC_PUSH(&a->rel, pts[i].simulated > 0 ? fabs(pts[i].predicted - pts[i].simulated) /
+                                                            pts[i].simulated
+                                                      : NAN))
+            return LS_ERR_NOMEM;
+    return 0;
 }
 
-static void agg_json(json_t *o, const char *prefix, const struct agg_metrics *a)
+static void agg_reset(struct agg_metrics *a)
 {
-    char k[96];
-    snprintf(k, sizeof k, "%spairwise_accuracy", prefix);
-    json_object_set_new(o, k, lp_num(study_pairwise_accuracy(&a->pw)));
-    snprintf(k, sizeof k, "%spairs", prefix);
-    json_object_set_new(o, k, json_integer(a->pw.pairs));
-    snprintf(k, sizeof k, "%spairs_identical", prefix);
-    json_object_set_new(o, k, json_integer(a->pw.identical));
-    snprintf(k, sizeof k, "%skendall_tau", prefix);
-    json_object_set_new(o, k, lp_num(study_nanmean(a->tau, a->ntau)));
-    snprintf(k, sizeof k, "%smedian_rel_error", prefix);
-    json_object_set_new(o, k, lp_num(study_median(a->rel, a->nrel)));
-    snprintf(k, sizeof k, "%smax_rel_error", prefix);
-    json_object_set_new(o, k, lp_num(study_max(a->rel, a->nrel)));
+    memset(&a->pw, 0, sizeof a->pw);
+    a->tau.len = a->rel.len = 0;
+}
+
+static void agg_free(struct agg_metrics *a)
+{
+    LS_VEC_FREE(&a->tau);
+    LS_VEC_FREE(&a->rel);
+}
+
+static void agg_metrics_of(const struct agg_metrics *a, struct study_metrics *m)
+{
+    m->pw = a->pw;
+    m->pairwise_accuracy = study_pairwise_accuracy(&a->pw);
+    m->kendall_tau = study_nanmean(a->tau.data, (int)a->tau.len);
+    m->median_rel_error = study_median(a->rel.data, (int)a->rel.len);
+    m->max_rel_error = study_max(a->rel.data, (int)a->rel.len);
 }
 
 /* The per-instruction fit over t0 from microbenchmarks (o->microbench) and extra traces. */
@@ -288,19 +287,149 @@ int study_loop_calibrate(const struct graph *const *gs, int n, const struct stud
     return rc;
 }
 
-int study_loop(const char *const *models, int n, const struct study_loop_opts *o,
-               json_t **out, struct cm_table *final, struct ls_error *err)
+static void iter_free(struct study_loop_iter *it)
 {
-    *out = NULL;
-    if (n > 64)
-        return ls_error_msg(err, LS_ERR_INPUT, "at most 64 models");
+    LS_VEC_FREE(&it->models);
+}
+
+void study_loop_result_free(struct study_loop_result *r)
+{
+    for (size_t i = 0; i < r->iterations.len; i++)
+        iter_free(&r->iterations.data[i]);
+    LS_VEC_FREE(&r->iterations);
+    memset(r, 0, sizeof *r);
+}
+
+/* The four strategies of model m under the current table: their figures into lm, their
+ * programs (and o->explore perturbations of exact's) into m's calibration set. */
+static int run_model(struct mstate *m, int i, int it, const struct study_loop_opts *o,
+                     const struct cm_table *cur, const struct cm_table *tmicro,
+                     struct agg_metrics *A, struct study_loop_model *lm, struct ls_error *err)
+{
+    struct study_pipe *p = NULL;
+    const struct study_run *runs[STUDY_NSTRATEGIES];
+    char prefix[160];
+    snprintf(prefix, sizeof prefix, "it%d-%d-", it, i);
+    int rc = lp_run_strategies(m->g, o, cur, tmicro, prefix, &p, runs, err);
+    if (!rc) {
+        struct study_point sp[STUDY_NSTRATEGIES];
+        lp_points(runs, STUDY_NSTRATEGIES, sp);
+        if (agg_add(A, sp, STUDY_NSTRATEGIES))
+            rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        if (!rc)
+            rc = lp_model_eval(runs, sp, &lm->strategies, err);
+        for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++)
+            if (add_cal(m, runs[s], &o->target))
+                rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        /* exploration: seeded perturbations of the exact solution (a seed stream apart from
+         * the frozen set's) join the calibration set too */
+        const struct lsp_problem *pr = study_pipe_problem(p);
+        int32_t *ex = malloc(sizeof *ex * ((size_t)m->nops + 1));
+        struct ls_rng rng;
+        ls_rng_seed(&rng, o->seed * 1000003u + 7919u * (uint64_t)(it + 1) + (uint64_t)i);
+        for (int e = 0; e < o->explore && !rc; e++) {
+            if (!ex) {
+                rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            memcpy(ex, runs[STUDY_NSTRATEGIES - 1]->sol.cfg, sizeof *ex * (size_t)m->nops);
+            for (int32_t k = 0; k < m->nops; k++)
+                if (pr->ops[k].ncfg > 1 && ls_rng_double(&rng) < o->perturb_frac)
+                    ex[k] = (int32_t)ls_rng_below(&rng, (uint64_t)pr->ops[k].ncfg);
+            const struct study_run *er;
+            char lab[32];
+            snprintf(lab, sizeof lab, "explore%d", e);
+            if (!(rc = study_pipe_eval(p, lab, ex, &er, err)) && add_cal(m, er, &o->target))
+                rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        }
+        free(ex);
+    }
+    study_pipe_free(p);
+    return rc;
+}
+
+/* One iteration over every model under cur (lofo[i]: model i's leave-one-family-out
+ * table) into ij; A[0..4) are scratch. */
+static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opts *o,
+                   const struct cm_table *cur, const struct cm_table *lofo,
+                   const struct cm_table *tmicro, struct agg_metrics *A,
+                   struct study_point *pts, struct study_loop_iter *ij, struct ls_error *err)
+{
+    int rc = 0;
+    for (int k = 0; k < 4; k++)
+        agg_reset(&A[k]);      /* 0 frozen, 1 lofo, 2 strategies, 3 in-sample */
+    ij->exact_within_1pct_all = 1;
+    if (LS_VEC_RESERVE(&ij->models, (size_t)n))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n && !rc; i++) {
+        struct mstate *m = &ms[i];
+        struct study_loop_model *lm = &ij->models.data[ij->models.len++];
+        memset(lm, 0, sizeof *lm);
+        lm->model = m->spec;
+        lm->family = m->family;
+        lm->strategies.model = m->spec;
+        lm->strategies.family = m->family;
+        /* out of sample: frozen set under the current table */
+        if ((rc = eval_under(m, o, cur, m->cfg, m->sim, m->npts, pts, m->label, err)))
+            break;
+        if (agg_add(&A[0], pts, m->npts) || (rc = lp_metrics(pts, m->npts, &lm->frozen, err))) {
+            rc = rc ? rc : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (o->lofo && n > 1) {
+            if ((rc = eval_under(m, o, &lofo[i], m->cfg, m->sim, m->npts, pts, m->label, err)))
+                break;
+            lm->has_lofo = 1;
+            if (agg_add(&A[1], pts, m->npts) || (rc = lp_metrics(pts, m->npts, &lm->lofo, err))) {
+                rc = rc ? rc : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+        /* in sample: the calibration programs under the current table */
+        if (m->ncal > 0) {
+            struct study_point *cp = malloc(sizeof *cp * (size_t)m->ncal);
+            if (!cp) {
+                rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            if (!(rc = eval_under(m, o, cur, m->calcfg.data, m->calsim.data, m->ncal, cp, NULL,
+                                  err)) &&
+                agg_add(&A[3], cp, m->ncal))
+                rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+            free(cp);
+            if (rc)
+                break;
+        }
+        /* the four strategies under the current table: solve, compile, simulate */
+        rc = run_model(m, i, it, o, cur, tmicro, &A[2], lm, err);
+        if (!rc && !lm->strategies.criterion.exact_within_1pct)
+            ij->exact_within_1pct_all = 0;
+    }
+    if (rc)
+        return rc;
+    ij->iteration = it;
+    snprintf(ij->aggregate, sizeof ij->aggregate, "%s", cur->aggregate);
+    ij->table_hash = cm_table_hash(cur);
+    agg_metrics_of(&A[0], &ij->frozen);
+    ij->has_lofo = o->lofo && n > 1;
+    if (ij->has_lofo)
+        agg_metrics_of(&A[1], &ij->lofo);
+    agg_metrics_of(&A[2], &ij->strategy);
+    agg_metrics_of(&A[3], &ij->in_sample);
+    ij->fit_rel_error = NAN;
+    return 0;
+}
+
+int study_loop(const char *const *models, int n, const struct study_loop_opts *o,
+               struct study_loop_result *out, struct cm_table *final, struct ls_error *err)
+{
+    memset(out, 0, sizeof *out);
     struct mstate *ms = calloc((size_t)n + 1, sizeof *ms);
     struct cm_table *lofo = calloc((size_t)n + 1, sizeof *lofo);
-    struct agg_metrics *A = calloc(4, sizeof *A);
-    json_t *root = json_object(), *iters = json_array();
-    json_object_set_new(root, "iterations", iters);
+    struct agg_metrics A[4] = {0};
+    struct study_point *pts = NULL;
     int rc = 0;
-    if (!ms || !lofo || !A) {
+    if (!ms || !lofo) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -308,123 +437,41 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
     cm_table_default(&o->target, &t0);
     size_t nmicro = 0, nsamples = 0;
     rc = micro_fit(o, &t0, &tmicro, &nmicro, &nsamples, err);
-    json_object_set_new(root, "microbenchmarks", json_integer((json_int_t)nmicro));
-    json_object_set_new(root, "microbench_samples", json_integer((json_int_t)nsamples));
+    out->microbenchmarks = nmicro;
+    out->microbench_samples = nsamples;
     if (rc)
         goto done;
+    int maxpts = 1;
     for (int i = 0; i < n && !rc; i++) {
         ms[i].spec = models[i];
         ms[i].family = study_model_family(models[i]);
         cm_groups_init(&ms[i].groups, tmicro.n);
         if (!(rc = model_load(models[i], &o->zo, &ms[i].g, err)))
             rc = build_frozen(&ms[i], o, &t0, err);
+        if (ms[i].npts > maxpts)
+            maxpts = ms[i].npts;
     }
     if (rc)
         goto done;
+    if (!(pts = malloc(sizeof *pts * (size_t)maxpts))) {
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     cur = t0;
     for (int i = 0; i < n; i++)
         lofo[i] = t0;
     double prev_acc = -1, prev_med = INFINITY;
     for (int it = 0; it <= o->iterations && !rc; it++) {
-        memset(A, 0, 4 * sizeof *A);    /* 0 frozen, 1 lofo, 2 strategies, 3 in-sample */
-        json_t *ij = json_object(), *mj = json_array();
-        int exact_ok = 1;
-        for (int i = 0; i < n && !rc; i++) {
-            struct mstate *m = &ms[i];
-            json_t *mo = json_object();
-            json_object_set_new(mo, "model", json_string(m->spec));
-            json_object_set_new(mo, "family", json_string(m->family));
-            struct study_point pts[MAXPTS];
-            /* out of sample: frozen set under the current table */
-            if ((rc = eval_under(m, o, &cur, m->cfg, m->sim, m->npts, pts, m->label, err)))
-                break;
-            agg_add(&A[0], pts, m->npts);
-            json_object_set_new(mo, "frozen", lp_metrics_json(pts, m->npts));
-            if (o->lofo && n > 1) {
-                if ((rc = eval_under(m, o, &lofo[i], m->cfg, m->sim, m->npts, pts, m->label, err)))
-                    break;
-                agg_add(&A[1], pts, m->npts);
-                json_object_set_new(mo, "lofo", lp_metrics_json(pts, m->npts));
-            }
-            /* in sample: the calibration programs under the current table */
-            if (m->ncal > 0) {
-                struct study_point *cp = malloc(sizeof *cp * (size_t)m->ncal);
-                if (!cp) {
-                    rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                if (!(rc = eval_under(m, o, &cur, m->calcfg, m->calsim, m->ncal, cp, NULL, err)))
-                    agg_add(&A[3], cp, m->ncal);
-                free(cp);
-                if (rc)
-                    break;
-            }
-            /* the four strategies under the current table: solve, compile, simulate */
-            struct study_pipe *p = NULL;
-            const struct study_run *runs[STUDY_NSTRATEGIES];
-            char prefix[160];
-            snprintf(prefix, sizeof prefix, "it%d-%d-", it, i);
-            rc = lp_run_strategies(m->g, o, &cur, &tmicro, prefix, &p, runs, err);
-            if (!rc) {
-                struct study_point sp[STUDY_NSTRATEGIES];
-                lp_points(runs, STUDY_NSTRATEGIES, sp);
-                agg_add(&A[2], sp, STUDY_NSTRATEGIES);
-                json_t *so = lp_metrics_json(sp, STUDY_NSTRATEGIES);
-                json_object_set_new(so, "runs", lp_strategies_json(runs, STUDY_NSTRATEGIES));
-                json_t *cr = lp_criterion_json(sp, STUDY_NSTRATEGIES, STUDY_NSTRATEGIES - 1);
-                if (!json_is_true(json_object_get(cr, "exact_within_1pct")))
-                    exact_ok = 0;
-                json_object_set_new(so, "criterion", cr);
-                json_object_set_new(mo, "strategies", so);
-                for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++)
-                    if (add_cal(m, runs[s], &o->target))
-                        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-                /* exploration: seeded perturbations of the exact solution (a seed stream
-                 * apart from the frozen set's) join the calibration set too */
-                const struct lsp_problem *pr = study_pipe_problem(p);
-                int32_t *ex = malloc(sizeof *ex * ((size_t)m->nops + 1));
-                struct ls_rng rng;
-                ls_rng_seed(&rng, o->seed * 1000003u + 7919u * (uint64_t)(it + 1) + (uint64_t)i);
-                for (int e = 0; e < o->explore && !rc; e++) {
-                    if (!ex) {
-                        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    memcpy(ex, runs[STUDY_NSTRATEGIES - 1]->sol.cfg, sizeof *ex * (size_t)m->nops);
-                    for (int32_t k = 0; k < m->nops; k++)
-                        if (pr->ops[k].ncfg > 1 && ls_rng_double(&rng) < o->perturb_frac)
-                            ex[k] = (int32_t)ls_rng_below(&rng, (uint64_t)pr->ops[k].ncfg);
-                    const struct study_run *er;
-                    char lab[32];
-                    snprintf(lab, sizeof lab, "explore%d", e);
-                    if (!(rc = study_pipe_eval(p, lab, ex, &er, err)) && add_cal(m, er, &o->target))
-                        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-                }
-                free(ex);
-            }
-            study_pipe_free(p);
-            json_array_append_new(mj, mo);
-        }
-        if (rc) {
-            json_decref(ij);
-            json_decref(mj);
+        if (LS_VEC_RESERVE(&out->iterations, out->iterations.len + 1)) {
+            rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
             break;
         }
-        json_object_set_new(ij, "iteration", json_integer(it));
-        json_object_set_new(ij, "aggregate", json_string(cur.aggregate));
-        char hb[32];
-        snprintf(hb, sizeof hb, "%016llx", (unsigned long long)cm_table_hash(&cur));
-        json_object_set_new(ij, "table_hash", json_string(hb));
-        agg_json(ij, "", &A[0]);
-        if (o->lofo && n > 1)
-            agg_json(ij, "lofo_", &A[1]);
-        agg_json(ij, "strategy_", &A[2]);
-        agg_json(ij, "in_sample_", &A[3]);
-        json_object_set_new(ij, "exact_within_1pct_all", json_boolean(exact_ok));
-        json_object_set_new(ij, "models", mj);
-        json_array_append_new(iters, ij);
+        struct study_loop_iter *ij = &out->iterations.data[out->iterations.len++];
+        memset(ij, 0, sizeof *ij);
+        if ((rc = iterate(ms, n, it, o, &cur, lofo, &tmicro, A, pts, ij, err)))
+            break;
         /* stop when the out-of-sample figures stop improving */
-        double acc = study_pairwise_accuracy(&A[0].pw), med = study_median(A[0].rel, A[0].nrel);
+        double acc = ij->frozen.pairwise_accuracy, med = ij->frozen.median_rel_error;
         if (it > 1 && !(acc > prev_acc + 1e-9) && !(med < prev_med - 1e-4))
             break;
         prev_acc = acc;
@@ -435,7 +482,8 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
         double rel;
         if ((rc = merged_fit(ms, n, NULL, &tmicro, o, &cur, &rel, err)))
             break;
-        json_object_set_new(ij, "fit_in_sample_rel_error", lp_num(rel));
+        ij->has_fit = 1;
+        ij->fit_rel_error = rel;
         for (int i = 0; i < n && o->lofo && !rc; i++)
             rc = merged_fit(ms, n, ms[i].family, &tmicro, o, &lofo[i], NULL, err);
     }
@@ -446,17 +494,18 @@ done:
         for (int i = 0; i < n; i++) {
             graph_free(ms[i].g);
             free(ms[i].cfg);
-            free(ms[i].calcfg);
-            free(ms[i].calsim);
+            free(ms[i].label);
+            free(ms[i].sim);
+            LS_VEC_FREE(&ms[i].calcfg);
+            LS_VEC_FREE(&ms[i].calsim);
             cm_groups_free(&ms[i].groups);
         }
     free(ms);
     free(lofo);
-    free(A);
-    if (rc) {
-        json_decref(root);
-        return rc;
-    }
-    *out = root;
-    return 0;
+    free(pts);
+    for (int k = 0; k < 4; k++)
+        agg_free(&A[k]);
+    if (rc)
+        study_loop_result_free(out);
+    return rc;
 }

@@ -13,13 +13,16 @@
 #ifndef LS_STUDY_LOOP_H
 #define LS_STUDY_LOOP_H
 
-#include <jansson.h>
+#include <stdint.h>
 
 #include "costmodel/costmodel.h"
 #include "graph/zoo.h"
 #include "sim/target.h"
 #include "solver/solver.h"
+#include "study/pipeline.h"
+#include "study/validate.h"
 #include "util/error.h"
+#include "util/vec.h"
 
 struct study_loop_opts {
     struct zoo_opts zo;           /* model scaling */
@@ -41,14 +44,97 @@ struct study_loop_opts {
 
 void study_loop_opts_init(struct study_loop_opts *o);
 
-/* Validation of table tb on models[0..n). *out: the JSON report. */
-int study_validate(const char *const *models, int n, const struct study_loop_opts *o,
-                   const struct cm_table *tb, json_t **out, struct ls_error *err);
+/* ---- results (plain data; cli/ prints them, as JSON or text) ------------------------- */
 
-/* The loop. *out: the JSON report ({"iterations": [...], ...}); final (may be NULL): the
- * last fitted table. */
+/* Fidelity figures over one set of points (study/validate.h); NaN = undefined. */
+struct study_metrics {
+    struct study_pairwise pw;
+    double pairwise_accuracy, kendall_tau, median_rel_error, max_rel_error;
+};
+
+/* One strategy's solution of one model: solved, compiled, simulated. */
+struct study_strategy_result {
+    char strategy[32];
+    int64_t predicted;             /* .lsp objective */
+    int64_t simulated;             /* base-clock cycles */
+    double rel_error;              /* |predicted - simulated| / simulated, NaN when 0 */
+    int status;                    /* enum lsp_status */
+    double solve_seconds;
+    int64_t conversions, instructions;
+};
+
+/* Predicted price vs exposed simulated time of one name (class, operator, conversion). */
+struct study_attr {
+    char *name;                    /* owned */
+    double predicted, simulated;
+};
+/* Error attribution of one run, each list sorted by |error| (largest first), entries with
+ * neither a price nor a time left out. */
+struct study_attribution {
+    int present;                   /* 0: the run kept no trace records */
+    LS_VEC(struct study_attr) classes;      /* every instruction class */
+    LS_VEC(struct study_attr) operators;    /* the 10 largest errors */
+    LS_VEC(struct study_attr) conversions;  /* the 10 largest errors */
+    double conversions_predicted, conversions_simulated;    /* over every conversion */
+};
+
+/* The four strategies on one model under one table. */
+struct study_model_eval {
+    const char *model, *family;    /* the caller's spec, its family (static) */
+    struct study_metrics metrics;
+    struct study_strategy_result runs[STUDY_NSTRATEGIES];
+    struct study_criterion criterion;  /* exact = the last strategy */
+};
+
+struct study_validate_model {
+    struct study_model_eval eval;
+    struct study_attribution attribution_exact;
+};
+
+struct study_validation {
+    char table_aggregate[16];
+    LS_VEC(struct study_validate_model) models;
+    struct study_metrics all;      /* pairs over every model; tau = mean over models */
+    int exact_within_1pct_all;
+};
+void study_validation_free(struct study_validation *v);
+
+struct study_loop_model {
+    const char *model, *family;
+    struct study_metrics frozen;   /* out of sample: the frozen set, current table */
+    int has_lofo;
+    struct study_metrics lofo;     /* the frozen set under the leave-one-family-out table */
+    struct study_model_eval strategies;   /* solved under the current table */
+};
+
+struct study_loop_iter {
+    int iteration;
+    char aggregate[16];
+    uint64_t table_hash;
+    /* over every model: frozen sets, lofo (has_lofo), strategies, calibration set */
+    struct study_metrics frozen, lofo, strategy, in_sample;
+    int has_lofo;
+    int exact_within_1pct_all;
+    LS_VEC(struct study_loop_model) models;
+    int has_fit;                   /* a refit followed this iteration */
+    double fit_rel_error;          /* its in-sample relative error (NaN when none) */
+};
+
+struct study_loop_result {
+    size_t microbenchmarks, microbench_samples;
+    LS_VEC(struct study_loop_iter) iterations;
+};
+void study_loop_result_free(struct study_loop_result *r);
+
+/* Validation of table tb on models[0..n) (the strings must outlive *out). */
+int study_validate(const char *const *models, int n, const struct study_loop_opts *o,
+                   const struct cm_table *tb, struct study_validation *out,
+                   struct ls_error *err);
+
+/* The loop (models must outlive *out); final (may be NULL): the last fitted table. On
+ * error *out is empty. */
 int study_loop(const char *const *models, int n, const struct study_loop_opts *o,
-               json_t **out, struct cm_table *final, struct ls_error *err);
+               struct study_loop_result *out, struct cm_table *final, struct ls_error *err);
 
 /* The loop's calibration in one step, in sample: the per-instruction fit (microbenchmarks
  * on o->target, o->extra_traces) of the datasheet table, then the group fit (aggregation

@@ -1,5 +1,5 @@
 /* study/loop_eval: per-model evaluation shared by validate and loop: the four strategies
- * under a table, metrics JSON, and error attribution. */
+ * under a table, their fidelity figures, and error attribution. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,28 +37,21 @@ const char *study_model_family(const char *spec)
     return spec;
 }
 
-json_t *lp_num(double v)
+int lp_metrics(const struct study_point *pts, int n, struct study_metrics *m,
+               struct ls_error *err)
 {
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-json_t *lp_metrics_json(const struct study_point *pts, int n)
-{
-    json_t *o = json_object();
-    struct study_pairwise pw = {0, 0, 0};
-    study_pairwise_add(pts, n, &pw);
+    memset(m, 0, sizeof *m);
     double *rel = malloc(sizeof *rel * (size_t)(n ? n : 1));
-    if (rel)
-        study_rel_errors(pts, n, rel);
-    json_object_set_new(o, "pairs", json_integer(pw.pairs));
-    json_object_set_new(o, "pairs_correct", json_integer(pw.correct));
-    json_object_set_new(o, "pairs_identical", json_integer(pw.identical));
-    json_object_set_new(o, "pairwise_accuracy", lp_num(study_pairwise_accuracy(&pw)));
-    json_object_set_new(o, "kendall_tau", lp_num(study_kendall_tau_b(pts, n)));
-    json_object_set_new(o, "median_rel_error", lp_num(rel ? study_median(rel, n) : NAN));
-    json_object_set_new(o, "max_rel_error", lp_num(rel ? study_max(rel, n) : NAN));
+    if (!rel)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    study_pairwise_add(pts, n, &m->pw);
+    study_rel_errors(pts, n, rel);
+    m->pairwise_accuracy = study_pairwise_accuracy(&m->pw);
+    m->kendall_tau = study_kendall_tau_b(pts, n);
+    m->median_rel_error = study_median(rel, n);
+    m->max_rel_error = study_max(rel, n);
     free(rel);
-    return o;
+    return 0;
 }
 
 /* ---- attribution ----------------------------------------------------------------------- */
@@ -75,87 +68,103 @@ static int by_abs_err(const void *a, const void *b)
     return ex < ey ? 1 : ex > ey ? -1 : strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
-static json_t *attr_json(struct attr *a, size_t n, size_t top)
+/* The `top` largest errors of a[0..n) into out, entries with neither price nor time left out. */
+static int attr_list(struct attr *a, size_t n, size_t top, void *out_vec)
 {
+    LS_VEC(struct study_attr) *out = out_vec;
     qsort(a, n, sizeof *a, by_abs_err);
-    json_t *arr = json_array();
     for (size_t i = 0; i < n && i < top; i++) {
         if (a[i].pred == 0 && a[i].sim == 0)
             continue;
-        json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(a[i].name ? a[i].name : "?"));
-        json_object_set_new(o, "predicted", json_real(a[i].pred));
-        json_object_set_new(o, "simulated", json_real(a[i].sim));
-        json_object_set_new(o, "error", json_real(a[i].pred - a[i].sim));
-        json_array_append_new(arr, o);
+        struct study_attr x = {strdup(a[i].name ? a[i].name : "?"), a[i].pred, a[i].sim};
+        if (!x.name || LS_VEC_PUSH(out, x)) {
+            free(x.name);
+            return LS_ERR_NOMEM;
+        }
     }
-    return arr;
+    return 0;
+}
+
+void lp_attribution_free(struct study_attribution *a)
+{
+    for (size_t i = 0; i < a->classes.len; i++)
+        free(a->classes.data[i].name);
+    for (size_t i = 0; i < a->operators.len; i++)
+        free(a->operators.data[i].name);
+    for (size_t i = 0; i < a->conversions.len; i++)
+        free(a->conversions.data[i].name);
+    LS_VEC_FREE(&a->classes);
+    LS_VEC_FREE(&a->operators);
+    LS_VEC_FREE(&a->conversions);
+    memset(a, 0, sizeof *a);
 }
 
 /* Predicted price vs exposed simulated time (growth of the running max end, in program
  * order), by instruction class, by operator and by conversion, for one run. */
-json_t *lp_attribution(const struct study_run *r, const struct sim_target *t,
-                       const struct cm_table *tb)
+int lp_attribution(const struct study_run *r, const struct sim_target *t,
+                   const struct cm_table *tb, struct study_attribution *out,
+                   struct ls_error *err)
 {
+    memset(out, 0, sizeof *out);
     if (!r->recs)
-        return json_null();
+        return 0;
+    out->present = 1;
     double cyc = (double)t->base_mhz / (double)sim_target_tick_mhz(t);
     struct attr cls[SIM_OP_COUNT];
     for (int k = 0; k < SIM_OP_COUNT; k++)
         cls[k] = (struct attr){sim_opcode_name((enum sim_opcode)k), 0, 0};
     struct attr *grp = calloc(r->ntags + 1, sizeof *grp);
     struct cm_agg *agg = calloc(r->ntags + 1, sizeof *agg);
-    if (!grp || !agg) {
-        free(grp);
-        free(agg);
-        return json_null();
+    struct attr *ops = calloc(r->ntags + 1, sizeof *ops), *cv = calloc(r->ntags + 1, sizeof *cv);
+    int rc = 0;
+    if (!grp || !agg || !ops || !cv) {
+        rc = LS_ERR_NOMEM;
+        goto done;
     }
     uint64_t run = 0;
     for (size_t i = 0; i < r->nrecs; i++) {
-        const struct trace_record *rc = &r->recs[i];
-        double ex = rc->end > run ? (double)(rc->end - run) * cyc : 0;
-        if (rc->end > run)
-            run = rc->end;
-        if (rc->opcode < SIM_OP_COUNT) {
-            cls[rc->opcode].pred += (double)r->price[i];
-            cls[rc->opcode].sim += ex;
+        const struct trace_record *tr = &r->recs[i];
+        double ex = tr->end > run ? (double)(tr->end - run) * cyc : 0;
+        if (tr->end > run)
+            run = tr->end;
+        if (tr->opcode < SIM_OP_COUNT) {
+            cls[tr->opcode].pred += (double)r->price[i];
+            cls[tr->opcode].sim += ex;
         }
         int32_t tg = r->tag[i];
         if (tg >= 0 && (size_t)tg < r->ntags) {
             grp[tg].name = r->tags[tg];
             grp[tg].sim += ex;
-            cm_agg_add(&agg[tg], rc->engine, r->price[i]);
+            cm_agg_add(&agg[tg], tr->engine, r->price[i]);
         }
     }
     size_t nop = 0, nconv = 0;
-    struct attr *ops = calloc(r->ntags + 1, sizeof *ops), *cv = calloc(r->ntags + 1, sizeof *cv);
-    json_t *o = json_object();
-    if (ops && cv) {
-        for (size_t k = 0; k < r->ntags; k++) {
-            if (!grp[k].name)
-                continue;
-            grp[k].pred = (double)cm_agg_total(tb, t, &agg[k]);
-            if (strstr(grp[k].name, "->"))
-                cv[nconv++] = grp[k];
-            else
-                ops[nop++] = grp[k];
-        }
-        double cp = 0, cs = 0;
-        for (size_t k = 0; k < nconv; k++) {
-            cp += cv[k].pred;
-            cs += cv[k].sim;
-        }
-        json_object_set_new(o, "instruction_classes", attr_json(cls, SIM_OP_COUNT, SIM_OP_COUNT));
-        json_object_set_new(o, "operators", attr_json(ops, nop, 10));
-        json_object_set_new(o, "conversions", attr_json(cv, nconv, 10));
-        json_object_set_new(o, "conversions_total_predicted", json_real(cp));
-        json_object_set_new(o, "conversions_total_simulated", json_real(cs));
+    for (size_t k = 0; k < r->ntags; k++) {
+        if (!grp[k].name)
+            continue;
+        grp[k].pred = (double)cm_agg_total(tb, t, &agg[k]);
+        if (strstr(grp[k].name, "->"))
+            cv[nconv++] = grp[k];
+        else
+            ops[nop++] = grp[k];
     }
+    for (size_t k = 0; k < nconv; k++) {
+        out->conversions_predicted += cv[k].pred;
+        out->conversions_simulated += cv[k].sim;
+    }
+    if (!(rc = attr_list(cls, SIM_OP_COUNT, SIM_OP_COUNT, &out->classes)) &&
+        !(rc = attr_list(ops, nop, 10, &out->operators)))
+        rc = attr_list(cv, nconv, 10, &out->conversions);
+done:
     free(ops);
     free(cv);
     free(grp);
     free(agg);
-    return o;
+    if (rc) {
+        lp_attribution_free(out);
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
+    return 0;
 }
 
 /* ---- the four strategies on one model ------------------------------------------------ */
@@ -196,56 +205,50 @@ void lp_points(const struct study_run *const *runs, int n, struct study_point *p
     }
 }
 
-json_t *lp_strategies_json(const struct study_run *const *runs, int n)
+int lp_model_eval(const struct study_run *const *runs, const struct study_point *pts,
+                  struct study_model_eval *out, struct ls_error *err)
 {
-    json_t *arr = json_array();
-    for (int s = 0; s < n; s++) {
+    int rc = lp_metrics(pts, STUDY_NSTRATEGIES, &out->metrics, err);
+    if (rc)
+        return rc;
+    for (int s = 0; s < STUDY_NSTRATEGIES; s++) {
         const struct study_run *r = runs[s];
-        json_t *o = json_object();
-        json_object_set_new(o, "strategy", json_string(r->strategy));
-        json_object_set_new(o, "predicted", json_integer(r->predicted));
-        json_object_set_new(o, "simulated", json_integer((json_int_t)r->sim_cycles));
-        json_object_set_new(o, "rel_error",
-                            lp_num(r->sim_cycles ? fabs((double)r->predicted - (double)r->sim_cycles) /
-                                                       (double)r->sim_cycles
-                                                 : NAN));
-        json_object_set_new(o, "status", json_string(lsp_status_name(r->status)));
-        json_object_set_new(o, "solve_seconds", json_real(r->solve_seconds));
-        json_object_set_new(o, "conversions", json_integer(r->conversions));
-        json_object_set_new(o, "instructions", json_integer(r->instructions));
-        json_array_append_new(arr, o);
+        struct study_strategy_result *x = &out->runs[s];
+        snprintf(x->strategy, sizeof x->strategy, "%s", r->strategy);
+        x->predicted = r->predicted;
+        x->simulated = (int64_t)r->sim_cycles;
+        x->rel_error = r->sim_cycles ? fabs((double)r->predicted - (double)r->sim_cycles) /
+                                           (double)r->sim_cycles
+                                     : NAN;
+        x->status = r->status;
+        x->solve_seconds = r->solve_seconds;
+        x->conversions = r->conversions;
+        x->instructions = r->instructions;
     }
-    return arr;
+    _Static_assert(STUDY_NSTRATEGIES <= STUDY_CRITERION_MAX, "criterion points");
+    study_criterion(pts, STUDY_NSTRATEGIES, STUDY_NSTRATEGIES - 1, &out->criterion);
+    return 0;
 }
 
-json_t *lp_criterion_json(const struct study_point *pts, int n, int exact_index)
+void study_validation_free(struct study_validation *v)
 {
-    struct study_criterion c;
-    study_criterion(pts, n, exact_index, &c);
-    json_t *o = json_object(), *gap = json_object();
-    for (int i = 0; i < n && i < 8; i++)
-        if (i != exact_index)
-            json_object_set_new(gap, pts[i].label, json_real(c.gap[i]));
-    json_object_set_new(o, "optimality_gap", gap);
-    json_object_set_new(o, "model_error", lp_num(c.model_error));
-    json_object_set_new(o, "exact_error", lp_num(c.exact_error));
-    json_object_set_new(o, "exact_vs_best_simulated", lp_num(c.exact_vs_best));
-    json_object_set_new(o, "exact_within_1pct", json_boolean(c.exact_within_1pct));
-    json_object_set_new(o, "exact_pays", json_boolean(c.exact_pays));
-    return o;
+    for (size_t i = 0; i < v->models.len; i++)
+        lp_attribution_free(&v->models.data[i].attribution_exact);
+    LS_VEC_FREE(&v->models);
+    memset(v, 0, sizeof *v);
 }
 
 int study_validate(const char *const *models, int n, const struct study_loop_opts *o,
-                   const struct cm_table *tb, json_t **out, struct ls_error *err)
+                   const struct cm_table *tb, struct study_validation *out,
+                   struct ls_error *err)
 {
-    json_t *root = json_object(), *arr = json_array();
-    json_object_set_new(root, "table_aggregate", json_string(tb->aggregate));
-    json_object_set_new(root, "models", arr);
-    struct study_pairwise all = {0, 0, 0};
+    memset(out, 0, sizeof *out);
+    snprintf(out->table_aggregate, sizeof out->table_aggregate, "%s", tb->aggregate);
     double *taus = malloc(sizeof *taus * (size_t)(n ? n : 1));
     double *rels = malloc(sizeof *rels * (size_t)(n ? n : 1) * STUDY_NSTRATEGIES);
-    int nrel = 0, ok_exact = 1, rc = 0;
-    if (!taus || !rels) {
+    int nrel = 0, rc = 0;
+    out->exact_within_1pct_all = 1;
+    if (!taus || !rels || LS_VEC_RESERVE(&out->models, (size_t)n)) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -259,41 +262,34 @@ int study_validate(const char *const *models, int n, const struct study_loop_opt
         if (!rc) {
             struct study_point pts[STUDY_NSTRATEGIES];
             lp_points(runs, STUDY_NSTRATEGIES, pts);
-            study_pairwise_add(pts, STUDY_NSTRATEGIES, &all);
+            study_pairwise_add(pts, STUDY_NSTRATEGIES, &out->all.pw);
             taus[m] = study_kendall_tau_b(pts, STUDY_NSTRATEGIES);
             nrel += study_rel_errors(pts, STUDY_NSTRATEGIES, rels + nrel);
-            json_t *mo = lp_metrics_json(pts, STUDY_NSTRATEGIES);
-            json_object_set_new(mo, "model", json_string(models[m]));
-            json_object_set_new(mo, "family", json_string(study_model_family(models[m])));
-            json_object_set_new(mo, "strategies", lp_strategies_json(runs, STUDY_NSTRATEGIES));
-            json_t *cr = lp_criterion_json(pts, STUDY_NSTRATEGIES, STUDY_NSTRATEGIES - 1);
-            if (!json_is_true(json_object_get(cr, "exact_within_1pct")))
-                ok_exact = 0;
-            json_object_set_new(mo, "criterion", cr);
-            json_object_set_new(mo, "attribution_exact",
-                                lp_attribution(runs[STUDY_NSTRATEGIES - 1], &o->target, tb));
-            json_array_append_new(arr, mo);
+            struct study_validate_model *vm = &out->models.data[out->models.len];
+            memset(vm, 0, sizeof *vm);
+            vm->eval.model = models[m];
+            vm->eval.family = study_model_family(models[m]);
+            if (!(rc = lp_model_eval(runs, pts, &vm->eval, err)) &&
+                !(rc = lp_attribution(runs[STUDY_NSTRATEGIES - 1], &o->target, tb,
+                                      &vm->attribution_exact, err))) {
+                out->models.len++;
+                if (!vm->eval.criterion.exact_within_1pct)
+                    out->exact_within_1pct_all = 0;
+            }
         }
         study_pipe_free(p);
         graph_free(g);
     }
     if (!rc) {
-        json_object_set_new(root, "pairs", json_integer(all.pairs));
-        json_object_set_new(root, "pairs_identical", json_integer(all.identical));
-        json_object_set_new(root, "pairwise_accuracy", lp_num(study_pairwise_accuracy(&all)));
-        json_object_set_new(root, "kendall_tau", lp_num(study_nanmean(taus, n)));
-        json_object_set_new(root, "median_rel_error", lp_num(study_median(rels, nrel)));
-        json_object_set_new(root, "max_rel_error", lp_num(study_max(rels, nrel)));
-        json_object_set_new(root, "exact_within_1pct_all", json_boolean(ok_exact));
+        out->all.pairwise_accuracy = study_pairwise_accuracy(&out->all.pw);
+        out->all.kendall_tau = study_nanmean(taus, n);
+        out->all.median_rel_error = study_median(rels, nrel);
+        out->all.max_rel_error = study_max(rels, nrel);
     }
 done:
     free(taus);
     free(rels);
-    if (rc) {
-        json_decref(root);
-        *out = NULL;
-        return rc;
-    }
-    *out = root;
-    return 0;
+    if (rc)
+        study_validation_free(out);
+    return rc;
 }

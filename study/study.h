@@ -8,7 +8,7 @@
  * under a time and memory limit), and, when o.mcts_evaluations > 0, the autotuner
  * ("mcts": MCTS over layout plans started from exact's assignment, rewarded by simulated
  * time; study/tune.h) under each table. Each (model, target, strategy, table) result is one
- * row of the results store (study/store.h); the report (study/report.h) is computed
+ * row of the results database (study/db.h); the report (report/report.h) is computed
  * from the store alone, so a resumed, sharded or merged run gives the same report as one
  * run.
  *
@@ -26,7 +26,7 @@
 #include "costmodel/costmodel.h"
 #include "graph/zoo.h"
 #include "sim/target.h"
-#include "study/store.h"
+#include "study/db.h"
 #include "util/error.h"
 
 /* ---- model sets ----------------------------------------------------------------------- */
@@ -42,7 +42,7 @@ struct study_model {
 
 struct study_models {
     struct study_model *m;
-    size_t n;
+    size_t n, cap;             /* grown by util/vec's ls_vec_reserve_ */
 };
 
 /* SET: "quick" (default set: one model per architecture family, scaled down so the whole
@@ -62,7 +62,7 @@ struct study_target {
 
 struct study_targets {
     struct study_target *t;
-    size_t n;
+    size_t n, cap;             /* grown by util/vec's ls_vec_reserve_ */
 };
 
 /* The cartesian product of sets[i] = "KEY=V1,V2,..." over base (first key varies slowest).
@@ -125,7 +125,7 @@ struct study_summary {
 /* Run every job of this shard (skipping complete ones when resuming) and write its cells
  * into st. Per-cell failures (a solver hitting its limit, a program the target rejects)
  * are recorded in the cell (rc, error) and do not stop the run; I/O and memory errors do. */
-int study_run(const struct study_opts *o, struct study_store *st, struct study_summary *sum,
+int study_run(const struct study_opts *o, struct study_db *st, struct study_summary *sum,
               struct ls_error *err);
 
 /* The strategies of the simulated comparison, in table order, then "dp" and "mcts". */

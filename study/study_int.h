@@ -9,7 +9,7 @@
 #include "costmodel/costmodel.h"
 #include "graph/graph.h"
 #include "study/pipeline.h"
-#include "study/store.h"
+#include "study/db.h"
 #include "study/study.h"
 #include "util/error.h"
 

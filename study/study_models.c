@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "study/study.h"
+#include "util/vec.h"
 
 /* The quick scale of every zoo model: small enough that one model's eight
  * compile + simulate runs take about a second. Unlisted models keep their size. */
@@ -55,10 +56,8 @@ static int add_model(struct study_models *ms, const char *name, int quick, struc
     for (size_t i = 0; i < ms->n; i++)
         if (!strcmp(ms->m[i].name, name))
             return ls_error_msg(err, LS_ERR_INPUT, "--models: %s listed twice", name);
-    struct study_model *n = realloc(ms->m, (ms->n + 1) * sizeof *n);
-    if (!n)
+    if (ls_vec_reserve_((void **)&ms->m, &ms->cap, ms->n + 1, sizeof *ms->m))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    ms->m = n;
     struct study_model *m = &ms->m[ms->n++];
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
@@ -189,10 +188,8 @@ static int parse_axis(const char *s, struct axis *ax, struct ls_error *err)
 static int push_target(struct study_targets *ts, const struct study_target *t,
                        struct ls_error *err)
 {
-    struct study_target *n = realloc(ts->t, (ts->n + 1) * sizeof *n);
-    if (!n)
+    if (ls_vec_reserve_((void **)&ts->t, &ts->cap, ts->n + 1, sizeof *ts->t))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    ts->t = n;
     ts->t[ts->n++] = *t;
     return 0;
 }
@@ -248,11 +245,18 @@ int study_targets_product(const struct sim_target *base, const char *const *sets
             o += (size_t)snprintf(st.variant + o, o < sizeof st.variant ? sizeof st.variant - o : 0,
                                   "%s%s=%s", i ? " " : "", ax[i].key, ax[i].val[idx[i]]);
         }
+        /* the label is the rows' key: cut, two variants could share it */
+        if (!rc && (o >= sizeof st.variant ||
+                    (size_t)snprintf(st.label, sizeof st.label, "%s%s%s", base->name,
+                                     nsets ? " " : "", st.variant) >= sizeof st.label))
+            rc = ls_error_msg(err, LS_ERR_INPUT,
+                              "--set: the target variant '%s%s' is longer than %zu characters",
+                              st.variant, o >= sizeof st.variant ? "..." : "",
+                              sizeof st.label - 1);
         struct ls_error e2 = {0};
         if (!rc && sim_target_validate(&st.t, &e2))
             rc = ls_error_msg(err, LS_ERR_INPUT, "--set %s: %s", st.variant, e2.msg);
         snprintf(st.t.name, sizeof st.t.name, "%s", base->name);
-        snprintf(st.label, sizeof st.label, "%.63s%s%.95s", base->name, nsets ? " " : "", st.variant);
         if (sim_target_hash(&st.t) == hbase)
             base_seen = 1;
         if (!rc)

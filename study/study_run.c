@@ -81,30 +81,12 @@ struct shared {
     struct cm_table *calib;          /* per target (when o->calibrate) */
     struct job *jobs;
     size_t njobs, next, done;
-    struct study_store *st;
+    struct study_db *st;
     pthread_mutex_t mu;
     int hard_rc;
     struct ls_error hard_err;
     size_t cells, cells_failed;
 };
-
-static int append_layouts(char **buf, size_t *len, size_t *cap, const char *s)
-{
-    size_t n = strlen(s);
-    if (*len + n + 1 > *cap) {
-        size_t nc = *cap ? *cap * 2 : 1024;
-        while (nc < *len + n + 1)
-            nc *= 2;
-        char *b = realloc(*buf, nc);
-        if (!b)
-            return -1;
-        *buf = b;
-        *cap = nc;
-    }
-    memcpy(*buf + *len, s, n + 1);
-    *len += n;
-    return 0;
-}
 
 /* "op=pax,pax;" per problem op: the partition axes of the chosen configuration. */
 char *study_layouts_of(struct study_pipe *pp, const int32_t *cfg)
@@ -112,25 +94,27 @@ char *study_layouts_of(struct study_pipe *pp, const int32_t *cfg)
     const struct cm_instance *in = study_pipe_instance(pp);
     const struct lsp_problem *p = in->p;
     char *buf = NULL;
-    size_t len = 0, cap = 0;
-    if (append_layouts(&buf, &len, &cap, ""))
+    size_t len = 0;
+    /* a memory stream: as long as the names and slots need, never cut */
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
         return NULL;
     for (int32_t i = 0; i < p->nops; i++) {
-        char item[256];
-        int o = snprintf(item, sizeof item, "%s=", p->ops[i].name);
-        for (int s = 0; s < p->ops[i].nslots && o < (int)sizeof item - 8; s++) {
+        fprintf(f, "%s=", p->ops[i].name);
+        for (int s = 0; s < p->ops[i].nslots; s++) {
             int pax = 0;
             if (cm_instance_layout(in, i, cfg[i], s, &pax, NULL, NULL)) {
+                fclose(f);
                 free(buf);
                 return NULL;
             }
-            o += snprintf(item + o, sizeof item - (size_t)o, "%s%d", s ? "," : "", pax);
+            fprintf(f, "%s%d", s ? "," : "", pax);
         }
-        snprintf(item + o, sizeof item - (size_t)o, ";");
-        if (append_layouts(&buf, &len, &cap, item)) {
-            free(buf);
-            return NULL;
-        }
+        fputc(';', f);
+    }
+    if (fclose(f) || !buf) {
+        free(buf);
+        return NULL;
     }
     return buf;
 }
@@ -375,15 +359,15 @@ static void *worker(void *arg)
         int rc = j->rc;
         if (rc) {
             e2 = j->err;
-        } else if (!(rc = study_store_begin(sh->st, &e2))) {
-            for (size_t i = 0; i < j->out.n && !rc; i++) {
-                rc = study_store_put(sh->st, &j->out.c[i], &e2);
+        } else if (!(rc = study_db_begin(sh->st, &e2))) {
+            for (size_t i = 0; i < j->out.len && !rc; i++) {
+                rc = study_db_put(sh->st, &j->out.data[i], &e2);
                 sh->cells++;
-                if (j->out.c[i].rc)
+                if (j->out.data[i].rc)
                     sh->cells_failed++;
             }
             if (!rc)
-                rc = study_store_commit(sh->st, &e2);
+                rc = study_db_commit(sh->st, &e2);
         }
         if (rc && !sh->hard_rc) {
             sh->hard_rc = rc;
@@ -420,26 +404,28 @@ static int run_threads(int n, void *(*fn)(void *), void *args, size_t argsize, s
                        struct ls_error *err)
 {
     /* count independent calls of fn, at most n at a time */
-    pthread_t th[64];
     if (n < 1)
         n = 1;
-    if (n > 64)
-        n = 64;
+    pthread_t *th = malloc(sizeof *th * (size_t)n);
+    if (!th)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     for (size_t b = 0; b < count; b += (size_t)n) {
         size_t k = count - b < (size_t)n ? count - b : (size_t)n, started = 0;
         for (size_t i = 0; i < k; i++, started++)
             if (pthread_create(&th[i], NULL, fn, (char *)args + (b + i) * argsize)) {
                 for (size_t q = 0; q < started; q++)
                     pthread_join(th[q], NULL);
+                free(th);
                 return ls_error_msg(err, LS_ERR_NOMEM, "cannot start a thread");
             }
         for (size_t i = 0; i < k; i++)
             pthread_join(th[i], NULL);
     }
+    free(th);
     return 0;
 }
 
-int study_run(const struct study_opts *o, struct study_store *st, struct study_summary *sum,
+int study_run(const struct study_opts *o, struct study_db *st, struct study_summary *sum,
               struct ls_error *err)
 {
     memset(sum, 0, sizeof *sum);
@@ -472,7 +458,7 @@ int study_run(const struct study_opts *o, struct study_store *st, struct study_s
             sum->jobs++;
             if (o->resume) {
                 int have = 0;
-                if ((rc = study_store_count(st, o->models.m[mi].name, o->targets.t[ti].label,
+                if ((rc = study_db_count(st, o->models.m[mi].name, o->targets.t[ti].label,
                                             &have, err)))
                     break;
                 if (have >= per_job) {
@@ -521,17 +507,18 @@ int study_run(const struct study_opts *o, struct study_store *st, struct study_s
     int nth = o->jobs < 1 ? 1 : o->jobs;
     if ((size_t)nth > sh.njobs)
         nth = sh.njobs ? (int)sh.njobs : 1;
-    void *dummy[64];
     {
-        pthread_t th[64];
+        /* as many threads as asked for (when none starts, this thread does the work) */
+        pthread_t *th = malloc(sizeof *th * (size_t)nth);
         int started = 0;
-        for (int i = 0; i < nth && i < 64; i++, started++)
+        for (int i = 0; th && i < nth; i++, started++)
             if (pthread_create(&th[i], NULL, worker, &sh))
                 break;
         if (started == 0)
             worker(&sh);
         for (int i = 0; i < started; i++)
-            pthread_join(th[i], &dummy[i]);
+            pthread_join(th[i], NULL);
+        free(th);
     }
     pthread_mutex_destroy(&sh.mu);
     if (sh.hard_rc) {

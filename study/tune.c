@@ -1,5 +1,6 @@
 /* study/tune: the simulated-time reward and the whole tuning run (study/tune.h). */
 #include "study/tune.h"
+#include "study/db.h"
 #include "sim/sim.h"
 #include "solver/solver.h"
 #include "util/clock.h"
@@ -135,7 +136,7 @@ int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
     const struct lsp_problem *p = a->in->p;
     struct lsp_tune_space *space = NULL;
     struct study_tune_sim sim = {0};
-    struct study_tune_db *db = NULL;
+    struct study_db *db = NULL;
     int rc;
     if ((rc = a->start_cfg ? given_start(a, p, rep, err) : solve_start(a, p, rep, err)) ||
         (rc = lsp_tune_space_build(p, rep->start.cfg, &a->space, &space, err)))
@@ -148,7 +149,7 @@ int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
     struct study_tune_store st = {0};
     struct lsp_tune_store hook;
     if (a->db) {
-        if ((rc = study_tune_db_open(a->db, &db, err)))
+        if ((rc = study_db_open(a->db, STUDY_DB_TUNE, &db, err)))
             goto out;
         st.db = db;
         st.problem_hash = study_tune_problem_hash(p);
@@ -163,7 +164,7 @@ int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
     rep->rejected = sim.rejected;
     rep->sim_seconds = sim.seconds;
     if (db && !rc)
-        rc = study_tune_db_count(db, &rep->db_rows, err);
+        rc = study_db_tune_count(db, &rep->db_rows, err);
     if (rep->result.best_assignment && rep->result.evaluations > 0) {
         int rc2 = lsp_solution_alloc(&rep->best, p, err);
         if (rc2) {
@@ -181,7 +182,7 @@ int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
                           rep->result.evaluations == 1 ? "" : "s",
                           sim.first_reject[0] ? "; the first: " : "", sim.first_reject);
 out:
-    study_tune_db_close(db);
+    study_db_close(db);
     lsp_tune_space_free(space);
     return rc;
 }

@@ -67,17 +67,13 @@ int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
 void study_tune_reward(struct study_tune_sim *s, const struct cm_instance *in,
                        const struct sim_target *t, struct lsp_solve_opts *o);
 
-/* ---- the metric store (SQLite) -------------------------------------------------------- */
+/* ---- the metric store (SQLite rows of study/db.h, part STUDY_DB_TUNE) ------------------ */
 
-struct study_tune_db;
-
-/* Open (creating when absent) the database file and its tune_metric table. */
-int study_tune_db_open(const char *path, struct study_tune_db **out, struct ls_error *err);
-void study_tune_db_close(struct study_tune_db *db);
+struct study_db;
 
 /* A store hook for lsp_tune_run bound to one (problem, target, table, codegen) key. */
 struct study_tune_store {
-    struct study_tune_db *db;
+    struct study_db *db;     /* opened with STUDY_DB_TUNE */
     uint64_t problem_hash, target_hash, table_hash;
     const char *codegen_version;
     uint64_t hits, saved;
@@ -86,8 +82,6 @@ struct study_tune_store {
 void study_tune_store_hook(struct study_tune_store *st, struct lsp_tune_store *hook);
 /* Hash of a finished problem's .lsp text. */
 uint64_t study_tune_problem_hash(const struct lsp_problem *p);
-/* Number of rows in the metric table (all keys). */
-int study_tune_db_count(struct study_tune_db *db, int64_t *n, struct ls_error *err);
 
 /* ---- the whole run -------------------------------------------------------------------- */
 

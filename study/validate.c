@@ -130,14 +130,14 @@ double study_nanmean(const double *x, int n)
     return k ? s / k : NAN;
 }
 
-void study_criterion(const struct study_point *pts, int n, int exact_index,
-                     struct study_criterion *out)
+int study_criterion(const struct study_point *pts, int n, int exact_index,
+                    struct study_criterion *out)
 {
     memset(out, 0, sizeof *out);
-    if (n > 8)
-        n = 8;
+    if (n < 1 || n > STUDY_CRITERION_MAX || exact_index < 0 || exact_index >= n)
+        return LS_ERR_INPUT;
     const struct study_point *ex = &pts[exact_index];
-    double rel[8] = {0};
+    double rel[STUDY_CRITERION_MAX] = {0};
     study_rel_errors(pts, n, rel);
     out->model_error = study_max(rel, n);
     out->exact_error = rel[exact_index];
@@ -153,4 +153,5 @@ void study_criterion(const struct study_point *pts, int n, int exact_index,
     out->exact_vs_best = out->best_sim > 0 ? ex->simulated / out->best_sim - 1 : 0;
     out->exact_within_1pct = out->exact_vs_best <= 0.01;
     out->exact_pays = maxgap > out->model_error;
+    return 0;
 }

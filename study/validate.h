@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/error.h"
+
 #define STUDY_EQ_BAND 0.005
 
 struct study_point {
@@ -55,8 +57,9 @@ double study_max(const double *x, int n);
 double study_nanmean(const double *x, int n);
 
 /* Criterion for exact solving on one model. pts[exact_index] is the exact solution. */
+#define STUDY_CRITERION_MAX 8  /* points (strategies) per model */
 struct study_criterion {
-    double gap[8];             /* per point: predicted / predicted(exact) - 1 */
+    double gap[STUDY_CRITERION_MAX];  /* per point: predicted / predicted(exact) - 1 */
     double model_error;        /* max relative error over the points */
     double exact_error;        /* relative error of the exact solution */
     double best_sim;           /* best simulated time over the points */
@@ -64,7 +67,9 @@ struct study_criterion {
     int exact_within_1pct;     /* exact_vs_best <= 0.01 */
     int exact_pays;            /* max heuristic gap > model_error */
 };
-void study_criterion(const struct study_point *pts, int n, int exact_index,
-                     struct study_criterion *out);
+/* LS_ERR_INPUT (util/error.h; *out zeroed) unless 1 <= n <= STUDY_CRITERION_MAX and
+ * exact_index < n. */
+int study_criterion(const struct study_point *pts, int n, int exact_index,
+                    struct study_criterion *out);
 
 #endif

@@ -102,7 +102,7 @@ static void test_criterion(void **st)
         {"local", 102, 95, A, 3}, {"greedy", 105, 110, B, 3}, {"rulebased", 100, 100, C, 3},
         {"exact", 100, 100.5, D, 3}};
     struct study_criterion c;
-    study_criterion(p, 4, 3, &c);
+    assert_int_equal(study_criterion(p, 4, 3, &c), 0);
     assert_true(fabs(c.gap[0] - 0.02) < 1e-12 && fabs(c.gap[1] - 0.05) < 1e-12);
     assert_true(fabs(c.model_error - (7.0 / 95.0)) < 1e-12);
     assert_true(fabs(c.best_sim - 95) < 1e-12);
@@ -110,9 +110,16 @@ static void test_criterion(void **st)
     assert_false(c.exact_pays);                 /* max gap 5% < model error 7.4% */
     p[0].simulated = 100.2;
     p[1].predicted = 120;
-    study_criterion(p, 4, 3, &c);
+    assert_int_equal(study_criterion(p, 4, 3, &c), 0);
     assert_true(c.exact_within_1pct);
     assert_true(c.exact_pays);                  /* gap 20% > error */
+    /* more points than the criterion holds, or no exact among them: an error, not a cut */
+    struct study_point many[STUDY_CRITERION_MAX + 1];
+    for (int i = 0; i <= STUDY_CRITERION_MAX; i++)
+        many[i] = p[i % 4];
+    assert_int_equal(study_criterion(many, STUDY_CRITERION_MAX + 1, 3, &c), LS_ERR_INPUT);
+    assert_int_equal(study_criterion(many, STUDY_CRITERION_MAX, 3, &c), 0);
+    assert_int_equal(study_criterion(p, 4, 4, &c), LS_ERR_INPUT);
 }
 
 int main(void)

@@ -1,9 +1,9 @@
-/* study/report_data: the numbers behind every report section, from the stored cells. */
+/* report/report_data: the numbers behind every report section, from the stored cells. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/report_int.h"
+#include "report/report_int.h"
 #include "util/fileio.h"
 
 const char *const rp_strategy[RP_NS] = {"local", "greedy", "rulebased", "exact", "dp", "mcts"};
@@ -30,19 +30,19 @@ static int tidx(const char *s)
     return -1;
 }
 
-int rp_build(struct rp *r, const struct study_cells *cs, const struct study_report_opts *o)
+int rp_build(struct rp *r, const struct study_cells *cs, const struct report_opts *o)
 {
     memset(r, 0, sizeof *r);
     r->cs = cs;
     r->o = o;
-    r->m = calloc(cs->n + 1, sizeof *r->m);
-    r->t = calloc(cs->n + 1, sizeof *r->t);
-    int *mi = calloc(cs->n + 1, sizeof *mi), *ti = calloc(cs->n + 1, sizeof *ti);
+    r->m = calloc(cs->len + 1, sizeof *r->m);
+    r->t = calloc(cs->len + 1, sizeof *r->t);
+    int *mi = calloc(cs->len + 1, sizeof *mi), *ti = calloc(cs->len + 1, sizeof *ti);
     if (!r->m || !r->t || !mi || !ti)
         goto nomem;
     /* cells arrive ordered by target_ix, target, model_ix, model: first-seen order */
-    for (size_t i = 0; i < cs->n; i++) {
-        const struct study_cell *c = &cs->c[i];
+    for (size_t i = 0; i < cs->len; i++) {
+        const struct study_cell *c = &cs->data[i];
         int t = -1, m = -1;
         for (int k = 0; k < r->nt; k++)
             if (!strcmp(r->t[k].label, c->target))
@@ -77,12 +77,13 @@ int rp_build(struct rp *r, const struct study_cells *cs, const struct study_repo
     /* models in model_ix order (stable) */
     size_t cells = (size_t)(r->nt ? r->nt : 1) * (size_t)(r->nm ? r->nm : 1) * RP_NS * RP_NT;
     r->idx = malloc(cells * sizeof *r->idx);
-    if (!r->idx)
+    r->scratch = malloc((size_t)RP_SIM * (size_t)(r->nm ? r->nm : 1) * sizeof *r->scratch);
+    if (!r->idx || !r->scratch)
         goto nomem;
     for (size_t i = 0; i < cells; i++)
         r->idx[i] = -1;
-    for (size_t i = 0; i < cs->n; i++) {
-        int s = sidx(cs->c[i].strategy), tb = tidx(cs->c[i].table);
+    for (size_t i = 0; i < cs->len; i++) {
+        int s = sidx(cs->data[i].strategy), tb = tidx(cs->data[i].table);
         if (s < 0 || tb < 0)
             continue;
         r->idx[(((size_t)ti[i] * (size_t)r->nm + (size_t)mi[i]) * RP_NS + (size_t)s) * RP_NT +
@@ -110,6 +111,7 @@ void rp_free(struct rp *r)
     free(r->m);
     free(r->t);
     free(r->idx);
+    free(r->scratch);
     memset(r, 0, sizeof *r);
 }
 
@@ -117,7 +119,7 @@ const struct study_cell *rp_cell(const struct rp *r, int t, int m, int s, int tb
 {
     int i = r->idx[(((size_t)t * (size_t)r->nm + (size_t)m) * RP_NS + (size_t)s) * RP_NT +
                    (size_t)tb];
-    return i < 0 ? NULL : &r->cs->c[i];
+    return i < 0 ? NULL : &r->cs->data[i];
 }
 
 double rp_sim(const struct rp *r, int t, int m, int s, int tb)
@@ -362,7 +364,7 @@ const char *rp_fmt_mcycles(double c, char *buf, size_t n)
     return buf;
 }
 
-int study_report_write(const struct study_cells *cells, const struct study_report_opts *o,
+int report_write(const struct study_cells *cells, const struct report_opts *o,
                        const char *dir, struct ls_error *err)
 {
     struct rp r;
@@ -386,7 +388,7 @@ int study_report_write(const struct study_cells *cells, const struct study_repor
     return rc;
 }
 
-void study_report_terminal(const struct study_cells *cells, const struct study_report_opts *o,
+void report_terminal(const struct study_cells *cells, const struct report_opts *o,
                            FILE *out)
 {
     struct rp r;

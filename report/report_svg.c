@@ -1,8 +1,8 @@
-/* study/report_svg: inline SVG plots (CDFs, bar charts, grouped bars, a heatmap). */
+/* report/report_svg: inline SVG plots (CDFs, bar charts, grouped bars, a heatmap). */
 #include <math.h>
 #include <stdio.h>
 
-#include "study/report_int.h"
+#include "report/report_int.h"
 
 #define W 520
 #define H 300

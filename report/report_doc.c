@@ -1,9 +1,9 @@
-/* study/report_doc: the HTML / Markdown emitter and the two document writers. */
+/* report/report_doc: the HTML / Markdown emitter and the two document writers. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/report_doc.h"
+#include "report/report_doc.h"
 #include "util/fileio.h"
 
 void doc_h(struct doc *d, int level, const char *id, const char *text)
@@ -114,7 +114,7 @@ void doc_figs_row_end(struct doc *d)
 
 static void intro(const struct rp *r, struct doc *d)
 {
-    const struct study_report_opts *o = r->o;
+    const struct report_opts *o = r->o;
     int whatif = o && o->kind && !strcmp(o->kind, "whatif");
     doc_p(d,
           "%s on the simulated NeuronCore: %d model%s x %d target%s; strategies local, greedy, "

@@ -1,11 +1,11 @@
-/* study/report_out: the what-if section, results.json, the CSV files and the terminal
+/* report/report_out: the what-if section, results.json, the CSV files and the terminal
  * summary. */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/report_doc.h"
+#include "report/report_doc.h"
 #include "util/fileio.h"
 
 #define CELL 64
@@ -207,8 +207,8 @@ int rp_write_json(const struct rp *r, const char *path, struct ls_error *err)
     }
     json_object_set_new(root, "targets", targets);
     json_t *cells = json_array();
-    for (size_t i = 0; i < r->cs->n; i++) {
-        const struct study_cell *c = &r->cs->c[i];
+    for (size_t i = 0; i < r->cs->len; i++) {
+        const struct study_cell *c = &r->cs->data[i];
         json_t *x = json_object();
         json_object_set_new(x, "model", json_string(c->model));
         json_object_set_new(x, "target", json_string(c->target));
@@ -238,12 +238,15 @@ int rp_write_json(const struct rp *r, const char *path, struct ls_error *err)
     json_decref(root);
     if (!s)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    /* the text and its final newline */
     size_t n = strlen(s);
-    char *t = realloc(s, n + 2);
+    char *t = malloc(n + 2);
     if (!t) {
         free(s);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
+    memcpy(t, s, n);
+    free(s);
     t[n] = '\n';
     t[n + 1] = 0;
     int rc = ls_write_file_atomic(path, t, n + 1, err);
@@ -284,8 +287,8 @@ static void cells_csv(const struct rp *r, FILE *f)
           "dma_efficiency,rb_exhaustive,rb_split,rb_greedy,mem_mib,tune_budget,tune_evaluations,"
           "tune_simulations,solve_seconds,wall_seconds\n",
           f);
-    for (size_t i = 0; i < r->cs->n; i++) {
-        const struct study_cell *c = &r->cs->c[i];
+    for (size_t i = 0; i < r->cs->len; i++) {
+        const struct study_cell *c = &r->cs->data[i];
         const char *strs[] = {c->model, c->target, c->strategy, c->table, c->family, c->group,
                               c->scale, c->variant, c->target_hash, c->table_hash};
         for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
@@ -385,9 +388,9 @@ void rp_terminal(const struct rp *r, FILE *out)
             fprintf(out, " %6d\n", r->m[m].tw);
         }
         for (int s = 0; s < RP_SIM; s++) {
-            double y[256];
+            double *y = RP_ROW(r, 0);
             int n = 0;
-            for (int m = 0; m < r->nm && n < 256; m++)
+            for (int m = 0; m < r->nm; m++)
                 y[n++] = rp_relperf(r, t, m, s, 0);
             n = rp_sorted(y, n, 0);
             double mean = 0, gm = 0;

@@ -1,11 +1,11 @@
-/* study/report_int: the analysis shared by the report writers (internal). */
-#ifndef LS_STUDY_REPORT_INT_H
-#define LS_STUDY_REPORT_INT_H
+/* report/report_int: the analysis shared by the report writers (internal). */
+#ifndef LS_REPORT_INT_H
+#define LS_REPORT_INT_H
 
 #include <stdio.h>
 
-#include "study/report.h"
-#include "study/store.h"
+#include "report/report.h"
+#include "study/db.h"
 #include "study/validate.h"
 
 #define RP_NS 6            /* local greedy rulebased exact dp mcts */
@@ -33,7 +33,7 @@ struct rp_target {
 
 struct rp {
     const struct study_cells *cs;
-    const struct study_report_opts *o;
+    const struct report_opts *o;
     int nm, nt;
     struct rp_model *m;
     struct rp_target *t;
@@ -41,7 +41,12 @@ struct rp {
     int has_calib;
     int has_mcts;          /* some cell is an mcts cell */
     int base;              /* index of the what-if base target */
+    /* RP_SIM rows of nm doubles: the per-model series a section sorts and plots (sized from
+     * the input here, where running out of memory can be reported) */
+    double *scratch;
 };
+/* Row i (0 <= i < RP_SIM) of r->scratch: room for one value per model. */
+#define RP_ROW(r, i) ((r)->scratch + (size_t)(i) * (size_t)(r)->nm)
 
 /* fidelity of one (target, table) over every model with >= 2 distinct assignments */
 struct rp_fid {
@@ -51,7 +56,7 @@ struct rp_fid {
     int heat_models, models_single;
 };
 
-int rp_build(struct rp *r, const struct study_cells *cs, const struct study_report_opts *o);
+int rp_build(struct rp *r, const struct study_cells *cs, const struct report_opts *o);
 void rp_free(struct rp *r);
 const struct study_cell *rp_cell(const struct rp *r, int t, int m, int s, int tb);
 double rp_sim(const struct rp *r, int t, int m, int s, int tb);    /* NaN when none */

@@ -1,10 +1,10 @@
-/* study/report_rq: the sections of the report, in the shape of the paper's evaluation
+/* report/report_rq: the sections of the report, in the shape of the paper's evaluation
  * (Table 1, RQ1 with Figure 5, RQ2 with Figure 6, RQ3 / RQ4 with Figure 7). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/report_doc.h"
+#include "report/report_doc.h"
 
 #define CELL 48
 
@@ -54,16 +54,18 @@ static void table1(const struct rp *r, struct doc *d, int t, int tb)
     doc_table_end(d);
 }
 
+/* The series live in r's scratch rows until the next section. */
 static void series_relperf(const struct rp *r, int t, int tb, int dense_only,
-                           double ys[RP_SIM][256], struct rp_series *se)
+                           struct rp_series *se)
 {
     for (int s = 0; s < RP_SIM; s++) {
+        double *ys = RP_ROW(r, s);
         int n = 0;
-        for (int m = 0; m < r->nm && n < 256; m++)
+        for (int m = 0; m < r->nm; m++)
             if (!dense_only || !strcmp(r->m[m].group, "dense"))
-                ys[s][n++] = rp_relperf(r, t, m, s, tb);
-        n = rp_sorted(ys[s], n, 0);
-        se[s] = (struct rp_series){rp_label[s], rp_color[s], ys[s], n, s == 3};
+                ys[n++] = rp_relperf(r, t, m, s, tb);
+        n = rp_sorted(ys, n, 0);
+        se[s] = (struct rp_series){rp_label[s], rp_color[s], ys, n, s == 3};
     }
 }
 
@@ -72,9 +74,8 @@ static void rq1(const struct rp *r, struct doc *d, int t)
     char id[32];
     snprintf(id, sizeof id, "rq1-%d", t);
     doc_h(d, 3, id, "RQ1: practical impact of layout selection");
-    static double ys[RP_SIM][256];
     struct rp_series se[RP_SIM];
-    series_relperf(r, t, 0, 0, ys, se);
+    series_relperf(r, t, 0, 0, se);
     char b1[CELL], b2[CELL];
     for (int s = 0; s < RP_SIM; s++) {
         double mean = 0;
@@ -91,7 +92,7 @@ static void rq1(const struct rp *r, struct doc *d, int t)
         rp_svg_cdf(d->f, "(a) All models", "% of best known result", se, RP_SIM, 0, 105, 0, 100);
     doc_fig_end(d, "Figure 5(a): relative performance (best simulated time / the strategy's "
                    "simulated time), models sorted from worst to best, datasheet table.");
-    series_relperf(r, t, 0, 1, ys, se);
+    series_relperf(r, t, 0, 1, se);
     if (doc_fig_begin(d, ""))
         rp_svg_cdf(d->f, "(b) Dense transformers", "% of best known result", se, RP_SIM, 0, 105,
                    0, 100);
@@ -102,7 +103,9 @@ static void rq1(const struct rp *r, struct doc *d, int t)
     static const char *const hdr[] = {"Model", "Local", "Greedy", "Rule-Based", "Exact"};
     doc_p(d, "Transposes (layout conversions) inserted by the compiled program, datasheet table:");
     doc_table(d, 5, hdr);
-    double ratio[RP_SIM][256];
+    double *ratio[RP_SIM];
+    for (int s = 0; s < RP_SIM; s++)
+        ratio[s] = RP_ROW(r, s);
     int nr = 0;
     for (int m = 0; m < r->nm; m++) {
         char b[RP_SIM][CELL];
@@ -115,10 +118,9 @@ static void rq1(const struct rp *r, struct doc *d, int t)
             else
                 snprintf(b[s], CELL, "-");
             row[1 + s] = b[s];
-            if (nr < 256)
-                ratio[s][nr] = c && rb && !c->rc && !rb->rc && rb->conversions > 0
-                                   ? (double)c->conversions / (double)rb->conversions
-                                   : NAN;
+            ratio[s][nr] = c && rb && !c->rc && !rb->rc && rb->conversions > 0
+                               ? (double)c->conversions / (double)rb->conversions
+                               : NAN;
         }
         nr++;
         doc_row(d, row, 0);
@@ -127,7 +129,7 @@ static void rq1(const struct rp *r, struct doc *d, int t)
     for (int s = 0; s < RP_SIM; s++) {
         if (s == 2)
             continue;
-        int n = rp_sorted(ratio[s], nr > 256 ? 256 : nr, 0);
+        int n = rp_sorted(ratio[s], nr, 0);
         double mean = 0;
         for (int i = 0; i < n; i++)
             mean += ratio[s][i];
@@ -174,7 +176,9 @@ static void rq2(const struct rp *r, struct doc *d, int t)
     for (int m = 0; m < r->nm; m++)
         if (r->m[m].tw > twmax)
             twmax = r->m[m].tw;
-    if (twmax > 30)
+    /* one bar per width up to 30; wider graphs share the last bar, labelled "30+" */
+    int wide = twmax > 30;
+    if (wide)
         twmax = 30;
     char labels[32][8];
     const char *cats[32];
@@ -183,13 +187,13 @@ static void rq2(const struct rp *r, struct doc *d, int t)
         int n = 0;
         for (int m = 0; m < r->nm; m++)
             n += r->m[m].tw == w || (w == twmax && r->m[m].tw > twmax);
-        snprintf(labels[w], sizeof labels[w], "%d", w);
+        snprintf(labels[w], sizeof labels[w], wide && w == twmax ? "%d+" : "%d", w);
         cats[w] = labels[w];
         pct[w] = r->nm ? 100.0 * n / r->nm : 0;
     }
-    double dp[256], ex[256], ymax = 1e-3;
+    double *dp = RP_ROW(r, 0), *ex = RP_ROW(r, 1), ymax = 1e-3;
     int ndp = 0, nex = 0, dpfail = 0;
-    for (int m = 0; m < r->nm && m < 256; m++) {
+    for (int m = 0; m < r->nm; m++) {
         const struct study_cell *a = rp_cell(r, t, m, RP_DP, 0), *b = rp_cell(r, t, m, 3, 0);
         if (a && a->solve_seconds > ymax)
             ymax = a->solve_seconds;
@@ -197,7 +201,7 @@ static void rq2(const struct rp *r, struct doc *d, int t)
             ymax = b->solve_seconds;
     }
     ymax = pow(10, ceil(log10(ymax * 1.01)));
-    for (int m = 0; m < r->nm && m < 256; m++) {
+    for (int m = 0; m < r->nm; m++) {
         const struct study_cell *a = rp_cell(r, t, m, RP_DP, 0), *b = rp_cell(r, t, m, 3, 0);
         if (a) {
             dp[ndp++] = a->rc ? ymax : a->solve_seconds;
@@ -254,12 +258,13 @@ static void rq3(const struct rp *r, struct doc *d, int t)
     char id[32];
     snprintf(id, sizeof id, "rq3-%d", t);
     doc_h(d, 3, id, "RQ3: algorithm comparison under the cost model");
-    static double gaps[RP_SIM][256];
+    double *gaps[RP_SIM];
     struct rp_series se[RP_SIM];
     double gmax = 1;
     for (int s = 0; s < RP_SIM; s++) {
         int n = 0;
-        for (int m = 0; m < r->nm && n < 256; m++)
+        gaps[s] = RP_ROW(r, s);
+        for (int m = 0; m < r->nm; m++)
             gaps[s][n++] = rp_gap(r, t, m, s, 0);
         n = rp_sorted(gaps[s], n, 1);
         se[s] = (struct rp_series){rp_label[s], rp_color[s], gaps[s], n, s == 3};
@@ -360,6 +365,7 @@ static void rq4(const struct rp *r, struct doc *d, int t)
         if (ex < 0)
             continue;
         struct study_criterion c;
+        _Static_assert(RP_SIM <= STUDY_CRITERION_MAX, "criterion points");
         study_criterion(pts, n, ex, &c);
         double g = 0;
         for (int i = 0; i < n; i++)

@@ -1,9 +1,9 @@
-/* study/report_tune: the report's autotuner section — MCTS (rewarded by simulated time,
+/* report/report_tune: the report's autotuner section — MCTS (rewarded by simulated time,
  * started from Exact's assignment) against Exact, per model and latency table. */
 #include <math.h>
 #include <stdio.h>
 
-#include "study/report_doc.h"
+#include "report/report_doc.h"
 
 #define CELL 48
 

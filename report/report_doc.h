@@ -1,10 +1,10 @@
-/* study/report_doc: one document emitter for report.html and report.md (internal). */
-#ifndef LS_STUDY_REPORT_DOC_H
-#define LS_STUDY_REPORT_DOC_H
+/* report/report_doc: one document emitter for report.html and report.md (internal). */
+#ifndef LS_REPORT_DOC_H
+#define LS_REPORT_DOC_H
 
 #include <stdio.h>
 
-#include "study/report_int.h"
+#include "report/report_int.h"
 
 struct doc {
     FILE *f;

@@ -1,0 +1,175 @@
+/* cli/fidelity: the JSON of validate and loop (cli/fidelity.h). */
+#include <math.h>
+#include <stdio.h>
+
+#include "cli/fidelity.h"
+#include "solver/problem.h"
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *metrics_json(const struct study_metrics *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "pairs", json_integer(m->pw.pairs));
+    json_object_set_new(o, "pairs_correct", json_integer(m->pw.correct));
+    json_object_set_new(o, "pairs_identical", json_integer(m->pw.identical));
+    json_object_set_new(o, "pairwise_accuracy", num(m->pairwise_accuracy));
+    json_object_set_new(o, "kendall_tau", num(m->kendall_tau));
+    json_object_set_new(o, "median_rel_error", num(m->median_rel_error));
+    json_object_set_new(o, "max_rel_error", num(m->max_rel_error));
+    return o;
+}
+
+/* The figures over every model, keys prefixed. */
+static void agg_json(json_t *o, const char *prefix, const struct study_metrics *m)
+{
+    char k[96];
+    snprintf(k, sizeof k, "%spairwise_accuracy", prefix);
+    json_object_set_new(o, k, num(m->pairwise_accuracy));
+    snprintf(k, sizeof k, "%spairs", prefix);
+    json_object_set_new(o, k, json_integer(m->pw.pairs));
+    snprintf(k, sizeof k, "%spairs_identical", prefix);
+    json_object_set_new(o, k, json_integer(m->pw.identical));
+    snprintf(k, sizeof k, "%skendall_tau", prefix);
+    json_object_set_new(o, k, num(m->kendall_tau));
+    snprintf(k, sizeof k, "%smedian_rel_error", prefix);
+    json_object_set_new(o, k, num(m->median_rel_error));
+    snprintf(k, sizeof k, "%smax_rel_error", prefix);
+    json_object_set_new(o, k, num(m->max_rel_error));
+}
+
+static json_t *runs_json(const struct study_model_eval *e)
+{
+    json_t *arr = json_array();
+    for (int s = 0; s < STUDY_NSTRATEGIES; s++) {
+        const struct study_strategy_result *r = &e->runs[s];
+        json_t *o = json_object();
+        json_object_set_new(o, "strategy", json_string(r->strategy));
+        json_object_set_new(o, "predicted", json_integer(r->predicted));
+        json_object_set_new(o, "simulated", json_integer(r->simulated));
+        json_object_set_new(o, "rel_error", num(r->rel_error));
+        json_object_set_new(o, "status", json_string(lsp_status_name(r->status)));
+        json_object_set_new(o, "solve_seconds", json_real(r->solve_seconds));
+        json_object_set_new(o, "conversions", json_integer(r->conversions));
+        json_object_set_new(o, "instructions", json_integer(r->instructions));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+/* The criterion for exact solving; exact is the last strategy. */
+static json_t *criterion_json(const struct study_model_eval *e)
+{
+    const struct study_criterion *c = &e->criterion;
+    json_t *o = json_object(), *gap = json_object();
+    for (int i = 0; i < STUDY_NSTRATEGIES - 1; i++)
+        json_object_set_new(gap, e->runs[i].strategy, json_real(c->gap[i]));
+    json_object_set_new(o, "optimality_gap", gap);
+    json_object_set_new(o, "model_error", num(c->model_error));
+    json_object_set_new(o, "exact_error", num(c->exact_error));
+    json_object_set_new(o, "exact_vs_best_simulated", num(c->exact_vs_best));
+    json_object_set_new(o, "exact_within_1pct", json_boolean(c->exact_within_1pct));
+    json_object_set_new(o, "exact_pays", json_boolean(c->exact_pays));
+    return o;
+}
+
+static json_t *attrs_json(const struct study_attr *a, size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(a[i].name));
+        json_object_set_new(o, "predicted", json_real(a[i].predicted));
+        json_object_set_new(o, "simulated", json_real(a[i].simulated));
+        json_object_set_new(o, "error", json_real(a[i].predicted - a[i].simulated));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static json_t *attribution_json(const struct study_attribution *a)
+{
+    if (!a->present)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "instruction_classes", attrs_json(a->classes.data, a->classes.len));
+    json_object_set_new(o, "operators", attrs_json(a->operators.data, a->operators.len));
+    json_object_set_new(o, "conversions", attrs_json(a->conversions.data, a->conversions.len));
+    json_object_set_new(o, "conversions_total_predicted", json_real(a->conversions_predicted));
+    json_object_set_new(o, "conversions_total_simulated", json_real(a->conversions_simulated));
+    return o;
+}
+
+json_t *cli_validation_json(const struct study_validation *v)
+{
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "table_aggregate", json_string(v->table_aggregate));
+    json_object_set_new(root, "models", arr);
+    for (size_t i = 0; i < v->models.len; i++) {
+        const struct study_validate_model *m = &v->models.data[i];
+        json_t *mo = metrics_json(&m->eval.metrics);
+        json_object_set_new(mo, "model", json_string(m->eval.model));
+        json_object_set_new(mo, "family", json_string(m->eval.family));
+        json_object_set_new(mo, "strategies", runs_json(&m->eval));
+        json_object_set_new(mo, "criterion", criterion_json(&m->eval));
+        json_object_set_new(mo, "attribution_exact", attribution_json(&m->attribution_exact));
+        json_array_append_new(arr, mo);
+    }
+    json_object_set_new(root, "pairs", json_integer(v->all.pw.pairs));
+    json_object_set_new(root, "pairs_identical", json_integer(v->all.pw.identical));
+    json_object_set_new(root, "pairwise_accuracy", num(v->all.pairwise_accuracy));
+    json_object_set_new(root, "kendall_tau", num(v->all.kendall_tau));
+    json_object_set_new(root, "median_rel_error", num(v->all.median_rel_error));
+    json_object_set_new(root, "max_rel_error", num(v->all.max_rel_error));
+    json_object_set_new(root, "exact_within_1pct_all", json_boolean(v->exact_within_1pct_all));
+    return root;
+}
+
+static json_t *loop_model_json(const struct study_loop_model *m)
+{
+    json_t *mo = json_object();
+    json_object_set_new(mo, "model", json_string(m->model));
+    json_object_set_new(mo, "family", json_string(m->family));
+    json_object_set_new(mo, "frozen", metrics_json(&m->frozen));
+    if (m->has_lofo)
+        json_object_set_new(mo, "lofo", metrics_json(&m->lofo));
+    json_t *so = metrics_json(&m->strategies.metrics);
+    json_object_set_new(so, "runs", runs_json(&m->strategies));
+    json_object_set_new(so, "criterion", criterion_json(&m->strategies));
+    json_object_set_new(mo, "strategies", so);
+    return mo;
+}
+
+json_t *cli_loop_json(const struct study_loop_result *r)
+{
+    json_t *root = json_object(), *iters = json_array();
+    json_object_set_new(root, "iterations", iters);
+    json_object_set_new(root, "microbenchmarks", json_integer((json_int_t)r->microbenchmarks));
+    json_object_set_new(root, "microbench_samples",
+                        json_integer((json_int_t)r->microbench_samples));
+    for (size_t i = 0; i < r->iterations.len; i++) {
+        const struct study_loop_iter *it = &r->iterations.data[i];
+        json_t *ij = json_object(), *mj = json_array();
+        json_object_set_new(ij, "iteration", json_integer(it->iteration));
+        json_object_set_new(ij, "aggregate", json_string(it->aggregate));
+        char hb[32];
+        snprintf(hb, sizeof hb, "%016llx", (unsigned long long)it->table_hash);
+        json_object_set_new(ij, "table_hash", json_string(hb));
+        agg_json(ij, "", &it->frozen);
+        if (it->has_lofo)
+            agg_json(ij, "lofo_", &it->lofo);
+        agg_json(ij, "strategy_", &it->strategy);
+        agg_json(ij, "in_sample_", &it->in_sample);
+        json_object_set_new(ij, "exact_within_1pct_all", json_boolean(it->exact_within_1pct_all));
+        for (size_t k = 0; k < it->models.len; k++)
+            json_array_append_new(mj, loop_model_json(&it->models.data[k]));
+        json_object_set_new(ij, "models", mj);
+        if (it->has_fit)
+            json_object_set_new(ij, "fit_in_sample_rel_error", num(it->fit_rel_error));
+        json_array_append_new(iters, ij);
+    }
+    return root;
+}

@@ -1,0 +1,14 @@
+/* cli/fidelity: the JSON of `laysim validate` and `laysim loop` (docs/calibration.md),
+ * built from the C results of study/loop.h where they are printed. Keys and their order
+ * are the commands' output format: undefined figures (NaN) print as null. */
+#ifndef LS_CLI_FIDELITY_H
+#define LS_CLI_FIDELITY_H
+
+#include <jansson.h>
+
+#include "study/loop.h"
+
+json_t *cli_validation_json(const struct study_validation *v);
+json_t *cli_loop_json(const struct study_loop_result *r);
+
+#endif
