@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/targetargs.h"
 #include "sim/micro.h"
 #include "sim/program.h"
 #include "sim/sim.h"
@@ -24,7 +25,7 @@ const char cmd_sim_help[] =
     "print the total time, per-engine busy time and utilization, per-queue DMA bytes and\n"
     "efficiency, and stall time by cause.\n"
     "\n"
-    "options:\n" SIM_TARGET_HELP
+    "options:\n" CLI_TARGET_HELP
     "  --json              print one JSON object: cycles (base clock), ns, instructions,\n"
     "                      engines.{pe,act,dve,pool,dma}.{busy_cycles,instructions,...},\n"
     "                      queues, stalls_ns\n"
@@ -233,7 +234,7 @@ static int run_with_trace(const struct sim_target *t, const struct sim_program *
 int cmd_sim(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        SIM_TARGET_LONGOPTS,
+        CLI_TARGET_LONGOPTS,
         {"json", no_argument, NULL, 'j'},
         {"trace", required_argument, NULL, 't'},
         {"micro", required_argument, NULL, 'm'},
@@ -242,17 +243,17 @@ int cmd_sim(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct sim_target_args ta = {0};
+    struct cli_target_args ta = {0};
     const char *micro = NULL, *trace = NULL;
     int json = 0, ptarget = 0, timed = 0, c, rc = CLI_OK;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case SIM_OPT_TARGET:
-        case SIM_OPT_SET:
-            if (sim_target_args_take(&ta, c, optarg)) {
-                sim_target_args_free(&ta);
+        case CLI_OPT_TARGET:
+        case CLI_OPT_SET:
+            if (cli_target_args_take(&ta, c, optarg)) {
+                cli_target_args_free(&ta);
                 fprintf(stderr, "laysim: out of memory\n");
                 return CLI_FAIL;
             }
@@ -263,11 +264,11 @@ int cmd_sim(int argc, char **argv)
         case 'p': ptarget = 1; break;
         case 'T': timed = 1; break;
         case 'h':
-            sim_target_args_free(&ta);
+            cli_target_args_free(&ta);
             fputs(cmd_sim_help, stdout);
             return CLI_OK;
         default:
-            sim_target_args_free(&ta);
+            cli_target_args_free(&ta);
             return cli_usage("sim", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
@@ -275,11 +276,11 @@ int cmd_sim(int argc, char **argv)
     struct ls_error err;
     ls_error_clear(&err);
     struct sim_target t;
-    if (sim_target_args_resolve(&ta, &t, &err)) {
-        sim_target_args_free(&ta);
+    if (cli_target_args_resolve(&ta, &t, &err)) {
+        cli_target_args_free(&ta);
         return cli_report(&err);
     }
-    sim_target_args_free(&ta);
+    cli_target_args_free(&ta);
     if (ptarget) {
         if (npos || micro)
             return cli_usage("sim", "--print-target takes no program");

@@ -107,7 +107,4 @@ int cm_build_problem(struct cm_model *m, const struct cm_cfgs *cf, struct lsp_pr
 int cm_compile(struct cm_model *m, const struct cm_cfgs *cf, const int32_t *cfg,
                struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err);
 
-/* Parse "--output-layout NAME=AXIS" (AXIS: index or role name) into pins. */
-int cm_parse_pin(const struct graph *g, const char *spec, int *pins, struct ls_error *err);
-
 #endif
