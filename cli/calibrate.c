@@ -43,7 +43,7 @@ static json_t *report_json(const struct cm_table *tb, const struct cm_fit_report
         json_t *o = json_object();
         json_object_set_new(o, "opcode", json_string(sim_opcode_name((enum sim_opcode)e->opcode)));
         json_object_set_new(o, "dtype", json_string(e->dtype < 0 ? "*" : ls_dtype_name((enum ls_dtype)e->dtype)));
-        json_object_set_new(o, "mem", json_string(e->mem < 0 ? "*" : trace_mem_name((enum trace_mem)e->mem)));
+        json_object_set_new(o, "mem", json_string(e->mem < 0 ? "*" : ls_mem_name((enum ls_mem)e->mem)));
         json_object_set_new(o, "samples", json_integer(f->samples));
         json_object_set_new(o, "fitted", json_boolean(f->fitted));
         json_object_set_new(o, "r2", json_real(f->r2));
@@ -172,7 +172,7 @@ int cmd_calibrate(int argc, char **argv)
         printf("  %-18s %-5s %-5s n=%-4d %s R2=%.4f median_rel=%.4f max_rel=%.4f\n",
                sim_opcode_name((enum sim_opcode)e->opcode),
                e->dtype < 0 ? "*" : ls_dtype_name((enum ls_dtype)e->dtype),
-               e->mem < 0 ? "*" : trace_mem_name((enum trace_mem)e->mem), f->samples,
+               e->mem < 0 ? "*" : ls_mem_name((enum ls_mem)e->mem), f->samples,
                f->fitted ? "fit " : "kept", f->r2, f->median_rel, f->max_rel);
     }
     json_decref(rj);

@@ -71,7 +71,7 @@ static int remap_emit(void *ctx, const struct trace_record *r)
 }
 
 static json_t *engine_json(const struct sim_target *t, const struct sim_stats *st,
-                           enum trace_engine e)
+                           enum ls_engine e)
 {
     const struct sim_engine_stats *es = &st->engine[e];
     json_t *o = json_object();
@@ -81,11 +81,11 @@ static json_t *engine_json(const struct sim_target *t, const struct sim_stats *s
     json_object_set_new(o, "clock_mhz", json_integer(sim_engine_mhz(t, e)));
     json_object_set_new(o, "utilization",
                         json_real(st->ticks ? (double)es->busy_ticks / (double)st->ticks : 0.0));
-    if (e == TRACE_ENG_PE) {
+    if (e == LS_ENGINE_PE) {
         uint64_t span = es->instructions ? es->last_end - es->first_start : 0;
         json_object_set_new(o, "span_cycles", json_integer((json_int_t)sim_ticks_cycles(t, e, span)));
     }
-    if (e == TRACE_ENG_DMA) {
+    if (e == LS_ENGINE_DMA) {
         json_object_set_new(o, "bytes", json_integer((json_int_t)st->dma_bytes));
         json_object_set_new(o, "efficiency", json_real(sim_dma_efficiency(t, st)));
     }
@@ -107,9 +107,9 @@ static int print_json(const struct sim_target *t, const struct sim_stats *st, co
     json_object_set_new(o, "ticks", json_integer((json_int_t)st->ticks));
     json_object_set_new(o, "instructions", json_integer((json_int_t)st->instructions));
     json_t *eng = json_object();
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
-        json_object_set_new(eng, trace_engine_name((enum trace_engine)e),
-                            engine_json(t, st, (enum trace_engine)e));
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        json_object_set_new(eng, ls_engine_name((enum ls_engine)e),
+                            engine_json(t, st, (enum ls_engine)e));
     json_object_set_new(o, "engines", eng);
     json_t *qs = json_array();
     for (uint32_t q = 0; q < st->nqueues; q++) {
@@ -127,8 +127,8 @@ static int print_json(const struct sim_target *t, const struct sim_stats *st, co
     }
     json_object_set_new(o, "queues", qs);
     json_t *stalls = json_object();
-    for (int c = 1; c < TRACE_STALL_COUNT; c++)
-        json_object_set_new(stalls, trace_stall_name((enum trace_stall)c),
+    for (int c = 1; c < LS_STALL_COUNT; c++)
+        json_object_set_new(stalls, ls_stall_name((enum ls_stall)c),
                             json_real(sim_ticks_ns(st, st->stall_ticks[c])));
     json_object_set_new(o, "stalls_ns", stalls);
     if (secs >= 0) {
@@ -147,12 +147,12 @@ static void print_text(const struct sim_target *t, const struct sim_stats *st, c
            sim_ticks_base_cycles(t, st->ticks), t->base_mhz, sim_ticks_ns(st, st->ticks),
            st->instructions);
     printf("%-5s %12s %14s %12s %7s\n", "engine", "instructions", "busy_cycles", "clock_MHz", "util");
-    for (int e = 0; e < TRACE_ENG_COUNT; e++) {
+    for (int e = 0; e < LS_ENGINE_COUNT; e++) {
         const struct sim_engine_stats *es = &st->engine[e];
         printf("%-6s %12" PRIu64 " %14" PRIu64 " %12u %6.1f%%\n",
-               trace_engine_name((enum trace_engine)e), es->instructions,
-               sim_ticks_cycles(t, (enum trace_engine)e, es->busy_ticks),
-               sim_engine_mhz(t, (enum trace_engine)e),
+               ls_engine_name((enum ls_engine)e), es->instructions,
+               sim_ticks_cycles(t, (enum ls_engine)e, es->busy_ticks),
+               sim_engine_mhz(t, (enum ls_engine)e),
                st->ticks ? 100.0 * (double)es->busy_ticks / (double)st->ticks : 0.0);
     }
     for (uint32_t q = 0; q < st->nqueues; q++) {
@@ -163,13 +163,13 @@ static void print_text(const struct sim_target *t, const struct sim_stats *st, c
                    q, qq->instructions, qq->bytes, qq->descriptors,
                    100.0 * sim_queue_efficiency(t, st, q));
     }
-    if (st->engine[TRACE_ENG_DMA].instructions)
+    if (st->engine[LS_ENGINE_DMA].instructions)
         printf("dma: %" PRIu64 " bytes, efficiency %.1f%% of %u engines x %g B/ns while busy\n",
                st->dma_bytes, 100.0 * sim_dma_efficiency(t, st), t->dma_engines,
                t->dma_bytes_per_ns);
     printf("stalls (ns):");
-    for (int c = 1; c < TRACE_STALL_COUNT; c++)
-        printf(" %s=%.1f", trace_stall_name((enum trace_stall)c),
+    for (int c = 1; c < LS_STALL_COUNT; c++)
+        printf(" %s=%.1f", ls_stall_name((enum ls_stall)c),
                sim_ticks_ns(st, st->stall_ticks[c]));
     printf("\n");
 }
@@ -197,8 +197,8 @@ static int run_with_trace(const struct sim_target *t, const struct sim_program *
     h.target = t->name;
     h.target_hash = sim_target_hash(t);
     h.tick_hz = sim_target_tick_mhz(t) * 1000000ull;
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
-        h.clock_mhz[e] = sim_engine_mhz(t, (enum trace_engine)e);
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        h.clock_mhz[e] = sim_engine_mhz(t, (enum ls_engine)e);
     h.nopcodes = (uint32_t)nop;
     h.opcodes = names;
     struct trace_writer *w;

@@ -22,7 +22,7 @@
 struct cm_entry {
     int opcode;              /* enum sim_opcode */
     int dtype;               /* enum ls_dtype, -1 = any */
-    int mem;                 /* enum trace_mem of the source, -1 = any */
+    int mem;                 /* enum ls_mem of the source, -1 = any */
     double a, b, c;
     /* DMA opcodes: ns = fixed + D * max(desc_min, chunk_bytes / bytes_per_ns) */
     double fixed_ns, desc_min_ns, bytes_per_ns;
@@ -53,7 +53,7 @@ void cm_table_set_aggregate(struct cm_table *tb, enum cm_aggregate a, double gro
 
 /* Accumulates the prices of one group. Zero it before use. */
 struct cm_agg {
-    int64_t eng[TRACE_ENG_COUNT];
+    int64_t eng[LS_ENGINE_COUNT];
     int64_t sum, n;
 };
 void cm_agg_add(struct cm_agg *a, int engine, int64_t price);

@@ -25,7 +25,7 @@ static int64_t c_emit(void *ctx, const struct sim_instr *in, const int64_t *d, s
 {
     struct cnt *c = ctx;
     c->n[in->opcode]++;
-    if (in->opcode == SIM_OP_ACTIVATION && in->src.mem == TRACE_MEM_PSUM)
+    if (in->opcode == SIM_OP_ACTIVATION && in->src.mem == LS_MEM_PSUM)
         c->evac++;
     return c->count++;
 }
@@ -339,7 +339,7 @@ static void test_overlap(void **st)
     struct sim_stats ss;
     assert_int_equal(sim_run(&s.t, prog, NULL, &ss, &err), 0);
     uint64_t busy = 0;
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
         busy += ss.engine[e].busy_ticks;
     assert_true((double)ss.ticks < 0.8 * (double)busy);
     sim_program_free(prog);

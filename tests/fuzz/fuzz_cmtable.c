@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     /* Price one small instruction of every opcode. */
     for (int op = 0; op < SIM_OP_COUNT; op++)
-        for (int e = 0; e < TRACE_ENG_COUNT; e++) {
-            if (!sim_opcode_on_engine((enum sim_opcode)op, (enum trace_engine)e))
+        for (int e = 0; e < LS_ENGINE_COUNT; e++) {
+            if (!sim_opcode_on_engine((enum sim_opcode)op, (enum ls_engine)e))
                 continue;
             struct sim_instr ins;
             memset(&ins, 0, sizeof ins);
