@@ -11,8 +11,8 @@
 #include "graph/graph.h"
 #include "sim/program.h"
 #include "sim/target.h"
-#include "traces/record.h"
 #include "solver/problem.h"
+#include "util/arch.h"
 #include "util/error.h"
 
 #define CM_TABLE_SCHEMA "laysim-latency-table"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "traces/record.h"
+#include "util/arch.h"
 #include "util/dtype.h"
 
 #define SIM_AP_MAX_DIMS 4
