@@ -217,10 +217,7 @@ uint64_t cg_budget(const struct cg_em *e)
 struct sim_instr cg_instr(struct cg_em *e, enum ls_engine eng, enum sim_opcode op,
                           enum sim_func fn)
 {
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.engine = (uint8_t)eng;
-    in.opcode = (uint8_t)op;
+    struct sim_instr in = sim_instr_init(eng, op);
     in.func = (uint8_t)fn;
     in.op_tag = e->s->op_tag;
     in.conv_tag = e->s->conv_tag;

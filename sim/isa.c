@@ -136,6 +136,16 @@ static struct sim_operand make(uint8_t mem, uint32_t p0, uint32_t np, uint64_t a
     return o;
 }
 
+struct sim_instr sim_instr_init(enum ls_engine e, enum sim_opcode op)
+{
+    struct sim_instr in;
+    memset(&in, 0, sizeof in); /* every field, the unused operand dims included */
+    in.engine = (uint8_t)e;
+    in.opcode = (uint8_t)op;
+    in.op_tag = in.conv_tag = -1;
+    return in;
+}
+
 struct sim_operand sim_sbuf(uint32_t part_start, uint32_t nparts, uint64_t addr,
                             enum ls_dtype dt, uint32_t free)
 {

@@ -97,6 +97,11 @@ const char *sim_func_name(enum sim_func f);
 int sim_func_parse(const char *s, size_t n, enum sim_func *out);
 int sim_engine_parse(const char *s, size_t n, enum ls_engine *out);
 
+/* The one starting point of every instruction builder: opcode op on engine e, every operand
+ * absent (LS_MEM_NONE), no function, flags or queue, no graph-op or conversion tag (-1).
+ * Callers fill the operands; the program fills the dependencies. */
+struct sim_instr sim_instr_init(enum ls_engine e, enum sim_opcode op);
+
 /* Operand helpers for builders. All are contiguous 1-D patterns of `free` elements. */
 struct sim_operand sim_sbuf(uint32_t part_start, uint32_t nparts, uint64_t addr,
                             enum ls_dtype dt, uint32_t free);

@@ -170,9 +170,6 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
     }
     if (sc->ntok < t0 + 2)
         return ls_scan_error(sc, sc->ntok, err, "expected ENGINE OPCODE");
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.op_tag = in.conv_tag = -1;
     enum ls_engine e;
     enum sim_opcode op;
     if (sim_engine_parse(tk[t0].s, tk[t0].n, &e))
@@ -184,8 +181,7 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
     if (!sim_opcode_on_engine(op, e))
         return ls_scan_error(sc, t0 + 1, err, "opcode %s does not run on engine %s",
                              sim_opcode_name(op), ls_engine_name(e));
-    in.engine = (uint8_t)e;
-    in.opcode = (uint8_t)op;
+    struct sim_instr in = sim_instr_init(e, op);
     deps->len = 0;
     int seen_q = 0;
     for (size_t i = t0 + 2; i < sc->ntok; i++) {

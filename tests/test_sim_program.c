@@ -204,12 +204,8 @@ static void test_builder(void **state)
     (void)state;
     struct sim_program *p = sim_program_new();
     struct ls_error err;
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.engine = LS_ENGINE_DVE;
-    in.opcode = SIM_OP_MEMSET;
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_MEMSET);
     in.op_tag = sim_program_tag(p, "layer0/add");
-    in.conv_tag = -1;
     in.dst = sim_sbuf(0, 128, 0, LS_DT_BF16, 64);
     assert_int_equal(sim_program_add(p, &in, NULL, 0, &err), 0);
     uint32_t dep = 0;

@@ -57,15 +57,6 @@ static void run(const struct sim_target *t, const struct sim_program *p, struct 
     assert_int_equal(c->n, sim_program_count(p));
 }
 
-static struct sim_instr mk(enum ls_engine e, enum sim_opcode op)
-{
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.engine = (uint8_t)e;
-    in.opcode = (uint8_t)op;
-    in.op_tag = in.conv_tag = -1;
-    return in;
-}
 
 static uint32_t add(struct sim_program *p, struct sim_instr in, const uint32_t *deps, size_t nd)
 {
@@ -78,14 +69,14 @@ static uint32_t add(struct sim_program *p, struct sim_instr in, const uint32_t *
 
 static struct sim_instr ls_instr(enum ls_dtype dt)
 {
-    struct sim_instr in = mk(LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY);
     in.src = sim_sbuf(0, 128, 0, dt, 128);
     return in;
 }
 
 static struct sim_instr mm_instr(enum ls_dtype dt, uint32_t T, uint32_t bank)
 {
-    struct sim_instr in = mk(LS_ENGINE_PE, SIM_OP_MATMUL);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_MATMUL);
     in.src = sim_sbuf(0, 128, 4096, dt, T);
     in.dst = sim_psum(0, 128, bank * 2048, LS_DT_FP32, T);
     return in;
@@ -203,7 +194,7 @@ static void test_textbook_fold(void **state)
 static uint64_t dve_add_ticks(const struct sim_target *t, uint32_t parts, uint32_t free)
 {
     struct sim_program *p = sim_program_new();
-    struct sim_instr in = mk(LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR);
     in.func = SIM_FN_ADD;
     in.src = sim_sbuf(0, parts, 0, LS_DT_BF16, free);
     in.src2 = sim_sbuf(0, parts, 2 * free, LS_DT_BF16, free);
@@ -233,7 +224,7 @@ static void test_vec_costs(void **state)
 {
     (void)state;
     struct sim_target t = target("nc-v2");
-    struct sim_instr in = mk(LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR);
     in.func = SIM_FN_ADD;
     in.src = sim_sbuf(0, 128, 0, LS_DT_FP32, 1024);
     in.src2 = sim_sbuf(0, 128, 8192, LS_DT_FP32, 1024);
@@ -241,12 +232,12 @@ static void test_vec_costs(void **state)
     assert_int_equal(sim_vec_cycles(&t, &in), 2048); /* fp32 two-input: 2N */
     in.src2 = sim_psum(0, 128, 0, LS_DT_FP32, 1024);
     assert_int_equal(sim_vec_cycles(&t, &in), 1024); /* one PSUM + one SBUF input: N */
-    struct sim_instr r = mk(LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE);
+    struct sim_instr r = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE);
     r.func = SIM_FN_ADD;
     r.src = sim_sbuf(0, 128, 0, LS_DT_BF16, 1024);
     r.dst = sim_sbuf(0, 128, 4096, LS_DT_BF16, 1);
     assert_int_equal(sim_vec_cycles(&t, &r), 512); /* bf16 add reduce: N/2 */
-    struct sim_instr s = mk(LS_ENGINE_DVE, SIM_OP_TENSOR_SCALAR);
+    struct sim_instr s = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_SCALAR);
     s.func = SIM_FN_RECIPROCAL;
     s.src = sim_sbuf(0, 128, 0, LS_DT_FP32, 256);
     s.dst = sim_sbuf(0, 128, 4096, LS_DT_FP32, 256);
@@ -260,16 +251,16 @@ static void test_vec_costs(void **state)
     assert_int_equal(sim_vec_cycles(&t, &s), 512);
     /* nc-v3 perf mode: 4x for SBUF + bf16 + contiguous tensor_scalar */
     struct sim_target v3 = target("nc-v3");
-    struct sim_instr c = mk(LS_ENGINE_DVE, SIM_OP_TENSOR_COPY);
+    struct sim_instr c = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_COPY);
     c.src = sim_sbuf(0, 128, 0, LS_DT_BF16, 2048);
     c.dst = sim_sbuf(0, 128, 8192, LS_DT_BF16, 2048);
     assert_int_equal(sim_vec_cycles(&v3, &c), 512);
     assert_int_equal(sim_vec_cycles(&t, &c), 2048);
-    struct sim_instr a = mk(LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE);
+    struct sim_instr a = sim_instr_init(LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE);
     a.src = sim_sbuf(0, 128, 0, LS_DT_BF16, 512);
     a.dst = sim_sbuf(0, 128, 8192, LS_DT_BF16, 1);
     assert_int_equal(sim_vec_cycles(&t, &a), 512 + 64);
-    struct sim_instr io = mk(LS_ENGINE_POOL, SIM_OP_IOTA);
+    struct sim_instr io = sim_instr_init(LS_ENGINE_POOL, SIM_OP_IOTA);
     io.dst = sim_sbuf(0, 128, 0, LS_DT_INT32, 100);
     assert_int_equal(sim_vec_cycles(&t, &io), 150 + 100);
 }
@@ -282,7 +273,7 @@ static void test_act_dependent_chain(void **state)
     uint32_t prev = 0;
     const int n = 20;
     for (int k = 0; k < n; k++) {
-        struct sim_instr in = mk(LS_ENGINE_ACT, SIM_OP_ACTIVATION);
+        struct sim_instr in = sim_instr_init(LS_ENGINE_ACT, SIM_OP_ACTIVATION);
         in.func = SIM_FN_EXP;
         in.src = sim_sbuf(0, 128, 0, LS_DT_FP32, 1);
         in.dst = sim_sbuf(0, 128, 64, LS_DT_FP32, 1);
@@ -316,18 +307,18 @@ static void test_access_conflicts(void **state)
     (void)state;
     /* DVE and POOL both on SBUF: serialized on nc-v2, parallel on nc-v3. */
     struct sim_program *p = sim_program_new();
-    struct sim_instr d = mk(LS_ENGINE_DVE, SIM_OP_TENSOR_COPY);
+    struct sim_instr d = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_COPY);
     d.src = sim_sbuf(0, 128, 0, LS_DT_FP32, 1024);
     d.dst = sim_sbuf(0, 128, 8192, LS_DT_FP32, 1024);
     add(p, d, NULL, 0);
-    struct sim_instr io = mk(LS_ENGINE_POOL, SIM_OP_IOTA);
+    struct sim_instr io = sim_instr_init(LS_ENGINE_POOL, SIM_OP_IOTA);
     io.dst = sim_sbuf(0, 128, 16384, LS_DT_INT32, 64);
     add(p, io, NULL, 0);
     /* ACT reading PSUM while DVE reads PSUM */
-    struct sim_instr a = mk(LS_ENGINE_ACT, SIM_OP_ACTIVATION);
+    struct sim_instr a = sim_instr_init(LS_ENGINE_ACT, SIM_OP_ACTIVATION);
     a.src = sim_psum(0, 128, 0, LS_DT_FP32, 256);
     a.dst = sim_sbuf(0, 128, 32768, LS_DT_FP32, 256);
-    struct sim_instr dv = mk(LS_ENGINE_DVE, SIM_OP_TENSOR_COPY);
+    struct sim_instr dv = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_COPY);
     dv.src = sim_psum(0, 128, 0, LS_DT_FP32, 256);
     dv.dst = sim_sbuf(0, 128, 40960, LS_DT_FP32, 256);
     struct sim_program *q = sim_program_new();
@@ -402,7 +393,7 @@ static void test_dma_hand_computed(void **state)
     (void)state;
     struct sim_target t = target("nc-v2");
     struct sim_program *p = sim_program_new();
-    struct sim_instr in = mk(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
     in.src = sim_hbm(128, 1024, 0, LS_DT_BF16, 1024);
     in.dst = sim_sbuf(0, 128, 0, LS_DT_BF16, 1024);
     add(p, in, NULL, 0);

@@ -115,21 +115,11 @@ static int push(struct ctx *c, const struct sim_instr *si, const struct rtl_inst
     return 0;
 }
 
-static struct sim_instr instr(enum ls_engine e, enum sim_opcode op)
-{
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.engine = (uint8_t)e;
-    in.opcode = (uint8_t)op;
-    in.op_tag = -1;
-    in.conv_tag = -1;
-    return in;
-}
 
 static int add_ls(struct ctx *c, uint32_t K, uint32_t M, int fp32)
 {
     uint32_t a = sbuf_alloc(c, K, M, 1);
-    struct sim_instr in = instr(LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY);
     in.src = sim_sbuf(0, K, (uint64_t)a * 4, fp32 ? LS_DT_FP32 : LS_DT_BF16, M);
     c->w_addr = a;
     c->w_k = K;
@@ -156,7 +146,7 @@ static int add_mm(struct ctx *c, uint32_t T, uint32_t bank, int acc, int fp32)
             PS(c, m, dst + j) = (int32_t)s;
         }
     add_check(c, LS_MEM_PSUM, 0, M, dst, T);
-    struct sim_instr in = instr(LS_ENGINE_PE, SIM_OP_MATMUL);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_MATMUL);
     in.src = sim_sbuf(0, K, (uint64_t)x * 4, fp32 ? LS_DT_FP32 : LS_DT_BF16, T);
     in.dst = sim_psum(0, M, (uint64_t)dst * 4, LS_DT_FP32, T);
     in.flags = acc ? SIM_F_ACCUMULATE : 0;
@@ -182,7 +172,7 @@ static int add_pe_transpose(struct ctx *c, uint32_t P, uint32_t F, uint32_t bank
     c->w_m = F;
     c->w_addr = a;
     c->last_ls_fp32 = 0;
-    struct sim_instr in = instr(LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE);
     in.src = sim_sbuf(0, P, (uint64_t)a * 4, LS_DT_BF16, F);
     in.dst = sim_psum(0, F, (uint64_t)dst * 4, LS_DT_BF16, P);
     struct rtl_instr r = {.op = RTL_OP_PE_TRANSPOSE, .k = (uint16_t)P, .m = (uint16_t)F,
@@ -197,7 +187,7 @@ static int add_dve_transpose(struct ctx *c, uint32_t n)
         for (uint32_t p = 0; p < n; p++)
             SB(c, q, b + p) = SB(c, p, a + q);
     add_check(c, LS_MEM_SBUF, 0, n, b, n);
-    struct sim_instr in = instr(LS_ENGINE_DVE, SIM_OP_DVE_TRANSPOSE);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_DVE_TRANSPOSE);
     in.src = sim_sbuf(0, n, (uint64_t)a * 4, LS_DT_BF16, n);
     in.dst = sim_sbuf(0, n, (uint64_t)b * 4, LS_DT_BF16, n);
     struct rtl_instr r = {.op = RTL_OP_DVE_TRANSPOSE, .k = (uint16_t)n, .m = (uint16_t)n,
@@ -237,7 +227,7 @@ static int add_dma(struct ctx *c, uint32_t P, uint32_t chunks, uint32_t run, uin
         sim_operand_dims(&ho, 2, size, stride);
     }
     struct sim_operand so = sim_sbuf(0, P, (uint64_t)s * 4, LS_DT_BF16, e);
-    struct sim_instr in = instr(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
     in.src = dir == 0 ? ho : so;
     in.dst = dir == 0 ? so : ho;
     uint32_t bytes = run * 2;
