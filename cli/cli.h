@@ -21,6 +21,9 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 /* Print "laysim: <location>: <message>" to stderr; return the exit code for err. */
 int cli_report(const struct ls_error *err);
+/* Put pfx in front of err's message (truncating the end when needed): the flag a library
+ * error is about, which only the CLI knows ("--set: ", "--micro "). */
+void cli_error_prefix(struct ls_error *err, const char *pfx);
 /* Print "laysim CMD: <message>" and a hint to run --help; return CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 1 when argv holds -h or --help (before any "--"). */

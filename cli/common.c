@@ -26,6 +26,21 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+void cli_error_prefix(struct ls_error *err, const char *pfx)
+{
+    char tmp[sizeof err->msg];
+    memcpy(tmp, err->msg, sizeof tmp);
+    size_t pl = strlen(pfx), cap = sizeof err->msg - 1;
+    if (pl > cap)
+        pl = cap;
+    memcpy(err->msg, pfx, pl);
+    size_t ml = strnlen(tmp, sizeof tmp);
+    if (ml > cap - pl)
+        ml = cap - pl;
+    memcpy(err->msg + pl, tmp, ml);
+    err->msg[pl + ml] = '\0';
+}
+
 int cli_wants_help(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {

@@ -291,8 +291,11 @@ int cmd_sim(int argc, char **argv)
                                       : "expected exactly one PROGRAM (or --micro SPEC)");
     const char *what = micro ? micro : argv[optind];
     struct sim_program *p = NULL;
-    if (micro ? sim_micro_build(micro, &t, &p, &err) : sim_program_load(&p, what, &err))
+    if (micro ? sim_micro_build(micro, &t, &p, &err) : sim_program_load(&p, what, &err)) {
+        if (micro && err.code == LS_ERR_INPUT)
+            cli_error_prefix(&err, "--micro ");
         return cli_report(&err);
+    }
     struct sim_stats st;
     uint64_t t0 = ls_now_ns();
     double c0 = cpu_seconds();

@@ -4,21 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Put pfx in front of err's message (truncating the end when needed). */
-static void prefix_msg(struct ls_error *err, const char *pfx)
-{
-    char tmp[sizeof err->msg];
-    memcpy(tmp, err->msg, sizeof tmp);
-    size_t pl = strlen(pfx), cap = sizeof err->msg - 1;
-    if (pl > cap)
-        pl = cap;
-    memcpy(err->msg, pfx, pl);
-    size_t ml = strnlen(tmp, sizeof tmp);
-    if (ml > cap - pl)
-        ml = cap - pl;
-    memcpy(err->msg + pl, tmp, ml);
-    err->msg[pl + ml] = '\0';
-}
+#include "cli/cli.h"
 
 int cli_target_args_take(struct cli_target_args *a, int opt, const char *arg)
 {
@@ -59,13 +45,13 @@ int cli_target_args_resolve(const struct cli_target_args *a, struct sim_target *
         key[kl] = '\0';
         int rc = sim_target_set(t, key, eq + 1, err);
         if (rc) {
-            prefix_msg(err, "--set: ");
+            cli_error_prefix(err, "--set: ");
             return rc;
         }
     }
     int rc = sim_target_validate(t, err);
     if (rc && a->sets.len)
-        prefix_msg(err, "target after --set: ");
+        cli_error_prefix(err, "target after --set: ");
     return rc;
 }
 

@@ -28,7 +28,7 @@ static int parse_spec(const char *s, struct spec *sp, struct ls_error *err)
     const char *colon = strchr(s, ':');
     size_t kl = colon ? (size_t)(colon - s) : strlen(s);
     if (kl == 0 || kl >= sizeof sp->kind)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: expected KIND:key=value,...", s);
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: expected KIND:key=value,...", s);
     memcpy(sp->kind, s, kl);
     if (!colon)
         return 0;
@@ -38,11 +38,11 @@ static int parse_spec(const char *s, struct spec *sp, struct ls_error *err)
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
         if (!eq || eq == p || sp->n == MAXKV)
-            return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: expected key=value at '%.*s'", s,
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: expected key=value at '%.*s'", s,
                                 (int)len, p);
         size_t a = (size_t)(eq - p), b = len - a - 1;
         if (a >= sizeof sp->kv[0].key || b >= sizeof sp->kv[0].val)
-            return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: '%.*s' is too long", s, (int)len, p);
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: '%.*s' is too long", s, (int)len, p);
         memcpy(sp->kv[sp->n].key, p, a);
         memcpy(sp->kv[sp->n].val, eq + 1, b);
         sp->n++;
@@ -70,7 +70,7 @@ static int get_u64(struct spec *sp, const char *key, uint64_t def, uint64_t lo, 
         return 0;
     }
     if (ls_parse_u64(v, strlen(v), out) || *out < lo || *out > hi)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: %s=%s: expected an integer in [%llu, %llu]",
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: %s=%s: expected an integer in [%llu, %llu]",
                             sp->kind, key, v, (unsigned long long)lo, (unsigned long long)hi);
     return 0;
 }
@@ -80,7 +80,7 @@ static int get_dtype(struct spec *sp, enum ls_dtype *dt, struct ls_error *err)
     const char *v = get(sp, "dtype");
     *dt = LS_DT_BF16;
     if (v && ls_dtype_parse(v, strlen(v), dt))
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: dtype=%s: unknown dtype", sp->kind, v);
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: dtype=%s: unknown dtype", sp->kind, v);
     return 0;
 }
 
@@ -88,7 +88,7 @@ static int unused_keys(struct spec *sp, const char *known, struct ls_error *err)
 {
     for (int i = 0; i < sp->n; i++)
         if (!sp->kv[i].used)
-            return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: unknown key '%s' (known: %s)",
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: unknown key '%s' (known: %s)",
                                 sp->kind, sp->kv[i].key, known);
     return 0;
 }
@@ -130,11 +130,11 @@ static int build_gemm(struct spec *sp, const struct sim_target *t, struct sim_pr
     uint64_t need = o_off + nstage * chunk * es;
     if (need > t->sbuf_usable_bytes)
         return ls_error_msg(err, LS_ERR_INPUT,
-                            "--micro gemm: operands need %llu bytes per partition, more than the "
+                            "gemm: operands need %llu bytes per partition, more than the "
                             "%llu usable SBUF bytes",
                             (unsigned long long)need, (unsigned long long)t->sbuf_usable_bytes);
     if (Ms * Nm * es > (uint64_t)INT32_MAX || Nm > INT32_MAX)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro gemm: matrices too large");
+        return ls_error_msg(err, LS_ERR_INPUT, "gemm: matrices too large");
     uint32_t *ls_dep = calloc(kt, sizeof *ls_dep), *mv_dep = calloc(kt, sizeof *mv_dep);
     int64_t bank_evac[64], stage_store[8];
     for (int b = 0; b < 64; b++)
@@ -231,16 +231,16 @@ static int build_dma(struct spec *sp, const struct sim_target *t, struct sim_pro
     else if (dir && !strcmp(dir, "sbuf"))
         mode = 2;
     else if (dir && strcmp(dir, "load"))
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro dma: dir=%s: expected load, store or sbuf", dir);
+        return ls_error_msg(err, LS_ERR_INPUT, "dma: dir=%s: expected load, store or sbuf", dir);
     uint64_t es = ls_dtype_size(dt);
     if (B % es)
         return ls_error_msg(err, LS_ERR_INPUT,
-                            "--micro dma: bytes_per_partition=%llu is not a multiple of the %s size",
+                            "dma: bytes_per_partition=%llu is not a multiple of the %s size",
                             (unsigned long long)B, ls_dtype_name(dt));
     uint64_t region = mode == 2 ? t->sbuf_usable_bytes / 2 : t->sbuf_usable_bytes;
     uint64_t nbuf = region / B;
     if (nbuf == 0)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro dma: %llu bytes per partition do not fit SBUF",
+        return ls_error_msg(err, LS_ERR_INPUT, "dma: %llu bytes per partition do not fit SBUF",
                             (unsigned long long)B);
     if (nbuf > 64)
         nbuf = 64;
@@ -294,7 +294,7 @@ static int build_vec(struct spec *sp, const struct sim_target *t, struct sim_pro
         else if (!act && !strcmp(opname, "transpose"))
             op = SIM_OP_DVE_TRANSPOSE, fn = SIM_FN_NONE;
         else if (sim_func_parse(opname, strlen(opname), &fn))
-            return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: unknown %s '%s'", sp->kind,
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: unknown %s '%s'", sp->kind,
                                 act ? "func" : "op", opname);
         else if (!act && fn != SIM_FN_ADD && fn != SIM_FN_SUB && fn != SIM_FN_MUL &&
                  fn != SIM_FN_MAX && fn != SIM_FN_MIN)
@@ -302,7 +302,7 @@ static int build_vec(struct spec *sp, const struct sim_target *t, struct sim_pro
     }
     uint64_t es = ls_dtype_size(dt);
     if (3 * F * es > t->sbuf_usable_bytes)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: free=%llu does not fit SBUF three times",
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: free=%llu does not fit SBUF three times",
                             sp->kind, (unsigned long long)F);
     uint32_t prev = 0;
     for (uint64_t i = 0; i < count; i++) {
@@ -337,7 +337,7 @@ static int build_mix(struct spec *sp, const struct sim_target *t, struct sim_pro
         return err->code;
     if (t->sbuf_partitions < 128 || t->pe_rows < 128 || t->pe_cols < 128 || t->psum_banks < 8 ||
         t->pe_moving_max < 256 || t->sbuf_usable_bytes < 24 * 1024)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro mix needs a target at least as large as nc-v2");
+        return ls_error_msg(err, LS_ERR_INPUT, "mix needs a target at least as large as nc-v2");
     const enum ls_dtype bf = LS_DT_BF16;
     const uint64_t A = 0, B = 8192, E = 12288, O = 20480; /* per-slot regions */
     const uint32_t nq = t->dma_queues;
@@ -455,7 +455,7 @@ int sim_micro_build(const char *spec, const struct sim_target *t, struct sim_pro
     else if (!strcmp(sp.kind, "mix"))
         rc = build_mix(&sp, t, p, err);
     else
-        rc = ls_error_msg(err, LS_ERR_INPUT, "--micro %s: unknown kind '%s' (gemm, dma, dve, act, mix)",
+        rc = ls_error_msg(err, LS_ERR_INPUT, "%s: unknown kind '%s' (gemm, dma, dve, act, mix)",
                           spec, sp.kind);
     if (rc) {
         sim_program_free(p);
