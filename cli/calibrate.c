@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/targetargs.h"
 #include "costmodel/calibrate.h"
 #include "sim/isa.h"
 #include "sim/target.h"
@@ -31,7 +32,7 @@ const char cmd_calibrate_help[] =
     "  -o FILE                the fitted table (required)\n"
     "  --report FILE          the fit report as JSON (per entry: samples, R2, max and\n"
     "                         median relative error, residual plot data)\n"
-    "  --json                 print the fit report to stdout\n" SIM_TARGET_HELP;
+    "  --json                 print the fit report to stdout\n" CLI_TARGET_HELP;
 
 static json_t *report_json(const struct cm_table *tb, const struct cm_fit_report *rep)
 {
@@ -42,7 +43,7 @@ static json_t *report_json(const struct cm_table *tb, const struct cm_fit_report
         json_t *o = json_object();
         json_object_set_new(o, "opcode", json_string(sim_opcode_name((enum sim_opcode)e->opcode)));
         json_object_set_new(o, "dtype", json_string(e->dtype < 0 ? "*" : ls_dtype_name((enum ls_dtype)e->dtype)));
-        json_object_set_new(o, "mem", json_string(e->mem < 0 ? "*" : trace_mem_name((enum trace_mem)e->mem)));
+        json_object_set_new(o, "mem", json_string(e->mem < 0 ? "*" : ls_mem_name((enum ls_mem)e->mem)));
         json_object_set_new(o, "samples", json_integer(f->samples));
         json_object_set_new(o, "fitted", json_boolean(f->fitted));
         json_object_set_new(o, "r2", json_real(f->r2));
@@ -71,8 +72,8 @@ int cmd_calibrate(int argc, char **argv)
         {"prior", required_argument, NULL, 'p'},    {"aggregate", required_argument, NULL, 'A'},
         {"write-microbench", required_argument, NULL, 'w'},
         {"report", required_argument, NULL, 'R'},   {"output", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, 'J'},           SIM_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
-    struct sim_target_args ta = {0};
+        {"json", no_argument, NULL, 'J'},           CLI_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
+    struct cli_target_args ta = {0};
     const char *traces[64], *prior = NULL, *aggn = NULL, *mbtrace = NULL, *report = NULL, *outp = NULL;
     int ntr = 0, micro = 0, json = 0, c, rc;
     struct ls_error err;
@@ -82,7 +83,7 @@ int cmd_calibrate(int argc, char **argv)
         switch (c) {
         case 'r':
             if (ntr == 64) {
-                sim_target_args_free(&ta);
+                cli_target_args_free(&ta);
                 return cli_usage("calibrate", "at most 64 --traces");
             }
             traces[ntr++] = optarg;
@@ -94,35 +95,35 @@ int cmd_calibrate(int argc, char **argv)
         case 'R': report = optarg; break;
         case 'o': outp = optarg; break;
         case 'J': json = 1; break;
-        case SIM_OPT_TARGET:
-        case SIM_OPT_SET:
-            if (sim_target_args_take(&ta, c, optarg)) {
-                sim_target_args_free(&ta);
+        case CLI_OPT_TARGET:
+        case CLI_OPT_SET:
+            if (cli_target_args_take(&ta, c, optarg)) {
+                cli_target_args_free(&ta);
                 return CLI_FAIL;
             }
             break;
-        default: sim_target_args_free(&ta); return cli_usage("calibrate", "bad option");
+        default: cli_target_args_free(&ta); return cli_usage("calibrate", "bad option");
         }
     }
     if (optind < argc) {
-        sim_target_args_free(&ta);
+        cli_target_args_free(&ta);
         return cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
     }
     if (!outp) {
-        sim_target_args_free(&ta);
+        cli_target_args_free(&ta);
         return cli_usage("calibrate", "-o FILE is required");
     }
     if (!micro && ntr == 0) {
-        sim_target_args_free(&ta);
+        cli_target_args_free(&ta);
         return cli_usage("calibrate", "nothing to fit: give --traces FILE or --microbench");
     }
     if (aggn && strcmp(aggn, "sum") && strcmp(aggn, "max")) {
-        sim_target_args_free(&ta);
+        cli_target_args_free(&ta);
         return cli_usage("calibrate", "--aggregate: expected sum or max");
     }
     struct sim_target t;
-    rc = sim_target_args_resolve(&ta, &t, &err);
-    sim_target_args_free(&ta);
+    rc = cli_target_args_resolve(&ta, &t, &err);
+    cli_target_args_free(&ta);
     if (rc)
         return cli_report(&err);
     struct cm_table tb, fit;
@@ -171,7 +172,7 @@ int cmd_calibrate(int argc, char **argv)
         printf("  %-18s %-5s %-5s n=%-4d %s R2=%.4f median_rel=%.4f max_rel=%.4f\n",
                sim_opcode_name((enum sim_opcode)e->opcode),
                e->dtype < 0 ? "*" : ls_dtype_name((enum ls_dtype)e->dtype),
-               e->mem < 0 ? "*" : trace_mem_name((enum trace_mem)e->mem), f->samples,
+               e->mem < 0 ? "*" : ls_mem_name((enum ls_mem)e->mem), f->samples,
                f->fitted ? "fit " : "kept", f->r2, f->median_rel, f->max_rel);
     }
     json_decref(rj);

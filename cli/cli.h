@@ -21,6 +21,9 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 /* Print "laysim: <location>: <message>" to stderr; return the exit code for err. */
 int cli_report(const struct ls_error *err);
+/* Put pfx in front of err's message (truncating the end when needed): the flag a library
+ * error is about, which only the CLI knows ("--set: ", "--micro "). */
+void cli_error_prefix(struct ls_error *err, const char *pfx);
 /* Print "laysim CMD: <message>" and a hint to run --help; return CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 1 when argv holds -h or --help (before any "--"). */
@@ -46,6 +49,11 @@ enum { CLI_OPT_LAYERS = 0x200, CLI_OPT_SEQ, CLI_OPT_BATCH, CLI_OPT_HIDDEN, CLI_O
 #define CLI_MODEL_HELP                                                                  \
     "  --layers N, --seq N, --batch N, --hidden N, --image N, --dtype T\n"              \
     "                      scale a zoo: or config.json model (docs/zoo.md)\n"
+/* Set one scaling option from its command-line spelling: name is "layers", "seq", "batch",
+ * "hidden", "image" (positive integers) or "dtype" (fp32, bf16, fp16, fp8). LS_ERR_INPUT
+ * with a message naming --NAME when the value is bad or the name unknown. */
+int cli_model_opt_set(struct zoo_opts *zo, const char *name, const char *value,
+                      struct ls_error *err);
 /* 1 when getopt code c is a model option: applied to zo, or on a bad value the error is
  * printed and *rc set to the exit code. 0 when c is something else. */
 int cli_model_opt(struct zoo_opts *zo, int c, const char *arg, int *rc);

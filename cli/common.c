@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "graph/model.h"
+#include "util/dtype.h"
 #include "util/scan.h"
 
 int cli_report(const struct ls_error *err)
@@ -24,6 +24,21 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n(see `laysim %s --help`)\n", cmd);
     return CLI_USAGE;
+}
+
+void cli_error_prefix(struct ls_error *err, const char *pfx)
+{
+    char tmp[sizeof err->msg];
+    memcpy(tmp, err->msg, sizeof tmp);
+    size_t pl = strlen(pfx), cap = sizeof err->msg - 1;
+    if (pl > cap)
+        pl = cap;
+    memcpy(err->msg, pfx, pl);
+    size_t ml = strnlen(tmp, sizeof tmp);
+    if (ml > cap - pl)
+        ml = cap - pl;
+    memcpy(err->msg + pl, tmp, ml);
+    err->msg[pl + ml] = '\0';
 }
 
 int cli_wants_help(int argc, char **argv)
@@ -69,6 +84,34 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double *ou
     return CLI_OK;
 }
 
+int cli_model_opt_set(struct zoo_opts *o, const char *name, const char *value,
+                      struct ls_error *err)
+{
+    if (!strcmp(name, "dtype")) {
+        enum ls_dtype dt;
+        if (ls_dtype_parse(value, strlen(value), &dt) || dt == LS_DT_INT32 || dt == LS_DT_INT8)
+            return ls_error_msg(err, LS_ERR_INPUT,
+                                "--dtype: expected fp32, bf16, fp16 or fp8, got '%s'", value);
+        o->dtype = (int)dt;
+        return 0;
+    }
+    int64_t *slot = !strcmp(name, "layers")   ? &o->layers
+                    : !strcmp(name, "seq")    ? &o->seq
+                    : !strcmp(name, "batch")  ? &o->batch
+                    : !strcmp(name, "hidden") ? &o->hidden
+                    : !strcmp(name, "image")  ? &o->image : NULL;
+    if (!slot)
+        return ls_error_msg(err, LS_ERR_INPUT, "unknown scaling option --%s", name);
+    char *end = NULL;
+    long long v = strtoll(value, &end, 10);
+    if (!*value || *end || v < 1 || v > (1LL << 20))
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "--%s: expected an integer in 1..%lld, got '%s'", name, 1LL << 20,
+                            value);
+    *slot = v;
+    return 0;
+}
+
 int cli_model_opt(struct zoo_opts *zo, int c, const char *arg, int *rc)
 {
     static const char *const names[] = {"layers", "seq", "batch", "hidden", "image", "dtype"};
@@ -76,6 +119,6 @@ int cli_model_opt(struct zoo_opts *zo, int c, const char *arg, int *rc)
         return 0;
     struct ls_error err;
     ls_error_clear(&err);
-    *rc = model_opt_set(zo, names[c - CLI_OPT_LAYERS], arg, &err) ? cli_report(&err) : CLI_OK;
+    *rc = cli_model_opt_set(zo, names[c - CLI_OPT_LAYERS], arg, &err) ? cli_report(&err) : CLI_OK;
     return 1;
 }

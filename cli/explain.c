@@ -20,8 +20,8 @@ const char cmd_explain_help[] =
 struct cnt {
     const struct cm_table *tb;
     const struct sim_target *t;
-    int64_t n[SIM_OP_COUNT][TRACE_ENG_COUNT];
-    int64_t price[SIM_OP_COUNT][TRACE_ENG_COUNT];
+    int64_t n[SIM_OP_COUNT][LS_ENGINE_COUNT];
+    int64_t price[SIM_OP_COUNT][LS_ENGINE_COUNT];
     int64_t count;
 };
 
@@ -37,10 +37,10 @@ static int64_t c_emit(void *ctx, const struct sim_instr *in, const int64_t *d, s
 static void print_cnt(const struct cnt *c)
 {
     for (int o = 0; o < SIM_OP_COUNT; o++)
-        for (int e = 0; e < TRACE_ENG_COUNT; e++)
+        for (int e = 0; e < LS_ENGINE_COUNT; e++)
             if (c->n[o][e])
                 printf("    %-4s %-18s x%-7" PRId64 " %" PRId64 " cycles\n",
-                       trace_engine_name((enum trace_engine)e), sim_opcode_name((enum sim_opcode)o),
+                       ls_engine_name((enum ls_engine)e), sim_opcode_name((enum sim_opcode)o),
                        c->n[o][e], c->price[o][e]);
 }
 
@@ -113,7 +113,7 @@ int cmd_explain(int argc, char **argv)
         }
         int64_t total = 0, cost = 0;
         for (int o = 0; o < SIM_OP_COUNT; o++)
-            for (int e = 0; e < TRACE_ENG_COUNT; e++)
+            for (int e = 0; e < LS_ENGINE_COUNT; e++)
                 total += cn.price[o][e];
         if (x->kind == GRAPH_OP_SOURCE)
             cm_op_cost(m, op, p, &cost, NULL);

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/fidelity.h"
+#include "cli/targetargs.h"
 #include "sim/target.h"
 #include "study/loop.h"
 
@@ -36,7 +37,7 @@ const char cmd_loop_help[] =
     "  --traces DIR      write every chosen program's trace into DIR\n"
     "  -o FILE           write the last fitted table\n"
     "  --time-limit S    per-solver wall-clock limit (default: none)\n"
-    "  --json            one JSON object with an \"iterations\" array\n" CLI_MODEL_HELP SIM_TARGET_HELP;
+    "  --json            one JSON object with an \"iterations\" array\n" CLI_MODEL_HELP CLI_TARGET_HELP;
 
 /* undefined figures print as nan */
 static double num(double v)
@@ -53,10 +54,10 @@ int cmd_loop(int argc, char **argv)
         {"traces", required_argument, NULL, 'D'},     {"output", required_argument, NULL, 'o'},
         {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
         {"explore", required_argument, NULL, 'x'},
-        CLI_MODEL_LONGOPTS, SIM_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
+        CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
     struct study_loop_opts o;
     study_loop_opts_init(&o);
-    struct sim_target_args ta = {0};
+    struct cli_target_args ta = {0};
     const char *outp = NULL;
     int json = 0, c, rc = 0;
     unsigned long long v;
@@ -118,9 +119,9 @@ int cmd_loop(int argc, char **argv)
             if ((rc = cli_parse_double("loop", "--time-limit", optarg, &o.solve.time_limit)))
                 goto usage;
             break;
-        case SIM_OPT_TARGET:
-        case SIM_OPT_SET:
-            if (sim_target_args_take(&ta, c, optarg)) {
+        case CLI_OPT_TARGET:
+        case CLI_OPT_SET:
+            if (cli_target_args_take(&ta, c, optarg)) {
                 rc = CLI_FAIL;
                 goto usage;
             }
@@ -132,8 +133,8 @@ int cmd_loop(int argc, char **argv)
         rc = cli_usage("loop", "expected at least one MODEL");
         goto usage;
     }
-    rc = sim_target_args_resolve(&ta, &o.target, &err);
-    sim_target_args_free(&ta);
+    rc = cli_target_args_resolve(&ta, &o.target, &err);
+    cli_target_args_free(&ta);
     if (rc)
         return cli_report(&err);
     struct study_loop_result out;
@@ -162,6 +163,6 @@ int cmd_loop(int argc, char **argv)
     study_loop_result_free(&out);
     return CLI_OK;
 usage:
-    sim_target_args_free(&ta);
+    cli_target_args_free(&ta);
     return rc;
 }

@@ -15,9 +15,9 @@ int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char
 {
     *rc = CLI_OK;
     switch (c) {
-    case SIM_OPT_TARGET:
-    case SIM_OPT_SET:
-        if (sim_target_args_take(&mc->ta, c, arg)) {
+    case CLI_OPT_TARGET:
+    case CLI_OPT_SET:
+        if (cli_target_args_take(&mc->ta, c, arg)) {
             fprintf(stderr, "laysim %s: out of memory\n", cmd);
             *rc = CLI_FAIL;
         }
@@ -39,10 +39,48 @@ int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char
     }
 }
 
+/* --output-layout NAME=AXIS (AXIS: index, or role name with an optional "p:") pins every
+ * return op that reads tensor NAME to that partition axis. */
+static int parse_pin(const struct graph *g, const char *spec, int *pins, struct ls_error *err)
+{
+    const char *eq = strrchr(spec, '=');
+    if (!eq)
+        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout %s: expected NAME=AXIS", spec);
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+    int32_t t = graph_find_tensor(g, name);
+    if (t < 0)
+        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout: no tensor named '%s'", name);
+    const struct graph_tensor *x = graph_tensor(g, t);
+    const char *ax = eq + 1;
+    if (strncmp(ax, "p:", 2) == 0)
+        ax += 2;
+    int axis = -1;
+    char *end;
+    long v = strtol(ax, &end, 10);
+    if (*ax && !*end)
+        axis = (int)v;
+    else
+        for (int i = 0; i < x->shape.rank; i++)
+            if (x->shape.dims[i].role && strcmp(x->shape.dims[i].role, ax) == 0)
+                axis = i;
+    if (axis < 0 || axis >= x->shape.rank)
+        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout %s: no axis '%s'", spec, ax);
+    int any = 0;
+    for (size_t u = 0; u < x->nuses; u++)
+        if (graph_op(g, x->uses[u].op)->kind == GRAPH_OP_RETURN) {
+            pins[x->uses[u].op] = axis;
+            any = 1;
+        }
+    if (!any)
+        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout: '%s' is not a graph output", name);
+    return 0;
+}
+
 int cli_modelcmd_open(struct cli_modelcmd *mc, const char *model, int build_problem,
                       struct ls_error *err)
 {
-    int rc = sim_target_args_resolve(&mc->ta, &mc->t, err);
+    int rc = cli_target_args_resolve(&mc->ta, &mc->t, err);
     if (rc)
         return rc;
     if (mc->table) {
@@ -60,7 +98,7 @@ int cli_modelcmd_open(struct cli_modelcmd *mc, const char *model, int build_prob
     for (int32_t i = 0; i < n; i++)
         mc->pins[i] = -2;
     for (int i = 0; i < mc->npins; i++)
-        if ((rc = cm_parse_pin(mc->g, mc->pin_specs[i], mc->pins, err)))
+        if ((rc = parse_pin(mc->g, mc->pin_specs[i], mc->pins, err)))
             return rc;
     mc->m = cm_model_new(mc->g, &mc->t, &mc->tb, &mc->cg);
     if (!mc->m)
@@ -80,7 +118,7 @@ void cli_modelcmd_close(struct cli_modelcmd *mc)
     cm_model_free(mc->m);
     graph_free(mc->g);
     free(mc->pins);
-    sim_target_args_free(&mc->ta);
+    cli_target_args_free(&mc->ta);
     mc->in = NULL;
     mc->m = NULL;
     mc->g = NULL;

@@ -7,6 +7,7 @@
 #define LS_CLI_MODELCMD_H
 
 #include "cli/cli.h"
+#include "cli/targetargs.h"
 #include "costmodel/costmodel.h"
 #include "costmodel/instance.h"
 #include "graph/model.h"
@@ -16,12 +17,12 @@
 enum { CLI_OPT_TABLE = 0x300, CLI_OPT_PIN, CLI_OPT_EXACT_TR };
 
 #define CLI_MODELCMD_LONGOPTS                                                         \
-    SIM_TARGET_LONGOPTS, CLI_MODEL_LONGOPTS,                                          \
+    CLI_TARGET_LONGOPTS, CLI_MODEL_LONGOPTS,                                          \
         {"table", required_argument, NULL, CLI_OPT_TABLE},                            \
         {"output-layout", required_argument, NULL, CLI_OPT_PIN},                      \
         {"exact-transpose", no_argument, NULL, CLI_OPT_EXACT_TR}
 #define CLI_MODELCMD_HELP                                                             \
-    SIM_TARGET_HELP CLI_MODEL_HELP                                                    \
+    CLI_TARGET_HELP CLI_MODEL_HELP                                                    \
     "  --table FILE        latency table (JSON, docs/costmodel.md); default: the\n"    \
     "                      target's datasheet table. problem and compile must agree.\n" \
     "  --output-layout T=A pin graph output T to partition axis A (index or role name;\n" \
@@ -30,7 +31,7 @@ enum { CLI_OPT_TABLE = 0x300, CLI_OPT_PIN, CLI_OPT_EXACT_TR };
 
 struct cli_modelcmd {
     /* options, filled by cli_modelcmd_opt */
-    struct sim_target_args ta;
+    struct cli_target_args ta;
     struct zoo_opts zo;
     const char *table;
     const char *pin_specs[CLI_MODELCMD_MAX_PINS];

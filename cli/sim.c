@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/targetargs.h"
 #include "sim/micro.h"
 #include "sim/program.h"
 #include "sim/sim.h"
@@ -24,7 +25,7 @@ const char cmd_sim_help[] =
     "print the total time, per-engine busy time and utilization, per-queue DMA bytes and\n"
     "efficiency, and stall time by cause.\n"
     "\n"
-    "options:\n" SIM_TARGET_HELP
+    "options:\n" CLI_TARGET_HELP
     "  --json              print one JSON object: cycles (base clock), ns, instructions,\n"
     "                      engines.{pe,act,dve,pool,dma}.{busy_cycles,instructions,...},\n"
     "                      queues, stalls_ns\n"
@@ -70,7 +71,7 @@ static int remap_emit(void *ctx, const struct trace_record *r)
 }
 
 static json_t *engine_json(const struct sim_target *t, const struct sim_stats *st,
-                           enum trace_engine e)
+                           enum ls_engine e)
 {
     const struct sim_engine_stats *es = &st->engine[e];
     json_t *o = json_object();
@@ -80,11 +81,11 @@ static json_t *engine_json(const struct sim_target *t, const struct sim_stats *s
     json_object_set_new(o, "clock_mhz", json_integer(sim_engine_mhz(t, e)));
     json_object_set_new(o, "utilization",
                         json_real(st->ticks ? (double)es->busy_ticks / (double)st->ticks : 0.0));
-    if (e == TRACE_ENG_PE) {
+    if (e == LS_ENGINE_PE) {
         uint64_t span = es->instructions ? es->last_end - es->first_start : 0;
         json_object_set_new(o, "span_cycles", json_integer((json_int_t)sim_ticks_cycles(t, e, span)));
     }
-    if (e == TRACE_ENG_DMA) {
+    if (e == LS_ENGINE_DMA) {
         json_object_set_new(o, "bytes", json_integer((json_int_t)st->dma_bytes));
         json_object_set_new(o, "efficiency", json_real(sim_dma_efficiency(t, st)));
     }
@@ -106,9 +107,9 @@ static int print_json(const struct sim_target *t, const struct sim_stats *st, co
     json_object_set_new(o, "ticks", json_integer((json_int_t)st->ticks));
     json_object_set_new(o, "instructions", json_integer((json_int_t)st->instructions));
     json_t *eng = json_object();
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
-        json_object_set_new(eng, trace_engine_name((enum trace_engine)e),
-                            engine_json(t, st, (enum trace_engine)e));
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        json_object_set_new(eng, ls_engine_name((enum ls_engine)e),
+                            engine_json(t, st, (enum ls_engine)e));
     json_object_set_new(o, "engines", eng);
     json_t *qs = json_array();
     for (uint32_t q = 0; q < st->nqueues; q++) {
@@ -126,8 +127,8 @@ static int print_json(const struct sim_target *t, const struct sim_stats *st, co
     }
     json_object_set_new(o, "queues", qs);
     json_t *stalls = json_object();
-    for (int c = 1; c < TRACE_STALL_COUNT; c++)
-        json_object_set_new(stalls, trace_stall_name((enum trace_stall)c),
+    for (int c = 1; c < LS_STALL_COUNT; c++)
+        json_object_set_new(stalls, ls_stall_name((enum ls_stall)c),
                             json_real(sim_ticks_ns(st, st->stall_ticks[c])));
     json_object_set_new(o, "stalls_ns", stalls);
     if (secs >= 0) {
@@ -146,12 +147,12 @@ static void print_text(const struct sim_target *t, const struct sim_stats *st, c
            sim_ticks_base_cycles(t, st->ticks), t->base_mhz, sim_ticks_ns(st, st->ticks),
            st->instructions);
     printf("%-5s %12s %14s %12s %7s\n", "engine", "instructions", "busy_cycles", "clock_MHz", "util");
-    for (int e = 0; e < TRACE_ENG_COUNT; e++) {
+    for (int e = 0; e < LS_ENGINE_COUNT; e++) {
         const struct sim_engine_stats *es = &st->engine[e];
         printf("%-6s %12" PRIu64 " %14" PRIu64 " %12u %6.1f%%\n",
-               trace_engine_name((enum trace_engine)e), es->instructions,
-               sim_ticks_cycles(t, (enum trace_engine)e, es->busy_ticks),
-               sim_engine_mhz(t, (enum trace_engine)e),
+               ls_engine_name((enum ls_engine)e), es->instructions,
+               sim_ticks_cycles(t, (enum ls_engine)e, es->busy_ticks),
+               sim_engine_mhz(t, (enum ls_engine)e),
                st->ticks ? 100.0 * (double)es->busy_ticks / (double)st->ticks : 0.0);
     }
     for (uint32_t q = 0; q < st->nqueues; q++) {
@@ -162,13 +163,13 @@ static void print_text(const struct sim_target *t, const struct sim_stats *st, c
                    q, qq->instructions, qq->bytes, qq->descriptors,
                    100.0 * sim_queue_efficiency(t, st, q));
     }
-    if (st->engine[TRACE_ENG_DMA].instructions)
+    if (st->engine[LS_ENGINE_DMA].instructions)
         printf("dma: %" PRIu64 " bytes, efficiency %.1f%% of %u engines x %g B/ns while busy\n",
                st->dma_bytes, 100.0 * sim_dma_efficiency(t, st), t->dma_engines,
                t->dma_bytes_per_ns);
     printf("stalls (ns):");
-    for (int c = 1; c < TRACE_STALL_COUNT; c++)
-        printf(" %s=%.1f", trace_stall_name((enum trace_stall)c),
+    for (int c = 1; c < LS_STALL_COUNT; c++)
+        printf(" %s=%.1f", ls_stall_name((enum ls_stall)c),
                sim_ticks_ns(st, st->stall_ticks[c]));
     printf("\n");
 }
@@ -196,8 +197,8 @@ static int run_with_trace(const struct sim_target *t, const struct sim_program *
     h.target = t->name;
     h.target_hash = sim_target_hash(t);
     h.tick_hz = sim_target_tick_mhz(t) * 1000000ull;
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
-        h.clock_mhz[e] = sim_engine_mhz(t, (enum trace_engine)e);
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        h.clock_mhz[e] = sim_engine_mhz(t, (enum ls_engine)e);
     h.nopcodes = (uint32_t)nop;
     h.opcodes = names;
     struct trace_writer *w;
@@ -233,7 +234,7 @@ static int run_with_trace(const struct sim_target *t, const struct sim_program *
 int cmd_sim(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        SIM_TARGET_LONGOPTS,
+        CLI_TARGET_LONGOPTS,
         {"json", no_argument, NULL, 'j'},
         {"trace", required_argument, NULL, 't'},
         {"micro", required_argument, NULL, 'm'},
@@ -242,17 +243,17 @@ int cmd_sim(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct sim_target_args ta = {0};
+    struct cli_target_args ta = {0};
     const char *micro = NULL, *trace = NULL;
     int json = 0, ptarget = 0, timed = 0, c, rc = CLI_OK;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case SIM_OPT_TARGET:
-        case SIM_OPT_SET:
-            if (sim_target_args_take(&ta, c, optarg)) {
-                sim_target_args_free(&ta);
+        case CLI_OPT_TARGET:
+        case CLI_OPT_SET:
+            if (cli_target_args_take(&ta, c, optarg)) {
+                cli_target_args_free(&ta);
                 fprintf(stderr, "laysim: out of memory\n");
                 return CLI_FAIL;
             }
@@ -263,11 +264,11 @@ int cmd_sim(int argc, char **argv)
         case 'p': ptarget = 1; break;
         case 'T': timed = 1; break;
         case 'h':
-            sim_target_args_free(&ta);
+            cli_target_args_free(&ta);
             fputs(cmd_sim_help, stdout);
             return CLI_OK;
         default:
-            sim_target_args_free(&ta);
+            cli_target_args_free(&ta);
             return cli_usage("sim", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
@@ -275,11 +276,11 @@ int cmd_sim(int argc, char **argv)
     struct ls_error err;
     ls_error_clear(&err);
     struct sim_target t;
-    if (sim_target_args_resolve(&ta, &t, &err)) {
-        sim_target_args_free(&ta);
+    if (cli_target_args_resolve(&ta, &t, &err)) {
+        cli_target_args_free(&ta);
         return cli_report(&err);
     }
-    sim_target_args_free(&ta);
+    cli_target_args_free(&ta);
     if (ptarget) {
         if (npos || micro)
             return cli_usage("sim", "--print-target takes no program");
@@ -290,8 +291,11 @@ int cmd_sim(int argc, char **argv)
                                       : "expected exactly one PROGRAM (or --micro SPEC)");
     const char *what = micro ? micro : argv[optind];
     struct sim_program *p = NULL;
-    if (micro ? sim_micro_build(micro, &t, &p, &err) : sim_program_load(&p, what, &err))
+    if (micro ? sim_micro_build(micro, &t, &p, &err) : sim_program_load(&p, what, &err)) {
+        if (micro && err.code == LS_ERR_INPUT)
+            cli_error_prefix(&err, "--micro ");
         return cli_report(&err);
+    }
     struct sim_stats st;
     uint64_t t0 = ls_now_ns();
     double c0 = cpu_seconds();

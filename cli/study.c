@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/targetargs.h"
 #include "report/report.h"
 #include "study/study.h"
 #include "util/progress.h"
@@ -31,7 +32,7 @@ const char cmd_study_help[] =
     "  --quick             the default model set: one model per family, scaled down\n"
     "  --models SET        quick (default), full (every zoo model, published size),\n"
     "                      all-quick (every zoo model, quick scale), or NAME[:quick],...\n"
-    SIM_TARGET_HELP
+    CLI_TARGET_HELP
     "  --out DIR           output directory (default out/study)\n"
     "  --resume            keep DIR/results.sqlite and skip (model, target) cells in it\n"
     "  --shard K/N         run only the K-th of N slices of the grid (merge with laysim merge)\n"
@@ -91,7 +92,7 @@ int cli_study_main(int argc, char **argv, int whatif)
 {
     enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
            O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET };
-    static const struct option lo[] = {SIM_TARGET_LONGOPTS,
+    static const struct option lo[] = {CLI_TARGET_LONGOPTS,
                                        {"models", required_argument, NULL, O_MODELS},
                                        {"quick", no_argument, NULL, O_QUICK},
                                        {"out", required_argument, NULL, O_OUT},
@@ -123,8 +124,8 @@ int cli_study_main(int argc, char **argv, int whatif)
     optind = 1;
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         switch (c) {
-        case SIM_OPT_TARGET: target = optarg; break;
-        case SIM_OPT_SET:
+        case CLI_OPT_TARGET: target = optarg; break;
+        case CLI_OPT_SET:
             if (nsets == 16)
                 return cli_usage(cmd, "at most 16 --set options");
             sets[nsets++] = optarg;
@@ -184,17 +185,17 @@ int cli_study_main(int argc, char **argv, int whatif)
 
     /* everything is validated before anything runs */
     struct sim_target base;
-    struct sim_target_args ta = {0};
+    struct cli_target_args ta = {0};
     int rc = 0;
-    if (target && sim_target_args_take(&ta, SIM_OPT_TARGET, target))
+    if (target && cli_target_args_take(&ta, CLI_OPT_TARGET, target))
         return CLI_FAIL;
     for (size_t i = 0; !whatif && i < nsets; i++)
-        if (sim_target_args_take(&ta, SIM_OPT_SET, sets[i])) {
-            sim_target_args_free(&ta);
+        if (cli_target_args_take(&ta, CLI_OPT_SET, sets[i])) {
+            cli_target_args_free(&ta);
             return CLI_FAIL;
         }
-    rc = sim_target_args_resolve(&ta, &base, &err);
-    sim_target_args_free(&ta);
+    rc = cli_target_args_resolve(&ta, &base, &err);
+    cli_target_args_free(&ta);
     if (rc)
         return cli_report(&err);
     if ((rc = study_models_select(models, &o.models, &err)) ||

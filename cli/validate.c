@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/fidelity.h"
+#include "cli/targetargs.h"
 #include "sim/target.h"
 #include "study/loop.h"
 
@@ -24,7 +25,7 @@ const char cmd_validate_help[] =
     "  --table FILE        latency table (default: the target's datasheet table)\n"
     "  --aggregate MODE    override the table's aggregation (sum or max)\n"
     "  --time-limit S      per-solver wall-clock limit (default: none)\n"
-    "  --json              print the full JSON report\n" CLI_MODEL_HELP SIM_TARGET_HELP;
+    "  --json              print the full JSON report\n" CLI_MODEL_HELP CLI_TARGET_HELP;
 
 /* an undefined figure prints as 0 in the text summary (as it always has) */
 static double or0(double v)
@@ -37,10 +38,10 @@ int cmd_validate(int argc, char **argv)
     static const struct option longopts[] = {
         {"table", required_argument, NULL, 'T'},  {"aggregate", required_argument, NULL, 'A'},
         {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
-        CLI_MODEL_LONGOPTS, SIM_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
+        CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
     struct study_loop_opts o;
     study_loop_opts_init(&o);
-    struct sim_target_args ta = {0};
+    struct cli_target_args ta = {0};
     const char *table = NULL, *aggn = NULL;
     int json = 0, c, rc;
     struct ls_error err;
@@ -49,7 +50,7 @@ int cmd_validate(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (cli_model_opt(&o.zo, c, optarg, &rc)) {
             if (rc) {
-                sim_target_args_free(&ta);
+                cli_target_args_free(&ta);
                 return rc;
             }
             continue;
@@ -60,26 +61,26 @@ int cmd_validate(int argc, char **argv)
         case 'J': json = 1; break;
         case 't':
             if ((rc = cli_parse_double("validate", "--time-limit", optarg, &o.solve.time_limit))) {
-                sim_target_args_free(&ta);
+                cli_target_args_free(&ta);
                 return rc;
             }
             break;
-        case SIM_OPT_TARGET:
-        case SIM_OPT_SET:
-            if (sim_target_args_take(&ta, c, optarg)) {
-                sim_target_args_free(&ta);
+        case CLI_OPT_TARGET:
+        case CLI_OPT_SET:
+            if (cli_target_args_take(&ta, c, optarg)) {
+                cli_target_args_free(&ta);
                 return CLI_FAIL;
             }
             break;
-        default: sim_target_args_free(&ta); return cli_usage("validate", "bad option");
+        default: cli_target_args_free(&ta); return cli_usage("validate", "bad option");
         }
     }
     if (optind >= argc) {
-        sim_target_args_free(&ta);
+        cli_target_args_free(&ta);
         return cli_usage("validate", "expected at least one MODEL");
     }
-    rc = sim_target_args_resolve(&ta, &o.target, &err);
-    sim_target_args_free(&ta);
+    rc = cli_target_args_resolve(&ta, &o.target, &err);
+    cli_target_args_free(&ta);
     if (rc)
         return cli_report(&err);
     struct cm_table tb;

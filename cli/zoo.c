@@ -64,7 +64,7 @@ int cmd_zoo(int argc, char **argv)
         case 'j': json = 1; break;
         case 'h': fputs(cmd_zoo_help, stdout); return CLI_OK;
         case 'L': case 'S': case 'B': case 'H': case 'I': case 'D':
-            if (model_opt_set(&zo, opts[idx].name, optarg, &err))
+            if (cli_model_opt_set(&zo, opts[idx].name, optarg, &err))
                 return cli_usage("zoo", "%s", err.msg);
             break;
         case ':': return cli_usage("zoo", "option %s needs a value", argv[optind - 1]);

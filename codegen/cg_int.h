@@ -57,7 +57,7 @@ uint64_t cg_budget(const struct cg_em *e);   /* bytes still free in the step's r
 
 /* Emit. Returns the handle or -1 (e->fail set). */
 int64_t cg_emit(struct cg_em *e, struct sim_instr *in, const int64_t *deps, size_t nd);
-struct sim_instr cg_instr(struct cg_em *e, enum trace_engine eng, enum sim_opcode op,
+struct sim_instr cg_instr(struct cg_em *e, enum ls_engine eng, enum sim_opcode op,
                           enum sim_func fn);
 /* DMA copy from src to dst on the next queue of the given class (0 loads, 1 stores). */
 int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,

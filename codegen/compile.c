@@ -10,7 +10,7 @@
 #include "codegen/cg_int.h"
 #include "util/vec.h"
 
-#define NKEYS (TRACE_ENG_COUNT + SIM_MAX_QUEUES)
+#define NKEYS (LS_ENGINE_COUNT + SIM_MAX_QUEUES)
 
 typedef LS_VEC(int64_t) hvec;
 
@@ -70,7 +70,7 @@ static int64_t cc_emit(void *ctx, const struct sim_instr *in, const int64_t *dep
                        struct ls_error *err)
 {
     struct cc *c = ctx;
-    int key = in->engine == TRACE_ENG_DMA ? TRACE_ENG_COUNT + (in->queue % SIM_MAX_QUEUES)
+    int key = in->engine == LS_ENGINE_DMA ? LS_ENGINE_COUNT + (in->queue % SIM_MAX_QUEUES)
                                           : in->engine;
     c->deps.len = 0;
     for (size_t i = 0; i < nd; i++)

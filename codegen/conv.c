@@ -37,7 +37,7 @@ static int64_t load_box(struct cv *c, struct cg_view *v, const int64_t *lo, cons
 static int64_t pe(struct cv *c, enum sim_opcode opc, const struct sim_operand *src,
                   const struct sim_operand *dst, uint8_t flags, const int64_t *deps, size_t nd)
 {
-    struct sim_instr in = cg_instr(c->e, TRACE_ENG_PE, opc, SIM_FN_NONE);
+    struct sim_instr in = cg_instr(c->e, LS_ENGINE_PE, opc, SIM_FN_NONE);
     in.src = *src;
     if (dst)
         in.dst = *dst;
@@ -166,7 +166,7 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
                                     struct sim_operand win = cg_sb(0, (uint32_t)ml, xbuf[b], c.vx.dt, (uint64_t)te);
                                     int64_t sz[2] = {oh, ow}, st[2] = {c.sh * cl, c.sw};
                                     cg_pattern(&win, 2, sz, st);
-                                    struct sim_instr in = cg_instr(e, TRACE_ENG_DVE, SIM_OP_TENSOR_SCALAR, SIM_FN_MUL);
+                                    struct sim_instr in = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_SCALAR, SIM_FN_MUL);
                                     in.dst = tp == 0 ? out : tm;
                                     in.src = win;
                                     int64_t deps[4];
@@ -181,7 +181,7 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
                                         deps[nd++] = last;
                                     last = cg_emit(e, &in, deps, nd);
                                     if (tp > 0) {
-                                        struct sim_instr ad = cg_instr(e, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD);
+                                        struct sim_instr ad = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD);
                                         ad.dst = out;
                                         ad.src = out;
                                         ad.src2 = tm;
@@ -219,7 +219,7 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
                                 }
                                 (void)nkk;
                                 wr = last;
-                                struct sim_instr ev = cg_instr(e, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+                                struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
                                 ev.dst = out;
                                 ev.src = ps;
                                 int64_t deps[2] = {last, orr[b]};
@@ -307,7 +307,7 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
                     }
                     xr = last;
                     struct sim_operand out = cg_sb(0, (uint32_t)al, obuf[b], c.vo.dt, (uint64_t)ol2);
-                    struct sim_instr ev = cg_instr(e, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+                    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
                     ev.dst = out;
                     ev.src = ps;
                     int64_t deps[2] = {last, orr[b]};

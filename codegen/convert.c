@@ -207,7 +207,7 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                         }
                         if (m == CG_CONV_PE) {
                             uint32_t bank = s->psum_bank0 + (uint32_t)(ntr % nbank);
-                            struct sim_instr tr = cg_instr(e, TRACE_ENG_PE, SIM_OP_PE_TRANSPOSE,
+                            struct sim_instr tr = cg_instr(e, LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE,
                                                            SIM_FN_NONE);
                             tr.src = cg_sb(0, (uint32_t)al, ib[bf] + (uint64_t)ioff * c.es,
                                            c.va.dt, (uint64_t)bl);
@@ -217,7 +217,7 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                                               LS_DT_FP32, (uint32_t)al);
                             int64_t d2[2] = {hl, bank_reader[bank % 64]};
                             int64_t ht = cg_emit(e, &tr, d2, d2[1] >= 0 ? 2 : 1);
-                            struct sim_instr ev = cg_instr(e, TRACE_ENG_ACT, SIM_OP_ACTIVATION,
+                            struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION,
                                                            SIM_FN_NONE);
                             ev.src = tr.dst;
                             ev.dst = cg_sb(0, (uint32_t)bl, ob[bf] + (uint64_t)ooff * c.es,
@@ -234,7 +234,7 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                             for (int64_t i = 0; i < al; i += 32)
                                 for (int64_t j = 0; j < bl; j += 32) {
                                     int64_t n = cg_min(32, cg_min(al - i, bl - j));
-                                    struct sim_instr tr = cg_instr(e, TRACE_ENG_DVE,
+                                    struct sim_instr tr = cg_instr(e, LS_ENGINE_DVE,
                                                                    SIM_OP_DVE_TRANSPOSE,
                                                                    SIM_FN_NONE);
                                     tr.src = cg_sb((uint32_t)i, (uint32_t)n,

@@ -214,13 +214,10 @@ uint64_t cg_budget(const struct cg_em *e)
     return end > e->sbuf_next ? end - e->sbuf_next : 0;
 }
 
-struct sim_instr cg_instr(struct cg_em *e, enum trace_engine eng, enum sim_opcode op,
+struct sim_instr cg_instr(struct cg_em *e, enum ls_engine eng, enum sim_opcode op,
                           enum sim_func fn)
 {
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.engine = (uint8_t)eng;
-    in.opcode = (uint8_t)op;
+    struct sim_instr in = sim_instr_init(eng, op);
     in.func = (uint8_t)fn;
     in.op_tag = e->s->op_tag;
     in.conv_tag = e->s->conv_tag;
@@ -243,7 +240,7 @@ int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
                const struct sim_operand *src, enum sim_opcode op, const int64_t *deps,
                size_t nd)
 {
-    struct sim_instr in = cg_instr(e, TRACE_ENG_DMA, op, SIM_FN_NONE);
+    struct sim_instr in = cg_instr(e, LS_ENGINE_DMA, op, SIM_FN_NONE);
     uint32_t nq = e->t->dma_queues ? e->t->dma_queues : 1;
     /* loads alternate over queues 0/1, stores over 2/3 (modulo the queue count) */
     in.queue = (uint16_t)(((uint32_t)cls * 2 + (e->dmaq++ & 1)) % nq);

@@ -177,7 +177,7 @@ struct chain {
     size_t nextra;
 };
 
-static int64_t step(struct chain *c, enum trace_engine eng, enum sim_opcode op, enum sim_func fn,
+static int64_t step(struct chain *c, enum ls_engine eng, enum sim_opcode op, enum sim_func fn,
                     const struct sim_operand *dst, const struct sim_operand *src,
                     const struct sim_operand *src2, uint8_t flags)
 {
@@ -325,45 +325,45 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
             struct sim_operand s1 = cg_sb(0, (uint32_t)rn, scr[1], LS_DT_FP32, (uint64_t)nout);
             enum graph_op_kind k = x->kind;
             if (graph_kind_is_unary(k) && k != GRAPH_OP_COPY && k != GRAPH_OP_CAST) {
-                step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, unary_fn(k), &out, &ial[0], NULL, 0);
+                step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, unary_fn(k), &out, &ial[0], NULL, 0);
                 if (k == GRAPH_OP_SILU)
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out,
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out,
                          &ial[0], 0);
             } else if (k == GRAPH_OP_COPY || k == GRAPH_OP_TRANSPOSE) {
-                step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &ial[0], NULL, 0);
+                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &ial[0], NULL, 0);
             } else if (k == GRAPH_OP_CAST) {
-                step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &ial[0], NULL, 0);
+                step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &ial[0], NULL, 0);
             } else if (k == GRAPH_OP_DIV) {
-                step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &s0, &ial[1], NULL,
+                step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &s0, &ial[1], NULL,
                      0);
-                step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &ial[0], &s0, 0);
+                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &ial[0], &s0, 0);
             } else if (graph_kind_is_binary(k)) {
-                step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, unary_fn(k), &out, &ial[0], &ial[1],
+                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, unary_fn(k), &out, &ial[0], &ial[1],
                      0);
             } else if (graph_kind_is_reduce(k)) {
-                step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE,
+                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE,
                      k == GRAPH_OP_REDUCE_MAX ? SIM_FN_MAX : SIM_FN_ADD, &out, &isb[0], NULL, 0);
                 if (k == GRAPH_OP_REDUCE_MEAN)
-                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
+                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
             } else if (k == GRAPH_OP_BATCHNORM) {
                 if (m.po == x->attrs.axis || m.nin == 1) {
-                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &ial[0], NULL, 0);
+                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &ial[0], NULL, 0);
                 } else {
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &ial[0],
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &ial[0],
                          &ial[1], 0);
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD, &out, &out,
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD, &out, &out,
                          &ial[2], 0);
                 }
             } else if (k == GRAPH_OP_POOL_MAX || k == GRAPH_OP_POOL_AVG) {
                 int64_t taps = x->attrs.kernel[0] * x->attrs.kernel[1];
                 struct sim_operand win = cg_sb(0, (uint32_t)rn, ibuf[0][b], m.vin[0].dt,
                                                (uint64_t)nout);
-                step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &win, NULL, 0);
+                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &win, NULL, 0);
                 for (int64_t tp = 1; tp < taps; tp++)
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR,
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR,
                          k == GRAPH_OP_POOL_MAX ? SIM_FN_MAX : SIM_FN_ADD, &out, &out, &win, 0);
                 if (k == GRAPH_OP_POOL_AVG)
-                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
+                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
             } else if (is_norm && m.norm != m.po) {
                 /* statistics along a free axis: DVE reductions into a stat buffer */
                 int64_t ns = nout / len[m.norm];
@@ -371,56 +371,56 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 struct sim_operand stb = st;
                 stat_pattern(&m, len, &stb);
                 if (k == GRAPH_OP_SOFTMAX) {
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &st, &ial[0], NULL, 0);
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0], &stb, 0);
-                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &out, &out, NULL, 0);
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &out, NULL, 0);
-                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &st, &st, NULL, 0);
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out, &stb, 0);
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &st, &ial[0], NULL, 0);
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0], &stb, 0);
+                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &out, &out, NULL, 0);
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &out, NULL, 0);
+                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &st, &st, NULL, 0);
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out, &stb, 0);
                 } else {
                     const struct sim_operand *src = &ial[0];
                     if (k == GRAPH_OP_LAYERNORM) {
-                        step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &ial[0],
+                        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &ial[0],
                              NULL, 0);
-                        step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0],
+                        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0],
                              &stb, 0);
                         src = &out;
                     }
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &s0, src, src, 0);
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &s0, NULL, 0);
-                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &st, &st, NULL, 0);
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, src, &stb, 0);
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &s0, src, src, 0);
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &s0, NULL, 0);
+                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &st, &st, NULL, 0);
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, src, &stb, 0);
                     for (int s = 1; s < m.nin; s++)
-                        step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR,
+                        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR,
                              s == 1 ? SIM_FN_MUL : SIM_FN_ADD, &out, &out, &ial[s], 0);
                 }
             } else if (is_norm) {
                 /* normalized axis on partitions: POOL all-reduces across partitions */
                 if (k == GRAPH_OP_SOFTMAX) {
-                    step(&c, TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_MAX, &s1, &isb[0],
+                    step(&c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_MAX, &s1, &isb[0],
                          NULL, SIM_F_ALL);
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0], &s1, 0);
-                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &out, &out, NULL, 0);
-                    step(&c, TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &out, NULL,
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0], &s1, 0);
+                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &out, &out, NULL, 0);
+                    step(&c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &out, NULL,
                          SIM_F_ALL);
-                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &s1, &s1, NULL, 0);
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out, &s1, 0);
+                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &s1, &s1, NULL, 0);
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out, &s1, 0);
                 } else {
                     const struct sim_operand *src = &ial[0];
                     if (k == GRAPH_OP_LAYERNORM) {
-                        step(&c, TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &isb[0],
+                        step(&c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &isb[0],
                              NULL, SIM_F_ALL);
-                        step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0],
+                        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0],
                              &s1, 0);
                         src = &out;
                     }
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &s0, src, src, 0);
-                    step(&c, TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &s0, NULL,
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &s0, src, src, 0);
+                    step(&c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &s0, NULL,
                          SIM_F_ALL);
-                    step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &s1, &s1, NULL, 0);
-                    step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, src, &s1, 0);
+                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &s1, &s1, NULL, 0);
+                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, src, &s1, 0);
                     for (int s = 1; s < m.nin; s++)
-                        step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR,
+                        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR,
                              s == 1 ? SIM_FN_MUL : SIM_FN_ADD, &out, &out, &ial[s], 0);
                 }
             } else {
@@ -511,7 +511,7 @@ int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
         return e->fail;
     int64_t hones = -1;
     if (use_pe) {
-        struct sim_instr ms = cg_instr(e, TRACE_ENG_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+        struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
         ms.dst = cg_sb(0, (uint32_t)rt, ones, idt, 1);
         hones = cg_emit(e, &ms, NULL, 0);
     }
@@ -550,26 +550,26 @@ int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
             if (hl < 0)
                 return e->fail;
             if (use_pe) {
-                struct sim_instr ls = cg_instr(e, TRACE_ENG_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
+                struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
                 ls.src = cg_sb(0, (uint32_t)rn, ones, idt, 1);
                 int64_t d1[2] = {hones, lastc};
                 if (cg_emit(e, &ls, d1, lastc >= 0 ? 2 : 1) < 0)
                     return e->fail;
-                struct sim_instr mm = cg_instr(e, TRACE_ENG_PE, SIM_OP_MATMUL, SIM_FN_NONE);
+                struct sim_instr mm = cg_instr(e, LS_ENGINE_PE, SIM_OP_MATMUL, SIM_FN_NONE);
                 mm.flags = k > 0 ? SIM_F_ACCUMULATE : 0;
                 mm.src = isb;
                 mm.dst = ps;
                 int64_t d2[2] = {hl, prev};
                 lastc = cg_emit(e, &mm, d2, prev >= 0 && k == 0 ? 2 : 1);
             } else {
-                struct sim_instr pr = cg_instr(e, TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE,
+                struct sim_instr pr = cg_instr(e, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE,
                                                SIM_FN_MAX);
                 pr.src = isb;
                 pr.dst = k == 0 ? accs : cg_sb(0, 1, tmp, LS_DT_FP32, (uint64_t)nin);
                 int64_t d2[3] = {hl, lastc >= 0 ? lastc : prev, -1};
                 lastc = cg_emit(e, &pr, d2, d2[1] >= 0 ? 2 : 1);
                 if (k > 0) {
-                    struct sim_instr tt = cg_instr(e, TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR,
+                    struct sim_instr tt = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR,
                                                    SIM_FN_MAX);
                     tt.dst = accs;
                     tt.src = accs;
@@ -588,13 +588,13 @@ int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
             c.extra[c.nextra++] = last_store[b];
         if (use_pe) {
             struct sim_operand dst = p.other > 1 ? accs : out;
-            step(&c, TRACE_ENG_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &dst, &ps, NULL, 0);
+            step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &dst, &ps, NULL, 0);
         }
         if (p.other > 1)
-            step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE,
+            step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE,
                  use_pe ? SIM_FN_ADD : SIM_FN_MAX, &out, &accs, NULL, 0);
         else if (!use_pe)
-            step(&c, TRACE_ENG_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &accs, NULL, 0);
+            step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &accs, NULL, 0);
         acc_user = c.last;
         struct sim_operand dst;
         if (cg_hbm_box(&m->vout, lo, len, NULL, -1, 1, m->fax, m->nf, &dst))

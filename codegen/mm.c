@@ -266,7 +266,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                             hsl = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
                             loads++;
                         }
-                        struct sim_instr ls = cg_instr(e, TRACE_ENG_PE, SIM_OP_LOAD_STATIONARY,
+                        struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY,
                                                        SIM_FN_NONE);
                         ls.src = cg_sb(0, (uint32_t)klen, saddr, vS.dt, (uint64_t)mlen);
                         int64_t hls = cg_emit(e, &ls, &hsl, hsl >= 0 ? 1 : 0);
@@ -319,7 +319,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                             uint32_t bank = e->s->psum_bank0 + (uint32_t)(((tg & 1) * G + j) % nb);
                             if (kk == 0 && bank_reader[bank % 64] >= 0)
                                 deps[nd++] = bank_reader[bank % 64];
-                            struct sim_instr mm = cg_instr(e, TRACE_ENG_PE, SIM_OP_MATMUL,
+                            struct sim_instr mm = cg_instr(e, LS_ENGINE_PE, SIM_OP_MATMUL,
                                                            SIM_FN_NONE);
                             mm.flags = kk > 0 ? SIM_F_ACCUMULATE : 0;
                             mm.src = mv;
@@ -355,7 +355,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                         int ob = (int)(ti & 1);
                         struct sim_operand ob_op = cg_sb(0, (uint32_t)mlen, obase[ob], vO.dt,
                                                          (uint64_t)te);
-                        struct sim_instr ev = cg_instr(e, TRACE_ENG_ACT, SIM_OP_ACTIVATION,
+                        struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION,
                                                        SIM_FN_NONE);
                         ev.dst = ob_op;
                         ev.src = sim_psum(0, (uint32_t)mlen, (uint64_t)bank * t->psum_bank_bytes,

@@ -111,7 +111,7 @@ struct cm_groups {
     int nent;                  /* table entries (features per engine: 2 * nent) */
     size_t n, cap;
     double *y;                 /* exposed time, base-clock cycles */
-    double *x;                 /* n * TRACE_ENG_COUNT * 2 * nent */
+    double *x;                 /* n * LS_ENGINE_COUNT * 2 * nent */
     double *w;                 /* weights */
 };
 void cm_groups_init(struct cm_groups *g, int nent);

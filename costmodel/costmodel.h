@@ -11,8 +11,8 @@
 #include "graph/graph.h"
 #include "sim/program.h"
 #include "sim/target.h"
-#include "traces/record.h"
 #include "solver/problem.h"
+#include "util/arch.h"
 #include "util/error.h"
 
 #define CM_TABLE_SCHEMA "laysim-latency-table"
@@ -22,7 +22,7 @@
 struct cm_entry {
     int opcode;              /* enum sim_opcode */
     int dtype;               /* enum ls_dtype, -1 = any */
-    int mem;                 /* enum trace_mem of the source, -1 = any */
+    int mem;                 /* enum ls_mem of the source, -1 = any */
     double a, b, c;
     /* DMA opcodes: ns = fixed + D * max(desc_min, chunk_bytes / bytes_per_ns) */
     double fixed_ns, desc_min_ns, bytes_per_ns;
@@ -53,7 +53,7 @@ void cm_table_set_aggregate(struct cm_table *tb, enum cm_aggregate a, double gro
 
 /* Accumulates the prices of one group. Zero it before use. */
 struct cm_agg {
-    int64_t eng[TRACE_ENG_COUNT];
+    int64_t eng[LS_ENGINE_COUNT];
     int64_t sum, n;
 };
 void cm_agg_add(struct cm_agg *a, int engine, int64_t price);
@@ -105,8 +105,5 @@ void cm_cfgs_free(struct cm_cfgs *c);
 /* Compile the program for cfg[op] (indices into cf, per graph op; NULL = cfg 0). */
 int cm_compile(struct cm_model *m, const struct cm_cfgs *cf, const int32_t *cfg,
                struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err);
-
-/* Parse "--output-layout NAME=AXIS" (AXIS: index or role name) into pins. */
-int cm_parse_pin(const struct graph *g, const char *spec, int *pins, struct ls_error *err);
 
 #endif

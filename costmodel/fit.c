@@ -40,16 +40,16 @@ int cm_calib_add_record(struct cm_calib *c, const struct trace_record *r, const 
 {
     enum sim_opcode op;
     if (!opcode || sim_opcode_parse(opcode, strlen(opcode), &op) || r->end <= r->start ||
-        tick_hz == 0 || r->engine >= TRACE_ENG_COUNT)
+        tick_hz == 0 || r->engine >= LS_ENGINE_COUNT)
         return 0;
     struct cm_sample s;
     memset(&s, 0, sizeof s);
     s.opcode = op;
     s.engine = r->engine;
     s.dtype = r->dtype;
-    s.mem = r->src_mem != TRACE_MEM_NONE ? r->src_mem : r->dst_mem;
+    s.mem = r->src_mem != LS_MEM_NONE ? r->src_mem : r->dst_mem;
     double ticks = (double)(r->end - r->start);
-    if (r->engine == TRACE_ENG_DMA) {
+    if (r->engine == LS_ENGINE_DMA) {
         uint32_t E = dma_engines ? dma_engines : 1, P = r->partitions ? r->partitions : 1;
         double per_row = (double)r->descriptors / P;
         s.d = (double)((P + E - 1) / E) * per_row;
@@ -90,7 +90,7 @@ int cm_calib_add_trace(struct cm_calib *c, const char *path, uint32_t dma_engine
 
 double cm_entry_eval(const struct cm_entry *e, const struct cm_sample *s)
 {
-    if (s->engine == TRACE_ENG_DMA) {
+    if (s->engine == LS_ENGINE_DMA) {
         double bw = e->bytes_per_ns > 0 ? e->bytes_per_ns : 1;
         return e->fixed_ns + s->d * fmax(e->desc_min_ns, s->chunk / bw);
     }
@@ -344,7 +344,7 @@ static void report_entry(const struct cm_entry *e, const struct cm_sample *const
         if (q > r->max_rel)
             r->max_rel = q;
         if (pts) {
-            pts[i][0] = S[i]->engine == TRACE_ENG_DMA ? S[i]->d * S[i]->chunk : S[i]->n;
+            pts[i][0] = S[i]->engine == LS_ENGINE_DMA ? S[i]->d * S[i]->chunk : S[i]->n;
             pts[i][1] = S[i]->y;
             pts[i][2] = f;
         }

@@ -8,7 +8,7 @@
 
 #include "costmodel/calibrate.h"
 
-#define NE TRACE_ENG_COUNT
+#define NE LS_ENGINE_COUNT
 
 void cm_groups_init(struct cm_groups *g, int nent)
 {

@@ -7,15 +7,6 @@
 #include "sim/sim.h"
 #include "traces/trace.h"
 
-static struct sim_instr mk(enum trace_engine e, enum sim_opcode op)
-{
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.engine = (uint8_t)e;
-    in.opcode = (uint8_t)op;
-    in.op_tag = in.conv_tag = -1;
-    return in;
-}
 
 struct mb {
     const struct sim_target *t;
@@ -62,7 +53,7 @@ static int pe(struct mb *b)
         enum ls_dtype dt = DTS[d];
         for (uint32_t k = 16; k <= R; k *= 2)
             for (uint32_t m = 32; m <= C; m *= 2) {
-                struct sim_instr ls = mk(TRACE_ENG_PE, SIM_OP_LOAD_STATIONARY);
+                struct sim_instr ls = sim_instr_init(LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY);
                 ls.src = sim_sbuf(0, k, 0, dt, m);
                 if ((rc = emit(b, &ls, 1)))
                     return rc;
@@ -70,8 +61,8 @@ static int pe(struct mb *b)
         uint32_t tmax = t->pe_moving_max < t->psum_bank_bytes / 4 ? t->pe_moving_max : t->psum_bank_bytes / 4;
         for (uint32_t T = 8; T <= tmax; T *= 2)
             for (uint32_t T2 = T; T2 <= T + T / 2 && T2 <= tmax; T2 += T / 2 ? T / 2 : 1) {
-                struct sim_instr in[2] = {mk(TRACE_ENG_PE, SIM_OP_LOAD_STATIONARY),
-                                          mk(TRACE_ENG_PE, SIM_OP_MATMUL)};
+                struct sim_instr in[2] = {sim_instr_init(LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY),
+                                          sim_instr_init(LS_ENGINE_PE, SIM_OP_MATMUL)};
                 in[0].src = sim_sbuf(0, R, 0, dt, C);
                 in[1].src = sim_sbuf(0, R, 65536, dt, T2);
                 in[1].dst = sim_psum(0, C, 0, LS_DT_FP32, T2);
@@ -80,7 +71,7 @@ static int pe(struct mb *b)
             }
         for (uint32_t P = 32; P <= R; P *= 2)
             for (uint32_t F = 8; F <= C; F *= 2) {
-                struct sim_instr in = mk(TRACE_ENG_PE, SIM_OP_PE_TRANSPOSE);
+                struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE);
                 in.src = sim_sbuf(0, P, 0, dt, F);
                 in.dst = sim_psum(0, F, 0, dt, P);
                 if ((rc = emit(b, &in, 1)))
@@ -102,7 +93,7 @@ static int vec(struct mb *b)
             uint32_t psum_max = b->t->psum_bank_bytes / 4;
             struct sim_instr in;
             /* ACT */
-            in = mk(TRACE_ENG_ACT, SIM_OP_ACTIVATION);
+            in = sim_instr_init(LS_ENGINE_ACT, SIM_OP_ACTIVATION);
             in.func = SIM_FN_EXP;
             in.src = sim_sbuf(0, P, 0, dt, N);
             in.dst = sim_sbuf(0, P, half, dt, N);
@@ -113,14 +104,14 @@ static int vec(struct mb *b)
                 if ((rc = emit(b, &in, 1)))
                     return rc;
             }
-            in = mk(TRACE_ENG_ACT, SIM_OP_ACTIVATION_REDUCE);
+            in = sim_instr_init(LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE);
             in.func = SIM_FN_EXP;
             in.src = sim_sbuf(0, P, 0, dt, N);
             in.dst = sim_sbuf(0, P, half, dt, 1);
             if ((rc = emit(b, &in, 1)))
                 return rc;
             /* DVE */
-            in = mk(TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR);
+            in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR);
             in.func = SIM_FN_ADD;
             in.src = sim_sbuf(0, P, 0, dt, N);
             in.src2 = sim_sbuf(0, P, half / 2, dt, N);
@@ -134,30 +125,30 @@ static int vec(struct mb *b)
             }
             enum sim_opcode ops[3] = {SIM_OP_TENSOR_SCALAR, SIM_OP_TENSOR_COPY, SIM_OP_TENSOR_REDUCE};
             for (int k = 0; k < 3; k++) {
-                in = mk(TRACE_ENG_DVE, ops[k]);
+                in = sim_instr_init(LS_ENGINE_DVE, ops[k]);
                 in.func = k == 2 ? SIM_FN_ADD : k == 0 ? SIM_FN_MUL : SIM_FN_NONE;
                 in.src = sim_sbuf(0, P, 0, dt, N);
                 in.dst = sim_sbuf(0, P, half, dt, k == 2 ? 1 : N);
                 if ((rc = emit(b, &in, 1)))
                     return rc;
             }
-            in = mk(TRACE_ENG_DVE, SIM_OP_MEMSET);
+            in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_MEMSET);
             in.dst = sim_sbuf(0, P, half, dt, N);
             if ((rc = emit(b, &in, 1)))
                 return rc;
             /* POOL */
-            in = mk(TRACE_ENG_POOL, SIM_OP_IOTA);
+            in = sim_instr_init(LS_ENGINE_POOL, SIM_OP_IOTA);
             in.dst = sim_sbuf(0, P, half, LS_DT_INT32, N);
             if ((rc = emit(b, &in, 1)))
                 return rc;
-            in = mk(TRACE_ENG_POOL, SIM_OP_PARTITION_REDUCE);
+            in = sim_instr_init(LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE);
             in.func = SIM_FN_ADD;
             in.flags = SIM_F_ALL;
             in.src = sim_sbuf(0, P, 0, dt, N);
             in.dst = sim_sbuf(0, P, half, dt, N);
             if ((rc = emit(b, &in, 1)))
                 return rc;
-            in = mk(TRACE_ENG_POOL, SIM_OP_GATHER);
+            in = sim_instr_init(LS_ENGINE_POOL, SIM_OP_GATHER);
             in.src = sim_sbuf(0, P, 0, dt, N);
             in.src2 = sim_sbuf(0, P, half / 2, LS_DT_INT32, N);
             in.dst = sim_sbuf(0, P, half, dt, N);
@@ -166,7 +157,7 @@ static int vec(struct mb *b)
         }
         for (uint32_t p = 4; p <= 32; p *= 2)
             for (uint32_t f = 4; f <= 32; f *= 2) {
-                struct sim_instr in = mk(TRACE_ENG_DVE, SIM_OP_DVE_TRANSPOSE);
+                struct sim_instr in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_DVE_TRANSPOSE);
                 in.src = sim_sbuf(0, p, 0, dt, f);
                 in.dst = sim_sbuf(0, p, half, dt, f);
                 if ((rc = emit(b, &in, 1)))
@@ -195,7 +186,7 @@ static int dma(struct mb *b)
                     if (chunk[ci] && ch == F)
                         continue;
                     for (int dir = 0; dir < 2; dir++) {
-                        struct sim_instr in = mk(TRACE_ENG_DMA, SIM_OP_DMA_COPY);
+                        struct sim_instr in = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
                         in.queue = (uint16_t)(dir * 2 % b->t->dma_queues);
                         struct sim_operand h = sim_hbm(P, (int32_t)(2 * F), 0, dt, F);
                         if (ch < F) { /* every other chunk: gaps between the chunks */
@@ -211,7 +202,7 @@ static int dma(struct mb *b)
                             return rc;
                     }
                     if (b->t->dma_transpose && ch == F && (es == 2 || es == 4) && F <= 4096) {
-                        struct sim_instr in = mk(TRACE_ENG_DMA, SIM_OP_DMA_TRANSPOSE);
+                        struct sim_instr in = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_TRANSPOSE);
                         in.src = sim_hbm(P, (int32_t)F, 0, dt, F);
                         in.dst = sim_sbuf(0, P, 0, dt, F);
                         if ((rc = emit(b, &in, 1)))
@@ -247,7 +238,7 @@ struct runctx {
     struct trace_writer *w;
     uint64_t base;             /* record id offset: ids stay unique in the one trace */
     const char *const *names;
-    uint32_t clock[TRACE_ENG_COUNT];
+    uint32_t clock[LS_ENGINE_COUNT];
     uint64_t tick_hz;
     int nomem;
 };
@@ -290,8 +281,8 @@ int cm_microbench_run(const struct sim_target *t, struct cm_calib *c, const char
     x.c = c;
     x.names = sim_opcode_names(&nop);
     x.tick_hz = sim_target_tick_mhz(t) * 1000000ull;
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
-        x.clock[e] = sim_engine_mhz(t, (enum trace_engine)e);
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        x.clock[e] = sim_engine_mhz(t, (enum ls_engine)e);
     if (trace_path) {
         struct trace_header h;
         memset(&h, 0, sizeof h);

@@ -354,39 +354,3 @@ int cm_compile(struct cm_model *m, const struct cm_cfgs *cf, const int32_t *cfg,
     free(pax);
     return rc;
 }
-
-int cm_parse_pin(const struct graph *g, const char *spec, int *pins, struct ls_error *err)
-{
-    const char *eq = strrchr(spec, '=');
-    if (!eq)
-        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout %s: expected NAME=AXIS", spec);
-    char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
-    int32_t t = graph_find_tensor(g, name);
-    if (t < 0)
-        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout: no tensor named '%s'", name);
-    const struct graph_tensor *x = graph_tensor(g, t);
-    const char *ax = eq + 1;
-    if (strncmp(ax, "p:", 2) == 0)
-        ax += 2;
-    int axis = -1;
-    char *end;
-    long v = strtol(ax, &end, 10);
-    if (*ax && !*end)
-        axis = (int)v;
-    else
-        for (int i = 0; i < x->shape.rank; i++)
-            if (x->shape.dims[i].role && strcmp(x->shape.dims[i].role, ax) == 0)
-                axis = i;
-    if (axis < 0 || axis >= x->shape.rank)
-        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout %s: no axis '%s'", spec, ax);
-    int any = 0;
-    for (size_t u = 0; u < x->nuses; u++)
-        if (graph_op(g, x->uses[u].op)->kind == GRAPH_OP_RETURN) {
-            pins[x->uses[u].op] = axis;
-            any = 1;
-        }
-    if (!any)
-        return ls_error_msg(err, LS_ERR_INPUT, "--output-layout: '%s' is not a graph output", name);
-    return 0;
-}

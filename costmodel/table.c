@@ -55,7 +55,7 @@ void cm_table_default(const struct sim_target *t, struct cm_table *tb)
     /* ACT / DVE / POOL: max(MIN_II, k N) */
     put(tb, SIM_OP_ACTIVATION, -1, -1, 0, ii, 1);
     put(tb, SIM_OP_ACTIVATION_REDUCE, -1, -1, ii, ii, 1);
-    put(tb, SIM_OP_TENSOR_TENSOR, -1, TRACE_MEM_PSUM, 0, ii, 1);
+    put(tb, SIM_OP_TENSOR_TENSOR, -1, LS_MEM_PSUM, 0, ii, 1);
     put(tb, SIM_OP_TENSOR_TENSOR, LS_DT_BF16, -1, 0, ii, 1);
     put(tb, SIM_OP_TENSOR_TENSOR, -1, -1, 0, ii, 2);
     put(tb, SIM_OP_TENSOR_SCALAR, -1, -1, 0, ii, 1);
@@ -68,7 +68,7 @@ void cm_table_default(const struct sim_target *t, struct cm_table *tb)
     put(tb, SIM_OP_GATHER, -1, -1, t->pool_start_cycles, 0, 1);
     put(tb, SIM_OP_PARTITION_REDUCE, -1, -1, t->pool_start_cycles, 0, 3);
     /* DMA: transfer latency + descriptors x max(min, bytes / per-engine bandwidth) */
-    put_dma(tb, SIM_OP_DMA_TRANSPOSE, TRACE_MEM_SBUF, t->dma_transfer_latency_ns,
+    put_dma(tb, SIM_OP_DMA_TRANSPOSE, LS_MEM_SBUF, t->dma_transfer_latency_ns,
             t->dma_desc_min_ns, t->dma_bytes_per_ns * t->dma_transpose_sbuf_eff);
     put_dma(tb, SIM_OP_DMA_TRANSPOSE, -1, t->dma_transfer_latency_ns, t->dma_desc_min_ns,
             t->dma_bytes_per_ns * t->dma_transpose_hbm_eff);
@@ -111,17 +111,17 @@ static int price_core(const struct cm_table *tb, const struct sim_target *t,
 {
     enum sim_opcode op = (enum sim_opcode)in->opcode;
     const struct sim_operand *s = &in->src, *d = &in->dst;
-    int mem = s->mem != TRACE_MEM_NONE ? s->mem : d->mem;
-    if (op == SIM_OP_TENSOR_TENSOR && (in->src2.mem == TRACE_MEM_PSUM))
-        mem = TRACE_MEM_PSUM;
-    int dt = s->mem != TRACE_MEM_NONE ? s->dtype : d->dtype;
+    int mem = s->mem != LS_MEM_NONE ? s->mem : d->mem;
+    if (op == SIM_OP_TENSOR_TENSOR && (in->src2.mem == LS_MEM_PSUM))
+        mem = LS_MEM_PSUM;
+    int dt = s->mem != LS_MEM_NONE ? s->dtype : d->dtype;
     int k = cm_table_find(tb, op, dt, mem);
     *fixed = *var = 0;
     *to_base = 1;
     if (k < 0)
         return -1;
     const struct cm_entry *e = &tb->e[k];
-    if (in->engine == TRACE_ENG_DMA) {
+    if (in->engine == LS_ENGINE_DMA) {
         uint64_t ch = chunks(s) > chunks(d) ? chunks(s) : chunks(d);
         uint64_t rows = s->nparts > d->nparts ? s->nparts : d->nparts;
         uint64_t elems = (uint64_t)s->nparts * sim_operand_free(s);
@@ -141,13 +141,13 @@ static int price_core(const struct cm_table *tb, const struct sim_target *t,
     case SIM_OP_MATMUL:
     case SIM_OP_PE_TRANSPOSE: N = (double)sim_operand_free(s); break;
     default: {
-        uint64_t a = s->mem != TRACE_MEM_NONE ? sim_operand_free(s) : 0, b = sim_operand_free(d);
+        uint64_t a = s->mem != LS_MEM_NONE ? sim_operand_free(s) : 0, b = sim_operand_free(d);
         N = (double)(a > b ? a : b);
     }
     }
     *fixed = e->a;
     *var = fmax(e->b, e->c * N);
-    uint32_t mhz = sim_engine_mhz(t, (enum trace_engine)in->engine);
+    uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)in->engine);
     *to_base = t->base_mhz / (double)(mhz ? mhz : t->base_mhz);
     return k;
 }
@@ -159,9 +159,9 @@ int64_t cm_price(const struct cm_table *tb, const struct sim_target *t,
     if (price_core(tb, t, in, &f, &v, &r) < 0)
         return 0;
     /* the same operations, in the same order, as the documented formula */
-    if (in->engine == TRACE_ENG_DMA)
+    if (in->engine == LS_ENGINE_DMA)
         return half_up((f + v) * t->base_mhz / 1000.0);
-    uint32_t mhz = sim_engine_mhz(t, (enum trace_engine)in->engine);
+    uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)in->engine);
     (void)r;
     return half_up((f + v) * t->base_mhz / (double)(mhz ? mhz : t->base_mhz));
 }
@@ -186,7 +186,7 @@ void cm_table_set_aggregate(struct cm_table *tb, enum cm_aggregate a, double gro
 
 void cm_agg_add(struct cm_agg *a, int engine, int64_t price)
 {
-    if (engine >= 0 && engine < TRACE_ENG_COUNT)
+    if (engine >= 0 && engine < LS_ENGINE_COUNT)
         a->eng[engine] += price;
     a->sum += price;
     a->n++;
@@ -200,7 +200,7 @@ int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
     if (a->n == 0)
         return 0;
     int64_t m = 0;
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
         if (a->eng[e] > m)
             m = a->eng[e];
     return m + half_up(tb->group_ns * t->base_mhz / 1000.0);
@@ -244,7 +244,7 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
 
 static const char *memname(int m)
 {
-    return m < 0 ? "*" : trace_mem_name((enum trace_mem)m);
+    return m < 0 ? "*" : ls_mem_name((enum ls_mem)m);
 }
 
 static json_t *to_json(const struct cm_table *tb)
@@ -368,8 +368,8 @@ static int load_entry(const struct tload *t, json_t *o, size_t i, struct cm_entr
         return bad_field(t, field, "unknown (fp32, bf16, fp16, fp8, int32, int8 or *)");
     e->mem = -1;
     if (mn && strcmp(mn, "*") != 0) {
-        for (int k = 1; k < TRACE_MEM_COUNT; k++)
-            if (strcmp(mn, trace_mem_name((enum trace_mem)k)) == 0)
+        for (int k = 1; k < LS_MEM_COUNT; k++)
+            if (strcmp(mn, ls_mem_name((enum ls_mem)k)) == 0)
                 e->mem = k;
         snprintf(field, sizeof field, "entries[%zu].mem", i);
         if (e->mem < 0)

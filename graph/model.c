@@ -12,34 +12,6 @@ int model_opts_any(const struct zoo_opts *o)
     return o && (o->layers || o->seq || o->batch || o->hidden || o->image || o->dtype >= 0);
 }
 
-int model_opt_set(struct zoo_opts *o, const char *name, const char *value,
-                  struct ls_error *err)
-{
-    if (!strcmp(name, "dtype")) {
-        enum ls_dtype dt;
-        if (ls_dtype_parse(value, strlen(value), &dt) || dt == LS_DT_INT32 || dt == LS_DT_INT8)
-            return ls_error_msg(err, LS_ERR_INPUT,
-                                "--dtype: expected fp32, bf16, fp16 or fp8, got '%s'", value);
-        o->dtype = (int)dt;
-        return 0;
-    }
-    int64_t *slot = !strcmp(name, "layers")   ? &o->layers
-                    : !strcmp(name, "seq")    ? &o->seq
-                    : !strcmp(name, "batch")  ? &o->batch
-                    : !strcmp(name, "hidden") ? &o->hidden
-                    : !strcmp(name, "image")  ? &o->image : NULL;
-    if (!slot)
-        return ls_error_msg(err, LS_ERR_INPUT, "unknown scaling option --%s", name);
-    char *end = NULL;
-    long long v = strtoll(value, &end, 10);
-    if (!*value || *end || v < 1 || v > (1LL << 20))
-        return ls_error_msg(err, LS_ERR_INPUT,
-                            "--%s: expected an integer in 1..%lld, got '%s'", name, 1LL << 20,
-                            value);
-    *slot = v;
-    return 0;
-}
-
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);

@@ -21,12 +21,6 @@
 int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out,
                struct ls_error *err);
 
-/* Set one scaling option from its command-line spelling: name is "layers", "seq", "batch",
- * "hidden", "image" (positive integers) or "dtype" (fp32, bf16, fp16, fp8). LS_ERR_INPUT
- * with a message naming --NAME when the value is bad or the name unknown. */
-int model_opt_set(struct zoo_opts *opts, const char *name, const char *value,
-                  struct ls_error *err);
-
 /* 1 when any scaling option is set. */
 int model_opts_any(const struct zoo_opts *opts);
 

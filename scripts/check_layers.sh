@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Fails when a source file includes a header from a layer it may not use
-# (docs/design.md, "Layers and who may include whom").
+# (docs/design.md, "Layers and who may include whom"), or when CMakeLists.txt lets a layer's
+# library link to one it may not use. Calls are checked at link time: tests/CMakeLists.txt
+# links each whole layer library with only its DEPS_<layer> (the linkcheck_<layer> targets),
+# so the DEPS_ lists must agree with the table below.
 set -u
 root=${1:-$(dirname "$0")/..}
 declare -A allowed=(
@@ -35,6 +38,18 @@ for layer in "${!allowed[@]}"; do
     done < <(grep -n -o '#include "[a-z]*/[^"]*"' "$f" | sed 's/#include "\(.*\)"/\1/')
   done < <(find "$dir" \( -name '*.[ch]' -o -name '*.cpp' \) -print0)
 done
+# the link-level check is only as strict as the DEPS_<layer> lists it links with
+while read -r layer deps; do
+  [ -n "${allowed[$layer]+x}" ] || { echo "CMakeLists.txt: DEPS_$layer: layer '$layer' is not in this table"; bad=1; continue; }
+  for d in $deps; do
+    ok=0
+    for a in ${allowed[$layer]}; do [ "$a" = "$d" ] && ok=1; done
+    if [ $ok = 0 ]; then
+      echo "CMakeLists.txt: DEPS_$layer: layer '$layer' may not link to '$d'"
+      bad=1
+    fi
+  done
+done < <(sed -n 's/^set(DEPS_\([a-z]*\) *\(.*\))$/\1 \2/p' "$root/CMakeLists.txt" | tr -d '"')
 echo "layering: $checked files checked"
 [ $bad = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $bad

@@ -23,7 +23,7 @@ static const char *const opcode_names[SIM_OP_COUNT] = {
 };
 
 /* Bit e set when the opcode may run on engine e. */
-#define E(x) (1u << TRACE_ENG_##x)
+#define E(x) (1u << LS_ENGINE_##x)
 static const unsigned opcode_engines[SIM_OP_COUNT] = {
     [SIM_OP_LOAD_STATIONARY] = E(PE),
     [SIM_OP_MATMUL] = E(PE),
@@ -81,9 +81,9 @@ int sim_opcode_parse(const char *s, size_t n, enum sim_opcode *out)
     return 0;
 }
 
-int sim_opcode_on_engine(enum sim_opcode op, enum trace_engine e)
+int sim_opcode_on_engine(enum sim_opcode op, enum ls_engine e)
 {
-    return (unsigned)op < SIM_OP_COUNT && (unsigned)e < TRACE_ENG_COUNT &&
+    return (unsigned)op < SIM_OP_COUNT && (unsigned)e < LS_ENGINE_COUNT &&
            (opcode_engines[op] >> e & 1u);
 }
 
@@ -108,12 +108,12 @@ int sim_func_parse(const char *s, size_t n, enum sim_func *out)
     return 0;
 }
 
-int sim_engine_parse(const char *s, size_t n, enum trace_engine *out)
+int sim_engine_parse(const char *s, size_t n, enum ls_engine *out)
 {
-    for (int e = 0; e < TRACE_ENG_COUNT; e++) {
-        const char *nm = trace_engine_name((enum trace_engine)e);
+    for (int e = 0; e < LS_ENGINE_COUNT; e++) {
+        const char *nm = ls_engine_name((enum ls_engine)e);
         if (strlen(nm) == n && memcmp(nm, s, n) == 0) {
-            *out = (enum trace_engine)e;
+            *out = (enum ls_engine)e;
             return 0;
         }
     }
@@ -136,22 +136,32 @@ static struct sim_operand make(uint8_t mem, uint32_t p0, uint32_t np, uint64_t a
     return o;
 }
 
+struct sim_instr sim_instr_init(enum ls_engine e, enum sim_opcode op)
+{
+    struct sim_instr in;
+    memset(&in, 0, sizeof in); /* every field, the unused operand dims included */
+    in.engine = (uint8_t)e;
+    in.opcode = (uint8_t)op;
+    in.op_tag = in.conv_tag = -1;
+    return in;
+}
+
 struct sim_operand sim_sbuf(uint32_t part_start, uint32_t nparts, uint64_t addr,
                             enum ls_dtype dt, uint32_t free)
 {
-    return make(TRACE_MEM_SBUF, part_start, nparts, addr, dt, free);
+    return make(LS_MEM_SBUF, part_start, nparts, addr, dt, free);
 }
 
 struct sim_operand sim_psum(uint32_t part_start, uint32_t nparts, uint64_t addr,
                             enum ls_dtype dt, uint32_t free)
 {
-    return make(TRACE_MEM_PSUM, part_start, nparts, addr, dt, free);
+    return make(LS_MEM_PSUM, part_start, nparts, addr, dt, free);
 }
 
 struct sim_operand sim_hbm(uint32_t nparts, int32_t pstride, uint64_t addr, enum ls_dtype dt,
                            uint32_t free)
 {
-    struct sim_operand o = make(TRACE_MEM_HBM, 0, nparts, addr, dt, free);
+    struct sim_operand o = make(LS_MEM_HBM, 0, nparts, addr, dt, free);
     o.pstride = pstride;
     return o;
 }

@@ -1,6 +1,6 @@
 /* sim/isa: the instruction set the simulator runs.
  *
- * Every instruction belongs to one engine (enum trace_engine: PE, ACT, DVE, POOL, DMA) and
+ * Every instruction belongs to one engine (enum ls_engine: PE, ACT, DVE, POOL, DMA) and
  * has up to three operands (dst, src, src2). An operand names a memory, a partition range
  * and a free-axis access pattern of up to 4 (size, stride) dims in elements, outermost first.
  * For HBM operands the partition axis is a real address axis: `pstride` elements apart. */
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "traces/record.h"
+#include "util/arch.h"
 #include "util/dtype.h"
 
 #define SIM_AP_MAX_DIMS 4
@@ -60,7 +60,7 @@ enum {
 };
 
 struct sim_operand {
-    uint8_t mem;         /* enum trace_mem; TRACE_MEM_NONE = operand absent */
+    uint8_t mem;         /* enum ls_mem; LS_MEM_NONE = operand absent */
     uint8_t dtype;       /* enum ls_dtype */
     uint8_t ndim;        /* 0..SIM_AP_MAX_DIMS free dims */
     uint8_t pad_;
@@ -73,7 +73,7 @@ struct sim_operand {
 };
 
 struct sim_instr {
-    uint8_t engine;      /* enum trace_engine */
+    uint8_t engine;      /* enum ls_engine */
     uint8_t opcode;      /* enum sim_opcode */
     uint8_t func;        /* enum sim_func */
     uint8_t flags;       /* SIM_F_* */
@@ -91,11 +91,16 @@ const char *const *sim_opcode_names(size_t *n);
 const char *sim_opcode_name(enum sim_opcode op);
 int sim_opcode_parse(const char *s, size_t n, enum sim_opcode *out);
 /* 1 when opcode op may run on engine e. */
-int sim_opcode_on_engine(enum sim_opcode op, enum trace_engine e);
+int sim_opcode_on_engine(enum sim_opcode op, enum ls_engine e);
 
 const char *sim_func_name(enum sim_func f);
 int sim_func_parse(const char *s, size_t n, enum sim_func *out);
-int sim_engine_parse(const char *s, size_t n, enum trace_engine *out);
+int sim_engine_parse(const char *s, size_t n, enum ls_engine *out);
+
+/* The one starting point of every instruction builder: opcode op on engine e, every operand
+ * absent (LS_MEM_NONE), no function, flags or queue, no graph-op or conversion tag (-1).
+ * Callers fill the operands; the program fills the dependencies. */
+struct sim_instr sim_instr_init(enum ls_engine e, enum sim_opcode op);
 
 /* Operand helpers for builders. All are contiguous 1-D patterns of `free` elements. */
 struct sim_operand sim_sbuf(uint32_t part_start, uint32_t nparts, uint64_t addr,

@@ -28,7 +28,7 @@ static int parse_spec(const char *s, struct spec *sp, struct ls_error *err)
     const char *colon = strchr(s, ':');
     size_t kl = colon ? (size_t)(colon - s) : strlen(s);
     if (kl == 0 || kl >= sizeof sp->kind)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: expected KIND:key=value,...", s);
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: expected KIND:key=value,...", s);
     memcpy(sp->kind, s, kl);
     if (!colon)
         return 0;
@@ -38,11 +38,11 @@ static int parse_spec(const char *s, struct spec *sp, struct ls_error *err)
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
         if (!eq || eq == p || sp->n == MAXKV)
-            return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: expected key=value at '%.*s'", s,
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: expected key=value at '%.*s'", s,
                                 (int)len, p);
         size_t a = (size_t)(eq - p), b = len - a - 1;
         if (a >= sizeof sp->kv[0].key || b >= sizeof sp->kv[0].val)
-            return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: '%.*s' is too long", s, (int)len, p);
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: '%.*s' is too long", s, (int)len, p);
         memcpy(sp->kv[sp->n].key, p, a);
         memcpy(sp->kv[sp->n].val, eq + 1, b);
         sp->n++;
@@ -70,7 +70,7 @@ static int get_u64(struct spec *sp, const char *key, uint64_t def, uint64_t lo, 
         return 0;
     }
     if (ls_parse_u64(v, strlen(v), out) || *out < lo || *out > hi)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: %s=%s: expected an integer in [%llu, %llu]",
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: %s=%s: expected an integer in [%llu, %llu]",
                             sp->kind, key, v, (unsigned long long)lo, (unsigned long long)hi);
     return 0;
 }
@@ -80,7 +80,7 @@ static int get_dtype(struct spec *sp, enum ls_dtype *dt, struct ls_error *err)
     const char *v = get(sp, "dtype");
     *dt = LS_DT_BF16;
     if (v && ls_dtype_parse(v, strlen(v), dt))
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: dtype=%s: unknown dtype", sp->kind, v);
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: dtype=%s: unknown dtype", sp->kind, v);
     return 0;
 }
 
@@ -88,20 +88,11 @@ static int unused_keys(struct spec *sp, const char *known, struct ls_error *err)
 {
     for (int i = 0; i < sp->n; i++)
         if (!sp->kv[i].used)
-            return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: unknown key '%s' (known: %s)",
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: unknown key '%s' (known: %s)",
                                 sp->kind, sp->kv[i].key, known);
     return 0;
 }
 
-static struct sim_instr instr(enum trace_engine e, enum sim_opcode op)
-{
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.engine = (uint8_t)e;
-    in.opcode = (uint8_t)op;
-    in.op_tag = in.conv_tag = -1;
-    return in;
-}
 
 /* Append; returns the index or -1 (err filled). */
 static int64_t add(struct sim_program *p, const struct sim_instr *in, const uint32_t *deps,
@@ -139,11 +130,11 @@ static int build_gemm(struct spec *sp, const struct sim_target *t, struct sim_pr
     uint64_t need = o_off + nstage * chunk * es;
     if (need > t->sbuf_usable_bytes)
         return ls_error_msg(err, LS_ERR_INPUT,
-                            "--micro gemm: operands need %llu bytes per partition, more than the "
+                            "gemm: operands need %llu bytes per partition, more than the "
                             "%llu usable SBUF bytes",
                             (unsigned long long)need, (unsigned long long)t->sbuf_usable_bytes);
     if (Ms * Nm * es > (uint64_t)INT32_MAX || Nm > INT32_MAX)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro gemm: matrices too large");
+        return ls_error_msg(err, LS_ERR_INPUT, "gemm: matrices too large");
     uint32_t *ls_dep = calloc(kt, sizeof *ls_dep), *mv_dep = calloc(kt, sizeof *mv_dep);
     int64_t bank_evac[64], stage_store[8];
     for (int b = 0; b < 64; b++)
@@ -157,7 +148,7 @@ static int build_gemm(struct spec *sp, const struct sim_target *t, struct sim_pr
     }
     for (uint64_t k = 0; k < kt; k++) {
         uint32_t kp = (uint32_t)(K - k * R < R ? K - k * R : R);
-        struct sim_instr in = instr(TRACE_ENG_DMA, SIM_OP_DMA_COPY);
+        struct sim_instr in = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
         in.queue = 0;
         in.src = sim_hbm(kp, (int32_t)Ms, k * R * Ms * es, dt, (uint32_t)Ms);
         in.dst = sim_sbuf(0, kp, s_off + k * Ms * es, dt, (uint32_t)Ms);
@@ -176,11 +167,11 @@ static int build_gemm(struct spec *sp, const struct sim_target *t, struct sim_pr
             uint32_t last_mm = 0;
             for (uint64_t k = 0; k < kt; k++) {
                 uint32_t kp = (uint32_t)(K - k * R < R ? K - k * R : R);
-                struct sim_instr ls = instr(TRACE_ENG_PE, SIM_OP_LOAD_STATIONARY);
+                struct sim_instr ls = sim_instr_init(LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY);
                 ls.src = sim_sbuf(0, kp, s_off + k * Ms * es + m * Cc * es, dt, mp);
                 uint32_t d1[2] = {ls_dep[k], 0}, tmp;
                 ADD_OR_FAIL(tmp, ls, d1, 1);
-                struct sim_instr mm = instr(TRACE_ENG_PE, SIM_OP_MATMUL);
+                struct sim_instr mm = sim_instr_init(LS_ENGINE_PE, SIM_OP_MATMUL);
                 mm.src = sim_sbuf(0, kp, v_off + k * Nm * es + n * chunk * es, dt, np);
                 mm.dst = sim_psum(0, mp, (uint64_t)bank * t->psum_bank_bytes, LS_DT_FP32, np);
                 if (k)
@@ -192,7 +183,7 @@ static int build_gemm(struct spec *sp, const struct sim_target *t, struct sim_pr
                 ADD_OR_FAIL(last_mm, mm, d2, nd);
             }
             int on_act = step % 2 == 0;
-            struct sim_instr ev = instr(on_act ? TRACE_ENG_ACT : TRACE_ENG_DVE,
+            struct sim_instr ev = sim_instr_init(on_act ? LS_ENGINE_ACT : LS_ENGINE_DVE,
                                         on_act ? SIM_OP_ACTIVATION : SIM_OP_TENSOR_COPY);
             ev.src = sim_psum(0, mp, (uint64_t)bank * t->psum_bank_bytes, LS_DT_FP32, np);
             ev.dst = sim_sbuf(0, mp, o_off + stage * chunk * es, dt, np);
@@ -202,7 +193,7 @@ static int build_gemm(struct spec *sp, const struct sim_target *t, struct sim_pr
                 d3[nd++] = (uint32_t)stage_store[stage];
             ADD_OR_FAIL(evi, ev, d3, nd);
             bank_evac[bank] = evi;
-            struct sim_instr st = instr(TRACE_ENG_DMA, SIM_OP_DMA_COPY);
+            struct sim_instr st = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
             st.queue = 2 % t->dma_queues;
             st.src = sim_sbuf(0, mp, o_off + stage * chunk * es, dt, np);
             st.dst = sim_hbm(mp, (int32_t)Nm, (2ull << 32) + (m * Cc * Nm + n * chunk) * es, dt, np);
@@ -240,22 +231,23 @@ static int build_dma(struct spec *sp, const struct sim_target *t, struct sim_pro
     else if (dir && !strcmp(dir, "sbuf"))
         mode = 2;
     else if (dir && strcmp(dir, "load"))
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro dma: dir=%s: expected load, store or sbuf", dir);
+        return ls_error_msg(err, LS_ERR_INPUT, "dma: dir=%s: expected load, store or sbuf", dir);
     uint64_t es = ls_dtype_size(dt);
     if (B % es)
         return ls_error_msg(err, LS_ERR_INPUT,
-                            "--micro dma: bytes_per_partition=%llu is not a multiple of the %s size",
+                            "dma: bytes_per_partition=%llu is not a multiple of the %s size",
                             (unsigned long long)B, ls_dtype_name(dt));
     uint64_t region = mode == 2 ? t->sbuf_usable_bytes / 2 : t->sbuf_usable_bytes;
     uint64_t nbuf = region / B;
     if (nbuf == 0)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro dma: %llu bytes per partition do not fit SBUF",
+        return ls_error_msg(err, LS_ERR_INPUT, "dma: %llu bytes per partition do not fit SBUF",
                             (unsigned long long)B);
     if (nbuf > 64)
         nbuf = 64;
     uint32_t F = (uint32_t)(B / es);
     for (uint64_t i = 0; i < count; i++) {
-        struct sim_instr in = instr(TRACE_ENG_DMA, transpose ? SIM_OP_DMA_TRANSPOSE : SIM_OP_DMA_COPY);
+        struct sim_instr in =
+            sim_instr_init(LS_ENGINE_DMA, transpose ? SIM_OP_DMA_TRANSPOSE : SIM_OP_DMA_COPY);
         in.queue = (uint16_t)(i % queues);
         struct sim_operand hbm = sim_hbm((uint32_t)P, (int32_t)F, i * P * B, dt, F);
         struct sim_operand sb = sim_sbuf(0, (uint32_t)P, (i % nbuf) * B, dt, F);
@@ -302,7 +294,7 @@ static int build_vec(struct spec *sp, const struct sim_target *t, struct sim_pro
         else if (!act && !strcmp(opname, "transpose"))
             op = SIM_OP_DVE_TRANSPOSE, fn = SIM_FN_NONE;
         else if (sim_func_parse(opname, strlen(opname), &fn))
-            return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: unknown %s '%s'", sp->kind,
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: unknown %s '%s'", sp->kind,
                                 act ? "func" : "op", opname);
         else if (!act && fn != SIM_FN_ADD && fn != SIM_FN_SUB && fn != SIM_FN_MUL &&
                  fn != SIM_FN_MAX && fn != SIM_FN_MIN)
@@ -310,11 +302,11 @@ static int build_vec(struct spec *sp, const struct sim_target *t, struct sim_pro
     }
     uint64_t es = ls_dtype_size(dt);
     if (3 * F * es > t->sbuf_usable_bytes)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro %s: free=%llu does not fit SBUF three times",
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: free=%llu does not fit SBUF three times",
                             sp->kind, (unsigned long long)F);
     uint32_t prev = 0;
     for (uint64_t i = 0; i < count; i++) {
-        struct sim_instr in = instr(act ? TRACE_ENG_ACT : TRACE_ENG_DVE, op);
+        struct sim_instr in = sim_instr_init(act ? LS_ENGINE_ACT : LS_ENGINE_DVE, op);
         in.func = (uint8_t)fn;
         in.dst = sim_sbuf(0, (uint32_t)P, 2 * F * es, dt, (uint32_t)F);
         if (op != SIM_OP_MEMSET)
@@ -345,7 +337,7 @@ static int build_mix(struct spec *sp, const struct sim_target *t, struct sim_pro
         return err->code;
     if (t->sbuf_partitions < 128 || t->pe_rows < 128 || t->pe_cols < 128 || t->psum_banks < 8 ||
         t->pe_moving_max < 256 || t->sbuf_usable_bytes < 24 * 1024)
-        return ls_error_msg(err, LS_ERR_INPUT, "--micro mix needs a target at least as large as nc-v2");
+        return ls_error_msg(err, LS_ERR_INPUT, "mix needs a target at least as large as nc-v2");
     const enum ls_dtype bf = LS_DT_BF16;
     const uint64_t A = 0, B = 8192, E = 12288, O = 20480; /* per-slot regions */
     const uint32_t nq = t->dma_queues;
@@ -359,7 +351,7 @@ static int build_mix(struct spec *sp, const struct sim_target *t, struct sim_pro
         uint32_t q = (uint32_t)((it * 3) % nq), deps[5], la, lb, mm[4], ev[4], add_i, red, st;
         size_t nd;
         /* loads */
-        struct sim_instr in = instr(TRACE_ENG_DMA, SIM_OP_DMA_COPY);
+        struct sim_instr in = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
         in.queue = (uint16_t)q;
         in.src = sim_hbm(128, 4096, (it % 64) * 128 * 4096 * 2, bf, 1024);
         uint32_t sz[2] = {4, 256};
@@ -376,12 +368,12 @@ static int build_mix(struct spec *sp, const struct sim_target *t, struct sim_pro
         ADD_OR_FAIL(lb, in, deps, nd);
         /* PE */
         for (uint32_t j = 0; j < 4; j++) {
-            struct sim_instr ls = instr(TRACE_ENG_PE, SIM_OP_LOAD_STATIONARY);
+            struct sim_instr ls = sim_instr_init(LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY);
             ls.src = sim_sbuf(0, 128, A + (uint64_t)slot * 2048 + j * 256, bf, 128);
             uint32_t tmp;
             ADD_OR_FAIL(tmp, ls, &la, 1);
             uint32_t bank = (uint32_t)((it * 4 + j) % 8);
-            struct sim_instr m = instr(TRACE_ENG_PE, SIM_OP_MATMUL);
+            struct sim_instr m = sim_instr_init(LS_ENGINE_PE, SIM_OP_MATMUL);
             m.src = sim_sbuf(0, 128, B + (uint64_t)slot * 1024 + (j % 2) * 512, bf, 256);
             m.dst = sim_psum(0, 128, (uint64_t)bank * t->psum_bank_bytes, LS_DT_FP32, 256);
             deps[0] = lb;
@@ -395,7 +387,7 @@ static int build_mix(struct spec *sp, const struct sim_target *t, struct sim_pro
         for (uint32_t j = 0; j < 4; j++) {
             uint32_t bank = (uint32_t)((it * 4 + j) % 8);
             int on_act = j % 2 == 0;
-            struct sim_instr e = instr(on_act ? TRACE_ENG_ACT : TRACE_ENG_DVE,
+            struct sim_instr e = sim_instr_init(on_act ? LS_ENGINE_ACT : LS_ENGINE_DVE,
                                        on_act ? SIM_OP_ACTIVATION : SIM_OP_TENSOR_COPY);
             e.func = on_act ? SIM_FN_EXP : SIM_FN_NONE;
             e.src = sim_psum(0, 128, (uint64_t)bank * t->psum_bank_bytes, LS_DT_FP32, 256);
@@ -408,7 +400,7 @@ static int build_mix(struct spec *sp, const struct sim_target *t, struct sim_pro
             bank_evac[bank] = ev[j];
         }
         /* DVE: add the halves, reduce */
-        struct sim_instr a = instr(TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR);
+        struct sim_instr a = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR);
         a.func = SIM_FN_ADD;
         a.src = sim_sbuf(0, 128, E + (uint64_t)slot * 2048, bf, 512);
         a.src2 = sim_sbuf(0, 128, E + (uint64_t)slot * 2048 + 1024, bf, 512);
@@ -419,17 +411,17 @@ static int build_mix(struct spec *sp, const struct sim_target *t, struct sim_pro
             deps[nd++] = (uint32_t)last_store[slot];
         ADD_OR_FAIL(add_i, a, deps, nd);
         last_add[slot] = add_i;
-        struct sim_instr rd = instr(TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE);
+        struct sim_instr rd = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE);
         rd.func = SIM_FN_MAX;
         rd.src = a.dst;
         rd.dst = sim_sbuf(0, 128, O + 4096 + (uint64_t)slot * 64, bf, 1);
         ADD_OR_FAIL(red, rd, &add_i, 1);
-        struct sim_instr io = instr(TRACE_ENG_POOL, SIM_OP_IOTA);
+        struct sim_instr io = sim_instr_init(LS_ENGINE_POOL, SIM_OP_IOTA);
         io.dst = sim_sbuf(0, 128, O + 8192 + (uint64_t)slot * 512, LS_DT_INT32, 64);
         uint32_t tmp;
         ADD_OR_FAIL(tmp, io, NULL, 0);
         /* store */
-        struct sim_instr s = instr(TRACE_ENG_DMA, SIM_OP_DMA_COPY);
+        struct sim_instr s = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
         s.queue = (uint16_t)((q + 2) % nq);
         s.src = a.dst;
         s.dst = sim_hbm(128, 512, (2ull << 32) + (it % 64) * 128 * 1024, bf, 512);
@@ -463,7 +455,7 @@ int sim_micro_build(const char *spec, const struct sim_target *t, struct sim_pro
     else if (!strcmp(sp.kind, "mix"))
         rc = build_mix(&sp, t, p, err);
     else
-        rc = ls_error_msg(err, LS_ERR_INPUT, "--micro %s: unknown kind '%s' (gemm, dma, dve, act, mix)",
+        rc = ls_error_msg(err, LS_ERR_INPUT, "%s: unknown kind '%s' (gemm, dma, dve, act, mix)",
                           spec, sp.kind);
     if (rc) {
         sim_program_free(p);

@@ -46,7 +46,7 @@ int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const
             return ls_error_msg(err, LS_ERR_INPUT,
                                 "instruction %zu: dependency %u is not an earlier instruction",
                                 idx, deps[i]), -1;
-    if (in->engine >= TRACE_ENG_COUNT || in->queue >= SIM_MAX_QUEUES)
+    if (in->engine >= LS_ENGINE_COUNT || in->queue >= SIM_MAX_QUEUES)
         return ls_error_msg(err, LS_ERR_INPUT, "instruction %zu: bad engine or DMA queue", idx), -1;
     if (LS_VEC_RESERVE(&p->ins, idx + 1) || LS_VEC_RESERVE(&p->deps, p->deps.len + ndeps) ||
         LS_VEC_RESERVE(&p->sid, idx + 1))
@@ -61,7 +61,7 @@ int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const
     p->deps.len += ndeps;
     p->ins.data[p->ins.len++] = c;
     p->sid.data[p->sid.len++] =
-        (uint8_t)(in->engine == TRACE_ENG_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
+        (uint8_t)(in->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
     return (int64_t)idx;
 }
 
@@ -131,7 +131,7 @@ const char *sim_program_where(const struct sim_program *p, size_t i, char *buf, 
     const struct sim_instr *in = &p->ins.data[i];
     const char *label = sim_program_label_of(p, i);
     snprintf(buf, n, "instruction %zu%s%s%s (%s %s)", i, label ? " '" : "", label ? label : "",
-             label ? "'" : "", trace_engine_name((enum trace_engine)in->engine),
+             label ? "'" : "", ls_engine_name((enum ls_engine)in->engine),
              sim_opcode_name((enum sim_opcode)in->opcode));
     return buf;
 }

@@ -57,18 +57,18 @@ static const char *parse_operand(const char *s, size_t n, struct sim_operand *o)
     while (j < n && s[j] >= 'a' && s[j] <= 'z')
         j++;
     if (j == 4 && !memcmp(s, "sbuf", 4))
-        o->mem = TRACE_MEM_SBUF;
+        o->mem = LS_MEM_SBUF;
     else if (j == 4 && !memcmp(s, "psum", 4))
-        o->mem = TRACE_MEM_PSUM;
+        o->mem = LS_MEM_PSUM;
     else if (j == 3 && !memcmp(s, "hbm", 3))
-        o->mem = TRACE_MEM_HBM;
+        o->mem = LS_MEM_HBM;
     else
         return "expected a memory: sbuf, psum or hbm";
     c.i = j;
     uint64_t a, b;
     if (!cur_lit(&c, '['))
         return "expected '[' after the memory";
-    if (o->mem == TRACE_MEM_HBM) {
+    if (o->mem == LS_MEM_HBM) {
         int64_t ps;
         if (cur_u64(&c, &a) || !cur_lit(&c, '/') || cur_i64(&c, &ps))
             return "expected hbm[ROWS/ROW_STRIDE]";
@@ -170,10 +170,7 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
     }
     if (sc->ntok < t0 + 2)
         return ls_scan_error(sc, sc->ntok, err, "expected ENGINE OPCODE");
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.op_tag = in.conv_tag = -1;
-    enum trace_engine e;
+    enum ls_engine e;
     enum sim_opcode op;
     if (sim_engine_parse(tk[t0].s, tk[t0].n, &e))
         return ls_scan_error(sc, t0, err, "unknown engine '%s' (pe, act, dve, pool, dma)",
@@ -183,9 +180,8 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
                              ls_tok_str(&tk[t0 + 1], buf, sizeof buf));
     if (!sim_opcode_on_engine(op, e))
         return ls_scan_error(sc, t0 + 1, err, "opcode %s does not run on engine %s",
-                             sim_opcode_name(op), trace_engine_name(e));
-    in.engine = (uint8_t)e;
-    in.opcode = (uint8_t)op;
+                             sim_opcode_name(op), ls_engine_name(e));
+    struct sim_instr in = sim_instr_init(e, op);
     deps->len = 0;
     int seen_q = 0;
     for (size_t i = t0 + 2; i < sc->ntok; i++) {
@@ -200,7 +196,7 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
         else if (tok_key(t, "src2", &v, &vn))
             slot = &in.src2;
         if (slot) {
-            if (slot->mem != TRACE_MEM_NONE)
+            if (slot->mem != LS_MEM_NONE)
                 return ls_scan_error(sc, i, err, "operand given twice");
             const char *msg = parse_operand(v, vn, slot);
             if (msg)
@@ -220,7 +216,7 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
             if (u)
                 in.flags |= (uint8_t)fl;
         } else if (tok_key(t, "q", &v, &vn)) {
-            if (e != TRACE_ENG_DMA)
+            if (e != LS_ENGINE_DMA)
                 return ls_scan_error(sc, i, err, "q= (DMA queue) is for dma instructions only");
             if (ls_parse_u64(v, vn, &u) || u >= SIM_MAX_QUEUES)
                 return ls_scan_error(sc, i, err, "queue: expected 0..%d", SIM_MAX_QUEUES - 1);
@@ -258,7 +254,7 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
                                  ls_tok_str(t, buf, sizeof buf));
         }
     }
-    if (e == TRACE_ENG_DMA && !seen_q)
+    if (e == LS_ENGINE_DMA && !seen_q)
         in.queue = 0;
     struct ls_error e2;
     int64_t idx = sim_program_add(p, &in, deps->data, deps->len, &e2);
@@ -337,12 +333,12 @@ int sim_program_load(struct sim_program **out, const char *path, struct ls_error
 
 static void write_operand(FILE *f, const char *key, const struct sim_operand *o)
 {
-    if (o->mem == TRACE_MEM_NONE)
+    if (o->mem == LS_MEM_NONE)
         return;
-    if (o->mem == TRACE_MEM_HBM)
+    if (o->mem == LS_MEM_HBM)
         fprintf(f, " %s=hbm[%u/%d]", key, o->nparts, o->pstride);
     else
-        fprintf(f, " %s=%s[%u:%u]", key, trace_mem_name((enum trace_mem)o->mem), o->part_start,
+        fprintf(f, " %s=%s[%u:%u]", key, ls_mem_name((enum ls_mem)o->mem), o->part_start,
                 o->part_start + o->nparts);
     fprintf(f, "@%" PRIu64 ":%s:", o->addr, ls_dtype_name((enum ls_dtype)o->dtype));
     for (int d = 0; d < o->ndim; d++)
@@ -357,7 +353,7 @@ int sim_program_write(const struct sim_program *p, FILE *f)
     for (size_t i = 0; i < p->ins.len; i++) {
         const struct sim_instr *in = &p->ins.data[i];
         const char *label = sim_program_label_of(p, i);
-        fprintf(f, "i%zu: %s %s", i, trace_engine_name((enum trace_engine)in->engine),
+        fprintf(f, "i%zu: %s %s", i, ls_engine_name((enum ls_engine)in->engine),
                 sim_opcode_name((enum sim_opcode)in->opcode));
         (void)label; /* labels are renumbered i<N> so that references always resolve */
         write_operand(f, "dst", &in->dst);
@@ -369,7 +365,7 @@ int sim_program_write(const struct sim_program *p, FILE *f)
             fprintf(f, " acc=1");
         if (in->flags & SIM_F_ALL)
             fprintf(f, " all=1");
-        if (in->engine == TRACE_ENG_DMA)
+        if (in->engine == LS_ENGINE_DMA)
             fprintf(f, " q=%u", in->queue);
         if (in->ndeps) {
             fprintf(f, " after=");

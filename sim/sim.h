@@ -34,8 +34,8 @@ struct sim_stats {
     uint64_t tick_mhz;      /* ticks per microsecond */
     uint64_t ticks;         /* total time: the end of the last instruction (start is 0) */
     uint64_t instructions;
-    struct sim_engine_stats engine[TRACE_ENG_COUNT];
-    uint64_t stall_ticks[TRACE_STALL_COUNT]; /* summed over instructions, by cause */
+    struct sim_engine_stats engine[LS_ENGINE_COUNT];
+    uint64_t stall_ticks[LS_STALL_COUNT]; /* summed over instructions, by cause */
     uint32_t nqueues;       /* = target dma.queues */
     struct sim_queue_stats queue[SIM_MAX_QUEUES];
     uint64_t dma_bytes;
@@ -53,10 +53,10 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
             struct sim_stats *st, struct ls_error *err);
 
 /* Clock of an engine in MHz (DMA: the base clock). */
-uint32_t sim_engine_mhz(const struct sim_target *t, enum trace_engine e);
+uint32_t sim_engine_mhz(const struct sim_target *t, enum ls_engine e);
 /* Ticks to nanoseconds, and to whole cycles of an engine's clock (rounded up). */
 double sim_ticks_ns(const struct sim_stats *st, uint64_t ticks);
-uint64_t sim_ticks_cycles(const struct sim_target *t, enum trace_engine e, uint64_t ticks);
+uint64_t sim_ticks_cycles(const struct sim_target *t, enum ls_engine e, uint64_t ticks);
 /* Ticks to base-clock cycles (rounded up). */
 uint64_t sim_ticks_base_cycles(const struct sim_target *t, uint64_t ticks);
 /* Bytes moved by queue q over its busy time, as a fraction of the peak of all DMA engines. */

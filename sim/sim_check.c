@@ -58,7 +58,7 @@ static int check_operand(const struct sim_target *t, const struct sim_program *p
                          struct ls_error *err)
 {
     const char *sn = slot_name(k);
-    enum trace_engine e = (enum trace_engine)in->engine;
+    enum ls_engine e = (enum ls_engine)in->engine;
     if (o->nparts == 0)
         return fail(p, i, err, "%s: no partitions", sn);
     if (o->dtype >= LS_DT_COUNT)
@@ -77,8 +77,8 @@ static int check_operand(const struct sim_target *t, const struct sim_program *p
     if (sim_operand_extent(o, &lo, &hi))
         return fail(p, i, err, "%s: the access pattern reaches outside the address space", sn);
     switch (o->mem) {
-    case TRACE_MEM_SBUF:
-        if (e == TRACE_ENG_PE && k == 0)
+    case LS_MEM_SBUF:
+        if (e == LS_ENGINE_PE && k == 0)
             return fail(p, i, err, "dst: the PE array writes PSUM, not SBUF");
         if ((uint64_t)o->part_start + o->nparts > t->sbuf_partitions)
             return fail(p, i, err, "%s: partitions [%u:%llu] exceed sbuf.partitions (%u)", sn,
@@ -91,10 +91,10 @@ static int check_operand(const struct sim_target *t, const struct sim_program *p
                         sn, (unsigned long long)lo, (unsigned long long)hi,
                         (unsigned long long)t->sbuf_usable_bytes);
         break;
-    case TRACE_MEM_PSUM: {
-        if (e == TRACE_ENG_POOL || e == TRACE_ENG_DMA)
-            return fail(p, i, err, "%s: engine %s cannot access PSUM", sn, trace_engine_name(e));
-        if (e == TRACE_ENG_PE && k != 0)
+    case LS_MEM_PSUM: {
+        if (e == LS_ENGINE_POOL || e == LS_ENGINE_DMA)
+            return fail(p, i, err, "%s: engine %s cannot access PSUM", sn, ls_engine_name(e));
+        if (e == LS_ENGINE_PE && k != 0)
             return fail(p, i, err, "%s: the PE array reads SBUF, not PSUM", sn);
         if ((uint64_t)o->part_start + o->nparts > t->sbuf_partitions)
             return fail(p, i, err, "%s: partitions [%u:%llu] exceed the %u PSUM partitions", sn,
@@ -107,21 +107,21 @@ static int check_operand(const struct sim_target *t, const struct sim_program *p
                         "of PSUM (%u banks x %u)",
                         sn, (unsigned long long)lo, (unsigned long long)hi,
                         (unsigned long long)cap, t->psum_banks, t->psum_bank_bytes);
-        if (e == TRACE_ENG_PE && lo / t->psum_bank_bytes != (hi - 1) / t->psum_bank_bytes)
+        if (e == LS_ENGINE_PE && lo / t->psum_bank_bytes != (hi - 1) / t->psum_bank_bytes)
             return fail(p, i, err,
                         "dst: PSUM overflow: the output, bytes [%llu, %llu) per partition, does "
                         "not fit in one %u-byte PSUM bank",
                         (unsigned long long)lo, (unsigned long long)hi, t->psum_bank_bytes);
         break;
     }
-    case TRACE_MEM_HBM:
-        if (e != TRACE_ENG_DMA)
+    case LS_MEM_HBM:
+        if (e != LS_ENGINE_DMA)
             return fail(p, i, err, "%s: only DMA reaches HBM", sn);
         break;
     default:
         return fail(p, i, err, "%s: bad memory", sn);
     }
-    if (e != TRACE_ENG_DMA && o->mem != TRACE_MEM_HBM && !start_ok(o->part_start, o->nparts))
+    if (e != LS_ENGINE_DMA && o->mem != LS_MEM_HBM && !start_ok(o->part_start, o->nparts))
         return fail(p, i, err,
                     "%s: %u partitions cannot start at partition %u (compute engines start at 0 "
                     "for >64 partitions, 0/64 for 33-64, a multiple of 32 for <=32)",
@@ -144,7 +144,7 @@ int sim_check_instr(const struct sim_target *t, const struct sim_program *p, siz
     {
         const struct sim_instr *in = &p->ins.data[i];
         enum sim_opcode op = (enum sim_opcode)in->opcode;
-        enum trace_engine e = (enum trace_engine)in->engine;
+        enum ls_engine e = (enum ls_engine)in->engine;
         if (!sim_opcode_on_engine(op, e))
             return fail(p, i, err, "opcode does not run on this engine");
         if (in->func >= SIM_FN_COUNT)
@@ -152,7 +152,7 @@ int sim_check_instr(const struct sim_target *t, const struct sim_program *p, siz
         const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
         unsigned need = needed(op);
         for (int k = 0; k < 3; k++) {
-            int has = ops[k]->mem != TRACE_MEM_NONE;
+            int has = ops[k]->mem != LS_MEM_NONE;
             if (has != (int)(need >> k & 1u))
                 return fail(p, i, err, "operand %s is %s", slot_name(k),
                             has ? "not allowed for this opcode" : "missing");
@@ -216,7 +216,7 @@ int sim_check_instr(const struct sim_target *t, const struct sim_program *p, siz
             if (op == SIM_OP_DMA_TRANSPOSE) {
                 if (!t->dma_transpose)
                     return fail(p, i, err, "this target has no DMA transpose (dma.transpose = 0)");
-                if (d->mem != TRACE_MEM_SBUF)
+                if (d->mem != LS_MEM_SBUF)
                     return fail(p, i, err, "dma_transpose writes SBUF only");
                 size_t es = ls_dtype_size((enum ls_dtype)s->dtype);
                 if (es != 2 && es != 4)
@@ -225,7 +225,7 @@ int sim_check_instr(const struct sim_target *t, const struct sim_program *p, siz
             break;
         }
         case SIM_OP_TENSOR_TENSOR:
-            if (s->mem == TRACE_MEM_PSUM && s2->mem == TRACE_MEM_PSUM)
+            if (s->mem == LS_MEM_PSUM && s2->mem == LS_MEM_PSUM)
                 return fail(p, i, err, "both inputs cannot be in PSUM");
             if (sim_operand_free(s2) != sfree || s2->nparts != s->nparts)
                 return fail(p, i, err, "src and src2 differ in shape");

@@ -10,7 +10,7 @@ static int is16(uint8_t dt)
 
 static int wide_stride(const struct sim_target *t, const struct sim_operand *o)
 {
-    if (o->mem == TRACE_MEM_NONE || o->ndim == 0)
+    if (o->mem == LS_MEM_NONE || o->ndim == 0)
         return 0;
     int64_t st = o->stride[o->ndim - 1];
     if (st < 0)
@@ -20,17 +20,17 @@ static int wide_stride(const struct sim_target *t, const struct sim_operand *o)
 
 static int contiguous(const struct sim_operand *o)
 {
-    return o->mem == TRACE_MEM_NONE || sim_operand_run(o) == sim_operand_free(o);
+    return o->mem == LS_MEM_NONE || sim_operand_run(o) == sim_operand_free(o);
 }
 
 static int in_sbuf(const struct sim_operand *o)
 {
-    return o->mem == TRACE_MEM_NONE || o->mem == TRACE_MEM_SBUF;
+    return o->mem == LS_MEM_NONE || o->mem == LS_MEM_SBUF;
 }
 
 uint64_t sim_vec_free(const struct sim_instr *in)
 {
-    uint64_t n = in->src.mem != TRACE_MEM_NONE ? sim_operand_free(&in->src) : 0;
+    uint64_t n = in->src.mem != LS_MEM_NONE ? sim_operand_free(&in->src) : 0;
     uint64_t d = sim_operand_free(&in->dst);
     return n > d ? n : d;
 }
@@ -41,7 +41,7 @@ uint64_t sim_vec_cycles(const struct sim_target *t, const struct sim_instr *in)
     uint64_t n = sim_vec_free(in);
     unsigned k2 = 2; /* k x 2: 1 = 0.5, 2 = 1, 4 = 2, 16 = 8 */
     unsigned perf = 1;
-    int dve = in->engine == TRACE_ENG_DVE;
+    int dve = in->engine == LS_ENGINE_DVE;
     switch ((enum sim_opcode)in->opcode) {
     case SIM_OP_IOTA:
     case SIM_OP_GATHER:
@@ -49,13 +49,13 @@ uint64_t sim_vec_cycles(const struct sim_target *t, const struct sim_instr *in)
     case SIM_OP_PARTITION_REDUCE:
         return t->pool_start_cycles + n * ((in->flags & SIM_F_ALL) ? 3 : 2);
     case SIM_OP_TENSOR_TENSOR: {
-        int mixed = (s->mem == TRACE_MEM_PSUM) != (s2->mem == TRACE_MEM_PSUM);
+        int mixed = (s->mem == LS_MEM_PSUM) != (s2->mem == LS_MEM_PSUM);
         int fast_alu = in->func == SIM_FN_ADD || in->func == SIM_FN_MUL || in->func == SIM_FN_SUB;
         int fast = mixed || (fast_alu && d->dtype == LS_DT_BF16 && s->dtype == LS_DT_BF16 &&
-                             s2->dtype == LS_DT_BF16 && s->mem == TRACE_MEM_SBUF &&
-                             s2->mem == TRACE_MEM_SBUF && contiguous(s) && contiguous(s2));
+                             s2->dtype == LS_DT_BF16 && s->mem == LS_MEM_SBUF &&
+                             s2->mem == LS_MEM_SBUF && contiguous(s) && contiguous(s2));
         k2 = fast ? 2 : 4;
-        if (dve && t->vec_perf_modes && s->mem == TRACE_MEM_SBUF && s2->mem == TRACE_MEM_SBUF &&
+        if (dve && t->vec_perf_modes && s->mem == LS_MEM_SBUF && s2->mem == LS_MEM_SBUF &&
             is16(s->dtype) && is16(s2->dtype))
             perf = 2;
         break;
@@ -106,10 +106,10 @@ void sim_dma_shape(const struct sim_instr *in, struct sim_dma_shape *sh)
 {
     const struct sim_operand *d = &in->dst, *s = &in->src;
     /* Partitions split over the DMA engines: the on-chip side's, or dst's for HBM->HBM. */
-    const struct sim_operand *side = d->mem != TRACE_MEM_HBM ? d : s->mem != TRACE_MEM_HBM ? s : d;
+    const struct sim_operand *side = d->mem != LS_MEM_HBM ? d : s->mem != LS_MEM_HBM ? s : d;
     uint64_t total = (uint64_t)s->nparts * sim_operand_free(s);
     sh->partitions = side->nparts;
-    sh->part_start = side->mem == TRACE_MEM_HBM ? 0 : side->part_start;
+    sh->part_start = side->mem == LS_MEM_HBM ? 0 : side->part_start;
     uint64_t e = total / sh->partitions; /* elements per partition */
     if (e == 0)
         e = 1;
@@ -131,5 +131,5 @@ void sim_dma_shape(const struct sim_instr *in, struct sim_dma_shape *sh)
     size_t es = ls_dtype_size((enum ls_dtype)s->dtype), ed = ls_dtype_size((enum ls_dtype)d->dtype);
     sh->bytes_per_partition = e * (es > ed ? es : ed);
     sh->chunks_per_partition = chunks;
-    sh->hbm_sides = (s->mem == TRACE_MEM_HBM) + (d->mem == TRACE_MEM_HBM);
+    sh->hbm_sides = (s->mem == LS_MEM_HBM) + (d->mem == LS_MEM_HBM);
 }

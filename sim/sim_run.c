@@ -27,7 +27,7 @@ struct run {
     const struct sim_program *p;
     struct sim_stats *st;
     uint64_t *end;
-    uint64_t tpc[TRACE_ENG_COUNT]; /* ticks per engine cycle (DMA: base clock) */
+    uint64_t tpc[LS_ENGINE_COUNT]; /* ticks per engine cycle (DMA: base clock) */
     double ticks_per_ns;
     /* PE */
     uint64_t ls_end, shadow_free, mm_next, pe_free;
@@ -35,22 +35,22 @@ struct run {
     uint32_t stat_m;
     int stat_fp32;
     /* access rules */
-    uint64_t sbuf_until[TRACE_ENG_COUNT], psum_until[TRACE_ENG_COUNT];
+    uint64_t sbuf_until[LS_ENGINE_COUNT], psum_until[LS_ENGINE_COUNT];
     uint64_t *bank_until; /* [0..banks): ACT, [banks..2*banks): DVE */
     /* DMA */
     uint64_t eng_free[SIM_MAX_DMA_ENGINES];
     uint64_t hbm_free;
     /* busy-interval unions */
-    uint64_t eng_last_end[TRACE_ENG_COUNT], q_last_end[SIM_MAX_QUEUES];
+    uint64_t eng_last_end[LS_ENGINE_COUNT], q_last_end[SIM_MAX_QUEUES];
 };
 
-uint32_t sim_engine_mhz(const struct sim_target *t, enum trace_engine e)
+uint32_t sim_engine_mhz(const struct sim_target *t, enum ls_engine e)
 {
     switch (e) {
-    case TRACE_ENG_PE: return t->pe_mhz;
-    case TRACE_ENG_ACT: return t->act_mhz;
-    case TRACE_ENG_DVE: return t->dve_mhz;
-    case TRACE_ENG_POOL: return t->pool_mhz;
+    case LS_ENGINE_PE: return t->pe_mhz;
+    case LS_ENGINE_ACT: return t->act_mhz;
+    case LS_ENGINE_DVE: return t->dve_mhz;
+    case LS_ENGINE_POOL: return t->pool_mhz;
     default: return t->base_mhz;
     }
 }
@@ -60,7 +60,7 @@ double sim_ticks_ns(const struct sim_stats *st, uint64_t ticks)
     return st->tick_mhz ? (double)ticks * 1000.0 / (double)st->tick_mhz : 0.0;
 }
 
-uint64_t sim_ticks_cycles(const struct sim_target *t, enum trace_engine e, uint64_t ticks)
+uint64_t sim_ticks_cycles(const struct sim_target *t, enum ls_engine e, uint64_t ticks)
 {
     uint64_t tpc = sim_target_tick_mhz(t) / sim_engine_mhz(t, e);
     return (ticks + tpc - 1) / tpc;
@@ -82,7 +82,7 @@ double sim_queue_efficiency(const struct sim_target *t, const struct sim_stats *
 
 double sim_dma_efficiency(const struct sim_target *t, const struct sim_stats *st)
 {
-    uint64_t busy = st->engine[TRACE_ENG_DMA].busy_ticks;
+    uint64_t busy = st->engine[LS_ENGINE_DMA].busy_ticks;
     if (!busy)
         return 0.0;
     double ns = sim_ticks_ns(st, busy);
@@ -97,7 +97,7 @@ static uint64_t ns_to_ticks(const struct run *r, double ns)
     return v <= 0 ? 0 : (uint64_t)v;
 }
 
-static inline void later(uint64_t *start, uint8_t *cause, uint64_t c, enum trace_stall why)
+static inline void later(uint64_t *start, uint8_t *cause, uint64_t c, enum ls_stall why)
 {
     if (c > *start) {
         *start = c;
@@ -117,7 +117,7 @@ static int psum_banks(const struct run *r, const struct sim_instr *in, uint32_t 
     int any = 0;
     for (int k = 0; k < 3; k++) {
         uint64_t lo, hi;
-        if (ops[k]->mem != TRACE_MEM_PSUM || sim_operand_extent(ops[k], &lo, &hi))
+        if (ops[k]->mem != LS_MEM_PSUM || sim_operand_extent(ops[k], &lo, &hi))
             continue;
         uint32_t a = (uint32_t)(lo / r->t->psum_bank_bytes), b = (uint32_t)((hi - 1) / r->t->psum_bank_bytes);
         if (!any || a < *b0)
@@ -133,7 +133,7 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
                      struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
-    enum trace_engine e = (enum trace_engine)in->engine;
+    enum ls_engine e = (enum ls_engine)in->engine;
     uint64_t tpc = r->tpc[e];
     uint64_t start = rec->start;
     uint8_t cause = rec->stall_cause;
@@ -147,34 +147,34 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
             if (deps[k] == s->prev) {
                 uint64_t extra = 2 * (uint64_t)t->vec_access_overhead +
                                  (n < t->vec_tiny_free ? t->vec_static_overhead : 0);
-                later(&start, &cause, r->end[s->prev] + extra * tpc, TRACE_STALL_DEPENDENCY);
+                later(&start, &cause, r->end[s->prev] + extra * tpc, LS_STALL_DEPENDENCY);
                 break;
             }
     }
-    int sb = touches(in, TRACE_MEM_SBUF), ps = touches(in, TRACE_MEM_PSUM);
+    int sb = touches(in, LS_MEM_SBUF), ps = touches(in, LS_MEM_PSUM);
     uint32_t b0 = 0, b1 = 0;
     int have_banks = ps && psum_banks(r, in, &b0, &b1);
     if (t->mem_access_conflicts) {
-        if (sb && e == TRACE_ENG_DVE)
-            later(&start, &cause, r->sbuf_until[TRACE_ENG_POOL], TRACE_STALL_ACCESS_CONFLICT);
-        if (sb && e == TRACE_ENG_POOL)
-            later(&start, &cause, r->sbuf_until[TRACE_ENG_DVE], TRACE_STALL_ACCESS_CONFLICT);
-        if (ps && e == TRACE_ENG_DVE)
-            later(&start, &cause, r->psum_until[TRACE_ENG_ACT], TRACE_STALL_ACCESS_CONFLICT);
-        if (ps && e == TRACE_ENG_ACT)
-            later(&start, &cause, r->psum_until[TRACE_ENG_DVE], TRACE_STALL_ACCESS_CONFLICT);
-    } else if (have_banks && (e == TRACE_ENG_ACT || e == TRACE_ENG_DVE)) {
-        const uint64_t *other = r->bank_until + (e == TRACE_ENG_ACT ? t->psum_banks : 0);
+        if (sb && e == LS_ENGINE_DVE)
+            later(&start, &cause, r->sbuf_until[LS_ENGINE_POOL], LS_STALL_ACCESS_CONFLICT);
+        if (sb && e == LS_ENGINE_POOL)
+            later(&start, &cause, r->sbuf_until[LS_ENGINE_DVE], LS_STALL_ACCESS_CONFLICT);
+        if (ps && e == LS_ENGINE_DVE)
+            later(&start, &cause, r->psum_until[LS_ENGINE_ACT], LS_STALL_ACCESS_CONFLICT);
+        if (ps && e == LS_ENGINE_ACT)
+            later(&start, &cause, r->psum_until[LS_ENGINE_DVE], LS_STALL_ACCESS_CONFLICT);
+    } else if (have_banks && (e == LS_ENGINE_ACT || e == LS_ENGINE_DVE)) {
+        const uint64_t *other = r->bank_until + (e == LS_ENGINE_ACT ? t->psum_banks : 0);
         for (uint32_t b = b0; b <= b1; b++)
-            later(&start, &cause, other[b], TRACE_STALL_PSUM);
+            later(&start, &cause, other[b], LS_STALL_PSUM);
     }
     uint64_t end = start + sim_vec_cycles(t, in) * tpc;
     if (sb)
         r->sbuf_until[e] = end;
     if (ps)
         r->psum_until[e] = end;
-    if (have_banks && (e == TRACE_ENG_ACT || e == TRACE_ENG_DVE)) {
-        uint64_t *mine = r->bank_until + (e == TRACE_ENG_ACT ? 0 : t->psum_banks);
+    if (have_banks && (e == LS_ENGINE_ACT || e == LS_ENGINE_DVE)) {
+        uint64_t *mine = r->bank_until + (e == LS_ENGINE_ACT ? 0 : t->psum_banks);
         for (uint32_t b = b0; b <= b1; b++)
             mine[b] = end;
     }
@@ -190,7 +190,7 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
                     struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
-    uint64_t tpc = r->tpc[TRACE_ENG_PE];
+    uint64_t tpc = r->tpc[LS_ENGINE_PE];
     uint64_t R = t->pe_rows, C = t->pe_cols;
     uint64_t start = rec->start, end;
     uint8_t cause = rec->stall_cause;
@@ -199,7 +199,7 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
     int fp32 = in->src.dtype == LS_DT_FP32;
     rec->partitions = in->src.nparts;
     if (!t->pe_background_load) { /* textbook weight-stationary: nothing overlaps */
-        later(&start, &cause, r->pe_free, TRACE_STALL_ENGINE_BUSY);
+        later(&start, &cause, r->pe_free, LS_STALL_ENGINE_BUSY);
         uint64_t cyc;
         if (op == SIM_OP_LOAD_STATIONARY) {
             cyc = R;
@@ -214,8 +214,8 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
         r->pe_free = end;
         s->issue = end;
     } else if (op == SIM_OP_LOAD_STATIONARY) {
-        later(&start, &cause, r->ls_end, TRACE_STALL_ENGINE_BUSY);
-        later(&start, &cause, r->shadow_free, TRACE_STALL_ENGINE_BUSY);
+        later(&start, &cause, r->ls_end, LS_STALL_ENGINE_BUSY);
+        later(&start, &cause, r->shadow_free, LS_STALL_ENGINE_BUSY);
         end = start + ((R + t->pe_ls_speedup - 1) / t->pe_ls_speedup) * tpc;
         r->ls_end = end;
         r->pending = 1;
@@ -225,8 +225,8 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
     } else {
         uint64_t T = sfree, mm_start;
         if (op == SIM_OP_PE_TRANSPOSE) {
-            later(&start, &cause, r->ls_end, TRACE_STALL_ENGINE_BUSY);
-            later(&start, &cause, r->shadow_free, TRACE_STALL_ENGINE_BUSY);
+            later(&start, &cause, r->ls_end, LS_STALL_ENGINE_BUSY);
+            later(&start, &cause, r->shadow_free, LS_STALL_ENGINE_BUSY);
             r->ls_end = start + ((R + t->pe_ls_speedup - 1) / t->pe_ls_speedup) * tpc;
             r->pending = 1;
             r->stat_m = (uint32_t)sfree;
@@ -235,8 +235,8 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
             mm_start = r->ls_end > r->mm_next ? r->ls_end : r->mm_next;
         } else {
             if (r->pending)
-                later(&start, &cause, r->ls_end, TRACE_STALL_ENGINE_BUSY);
-            later(&start, &cause, r->mm_next, TRACE_STALL_ENGINE_BUSY);
+                later(&start, &cause, r->ls_end, LS_STALL_ENGINE_BUSY);
+            later(&start, &cause, r->mm_next, LS_STALL_ENGINE_BUSY);
             mm_start = start;
         }
         uint64_t ii = T > t->pe_mm_min_ii ? T : t->pe_mm_min_ii;
@@ -309,15 +309,15 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in
     uint64_t start = trigger + min_wait;
     uint8_t cause = rec->stall_cause;
     if (min_wait)
-        cause = TRACE_STALL_DMA_QUEUE;
-    r->st->stall_ticks[TRACE_STALL_HBM_BANDWIDTH] += hbm_ext;
+        cause = LS_STALL_DMA_QUEUE;
+    r->st->stall_ticks[LS_STALL_HBM_BANDWIDTH] += hbm_ext;
     if (hbm_ext > start - rec->stall) /* slowed down more by HBM than held back at start */
-        cause = TRACE_STALL_HBM_BANDWIDTH;
+        cause = LS_STALL_HBM_BANDWIDTH;
     rec->start = start;
     rec->end = end;
     rec->stall_cause = cause;
     rec->partitions = P;
-    rec->free_size = sim_operand_free(in->dst.mem != TRACE_MEM_HBM ? &in->dst : &in->src);
+    rec->free_size = sim_operand_free(in->dst.mem != LS_MEM_HBM ? &in->dst : &in->src);
     rec->descriptors = sh.chunks_per_partition * P;
     rec->bytes_per_partition = sh.bytes_per_partition;
     rec->chunk_bytes = sh.bytes_per_partition / sh.chunks_per_partition;
@@ -375,8 +375,8 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     r.p = p;
     r.st = st;
     r.ticks_per_ns = (double)st->tick_mhz / 1000.0;
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
-        r.tpc[e] = st->tick_mhz / sim_engine_mhz(t, (enum trace_engine)e);
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        r.tpc[e] = st->tick_mhz / sim_engine_mhz(t, (enum ls_engine)e);
     size_t nstreams = NFIXED + SIM_MAX_QUEUES; /* bad queues are caught by the checks */
     struct stream streams[NFIXED + SIM_MAX_QUEUES];
     memset(streams, 0, sizeof streams);
@@ -441,23 +441,23 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         rec.id = i;
         rec.opcode = in->opcode;
         rec.engine = in->engine;
-        rec.dtype = in->src.mem != TRACE_MEM_NONE ? in->src.dtype : in->dst.dtype;
+        rec.dtype = in->src.mem != LS_MEM_NONE ? in->src.dtype : in->dst.dtype;
         rec.src_mem = in->src.mem;
         rec.dst_mem = in->dst.mem;
-        rec.queue = in->engine == TRACE_ENG_DMA ? in->queue : TRACE_NO_QUEUE;
+        rec.queue = in->engine == LS_ENGINE_DMA ? in->queue : TRACE_NO_QUEUE;
         rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
         rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
         rec.start = s->est;
-        rec.stall_cause = s->depmax > s->issue ? TRACE_STALL_DEPENDENCY : TRACE_STALL_NONE;
+        rec.stall_cause = s->depmax > s->issue ? LS_STALL_DEPENDENCY : LS_STALL_NONE;
         rec.stall = s->issue; /* temporarily: the issue point */
         switch (in->engine) {
-        case TRACE_ENG_PE: pe_step(&r, s, in, &rec); break;
-        case TRACE_ENG_DMA: dma_step(&r, s, in, &rec); break;
+        case LS_ENGINE_PE: pe_step(&r, s, in, &rec); break;
+        case LS_ENGINE_DMA: dma_step(&r, s, in, &rec); break;
         default: vec_step(&r, s, i, in, &rec); break;
         }
         rec.stall = rec.start - rec.stall;
         if (rec.stall == 0)
-            rec.stall_cause = TRACE_STALL_NONE;
+            rec.stall_cause = LS_STALL_NONE;
         st->stall_ticks[rec.stall_cause] += rec.stall;
         r.end[i] = rec.end;
         struct sim_engine_stats *es = &st->engine[in->engine];
@@ -496,7 +496,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     }
     st->ticks = total;
     st->instructions = n;
-    st->stall_ticks[TRACE_STALL_NONE] = 0;
+    st->stall_ticks[LS_STALL_NONE] = 0;
     free(r.end);
     free(order);
     free(r.bank_until);

@@ -75,35 +75,4 @@ const char *sim_target_key_name(size_t i);
 /* Time base: ticks per microsecond = LCM of every clock in MHz. */
 uint64_t sim_target_tick_mhz(const struct sim_target *t);
 
-/* ---- shared --target/--set handling for CLI commands --------------------------------
- * In a getopt_long table:   SIM_TARGET_LONGOPTS,
- * in the option switch:     case SIM_OPT_TARGET: case SIM_OPT_SET:
- *                               if (sim_target_args_take(&ta, c, optarg)) ...nomem...
- * then:                     sim_target_args_resolve(&ta, &target, &err)
- * and finally               sim_target_args_free(&ta). */
-#define SIM_OPT_TARGET 0x7401
-#define SIM_OPT_SET 0x7402
-#define SIM_TARGET_LONGOPTS                                       \
-    {"target", required_argument, NULL, SIM_OPT_TARGET},         \
-    {"set", required_argument, NULL, SIM_OPT_SET}
-#define SIM_TARGET_HELP                                                                     \
-    "  --target NAME|FILE  hardware target: a built-in (nc-v2, nc-v3; default nc-v2) or an\n" \
-    "                      INI file (docs/targets.md)\n"                                     \
-    "  --set KEY=VALUE     override one target key, e.g. --set pe.background_load=0\n"      \
-    "                      (repeatable; applied after --target)\n"
-
-struct sim_target_args {
-    const char *target;  /* NULL = nc-v2 */
-    const char **sets;
-    size_t nsets, cap;
-};
-
-/* Record one --target / --set option; returns 0, or LS_ERR_NOMEM. */
-int sim_target_args_take(struct sim_target_args *a, int opt, const char *arg);
-/* Build the target: built-in or file, then every --set in order, then validate.
- * A name that is neither a built-in nor a readable file is an input error. */
-int sim_target_args_resolve(const struct sim_target_args *a, struct sim_target *t,
-                            struct ls_error *err);
-void sim_target_args_free(struct sim_target_args *a);
-
 #endif

@@ -137,7 +137,7 @@ static int merged_fit(struct mstate *ms, int n, const char *skip, const struct c
 {
     struct cm_groups all;
     cm_groups_init(&all, base->n);
-    size_t rl = (size_t)TRACE_ENG_COUNT * 2 * (size_t)base->n, total = 1;
+    size_t rl = (size_t)LS_ENGINE_COUNT * 2 * (size_t)base->n, total = 1;
     for (int i = 0; i < n; i++)
         if (!skip || strcmp(ms[i].family, skip) != 0)
             total += ms[i].groups.n;

@@ -208,8 +208,8 @@ static int simulate(struct study_pipe *p, struct study_run *r, const struct sim_
         h.target = p->t.name;
         h.target_hash = sim_target_hash(&p->t);
         h.tick_hz = sim_target_tick_mhz(&p->t) * 1000000ull;
-        for (int e = 0; e < TRACE_ENG_COUNT; e++)
-            h.clock_mhz[e] = sim_engine_mhz(&p->t, (enum trace_engine)e);
+        for (int e = 0; e < LS_ENGINE_COUNT; e++)
+            h.clock_mhz[e] = sim_engine_mhz(&p->t, (enum ls_engine)e);
         h.nopcodes = (uint32_t)nop;
         h.opcodes = names;
         if ((rc = trace_writer_open(&w, r->trace_path, &h, err)))
@@ -249,7 +249,7 @@ static int simulate(struct study_pipe *p, struct study_run *r, const struct sim_
         return rc;
     r->sim_ticks = st.ticks;
     r->sim_cycles = sim_ticks_base_cycles(&p->t, st.ticks);
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
         r->busy_cycles[e] = sim_ticks_base_cycles(&p->t, st.engine[e].busy_ticks);
     r->dma_efficiency = sim_dma_efficiency(&p->t, &st);
     return 0;

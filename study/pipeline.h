@@ -82,7 +82,7 @@ struct study_run {
     /* simulate (0 when opts.simulate == 0) */
     uint64_t sim_ticks;
     uint64_t sim_cycles;          /* base-clock cycles, rounded up */
-    uint64_t busy_cycles[TRACE_ENG_COUNT]; /* per-engine busy time, base-clock cycles */
+    uint64_t busy_cycles[LS_ENGINE_COUNT]; /* per-engine busy time, base-clock cycles */
     double dma_efficiency;
     char trace_path[512];         /* "" when no trace was written */
     /* keep_records only (else NULL / 0): records in instruction order */

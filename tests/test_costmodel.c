@@ -26,7 +26,7 @@ static int64_t c_emit(void *ctx, const struct sim_instr *in, const int64_t *d, s
 {
     struct cnt *c = ctx;
     c->n[in->opcode]++;
-    if (in->opcode == SIM_OP_ACTIVATION && in->src.mem == TRACE_MEM_PSUM)
+    if (in->opcode == SIM_OP_ACTIVATION && in->src.mem == LS_MEM_PSUM)
         c->evac++;
     return c->count++;
 }
@@ -228,8 +228,15 @@ static void test_fig1(void **st)
     int *pins = malloc(sizeof *pins * (size_t)graph_nops(g));
     for (int32_t i = 0; i < graph_nops(g); i++)
         pins[i] = -2;
-    struct ls_error err = {0};
-    assert_int_equal(cm_parse_pin(g, "R=0", pins, &err), 0);
+    /* what `--output-layout R=0` sets: the return op reading R, pinned to axis 0 */
+    const struct graph_tensor *rt = graph_tensor(g, graph_find_tensor(g, "R"));
+    int npinned = 0;
+    for (size_t u = 0; u < rt->nuses; u++)
+        if (graph_op(g, rt->uses[u].op)->kind == GRAPH_OP_RETURN) {
+            pins[rt->uses[u].op] = 0;
+            npinned++;
+        }
+    assert_int_equal(npinned, 1);
     build(&s, g, pins);
     int32_t *lcfg = calloc((size_t)s.p->nops, sizeof *lcfg);
     lcfg[lsp_find_op(s.p, "C", 1)] = find_cfg(s.p, "C", 2, 1);
@@ -349,7 +356,7 @@ static void test_overlap(void **st)
     struct sim_stats ss;
     assert_int_equal(sim_run(&s.t, prog, NULL, &ss, &err), 0);
     uint64_t busy = 0;
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
         busy += ss.engine[e].busy_ticks;
     assert_true((double)ss.ticks < 0.8 * (double)busy);
     sim_program_free(prog);

@@ -34,8 +34,8 @@ static struct trace_record rec_compute(int engine, uint64_t n, double cycles, ui
     memset(&r, 0, sizeof r);
     r.engine = (uint8_t)engine;
     r.dtype = LS_DT_BF16;
-    r.src_mem = TRACE_MEM_SBUF;
-    r.dst_mem = TRACE_MEM_SBUF;
+    r.src_mem = LS_MEM_SBUF;
+    r.dst_mem = LS_MEM_SBUF;
     r.partitions = 128;
     r.free_size = n;
     r.start = 1000;
@@ -50,24 +50,24 @@ static void test_fit_compute(void **st)
     assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
     struct cm_table prior, out;
     cm_table_default(&t, &prior);
-    uint32_t clk[TRACE_ENG_COUNT] = {1400, 1400, 1400, 1400, 1400};
+    uint32_t clk[LS_ENGINE_COUNT] = {1400, 1400, 1400, 1400, 1400};
     /* activation: a = 40, b = 96, c = 1.5 (knee at N = 64) */
     const double a = 40, b = 96, c = 1.5;
     struct cm_calib cal;
     cm_calib_init(&cal);
     for (uint64_t n = 1; n <= 8192; n = n * 2 + 1) {
-        struct trace_record r = rec_compute(TRACE_ENG_ACT, n, a + fmax(b, c * (double)n), clk[1]);
+        struct trace_record r = rec_compute(LS_ENGINE_ACT, n, a + fmax(b, c * (double)n), clk[1]);
         assert_int_equal(cm_calib_add_record(&cal, &r, "activation", TICK_HZ, clk, 16), 0);
     }
     /* one wild outlier: robust fitting must not follow it */
-    struct trace_record r = rec_compute(TRACE_ENG_ACT, 300, 5000, clk[1]);
+    struct trace_record r = rec_compute(LS_ENGINE_ACT, 300, 5000, clk[1]);
     assert_int_equal(cm_calib_add_record(&cal, &r, "activation", TICK_HZ, clk, 16), 0);
     /* unknown opcodes are skipped */
     assert_int_equal(cm_calib_add_record(&cal, &r, "no_such_op", TICK_HZ, clk, 16), 0);
     struct cm_fit_report rep;
     struct ls_error err = {0};
     assert_int_equal(cm_calib_fit(&cal, &prior, &out, &rep, &err), 0);
-    int k = cm_table_find(&out, SIM_OP_ACTIVATION, LS_DT_BF16, TRACE_MEM_SBUF);
+    int k = cm_table_find(&out, SIM_OP_ACTIVATION, LS_DT_BF16, LS_MEM_SBUF);
     assert_true(k >= 0);
     near(out.e[k].a, a, 0.05);
     near(out.e[k].b, b, 0.05);
@@ -84,7 +84,7 @@ static void test_fit_compute(void **st)
         }
     assert_true(found);
     /* entries without samples keep the prior */
-    int m = cm_table_find(&out, SIM_OP_MATMUL, LS_DT_BF16, TRACE_MEM_SBUF);
+    int m = cm_table_find(&out, SIM_OP_MATMUL, LS_DT_BF16, LS_MEM_SBUF);
     assert_true(m >= 0);
     assert_true(out.e[m].b == prior.e[m].b && out.e[m].c == prior.e[m].c);
     cm_calib_free(&cal);
@@ -100,7 +100,7 @@ static void test_fit_dma(void **st)
     const double fixed = 900, dmin = 120, bw = 25; /* knee at 3000 bytes per chunk */
     struct cm_calib cal;
     cm_calib_init(&cal);
-    uint32_t clk[TRACE_ENG_COUNT] = {1400, 1400, 1400, 1400, 1400};
+    uint32_t clk[LS_ENGINE_COUNT] = {1400, 1400, 1400, 1400, 1400};
     struct ls_rng rng;
     ls_rng_seed(&rng, 7);
     static const uint32_t parts[] = {1, 16, 64, 128};
@@ -110,10 +110,10 @@ static void test_fit_dma(void **st)
             for (uint32_t per = 1; per <= 8; per *= 2) {
                 struct trace_record r;
                 memset(&r, 0, sizeof r);
-                r.engine = TRACE_ENG_DMA;
+                r.engine = LS_ENGINE_DMA;
                 r.dtype = LS_DT_BF16;
-                r.src_mem = TRACE_MEM_HBM;
-                r.dst_mem = TRACE_MEM_SBUF;
+                r.src_mem = LS_MEM_HBM;
+                r.dst_mem = LS_MEM_SBUF;
                 r.partitions = parts[p];
                 r.descriptors = parts[p] * per;
                 r.chunk_bytes = chunk[c];
@@ -126,7 +126,7 @@ static void test_fit_dma(void **st)
             }
     struct ls_error err = {0};
     assert_int_equal(cm_calib_fit(&cal, &prior, &out, NULL, &err), 0);
-    int k = cm_table_find(&out, SIM_OP_DMA_COPY, LS_DT_BF16, TRACE_MEM_HBM);
+    int k = cm_table_find(&out, SIM_OP_DMA_COPY, LS_DT_BF16, LS_MEM_HBM);
     assert_true(k >= 0);
     near(out.e[k].fixed_ns, fixed, 0.03);
     near(out.e[k].desc_min_ns, dmin, 0.02);
@@ -165,7 +165,7 @@ static void test_microbench(void **st)
     }
     assert_true(seen_dma && seen_mm);
     /* matmul in isolation: II max(64, N) plus the array's fill/drain latency */
-    int k = cm_table_find(&out, SIM_OP_MATMUL, LS_DT_BF16, TRACE_MEM_SBUF);
+    int k = cm_table_find(&out, SIM_OP_MATMUL, LS_DT_BF16, LS_MEM_SBUF);
     near(out.e[k].c, 1.0, 0.01);
     near(out.e[k].a + out.e[k].b, 64 + t.pe_rows + t.pe_cols - 2, 0.02);
     cm_calib_free(&cal);
@@ -180,7 +180,7 @@ static void test_group_fit(void **st)
     assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
     struct cm_table tb;
     cm_table_default(&t, &tb);
-    int k = cm_table_find(&tb, SIM_OP_ACTIVATION, LS_DT_BF16, TRACE_MEM_SBUF);
+    int k = cm_table_find(&tb, SIM_OP_ACTIVATION, LS_DT_BF16, LS_MEM_SBUF);
     struct cm_groups g;
     cm_groups_init(&g, tb.n);
     struct ls_rng rng;
@@ -193,7 +193,7 @@ static void test_group_fit(void **st)
         uint64_t now = 0;
         for (int i = 0; i < N; i++) {
             parts[i].entry = (int16_t)k;
-            parts[i].engine = TRACE_ENG_ACT;
+            parts[i].engine = LS_ENGINE_ACT;
             parts[i].fixed = (float)(10 + ls_rng_below(&rng, 50));
             parts[i].var = (float)(64 + ls_rng_below(&rng, 4000));
             double y = 0.5 * parts[i].fixed + 2.0 * parts[i].var; /* base cycles */
@@ -276,9 +276,9 @@ static void test_table_max_roundtrip(void **st)
     struct cm_agg a;
     memset(&a, 0, sizeof a);
     assert_int_equal(cm_agg_total(&tb, &t, &a), 0);
-    cm_agg_add(&a, TRACE_ENG_PE, 100);
-    cm_agg_add(&a, TRACE_ENG_DMA, 300);
-    cm_agg_add(&a, TRACE_ENG_DMA, 50);
+    cm_agg_add(&a, LS_ENGINE_PE, 100);
+    cm_agg_add(&a, LS_ENGINE_DMA, 300);
+    cm_agg_add(&a, LS_ENGINE_DMA, 50);
     int64_t L = (int64_t)floor(1234.5 * t.base_mhz / 1000.0 + 0.5);
     assert_int_equal(cm_agg_total(&tb, &t, &a), 350 + L);
     cm_table_set_aggregate(&tb, CM_AGG_SUM, -1);

@@ -262,15 +262,6 @@ static void test_scaling(void **state)
 
     assert_int_equal(zoo_build("gpt-5", NULL, &g, &err), LS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "bert-base"));    /* lists the known names */
-
-    assert_int_equal(model_opt_set(&o, "seq", "12", &err), 0);
-    assert_int_equal(o.seq, 12);
-    assert_int_equal(model_opt_set(&o, "dtype", "fp16", &err), 0);
-    assert_int_equal(o.dtype, LS_DT_FP16);
-    assert_int_equal(model_opt_set(&o, "seq", "0", &err), LS_ERR_INPUT);
-    assert_int_equal(model_opt_set(&o, "seq", "12x", &err), LS_ERR_INPUT);
-    assert_int_equal(model_opt_set(&o, "dtype", "int8", &err), LS_ERR_INPUT);
-    assert_int_equal(model_opt_set(&o, "depth", "3", &err), LS_ERR_INPUT);
 }
 
 static void test_model_load(void **state)

@@ -36,9 +36,9 @@ static void test_opcode_table(void **state)
         for (size_t j = 0; j < i; j++)
             assert_string_not_equal(names[i], names[j]);
     }
-    assert_true(sim_opcode_on_engine(SIM_OP_MATMUL, TRACE_ENG_PE));
-    assert_false(sim_opcode_on_engine(SIM_OP_MATMUL, TRACE_ENG_ACT));
-    assert_true(sim_opcode_on_engine(SIM_OP_TENSOR_COPY, TRACE_ENG_POOL));
+    assert_true(sim_opcode_on_engine(SIM_OP_MATMUL, LS_ENGINE_PE));
+    assert_false(sim_opcode_on_engine(SIM_OP_MATMUL, LS_ENGINE_ACT));
+    assert_true(sim_opcode_on_engine(SIM_OP_TENSOR_COPY, LS_ENGINE_POOL));
 }
 
 static void test_operand_helpers(void **state)
@@ -80,9 +80,9 @@ static void test_parse_basic(void **state)
     assert_non_null(p);
     assert_int_equal(sim_program_count(p), 3);
     const struct sim_instr *in = sim_program_instr(p, 0);
-    assert_int_equal(in->engine, TRACE_ENG_DMA);
+    assert_int_equal(in->engine, LS_ENGINE_DMA);
     assert_int_equal(in->queue, 3);
-    assert_int_equal(in->src.mem, TRACE_MEM_HBM);
+    assert_int_equal(in->src.mem, LS_MEM_HBM);
     assert_int_equal(in->src.nparts, 128);
     assert_int_equal(in->src.pstride, 2048);
     assert_int_equal(in->src.addr, 4096);
@@ -204,12 +204,8 @@ static void test_builder(void **state)
     (void)state;
     struct sim_program *p = sim_program_new();
     struct ls_error err;
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.engine = TRACE_ENG_DVE;
-    in.opcode = SIM_OP_MEMSET;
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_MEMSET);
     in.op_tag = sim_program_tag(p, "layer0/add");
-    in.conv_tag = -1;
     in.dst = sim_sbuf(0, 128, 0, LS_DT_BF16, 64);
     assert_int_equal(sim_program_add(p, &in, NULL, 0, &err), 0);
     uint32_t dep = 0;

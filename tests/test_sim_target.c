@@ -1,4 +1,4 @@
-/* Tests for sim/target: built-ins, keys, validation, INI files, --set, the stable hash. */
+/* Tests for sim/target: built-ins, keys, validation, INI files, the stable hash. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sim/target.h"
 #include "util/hash.h"
@@ -170,52 +169,6 @@ static void test_ini(void **state)
     assert_true(sim_target_hash(&t) == sim_target_hash(&v2));
 }
 
-static void test_args(void **state)
-{
-    (void)state;
-    struct sim_target_args a = {0};
-    struct sim_target t;
-    struct ls_error err;
-    assert_int_equal(sim_target_args_resolve(&a, &t, &err), 0);
-    assert_string_equal(t.name, "nc-v2");
-    assert_int_equal(sim_target_args_take(&a, SIM_OPT_TARGET, "nc-v3"), 0);
-    assert_int_equal(sim_target_args_take(&a, SIM_OPT_SET, "pe.mm_min_ii=32"), 0);
-    assert_int_equal(sim_target_args_take(&a, SIM_OPT_SET, "vec.min_ii=16"), 0);
-    assert_int_equal(sim_target_args_resolve(&a, &t, &err), 0);
-    assert_int_equal(t.pe_mhz, 2400);
-    assert_int_equal(t.pe_mm_min_ii, 32);
-    assert_int_equal(t.vec_min_ii, 16);
-    assert_int_equal(sim_target_args_take(&a, SIM_OPT_SET, "pe.bogus=1"), 0);
-    assert_int_equal(sim_target_args_resolve(&a, &t, &err), LS_ERR_INPUT);
-    assert_non_null(strstr(err.msg, "--set"));
-    assert_non_null(strstr(err.msg, "pe.bogus"));
-    sim_target_args_free(&a);
-    assert_int_equal(sim_target_args_take(&a, SIM_OPT_TARGET, "nc-v7"), 0);
-    assert_int_equal(sim_target_args_resolve(&a, &t, &err), LS_ERR_INPUT);
-    assert_non_null(strstr(err.msg, "nc-v7"));
-    sim_target_args_free(&a);
-    assert_int_equal(sim_target_args_take(&a, SIM_OPT_TARGET, "/nonexistent/x.ini"), 0);
-    assert_int_equal(sim_target_args_resolve(&a, &t, &err), LS_ERR_INPUT);
-    sim_target_args_free(&a);
-    assert_int_equal(sim_target_args_take(&a, SIM_OPT_SET, "pe.rows"), 0);
-    assert_int_equal(sim_target_args_resolve(&a, &t, &err), LS_ERR_INPUT);
-    assert_non_null(strstr(err.msg, "KEY=VALUE"));
-    sim_target_args_free(&a);
-    /* a real file */
-    char path[] = "/tmp/laysim_target_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    const char *txt = "[target]\nbase = nc-v3\n[vec]\nmin_ii = 32\n";
-    assert_int_equal(write(fd, txt, strlen(txt)), (ssize_t)strlen(txt));
-    close(fd);
-    assert_int_equal(sim_target_args_take(&a, SIM_OPT_TARGET, path), 0);
-    assert_int_equal(sim_target_args_resolve(&a, &t, &err), 0);
-    assert_int_equal(t.vec_min_ii, 32);
-    assert_int_equal(t.dve_mhz, 960);
-    sim_target_args_free(&a);
-    unlink(path);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,7 +177,6 @@ int main(void)
         cmocka_unit_test(test_hash_changes_with_values),
         cmocka_unit_test(test_set_errors_name_key),
         cmocka_unit_test(test_ini),
-        cmocka_unit_test(test_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

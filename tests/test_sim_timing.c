@@ -57,15 +57,6 @@ static void run(const struct sim_target *t, const struct sim_program *p, struct 
     assert_int_equal(c->n, sim_program_count(p));
 }
 
-static struct sim_instr mk(enum trace_engine e, enum sim_opcode op)
-{
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.engine = (uint8_t)e;
-    in.opcode = (uint8_t)op;
-    in.op_tag = in.conv_tag = -1;
-    return in;
-}
 
 static uint32_t add(struct sim_program *p, struct sim_instr in, const uint32_t *deps, size_t nd)
 {
@@ -78,14 +69,14 @@ static uint32_t add(struct sim_program *p, struct sim_instr in, const uint32_t *
 
 static struct sim_instr ls_instr(enum ls_dtype dt)
 {
-    struct sim_instr in = mk(TRACE_ENG_PE, SIM_OP_LOAD_STATIONARY);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY);
     in.src = sim_sbuf(0, 128, 0, dt, 128);
     return in;
 }
 
 static struct sim_instr mm_instr(enum ls_dtype dt, uint32_t T, uint32_t bank)
 {
-    struct sim_instr in = mk(TRACE_ENG_PE, SIM_OP_MATMUL);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_MATMUL);
     in.src = sim_sbuf(0, 128, 4096, dt, T);
     in.dst = sim_psum(0, 128, bank * 2048, LS_DT_FP32, T);
     return in;
@@ -157,8 +148,8 @@ static void test_background_ls_hidden(void **state)
         for (int k = 1; k < n; k++)
             assert_int_equal(pe_cycles(&t, rec(&c, 2 * k + 1)->start - rec(&c, 2 * k - 1)->start), ii);
         /* Span = first LS (32) + n MMs issued II apart + the last one's fill/drain. */
-        uint64_t span = pe_cycles(&t, st.engine[TRACE_ENG_PE].last_end -
-                                          st.engine[TRACE_ENG_PE].first_start);
+        uint64_t span = pe_cycles(&t, st.engine[LS_ENGINE_PE].last_end -
+                                          st.engine[LS_ENGINE_PE].first_start);
         assert_int_equal(span, 32 + (n - 1) * ii + ii + 128 + 128 - 2);
         free(c.r);
         sim_program_free(p);
@@ -203,7 +194,7 @@ static void test_textbook_fold(void **state)
 static uint64_t dve_add_ticks(const struct sim_target *t, uint32_t parts, uint32_t free)
 {
     struct sim_program *p = sim_program_new();
-    struct sim_instr in = mk(TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR);
     in.func = SIM_FN_ADD;
     in.src = sim_sbuf(0, parts, 0, LS_DT_BF16, free);
     in.src2 = sim_sbuf(0, parts, 2 * free, LS_DT_BF16, free);
@@ -233,7 +224,7 @@ static void test_vec_costs(void **state)
 {
     (void)state;
     struct sim_target t = target("nc-v2");
-    struct sim_instr in = mk(TRACE_ENG_DVE, SIM_OP_TENSOR_TENSOR);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR);
     in.func = SIM_FN_ADD;
     in.src = sim_sbuf(0, 128, 0, LS_DT_FP32, 1024);
     in.src2 = sim_sbuf(0, 128, 8192, LS_DT_FP32, 1024);
@@ -241,12 +232,12 @@ static void test_vec_costs(void **state)
     assert_int_equal(sim_vec_cycles(&t, &in), 2048); /* fp32 two-input: 2N */
     in.src2 = sim_psum(0, 128, 0, LS_DT_FP32, 1024);
     assert_int_equal(sim_vec_cycles(&t, &in), 1024); /* one PSUM + one SBUF input: N */
-    struct sim_instr r = mk(TRACE_ENG_DVE, SIM_OP_TENSOR_REDUCE);
+    struct sim_instr r = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE);
     r.func = SIM_FN_ADD;
     r.src = sim_sbuf(0, 128, 0, LS_DT_BF16, 1024);
     r.dst = sim_sbuf(0, 128, 4096, LS_DT_BF16, 1);
     assert_int_equal(sim_vec_cycles(&t, &r), 512); /* bf16 add reduce: N/2 */
-    struct sim_instr s = mk(TRACE_ENG_DVE, SIM_OP_TENSOR_SCALAR);
+    struct sim_instr s = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_SCALAR);
     s.func = SIM_FN_RECIPROCAL;
     s.src = sim_sbuf(0, 128, 0, LS_DT_FP32, 256);
     s.dst = sim_sbuf(0, 128, 4096, LS_DT_FP32, 256);
@@ -260,16 +251,16 @@ static void test_vec_costs(void **state)
     assert_int_equal(sim_vec_cycles(&t, &s), 512);
     /* nc-v3 perf mode: 4x for SBUF + bf16 + contiguous tensor_scalar */
     struct sim_target v3 = target("nc-v3");
-    struct sim_instr c = mk(TRACE_ENG_DVE, SIM_OP_TENSOR_COPY);
+    struct sim_instr c = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_COPY);
     c.src = sim_sbuf(0, 128, 0, LS_DT_BF16, 2048);
     c.dst = sim_sbuf(0, 128, 8192, LS_DT_BF16, 2048);
     assert_int_equal(sim_vec_cycles(&v3, &c), 512);
     assert_int_equal(sim_vec_cycles(&t, &c), 2048);
-    struct sim_instr a = mk(TRACE_ENG_ACT, SIM_OP_ACTIVATION_REDUCE);
+    struct sim_instr a = sim_instr_init(LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE);
     a.src = sim_sbuf(0, 128, 0, LS_DT_BF16, 512);
     a.dst = sim_sbuf(0, 128, 8192, LS_DT_BF16, 1);
     assert_int_equal(sim_vec_cycles(&t, &a), 512 + 64);
-    struct sim_instr io = mk(TRACE_ENG_POOL, SIM_OP_IOTA);
+    struct sim_instr io = sim_instr_init(LS_ENGINE_POOL, SIM_OP_IOTA);
     io.dst = sim_sbuf(0, 128, 0, LS_DT_INT32, 100);
     assert_int_equal(sim_vec_cycles(&t, &io), 150 + 100);
 }
@@ -282,7 +273,7 @@ static void test_act_dependent_chain(void **state)
     uint32_t prev = 0;
     const int n = 20;
     for (int k = 0; k < n; k++) {
-        struct sim_instr in = mk(TRACE_ENG_ACT, SIM_OP_ACTIVATION);
+        struct sim_instr in = sim_instr_init(LS_ENGINE_ACT, SIM_OP_ACTIVATION);
         in.func = SIM_FN_EXP;
         in.src = sim_sbuf(0, 128, 0, LS_DT_FP32, 1);
         in.dst = sim_sbuf(0, 128, 64, LS_DT_FP32, 1);
@@ -297,7 +288,7 @@ static void test_act_dependent_chain(void **state)
         /* PG: "189 ns (264 ScalarE cycles on NC-v2)" between dependent 1-element instructions */
         if (fabs(ii - 264.0) > 0.15 * 264.0)
             fail_msg("dependent ACT II %.1f cycles, expected 264 +- 15%%", ii);
-        assert_int_equal(rec(&c, k)->stall_cause, TRACE_STALL_DEPENDENCY);
+        assert_int_equal(rec(&c, k)->stall_cause, LS_STALL_DEPENDENCY);
     }
     /* without the dependency the same instructions issue every MIN_II = 64 cycles */
     struct sim_program *q = sim_program_new();
@@ -316,18 +307,18 @@ static void test_access_conflicts(void **state)
     (void)state;
     /* DVE and POOL both on SBUF: serialized on nc-v2, parallel on nc-v3. */
     struct sim_program *p = sim_program_new();
-    struct sim_instr d = mk(TRACE_ENG_DVE, SIM_OP_TENSOR_COPY);
+    struct sim_instr d = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_COPY);
     d.src = sim_sbuf(0, 128, 0, LS_DT_FP32, 1024);
     d.dst = sim_sbuf(0, 128, 8192, LS_DT_FP32, 1024);
     add(p, d, NULL, 0);
-    struct sim_instr io = mk(TRACE_ENG_POOL, SIM_OP_IOTA);
+    struct sim_instr io = sim_instr_init(LS_ENGINE_POOL, SIM_OP_IOTA);
     io.dst = sim_sbuf(0, 128, 16384, LS_DT_INT32, 64);
     add(p, io, NULL, 0);
     /* ACT reading PSUM while DVE reads PSUM */
-    struct sim_instr a = mk(TRACE_ENG_ACT, SIM_OP_ACTIVATION);
+    struct sim_instr a = sim_instr_init(LS_ENGINE_ACT, SIM_OP_ACTIVATION);
     a.src = sim_psum(0, 128, 0, LS_DT_FP32, 256);
     a.dst = sim_sbuf(0, 128, 32768, LS_DT_FP32, 256);
-    struct sim_instr dv = mk(TRACE_ENG_DVE, SIM_OP_TENSOR_COPY);
+    struct sim_instr dv = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_COPY);
     dv.src = sim_psum(0, 128, 0, LS_DT_FP32, 256);
     dv.dst = sim_sbuf(0, 128, 40960, LS_DT_FP32, 256);
     struct sim_program *q = sim_program_new();
@@ -338,8 +329,8 @@ static void test_access_conflicts(void **state)
     struct sim_target v2 = target("nc-v2"), v3 = target("nc-v3");
     run(&v2, p, &c, &st);
     assert_int_equal(rec(&c, 1)->start, rec(&c, 0)->end);
-    assert_int_equal(rec(&c, 1)->stall_cause, TRACE_STALL_ACCESS_CONFLICT);
-    assert_true(st.stall_ticks[TRACE_STALL_ACCESS_CONFLICT] > 0);
+    assert_int_equal(rec(&c, 1)->stall_cause, LS_STALL_ACCESS_CONFLICT);
+    assert_true(st.stall_ticks[LS_STALL_ACCESS_CONFLICT] > 0);
     free(c.r);
     run(&v3, p, &c, &st);
     assert_int_equal(rec(&c, 1)->start, 0);
@@ -350,7 +341,7 @@ static void test_access_conflicts(void **state)
     /* nc-v3: same PSUM bank collides (stall "psum"), different banks do not */
     run(&v3, q, &c, &st);
     assert_int_equal(rec(&c, 1)->start, rec(&c, 0)->end);
-    assert_int_equal(rec(&c, 1)->stall_cause, TRACE_STALL_PSUM);
+    assert_int_equal(rec(&c, 1)->stall_cause, LS_STALL_PSUM);
     free(c.r);
     sim_program_free(q);
     q = sim_program_new();
@@ -402,7 +393,7 @@ static void test_dma_hand_computed(void **state)
     (void)state;
     struct sim_target t = target("nc-v2");
     struct sim_program *p = sim_program_new();
-    struct sim_instr in = mk(TRACE_ENG_DMA, SIM_OP_DMA_COPY);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
     in.src = sim_hbm(128, 1024, 0, LS_DT_BF16, 1024);
     in.dst = sim_sbuf(0, 128, 0, LS_DT_BF16, 1024);
     add(p, in, NULL, 0);
@@ -524,9 +515,9 @@ static void test_deterministic(void **state)
         assert_memory_equal(a.r, b.r, a.n * sizeof *a.r);
         assert_memory_equal(&sa, &sb, sizeof sa);
         /* every engine and several stall causes show up in this program */
-        for (int e = 0; e < TRACE_ENG_COUNT; e++)
+        for (int e = 0; e < LS_ENGINE_COUNT; e++)
             assert_true(sa.engine[e].instructions > 0);
-        assert_true(sa.stall_ticks[TRACE_STALL_DEPENDENCY] > 0);
+        assert_true(sa.stall_ticks[LS_STALL_DEPENDENCY] > 0);
         /* ends are exclusive and after starts; totals are the last end */
         uint64_t mx = 0;
         for (size_t i = 0; i < a.n; i++) {
@@ -551,14 +542,14 @@ static void test_gemm_micro(void **state)
     struct sim_stats st;
     assert_int_equal(sim_run(&t, p, NULL, &st, &err), 0);
     /* 4 m-tiles x 2 n-chunks x 2 k-tiles matmuls, each with its own load_stationary */
-    assert_int_equal(st.engine[TRACE_ENG_PE].instructions, 2 * 4 * 2 * 2);
+    assert_int_equal(st.engine[LS_ENGINE_PE].instructions, 2 * 4 * 2 * 2);
     /* PE busy at least the 16 MMs x 512 cycles */
-    assert_true(sim_ticks_cycles(&t, TRACE_ENG_PE, st.engine[TRACE_ENG_PE].busy_ticks) >= 16 * 512);
+    assert_true(sim_ticks_cycles(&t, LS_ENGINE_PE, st.engine[LS_ENGINE_PE].busy_ticks) >= 16 * 512);
     sim_program_free(p);
     assert_int_equal(sim_micro_build("gemm:M=512,K=256,N=1024,swap=1", &t, &p, &err), 0);
     assert_int_equal(sim_run(&t, p, NULL, &st, &err), 0);
     /* swapped: 8 m-tiles of the old N x 1 chunk of 512 x 2 k-tiles */
-    assert_int_equal(st.engine[TRACE_ENG_PE].instructions, 2 * 8 * 1 * 2);
+    assert_int_equal(st.engine[LS_ENGINE_PE].instructions, 2 * 8 * 1 * 2);
     sim_program_free(p);
     assert_int_equal(sim_micro_build("gemm:M=512,K=256,N=1024,bogus=1", &t, &p, &err), LS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "bogus"));

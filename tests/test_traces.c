@@ -26,7 +26,7 @@ static void make_header(struct trace_header *h)
     h->target = "nc-test";
     h->target_hash = 0x0123456789abcdefULL;
     h->tick_hz = 4800000000ULL;
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
         h->clock_mhz[e] = 1000 + (uint32_t)e;
     h->nopcodes = 4;
     h->opcodes = opcodes;
@@ -80,7 +80,7 @@ static void test_roundtrip_empty(void **state)
     assert_string_equal(g->target, "nc-test");
     assert_int_equal(g->target_hash, 0x0123456789abcdefULL);
     assert_int_equal(g->tick_hz, 4800000000ULL);
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
         assert_int_equal(g->clock_mhz[e], 1000 + e);
     assert_int_equal(g->nopcodes, 4);
     assert_string_equal(g->opcodes[3], "op with, comma");
@@ -117,12 +117,12 @@ static void test_roundtrip_one(void **state)
     in.start = 1000;
     in.end = 3048;
     in.stall = 12;
-    in.stall_cause = TRACE_STALL_HBM_BANDWIDTH;
+    in.stall_cause = LS_STALL_HBM_BANDWIDTH;
     in.opcode = 0;
-    in.engine = TRACE_ENG_DMA;
+    in.engine = LS_ENGINE_DMA;
     in.dtype = LS_DT_BF16;
-    in.src_mem = TRACE_MEM_HBM;
-    in.dst_mem = TRACE_MEM_SBUF;
+    in.src_mem = LS_MEM_HBM;
+    in.dst_mem = LS_MEM_SBUF;
     in.queue = 5;
     in.partitions = 128;
     in.free_size = 1024;
@@ -228,11 +228,11 @@ static void test_roundtrip_random(void **state)
         x->end = x->start + (room ? d % room : 0);
         x->stall = pick(&g);
         x->opcode = (uint32_t)ls_rng_below(&g, 4);
-        x->engine = (uint8_t)ls_rng_below(&g, TRACE_ENG_COUNT);
-        x->stall_cause = (uint8_t)ls_rng_below(&g, TRACE_STALL_COUNT);
+        x->engine = (uint8_t)ls_rng_below(&g, LS_ENGINE_COUNT);
+        x->stall_cause = (uint8_t)ls_rng_below(&g, LS_STALL_COUNT);
         x->dtype = (uint8_t)ls_rng_below(&g, LS_DT_COUNT);
-        x->src_mem = (uint8_t)ls_rng_below(&g, TRACE_MEM_COUNT);
-        x->dst_mem = (uint8_t)ls_rng_below(&g, TRACE_MEM_COUNT);
+        x->src_mem = (uint8_t)ls_rng_below(&g, LS_MEM_COUNT);
+        x->dst_mem = (uint8_t)ls_rng_below(&g, LS_MEM_COUNT);
         x->queue = ls_rng_below(&g, 4) ? (uint16_t)ls_rng_below(&g, 200) : TRACE_NO_QUEUE;
         x->partitions = (uint32_t)pick(&g);
         x->free_size = pick(&g);
@@ -277,7 +277,7 @@ static void test_writer_validation(void **state)
     x.queue = TRACE_NO_QUEUE;
     x.op_id = x.conv_id = TRACE_NO_ID;
     struct trace_record bad = x;
-    bad.engine = TRACE_ENG_COUNT;
+    bad.engine = LS_ENGINE_COUNT;
     assert_int_equal(trace_writer_write(w, &bad, &err), LS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "engine"));
     bad = x;
@@ -290,13 +290,13 @@ static void test_writer_validation(void **state)
     bad.start = 10, bad.end = 9;
     assert_int_equal(trace_writer_write(w, &bad, &err), LS_ERR_INPUT);
     bad = x;
-    bad.src_mem = TRACE_MEM_COUNT;
+    bad.src_mem = LS_MEM_COUNT;
     assert_int_equal(trace_writer_write(w, &bad, &err), LS_ERR_INPUT);
     /* Through the sink: the first error is kept and close returns it, leaving no file. */
     struct trace_sink sink = trace_writer_sink(w);
     assert_int_equal(sink.emit(sink.ctx, &x), 0);
     bad = x;
-    bad.stall_cause = TRACE_STALL_COUNT;
+    bad.stall_cause = LS_STALL_COUNT;
     assert_int_equal(sink.emit(sink.ctx, &bad), LS_ERR_INPUT);
     assert_int_equal(sink.emit(sink.ctx, &x), LS_ERR_INPUT); /* sticky */
     assert_non_null(trace_writer_error(w));

@@ -43,12 +43,12 @@ void trace_codec_reset(struct trace_codec *c)
 
 static size_t slot_of(unsigned engine, unsigned queue)
 {
-    return engine == TRACE_ENG_DMA ? TRACE_ENG_COUNT + queue % TRACE_DMA_SLOTS : engine;
+    return engine == LS_ENGINE_DMA ? LS_ENGINE_COUNT + queue % TRACE_DMA_SLOTS : engine;
 }
 
 size_t trace_codec_encode(struct trace_codec *c, const struct trace_record *r, uint8_t *out)
 {
-    int dma = r->engine == TRACE_ENG_DMA;
+    int dma = r->engine == LS_ENGINE_DMA;
     struct trace_record *p = &c->prev[slot_of(r->engine, r->queue)];
     unsigned mask = 0;
     if (r->end - r->start != p->end - p->start)
@@ -138,9 +138,9 @@ size_t trace_codec_decode(struct trace_codec *c, const uint8_t *p, size_t len,
     uint64_t x, head, queue = TRACE_NO_QUEUE, gap;
     GET(head, (uint64_t)TRACE_F_ALL << 3 | 7);
     unsigned engine = head & 7, mask = (unsigned)(head >> 3);
-    if (engine >= TRACE_ENG_COUNT)
+    if (engine >= LS_ENGINE_COUNT)
         return 0;
-    int dma = engine == TRACE_ENG_DMA;
+    int dma = engine == LS_ENGINE_DMA;
     if (dma) {
         GET(queue, UINT16_MAX);
         if (mask & TRACE_F_QUEUE)

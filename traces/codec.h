@@ -21,7 +21,7 @@
 
 /* Delta state: the previous record of each slot (one per compute engine, DMA by queue). */
 #define TRACE_DMA_SLOTS 64
-#define TRACE_SLOTS (TRACE_ENG_COUNT + TRACE_DMA_SLOTS)
+#define TRACE_SLOTS (LS_ENGINE_COUNT + TRACE_DMA_SLOTS)
 
 struct trace_codec {
     struct trace_record prev[TRACE_SLOTS];

@@ -38,7 +38,7 @@ struct pf_state {
 
 static unsigned pf_track(const struct trace_record *r)
 {
-    if (r->engine != TRACE_ENG_DMA)
+    if (r->engine != LS_ENGINE_DMA)
         return r->engine;
     if (r->queue == TRACE_NO_QUEUE)
         return 4;
@@ -49,7 +49,7 @@ static void pf_track_name(unsigned track, unsigned lane, char *buf, size_t n)
 {
     char base[32];
     if (track < 4)
-        snprintf(base, sizeof base, "%s", trace_engine_name(track));
+        snprintf(base, sizeof base, "%s", ls_engine_name(track));
     else if (track == 4)
         snprintf(base, sizeof base, "dma");
     else if (track - 5 < PF_QTRACKS)
@@ -70,7 +70,7 @@ static void pf_event(FILE *fp, const struct trace_reader *rd, const struct trace
     fprintf(fp, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.6f,\"dur\":%.6f,\"name\":", tid,
             (double)r->start * us, (double)(r->end - r->start) * us);
     json_str(fp, trace_reader_opcode(rd, r->opcode));
-    fprintf(fp, ",\"cat\":\"%s\",\"args\":{\"id\":%llu", trace_engine_name(r->engine),
+    fprintf(fp, ",\"cat\":\"%s\",\"args\":{\"id\":%llu", ls_engine_name(r->engine),
             (unsigned long long)r->id);
     const char *op = trace_reader_string(rd, r->op_id);
     const char *conv = trace_reader_string(rd, r->conv_id);
@@ -84,16 +84,16 @@ static void pf_event(FILE *fp, const struct trace_reader *rd, const struct trace
     }
     fprintf(fp, ",\"partitions\":%u,\"free_size\":%llu,\"dtype\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\"",
             r->partitions, (unsigned long long)r->free_size, ls_dtype_name(r->dtype),
-            trace_mem_name(r->src_mem), trace_mem_name(r->dst_mem));
-    if (r->engine == TRACE_ENG_DMA)
+            ls_mem_name(r->src_mem), ls_mem_name(r->dst_mem));
+    if (r->engine == LS_ENGINE_DMA)
         fprintf(fp, ",\"bytes_per_partition\":%llu,\"chunk_bytes\":%llu,\"descriptors\":%u",
                 (unsigned long long)r->bytes_per_partition, (unsigned long long)r->chunk_bytes,
                 r->descriptors);
-    if (r->engine == TRACE_ENG_PE)
+    if (r->engine == LS_ENGINE_PE)
         fprintf(fp, ",\"stationary\":%u", r->stationary);
-    if (r->stall_cause != TRACE_STALL_NONE || r->stall)
+    if (r->stall_cause != LS_STALL_NONE || r->stall)
         fprintf(fp, ",\"stall_ns\":%.3f,\"stall_cause\":\"%s\"",
-                (double)r->stall * 1e9 / (double)h->tick_hz, trace_stall_name(r->stall_cause));
+                (double)r->stall * 1e9 / (double)h->tick_hz, ls_stall_name(r->stall_cause));
     fprintf(fp, ",\"start_tick\":%llu,\"end_tick\":%llu}}", (unsigned long long)r->start,
             (unsigned long long)r->end);
 }
@@ -179,7 +179,7 @@ int trace_export_csv(struct trace_reader *rd, const char *out_path, struct ls_er
     fprintf(fp, "# laysim trace: producer=%s tick_hz=%llu target_hash=%016llx clock_mhz=",
             trace_producer_name(h->producer), (unsigned long long)h->tick_hz,
             (unsigned long long)h->target_hash);
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
         fprintf(fp, "%s%u", e ? "," : "", h->clock_mhz[e]);
     fputs(" target=", fp);
     for (const char *p = h->target ? h->target : ""; *p; p++)
@@ -190,12 +190,12 @@ int trace_export_csv(struct trace_reader *rd, const char *out_path, struct ls_er
     fputc('\n', fp);
     struct trace_record r;
     while ((rc = trace_reader_next(rd, &r, err)) == 1) {
-        fprintf(fp, "%llu,%s,", (unsigned long long)r.id, trace_engine_name(r.engine));
+        fprintf(fp, "%llu,%s,", (unsigned long long)r.id, ls_engine_name(r.engine));
         csv_str(fp, trace_reader_opcode(rd, r.opcode));
         fprintf(fp, ",%llu,%llu,%llu,%s,%s,%s,%s,", (unsigned long long)r.start,
                 (unsigned long long)r.end, (unsigned long long)r.stall,
-                trace_stall_name(r.stall_cause), ls_dtype_name(r.dtype),
-                trace_mem_name(r.src_mem), trace_mem_name(r.dst_mem));
+                ls_stall_name(r.stall_cause), ls_dtype_name(r.dtype),
+                ls_mem_name(r.src_mem), ls_mem_name(r.dst_mem));
         if (r.queue != TRACE_NO_QUEUE)
             fprintf(fp, "%u", r.queue);
         fprintf(fp, ",%u,%llu,%u,%u,%llu,%llu,", r.partitions, (unsigned long long)r.free_size,

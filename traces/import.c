@@ -38,18 +38,18 @@ int trace_engine_parse(const char *s, size_t n)
     static const struct {
         const char *name;
         int e;
-    } names[] = {{"pe", TRACE_ENG_PE},       {"tensor", TRACE_ENG_PE},
-                 {"tensormatrix", TRACE_ENG_PE}, {"tensore", TRACE_ENG_PE},
-                 {"act", TRACE_ENG_ACT},     {"scalar", TRACE_ENG_ACT},
-                 {"scalare", TRACE_ENG_ACT}, {"dve", TRACE_ENG_DVE},
-                 {"vector", TRACE_ENG_DVE},  {"vectore", TRACE_ENG_DVE},
-                 {"pool", TRACE_ENG_POOL},   {"gpsimd", TRACE_ENG_POOL},
-                 {"gpsimde", TRACE_ENG_POOL}};
+    } names[] = {{"pe", LS_ENGINE_PE},       {"tensor", LS_ENGINE_PE},
+                 {"tensormatrix", LS_ENGINE_PE}, {"tensore", LS_ENGINE_PE},
+                 {"act", LS_ENGINE_ACT},     {"scalar", LS_ENGINE_ACT},
+                 {"scalare", LS_ENGINE_ACT}, {"dve", LS_ENGINE_DVE},
+                 {"vector", LS_ENGINE_DVE},  {"vectore", LS_ENGINE_DVE},
+                 {"pool", LS_ENGINE_POOL},   {"gpsimd", LS_ENGINE_POOL},
+                 {"gpsimde", LS_ENGINE_POOL}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i].name) == n && strncasecmp(s, names[i].name, n) == 0)
             return names[i].e;
     if ((n >= 3 && strncasecmp(s, "dma", 3) == 0) || (n >= 1 && (s[0] == 'q' || s[0] == 'Q')))
-        return TRACE_ENG_DMA;
+        return LS_ENGINE_DMA;
     return -1;
 }
 
@@ -164,8 +164,8 @@ static int lookup(const char *(*name)(int), int n, const struct field *f)
     return -1;
 }
 
-static const char *stall_name_i(int i) { return trace_stall_name((enum trace_stall)i); }
-static const char *mem_name_i(int i) { return trace_mem_name((enum trace_mem)i); }
+static const char *stall_name_i(int i) { return ls_stall_name((enum ls_stall)i); }
+static const char *mem_name_i(int i) { return ls_mem_name((enum ls_mem)i); }
 
 struct import_state {
     struct csv c;
@@ -173,7 +173,7 @@ struct import_state {
     int has[C_COUNT];
     size_t ncols;
     struct trace_header h;
-    uint32_t clock_tmp[TRACE_ENG_COUNT];
+    uint32_t clock_tmp[LS_ENGINE_COUNT];
     char target[TRACE_MAX_NAME + 1];
     int have_meta_tick;
     struct ls_intern opcodes;
@@ -227,7 +227,7 @@ static void read_meta(struct import_state *st)
             st->h.target_hash = strtoull(val, NULL, 16);
         } else if (kl == 9 && !strncmp(k, "clock_mhz", 9)) {
             char *s = val;
-            for (int e = 0; e < TRACE_ENG_COUNT && *s; e++) {
+            for (int e = 0; e < LS_ENGINE_COUNT && *s; e++) {
                 st->h.clock_mhz[e] = (uint32_t)strtoul(s, &s, 10);
                 if (*s == ',')
                     s++;
@@ -318,9 +318,9 @@ static int parse_row(struct import_state *st, struct trace_record *r, struct ls_
                                    : field_err(c, f, err, "duration", "a time"); break;
         case C_STALL: rc = get_u64(c, f, "stall", UINT64_MAX, &r->stall, err); break;
         case C_CAUSE:
-            if (f->n && (e = lookup(stall_name_i, TRACE_STALL_COUNT, f)) < 0)
+            if (f->n && (e = lookup(stall_name_i, LS_STALL_COUNT, f)) < 0)
                 rc = field_err(c, f, err, "stall_cause", "a stall cause (none, dependency, ...)");
-            r->stall_cause = f->n ? (uint8_t)e : TRACE_STALL_NONE;
+            r->stall_cause = f->n ? (uint8_t)e : LS_STALL_NONE;
             break;
         case C_DTYPE: {
             enum ls_dtype dt = LS_DT_FP32;
@@ -330,7 +330,7 @@ static int parse_row(struct import_state *st, struct trace_record *r, struct ls_
             break;
         }
         case C_SRC: case C_DST:
-            if (f->n && (e = lookup(mem_name_i, TRACE_MEM_COUNT, f)) < 0)
+            if (f->n && (e = lookup(mem_name_i, LS_MEM_COUNT, f)) < 0)
                 rc = field_err(c, f, err, k == C_SRC ? "src_mem" : "dst_mem", "none, hbm, sbuf or psum");
             else if (k == C_SRC) r->src_mem = f->n ? (uint8_t)e : 0;
             else r->dst_mem = f->n ? (uint8_t)e : 0;

@@ -148,7 +148,7 @@ static int read_header(struct trace_reader *r, struct ls_error *err)
     HGET(h->tick_hz, UINT64_MAX);
     if (h->tick_hz == 0)
         goto bad;
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
         HGET(h->clock_mhz[e], UINT32_MAX);
     HGET(h->nopcodes, TRACE_MAX_OPCODES);
 #undef HGET
@@ -316,11 +316,11 @@ static int next_block(struct trace_reader *r, struct ls_error *err)
 
 static const char *check_decoded(const struct trace_reader *r, const struct trace_record *t)
 {
-    if (t->stall_cause >= TRACE_STALL_COUNT)
+    if (t->stall_cause >= LS_STALL_COUNT)
         return "stall cause";
     if (t->dtype >= LS_DT_COUNT)
         return "dtype";
-    if (t->src_mem >= TRACE_MEM_COUNT || t->dst_mem >= TRACE_MEM_COUNT)
+    if (t->src_mem >= LS_MEM_COUNT || t->dst_mem >= LS_MEM_COUNT)
         return "memory";
     if (t->opcode >= r->h.nopcodes)
         return "opcode";

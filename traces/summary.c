@@ -44,14 +44,14 @@ int trace_summarize(struct trace_reader *r, struct trace_summary *s, struct ls_e
     memset(s, 0, sizeof *s);
     s->header = *trace_reader_header(r);
     uint32_t nops = s->header.nopcodes;
-    s->opcode = calloc((size_t)TRACE_ENG_COUNT * (nops ? nops : 1), sizeof *s->opcode);
+    s->opcode = calloc((size_t)LS_ENGINE_COUNT * (nops ? nops : 1), sizeof *s->opcode);
     if (!s->opcode)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory summarizing a trace");
     uint32_t cap_op = 0, cap_conv = 0;
     struct trace_record rec;
     int rc;
     while ((rc = trace_reader_next(r, &rec, err)) == 1) {
-        uint64_t bytes = rec.engine == TRACE_ENG_DMA
+        uint64_t bytes = rec.engine == LS_ENGINE_DMA
                              ? rec.bytes_per_partition * (uint64_t)rec.partitions
                              : 0;
         if (s->records == 0 || rec.start < s->first_start)
@@ -63,7 +63,7 @@ int trace_summarize(struct trace_reader *r, struct trace_summary *s, struct ls_e
         cover(&s->engine[rec.engine], &rec);
         add(&s->opcode[(size_t)rec.engine * nops + rec.opcode], &rec, bytes);
         add(&s->stall[rec.stall_cause], &rec, bytes);
-        if (rec.engine == TRACE_ENG_DMA && rec.queue != TRACE_NO_QUEUE) {
+        if (rec.engine == LS_ENGINE_DMA && rec.queue != TRACE_NO_QUEUE) {
             unsigned q = rec.queue < TRACE_SUMMARY_QUEUES ? rec.queue : TRACE_SUMMARY_QUEUES;
             if (q < TRACE_SUMMARY_QUEUES && s->queue[q].count == 0)
                 s->queues_used++;
@@ -95,14 +95,14 @@ double trace_ticks_ns(const struct trace_header *h, uint64_t ticks)
     return h->tick_hz ? (double)ticks * 1e9 / (double)h->tick_hz : 0.0;
 }
 
-double trace_ticks_cycles(const struct trace_header *h, enum trace_engine e, uint64_t ticks)
+double trace_ticks_cycles(const struct trace_header *h, enum ls_engine e, uint64_t ticks)
 {
-    if (!h->tick_hz || (unsigned)e >= TRACE_ENG_COUNT)
+    if (!h->tick_hz || (unsigned)e >= LS_ENGINE_COUNT)
         return 0.0;
     return (double)ticks * (double)h->clock_mhz[e] * 1e6 / (double)h->tick_hz;
 }
 
-double trace_summary_utilization(const struct trace_summary *s, enum trace_engine e)
+double trace_summary_utilization(const struct trace_summary *s, enum ls_engine e)
 {
     uint64_t span = s->last_end - s->first_start;
     if (!s->records || !span)
@@ -157,7 +157,7 @@ static json_t *stat_json(const struct trace_summary *s, const struct trace_stat 
             json_object_set_new(o, "active_cycles",
                                 json_real(trace_ticks_cycles(&s->header, engine, st->active)));
     }
-    if (engine == TRACE_ENG_DMA || engine < 0)
+    if (engine == LS_ENGINE_DMA || engine < 0)
         json_object_set_new(o, "bytes", json_integer((json_int_t)st->bytes));
     return o;
 }
@@ -195,10 +195,10 @@ json_t *trace_summary_json(const struct trace_summary *s, const struct trace_rea
     json_object_set_new(o, "span_ns", json_real(trace_ticks_ns(h, span)));
 
     json_t *eng = json_object();
-    for (int e = 0; e < TRACE_ENG_COUNT; e++) {
+    for (int e = 0; e < LS_ENGINE_COUNT; e++) {
         json_t *x = stat_json(s, &s->engine[e], e);
         json_object_set_new(x, "utilization", json_real(trace_summary_utilization(s, e)));
-        json_object_set_new(eng, trace_engine_name(e), x);
+        json_object_set_new(eng, ls_engine_name(e), x);
     }
     json_object_set_new(o, "engines", eng);
 
@@ -206,7 +206,7 @@ json_t *trace_summary_json(const struct trace_summary *s, const struct trace_rea
     for (unsigned q = 0; q <= TRACE_SUMMARY_QUEUES; q++) {
         if (!s->queue[q].count)
             continue;
-        json_t *x = stat_json(s, &s->queue[q], TRACE_ENG_DMA);
+        json_t *x = stat_json(s, &s->queue[q], LS_ENGINE_DMA);
         if (q < TRACE_SUMMARY_QUEUES)
             json_object_set_new(x, "queue", json_integer(q));
         else
@@ -218,13 +218,13 @@ json_t *trace_summary_json(const struct trace_summary *s, const struct trace_rea
     json_object_set_new(o, "dma_queues", qs);
 
     json_t *ops = json_array();
-    size_t nstat = (size_t)TRACE_ENG_COUNT * h->nopcodes;
+    size_t nstat = (size_t)LS_ENGINE_COUNT * h->nopcodes;
     uint32_t *idx = malloc(sizeof *idx * (nstat ? nstat : 1));
     size_t m = idx ? trace_summary_top(s->opcode, nstat, nstat, idx) : 0;
     for (size_t i = 0; i < m; i++) {
         int e = (int)(idx[i] / h->nopcodes);
         json_t *x = stat_json(s, &s->opcode[idx[i]], e);
-        json_object_set_new(x, "engine", json_string(trace_engine_name(e)));
+        json_object_set_new(x, "engine", json_string(ls_engine_name(e)));
         json_object_set_new(x, "opcode", json_string(trace_reader_opcode(r, idx[i] % h->nopcodes)));
         json_array_append_new(ops, x);
     }
@@ -232,15 +232,15 @@ json_t *trace_summary_json(const struct trace_summary *s, const struct trace_rea
     json_object_set_new(o, "opcodes", ops);
 
     json_t *st = json_array();
-    struct rank rk[TRACE_STALL_COUNT];
+    struct rank rk[LS_STALL_COUNT];
     size_t ns = 0;
-    for (uint32_t c = 1; c < TRACE_STALL_COUNT; c++)
+    for (uint32_t c = 1; c < LS_STALL_COUNT; c++)
         if (s->stall[c].count)
             rk[ns++] = (struct rank){s->stall[c].stall, c};
     qsort(rk, ns, sizeof *rk, rank_cmp);
     for (size_t i = 0; i < ns; i++) {
         json_t *x = json_object();
-        json_object_set_new(x, "cause", json_string(trace_stall_name(rk[i].idx)));
+        json_object_set_new(x, "cause", json_string(ls_stall_name(rk[i].idx)));
         json_object_set_new(x, "instructions", json_integer((json_int_t)s->stall[rk[i].idx].count));
         json_object_set_new(x, "stall_ticks", json_integer((json_int_t)rk[i].key));
         json_object_set_new(x, "stall_ns", json_real(trace_ticks_ns(h, rk[i].key)));

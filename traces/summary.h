@@ -25,10 +25,10 @@ struct trace_summary {
     struct trace_header header;           /* copy; names stay owned by the reader */
     uint64_t records;
     uint64_t first_start, last_end;       /* span of the trace, ticks */
-    struct trace_stat engine[TRACE_ENG_COUNT];
+    struct trace_stat engine[LS_ENGINE_COUNT];
     struct trace_stat queue[TRACE_SUMMARY_QUEUES + 1]; /* last: queue ids >= 256 */
     unsigned queues_used;                 /* distinct DMA queues seen (tracked ones) */
-    struct trace_stat stall[TRACE_STALL_COUNT];
+    struct trace_stat stall[LS_STALL_COUNT];
     struct trace_stat *opcode;            /* [engine * nopcodes + opcode] */
     struct trace_stat *op, *conv;         /* by string id */
     uint32_t nstrings;
@@ -40,10 +40,10 @@ void trace_summary_free(struct trace_summary *s);
 
 /* Ticks -> nanoseconds / engine cycles with the header's rates. */
 double trace_ticks_ns(const struct trace_header *h, uint64_t ticks);
-double trace_ticks_cycles(const struct trace_header *h, enum trace_engine e, uint64_t ticks);
+double trace_ticks_cycles(const struct trace_header *h, enum ls_engine e, uint64_t ticks);
 /* active / span: the fraction of the trace's span in which the engine (for DMA: any
  * queue) was running something; 0 for an empty trace. */
-double trace_summary_utilization(const struct trace_summary *s, enum trace_engine e);
+double trace_summary_utilization(const struct trace_summary *s, enum ls_engine e);
 
 /* The summary as JSON (top: how many operators / conversions to list). r names strings. */
 json_t *trace_summary_json(const struct trace_summary *s, const struct trace_reader *r,

@@ -28,7 +28,7 @@ void trace_synth_header(struct trace_header *h)
     h->target = "synthetic";
     h->target_hash = 0x5eed5eed5eed5eedULL;
     h->tick_hz = 5600000000ULL;
-    const uint32_t mhz[TRACE_ENG_COUNT] = {2800, 1400, 1120, 1400, 1400};
+    const uint32_t mhz[LS_ENGINE_COUNT] = {2800, 1400, 1120, 1400, 1400};
     memcpy(h->clock_mhz, mhz, sizeof mhz);
     h->nopcodes = OP_COUNT;
     h->opcodes = synth_opcodes;
@@ -52,18 +52,18 @@ static void place(struct trace_synth *s, struct trace_record *r, uint64_t ready,
                   uint64_t dur)
 {
     uint64_t start = max_u64(ready, busy_at);
-    r->stall_cause = TRACE_STALL_NONE;
+    r->stall_cause = LS_STALL_NONE;
     r->stall = 0;
     if (ls_rng_below(&s->rng, 16) == 0) { /* now and then an access conflict */
         r->stall = 8 + ls_rng_below(&s->rng, 64);
-        r->stall_cause = TRACE_STALL_ACCESS_CONFLICT;
+        r->stall_cause = LS_STALL_ACCESS_CONFLICT;
         start += r->stall;
     } else if (ready > busy_at) {
         r->stall = ready - busy_at;
-        r->stall_cause = TRACE_STALL_DEPENDENCY;
-    } else if (r->engine == TRACE_ENG_DMA && ready && busy_at > ready) {
+        r->stall_cause = LS_STALL_DEPENDENCY;
+    } else if (r->engine == LS_ENGINE_DMA && ready && busy_at > ready) {
         r->stall = busy_at - ready;
-        r->stall_cause = TRACE_STALL_DMA_QUEUE;
+        r->stall_cause = LS_STALL_DMA_QUEUE;
     }
     r->start = start;
     r->end = start + dur;
@@ -82,11 +82,11 @@ void trace_synth_next(struct trace_synth *s, struct trace_record *r)
     s->step = (s->step + 1) % STEPS_PER_TILE;
     if (step == 0 || step == 1 || step == 9) {
         unsigned q = (unsigned)((s->tile * 3 + step) % 16);
-        r->engine = TRACE_ENG_DMA;
+        r->engine = LS_ENGINE_DMA;
         r->opcode = OP_DMA;
         r->queue = (uint16_t)q;
-        r->src_mem = step == 9 ? TRACE_MEM_SBUF : TRACE_MEM_HBM;
-        r->dst_mem = step == 9 ? TRACE_MEM_HBM : TRACE_MEM_SBUF;
+        r->src_mem = step == 9 ? LS_MEM_SBUF : LS_MEM_HBM;
+        r->dst_mem = step == 9 ? LS_MEM_HBM : LS_MEM_SBUF;
         r->bytes_per_partition = step == 1 ? 1024 : 2048;
         r->chunk_bytes = (s->tile % 8 == 0) ? 256 : r->bytes_per_partition;
         r->descriptors = (uint32_t)(128 * (r->bytes_per_partition / r->chunk_bytes));
@@ -106,37 +106,37 @@ void trace_synth_next(struct trace_synth *s, struct trace_record *r)
         return;
     }
     if (step == 2 || (step >= 3 && step <= 6)) {
-        r->engine = TRACE_ENG_PE;
-        r->src_mem = TRACE_MEM_SBUF;
-        r->dst_mem = step == 2 ? TRACE_MEM_NONE : TRACE_MEM_PSUM;
+        r->engine = LS_ENGINE_PE;
+        r->src_mem = LS_MEM_SBUF;
+        r->dst_mem = step == 2 ? LS_MEM_NONE : LS_MEM_PSUM;
         r->opcode = step == 2 ? OP_LS : OP_MM;
         r->stationary = 128;
         r->free_size = step == 2 ? 128 : 512;
         uint64_t dur = step == 2 ? 64 : 2 * 512;
-        place(s, r, step == 2 ? s->dma_in_end : 0, s->eng_end[TRACE_ENG_PE], dur);
-        s->eng_end[TRACE_ENG_PE] = r->end;
+        place(s, r, step == 2 ? s->dma_in_end : 0, s->eng_end[LS_ENGINE_PE], dur);
+        s->eng_end[LS_ENGINE_PE] = r->end;
         s->pe_end_tile = r->end;
         return;
     }
     if (step == 7) {
-        r->engine = TRACE_ENG_ACT;
+        r->engine = LS_ENGINE_ACT;
         r->opcode = OP_ACT;
-        r->src_mem = TRACE_MEM_PSUM;
-        r->dst_mem = TRACE_MEM_SBUF;
+        r->src_mem = LS_MEM_PSUM;
+        r->dst_mem = LS_MEM_SBUF;
         r->dtype = LS_DT_FP32;
         r->free_size = 512;
-        place(s, r, s->pe_end_tile, s->eng_end[TRACE_ENG_ACT], 4 * (512 + 64) + ls_rng_below(&s->rng, 8));
-        s->eng_end[TRACE_ENG_ACT] = r->end;
+        place(s, r, s->pe_end_tile, s->eng_end[LS_ENGINE_ACT], 4 * (512 + 64) + ls_rng_below(&s->rng, 8));
+        s->eng_end[LS_ENGINE_ACT] = r->end;
         s->act_end_tile = r->end;
         return;
     }
-    r->engine = TRACE_ENG_DVE; /* step 8 */
+    r->engine = LS_ENGINE_DVE; /* step 8 */
     r->opcode = (s->tile % 5 == 0) ? OP_COPY : OP_TT;
-    r->src_mem = TRACE_MEM_SBUF;
-    r->dst_mem = TRACE_MEM_SBUF;
+    r->src_mem = LS_MEM_SBUF;
+    r->dst_mem = LS_MEM_SBUF;
     r->free_size = 512;
-    place(s, r, s->act_end_tile, s->eng_end[TRACE_ENG_DVE], 5 * (r->opcode == OP_TT ? 1024 : 512));
-    s->eng_end[TRACE_ENG_DVE] = r->end;
+    place(s, r, s->act_end_tile, s->eng_end[LS_ENGINE_DVE], 5 * (r->opcode == OP_TT ? 1024 : 512));
+    s->eng_end[LS_ENGINE_DVE] = r->end;
     s->act_end_tile = r->end;
 }
 

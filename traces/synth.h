@@ -15,7 +15,7 @@
 struct trace_synth {
     struct ls_rng rng;
     uint64_t next_id, tile;
-    uint64_t eng_end[TRACE_ENG_COUNT];
+    uint64_t eng_end[LS_ENGINE_COUNT];
     uint64_t queue_end[16];
     uint64_t dma_in_end, pe_end_tile, act_end_tile, act_end_prev;
     unsigned step;             /* position within the current tile */

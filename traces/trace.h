@@ -29,7 +29,7 @@ struct trace_header {
     const char *target;             /* target name ("nc-v2", a file name...); NULL = "" */
     uint64_t target_hash;           /* the simulator's target hash (0 when unknown) */
     uint64_t tick_hz;               /* ticks per second, > 0 */
-    uint32_t clock_mhz[TRACE_ENG_COUNT]; /* each engine's clock, 0 when unknown */
+    uint32_t clock_mhz[LS_ENGINE_COUNT]; /* each engine's clock, 0 when unknown */
     uint32_t nopcodes;              /* record.opcode < nopcodes */
     const char *const *opcodes;     /* opcode names: owned by the caller when writing (only
                                        read during trace_writer_open), by the reader when

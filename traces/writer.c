@@ -87,7 +87,7 @@ static int write_header(struct trace_writer *w, const struct trace_header *h,
     trace_put_u64le(b.data + b.len, h->target_hash);
     b.len += 8;
     b.len += trace_put_varint(b.data + b.len, h->tick_hz);
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
         b.len += trace_put_varint(b.data + b.len, h->clock_mhz[e]);
     b.len += trace_put_varint(b.data + b.len, h->nopcodes);
     for (uint32_t i = 0; i < h->nopcodes; i++)
@@ -245,13 +245,13 @@ static int check_record(const struct trace_writer *w, const struct trace_record 
                         struct ls_error *err)
 {
     const char *what = NULL;
-    if (r->engine >= TRACE_ENG_COUNT)
+    if (r->engine >= LS_ENGINE_COUNT)
         what = "engine";
-    else if (r->stall_cause >= TRACE_STALL_COUNT)
+    else if (r->stall_cause >= LS_STALL_COUNT)
         what = "stall cause";
     else if (r->dtype >= LS_DT_COUNT)
         what = "dtype";
-    else if (r->src_mem >= TRACE_MEM_COUNT || r->dst_mem >= TRACE_MEM_COUNT)
+    else if (r->src_mem >= LS_MEM_COUNT || r->dst_mem >= LS_MEM_COUNT)
         what = "memory";
     else if (r->opcode >= w->nopcodes)
         what = "opcode";

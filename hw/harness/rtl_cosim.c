@@ -34,7 +34,7 @@ static const struct mode SLOWLS = {"ls1", 1, 1, 16, 4, 64};
 static const struct mode TEXTBOOK = {"textbook", 0, 1, 0, 1, 64};
 
 struct check {
-    uint8_t mem; /* TRACE_MEM_SBUF / PSUM / HBM */
+    uint8_t mem; /* LS_MEM_SBUF / PSUM / HBM */
     uint32_t part, nparts, addr, len;
 };
 
@@ -115,21 +115,11 @@ static int push(struct ctx *c, const struct sim_instr *si, const struct rtl_inst
     return 0;
 }
 
-static struct sim_instr instr(enum trace_engine e, enum sim_opcode op)
-{
-    struct sim_instr in;
-    memset(&in, 0, sizeof in);
-    in.engine = (uint8_t)e;
-    in.opcode = (uint8_t)op;
-    in.op_tag = -1;
-    in.conv_tag = -1;
-    return in;
-}
 
 static int add_ls(struct ctx *c, uint32_t K, uint32_t M, int fp32)
 {
     uint32_t a = sbuf_alloc(c, K, M, 1);
-    struct sim_instr in = instr(TRACE_ENG_PE, SIM_OP_LOAD_STATIONARY);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY);
     in.src = sim_sbuf(0, K, (uint64_t)a * 4, fp32 ? LS_DT_FP32 : LS_DT_BF16, M);
     c->w_addr = a;
     c->w_k = K;
@@ -155,8 +145,8 @@ static int add_mm(struct ctx *c, uint32_t T, uint32_t bank, int acc, int fp32)
                 s += (uint32_t)((int32_t)SB(c, k, c->w_addr + m) * (int32_t)SB(c, k, x + j));
             PS(c, m, dst + j) = (int32_t)s;
         }
-    add_check(c, TRACE_MEM_PSUM, 0, M, dst, T);
-    struct sim_instr in = instr(TRACE_ENG_PE, SIM_OP_MATMUL);
+    add_check(c, LS_MEM_PSUM, 0, M, dst, T);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_MATMUL);
     in.src = sim_sbuf(0, K, (uint64_t)x * 4, fp32 ? LS_DT_FP32 : LS_DT_BF16, T);
     in.dst = sim_psum(0, M, (uint64_t)dst * 4, LS_DT_FP32, T);
     in.flags = acc ? SIM_F_ACCUMULATE : 0;
@@ -177,12 +167,12 @@ static int add_pe_transpose(struct ctx *c, uint32_t P, uint32_t F, uint32_t bank
     for (uint32_t f = 0; f < F; f++)
         for (uint32_t p = 0; p < P; p++)
             PS(c, f, dst + p) = SB(c, p, a + f);
-    add_check(c, TRACE_MEM_PSUM, 0, F, dst, P);
+    add_check(c, LS_MEM_PSUM, 0, F, dst, P);
     c->w_k = P; /* the transpose leaves its data as the stationary */
     c->w_m = F;
     c->w_addr = a;
     c->last_ls_fp32 = 0;
-    struct sim_instr in = instr(TRACE_ENG_PE, SIM_OP_PE_TRANSPOSE);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE);
     in.src = sim_sbuf(0, P, (uint64_t)a * 4, LS_DT_BF16, F);
     in.dst = sim_psum(0, F, (uint64_t)dst * 4, LS_DT_BF16, P);
     struct rtl_instr r = {.op = RTL_OP_PE_TRANSPOSE, .k = (uint16_t)P, .m = (uint16_t)F,
@@ -196,8 +186,8 @@ static int add_dve_transpose(struct ctx *c, uint32_t n)
     for (uint32_t q = 0; q < n; q++)
         for (uint32_t p = 0; p < n; p++)
             SB(c, q, b + p) = SB(c, p, a + q);
-    add_check(c, TRACE_MEM_SBUF, 0, n, b, n);
-    struct sim_instr in = instr(TRACE_ENG_DVE, SIM_OP_DVE_TRANSPOSE);
+    add_check(c, LS_MEM_SBUF, 0, n, b, n);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_DVE_TRANSPOSE);
     in.src = sim_sbuf(0, n, (uint64_t)a * 4, LS_DT_BF16, n);
     in.dst = sim_sbuf(0, n, (uint64_t)b * 4, LS_DT_BF16, n);
     struct rtl_instr r = {.op = RTL_OP_DVE_TRANSPOSE, .k = (uint16_t)n, .m = (uint16_t)n,
@@ -227,9 +217,9 @@ static int add_dma(struct ctx *c, uint32_t P, uint32_t chunks, uint32_t run, uin
                 }
             }
     if (dir == 0)
-        add_check(c, TRACE_MEM_SBUF, 0, P, s, e);
+        add_check(c, LS_MEM_SBUF, 0, P, s, e);
     else
-        add_check(c, TRACE_MEM_HBM, 0, 1, h, P * pstride);
+        add_check(c, LS_MEM_HBM, 0, 1, h, P * pstride);
     struct sim_operand ho = sim_hbm(P, (int32_t)pstride, (uint64_t)h * 2, LS_DT_BF16, e);
     if (chunks > 1) {
         uint32_t size[2] = {chunks, run};
@@ -237,7 +227,7 @@ static int add_dma(struct ctx *c, uint32_t P, uint32_t chunks, uint32_t run, uin
         sim_operand_dims(&ho, 2, size, stride);
     }
     struct sim_operand so = sim_sbuf(0, P, (uint64_t)s * 4, LS_DT_BF16, e);
-    struct sim_instr in = instr(TRACE_ENG_DMA, SIM_OP_DMA_COPY);
+    struct sim_instr in = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
     in.src = dir == 0 ? ho : so;
     in.dst = dir == 0 ? so : ho;
     uint32_t bytes = run * 2;
@@ -324,12 +314,12 @@ static int memories_match(struct ctx *c)
         const struct check *k = &c->checks[i];
         for (uint32_t p = k->part; p < k->part + k->nparts; p++)
             for (uint32_t a = 0; a < k->len; a++) {
-                if (k->mem == TRACE_MEM_PSUM) {
+                if (k->mem == LS_MEM_PSUM) {
                     int32_t v;
                     rtl_model_psum_read(c->m, p, k->addr + a, &v, 1);
                     if (v != PS(c, p, k->addr + a))
                         return 0;
-                } else if (k->mem == TRACE_MEM_SBUF) {
+                } else if (k->mem == LS_MEM_SBUF) {
                     int16_t v;
                     rtl_model_sbuf_read(c->m, p, k->addr + a, &v, 1);
                     if (v != SB(c, p, k->addr + a))
@@ -414,7 +404,7 @@ static int finish_case(struct ctx *c, struct rtl_cosim_report *rep, const char *
     uint64_t sim_max = 0, rtl_max = 0, base_ticks = 0;
     for (size_t i = 0; i < c->n; i++) {
         const struct trace_record *r = &sr->r[i];
-        uint64_t tpc = st.tick_mhz / sim_engine_mhz(&t, (enum trace_engine)r->engine);
+        uint64_t tpc = st.tick_mhz / sim_engine_mhz(&t, (enum ls_engine)r->engine);
         uint64_t ss = r->start / tpc, se = r->end / tpc;
         int exact = r->start % tpc == 0 && r->end % tpc == 0;
         if (se > sim_max)
@@ -433,7 +423,7 @@ static int finish_case(struct ctx *c, struct rtl_cosim_report *rep, const char *
             w.start = c->trace_base + rs[i] * tpc;
             w.end = c->trace_base + re[i] * tpc;
             w.stall = 0;
-            w.stall_cause = TRACE_STALL_NONE;
+            w.stall_cause = LS_STALL_NONE;
             w.op_id = w.conv_id = TRACE_NO_ID;
             if (!rc)
                 rc = trace_writer_write(c->tw, &w, c->err);
@@ -632,8 +622,8 @@ int rtl_cosim_run(const struct rtl_cosim_opts *o, struct rtl_cosim_report *rep,
         h.target = tname;
         h.target_hash = rep->target_hash;
         h.tick_hz = sim_target_tick_mhz(&base) * 1000000ull;
-        for (int e = 0; e < TRACE_ENG_COUNT; e++)
-            h.clock_mhz[e] = sim_engine_mhz(&base, (enum trace_engine)e);
+        for (int e = 0; e < LS_ENGINE_COUNT; e++)
+            h.clock_mhz[e] = sim_engine_mhz(&base, (enum ls_engine)e);
         h.opcodes = sim_opcode_names(&nops);
         h.nopcodes = (uint32_t)nops;
         rc = trace_writer_open(&c.tw, o->trace_path, &h, err);

@@ -33,13 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     /* Price one small instruction of every opcode. */
     for (int op = 0; op < SIM_OP_COUNT; op++)
-        for (int e = 0; e < TRACE_ENG_COUNT; e++) {
-            if (!sim_opcode_on_engine((enum sim_opcode)op, (enum trace_engine)e))
+        for (int e = 0; e < LS_ENGINE_COUNT; e++) {
+            if (!sim_opcode_on_engine((enum sim_opcode)op, (enum ls_engine)e))
                 continue;
-            struct sim_instr ins;
-            memset(&ins, 0, sizeof ins);
-            ins.opcode = (uint8_t)op;
-            ins.engine = (uint8_t)e;
+            struct sim_instr ins = sim_instr_init((enum ls_engine)e, (enum sim_opcode)op);
             ins.dst = sim_sbuf(0, 128, 0, LS_DT_BF16, 512);
             ins.src = sim_sbuf(0, 128, 4096, LS_DT_FP32, 512);
             ins.src2 = ins.src;

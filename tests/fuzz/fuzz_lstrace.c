@@ -109,7 +109,7 @@ static struct trace_reader *read_all(const char *path, struct rec *recs, size_t 
                 abort();
             break;
         }
-        if (rec.engine >= TRACE_ENG_COUNT || rec.stall_cause >= TRACE_STALL_COUNT ||
+        if (rec.engine >= LS_ENGINE_COUNT || rec.stall_cause >= LS_STALL_COUNT ||
             rec.opcode >= h->nopcodes || rec.end < rec.start)
             abort();
         if (*n < MAX_RECORDS) {

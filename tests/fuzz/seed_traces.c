@@ -41,7 +41,7 @@ static void put_chunked(const char *path, unsigned n, uint64_t seed)
     trace_put_u64le(p, h.target_hash);
     p += 8;
     p += trace_put_varint(p, h.tick_hz);
-    for (int e = 0; e < TRACE_ENG_COUNT; e++)
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
         p += trace_put_varint(p, h.clock_mhz[e]);
     p += trace_put_varint(p, h.nopcodes);
     for (uint32_t i = 0; i < h.nopcodes; i++) {
