@@ -18,8 +18,7 @@ struct study_pipe {
     struct cm_model *m;
     struct cm_instance *in;
     const struct lsp_problem *prob;  /* in->p */
-    struct study_run **runs;
-    size_t nruns, cap;
+    LS_VEC(struct study_run *) runs;
 };
 
 void study_pipe_opts_init(struct study_pipe_opts *o)
@@ -92,9 +91,9 @@ void study_pipe_free(struct study_pipe *p)
 {
     if (!p)
         return;
-    for (size_t i = 0; i < p->nruns; i++)
-        run_free(p->runs[i]);
-    free(p->runs);
+    for (size_t i = 0; i < p->runs.len; i++)
+        run_free(p->runs.data[i]);
+    LS_VEC_FREE(&p->runs);
     cm_instance_free(p->in);
     cm_model_free(p->m);
     free(p);
@@ -112,20 +111,14 @@ const struct cm_instance *study_pipe_instance(const struct study_pipe *p)
 
 static struct study_run *new_run(struct study_pipe *p, const char *label)
 {
-    if (p->nruns == p->cap) {
-        size_t nc = p->cap ? 2 * p->cap : 8;
-        struct study_run **nr = realloc(p->runs, nc * sizeof *nr);
-        if (!nr)
-            return NULL;
-        p->runs = nr;
-        p->cap = nc;
-    }
+    if (LS_VEC_RESERVE(&p->runs, p->runs.len + 1))
+        return NULL;
     struct study_run *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     snprintf(r->strategy, sizeof r->strategy, "%s", label);
     lsp_solution_init(&r->sol);
-    p->runs[p->nruns++] = r;
+    p->runs.data[p->runs.len++] = r;
     return r;
 }
 
