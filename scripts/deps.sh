@@ -6,7 +6,7 @@
 set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config
-  zlib1g-dev libcmocka-dev libjansson-dev libinih-dev libgsl-dev libsqlite3-dev
+  zlib1g-dev libcmocka-dev libjansson-dev libgsl-dev libsqlite3-dev
   python3 jq libz3-dev z3 toulbar2 coinor-cbc verilator
 )
 case "${1:-}" in

@@ -1,12 +1,14 @@
 /* sim/target: key table, built-ins, overrides, validation and the stable hash. */
 #include "sim/target.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/fileio.h"
 #include "util/hash.h"
 #include "util/scan.h"
 
@@ -315,44 +317,124 @@ uint64_t sim_target_hash(const struct sim_target *t)
 
 /* ---- INI ------------------------------------------------------------------------------ */
 
-#include <ini.h>
-
+/* The target INI dialect (docs/targets.md), read here rather than by a library so that
+ * lines of any length keep their true line numbers (inih split lines at 200 bytes and
+ * applied the rest as a setting): `[section]`, `key = value` or `key: value`, whole-line
+ * comments starting with ';' or '#', inline comments after whitespace + ';', an optional
+ * UTF-8 byte-order mark. */
 struct ini_ctx {
     struct sim_target *t;
-    struct ls_error err;
-    int failed, nkeys;
-    char section[64];
+    const char *file;
+    int nkeys;
+    int key_line[NKEYS]; /* line of each key's last setting, for errors found later */
+    struct ls_error *err;
 };
 
-static int on_ini_key(void *user, const char *section, const char *name, const char *value)
+static void trim(const char **s, const char **e)
 {
-    struct ini_ctx *c = user;
-    if (c->failed)
-        return 1; /* report only the first error; keep inih's line for it */
-    char key[160];
-    snprintf(key, sizeof key, "%s.%s", section, name);
+    while (*s < *e && isspace((unsigned char)**s))
+        (*s)++;
+    while (*e > *s && isspace((unsigned char)(*e)[-1]))
+        (*e)--;
+}
+
+/* Cut an inline comment: ';' at the start or after whitespace. */
+static void cut_comment(const char *s, const char **e)
+{
+    for (const char *q = s; q < *e; q++)
+        if (*q == ';' && (q == s || isspace((unsigned char)q[-1]))) {
+            *e = q;
+            break;
+        }
+}
+
+static int ini_key(struct ini_ctx *c, int line, const char *key, const char *value)
+{
+    struct ls_error e;
+    ls_error_clear(&e);
     if (!strcmp(key, "target.base")) {
         if (c->nkeys)
-            return c->failed = 1, ls_error_msg(&c->err, LS_ERR_INPUT,
-                                               "target.base: must come before every other key"),
-                   0;
-        char nm[64];
+            return ls_error_set(c->err, LS_ERR_INPUT, c->file, line, 0,
+                                "target.base: must come before every other key");
+        char nm[sizeof c->t->name];
         snprintf(nm, sizeof nm, "%s", c->t->name);
         if (sim_target_builtin(c->t, value))
-            return c->failed = 1,
-                   ls_error_msg(&c->err, LS_ERR_INPUT,
-                                "target.base: unknown built-in '%s' (nc-v2, nc-v3)", value),
-                   0;
+            return ls_error_set(c->err, LS_ERR_INPUT, c->file, line, 0,
+                                "target.base: unknown built-in '%s' (nc-v2, nc-v3)", value);
         snprintf(c->t->name, sizeof c->t->name, "%s", nm);
         c->nkeys++;
-        return 1;
-    }
-    c->nkeys++;
-    if (sim_target_set(c->t, key, value, &c->err)) {
-        c->failed = 1;
         return 0;
     }
-    return 1;
+    c->nkeys++;
+    if (sim_target_set(c->t, key, value, &e))
+        return ls_error_set(c->err, LS_ERR_INPUT, c->file, line, 0, "%s", e.msg);
+    const struct key_def *k = find_key(key);
+    if (k)
+        c->key_line[k - keys] = line;
+    return 0;
+}
+
+/* One line [s, e) of the file. */
+static int ini_line(struct ini_ctx *c, int line, const char *s, const char *e, char *section,
+                    size_t section_cap)
+{
+    trim(&s, &e);
+    if (s == e || *s == ';' || *s == '#')
+        return 0;
+    if (*s == '[') {
+        const char *close = memchr(s, ']', (size_t)(e - s));
+        const char *rest = close ? close + 1 : e;
+        cut_comment(rest, &e);
+        trim(&rest, &e);
+        if (!close || rest != e)
+            return ls_error_set(c->err, LS_ERR_INPUT, c->file, line, 0,
+                                "malformed section header (expected [section])");
+        const char *ns = s + 1, *ne = close;
+        trim(&ns, &ne);
+        if ((size_t)(ne - ns) >= section_cap)
+            return ls_error_set(c->err, LS_ERR_INPUT, c->file, line, 0,
+                                "section name longer than %zu bytes", section_cap - 1);
+        memcpy(section, ns, (size_t)(ne - ns));
+        section[ne - ns] = '\0';
+        return 0;
+    }
+    const char *sep = s;
+    while (sep < e && *sep != '=' && *sep != ':')
+        sep++;
+    const char *ks = s, *ke = sep, *vs = sep + 1, *ve = e;
+    if (sep < e) {
+        trim(&ks, &ke);
+        cut_comment(vs, &ve);
+        trim(&vs, &ve);
+    }
+    if (sep == e || ks == ke)
+        return ls_error_set(c->err, LS_ERR_INPUT, c->file, line, 0,
+                            "malformed INI line (expected [section] or key = value)");
+    char key[160];
+    if (strlen(section) + (size_t)(ke - ks) + 2 > sizeof key)
+        return ls_error_set(c->err, LS_ERR_INPUT, c->file, line, 0, "unknown key (too long)");
+    snprintf(key, sizeof key, "%s.%.*s", section, (int)(ke - ks), ks);
+    char *value = malloc((size_t)(ve - vs) + 1);
+    if (!value)
+        return ls_error_msg(c->err, LS_ERR_NOMEM, "%s: out of memory reading the target", c->file);
+    memcpy(value, vs, (size_t)(ve - vs));
+    value[ve - vs] = '\0';
+    int rc = ini_key(c, line, key, value);
+    free(value);
+    return rc;
+}
+
+/* An error found after reading (sim_target_validate) is about the key its message starts
+ * with: point at the line that set it, when the file did. */
+static void locate_validate_error(const struct ini_ctx *c, struct ls_error *err)
+{
+    char key[64] = "";
+    snprintf(err->file, sizeof err->file, "%s", c->file);
+    if (sscanf(err->msg, "%63[a-z_.]", key) == 1) {
+        const struct key_def *k = find_key(key);
+        if (k && c->key_line[k - keys])
+            err->line = c->key_line[k - keys];
+    }
 }
 
 int sim_target_load_string(struct sim_target *t, const char *file, const char *text,
@@ -361,6 +443,8 @@ int sim_target_load_string(struct sim_target *t, const char *file, const char *t
     struct ini_ctx c;
     memset(&c, 0, sizeof c);
     c.t = t;
+    c.file = file;
+    c.err = err;
     nc_v2(t);
     /* Default name: the file's base name without extension. */
     const char *b = strrchr(file, '/');
@@ -370,17 +454,20 @@ int sim_target_load_string(struct sim_target *t, const char *file, const char *t
         bl = strlen(b) < sizeof t->name ? strlen(b) : sizeof t->name - 1;
     memcpy(t->name, b, bl);
     t->name[bl] = '\0';
-    int line = ini_parse_string(text, on_ini_key, &c);
-    if (line < 0)
-        return ls_error_msg(err, LS_ERR_NOMEM, "%s: out of memory reading the target", file);
-    if (line > 0) {
-        if (!c.failed)
-            return ls_error_set(err, LS_ERR_INPUT, file, line, 0,
-                                "malformed INI line (expected [section] or key = value)");
-        return ls_error_set(err, LS_ERR_INPUT, file, line, 0, "%s", c.err.msg);
+    if (!strncmp(text, "\xEF\xBB\xBF", 3))
+        text += 3;
+    char section[64] = "";
+    int line = 0;
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        const char *e = eol ? eol : p + strlen(p);
+        int rc = ini_line(&c, ++line, p, e, section, sizeof section);
+        if (rc)
+            return rc;
+        p = eol ? eol + 1 : e;
     }
     if (sim_target_validate(t, err)) {
-        snprintf(err->file, sizeof err->file, "%s", file);
+        locate_validate_error(&c, err);
         return LS_ERR_INPUT;
     }
     return 0;
@@ -388,41 +475,20 @@ int sim_target_load_string(struct sim_target *t, const char *file, const char *t
 
 int sim_target_load_file(struct sim_target *t, const char *path, struct ls_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open target file: %s",
-                            strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            size_t nc = cap ? cap * 2 : 8192;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-            }
-            buf = nb;
-            cap = nc;
-        }
-        size_t r = fread(buf + len, 1, 4096, f);
-        len += r;
-        if (r < 4096)
-            break;
-    }
-    int rd_err = ferror(f);
-    fclose(f);
-    if (rd_err) {
+    char *buf;
+    size_t len;
+    int rc = ls_read_file(path, &buf, &len, err);
+    if (rc)
+        return rc;
+    const char *nul = memchr(buf, '\0', len);
+    if (nul) {
+        int line = 1, col = 1;
+        for (const char *q = buf; q < nul; q++)
+            line += *q == '\n', col = *q == '\n' ? 1 : col + 1;
         free(buf);
-        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "read error");
+        return ls_error_set(err, LS_ERR_INPUT, path, line, col, "NUL byte in target file");
     }
-    buf[len] = '\0';
-    if (memchr(buf, '\0', len)) {
-        free(buf);
-        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "NUL byte in target file");
-    }
-    int rc = sim_target_load_string(t, path, buf, err);
+    rc = sim_target_load_string(t, path, buf, err);
     free(buf);
     return rc;
 }

@@ -2,7 +2,7 @@
  *
  * A target is a flat set of `section.field` keys (docs/targets.md documents every one).
  * Two built-ins (nc-v2, nc-v3) carry the published NeuronCore numbers; an INI file
- * (libinih) or `--set key=value` overrides start from one of them. A target has a stable
+ * (read by sim/target.c) or `--set key=value` overrides start from one of them. A target has a stable
  * hash: FNV-1a-64 over its sorted `key=value` lines (sim_target_hash), shared with the RTL
  * harness and the trace header. */
 #ifndef LS_SIM_TARGET_H

@@ -49,7 +49,7 @@ layers_of() {
     *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }
-LIBS="-linih -lgsl -lgslcblas -ljansson -lz -lm"
+LIBS="-lgsl -lgslcblas -ljansson -lz -lm"
 
 # Seed corpora: the repository's examples and test data for each format.
 seeds_of() {
