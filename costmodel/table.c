@@ -92,9 +92,20 @@ int cm_table_find(const struct cm_table *tb, int op, int dt, int mem)
     return best;
 }
 
+/* Prices saturate at 2^53: a .lsp cannot hold more (its builder refuses the sum), and no
+ * conversion to int64 or sum of prices may overflow on the way there. */
+#define CM_PRICE_MAX ((int64_t)1 << 53)
+
 static int64_t half_up(double x)
 {
+    if (!(x < (double)CM_PRICE_MAX)) /* also NaN */
+        return CM_PRICE_MAX;
     return (int64_t)floor(x + 0.5);
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    return a > CM_PRICE_MAX - b ? CM_PRICE_MAX : a + b;
 }
 
 /* contiguous chunks per row of a DMA operand */
@@ -187,8 +198,8 @@ void cm_table_set_aggregate(struct cm_table *tb, enum cm_aggregate a, double gro
 void cm_agg_add(struct cm_agg *a, int engine, int64_t price)
 {
     if (engine >= 0 && engine < LS_ENGINE_COUNT)
-        a->eng[engine] += price;
-    a->sum += price;
+        a->eng[engine] = sat_add(a->eng[engine], price);
+    a->sum = sat_add(a->sum, price);
     a->n++;
 }
 
@@ -203,7 +214,7 @@ int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         if (a->eng[e] > m)
             m = a->eng[e];
-    return m + half_up(tb->group_ns * t->base_mhz / 1000.0);
+    return sat_add(m, half_up(tb->group_ns * t->base_mhz / 1000.0));
 }
 
 int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,

@@ -455,6 +455,12 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         case LS_ENGINE_DMA: dma_step(&r, s, in, &rec); break;
         default: vec_step(&r, s, i, in, &rec); break;
         }
+        if (rec.end > SIM_MAX_TICKS) { /* durations saturate below 2^63: nothing wrapped yet */
+            rc = ls_error_msg(err, LS_ERR_INPUT,
+                              "instruction %u ends after 2^62 ticks: the target's timings "
+                              "(bandwidths, clocks) are too slow for this program", i);
+            break;
+        }
         rec.stall = rec.start - rec.stall;
         if (rec.stall == 0)
             rec.stall_cause = LS_STALL_NONE;

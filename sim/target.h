@@ -16,6 +16,7 @@
 #define SIM_MAX_QUEUES 64
 #define SIM_MAX_DMA_ENGINES 128
 #define SIM_MAX_TICK_MHZ 100000u /* ticks run at the LCM of the clocks: at most 100 GHz */
+#define SIM_MAX_TICKS ((uint64_t)1 << 62) /* a run that ends later fails (no wrap-around) */
 
 struct sim_target {
     char name[64];

@@ -85,6 +85,9 @@ expect 0 "long lines and an inline comment" "$LAYSIM" sim "$P/tiny_pe.lsprog" --
 printf '[pe]\nrows = 64\n\0\n' >"$T/nul.ini"
 expect 2 "NUL byte" "$LAYSIM" sim "$P/tiny_pe.lsprog" --target "$T/nul.ini"
 expect_err "nul.ini:3:1: NUL byte" "NUL byte: its line and column"
+# bandwidths so small that derived times overflowed (negative ticks, exit 0) are refused
+expect 2 "tiny DMA bandwidth" "$LAYSIM" sim --micro gemm:M=512,K=256,N=1024 --set dma.bytes_per_ns=1e-300
+expect_err "dma.bytes_per_ns: 1e-300 is out of range" "tiny DMA bandwidth: names the key"
 printf '[pe]\nrowz = 1\n' >"$T/bad2.ini"
 expect 2 "unknown target key" "$LAYSIM" sim "$P/tiny_pe.lsprog" --target "$T/bad2.ini"
 expect_err "bad2.ini:2: .*pe.rowz" "unknown key"
