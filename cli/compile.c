@@ -16,13 +16,14 @@ const char cmd_compile_help[] =
     "one conversion per distinct consumer layout, and write the program text (stdout when\n"
     "-o is absent); run it with `laysim sim`. Prints the program's table price to stderr.\n"
     CLI_MODELCMD_HELP
+    CLI_MODELCMD_TIME_HELP
     "  --layout FILE.sol   the assignment (default: cfg 0 everywhere)\n"
     "  -o, --output FILE   where to write the program (default stdout)\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 int cmd_compile(int argc, char **argv)
 {
-    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS,
+    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS,
                                        {"layout", required_argument, NULL, 'L'},
                                        {"output", required_argument, NULL, 'o'},
                                        {NULL, 0, NULL, 0}};

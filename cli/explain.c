@@ -103,8 +103,9 @@ int cmd_explain(int argc, char **argv)
         memset(&cn, 0, sizeof cn);
         cn.tb = &tb;
         cn.t = &t;
-        struct cg_sink s = {&cn, c_emit, NULL, NULL, NULL, -1, -1, 0, cg_step_sbuf_bytes(&t), 0,
-                            cg_step_psum_banks(&t)};
+        struct cg_sink s = {.ctx = &cn, .emit = c_emit, .op_tag = -1, .conv_tag = -1,
+                            .sbuf_bytes = cg_step_sbuf_bytes(&t),
+                            .psum_nbanks = cg_step_psum_banks(&t)};
         struct ls_error e2 = {0};
         int r2 = cg_lower_op(g, &t, &opt, op, p, &s, &e2);
         if (r2) {

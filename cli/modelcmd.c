@@ -9,6 +9,7 @@ void cli_modelcmd_init(struct cli_modelcmd *mc)
 {
     memset(mc, 0, sizeof *mc);
     zoo_opts_init(&mc->zo);
+    mc->cg.max_instructions = CLI_MODELCMD_MAX_INSTRUCTIONS;
 }
 
 int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char *arg, int *rc)
@@ -28,6 +29,20 @@ int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char
     case CLI_OPT_EXACT_TR:
         mc->cg.exact_transpose = 1;
         return 1;
+    case CLI_OPT_MAX_INSTR: {
+        unsigned long long n;
+        if ((*rc = cli_parse_u64(cmd, "--max-instructions", arg, &n)) == 0)
+            mc->cg.max_instructions = n;
+        return 1;
+    }
+    case CLI_OPT_TIME_LIMIT: {
+        double s;
+        if ((*rc = cli_parse_double(cmd, "--time-limit", arg, &s)) == 0 && s <= 0)
+            *rc = cli_usage(cmd, "--time-limit must be > 0");
+        if (*rc == 0) /* the clock starts now: parsing takes no time worth counting */
+            mc->cg.deadline = ls_deadline_in(s);
+        return 1;
+    }
     case CLI_OPT_PIN:
         if (mc->npins == CLI_MODELCMD_MAX_PINS)
             *rc = cli_usage(cmd, "at most %d --output-layout options", CLI_MODELCMD_MAX_PINS);

@@ -16,13 +16,14 @@ const char cmd_problem_help[] =
     "admissible layout configuration, price the instructions with the latency table and\n"
     "write the layout selection problem (.lsp; stdout when -o is absent).\n"
     CLI_MODELCMD_HELP
+    CLI_MODELCMD_TIME_HELP
     "  -o, --output FILE   where to write the problem (default stdout)\n"
     "  --write-table FILE  also write the latency table used\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 int cmd_problem(int argc, char **argv)
 {
-    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS,
+    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS,
                                        {"output", required_argument, NULL, 'o'},
                                        {"write-table", required_argument, NULL, 'W'},
                                        {NULL, 0, NULL, 0}};

@@ -24,6 +24,7 @@
 #include "sim/isa.h"
 #include "sim/program.h"
 #include "sim/target.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 #define CG_MAX_LAYOUTS GRAPH_MAX_RANK
@@ -56,6 +57,11 @@ struct cg_cfgs {
 
 struct cg_options {
     int exact_transpose;         /* 1: never use the PE transpose for fp32 (not bit-exact) */
+    /* Bounds on lowering (0 = none): instructions per sink (one op or conversion when
+     * pricing, the whole program when compiling), and a wall-clock deadline. Crossing the
+     * first is LS_ERR_INPUT, the second LS_ERR_LIMIT; either sets the sink's `limit`. */
+    uint64_t max_instructions;
+    struct ls_deadline deadline;
 };
 
 /* Enumerate op's configurations (every input/output layout admissible, every feasible
@@ -84,6 +90,8 @@ struct cg_sink {
     uint64_t sbuf_base;          /* this step's SBUF region: [sbuf_base, +sbuf_bytes) */
     uint64_t sbuf_bytes;
     uint32_t psum_bank0, psum_nbanks; /* this step's PSUM banks */
+    uint64_t emitted;            /* instructions emitted so far (set 0 when building) */
+    int limit;                   /* 0, or the code of the cg_options bound that was crossed */
 };
 
 /* The SBUF bytes per partition and PSUM banks a step may use (half of each, so that two

@@ -133,6 +133,14 @@ static int convert(struct cc *c, struct cg_sink *s, const struct sim_target *t,
     return cg_lower_conversion(c->g, t, o, tn, from, to, m, s, err);
 }
 
+/* A cg_options bound was crossed while lowering op: say where. */
+static int name_limit(struct ls_error *err, const char *op)
+{
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return ls_error_msg(err, err->code, "compiling op '%s': %s", op, msg);
+}
+
 int cg_compile(const struct graph *g, const struct sim_target *t, const struct cg_options *o,
                const int8_t *const *op_pax, cg_choose_fn choose, void *choose_ctx,
                struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err)
@@ -161,7 +169,8 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
         c.tails[0][k] = c.tails[1][k] = -1;
     if ((rc = graph_topo_order(g, order, err)))
         goto done;
-    struct cg_sink s = {&c, cc_emit, cc_addr, cc_writers, cc_wrote, -1, -1, 0, 0, 0, 0};
+    struct cg_sink s = {.ctx = &c, .emit = cc_emit, .hbm_addr = cc_addr, .hbm_writers = cc_writers,
+                        .hbm_wrote = cc_wrote, .op_tag = -1, .conv_tag = -1};
     for (int32_t i = 0; i < nops && !rc; i++) {
         int32_t op = order[i];
         const struct graph_op *x = graph_op(g, op);
@@ -172,6 +181,8 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
             bufof(&c, x->output, l.pax[0]);
             if (pax[0] != l.pax[0])
                 rc = convert(&c, &s, t, o, x->output, l.pax[0], pax[0], choose, choose_ctx, err);
+            if (rc && s.limit)
+                rc = name_limit(err, x->name);
             continue;
         }
         for (int k = 0; k < x->ninputs && !rc; k++) {
@@ -180,6 +191,8 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
             int have = op_pax[pr][graph_op(g, pr)->ninputs];
             if (pax[k] != have)
                 rc = convert(&c, &s, t, o, tn, have, pax[k], choose, choose_ctx, err);
+            if (rc && s.limit)
+                rc = name_limit(err, x->name);
         }
         if (rc || x->kind == GRAPH_OP_RETURN)
             continue;
@@ -188,6 +201,8 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
         s.conv_tag = -1;
         rc = cg_lower_op(g, t, o, op, pax, &s, err);
         st->ops_lowered++;
+        if (rc && s.limit)
+            rc = name_limit(err, x->name);
     }
     st->instructions = c.p ? (int64_t)sim_program_count(c.p) : 0;
 done:

@@ -224,9 +224,26 @@ struct sim_instr cg_instr(struct cg_em *e, enum ls_engine eng, enum sim_opcode o
     return in;
 }
 
+/* The cg_options bounds, checked once per emitted instruction (the clock every 4096). */
+static int over_limit(struct cg_em *e)
+{
+    struct cg_sink *s = e->s;
+    if (e->o->max_instructions && s->emitted >= e->o->max_instructions) {
+        cg_fail(e, "more than %llu instructions (the instruction limit)",
+                (unsigned long long)e->o->max_instructions);
+        return s->limit = LS_ERR_INPUT;
+    }
+    if ((s->emitted & 4095) == 0 && ls_deadline_passed(&e->o->deadline)) {
+        ls_error_msg(e->err, LS_ERR_LIMIT, "time limit reached");
+        return s->limit = e->fail = LS_ERR_LIMIT;
+    }
+    s->emitted++;
+    return 0;
+}
+
 int64_t cg_emit(struct cg_em *e, struct sim_instr *in, const int64_t *deps, size_t nd)
 {
-    if (e->fail)
+    if (e->fail || over_limit(e))
         return -1;
     in->op_tag = e->s->op_tag;
     in->conv_tag = e->s->conv_tag;

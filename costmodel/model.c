@@ -25,6 +25,7 @@ struct cm_model {
     size_t cap, n;
     LS_VEC(unsigned char) keys;
     LS_VEC(unsigned char) key;      /* scratch */
+    int limit;                      /* sticky: a cg_options bound was crossed while pricing */
 };
 
 struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
@@ -155,6 +156,19 @@ static void psink_init(struct cg_sink *s, struct psink *p, const struct sim_targ
     s->psum_nbanks = cg_step_psum_banks(t);
 }
 
+/* A cg_options bound was crossed while pricing: remembered, so that no caller takes the
+ * failure for an infeasible configuration; the message says where. */
+static int crossed(struct cm_model *m, int code, struct ls_error *err, const char *what,
+                   const char *name)
+{
+    m->limit = code;
+    if (!err)
+        return code;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return ls_error_msg(err, code, "pricing: %s '%s': %s", what, name, msg);
+}
+
 static int conv_method_cost(struct cm_model *m, int32_t t, int from, int to,
                             enum cg_conv_method meth, int64_t *cost, struct ls_error *err)
 {
@@ -163,6 +177,8 @@ static int conv_method_cost(struct cm_model *m, int32_t t, int from, int to,
     psink_init(&s, &p, &m->t);
     int rc = cg_lower_conversion(m->g, &m->t, &m->o, t, from, to, meth, &s, err);
     *cost = cm_agg_total(&m->tb, &m->t, &p.agg);
+    if (rc && s.limit)
+        rc = crossed(m, s.limit, err, "converting tensor", graph_tensor(m->g, t)->name);
     return rc;
 }
 
@@ -192,6 +208,11 @@ int cm_conv_cost(struct cm_model *m, int32_t t, int from, int to, int64_t *cost,
             int64_t c;
             struct ls_error e2 = {0};
             int rc = conv_method_cost(m, t, from, to, (enum cg_conv_method)k, &c, &e2);
+            if (rc && m->limit) {
+                if (err)
+                    *err = e2;
+                return rc;
+            }
             if (rc) {
                 lrc = rc;
                 if (err)
@@ -248,6 +269,8 @@ int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
         struct ls_error e2 = {0};
         s->rc = cg_lower_op(m->g, &m->t, &m->o, op, pax, &sk, &e2);
         s->cost = cm_agg_total(&m->tb, &m->t, &p.agg);
+        if (s->rc && sk.limit)
+            s->rc = crossed(m, sk.limit, &e2, "op", x->name);
         if (s->rc && err)
             *err = e2;
     }
@@ -288,7 +311,7 @@ int cm_enumerate(struct cm_model *m, const int *pins, struct cm_cfgs *out, struc
             int64_t cost;
             struct ls_error e2 = {0};
             rc = cm_op_cost(m, op, p, &cost, &e2);
-            if (rc == LS_ERR_INPUT) {
+            if (rc == LS_ERR_INPUT && !m->limit) { /* an infeasible configuration */
                 if (!first.code)
                     first = e2;
                 continue;

@@ -45,8 +45,9 @@ static void lower_mm(const char *set, struct cnt *c)
     graph_output(g, cc);
     assert_int_equal(graph_validate(g, &err), 0);
     memset(c, 0, sizeof *c);
-    struct cg_sink s = {c, c_emit, NULL, NULL, NULL, -1, -1, 0, cg_step_sbuf_bytes(&t), 0,
-                        cg_step_psum_banks(&t)};
+    struct cg_sink s = {.ctx = c, .emit = c_emit, .op_tag = -1, .conv_tag = -1,
+                        .sbuf_bytes = cg_step_sbuf_bytes(&t),
+                        .psum_nbanks = cg_step_psum_banks(&t)};
     int8_t pax[3] = {1, 0, 0};  /* K on partitions for both, M on the output partitions */
     assert_int_equal(cg_lower_op(g, &t, NULL, graph_find_op(g, "C"), pax, &s, &err), 0);
     graph_free(g);

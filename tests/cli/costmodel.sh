@@ -22,5 +22,17 @@ echo '{"schema":"x","version":1}' > "$T/bad.json"
 "$B" problem "$S/examples/fig1.lg" --table "$T/bad.json" >/dev/null 2>&1; ok test $? = 2
 "$B" problem "$S/examples/fig1.lg" --write-table "$T/t.json" -o "$T/a.lsp"; ok test $? = 0
 "$B" problem "$S/examples/fig1.lg" --table "$T/t.json" -o "$T/b.lsp"; ok cmp -s <(grep -v built "$T/a.lsp") <(grep -v built "$T/b.lsp")
+# limits: an op that lowers to more instructions than --max-instructions stops pricing with
+# exit 2 naming it (a 2^40-element relu ran for hours); --time-limit stops with exit 1; in
+# compile the limit bounds the whole program and names the op that crosses it
+printf 'lg 1\ninput x fp32 [1048576,1048576]\nop y fp32 [1048576,1048576] = relu x\noutput y\n' >"$T/big.lg"
+"$B" problem "$T/big.lg" --max-instructions 100000 -o "$T/big.lsp" 2>"$T/err"; ok test $? = 2
+ok grep -q "tensor 'x': more than 100000 instructions" "$T/err"
+ok test ! -e "$T/big.lsp"
+timeout 60 "$B" problem "$T/big.lg" --max-instructions 0 --time-limit 0.5 -o "$T/big.lsp" 2>"$T/err"; ok test $? = 1
+ok grep -q "time limit reached" "$T/err"
+"$B" compile "$S/examples/fig2.lg" --max-instructions 300 -o "$T/f2l.prog" 2>"$T/err"; ok test $? = 2
+ok grep -q "compiling op '[a-z0-9]*': more than 300 instructions" "$T/err"
+ok "$B" compile "$S/examples/fig2.lg" --max-instructions 364 -o "$T/f2l.prog"
 echo "$pass passed, $fail failed"
 test "$fail" = 0
