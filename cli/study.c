@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/targetargs.h"
 #include "report/report.h"
+#include "util/fileio.h"
 #include "study/study.h"
 #include "util/progress.h"
 
@@ -223,6 +224,11 @@ int cli_study_main(int argc, char **argv, int whatif)
             unlink(f);
         }
     }
+    /* what a killed run of ours left half-written (the outputs themselves are replaced
+     * atomically at the end) */
+    static const char *const outputs[] = {"results.json", "report.html", "report.md", "*.csv",
+                                          "calibrated-table*.json"};
+    ls_remove_stale_temps(out, outputs, sizeof outputs / sizeof outputs[0]);
     if ((rc = study_db_open(path, STUDY_DB_CELLS, &st, &err)))
         goto done;
     o.table_dir = out;

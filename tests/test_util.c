@@ -305,6 +305,32 @@ static void test_atomic_signal_cleanup(void **state)
     rmdir(dir);
 }
 
+/* Stale temporaries of owned outputs go; anything else stays. */
+static void test_remove_stale_temps(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/laysim_test_XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    static const char *const files[] = {"cells.csv.tmp.a1B2c3", "report.md.tmp.XyZ123",
+                                        "cells.csv", "notes.txt.tmp.abcdef", "cells.csv.tmp.x",
+                                        "calibrated-table-2.json.tmp.Q1w2E3"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fclose(f);
+    }
+    static const char *const owned[] = {"report.md", "*.csv", "calibrated-table*.json"};
+    assert_int_equal(ls_remove_stale_temps(dir, owned, 3), 3);
+    assert_int_equal(count_entries(dir), 3); /* cells.csv, notes.txt.tmp.abcdef, cells.csv.tmp.x */
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+    assert_int_equal(ls_remove_stale_temps("/nonexistent/dir", owned, 3), -1);
+}
+
 static void test_json_locate(void **state)
 {
     (void)state;
@@ -462,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_prng),         cmocka_unit_test(test_atomic_file),
         cmocka_unit_test(test_atomic_symlink), cmocka_unit_test(test_atomic_special_files),
         cmocka_unit_test(test_atomic_signal_cleanup), cmocka_unit_test(test_json_locate),
+        cmocka_unit_test(test_remove_stale_temps),
         cmocka_unit_test(test_treedec_known), cmocka_unit_test(test_treedec_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "util/fileio.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -311,4 +314,40 @@ int ls_write_file_atomic(const char *path, const void *data, size_t len, struct 
         return ls_error_set(err, LS_ERR_IO, path, 0, 0, "short write");
     }
     return ls_atomic_commit(&af, err);
+}
+
+/* NAME.tmp.XXXXXX -> the length of NAME, or 0 when the entry is not such a temporary. */
+static size_t temp_stem(const char *entry)
+{
+    size_t n = strlen(entry);
+    if (n < sizeof ".tmp.XXXXXX" || memcmp(entry + n - 11, ".tmp.", 5) != 0)
+        return 0;
+    for (size_t i = n - 6; i < n; i++)
+        if (!isalnum((unsigned char)entry[i]))
+            return 0;
+    return n - 11;
+}
+
+int ls_remove_stale_temps(const char *dir, const char *const *patterns, size_t npatterns)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int removed = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t stem = temp_stem(e->d_name);
+        if (!stem || stem >= 256)
+            continue;
+        char name[256], path[4096];
+        memcpy(name, e->d_name, stem);
+        name[stem] = '\0';
+        for (size_t i = 0; i < npatterns; i++)
+            if (fnmatch(patterns[i], name, 0) == 0) {
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                removed += unlink(path) == 0;
+                break;
+            }
+    }
+    closedir(d);
+    return removed;
 }

@@ -45,6 +45,12 @@ void ls_atomic_abort(struct ls_atomic_file *af);
  * handlers by itself. Returns 0, or -1 if a handler could not be installed. */
 int ls_atomic_cleanup_on_signals(void);
 
+/* Remove the temporary files a killed run left in dir: entries NAME.tmp.XXXXXX (the
+ * pattern of ls_atomic_open) whose NAME matches one of the fnmatch(3) patterns — the
+ * outputs the caller owns there. Returns how many were removed, or -1 when dir cannot be
+ * read. */
+int ls_remove_stale_temps(const char *dir, const char *const *patterns, size_t npatterns);
+
 /* Convenience: write a whole buffer atomically. */
 int ls_write_file_atomic(const char *path, const void *data, size_t len, struct ls_error *err);
 

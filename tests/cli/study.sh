@@ -93,7 +93,11 @@ if jq -e '[.cells[] | select(.strategy == "mcts")] | length == 1 and .[0].evalua
 
 # --resume skips every cell already computed
 # shellcheck disable=SC2086
+: >"$T/s/cells.csv.tmp.Ab12Cd"   # what a study killed while writing would leave
+: >"$T/s/mine.txt.tmp.Ab12Cd"    # not the study's: stays
 expect 0 "study --resume" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --resume --quiet $MCTS
+[ ! -e "$T/s/cells.csv.tmp.Ab12Cd" ] && [ -e "$T/s/mine.txt.tmp.Ab12Cd" ] && ok ||
+    bad "--resume: stale temporaries of the study's outputs removed, others kept"
 # shellcheck disable=SC2086
 expect 0 "study --resume (summary)" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --resume $MCTS
 if grep -q "0 run, 2 already in the store" "$T/out"; then ok; else bad "--resume recomputed cells"; cat "$T/out"; fi
