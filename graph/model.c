@@ -30,8 +30,17 @@ int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out
     char *buf = NULL;
     size_t len = 0;
     int rc = ls_read_file(spec, &buf, &len, err);
-    if (rc)
+    if (rc) {
+        struct zoo_arch a;
+        struct ls_error ignored;
+        if (!strchr(spec, '/') && zoo_arch_get(spec, &a, &ignored) == 0) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            ls_error_set(err, rc, spec, 0, 0, "%s; did you mean zoo:%s (the built-in model)?",
+                         msg, spec);
+        }
         return rc;
+    }
     if (!json) {
         size_t i = 0;
         while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))

@@ -47,4 +47,7 @@ expect 2 "unknown option" "$LAYSIM" zoo --frobnicate
 expect 0 "help" "$LAYSIM" zoo --help
 if grep -q 'treewidth' "$T/out"; then ok; else bad "help text"; fi
 
+# a bare zoo name is not a file: the error suggests the zoo: prefix
+expect 2 "bare zoo name" "$LAYSIM" graph granite-moe
+expect_err "did you mean zoo:granite-moe" "bare zoo name: suggestion"
 finish
