@@ -9,13 +9,14 @@
 #include "traces/export.h"
 #include "traces/import.h"
 #include "traces/summary.h"
+#include "util/fileio.h"
 #include "traces/synth.h"
 #include "traces/trace.h"
 #include "util/clock.h"
 #include "util/hash.h"
 
 const char cmd_trace_help[] =
-    "usage: laysim trace FILE summary [--json] [--top N]\n"
+    "usage: laysim trace FILE summary [--json] [--top N] [-o OUT]\n"
     "       laysim trace FILE perfetto -o OUT.json\n"
     "       laysim trace FILE csv [-o OUT.csv]\n"
     "       laysim trace FILE check\n"
@@ -30,7 +31,8 @@ const char cmd_trace_help[] =
     "actions:\n"
     "  summary    totals per engine, DMA queue and opcode (count, busy time, utilization,\n"
     "             DMA bytes), stall causes, and the top operators and conversions by time.\n"
-    "             --json prints one JSON object; --top N lists N operators (default 10).\n"
+    "             --json prints one JSON object; --top N lists N operators (default 10);\n"
+    "             -o OUT writes it to a file instead of stdout.\n"
     "  perfetto   Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing: one track\n"
     "             per engine and per DMA queue, opcode names, operands as args.\n"
     "  csv        one row per record (the layout `trace import` reads; default stdout).\n"
@@ -94,7 +96,7 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
     return CLI_OK;
 }
 
-static void print_stat_rows(json_t *arr, const char *key1, const char *key2)
+static void print_stat_rows(FILE *f, json_t *arr, const char *key1, const char *key2)
 {
     size_t i;
     json_t *x;
@@ -103,7 +105,7 @@ static void print_stat_rows(json_t *arr, const char *key1, const char *key2)
         const char *a = json_string_value(json_object_get(x, key1));
         const char *b = key2 ? json_string_value(json_object_get(x, key2)) : NULL;
         snprintf(name, sizeof name, "%s%s%s", a ? a : "?", b ? " " : "", b ? b : "");
-        printf("  %-32s %10lld %14.1f %14.1f %14lld\n", name,
+        fprintf(f, "  %-32s %10lld %14.1f %14.1f %14lld\n", name,
                (long long)json_integer_value(json_object_get(x, "instructions")),
                json_real_value(json_object_get(x, "busy_ns")),
                json_real_value(json_object_get(x, "stall_ns")),
@@ -111,22 +113,22 @@ static void print_stat_rows(json_t *arr, const char *key1, const char *key2)
     }
 }
 
-static int print_summary_text(const char *path, json_t *o)
+static int print_summary_text(FILE *f, const char *path, json_t *o)
 {
-    printf("trace %s: producer %s, target %s (hash %s), %lld ticks/s\n", path,
+    fprintf(f, "trace %s: producer %s, target %s (hash %s), %lld ticks/s\n", path,
            json_string_value(json_object_get(o, "producer")),
            json_string_value(json_object_get(o, "target")),
            json_string_value(json_object_get(o, "target_hash")),
            (long long)json_integer_value(json_object_get(o, "tick_hz")));
-    printf("records %lld, span %.1f ns\n\n",
+    fprintf(f, "records %lld, span %.1f ns\n\n",
            (long long)json_integer_value(json_object_get(o, "records")),
            json_real_value(json_object_get(o, "span_ns")));
-    printf("  %-6s %10s %14s %14s %8s %14s %14s\n", "engine", "instr", "busy_ns", "busy_cycles",
+    fprintf(f, "  %-6s %10s %14s %14s %8s %14s %14s\n", "engine", "instr", "busy_ns", "busy_cycles",
            "util", "stall_ns", "dma_bytes");
     const char *k;
     json_t *e;
     json_object_foreach(json_object_get(o, "engines"), k, e) {
-        printf("  %-6s %10lld %14.1f %14.0f %7.1f%% %14.1f %14lld\n", k,
+        fprintf(f, "  %-6s %10lld %14.1f %14.0f %7.1f%% %14.1f %14lld\n", k,
                (long long)json_integer_value(json_object_get(e, "instructions")),
                json_real_value(json_object_get(e, "busy_ns")),
                json_real_value(json_object_get(e, "busy_cycles")),
@@ -138,7 +140,7 @@ static int print_summary_text(const char *path, json_t *o)
     json_t *x;
     json_t *qs = json_object_get(o, "dma_queues");
     if (json_array_size(qs)) {
-        printf("\n  %-6s %10s %14s %8s %14s\n", "queue", "instr", "busy_ns", "util", "bytes");
+        fprintf(f, "\n  %-6s %10s %14s %8s %14s\n", "queue", "instr", "busy_ns", "util", "bytes");
         json_array_foreach(qs, i, x) {
             json_t *q = json_object_get(x, "queue");
             char qn[16];
@@ -146,7 +148,7 @@ static int print_summary_text(const char *path, json_t *o)
                 snprintf(qn, sizeof qn, "%lld", (long long)json_integer_value(q));
             else
                 snprintf(qn, sizeof qn, "%s", json_string_value(q));
-            printf("  %-6s %10lld %14.1f %7.1f%% %14lld\n", qn,
+            fprintf(f, "  %-6s %10lld %14.1f %7.1f%% %14lld\n", qn,
                    (long long)json_integer_value(json_object_get(x, "instructions")),
                    json_real_value(json_object_get(x, "busy_ns")),
                    100.0 * json_real_value(json_object_get(x, "utilization")),
@@ -154,20 +156,20 @@ static int print_summary_text(const char *path, json_t *o)
         }
     }
     const char *hdr = "  %-32s %10s %14s %14s %14s\n";
-    printf("\nopcodes by busy time:\n");
-    printf(hdr, "engine opcode", "instr", "busy_ns", "stall_ns", "dma_bytes");
-    print_stat_rows(json_object_get(o, "opcodes"), "engine", "opcode");
-    printf("\nstall causes:\n  %-32s %10s %14s\n", "cause", "instr", "stall_ns");
+    fprintf(f, "\nopcodes by busy time:\n");
+    fprintf(f, hdr, "engine opcode", "instr", "busy_ns", "stall_ns", "dma_bytes");
+    print_stat_rows(f, json_object_get(o, "opcodes"), "engine", "opcode");
+    fprintf(f, "\nstall causes:\n  %-32s %10s %14s\n", "cause", "instr", "stall_ns");
     json_array_foreach(json_object_get(o, "stalls"), i, x)
-        printf("  %-32s %10lld %14.1f\n", json_string_value(json_object_get(x, "cause")),
+        fprintf(f, "  %-32s %10lld %14.1f\n", json_string_value(json_object_get(x, "cause")),
                (long long)json_integer_value(json_object_get(x, "instructions")),
                json_real_value(json_object_get(x, "stall_ns")));
-    printf("\ntop operators by busy time:\n");
-    printf(hdr, "op", "instr", "busy_ns", "stall_ns", "bytes");
-    print_stat_rows(json_object_get(o, "top_ops"), "name", NULL);
-    printf("\ntop tensor conversions by busy time:\n");
-    printf(hdr, "conversion", "instr", "busy_ns", "stall_ns", "bytes");
-    print_stat_rows(json_object_get(o, "top_conversions"), "name", NULL);
+    fprintf(f, "\ntop operators by busy time:\n");
+    fprintf(f, hdr, "op", "instr", "busy_ns", "stall_ns", "bytes");
+    print_stat_rows(f, json_object_get(o, "top_ops"), "name", NULL);
+    fprintf(f, "\ntop tensor conversions by busy time:\n");
+    fprintf(f, hdr, "conversion", "instr", "busy_ns", "stall_ns", "bytes");
+    print_stat_rows(f, json_object_get(o, "top_conversions"), "name", NULL);
     return CLI_OK;
 }
 
@@ -183,13 +185,24 @@ static int do_summary(const char *path, struct trace_reader *r, const struct opt
     }
     json_t *j = trace_summary_json(&s, r, (unsigned)o->top);
     trace_summary_free(&s);
-    if (o->json)
-        return cli_print_json(j);
     if (!j)
         return CLI_FAIL;
-    rc = print_summary_text(path, j);
+    /* -o FILE: the same text (or JSON) into a file, written atomically */
+    struct ls_atomic_file af;
+    if ((rc = ls_atomic_open(&af, o->out ? o->out : "-", &err))) {
+        json_decref(j);
+        return cli_report(&err);
+    }
+    if (o->json)
+        rc = json_dumpf(j, af.fp, JSON_INDENT(1)) || fputc('\n', af.fp) == EOF ? CLI_FAIL : CLI_OK;
+    else
+        rc = print_summary_text(af.fp, path, j);
     json_decref(j);
-    return rc;
+    if (rc) {
+        ls_atomic_abort(&af);
+        return rc;
+    }
+    return ls_atomic_commit(&af, &err) ? cli_report(&err) : CLI_OK;
 }
 
 static int do_check(const char *path, struct trace_reader *r)
@@ -291,6 +304,8 @@ int cmd_trace(int argc, char **argv)
         return cli_usage("trace", "unknown action '%s' (summary, perfetto, csv, check)", action);
     if (is_perfetto && !o.out)
         return cli_usage("trace", "perfetto: -o OUT.json is required");
+    if (is_check && o.out)
+        return cli_usage("trace", "check: writes nothing, -o is not used");
     struct ls_error err;
     ls_error_clear(&err);
     struct trace_reader *r;

@@ -93,4 +93,11 @@ else
     echo "note: laysim sim has no --trace yet; simulator trace checks skipped"
 fi
 
+# summary -o writes the file (it was ignored: exit 0, no file); check takes no -o
+expect 0 "summary -o" "$LAYSIM" trace "$T/s.lstrace" summary -o "$T/s.txt"
+grep -q '^records ' "$T/s.txt" && ok || bad "summary -o: the text in the file"
+[ ! -s "$T/out" ] && ok || bad "summary -o: nothing on stdout"
+expect 0 "summary --json -o" "$LAYSIM" trace "$T/s.lstrace" summary --json -o "$T/s.json"
+jq -e .records "$T/s.json" >/dev/null && ok || bad "summary --json -o: JSON in the file"
+expect 2 "check -o" "$LAYSIM" trace "$T/s.lstrace" check -o "$T/c.txt"
 finish
