@@ -39,10 +39,15 @@ const char cmd_loop_help[] =
     "  --time-limit S    per-solver wall-clock limit (default: none)\n"
     "  --json            one JSON object with an \"iterations\" array\n" CLI_MODEL_HELP CLI_TARGET_HELP;
 
-/* undefined figures print as nan */
-static double num(double v)
+/* A figure in a column of width w, or "-" when it is undefined (no pairs, no held-out
+ * family, no in-sample fit yet). */
+static const char *fig(char *buf, size_t n, int w, int prec, double v, int defined)
 {
-    return isfinite(v) ? v : NAN;
+    if (defined && isfinite(v))
+        snprintf(buf, n, "%*.*f", w, prec, v);
+    else
+        snprintf(buf, n, "%*s", w, "-");
+    return buf;
 }
 
 int cmd_loop(int argc, char **argv)
@@ -153,13 +158,18 @@ int cmd_loop(int argc, char **argv)
     printf("iter aggregate pairwise  tau     median_rel  lofo_pairwise lofo_median  in_sample_median exact_1pct\n");
     for (size_t i = 0; i < out.iterations.len; i++) {
         const struct study_loop_iter *it = &out.iterations.data[i];
-        printf("%4zu %-9s %8.3f %7.3f %10.4f %13.3f %12.4f %16.4f %s\n", i, it->aggregate,
-               num(it->frozen.pairwise_accuracy), num(it->frozen.kendall_tau),
-               num(it->frozen.median_rel_error),
-               it->has_lofo ? num(it->lofo.pairwise_accuracy) : NAN,
-               it->has_lofo ? num(it->lofo.median_rel_error) : NAN,
-               num(it->in_sample.median_rel_error), it->exact_within_1pct_all ? "yes" : "no");
+        char a[32], b[32], c[32], d[32], e[32], f[32];
+        printf("%4zu %-9s %s %s %s %s %s %s %s\n", i, it->aggregate,
+               fig(a, sizeof a, 8, 3, it->frozen.pairwise_accuracy, 1),
+               fig(b, sizeof b, 7, 3, it->frozen.kendall_tau, 1),
+               fig(c, sizeof c, 10, 4, it->frozen.median_rel_error, 1),
+               fig(d, sizeof d, 13, 3, it->lofo.pairwise_accuracy, it->has_lofo),
+               fig(e, sizeof e, 12, 4, it->lofo.median_rel_error, it->has_lofo),
+               fig(f, sizeof f, 16, 4, it->in_sample.median_rel_error, 1),
+               it->exact_within_1pct_all ? "yes" : "no");
     }
+    if (!outp)
+        printf("(the fitted table is not kept: -o FILE writes it)\n");
     study_loop_result_free(&out);
     return CLI_OK;
 usage:

@@ -40,5 +40,9 @@ echo '{"schema":"laysim-latency-table","version":1,"aggregate":"max","entries":[
 "$B" validate "$S/examples/fig1.lg" --table "$T/bad.json" >/dev/null 2>&1; ok test $? = 2
 "$B" loop >/dev/null 2>&1; ok test $? = 2
 "$B" loop "$S/examples/fig1.lg" --aggregate avg >/dev/null 2>&1; ok test $? = 2
+# the text table shows undefined figures as "-" (was nan) and says the fit is not kept
+"$B" loop "$S/examples/fig1.lg" --iterations 1 --no-microbench > "$T/l.txt"; ok test $? = 0
+ok test "$(grep -c nan "$T/l.txt")" = 0
+ok grep -q 'fitted table is not kept: -o FILE' "$T/l.txt"
 echo "$pass passed, $fail failed"
 test "$fail" = 0
