@@ -433,6 +433,32 @@ fail:
     return err->code;
 }
 
+/* The keys a kind cannot guess (sizes): a spec without them is a mistake, not a request
+ * for defaults ("gemm:M=512,K=256" ran a 512x256x512 GEMM). */
+static const struct {
+    const char *kind, *keys;
+} required[] = {{"gemm", "M,K,N"},      {"dma", "bytes_per_partition,count"},
+                {"dve", "op,free"},     {"act", "free,count"},
+                {"mix", "instructions"}};
+
+static int check_required(struct spec *sp, struct ls_error *err)
+{
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++) {
+        if (strcmp(sp->kind, required[i].kind))
+            continue;
+        for (const char *k = required[i].keys; *k;) {
+            size_t n = strcspn(k, ",");
+            char key[32];
+            snprintf(key, sizeof key, "%.*s", (int)n, k);
+            if (!get(sp, key))
+                return ls_error_msg(err, LS_ERR_INPUT, "%s: missing %s= (required: %s)",
+                                    sp->kind, key, required[i].keys);
+            k += n + (k[n] == ',');
+        }
+    }
+    return 0;
+}
+
 int sim_micro_build(const char *spec, const struct sim_target *t, struct sim_program **out,
                     struct ls_error *err)
 {
@@ -457,6 +483,8 @@ int sim_micro_build(const char *spec, const struct sim_target *t, struct sim_pro
     else
         rc = ls_error_msg(err, LS_ERR_INPUT, "%s: unknown kind '%s' (gemm, dma, dve, act, mix)",
                           spec, sp.kind);
+    if (!rc) /* after the builder, so that a misspelt key is named as unknown first */
+        rc = check_required(&sp, err);
     if (rc) {
         sim_program_free(p);
         return rc;

@@ -1,10 +1,10 @@
 /* sim/micro: built-in microbenchmark programs (`laysim sim --micro SPEC`).
  *
- * SPEC is KIND:key=value,key=value...
- *   gemm:M=512,K=256,N=1024,dtype=bf16[,swap=0]   C[MxN] = A[MxK] B[KxN] on the PE array
- *   dma:bytes_per_partition=256,partitions=128,count=64[,queues=4,dir=load|store|sbuf,transpose=0]
- *   dve:op=add,free=2048,partitions=128[,dtype=bf16,count=1,dep=0]
- *   act:free=1,partitions=128,count=64[,dep=1,func=exp]
+ * SPEC is KIND:key=value,key=value... (keys in brackets are optional)
+ *   gemm:M=512,K=256,N=1024[,dtype=bf16,swap=0]   C[MxN] = A[MxK] B[KxN] on the PE array
+ *   dma:bytes_per_partition=256,count=64[,partitions=128,queues=4,dir=load|store|sbuf,transpose=0]
+ *   dve:op=add,free=2048[,partitions=128,dtype=bf16,count=1,dep=0]
+ *   act:free=1,count=64[,partitions=128,dep=1,func=exp]
  *   mix:instructions=1000000[,seed=1]   a large mixed program (bench/sim.sh)
  * The program is built for the given target (sizes are checked against it). */
 #ifndef LS_SIM_MICRO_H

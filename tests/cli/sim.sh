@@ -127,6 +127,8 @@ expect_field '.cycles' "$((10 * 284 + 64))" "dependent ACT chain"
 expect 2 "micro bad kind" "$LAYSIM" sim --micro warp:x=1
 expect 2 "micro bad key" "$LAYSIM" sim --micro gemm:Q=1
 expect_err "Q" "micro bad key named"
+expect 2 "micro incomplete" "$LAYSIM" sim --micro gemm:M=512,K=256
+expect_err "missing N=" "micro incomplete: the missing key named"
 expect 2 "micro too big" "$LAYSIM" sim --micro gemm:M=8192,K=8192,N=8192
 expect 2 "micro and program" "$LAYSIM" sim --micro dve:op=add "$P/tiny_pe.lsprog"
 
