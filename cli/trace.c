@@ -107,7 +107,7 @@ static void print_stat_rows(FILE *f, json_t *arr, const char *key1, const char *
         snprintf(name, sizeof name, "%s%s%s", a ? a : "?", b ? " " : "", b ? b : "");
         fprintf(f, "  %-32s %10lld %14.1f %14.1f %14lld\n", name,
                (long long)json_integer_value(json_object_get(x, "instructions")),
-               json_real_value(json_object_get(x, "busy_ns")),
+               json_real_value(json_object_get(x, "instr_ns")),
                json_real_value(json_object_get(x, "stall_ns")),
                (long long)json_integer_value(json_object_get(x, "bytes")));
     }
@@ -156,19 +156,19 @@ static int print_summary_text(FILE *f, const char *path, json_t *o)
         }
     }
     const char *hdr = "  %-32s %10s %14s %14s %14s\n";
-    fprintf(f, "\nopcodes by busy time:\n");
-    fprintf(f, hdr, "engine opcode", "instr", "busy_ns", "stall_ns", "dma_bytes");
+    fprintf(f, "\nopcodes by instruction time:\n");
+    fprintf(f, hdr, "engine opcode", "instr", "instr_ns", "stall_ns", "dma_bytes");
     print_stat_rows(f, json_object_get(o, "opcodes"), "engine", "opcode");
     fprintf(f, "\nstall causes:\n  %-32s %10s %14s\n", "cause", "instr", "stall_ns");
     json_array_foreach(json_object_get(o, "stalls"), i, x)
         fprintf(f, "  %-32s %10lld %14.1f\n", json_string_value(json_object_get(x, "cause")),
                (long long)json_integer_value(json_object_get(x, "instructions")),
                json_real_value(json_object_get(x, "stall_ns")));
-    fprintf(f, "\ntop operators by busy time:\n");
-    fprintf(f, hdr, "op", "instr", "busy_ns", "stall_ns", "bytes");
+    fprintf(f, "\ntop operators by instruction time:\n");
+    fprintf(f, hdr, "op", "instr", "instr_ns", "stall_ns", "bytes");
     print_stat_rows(f, json_object_get(o, "top_ops"), "name", NULL);
-    fprintf(f, "\ntop tensor conversions by busy time:\n");
-    fprintf(f, hdr, "conversion", "instr", "busy_ns", "stall_ns", "bytes");
+    fprintf(f, "\ntop tensor conversions by instruction time:\n");
+    fprintf(f, hdr, "conversion", "instr", "instr_ns", "stall_ns", "bytes");
     print_stat_rows(f, json_object_get(o, "top_conversions"), "name", NULL);
     return CLI_OK;
 }

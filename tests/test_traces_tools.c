@@ -109,6 +109,11 @@ static void test_summary(void **state)
     json_t *pe = json_object_get(json_object_get(j, "engines"), "pe");
     assert_int_equal(json_integer_value(json_object_get(pe, "instructions")), 2);
     assert_true(json_real_value(json_object_get(pe, "busy_cycles")) == 600.0);
+    /* DMA: busy = the union of its instructions (100 ticks), instr = their sum (150) */
+    json_t *dma = json_object_get(json_object_get(j, "engines"), "dma");
+    assert_int_equal(json_integer_value(json_object_get(dma, "instr_ticks")), 150);
+    assert_true(json_real_value(json_object_get(dma, "busy_ns")) ==
+                trace_ticks_ns(&s.header, 100));
     json_t *ops = json_object_get(j, "opcodes");
     assert_string_equal(json_string_value(json_object_get(json_array_get(ops, 0), "opcode")), "matmul");
     json_t *st = json_object_get(j, "stalls");
@@ -118,7 +123,7 @@ static void test_summary(void **state)
     assert_int_equal(json_array_size(top), 1);
     assert_string_equal(json_string_value(json_object_get(json_array_get(top, 0), "name")),
                         "layer1.\"mm\",x");
-    assert_int_equal(json_integer_value(json_object_get(json_array_get(top, 0), "busy_ticks")), 300);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(top, 0), "instr_ticks")), 300);
     json_decref(j);
     trace_summary_free(&s);
     trace_reader_close(r);

@@ -144,17 +144,20 @@ size_t trace_summary_top(const struct trace_stat *stats, size_t len, size_t n, u
 static json_t *stat_json(const struct trace_summary *s, const struct trace_stat *st, int engine)
 {
     json_t *o = json_object();
+    /* One name per quantity, as in `laysim sim`: busy = time covered by at least one
+     * instruction (engines and queues); instr = the sum of instruction durations, which
+     * counts overlapping instructions twice. */
     json_object_set_new(o, "instructions", json_integer((json_int_t)st->count));
-    json_object_set_new(o, "busy_ticks", json_integer((json_int_t)st->busy));
-    json_object_set_new(o, "busy_ns", json_real(trace_ticks_ns(&s->header, st->busy)));
+    json_object_set_new(o, "instr_ticks", json_integer((json_int_t)st->busy));
+    json_object_set_new(o, "instr_ns", json_real(trace_ticks_ns(&s->header, st->busy)));
     if (engine >= 0 && s->header.clock_mhz[engine])
-        json_object_set_new(o, "busy_cycles",
+        json_object_set_new(o, "instr_cycles",
                             json_real(trace_ticks_cycles(&s->header, engine, st->busy)));
     json_object_set_new(o, "stall_ns", json_real(trace_ticks_ns(&s->header, st->stall)));
     if (st->active) {
-        json_object_set_new(o, "active_ns", json_real(trace_ticks_ns(&s->header, st->active)));
+        json_object_set_new(o, "busy_ns", json_real(trace_ticks_ns(&s->header, st->active)));
         if (engine >= 0 && s->header.clock_mhz[engine])
-            json_object_set_new(o, "active_cycles",
+            json_object_set_new(o, "busy_cycles",
                                 json_real(trace_ticks_cycles(&s->header, engine, st->active)));
     }
     if (engine == LS_ENGINE_DMA || engine < 0)
