@@ -11,6 +11,7 @@
 const char cmd_compile_help[] =
     "usage: laysim compile MODEL [--layout SOL] [--target ...] [--set ...] [--table FILE]\n"
     "                      [--output-layout TENSOR=AXIS]... [--exact-transpose] [-o OUT.prog]\n"
+    "                      [--json]\n"
     "Lower every operator of MODEL under the configurations of SOL (a .sol for the problem\n"
     "that `laysim problem` writes with the same options; default: cfg 0 everywhere), insert\n"
     "one conversion per distinct consumer layout, and write the program text (stdout when\n"
@@ -19,6 +20,8 @@ const char cmd_compile_help[] =
     CLI_MODELCMD_TIME_HELP
     "  --layout FILE.sol   the assignment (default: cfg 0 everywhere)\n"
     "  -o, --output FILE   where to write the program (default stdout)\n"
+    "  --json              the summary as one JSON object on stdout (instructions, ops_lowered,\n"
+    "                      conversions, hbm_bytes, table_price, objective); needs -o\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 int cmd_compile(int argc, char **argv)
@@ -26,17 +29,20 @@ int cmd_compile(int argc, char **argv)
     static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS,
                                        {"layout", required_argument, NULL, 'L'},
                                        {"output", required_argument, NULL, 'o'},
+                                       {"json", no_argument, NULL, 'J'},
                                        {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
     const char *outp = "-", *sol = NULL;
-    int c, rc = CLI_OK;
+    int c, rc = CLI_OK, json = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
         if (c == 'o')
             outp = optarg;
         else if (c == 'L')
             sol = optarg;
+        else if (c == 'J')
+            json = 1;
         else if (!cli_modelcmd_opt(&mc, "compile", c, optarg, &rc))
             rc = cli_usage("compile", "unknown option '%s'", argv[optind - 1]);
         if (rc) {
@@ -47,6 +53,11 @@ int cmd_compile(int argc, char **argv)
     if (optind != argc - 1) {
         cli_modelcmd_close(&mc);
         return cli_usage("compile", "expected one MODEL argument");
+    }
+    if (json && !strcmp(outp, "-")) {
+        cli_modelcmd_close(&mc);
+        return cli_usage("compile", "--json prints the summary on stdout: give -o FILE for the "
+                                    "program");
     }
     struct ls_error err = {0};
     struct lsp_solution s;
@@ -92,12 +103,24 @@ int cmd_compile(int argc, char **argv)
     else
         rc = ls_write_file_atomic(outp, body, blen, &err);
     free(body);
-    if (!rc)
+    int64_t price = rc ? 0 : cm_price_program(&mc.tb, &mc.t, prog);
+    if (!rc && json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "model", json_string(argv[optind]));
+        json_object_set_new(o, "output", json_string(outp));
+        json_object_set_new(o, "instructions", json_integer(st.instructions));
+        json_object_set_new(o, "ops_lowered", json_integer(st.ops_lowered));
+        json_object_set_new(o, "conversions", json_integer(st.conversions));
+        json_object_set_new(o, "hbm_bytes", json_integer((json_int_t)st.hbm_bytes));
+        json_object_set_new(o, "table_price", json_integer(price));
+        json_object_set_new(o, "objective", json_integer(objective));
+        rc = cli_print_json(o) ? LS_ERR_IO : 0;
+    } else if (!rc) {
         fprintf(stderr,
                 "laysim compile: %" PRId64 " instructions, %" PRId64 " ops, %" PRId64
                 " conversions, table price %" PRId64 " (problem objective %" PRId64 ")\n",
-                st.instructions, st.ops_lowered, st.conversions,
-                cm_price_program(&mc.tb, &mc.t, prog), objective);
+                st.instructions, st.ops_lowered, st.conversions, price, objective);
+    }
 out:
     sim_program_free(prog);
     lsp_solution_free(&s);

@@ -11,7 +11,7 @@
 const char cmd_problem_help[] =
     "usage: laysim problem MODEL [--target ...] [--set ...] [--table FILE] [-o OUT.lsp]\n"
     "                      [--output-layout TENSOR=AXIS]... [--exact-transpose]\n"
-    "                      [--write-table FILE]\n"
+    "                      [--write-table FILE] [--json]\n"
     "Lower every operator of MODEL (zoo:NAME, a .lg file or a config.json) under every\n"
     "admissible layout configuration, price the instructions with the latency table and\n"
     "write the layout selection problem (.lsp; stdout when -o is absent).\n"
@@ -19,6 +19,8 @@ const char cmd_problem_help[] =
     CLI_MODELCMD_TIME_HELP
     "  -o, --output FILE   where to write the problem (default stdout)\n"
     "  --write-table FILE  also write the latency table used\n"
+    "  --json              a summary as one JSON object on stdout (ops, tensors,\n"
+    "                      configurations, target and table hashes, build_seconds); needs -o\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 int cmd_problem(int argc, char **argv)
@@ -26,17 +28,20 @@ int cmd_problem(int argc, char **argv)
     static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS,
                                        {"output", required_argument, NULL, 'o'},
                                        {"write-table", required_argument, NULL, 'W'},
+                                       {"json", no_argument, NULL, 'J'},
                                        {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
     const char *outp = "-", *wtable = NULL;
-    int c, rc = CLI_OK;
+    int c, rc = CLI_OK, json = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
         if (c == 'o')
             outp = optarg;
         else if (c == 'W')
             wtable = optarg;
+        else if (c == 'J')
+            json = 1;
         else if (!cli_modelcmd_opt(&mc, "problem", c, optarg, &rc))
             rc = cli_usage("problem", "unknown option '%s'", argv[optind - 1]);
         if (rc) {
@@ -47,6 +52,11 @@ int cmd_problem(int argc, char **argv)
     if (optind != argc - 1) {
         cli_modelcmd_close(&mc);
         return cli_usage("problem", "expected one MODEL argument");
+    }
+    if (json && !strcmp(outp, "-")) {
+        cli_modelcmd_close(&mc);
+        return cli_usage("problem", "--json prints the summary on stdout: give -o FILE for the "
+                                    "problem");
     }
     struct ls_error err = {0};
     if ((rc = cli_modelcmd_open(&mc, argv[optind], 1, &err)))
@@ -72,6 +82,26 @@ int cmd_problem(int argc, char **argv)
     free(body);
     if (!rc && wtable)
         rc = cm_table_write(&mc.tb, wtable, &err);
+    if (!rc && json) {
+        const struct lsp_problem *p = mc.in->p;
+        int64_t cfgs = 0;
+        for (int32_t i = 0; i < p->nops; i++)
+            cfgs += p->ops[i].ncfg;
+        char th[20], bh[20];
+        snprintf(th, sizeof th, "%016" PRIx64, sim_target_hash(&mc.t));
+        snprintf(bh, sizeof bh, "%016" PRIx64, cm_table_hash(&mc.tb));
+        json_t *o = json_object();
+        json_object_set_new(o, "model", json_string(argv[optind]));
+        json_object_set_new(o, "output", json_string(outp));
+        json_object_set_new(o, "target", json_string(mc.t.name));
+        json_object_set_new(o, "target_hash", json_string(th));
+        json_object_set_new(o, "table_hash", json_string(bh));
+        json_object_set_new(o, "ops", json_integer(p->nops));
+        json_object_set_new(o, "tensors", json_integer(p->ntensors));
+        json_object_set_new(o, "configurations", json_integer(cfgs));
+        json_object_set_new(o, "build_seconds", json_real(mc.build_seconds));
+        rc = cli_print_json(o) ? LS_ERR_IO : 0;
+    }
 out:
     cli_modelcmd_close(&mc);
     return rc ? cli_report(&err) : CLI_OK;

@@ -34,5 +34,11 @@ ok grep -q "time limit reached" "$T/err"
 "$B" compile "$S/examples/fig2.lg" --max-instructions 300 -o "$T/f2l.prog" 2>"$T/err"; ok test $? = 2
 ok grep -q "compiling op '[a-z0-9]*': more than 300 instructions" "$T/err"
 ok "$B" compile "$S/examples/fig2.lg" --max-instructions 364 -o "$T/f2l.prog"
+# --json summaries (with -o: stdout carries the JSON)
+"$B" problem "$S/examples/fig1.lg" -o "$T/j.lsp" --json > "$T/pj"; ok test $? = 0
+ok test "$(jq -r '.ops' "$T/pj")" = "$(grep -c '^op ' "$T/j.lsp")"
+"$B" compile "$S/examples/fig2.lg" -o "$T/j.prog" --json > "$T/cj"; ok test $? = 0
+ok test "$(jq -r '.table_price == .objective' "$T/cj")" = true
+"$B" compile "$S/examples/fig2.lg" --json >/dev/null 2>&1; ok test $? = 2
 echo "$pass passed, $fail failed"
 test "$fail" = 0
