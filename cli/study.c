@@ -17,7 +17,8 @@
 
 const char cmd_study_help[] =
     "usage: laysim study [--quick | --models SET] [--target NAME|FILE] [--set KEY=VALUE]...\n"
-    "                    [--out DIR] [--resume] [--shard K/N] [--jobs N] [--no-calibrate]\n"
+    "                    [--out DIR] [--resume | --force] [--shard K/N] [--jobs N]\n"
+    "                    [--no-calibrate]\n"
     "                    [--exact-time-limit S] [--dp-time-limit S] [--dp-mem-limit MIB]\n"
     "                    [--mcts-evaluations N] [--mcts-time-limit S] [--quiet]\n"
     "Reproduce the shape of the paper's evaluation on the simulated core: per model, the\n"
@@ -36,6 +37,8 @@ const char cmd_study_help[] =
     CLI_TARGET_HELP
     "  --out DIR           output directory (default out/study)\n"
     "  --resume            keep DIR/results.sqlite and skip (model, target) cells in it\n"
+    "  --force             replace the results already in DIR (without --resume or --force,\n"
+    "                      a DIR holding results is an error: nothing is overwritten silently)\n"
     "  --shard K/N         run only the K-th of N slices of the grid (merge with laysim merge)\n"
     "  --jobs N            worker threads (default: online CPUs)\n"
     "  --no-calibrate      only the datasheet table\n"
@@ -92,12 +95,13 @@ static void command_line(int argc, char **argv, char *buf, size_t n)
 int cli_study_main(int argc, char **argv, int whatif)
 {
     enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
-           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET };
+           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET, O_FORCE };
     static const struct option lo[] = {CLI_TARGET_LONGOPTS,
                                        {"models", required_argument, NULL, O_MODELS},
                                        {"quick", no_argument, NULL, O_QUICK},
                                        {"out", required_argument, NULL, O_OUT},
                                        {"resume", no_argument, NULL, O_RESUME},
+                                       {"force", no_argument, NULL, O_FORCE},
                                        {"shard", required_argument, NULL, O_SHARD},
                                        {"jobs", required_argument, NULL, O_JOBS},
                                        {"no-calibrate", no_argument, NULL, O_NOCAL},
@@ -118,7 +122,7 @@ int cli_study_main(int argc, char **argv, int whatif)
     const char *target = NULL;
     const char *sets[16];
     size_t nsets = 0;
-    int quiet = 0, c;
+    int quiet = 0, force = 0, c;
     struct ls_error err = {0};
     unsigned long long u;
     double dv;
@@ -135,6 +139,7 @@ int cli_study_main(int argc, char **argv, int whatif)
         case O_QUICK: models = "quick"; break;
         case O_OUT: out = optarg; break;
         case O_RESUME: o.resume = 1; break;
+        case O_FORCE: force = 1; break;
         case O_SHARD:
             if (study_parse_shard(optarg, &o.shard_k, &o.shard_n, &err))
                 return cli_usage(cmd, "%s", err.msg);
@@ -213,6 +218,12 @@ int cli_study_main(int argc, char **argv, int whatif)
     snprintf(path, sizeof path, "%s/results.sqlite", out);
     char tune_db[1200];
     snprintf(tune_db, sizeof tune_db, "%s/tune-metrics.sqlite", out);
+    if (!o.resume && !force && access(path, F_OK) == 0) {
+        rc = ls_error_msg(&err, LS_ERR_INPUT,
+                          "%s already holds results: --resume continues that %s, --force "
+                          "replaces it", out, whatif ? "what-if" : "study");
+        goto done;
+    }
     if (!o.resume) {
         /* a fresh study: no results and no simulated times from an earlier run */
         static const char *const files[] = {"results.sqlite", "results.sqlite-journal",

@@ -11,4 +11,4 @@ if [ ! -x "$laysim" ]; then
     exit 1
 fi
 cd "$root"
-exec "$laysim" study --quick --out out/study
+exec "$laysim" study --quick --force --out out/study

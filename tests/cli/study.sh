@@ -130,6 +130,9 @@ if [ ! -e "$T/bad" ]; then ok; else bad "a rejected command wrote its output"; f
 
 # whatif: the report states the decisions changed per model
 expect 0 "whatif" "$LAYSIM" whatif --set pe.rows=64,128 --models cnn --out "$T/w" --quiet
+# a DIR with results is never replaced silently: --resume or --force
+expect 2 "whatif into a DIR with results" "$LAYSIM" whatif --set pe.rows=64,128 --models cnn --out "$T/w" --quiet
+expect_err "already holds results: --resume continues that what-if, --force replaces it" "whatif: refuses to overwrite"
 if grep -q "decisions changed" "$T/w/report.md" && grep -q "pe.rows=64" "$T/w/report.md"; then ok; else
     bad "whatif report lacks the decisions-changed table"; fi
 if [ -s "$T/w/whatif.csv" ]; then ok; else bad "whatif.csv missing"; fi
