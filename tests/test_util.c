@@ -1,4 +1,4 @@
-/* Tests for util/: errors, arena, vec, intern, scan, prng, atomic files, tree decompositions. */
+/* Tests for util/: errors, arena, vec, hash map, intern, scan, prng, atomic files, tree decompositions. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/hash.h"
+#include "util/hmap.h"
 #include "util/intern.h"
 #include "util/prng.h"
 #include "util/scan.h"
@@ -64,6 +65,144 @@ static void test_vec(void **state)
     assert_int_equal(v.data[999], 1998);
     LS_VEC_FREE(&v);
     assert_null(v.data);
+}
+
+static void test_vec_helpers(void **state)
+{
+    (void)state;
+    LS_VEC(int) v = {0};
+    int src[5] = {1, 2, 3, 4, 5};
+    assert_int_equal(LS_VEC_APPEND(&v, src, 0), 0);
+    assert_int_equal(v.len, 0);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(LS_VEC_APPEND(&v, src, 5), 0);
+    assert_int_equal(v.len, 500);
+    assert_int_equal(v.data[499], 5);
+    assert_int_equal(v.data[250], 1);
+    assert_int_equal(LS_VEC_RESIZE(&v, 3), 0);
+    assert_int_equal(v.len, 3);
+    assert_int_equal(v.data[2], 3);
+    LS_VEC_FREE(&v);
+    assert_int_equal(LS_VEC_RESERVE_EXACT(&v, 37), 0);
+    assert_int_equal(v.cap, 37);
+    assert_int_equal(LS_VEC_RESERVE_EXACT(&v, 20), 0);   /* never shrinks */
+    assert_int_equal(v.cap, 37);
+    LS_VEC_FREE(&v);
+}
+
+/* hash map test keys: uint64 values in an array indexed by id; the hash is chosen by the
+ * test (identity, or a constant to force every key onto one probe chain) */
+struct hm_keys {
+    const uint64_t *k;
+    int eq_calls;
+};
+
+static int hm_eq(const void *ctx, int32_t id, const void *key)
+{
+    struct hm_keys *c = (struct hm_keys *)ctx;
+    c->eq_calls++;
+    return c->k[id] == *(const uint64_t *)key;
+}
+
+static void test_hmap_basic(void **state)
+{
+    (void)state;
+    struct ls_hmap m = {0};
+    uint64_t keys[3] = {10, 20, 30};
+    struct hm_keys c = {keys, 0};
+    assert_int_equal(ls_hmap_find(&m, 10, hm_eq, &c, &keys[0]), -1);   /* empty, no slots */
+    assert_int_equal(ls_hmap_bytes(&m), 0);
+    for (int32_t i = 0; i < 3; i++)
+        assert_int_equal(ls_hmap_put(&m, keys[i], hm_eq, &c, &keys[i], i), i);
+    /* present: the stored id comes back, the offered one is ignored */
+    assert_int_equal(ls_hmap_put(&m, keys[1], hm_eq, &c, &keys[1], 7), 1);
+    assert_int_equal(m.n, 3);
+    uint64_t absent = 40;
+    assert_int_equal(ls_hmap_find(&m, absent, hm_eq, &c, &absent), -1);
+    assert_int_equal(ls_hmap_find(&m, 30, hm_eq, &c, &keys[2]), 2);
+    ls_hmap_clear(&m);
+    assert_int_equal(m.n, 0);
+    assert_int_equal(ls_hmap_find(&m, 30, hm_eq, &c, &keys[2]), -1);
+    assert_int_equal(ls_hmap_put(&m, keys[2], hm_eq, &c, &keys[2], 0), 0);
+    ls_hmap_free(&m);
+    assert_null(m.slot);
+    assert_int_equal(m.nslots, 0);
+}
+
+static void test_hmap_collisions(void **state)
+{
+    (void)state;
+    /* every key has the same hash: one probe chain, told apart by equality alone */
+    enum { N = 300 };
+    uint64_t keys[N];
+    for (int i = 0; i < N; i++)
+        keys[i] = (uint64_t)i * 7919u;
+    struct hm_keys c = {keys, 0};
+    struct ls_hmap m = {0};
+    for (int32_t i = 0; i < N; i++)
+        assert_int_equal(ls_hmap_put(&m, 42, hm_eq, &c, &keys[i], i), i);
+    for (int32_t i = 0; i < N; i++)
+        assert_int_equal(ls_hmap_find(&m, 42, hm_eq, &c, &keys[i]), i);
+    uint64_t absent = 1;
+    assert_int_equal(ls_hmap_find(&m, 42, hm_eq, &c, &absent), -1);
+    /* the same key under another hash is not found: the hash is part of the key */
+    assert_int_equal(ls_hmap_find(&m, 43, hm_eq, &c, &keys[5]), -1);
+    /* distinct hashes: the stored tag spares the equality test for every other key */
+    ls_hmap_free(&m);
+    for (int32_t i = 0; i < N; i++)
+        assert_int_equal(ls_hmap_put(&m, keys[i], hm_eq, &c, &keys[i], i), i);
+    c.eq_calls = 0;
+    for (int32_t i = 0; i < N; i++)
+        assert_int_equal(ls_hmap_find(&m, keys[i], hm_eq, &c, &keys[i]), i);
+    assert_int_equal(c.eq_calls, N);
+    ls_hmap_free(&m);
+}
+
+static void test_hmap_growth(void **state)
+{
+    (void)state;
+    /* many keys, growing from empty: load stays at most one half, every id findable, ids
+     * are the caller's (here in reverse order of insertion) */
+    enum { N = 200000 };
+    uint64_t *keys = malloc(N * sizeof *keys);
+    assert_non_null(keys);
+    struct ls_rng r;
+    ls_rng_seed(&r, 5);
+    for (int i = 0; i < N; i++)
+        keys[i] = ls_rng_next(&r) | 1;   /* distinct with overwhelming probability */
+    struct hm_keys c = {keys, 0};
+    struct ls_hmap m = {0};
+    size_t last = 0;
+    int grows = 0;
+    for (int32_t i = N - 1; i >= 0; i--) {
+        assert_int_equal(ls_hmap_put(&m, ls_fnv1a64(&keys[i], 8), hm_eq, &c, &keys[i], i), i);
+        assert_true(m.n * 2 <= m.nslots);
+        if (m.nslots != last) {
+            grows++;
+            last = m.nslots;
+        }
+    }
+    assert_int_equal(m.n, N);
+    assert_true(grows > 10);
+    assert_int_equal(ls_hmap_bytes(&m), m.nslots * 8);
+    for (int32_t i = 0; i < N; i++)
+        assert_int_equal(ls_hmap_find(&m, ls_fnv1a64(&keys[i], 8), hm_eq, &c, &keys[i]), i);
+    for (int i = 0; i < 1000; i++) {
+        uint64_t k = (uint64_t)i * 2;   /* even: never a key */
+        assert_int_equal(ls_hmap_find(&m, ls_fnv1a64(&k, 8), hm_eq, &c, &k), -1);
+    }
+    ls_hmap_free(&m);
+    /* reserve up front: no growth while filling, and the size slots_for announces */
+    assert_int_equal(ls_hmap_reserve(&m, 1000), 0);
+    size_t ns = m.nslots;
+    assert_int_equal(ns, ls_hmap_slots_for(1000));
+    assert_int_equal(ns, 2048);
+    for (int32_t i = 0; i < 1000; i++)
+        assert_int_equal(ls_hmap_put(&m, keys[i], hm_eq, &c, &keys[i], i), i);
+    assert_int_equal(m.nslots, ns);
+    assert_int_equal(ls_hmap_slots_for(0), 16);
+    ls_hmap_free(&m);
+    free(keys);
 }
 
 static void test_intern(void **state)
@@ -294,7 +433,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_format), cmocka_unit_test(test_arena),
-        cmocka_unit_test(test_vec),          cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_vec),          cmocka_unit_test(test_vec_helpers),
+        cmocka_unit_test(test_hmap_basic),   cmocka_unit_test(test_hmap_collisions),
+        cmocka_unit_test(test_hmap_growth),  cmocka_unit_test(test_intern),
         cmocka_unit_test(test_hash),         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_prng),         cmocka_unit_test(test_atomic_file),
         cmocka_unit_test(test_treedec_known), cmocka_unit_test(test_treedec_random),
