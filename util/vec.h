@@ -38,6 +38,11 @@ int ls_vec_reserve_exact_(void **data, size_t *cap, size_t n, size_t elem);
 /* len = n; new elements are uninitialized. */
 #define LS_VEC_RESIZE(v, n) (LS_VEC_RESERVE((v), (n)) ? 1 : ((v)->len = (n), 0))
 
+/* The same growth for a plain pointer + size_t capacity pair, where a struct keeps its own
+ * count or several arrays share one (public structs whose fields others index directly). */
+#define LS_ARRAY_RESERVE(ptr, cap, n) \
+    ls_vec_reserve_((void **)&(ptr), &(cap), (n), sizeof *(ptr))
+
 #define LS_VEC_FREE(v) do { free((v)->data); (v)->data = NULL; (v)->len = (v)->cap = 0; } while (0)
 
 #endif
