@@ -9,6 +9,7 @@
 
 #include "util/hash.h"
 #include "util/scan.h"
+#include "util/vec.h"
 
 enum key_type { KT_U32, KT_U64, KT_DBL };
 
@@ -395,16 +396,10 @@ int sim_target_load_file(struct sim_target *t, const char *path, struct ls_error
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
-        if (len + 4096 + 1 > cap) {
-            size_t nc = cap ? cap * 2 : 8192;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-            }
-            buf = nb;
-            cap = nc;
+        if (LS_ARRAY_RESERVE(buf, cap, len + 4096 + 1)) {
+            free(buf);
+            fclose(f);
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         }
         size_t r = fread(buf + len, 1, 4096, f);
         len += r;
@@ -451,14 +446,8 @@ int sim_target_args_take(struct sim_target_args *a, int opt, const char *arg)
         a->target = arg;
         return 0;
     }
-    if (a->nsets == a->cap) {
-        size_t nc = a->cap ? a->cap * 2 : 8;
-        const char **n = realloc(a->sets, nc * sizeof *n);
-        if (!n)
-            return LS_ERR_NOMEM;
-        a->sets = n;
-        a->cap = nc;
-    }
+    if (LS_ARRAY_RESERVE(a->sets, a->cap, a->nsets + 1))
+        return LS_ERR_NOMEM;
     a->sets[a->nsets++] = arg;
     return 0;
 }
