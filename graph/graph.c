@@ -55,7 +55,15 @@ int graph_set_name(struct graph *g, const char *name)
 
 void graph_set_prefix(struct graph *g, const char *prefix)
 {
-    snprintf(g->prefix, sizeof g->prefix, "%s", prefix ? prefix : "");
+    if (!prefix)
+        prefix = "";
+    if (strlen(prefix) >= sizeof g->prefix) {   /* names built from it would be cut */
+        g->prefix[0] = 0;
+        graph_fail(g, LS_ERR_INPUT, "name prefix '%.40s...' longer than %zu bytes", prefix,
+                   sizeof g->prefix - 1);
+        return;
+    }
+    snprintf(g->prefix, sizeof g->prefix, "%s", prefix);
 }
 
 const struct ls_error *graph_error(const struct graph *g)
@@ -300,10 +308,14 @@ int32_t graph_add_tensor_shape(struct graph *g, const char *name, enum ls_dtype 
         return -1;
     int32_t id = (int32_t)g->tensors.len;
     char buf[512];
+    int w;
     if (name)
-        snprintf(buf, sizeof buf, "%s%s", g->prefix, name);
+        w = snprintf(buf, sizeof buf, "%s%s", g->prefix, name);
     else
-        snprintf(buf, sizeof buf, "%st%d", g->prefix, (int)id);
+        w = snprintf(buf, sizeof buf, "%st%d", g->prefix, (int)id);
+    if (w < 0 || (size_t)w >= sizeof buf)   /* a cut name could collide with another */
+        return graph_fail(g, LS_ERR_INPUT, "tensor name '%.40s...' longer than %zu bytes", buf,
+                          sizeof buf - 1);
     if (!graph_name_ok(buf, strlen(buf)))
         return graph_fail(g, LS_ERR_INPUT, "bad tensor name '%s' (letters, digits, _ . @ / -)",
                           buf);
