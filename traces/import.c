@@ -236,7 +236,8 @@ static int read_columns(struct import_state *st, struct ls_error *err)
                             "no header row (engine,opcode,start,end,...)");
     if (st->c.nf > sizeof st->colmap / sizeof st->colmap[0])
         return ls_error_set(err, LS_ERR_INPUT, st->c.path, st->c.line, st->c.f[64].col,
-                            "too many columns");
+                            "too many columns (at most %zu)",
+                            sizeof st->colmap / sizeof st->colmap[0]);
     for (size_t i = 0; i < st->c.nf; i++) {
         const struct field *f = &st->c.f[i];
         int k = -1;
