@@ -9,8 +9,9 @@
 #include "util/hmap.h"
 #include "util/vec.h"
 
-/* One memoized price; its key is keys[off .. off + len). */
+/* One memoized price; its key is keys[off .. off + len), h its hash. */
 struct slot {
+    uint64_t h;
     size_t off, len;
     int64_t cost;
     int rc, method;
@@ -75,9 +76,16 @@ static int key_eq(const void *ctx, int32_t id, const void *key)
 {
     const struct cm_model *m = ctx;
     const struct slot *s = &m->memo.data[id];
-    (void)key;   /* always m->key */
-    return s->len == m->key.len && memcmp(m->keys.data + s->off, m->key.data, s->len) == 0;
+    /* key: the hash of m->key, compared first as the entries keep theirs */
+    return s->h == *(const uint64_t *)key && s->len == m->key.len && memcmp(m->keys.data + s->off, m->key.data, s->len) == 0;
 }
+
+static uint64_t key_hash(const void *ctx, int32_t id)
+{
+    return ((const struct cm_model *)ctx)->memo.data[id].h;
+}
+
+static const struct ls_hmap_fns key_fns = {key_hash, key_eq};
 
 /* The memo entry of m->key, added (zeroed) when new; NULL when out of memory. */
 static struct slot *lookup(struct cm_model *m, int *found)
@@ -88,7 +96,7 @@ static struct slot *lookup(struct cm_model *m, int *found)
         LS_VEC_RESERVE(&m->keys, m->keys.len + m->key.len))
         return NULL;
     int32_t next = (int32_t)m->memo.len;
-    int32_t id = ls_hmap_put(&m->map, h, key_eq, m, NULL, next);
+    int32_t id = ls_hmap_put(&m->map, h, &key_fns, m, &h);
     if (id < 0)
         return NULL;
     *found = id != next;
@@ -96,6 +104,7 @@ static struct slot *lookup(struct cm_model *m, int *found)
         return &m->memo.data[id];
     struct slot *s = &m->memo.data[m->memo.len++];
     memset(s, 0, sizeof *s);
+    s->h = h;
     s->off = m->keys.len;
     s->len = m->key.len;
     (void)LS_VEC_APPEND(&m->keys, m->key.data, m->key.len);   /* reserved: cannot fail */

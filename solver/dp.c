@@ -27,10 +27,11 @@
 struct dp_tab {
     int32_t w;               /* key words = bag size */
     int64_t n, cap;          /* entries, and room for them in every array below */
-    LS_VEC(uint32_t) key;    /* n * w */
-    LS_VEC(int64_t) cost;
-    LS_VEC(int32_t) bp;      /* 2 per entry */
+    uint32_t *key;           /* n * w */
+    int64_t *cost;
+    int32_t *bp;             /* 2 per entry */
     struct ls_hmap map;      /* key -> entry */
+    /* 64 bytes: one per tree-decomposition node, millions on big problems */
 };
 
 struct dp {
@@ -45,34 +46,46 @@ struct dp {
 
 static int64_t tab_bytes(int32_t w, int64_t cap, size_t nslots)
 {
-    return cap * ((int64_t)w * 4 + 8 + 8) + (int64_t)(nslots * sizeof(struct ls_hmap_slot));
+    return cap * ((int64_t)w * 4 + 8 + 8) + (int64_t)(nslots * sizeof(int32_t));
 }
+
+static int tab_eq(const void *ctx, int32_t e, const void *key)
+{
+    const struct dp_tab *t = ctx;
+    return !memcmp(t->key + (int64_t)e * t->w, key, (size_t)t->w * 4);
+}
+
+static uint64_t tab_hash(const void *ctx, int32_t e)
+{
+    const struct dp_tab *t = ctx;
+    return ls_fnv1a64(t->key + (int64_t)e * t->w, (size_t)t->w * 4);
+}
+
+static const struct ls_hmap_fns tab_fns = {tab_hash, tab_eq};
 
 /* Double the room, exactly (the budget counts what is allocated). */
 static int tab_grow(struct dp *d, struct dp_tab *t)
 {
     int64_t cap = t->cap ? 2 * t->cap : 16;
     size_t nslots = ls_hmap_slots_for((size_t)cap);
-    int64_t before = tab_bytes(t->w, t->cap, t->map.nslots);
+    int64_t before = tab_bytes(t->w, t->cap, ls_hmap_nslots(&t->map));
     int64_t after = tab_bytes(t->w, cap, nslots);
     if (d->used - before + after > d->limit || cap > INT32_MAX) {
         d->over = 1;
         return LS_ERR_LIMIT;
     }
-    if (LS_VEC_RESERVE_EXACT(&t->key, (size_t)(cap * (t->w ? t->w : 1))) ||
-        LS_VEC_RESERVE_EXACT(&t->cost, (size_t)cap) ||
-        LS_VEC_RESERVE_EXACT(&t->bp, (size_t)cap * 2) || ls_hmap_reserve(&t->map, (size_t)cap))
+    size_t kw = (size_t)(t->w ? t->w : 1), kc = (size_t)t->cap * kw, cc = (size_t)t->cap,
+           bc = (size_t)t->cap * 2;
+    if (LS_ARRAY_RESERVE_EXACT(t->key, kc, (size_t)cap * kw) ||
+        LS_ARRAY_RESERVE_EXACT(t->cost, cc, (size_t)cap) ||
+        LS_ARRAY_RESERVE_EXACT(t->bp, bc, (size_t)cap * 2) ||
+        ls_hmap_reserve(&t->map, (size_t)cap, &tab_fns, t))
         return LS_ERR_NOMEM;
     d->used += after - before;
     t->cap = cap;
     return 0;
 }
 
-static int tab_eq(const void *ctx, int32_t e, const void *key)
-{
-    const struct dp_tab *t = ctx;
-    return !memcmp(t->key.data + (int64_t)e * t->w, key, (size_t)t->w * 4);
-}
 
 /* Keep the minimum of (key, cost); bp0/bp1 are the child entries behind it. */
 static int tab_put(struct dp *d, struct dp_tab *t, const uint32_t *key, int64_t cost,
@@ -84,32 +97,32 @@ static int tab_put(struct dp *d, struct dp_tab *t, const uint32_t *key, int64_t 
             return rc;
     }
     size_t kb = (size_t)t->w * 4;
-    int32_t e = ls_hmap_put(&t->map, ls_fnv1a64(key, kb), tab_eq, t, key, (int32_t)t->n);
+    int32_t e = ls_hmap_put(&t->map, ls_fnv1a64(key, kb), &tab_fns, t, key);
     if (e < 0)
         return LS_ERR_NOMEM;
     if (e < t->n) {
-        if (cost < t->cost.data[e]) {
-            t->cost.data[e] = cost;
-            t->bp.data[2 * e] = bp0;
-            t->bp.data[2 * e + 1] = bp1;
+        if (cost < t->cost[e]) {
+            t->cost[e] = cost;
+            t->bp[2 * e] = bp0;
+            t->bp[2 * e + 1] = bp1;
         }
         return 0;
     }
     t->n++;
     if (kb)
-        memcpy(t->key.data + (int64_t)e * t->w, key, kb);
-    t->cost.data[e] = cost;
-    t->bp.data[2 * e] = bp0;
-    t->bp.data[2 * e + 1] = bp1;
+        memcpy(t->key + (int64_t)e * t->w, key, kb);
+    t->cost[e] = cost;
+    t->bp[2 * e] = bp0;
+    t->bp[2 * e + 1] = bp1;
     return 0;
 }
 
 static void tab_free(struct dp *d, struct dp_tab *t)
 {
-    d->used -= tab_bytes(t->w, t->cap, t->map.nslots);
-    LS_VEC_FREE(&t->key);
-    LS_VEC_FREE(&t->cost);
-    LS_VEC_FREE(&t->bp);
+    d->used -= tab_bytes(t->w, t->cap, ls_hmap_nslots(&t->map));
+    free(t->key);
+    free(t->cost);
+    free(t->bp);
     ls_hmap_free(&t->map);
     memset(t, 0, sizeof *t);
 }
@@ -159,17 +172,26 @@ static uint64_t cfg_part(const uint32_t *key, int32_t w, uint32_t *out)
 struct join_ctx {
     const struct dp_tab *b;
     int32_t *head;           /* group -> an entry of b with that cfg part */
+    uint32_t *scratch;       /* w words for join_hash */
 };
 
 static int join_eq(const void *ctx, int32_t g, const void *key)
 {
     const struct join_ctx *c = ctx;
-    const uint32_t *cp = key, *bk = c->b->key.data + (int64_t)c->head[g] * c->b->w;
+    const uint32_t *cp = key, *bk = c->b->key + (int64_t)c->head[g] * c->b->w;
     for (int32_t k = 0; k < c->b->w; k++)
         if ((bk[k] & ((1u << DP_MASK_SHIFT) - 1)) != cp[k])
             return 0;
     return 1;
 }
+
+static uint64_t join_hash(const void *ctx, int32_t g)
+{
+    const struct join_ctx *c = ctx;
+    return cfg_part(c->b->key + (int64_t)c->head[g] * c->b->w, c->b->w, c->scratch);
+}
+
+static const struct ls_hmap_fns join_fns = {join_hash, join_eq};
 
 static int do_node(struct dp *d, int32_t i, uint32_t *key)
 {
@@ -185,14 +207,14 @@ static int do_node(struct dp *d, int32_t i, uint32_t *key)
     if (x->type == DP_INTRO) {
         int32_t pos = bag_pos(&d->nt, i, x->v);
         for (int64_t e = 0; e < a->n; e++) {
-            const uint32_t *ck = a->key.data + e * a->w;
+            const uint32_t *ck = a->key + e * a->w;
             if (pos)
                 memcpy(key, ck, (size_t)pos * 4);
             if (w - pos - 1)
                 memcpy(key + pos + 1, ck + pos, (size_t)(w - pos - 1) * 4);
             for (int32_t c = 0; c < p->ops[x->v].ncfg; c++) {
                 key[pos] = (uint32_t)c;
-                if ((rc = tab_put(d, t, key, a->cost.data[e], (int32_t)e, -1)))
+                if ((rc = tab_put(d, t, key, a->cost[e], (int32_t)e, -1)))
                     return rc;
             }
         }
@@ -204,13 +226,13 @@ static int do_node(struct dp *d, int32_t i, uint32_t *key)
         for (int64_t e = 0; e < a->n; e++) {
             if ((e & 0xfff) == 0xfff && ls_deadline_passed(&d->dl))
                 return -1;
-            const uint32_t *ck = a->key.data + e * a->w;
+            const uint32_t *ck = a->key + e * a->w;
             if (pos)
                 memcpy(key, ck, (size_t)pos * 4);
             if (w - pos)
                 memcpy(key + pos, ck + pos + 1, (size_t)(w - pos) * 4);
             int32_t cv = DP_CFG(ck[pos]);
-            int64_t cost = a->cost.data[e] + lsp_cfg_cost(p, v, cv) +
+            int64_t cost = a->cost[e] + lsp_cfg_cost(p, v, cv) +
                            out_cost(d, i, v, cv, DP_MASK(ck[pos]), key);
             const int32_t *lay = lsp_cfg_layouts(p, v, cv);
             for (int32_t s = 0; s < op->nin; s++) {
@@ -230,37 +252,48 @@ static int do_node(struct dp *d, int32_t i, uint32_t *key)
      * grouped by their cfg part (group id -> first entry, next[] chains the rest in
      * increasing order), so each entry of a meets its partners in b's order. */
     struct dp_tab *b = &d->tab[x->child[1]];
-    struct join_ctx jc = {b, NULL};
+    struct join_ctx jc = {b, NULL, NULL};
     struct ls_hmap groups = {0};
     int32_t *next = malloc((size_t)(b->n ? b->n : 1) * sizeof *next);
-    int32_t *head = malloc((size_t)(b->n ? b->n : 1) * sizeof *head);
-    uint32_t *ca = malloc((size_t)(w ? w : 1) * 4);
-    jc.head = head;
-    rc = !next || !head || !ca || ls_hmap_reserve(&groups, (size_t)b->n) ? LS_ERR_NOMEM : 0;
-    int32_t ngroups = 0;
+    LS_VEC(int32_t) head = {0};   /* sized by the groups, not by b's entries */
+    uint32_t *ca = malloc((size_t)(w ? w : 1) * 2 * 4);   /* a key, then join_hash's */
+    jc.scratch = ca ? ca + (w ? w : 1) : NULL;
+    rc = !next || !ca ? LS_ERR_NOMEM : 0;
     for (int64_t e = b->n - 1; e >= 0 && !rc; e--) {
-        uint64_t hh = cfg_part(b->key.data + e * w, w, ca);
-        int32_t g = ls_hmap_put(&groups, hh, join_eq, &jc, ca, ngroups);
-        if (g == ngroups)
-            head[ngroups++] = -1;
-        next[e] = head[g];
-        head[g] = (int32_t)e;
+        uint64_t hh = cfg_part(b->key + e * w, w, ca);
+        int32_t ng = (int32_t)head.len;
+        /* room for a new group first: the map may re-hash the groups it holds */
+        if (LS_VEC_RESERVE(&head, head.len + 1)) {
+            rc = LS_ERR_NOMEM;
+            break;
+        }
+        jc.head = head.data;
+        int32_t g = ls_hmap_put(&groups, hh, &join_fns, &jc, ca);
+        if (g < 0) {
+            rc = LS_ERR_NOMEM;
+            break;
+        }
+        if (g == ng)
+            head.data[head.len++] = -1;
+        next[e] = head.data[g];
+        head.data[g] = (int32_t)e;
     }
+    const int32_t *hd = head.data;
     for (int64_t e = 0; e < a->n && !rc; e++) {
         if ((e & 0xff) == 0xff && ls_deadline_passed(&d->dl)) {
             rc = -1;
             break;
         }
-        uint64_t hh = cfg_part(a->key.data + e * w, w, ca);
-        int32_t g = ls_hmap_find(&groups, hh, join_eq, &jc, ca);
-        for (int32_t f = g < 0 ? -1 : head[g]; f >= 0 && !rc; f = next[f]) {
+        uint64_t hh = cfg_part(a->key + e * w, w, ca);
+        int32_t g = ls_hmap_find(&groups, hh, &join_fns, &jc, ca);
+        for (int32_t f = g < 0 ? -1 : hd[g]; f >= 0 && !rc; f = next[f]) {
             for (int32_t k = 0; k < w; k++)
-                key[k] = a->key.data[e * w + k] | b->key.data[(int64_t)f * w + k];
-            rc = tab_put(d, t, key, a->cost.data[e] + b->cost.data[f], (int32_t)e, f);
+                key[k] = a->key[e * w + k] | b->key[(int64_t)f * w + k];
+            rc = tab_put(d, t, key, a->cost[e] + b->cost[f], (int32_t)e, f);
         }
     }
     ls_hmap_free(&groups);
-    free(head);
+    LS_VEC_FREE(&head);
     free(next);
     free(ca);
     return rc;
@@ -282,10 +315,10 @@ static int backtrack(struct dp *d, int32_t i, int32_t e, int32_t *cfg)
             continue;
         const struct dp_tab *t = &d->tab[i];
         for (int k = 0; k < (x->type == DP_JOIN ? 2 : 1); k++) {
-            int32_t c = x->child[k], ce = t->bp.data[2 * e + k];
+            int32_t c = x->child[k], ce = t->bp[2 * e + k];
             if (x->type == DP_FORGET) {
                 const struct dp_tab *ct = &d->tab[c];
-                cfg[x->v] = DP_CFG(ct->key.data[(int64_t)ce * ct->w + bag_pos(&d->nt, c, x->v)]);
+                cfg[x->v] = DP_CFG(ct->key[(int64_t)ce * ct->w + bag_pos(&d->nt, c, x->v)]);
             }
             int32_t child[2] = {c, ce};
             if (LS_VEC_APPEND(&st, child, 2)) {
@@ -299,10 +332,7 @@ static int backtrack(struct dp *d, int32_t i, int32_t e, int32_t *cfg)
 }
 
 /* Upper bound on the entries of every table: product over the bag of ncfg * 2^|R|, priced
- * at key + cost + back pointers + 8 bytes of index per entry. (The index takes 16 bytes
- * per entry since the tables moved onto ls_hmap; the figure is kept as it was so the
- * refusals and the messages that print it stay the same. The run itself counts the
- * bytes it allocates.) */
+ * at key + cost + back pointers + 8 bytes of index per entry (two 4-byte slots). */
 static double estimate(const struct lsp_problem *p, const struct dp_ntd *nt,
                        double *largest)
 {
@@ -452,7 +482,7 @@ int lsp_solve_dp(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                               d.tab[root].n);
             goto out;
         }
-        sum += d.tab[root].cost.data[0];
+        sum += d.tab[root].cost[0];
         if ((rc = backtrack(&d, root, 0, r->sol.cfg))) {
             rc = ls_error_msg(err, rc, "dp: out of memory");
             goto out;

@@ -91,6 +91,14 @@ static int dedup_eq(const void *ctx, int32_t id, const void *key)
     return !memcmp(lsp_cfg_layouts(c->p, c->o, c->rep[id]), key, c->bytes);
 }
 
+static uint64_t dedup_hash(const void *ctx, int32_t id)
+{
+    const struct dedup_ctx *c = ctx;
+    return ls_fnv1a64(lsp_cfg_layouts(c->p, c->o, c->rep[id]), c->bytes);
+}
+
+static const struct ls_hmap_fns dedup_fns = {dedup_hash, dedup_eq};
+
 /* Merge configurations with identical slot layouts: the representatives of op o are
  * appended to g->xcfg (the cheapest of each tuple, lowest index among equals). */
 static int dedup_op(const struct lsp_problem *p, int32_t o, struct ex_fg *g, int32_t *pos)
@@ -99,12 +107,12 @@ static int dedup_op(const struct lsp_problem *p, int32_t o, struct ex_fg *g, int
     int32_t start = *pos;
     struct dedup_ctx c = {p, o, g->xcfg + start, (size_t)op->nslots * sizeof(int32_t)};
     struct ls_hmap seen = {0};
-    if (ls_hmap_reserve(&seen, (size_t)op->ncfg))
+    if (ls_hmap_reserve(&seen, (size_t)op->ncfg, &dedup_fns, &c))
         return LS_ERR_NOMEM;
     for (int32_t cfg = 0; cfg < op->ncfg; cfg++) {
         const int32_t *lay = lsp_cfg_layouts(p, o, cfg);
         int32_t next = *pos - start;
-        int32_t id = ls_hmap_put(&seen, ls_fnv1a64(lay, c.bytes), dedup_eq, &c, lay, next);
+        int32_t id = ls_hmap_put(&seen, ls_fnv1a64(lay, c.bytes), &dedup_fns, &c, lay);
         if (id < 0) {
             ls_hmap_free(&seen);
             return LS_ERR_NOMEM;

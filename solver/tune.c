@@ -70,10 +70,17 @@ static int design_eq(const void *ctx, int32_t id, const void *key)
     return memcmp(t->pool + t->seen.data[id].off, key, sizeof(int32_t) * (size_t)t->np) == 0;
 }
 
+static uint64_t design_hash(const void *ctx, int32_t id)
+{
+    return ((const struct tune_run *)ctx)->seen.data[id].hash;
+}
+
+static const struct ls_hmap_fns design_fns = {design_hash, design_eq};
+
 /* The entry of a scored design, or NULL. */
 static struct tune_entry *find(struct tune_run *t, uint64_t h, const int32_t *design)
 {
-    int32_t id = ls_hmap_find(&t->map, h, design_eq, t, design);
+    int32_t id = ls_hmap_find(&t->map, h, &design_fns, t, design);
     return id < 0 ? NULL : &t->seen.data[id];
 }
 
@@ -194,8 +201,8 @@ int tune_score(struct tune_run *t, const int32_t *design, double *cycles, int *s
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     memcpy(t->pool + t->plen, design, sizeof *design * (size_t)t->np);
     int32_t id = (int32_t)t->seen.len;
-    t->seen.data[id] = (struct tune_entry){(int64_t)t->plen, c};
-    if (ls_hmap_put(&t->map, h, design_eq, t, design, id) != id)
+    t->seen.data[id] = (struct tune_entry){h, (int64_t)t->plen, c};
+    if (ls_hmap_put(&t->map, h, &design_fns, t, design) != id)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     t->seen.len++;
     t->plen += (size_t)t->np;
@@ -297,7 +304,7 @@ int lsp_tune_run(const struct lsp_tune_space *s, lsp_tune_eval_fn eval, void *ev
     int32_t *start = calloc((size_t)t.np + 1, sizeof *start);
     t.asg = malloc(sizeof *t.asg * ((size_t)p->nops + 1));
     int rc = 0;
-    if (!r->best_design || !r->best_assignment || !start || !t.asg || ls_hmap_reserve(&t.map, 128)) {
+    if (!r->best_design || !r->best_assignment || !start || !t.asg || ls_hmap_reserve(&t.map, 128, &design_fns, &t)) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto out;
     }

@@ -11,6 +11,7 @@
 #include "util/vec.h"
 
 struct tune_entry {
+    uint64_t hash;           /* of the design's assignment (the map's key hash) */
     int64_t off;             /* the design: t->pool[off .. off + npoints) */
     double cycles;
 };

@@ -7,12 +7,10 @@
 
 #define MIN_SLOTS 16
 
-/* The tag is the slot index's source too: callers' hashes (FNV-1a) have weak low bits, so
- * mix first; 32 bits index up to 2^32 slots, as many as 2^31 ids at half load need. */
-static uint32_t tag_of(uint64_t h)
+/* Callers' hashes (FNV-1a) have weak low bits: mix before masking. */
+static size_t home(uint64_t h, size_t mask)
 {
-    uint64_t x = ls_hash_mix64(h);
-    return (uint32_t)(x ^ (x >> 32));
+    return (size_t)ls_hash_mix64(h) & mask;
 }
 
 void ls_hmap_free(struct ls_hmap *m)
@@ -23,8 +21,8 @@ void ls_hmap_free(struct ls_hmap *m)
 
 void ls_hmap_clear(struct ls_hmap *m)
 {
-    for (size_t i = 0; i < m->nslots; i++)
-        m->slot[i].id = -1;
+    for (size_t i = 0; i < ls_hmap_nslots(m); i++)
+        m->slot[i] = -1;
     m->n = 0;
 }
 
@@ -39,71 +37,74 @@ size_t ls_hmap_slots_for(size_t n)
     return ns;
 }
 
-int ls_hmap_reserve(struct ls_hmap *m, size_t n)
+/* ids are dense, so growing re-places 0 .. n-1 from their hashes and never reads the old
+ * slots: realloc (mremap for big maps) then avoids holding old and new slots at once. */
+int ls_hmap_reserve(struct ls_hmap *m, size_t n, const struct ls_hmap_fns *f, const void *ctx)
 {
-    if (n <= m->nslots / 2)
+    if (n <= ls_hmap_nslots(m) / 2)
         return 0;
     size_t ns = ls_hmap_slots_for(n);
-    if (!ns || ns > SIZE_MAX / sizeof *m->slot)
+    if (!ns || ns - 1 > UINT32_MAX || ns > SIZE_MAX / sizeof *m->slot)
         return LS_ERR_NOMEM;
-    struct ls_hmap_slot *s = malloc(ns * sizeof *s);
+    int32_t *s = realloc(m->slot, ns * sizeof *s);
     if (!s)
         return LS_ERR_NOMEM;
     for (size_t i = 0; i < ns; i++)
-        s[i].id = -1;
+        s[i] = -1;
     size_t mask = ns - 1;
-    for (size_t i = 0; i < m->nslots; i++) {   /* ids are distinct: no equality needed */
-        if (m->slot[i].id < 0)
-            continue;
-        size_t j = m->slot[i].tag & mask;
-        while (s[j].id >= 0)
+    for (size_t id = 0; id < m->n; id++) {   /* distinct: no equality needed */
+        size_t j = home(f->hash(ctx, (int32_t)id), mask);
+        while (s[j] >= 0)
             j = (j + 1) & mask;
-        s[j] = m->slot[i];
+        s[j] = (int32_t)id;
     }
-    free(m->slot);
     m->slot = s;
-    m->nslots = ns;
+    m->mask = (uint32_t)mask;
     return 0;
 }
 
-/* The slot holding the key, or the empty slot where it would go. nslots > 0. */
-static size_t probe(const struct ls_hmap *m, uint32_t tag, ls_hmap_eq_fn eq, const void *ctx,
-                    const void *key)
+/* The slot holding the key, or the empty slot where it would go. Slots exist. */
+static size_t probe(const struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f,
+                    const void *ctx, const void *key)
 {
-    size_t mask = m->nslots - 1;
-    for (size_t i = tag & mask;; i = (i + 1) & mask) {
-        const struct ls_hmap_slot *s = &m->slot[i];
-        if (s->id < 0 || (s->tag == tag && eq(ctx, s->id, key)))
+    size_t mask = m->mask;
+    for (size_t i = home(h, mask);; i = (i + 1) & mask) {
+        int32_t id = m->slot[i];
+        if (id < 0 || f->eq(ctx, id, key))
             return i;
     }
 }
 
-int32_t ls_hmap_find(const struct ls_hmap *m, uint64_t h, ls_hmap_eq_fn eq, const void *ctx,
-                     const void *key)
+int32_t ls_hmap_find(const struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f,
+                     const void *ctx, const void *key)
 {
-    if (!m->nslots)
+    if (!m->slot)
         return -1;
-    return m->slot[probe(m, tag_of(h), eq, ctx, key)].id;
+    return m->slot[probe(m, h, f, ctx, key)];
 }
 
-int32_t ls_hmap_put(struct ls_hmap *m, uint64_t h, ls_hmap_eq_fn eq, const void *ctx,
-                    const void *key, int32_t id)
+int32_t ls_hmap_put(struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f, const void *ctx,
+                    const void *key)
 {
-    uint32_t tag = tag_of(h);
-    if (m->nslots) {
-        size_t i = probe(m, tag, eq, ctx, key);
-        if (m->slot[i].id >= 0)
-            return m->slot[i].id;
-        if ((m->n + 1) <= m->nslots / 2) {
-            m->slot[i] = (struct ls_hmap_slot){tag, id};
+    if (m->n >= INT32_MAX)
+        return -1;
+    int32_t id = (int32_t)m->n;
+    if (m->slot) {
+        size_t i = probe(m, h, f, ctx, key);
+        if (m->slot[i] >= 0)
+            return m->slot[i];
+        if ((size_t)m->n + 1 <= ls_hmap_nslots(m) / 2) {
+            m->slot[i] = id;
             m->n++;
             return id;
         }
     }
-    if (ls_hmap_reserve(m, m->n + 1))
+    if (ls_hmap_reserve(m, (size_t)m->n + 1, f, ctx))
         return -1;
-    size_t i = probe(m, tag, eq, ctx, key);   /* absent: lands on an empty slot */
-    m->slot[i] = (struct ls_hmap_slot){tag, id};
+    size_t mask = m->mask, i = home(h, mask);   /* absent: the first empty slot */
+    while (m->slot[i] >= 0)
+        i = (i + 1) & mask;
+    m->slot[i] = id;
     m->n++;
     return id;
 }

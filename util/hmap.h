@@ -1,17 +1,21 @@
-/* util/hmap: the one hash map. An index from keys to dense ids 0,1,2,...: open
- * addressing, linear probing, a power-of-two slot count kept at most half full. The caller
- * keeps keys and values in its own arrays indexed by id (an LS_VEC, in insertion order)
- * and supplies the key's 64-bit hash and an equality test; the map stores only a 32-bit
- * tag of the hash and the id per slot (8 bytes).
+/* util/hmap: the one hash map. An index from keys to dense ids 0,1,2,... (the k-th new
+ * key gets id k): open addressing, linear probing, a power-of-two slot count kept at most half full, 4 bytes
+ * (the id) per slot. The caller keeps keys and values in its own arrays indexed by id (an
+ * LS_VEC, in insertion order) and supplies the key's 64-bit hash, the hash of a stored id
+ * (to re-place ids when the map grows) and an equality test.
  *
  * Why an index and not a key/value container: every user already keeps its entries
  * densely (interned strings by id, DP table rows that back pointers name, scored designs in
  * scoring order), so iterating means walking the caller's array in insertion order —
- * deterministic and independent of the hash function and of the table size.
+ * deterministic and independent of the hash function and of the table size. Why no hash
+ * in the slots: the DP's tables are memory-bound (dp.mem_limit counts these bytes); a
+ * caller whose keys are dear to hash keeps the hash in its own entries.
  *
+ *   static const struct ls_hmap_fns fns = {my_hash, my_eq};
  *   struct ls_hmap m = {0};
- *   int32_t id = ls_hmap_put(&m, hash(key), eq, ctx, key, n);   // n = ids so far
- *   if (id < 0) ...out of memory...; if (id == n) ...new: store key at n, n++...
+ *   size_t n = m.n;
+ *   int32_t id = ls_hmap_put(&m, hash(key), &fns, ctx, key);
+ *   if (id < 0) ...out of memory...; if (id == n) ...new: store the key at id n...
  *   ls_hmap_free(&m);
  */
 #ifndef LS_UTIL_HMAP_H
@@ -20,40 +24,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ls_hmap_slot {
-    uint32_t tag;            /* 32 bits of the mixed hash */
-    int32_t id;              /* -1 = empty */
+struct ls_hmap {              /* 16 bytes: the DP keeps one per tree-decomposition node */
+    int32_t *slot;           /* ids, -1 = empty; NULL: no slots yet */
+    uint32_t mask;           /* slot count - 1 (a power of two, at most 2^32) */
+    uint32_t n;              /* ids stored: 0 .. n-1 */
 };
 
-struct ls_hmap {
-    struct ls_hmap_slot *slot;
-    size_t nslots;           /* 0 or a power of two */
-    size_t n;                /* ids stored */
+struct ls_hmap_fns {
+    /* The hash put/find were given for stored id `id` (called when the map grows). */
+    uint64_t (*hash)(const void *ctx, int32_t id);
+    /* 1 when stored id `id` has the key `key` (opaque to the map). */
+    int (*eq)(const void *ctx, int32_t id, const void *key);
 };
-
-/* 1 when the caller's entry `id` has the key `key` (both opaque to the map). */
-typedef int (*ls_hmap_eq_fn)(const void *ctx, int32_t id, const void *key);
 
 void ls_hmap_free(struct ls_hmap *m);
 /* Forget every id, keeping the slots. */
 void ls_hmap_clear(struct ls_hmap *m);
 /* Make room for n ids in total without growing; 0 or LS_ERR_NOMEM. */
-int ls_hmap_reserve(struct ls_hmap *m, size_t n);
-/* Slot count reserve(n) would give: lets a caller with a memory budget price a growth
- * before making it. */
+int ls_hmap_reserve(struct ls_hmap *m, size_t n, const struct ls_hmap_fns *f, const void *ctx);
+/* Slot count reserve(n) gives: lets a caller with a memory budget price a growth first. */
 size_t ls_hmap_slots_for(size_t n);
+static inline size_t ls_hmap_nslots(const struct ls_hmap *m)
+{
+    return m->slot ? (size_t)m->mask + 1 : 0;
+}
 /* Bytes the slots take. */
 static inline size_t ls_hmap_bytes(const struct ls_hmap *m)
 {
-    return m->nslots * sizeof *m->slot;
+    return ls_hmap_nslots(m) * sizeof *m->slot;
 }
 
 /* The id of the key with hash h, or -1 when absent. */
-int32_t ls_hmap_find(const struct ls_hmap *m, uint64_t h, ls_hmap_eq_fn eq, const void *ctx,
-                     const void *key);
-/* The id of the key when present; otherwise records it under `id` (growing when needed)
- * and returns `id`. -1 when out of memory. ids must be >= 0 and distinct. */
-int32_t ls_hmap_put(struct ls_hmap *m, uint64_t h, ls_hmap_eq_fn eq, const void *ctx,
-                    const void *key, int32_t id);
+int32_t ls_hmap_find(const struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f,
+                     const void *ctx, const void *key);
+/* The id of the key when present; otherwise gives it the next id, m->n (growing first
+ * when needed: ids 0 .. m->n-1 must be hashable then, the new one need not be). -1 when
+ * out of memory or past INT32_MAX ids (the map is unchanged). */
+int32_t ls_hmap_put(struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f, const void *ctx,
+                    const void *key);
 
 #endif

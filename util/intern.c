@@ -32,17 +32,25 @@ static int eq(const void *ctx, int32_t id, const void *key)
     return t->lens[id] == k->n && memcmp(t->strs[id], k->s, k->n) == 0;
 }
 
+static uint64_t hash(const void *ctx, int32_t id)
+{
+    const struct ls_intern *t = ctx;
+    return ls_fnv1a64(t->strs[id], t->lens[id]);
+}
+
+static const struct ls_hmap_fns fns = {hash, eq};
+
 int32_t ls_intern_find(const struct ls_intern *t, const char *s, size_t n)
 {
     struct key k = {s, n};
-    return ls_hmap_find(&t->map, ls_fnv1a64(s, n), eq, t, &k);
+    return ls_hmap_find(&t->map, ls_fnv1a64(s, n), &fns, t, &k);
 }
 
 int32_t ls_intern_add(struct ls_intern *t, const char *s, size_t n)
 {
     struct key k = {s, n};
     uint64_t h = ls_fnv1a64(s, n);
-    int32_t id = ls_hmap_find(&t->map, h, eq, t, &k);
+    int32_t id = ls_hmap_find(&t->map, h, &fns, t, &k);
     if (id >= 0)
         return id;
     if (t->count >= INT32_MAX ||
@@ -55,7 +63,7 @@ int32_t ls_intern_add(struct ls_intern *t, const char *s, size_t n)
     id = (int32_t)t->count;
     t->strs[id] = copy;
     t->lens[id] = n;
-    if (ls_hmap_put(&t->map, h, eq, t, &k, id) != id)
+    if (ls_hmap_put(&t->map, h, &fns, t, &k) != id)
         return -1;
     t->count++;
     return id;

@@ -43,6 +43,9 @@ int ls_vec_reserve_exact_(void **data, size_t *cap, size_t n, size_t elem);
 #define LS_ARRAY_RESERVE(ptr, cap, n) \
     ls_vec_reserve_((void **)&(ptr), &(cap), (n), sizeof *(ptr))
 
+#define LS_ARRAY_RESERVE_EXACT(ptr, cap, n) \
+    ls_vec_reserve_exact_((void **)&(ptr), &(cap), (n), sizeof *(ptr))
+
 #define LS_VEC_FREE(v) do { free((v)->data); (v)->data = NULL; (v)->len = (v)->cap = 0; } while (0)
 
 #endif
