@@ -368,7 +368,9 @@ int lsp_solve_dp(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                             "solver dp: at most 8 layouts per tensor (this problem has %d)",
                             p->max_layouts);
     if (p->max_cfg >= (1 << DP_MASK_SHIFT))
-        return ls_error_msg(err, LS_ERR_INPUT, "solver dp: too many configurations per op");
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "solver dp: too many configurations per op (at most %d)",
+                            (1 << DP_MASK_SHIFT) - 1);
     struct dp d = {0};
     d.p = p;
     d.limit = limit;
