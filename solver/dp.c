@@ -258,11 +258,12 @@ static int do_node(struct dp *d, int32_t i, uint32_t *key)
     LS_VEC(int32_t) head = {0};   /* sized by the groups, not by b's entries */
     uint32_t *ca = malloc((size_t)(w ? w : 1) * 2 * 4);   /* a key, then join_hash's */
     jc.scratch = ca ? ca + (w ? w : 1) : NULL;
-    rc = !next || !ca ? LS_ERR_NOMEM : 0;
+    /* sized for b's entries up front (as many slots as the old chained index had heads):
+     * no re-hashing while grouping */
+    rc = !next || !ca || ls_hmap_reserve(&groups, (size_t)b->n, &join_fns, &jc) ? LS_ERR_NOMEM : 0;
     for (int64_t e = b->n - 1; e >= 0 && !rc; e--) {
         uint64_t hh = cfg_part(b->key + e * w, w, ca);
         int32_t ng = (int32_t)head.len;
-        /* room for a new group first: the map may re-hash the groups it holds */
         if (LS_VEC_RESERVE(&head, head.len + 1)) {
             rc = LS_ERR_NOMEM;
             break;

@@ -7,12 +7,6 @@
 
 #define MIN_SLOTS 16
 
-/* Callers' hashes (FNV-1a) have weak low bits: mix before masking. */
-static size_t home(uint64_t h, size_t mask)
-{
-    return (size_t)ls_hash_mix64(h) & mask;
-}
-
 void ls_hmap_free(struct ls_hmap *m)
 {
     free(m->slot);
@@ -53,7 +47,7 @@ int ls_hmap_reserve(struct ls_hmap *m, size_t n, const struct ls_hmap_fns *f, co
         s[i] = -1;
     size_t mask = ns - 1;
     for (size_t id = 0; id < m->n; id++) {   /* distinct: no equality needed */
-        size_t j = home(f->hash(ctx, (int32_t)id), mask);
+        size_t j = ls_hmap_home_(f->hash(ctx, (int32_t)id), mask);
         while (s[j] >= 0)
             j = (j + 1) & mask;
         s[j] = (int32_t)id;
@@ -63,48 +57,14 @@ int ls_hmap_reserve(struct ls_hmap *m, size_t n, const struct ls_hmap_fns *f, co
     return 0;
 }
 
-/* The slot holding the key, or the empty slot where it would go. Slots exist. */
-static size_t probe(const struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f,
-                    const void *ctx, const void *key)
+int32_t ls_hmap_insert_(struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f,
+                        const void *ctx)
 {
-    size_t mask = m->mask;
-    for (size_t i = home(h, mask);; i = (i + 1) & mask) {
-        int32_t id = m->slot[i];
-        if (id < 0 || f->eq(ctx, id, key))
-            return i;
-    }
-}
-
-int32_t ls_hmap_find(const struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f,
-                     const void *ctx, const void *key)
-{
-    if (!m->slot)
+    if (m->n >= INT32_MAX || ls_hmap_reserve(m, (size_t)m->n + 1, f, ctx))
         return -1;
-    return m->slot[probe(m, h, f, ctx, key)];
-}
-
-int32_t ls_hmap_put(struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f, const void *ctx,
-                    const void *key)
-{
-    if (m->n >= INT32_MAX)
-        return -1;
-    int32_t id = (int32_t)m->n;
-    if (m->slot) {
-        size_t i = probe(m, h, f, ctx, key);
-        if (m->slot[i] >= 0)
-            return m->slot[i];
-        if ((size_t)m->n + 1 <= ls_hmap_nslots(m) / 2) {
-            m->slot[i] = id;
-            m->n++;
-            return id;
-        }
-    }
-    if (ls_hmap_reserve(m, (size_t)m->n + 1, f, ctx))
-        return -1;
-    size_t mask = m->mask, i = home(h, mask);   /* absent: the first empty slot */
+    size_t mask = m->mask, i = ls_hmap_home_(h, mask);   /* absent: the first empty slot */
     while (m->slot[i] >= 0)
         i = (i + 1) & mask;
-    m->slot[i] = id;
-    m->n++;
-    return id;
+    m->slot[i] = (int32_t)m->n;
+    return (int32_t)m->n++;
 }

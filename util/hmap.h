@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hash.h"
+
 struct ls_hmap {              /* 16 bytes: the DP keeps one per tree-decomposition node */
     int32_t *slot;           /* ids, -1 = empty; NULL: no slots yet */
     uint32_t mask;           /* slot count - 1 (a power of two, at most 2^32) */
@@ -54,13 +56,54 @@ static inline size_t ls_hmap_bytes(const struct ls_hmap *m)
     return ls_hmap_nslots(m) * sizeof *m->slot;
 }
 
+/* Lookups are inline so that a caller's constant fns are called directly (the DP does
+ * millions of puts); growth is not. */
+static inline size_t ls_hmap_home_(uint64_t h, size_t mask)
+{
+    return (size_t)ls_hash_mix64(h) & mask;   /* FNV-1a's low bits are weak: mix first */
+}
+
+/* The slot holding the key, or the empty slot where it would go. Slots exist. */
+static inline size_t ls_hmap_probe_(const struct ls_hmap *m, uint64_t h,
+                                    const struct ls_hmap_fns *f, const void *ctx,
+                                    const void *key)
+{
+    size_t mask = m->mask;
+    for (size_t i = ls_hmap_home_(h, mask);; i = (i + 1) & mask) {
+        int32_t id = m->slot[i];
+        if (id < 0 || f->eq(ctx, id, key))
+            return i;
+    }
+}
+
+/* Out-of-line part of put: grow when needed and place the next id (key known absent). */
+int32_t ls_hmap_insert_(struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f,
+                        const void *ctx);
+
 /* The id of the key with hash h, or -1 when absent. */
-int32_t ls_hmap_find(const struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f,
-                     const void *ctx, const void *key);
+static inline int32_t ls_hmap_find(const struct ls_hmap *m, uint64_t h,
+                                   const struct ls_hmap_fns *f, const void *ctx,
+                                   const void *key)
+{
+    return m->slot ? m->slot[ls_hmap_probe_(m, h, f, ctx, key)] : -1;
+}
+
 /* The id of the key when present; otherwise gives it the next id, m->n (growing first
  * when needed: ids 0 .. m->n-1 must be hashable then, the new one need not be). -1 when
  * out of memory or past INT32_MAX ids (the map is unchanged). */
-int32_t ls_hmap_put(struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f, const void *ctx,
-                    const void *key);
+static inline int32_t ls_hmap_put(struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f,
+                                  const void *ctx, const void *key)
+{
+    if (m->slot) {
+        size_t i = ls_hmap_probe_(m, h, f, ctx, key);
+        if (m->slot[i] >= 0)
+            return m->slot[i];
+        if ((size_t)m->n + 1 <= ((size_t)m->mask + 1) / 2 && m->n < INT32_MAX) {
+            m->slot[i] = (int32_t)m->n;
+            return (int32_t)m->n++;
+        }
+    }
+    return ls_hmap_insert_(m, h, f, ctx);
+}
 
 #endif
