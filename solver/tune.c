@@ -80,7 +80,7 @@ static const struct ls_hmap_fns design_fns = {design_hash, design_eq};
 /* The entry of a scored design, or NULL. */
 static struct tune_entry *find(struct tune_run *t, uint64_t h, const int32_t *design)
 {
-    int32_t id = ls_hmap_find(&t->map, h, &design_fns, t, design);
+    int32_t id = ls_hmap_find(&t->map, ls_hash_mix64(h), &design_fns, t, design);
     return id < 0 ? NULL : &t->seen.data[id];
 }
 
@@ -201,8 +201,8 @@ int tune_score(struct tune_run *t, const int32_t *design, double *cycles, int *s
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     memcpy(t->pool + t->plen, design, sizeof *design * (size_t)t->np);
     int32_t id = (int32_t)t->seen.len;
-    t->seen.data[id] = (struct tune_entry){h, (int64_t)t->plen, c};
-    if (ls_hmap_put(&t->map, h, &design_fns, t, design) != id)
+    t->seen.data[id] = (struct tune_entry){ls_hash_mix64(h), (int64_t)t->plen, c};
+    if (ls_hmap_put(&t->map, ls_hash_mix64(h), &design_fns, t, design) != id)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     t->seen.len++;
     t->plen += (size_t)t->np;

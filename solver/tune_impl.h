@@ -11,7 +11,8 @@
 #include "util/vec.h"
 
 struct tune_entry {
-    uint64_t hash;           /* of the design's assignment (the map's key hash) */
+    uint64_t hash;           /* the map's key hash: the assignment hash, mixed (its low
+                              * bits index the map) */
     int64_t off;             /* the design: t->pool[off .. off + npoints) */
     double cycles;
 };

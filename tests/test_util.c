@@ -125,7 +125,7 @@ static void test_hmap_basic(void **state)
 {
     (void)state;
     struct ls_hmap m = {0};
-    uint64_t keys[3] = {10, 20, 30};
+    uint64_t keys[4] = {10, 20, 30, 50};
     struct hm_keys c = {keys, HM_IDENTITY, 0, 0};
     assert_int_equal(ls_hmap_find(&m, 10, &hm_fns, &c, &keys[0]), -1);   /* no slots yet */
     assert_int_equal(ls_hmap_bytes(&m), 0);
@@ -138,6 +138,13 @@ static void test_hmap_basic(void **state)
     assert_int_equal(ls_hmap_find(&m, absent, &hm_fns, &c, &absent), -1);
     assert_int_equal(ls_hmap_find(&m, 30, &hm_fns, &c, &keys[2]), 2);
     assert_int_equal(ls_hmap_bytes(&m), 16 * sizeof(int32_t));
+    /* drop_last forgets the newest id only; the others stay findable */
+    assert_int_equal(ls_hmap_put(&m, keys[3], &hm_fns, &c, &keys[3]), 3);
+    ls_hmap_drop_last(&m, keys[3]);
+    assert_int_equal(m.n, 3);
+    assert_int_equal(ls_hmap_find(&m, keys[3], &hm_fns, &c, &keys[3]), -1);
+    for (int32_t i = 0; i < 3; i++)
+        assert_int_equal(ls_hmap_find(&m, keys[i], &hm_fns, &c, &keys[i]), i);
     ls_hmap_clear(&m);
     assert_int_equal(m.n, 0);
     assert_int_equal(ls_hmap_find(&m, 30, &hm_fns, &c, &keys[2]), -1);

@@ -68,3 +68,17 @@ int32_t ls_hmap_insert_(struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns 
     m->slot[i] = (int32_t)m->n;
     return (int32_t)m->n++;
 }
+
+void ls_hmap_drop_last(struct ls_hmap *m, uint64_t h)
+{
+    if (!m->slot || !m->n)
+        return;
+    int32_t last = (int32_t)m->n - 1;
+    size_t mask = m->mask;
+    for (size_t i = ls_hmap_home_(h, mask);; i = (i + 1) & mask)
+        if (m->slot[i] == last) {
+            m->slot[i] = -1;
+            m->n--;
+            return;
+        }
+}

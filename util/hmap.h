@@ -2,7 +2,10 @@
  * key gets id k): open addressing, linear probing, a power-of-two slot count kept at most half full, 4 bytes
  * (the id) per slot. The caller keeps keys and values in its own arrays indexed by id (an
  * LS_VEC, in insertion order) and supplies the key's 64-bit hash, the hash of a stored id
- * (to re-place ids when the map grows) and an equality test.
+ * (to re-place ids when the map grows) and an equality test. The hash's low bits index
+ * the slots as they are (no extra mixing: FNV-1a of the key bytes, which the users pass,
+ * spreads them well enough and keeps similar keys' slots as they were; a hash with weak
+ * low bits is mixed by its caller, as the tuner does with ls_hash_mix64).
  *
  * Why an index and not a key/value container: every user already keeps its entries
  * densely (interned strings by id, DP table rows that back pointers name, scored designs in
@@ -60,7 +63,7 @@ static inline size_t ls_hmap_bytes(const struct ls_hmap *m)
  * millions of puts); growth is not. */
 static inline size_t ls_hmap_home_(uint64_t h, size_t mask)
 {
-    return (size_t)ls_hash_mix64(h) & mask;   /* FNV-1a's low bits are weak: mix first */
+    return (size_t)h & mask;
 }
 
 /* The slot holding the key, or the empty slot where it would go. Slots exist. */
@@ -75,6 +78,11 @@ static inline size_t ls_hmap_probe_(const struct ls_hmap *m, uint64_t h,
             return i;
     }
 }
+
+/* Forget the id the last put added (m->n - 1), whose key hashed to h: for a caller that
+ * could not store that key after all. Safe because nothing was placed after it and the map
+ * never deletes otherwise: no probe of another key runs through its slot. */
+void ls_hmap_drop_last(struct ls_hmap *m, uint64_t h);
 
 /* Out-of-line part of put: grow when needed and place the next id (key known absent). */
 int32_t ls_hmap_insert_(struct ls_hmap *m, uint64_t h, const struct ls_hmap_fns *f,

@@ -48,23 +48,22 @@ int32_t ls_intern_find(const struct ls_intern *t, const char *s, size_t n)
 
 int32_t ls_intern_add(struct ls_intern *t, const char *s, size_t n)
 {
-    struct key k = {s, n};
-    uint64_t h = ls_fnv1a64(s, n);
-    int32_t id = ls_hmap_find(&t->map, h, &fns, t, &k);
-    if (id >= 0)
-        return id;
-    if (t->count >= INT32_MAX ||
-        ls_vec_reserve_((void **)&t->strs, &t->cap, t->count + 1, sizeof *t->strs) ||
+    /* room first, then one probe: the new id's entry is only read after the put */
+    if (ls_vec_reserve_((void **)&t->strs, &t->cap, t->count + 1, sizeof *t->strs) ||
         ls_vec_reserve_((void **)&t->lens, &t->lcap, t->count + 1, sizeof *t->lens))
         return -1;
+    struct key k = {s, n};
+    uint64_t h = ls_fnv1a64(s, n);
+    int32_t id = ls_hmap_put(&t->map, h, &fns, t, &k);
+    if (id < 0 || (size_t)id < t->count)
+        return id;
     char *copy = ls_arena_strndup(&t->arena, s, n);
-    if (!copy)
+    if (!copy) {
+        ls_hmap_drop_last(&t->map, h);
         return -1;
-    id = (int32_t)t->count;
+    }
     t->strs[id] = copy;
     t->lens[id] = n;
-    if (ls_hmap_put(&t->map, h, &fns, t, &k) != id)
-        return -1;
     t->count++;
     return id;
 }
