@@ -255,20 +255,19 @@ static int do_node(struct dp *d, int32_t i, uint32_t *key)
     struct join_ctx jc = {b, NULL, NULL};
     struct ls_hmap groups = {0};
     int32_t *next = malloc((size_t)(b->n ? b->n : 1) * sizeof *next);
-    LS_VEC(int32_t) head = {0};   /* sized by the groups, not by b's entries */
+    LS_VEC(int32_t) head = {0};   /* group -> its first entry of b */
     uint32_t *ca = malloc((size_t)(w ? w : 1) * 2 * 4);   /* a key, then join_hash's */
     jc.scratch = ca ? ca + (w ? w : 1) : NULL;
     /* sized for b's entries up front (as many slots as the old chained index had heads):
      * no re-hashing while grouping */
-    rc = !next || !ca || ls_hmap_reserve(&groups, (size_t)b->n, &join_fns, &jc) ? LS_ERR_NOMEM : 0;
+    rc = !next || !ca || LS_VEC_RESERVE_EXACT(&head, (size_t)(b->n ? b->n : 1)) ||
+                 ls_hmap_reserve(&groups, (size_t)b->n, &join_fns, &jc)
+             ? LS_ERR_NOMEM
+             : 0;
+    jc.head = head.data;
     for (int64_t e = b->n - 1; e >= 0 && !rc; e--) {
         uint64_t hh = cfg_part(b->key + e * w, w, ca);
-        int32_t ng = (int32_t)head.len;
-        if (LS_VEC_RESERVE(&head, head.len + 1)) {
-            rc = LS_ERR_NOMEM;
-            break;
-        }
-        jc.head = head.data;
+        int32_t ng = (int32_t)head.len;   /* at most b->n groups: reserved */
         int32_t g = ls_hmap_put(&groups, hh, &join_fns, &jc, ca);
         if (g < 0) {
             rc = LS_ERR_NOMEM;

@@ -32,7 +32,7 @@ size_t ls_hmap_slots_for(size_t n)
 }
 
 /* ids are dense, so growing re-places 0 .. n-1 from their hashes and never reads the old
- * slots: realloc (mremap for big maps) then avoids holding old and new slots at once. */
+ * slots: they are freed before the new ones are filled, never copied. */
 int ls_hmap_reserve(struct ls_hmap *m, size_t n, const struct ls_hmap_fns *f, const void *ctx)
 {
     if (n <= ls_hmap_nslots(m) / 2)
@@ -40,9 +40,10 @@ int ls_hmap_reserve(struct ls_hmap *m, size_t n, const struct ls_hmap_fns *f, co
     size_t ns = ls_hmap_slots_for(n);
     if (!ns || ns - 1 > UINT32_MAX || ns > SIZE_MAX / sizeof *m->slot)
         return LS_ERR_NOMEM;
-    int32_t *s = realloc(m->slot, ns * sizeof *s);
+    int32_t *s = malloc(ns * sizeof *s);
     if (!s)
         return LS_ERR_NOMEM;
+    free(m->slot);
     for (size_t i = 0; i < ns; i++)
         s[i] = -1;
     size_t mask = ns - 1;
