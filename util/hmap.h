@@ -1,10 +1,11 @@
 /* util/hmap: the one hash map. An index from keys to dense ids 0,1,2,... (the k-th new
- * key gets id k): open addressing, linear probing, a power-of-two slot count kept at most half full, 4 bytes
- * (the id) per slot. The caller keeps keys and values in its own arrays indexed by id (an
+ * key gets id k): open addressing, linear probing, a power-of-two slot count kept at most
+ * half full, 4 bytes (the id) per slot. The caller keeps keys and values in its own arrays indexed by id (an
  * LS_VEC, in insertion order) and supplies the key's 64-bit hash, the hash of a stored id
  * (to re-place ids when the map grows) and an equality test. The hash's low bits index
- * the slots as they are (no extra mixing: FNV-1a of the key bytes, which the users pass,
- * spreads them well enough and keeps similar keys' slots as they were; a hash with weak
+ * the slots as they are (no extra mixing: FNV-1a of the key bytes, which four of the five
+ * users pass, spreads them well enough, and mixing cost the DP and the simulator's
+ * program reader time; a hash with weak
  * low bits is mixed by its caller, as the tuner does with ls_hash_mix64).
  *
  * Why an index and not a key/value container: every user already keeps its entries
