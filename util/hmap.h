@@ -4,8 +4,8 @@
  * LS_VEC, in insertion order) and supplies the key's 64-bit hash, the hash of a stored id
  * (to re-place ids when the map grows) and an equality test. The hash's low bits index
  * the slots as they are (no extra mixing: FNV-1a of the key bytes, which four of the five
- * users pass, spreads them well enough, and mixing cost the DP and the simulator's
- * program reader time; a hash with weak
+ * users pass, spreads them well enough and keeps the placement the old hand-rolled
+ * tables had; a hash with weak
  * low bits is mixed by its caller, as the tuner does with ls_hash_mix64).
  *
  * Why an index and not a key/value container: every user already keeps its entries
