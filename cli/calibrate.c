@@ -65,6 +65,45 @@ static json_t *report_json(const struct cm_table *tb, const struct cm_fit_report
     return root;
 }
 
+/* Write the fitted table (and the report), then print the summary. */
+static int report_fit(struct cm_table *fit, const struct cm_fit_report *rep, size_t nmb,
+                      size_t ns, const char *aggn, const char *outp, const char *report,
+                      int json)
+{
+    struct ls_error err = {0};
+    int rc;
+    if (aggn)
+        cm_table_set_aggregate(fit, strcmp(aggn, "max") == 0 ? CM_AGG_MAX : CM_AGG_SUM, -1);
+    if ((rc = cm_table_write(fit, outp, &err)))
+        return cli_report(&err);
+    json_t *rj = report_json(fit, rep);
+    json_object_set_new(rj, "microbenchmarks", json_integer((json_int_t)nmb));
+    json_object_set_new(rj, "samples", json_integer((json_int_t)ns));
+    if (report) {
+        char *s = json_dumps(rj, JSON_INDENT(2));
+        rc = s ? ls_write_file_atomic(report, s, strlen(s), &err) : LS_ERR_NOMEM;
+        free(s);
+        if (rc) {
+            json_decref(rj);
+            return rc == LS_ERR_NOMEM ? CLI_FAIL : cli_report(&err);
+        }
+    }
+    if (json)
+        return cli_print_json(rj) ? CLI_FAIL : CLI_OK;
+    printf("fitted %d entries from %zu samples (%zu microbenchmarks) -> %s\n", rep->n, ns, nmb, outp);
+    for (int i = 0; i < rep->n; i++) {
+        const struct cm_fit_entry *f = &rep->e[i];
+        const struct cm_entry *e = &fit->e[f->entry];
+        printf("  %-18s %-5s %-5s n=%-4d %s R2=%.4f median_rel=%.4f max_rel=%.4f\n",
+               sim_opcode_name((enum sim_opcode)e->opcode),
+               e->dtype < 0 ? "*" : ls_dtype_name((enum ls_dtype)e->dtype),
+               e->mem < 0 ? "*" : ls_mem_name((enum ls_mem)e->mem), f->samples,
+               f->fitted ? "fit " : "kept", f->r2, f->median_rel, f->max_rel);
+    }
+    json_decref(rj);
+    return CLI_OK;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -140,41 +179,18 @@ int cmd_calibrate(int argc, char **argv)
         rc = cm_microbench_run(&t, &cal, mbtrace, &nmb, &err);
     for (int i = 0; i < ntr && !rc; i++)
         rc = cm_calib_add_trace(&cal, traces[i], t.dma_engines, &err);
-    static struct cm_fit_report rep;
+    struct cm_fit_report *rep = calloc(1, sizeof *rep);   /* ~150 KB: not on the stack */
+    if (!rep && !rc)
+        rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
     if (!rc)
-        rc = cm_calib_fit(&cal, &tb, &fit, &rep, &err);
+        rc = cm_calib_fit(&cal, &tb, &fit, rep, &err);
     size_t ns = cal.n;
     cm_calib_free(&cal);
-    if (rc)
+    if (rc) {
+        free(rep);
         return cli_report(&err);
-    if (aggn)
-        cm_table_set_aggregate(&fit, strcmp(aggn, "max") == 0 ? CM_AGG_MAX : CM_AGG_SUM, -1);
-    if ((rc = cm_table_write(&fit, outp, &err)))
-        return cli_report(&err);
-    json_t *rj = report_json(&fit, &rep);
-    json_object_set_new(rj, "microbenchmarks", json_integer((json_int_t)nmb));
-    json_object_set_new(rj, "samples", json_integer((json_int_t)ns));
-    if (report) {
-        char *s = json_dumps(rj, JSON_INDENT(2));
-        rc = s ? ls_write_file_atomic(report, s, strlen(s), &err) : LS_ERR_NOMEM;
-        free(s);
-        if (rc) {
-            json_decref(rj);
-            return rc == LS_ERR_NOMEM ? CLI_FAIL : cli_report(&err);
-        }
     }
-    if (json)
-        return cli_print_json(rj) ? CLI_FAIL : CLI_OK;
-    printf("fitted %d entries from %zu samples (%zu microbenchmarks) -> %s\n", rep.n, ns, nmb, outp);
-    for (int i = 0; i < rep.n; i++) {
-        const struct cm_fit_entry *f = &rep.e[i];
-        const struct cm_entry *e = &fit.e[f->entry];
-        printf("  %-18s %-5s %-5s n=%-4d %s R2=%.4f median_rel=%.4f max_rel=%.4f\n",
-               sim_opcode_name((enum sim_opcode)e->opcode),
-               e->dtype < 0 ? "*" : ls_dtype_name((enum ls_dtype)e->dtype),
-               e->mem < 0 ? "*" : ls_mem_name((enum ls_mem)e->mem), f->samples,
-               f->fitted ? "fit " : "kept", f->r2, f->median_rel, f->max_rel);
-    }
-    json_decref(rj);
-    return CLI_OK;
+    rc = report_fit(&fit, rep, nmb, ns, aggn, outp, report, json);
+    free(rep);
+    return rc;
 }

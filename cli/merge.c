@@ -37,11 +37,15 @@ int cmd_merge(int argc, char **argv)
     }
     if (!out)
         return cli_usage("merge", "--out DIR is required");
+    if (strlen(out) > 1000)   /* the store's name is built in a fixed buffer */
+        return cli_usage("merge", "a directory name of at most 1000 bytes");
     if (optind >= argc)
         return cli_usage("merge", "give at least one input directory");
     struct ls_error err = {0};
     char path[1200];
     for (int i = optind; i < argc; i++) {
+        if (strlen(argv[i]) > 1000)   /* the store's name is built in a fixed buffer */
+            return cli_usage("merge", "a directory name of at most 1000 bytes");
         snprintf(path, sizeof path, "%s/results.sqlite", argv[i]);
         if (access(path, R_OK)) {
             ls_error_set(&err, LS_ERR_INPUT, path, 0, 0, "no results store here");

@@ -13,6 +13,7 @@
 #include "report/report.h"
 #include "util/fileio.h"
 #include "study/study.h"
+#include "util/vec.h"
 #include "util/progress.h"
 
 const char cmd_study_help[] =
@@ -85,11 +86,18 @@ static int mkdirs(const char *dir, struct ls_error *err)
     return 0;
 }
 
-static void command_line(int argc, char **argv, char *buf, size_t n)
+/* "laysim ARGS..." (malloc'd, as long as the arguments; NULL when out of memory). */
+static char *command_line(int argc, char **argv)
 {
-    size_t o = (size_t)snprintf(buf, n, "laysim");
-    for (int i = 0; i < argc && o < n; i++)
-        o += (size_t)snprintf(buf + o, n - o, " %s", argv[i]);
+    LS_VEC(char) b = {0};
+    int bad = LS_VEC_APPEND(&b, "laysim", 6);
+    for (int i = 0; i < argc && !bad; i++)
+        bad = LS_VEC_PUSH(&b, ' ') || LS_VEC_APPEND(&b, argv[i], strlen(argv[i]));
+    if (bad || LS_VEC_PUSH(&b, '\0')) {
+        free(b.data);
+        return NULL;
+    }
+    return b.data;
 }
 
 int cli_study_main(int argc, char **argv, int whatif)
@@ -213,6 +221,11 @@ int cli_study_main(int argc, char **argv, int whatif)
 
     char path[1200];
     struct study_db *st = NULL;
+    char *cmdline = NULL;
+    if (strlen(out) > 1000) {   /* the file names below are built in fixed buffers */
+        rc = ls_error_msg(&err, LS_ERR_INPUT, "--out: a directory name of at most 1000 bytes");
+        goto done;
+    }
     if ((rc = mkdirs(out, &err)))
         goto done;
     snprintf(path, sizeof path, "%s/results.sqlite", out);
@@ -244,8 +257,11 @@ int cli_study_main(int argc, char **argv, int whatif)
         goto done;
     o.table_dir = out;
     o.tune_db = tune_db;
-    char cmdline[1024], hash[24];
-    command_line(argc, argv, cmdline, sizeof cmdline);
+    char hash[24];
+    if (!(cmdline = command_line(argc, argv))) {
+        rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sim_target_hash(&base));
     if ((rc = study_db_meta_set(st, "kind", whatif ? "whatif" : "study", &err)) ||
         (rc = study_db_meta_set(st, "base_hash", hash, &err)) ||
@@ -276,6 +292,7 @@ int cli_study_main(int argc, char **argv, int whatif)
     }
     study_cells_free(&cells);
 done:
+    free(cmdline);
     study_db_close(st);
     study_opts_free(&o);
     return rc ? cli_report(&err) : CLI_OK;

@@ -2,10 +2,11 @@
 #include <stdlib.h>
 
 #include "codegen/cg_int.h"
+#include "util/vec.h"
 
 struct cfgb {
     struct cg_cfgs *c;
-    int cap;
+    size_t cap;              /* bytes of c->pax */
     int oom;
 };
 
@@ -17,15 +18,9 @@ static void add(struct cfgb *b, const int8_t *pax)
             return;
     if (c->ncfg >= CG_MAX_CFGS)
         return;
-    if (c->ncfg == b->cap) {
-        int nc = b->cap ? b->cap * 2 : 8;
-        int8_t *np = realloc(c->pax, (size_t)nc * (size_t)(c->nslots ? c->nslots : 1));
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        c->pax = np;
-        b->cap = nc;
+    if (LS_ARRAY_RESERVE(c->pax, b->cap, (size_t)(c->ncfg + 1) * (size_t)(c->nslots ? c->nslots : 1))) {
+        b->oom = 1;
+        return;
     }
     memcpy(c->pax + (size_t)c->ncfg * c->nslots, pax, (size_t)c->nslots);
     c->ncfg++;

@@ -109,10 +109,11 @@ void cm_price_parts(const struct cm_table *tb, const struct sim_target *t,
 /* Group samples: features under the table the parts were computed with. */
 struct cm_groups {
     int nent;                  /* table entries (features per engine: 2 * nent) */
-    size_t n, cap;
+    size_t n, cap;             /* rows, room in y (capw, capx: in w and x) */
     double *y;                 /* exposed time, base-clock cycles */
     double *x;                 /* n * LS_ENGINE_COUNT * 2 * nent */
     double *w;                 /* weights */
+    size_t capw, capx;
 };
 void cm_groups_init(struct cm_groups *g, int nent);
 void cm_groups_free(struct cm_groups *g);

@@ -9,6 +9,7 @@
 #include "costmodel/calibrate.h"
 #include "sim/isa.h"
 #include "traces/trace.h"
+#include "util/vec.h"
 
 void cm_calib_init(struct cm_calib *c)
 {
@@ -23,14 +24,8 @@ void cm_calib_free(struct cm_calib *c)
 
 int cm_calib_push(struct cm_calib *c, const struct cm_sample *s)
 {
-    if (c->n == c->cap) {
-        size_t nc = c->cap ? 2 * c->cap : 256;
-        struct cm_sample *ns = realloc(c->s, nc * sizeof *ns);
-        if (!ns)
-            return LS_ERR_NOMEM;
-        c->s = ns;
-        c->cap = nc;
-    }
+    if (LS_ARRAY_RESERVE(c->s, c->cap, c->n + 1))
+        return LS_ERR_NOMEM;
     c->s[c->n++] = *s;
     return 0;
 }

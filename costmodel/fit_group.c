@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "costmodel/calibrate.h"
+#include "util/vec.h"
 
 #define NE LS_ENGINE_COUNT
 
@@ -31,21 +32,9 @@ static size_t rowlen(const struct cm_groups *g)
 
 static double *new_row(struct cm_groups *g)
 {
-    if (g->n == g->cap) {
-        size_t nc = g->cap ? 2 * g->cap : 256;
-        double *y = realloc(g->y, nc * sizeof *y);
-        if (y)
-            g->y = y;
-        double *w = realloc(g->w, nc * sizeof *w);
-        if (w)
-            g->w = w;
-        double *x = realloc(g->x, nc * rowlen(g) * sizeof *x);
-        if (x)
-            g->x = x;
-        if (!y || !w || !x)
-            return NULL;
-        g->cap = nc;
-    }
+    if (LS_ARRAY_RESERVE(g->y, g->cap, g->n + 1) || LS_ARRAY_RESERVE(g->w, g->capw, g->n + 1) ||
+        LS_ARRAY_RESERVE(g->x, g->capx, (g->n + 1) * rowlen(g)))
+        return NULL;
     double *r = g->x + g->n * rowlen(g);
     memset(r, 0, rowlen(g) * sizeof *r);
     g->y[g->n] = 0;

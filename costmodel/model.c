@@ -7,13 +7,15 @@
 
 #include "costmodel/costmodel.h"
 #include "util/hash.h"
+#include "util/hmap.h"
 #include "util/vec.h"
 
+/* One memoized price; its key is keys[off .. off + len), h its hash. */
 struct slot {
     uint64_t h;
     size_t off, len;
     int64_t cost;
-    int rc, method, used;
+    int rc, method;
 };
 
 struct cm_model {
@@ -21,8 +23,8 @@ struct cm_model {
     struct sim_target t;
     struct cm_table tb;
     struct cg_options o;
-    struct slot *tab;
-    size_t cap, n;
+    LS_VEC(struct slot) memo;
+    struct ls_hmap map;             /* key -> memo index */
     LS_VEC(unsigned char) keys;
     LS_VEC(unsigned char) key;      /* scratch */
     int limit;                      /* sticky: a cg_options bound was crossed while pricing */
@@ -39,12 +41,6 @@ struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
     m->tb = *tb;
     if (o)
         m->o = *o;
-    m->cap = 1024;
-    m->tab = calloc(m->cap, sizeof *m->tab);
-    if (!m->tab) {
-        free(m);
-        return NULL;
-    }
     return m;
 }
 
@@ -57,7 +53,8 @@ void cm_model_free(struct cm_model *m)
 {
     if (!m)
         return;
-    free(m->tab);
+    LS_VEC_FREE(&m->memo);
+    ls_hmap_free(&m->map);
     LS_VEC_FREE(&m->keys);
     LS_VEC_FREE(&m->key);
     free(m);
@@ -82,51 +79,42 @@ static void kshape(struct cm_model *m, int32_t t)
         kput(m, &x->shape.dims[i].size, sizeof(int64_t));
 }
 
+static int key_eq(const void *ctx, int32_t id, const void *key)
+{
+    const struct cm_model *m = ctx;
+    const struct slot *s = &m->memo.data[id];
+    /* key: the hash of m->key, compared first as the entries keep theirs */
+    return s->h == *(const uint64_t *)key && s->len == m->key.len && memcmp(m->keys.data + s->off, m->key.data, s->len) == 0;
+}
+
+static uint64_t key_hash(const void *ctx, int32_t id)
+{
+    return ((const struct cm_model *)ctx)->memo.data[id].h;
+}
+
+static const struct ls_hmap_fns key_fns = {key_hash, key_eq};
+
+/* The memo entry of m->key, added (zeroed) when new; NULL when out of memory. */
 static struct slot *lookup(struct cm_model *m, int *found)
 {
     uint64_t h = ls_fnv1a64(m->key.data, m->key.len);
-    size_t i = (size_t)h & (m->cap - 1);
-    while (m->tab[i].used) {
-        struct slot *s = &m->tab[i];
-        if (s->h == h && s->len == m->key.len &&
-            memcmp(m->keys.data + s->off, m->key.data, s->len) == 0) {
-            *found = 1;
-            return s;
-        }
-        i = (i + 1) & (m->cap - 1);
-    }
-    *found = 0;
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t nc = m->cap * 2;
-        struct slot *nt = calloc(nc, sizeof *nt);
-        if (!nt)
-            return NULL;
-        for (size_t k = 0; k < m->cap; k++)
-            if (m->tab[k].used) {
-                size_t j = (size_t)m->tab[k].h & (nc - 1);
-                while (nt[j].used)
-                    j = (j + 1) & (nc - 1);
-                nt[j] = m->tab[k];
-            }
-        free(m->tab);
-        m->tab = nt;
-        m->cap = nc;
-        i = (size_t)h & (nc - 1);
-        while (m->tab[i].used)
-            i = (i + 1) & (nc - 1);
-    }
-    size_t off = m->keys.len;
-    if (LS_VEC_RESERVE(&m->keys, off + m->key.len))
+    /* room first: once the map holds a new id, its entry and key bytes must exist */
+    if (m->memo.len >= INT32_MAX || LS_VEC_RESERVE(&m->memo, m->memo.len + 1) ||
+        LS_VEC_RESERVE(&m->keys, m->keys.len + m->key.len))
         return NULL;
-    memcpy(m->keys.data + off, m->key.data, m->key.len);
-    m->keys.len += m->key.len;
-    struct slot *s = &m->tab[i];
+    int32_t next = (int32_t)m->memo.len;
+    int32_t id = ls_hmap_put(&m->map, h, &key_fns, m, &h);
+    if (id < 0)
+        return NULL;
+    *found = id != next;
+    if (*found)
+        return &m->memo.data[id];
+    struct slot *s = &m->memo.data[m->memo.len++];
     memset(s, 0, sizeof *s);
-    s->used = 1;
     s->h = h;
-    s->off = off;
+    s->off = m->keys.len;
     s->len = m->key.len;
-    m->n++;
+    (void)LS_VEC_APPEND(&m->keys, m->key.data, m->key.len);   /* reserved: cannot fail */
     return s;
 }
 

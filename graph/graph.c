@@ -57,7 +57,15 @@ int graph_set_name(struct graph *g, const char *name)
 
 void graph_set_prefix(struct graph *g, const char *prefix)
 {
-    snprintf(g->prefix, sizeof g->prefix, "%s", prefix ? prefix : "");
+    if (!prefix)
+        prefix = "";
+    if (strlen(prefix) >= sizeof g->prefix) {   /* names built from it would be cut */
+        g->prefix[0] = 0;
+        graph_fail(g, LS_ERR_INPUT, "name prefix '%.40s...' longer than %zu bytes", prefix,
+                   sizeof g->prefix - 1);
+        return;
+    }
+    snprintf(g->prefix, sizeof g->prefix, "%s", prefix);
 }
 
 const struct ls_error *graph_error(const struct graph *g)

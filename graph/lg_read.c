@@ -121,7 +121,9 @@ static int parse_dtype(struct reader *r, size_t i, enum ls_dtype *dt)
 static int check_new_name(struct reader *r, size_t i, char *buf, size_t n)
 {
     const struct ls_token *t = &r->sc.tok[i];
-    if (!graph_name_ok(t->s, t->n) || t->n >= n)
+    if (t->n >= n && graph_name_ok(t->s, t->n))
+        return err_at(r, i, 0, "tensor name longer than %zu bytes", n - 1);
+    if (!graph_name_ok(t->s, t->n))
         return err_at(r, i, 0, "expected a tensor name (letters, digits, _ . @ / -)");
     tokstr(r, i, buf, n);
     int32_t old = graph_find_tensor(r->g, buf);
@@ -135,7 +137,11 @@ static int32_t existing(struct reader *r, size_t i)
 {
     char buf[GRAPH_MAX_NAME + 1];
     const struct ls_token *t = &r->sc.tok[i];
-    if (t->n >= sizeof buf || !graph_name_ok(t->s, t->n)) {
+    if (t->n >= sizeof buf && graph_name_ok(t->s, t->n)) {
+        err_at(r, i, 0, "tensor name longer than %zu bytes", sizeof buf - 1);
+        return -1;
+    }
+    if (!graph_name_ok(t->s, t->n)) {
         err_at(r, i, 0, "expected a tensor name");
         return -1;
     }

@@ -37,7 +37,9 @@ static int parse_spec(const char *s, struct spec *sp, struct ls_error *err)
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
-        if (!eq || eq == p || sp->n == MAXKV)
+        if (sp->n == MAXKV)
+            return ls_error_msg(err, LS_ERR_INPUT, "%s: at most %d key=value pairs", s, MAXKV);
+        if (!eq || eq == p)
             return ls_error_msg(err, LS_ERR_INPUT, "%s: expected key=value at '%.*s'", s,
                                 (int)len, p);
         size_t a = (size_t)(eq - p), b = len - a - 1;

@@ -265,7 +265,7 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
     if (label == 0) {
         char name[256];
         if (tk[0].n - 1 >= sizeof name)
-            return ls_scan_error(sc, 0, err, "label too long");
+            return ls_scan_error(sc, 0, err, "label longer than %zu bytes", sizeof name - 1);
         memcpy(name, tk[0].s, tk[0].n - 1);
         name[tk[0].n - 1] = '\0';
         if (sim_program_label(p, (uint32_t)idx, name, &e2))

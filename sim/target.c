@@ -11,6 +11,7 @@
 #include "util/fileio.h"
 #include "util/hash.h"
 #include "util/scan.h"
+#include "util/vec.h"
 
 enum key_type { KT_U32, KT_U64, KT_DBL };
 

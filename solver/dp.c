@@ -16,7 +16,9 @@
 #include "solver/solver.h"
 #include "util/clock.h"
 #include "util/hash.h"
+#include "util/hmap.h"
 #include "util/treedec.h"
+#include "util/vec.h"
 
 #define DP_MASK_SHIFT 24
 #define DP_CFG(k) ((int32_t)((k) & ((1u << DP_MASK_SHIFT) - 1)))
@@ -24,12 +26,12 @@
 
 struct dp_tab {
     int32_t w;               /* key words = bag size */
-    int64_t n, cap;
+    int64_t n, cap;          /* entries, and room for them in every array below */
     uint32_t *key;           /* n * w */
     int64_t *cost;
     int32_t *bp;             /* 2 per entry */
-    int32_t *slot;           /* hash: entry index or -1 */
-    int64_t hcap;
+    struct ls_hmap map;      /* key -> entry */
+    /* 64 bytes: one per tree-decomposition node, millions on big problems */
 };
 
 struct dp {
@@ -42,75 +44,73 @@ struct dp {
     int over;                /* the budget was hit */
 };
 
-static int64_t tab_bytes(int32_t w, int64_t cap, int64_t hcap)
+static int64_t tab_bytes(int32_t w, int64_t cap, size_t nslots)
 {
-    return cap * ((int64_t)w * 4 + 8 + 8) + hcap * 4;
+    return cap * ((int64_t)w * 4 + 8 + 8) + (int64_t)(nslots * sizeof(int32_t));
 }
 
+static int tab_eq(const void *ctx, int32_t e, const void *key)
+{
+    const struct dp_tab *t = ctx;
+    return !memcmp(t->key + (int64_t)e * t->w, key, (size_t)t->w * 4);
+}
+
+static uint64_t tab_hash(const void *ctx, int32_t e)
+{
+    const struct dp_tab *t = ctx;
+    return ls_fnv1a64(t->key + (int64_t)e * t->w, (size_t)t->w * 4);
+}
+
+static const struct ls_hmap_fns tab_fns = {tab_hash, tab_eq};
+
+/* Double the room, exactly (the budget counts what is allocated). */
 static int tab_grow(struct dp *d, struct dp_tab *t)
 {
-    int64_t cap = t->cap ? 2 * t->cap : 16, hcap = 2 * cap;
-    int64_t before = tab_bytes(t->w, t->cap, t->hcap), after = tab_bytes(t->w, cap, hcap);
+    int64_t cap = t->cap ? 2 * t->cap : 16;
+    size_t nslots = ls_hmap_slots_for((size_t)cap);
+    int64_t before = tab_bytes(t->w, t->cap, ls_hmap_nslots(&t->map));
+    int64_t after = tab_bytes(t->w, cap, nslots);
     if (d->used - before + after > d->limit || cap > INT32_MAX) {
         d->over = 1;
         return LS_ERR_LIMIT;
     }
-    uint32_t *k = realloc(t->key, (size_t)(cap * (t->w ? t->w : 1)) * sizeof *k);
-    if (k)
-        t->key = k;
-    int64_t *c = realloc(t->cost, (size_t)cap * sizeof *c);
-    if (c)
-        t->cost = c;
-    int32_t *b = realloc(t->bp, (size_t)cap * 2 * sizeof *b);
-    if (b)
-        t->bp = b;
-    free(t->slot);
-    t->slot = malloc((size_t)hcap * sizeof *t->slot);
-    if (!k || !c || !b || !t->slot)
+    size_t kw = (size_t)(t->w ? t->w : 1), kc = (size_t)t->cap * kw, cc = (size_t)t->cap,
+           bc = (size_t)t->cap * 2;
+    if (LS_ARRAY_RESERVE_EXACT(t->key, kc, (size_t)cap * kw) ||
+        LS_ARRAY_RESERVE_EXACT(t->cost, cc, (size_t)cap) ||
+        LS_ARRAY_RESERVE_EXACT(t->bp, bc, (size_t)cap * 2) ||
+        ls_hmap_reserve(&t->map, (size_t)cap, &tab_fns, t))
         return LS_ERR_NOMEM;
     d->used += after - before;
     t->cap = cap;
-    t->hcap = hcap;
-    for (int64_t i = 0; i < hcap; i++)
-        t->slot[i] = -1;
-    for (int64_t e = 0; e < t->n; e++) {
-        uint64_t h = ls_fnv1a64(t->key + e * t->w, (size_t)t->w * 4) & (uint64_t)(hcap - 1);
-        while (t->slot[h] >= 0)
-            h = (h + 1) & (uint64_t)(hcap - 1);
-        t->slot[h] = (int32_t)e;
-    }
     return 0;
 }
+
 
 /* Keep the minimum of (key, cost); bp0/bp1 are the child entries behind it. */
 static int tab_put(struct dp *d, struct dp_tab *t, const uint32_t *key, int64_t cost,
                    int32_t bp0, int32_t bp1)
 {
-    if (2 * (t->n + 1) > t->hcap) {
+    if (t->n + 1 > t->cap) {
         int rc = tab_grow(d, t);
         if (rc)
             return rc;
     }
     size_t kb = (size_t)t->w * 4;
-    uint64_t h = ls_fnv1a64(key, kb) & (uint64_t)(t->hcap - 1);
-    for (;;) {
-        int32_t e = t->slot[h];
-        if (e < 0)
-            break;
-        if (!memcmp(t->key + (int64_t)e * t->w, key, kb)) {
-            if (cost < t->cost[e]) {
-                t->cost[e] = cost;
-                t->bp[2 * e] = bp0;
-                t->bp[2 * e + 1] = bp1;
-            }
-            return 0;
+    int32_t e = ls_hmap_put(&t->map, ls_fnv1a64(key, kb), &tab_fns, t, key);
+    if (e < 0)
+        return LS_ERR_NOMEM;
+    if (e < t->n) {
+        if (cost < t->cost[e]) {
+            t->cost[e] = cost;
+            t->bp[2 * e] = bp0;
+            t->bp[2 * e + 1] = bp1;
         }
-        h = (h + 1) & (uint64_t)(t->hcap - 1);
+        return 0;
     }
-    int64_t e = t->n++;
-    t->slot[h] = (int32_t)e;
+    t->n++;
     if (kb)
-        memcpy(t->key + e * t->w, key, kb);
+        memcpy(t->key + (int64_t)e * t->w, key, kb);
     t->cost[e] = cost;
     t->bp[2 * e] = bp0;
     t->bp[2 * e + 1] = bp1;
@@ -119,11 +119,11 @@ static int tab_put(struct dp *d, struct dp_tab *t, const uint32_t *key, int64_t 
 
 static void tab_free(struct dp *d, struct dp_tab *t)
 {
-    d->used -= tab_bytes(t->w, t->cap, t->hcap);
+    d->used -= tab_bytes(t->w, t->cap, ls_hmap_nslots(&t->map));
     free(t->key);
     free(t->cost);
     free(t->bp);
-    free(t->slot);
+    ls_hmap_free(&t->map);
     memset(t, 0, sizeof *t);
 }
 
@@ -159,6 +159,39 @@ static int64_t out_cost(const struct dp *d, int32_t node, int32_t v, int32_t cv,
             s += lsp_tr_cost(p, t, src, l);
     return s;
 }
+
+/* The cfg part of a key (the forgotten-request masks cleared) into out; its hash. */
+static uint64_t cfg_part(const uint32_t *key, int32_t w, uint32_t *out)
+{
+    const uint32_t cmask = (1u << DP_MASK_SHIFT) - 1;
+    for (int32_t k = 0; k < w; k++)
+        out[k] = key[k] & cmask;
+    return ls_fnv1a64(out, (size_t)w * 4);
+}
+
+struct join_ctx {
+    const struct dp_tab *b;
+    int32_t *head;           /* group -> an entry of b with that cfg part */
+    uint32_t *scratch;       /* w words for join_hash */
+};
+
+static int join_eq(const void *ctx, int32_t g, const void *key)
+{
+    const struct join_ctx *c = ctx;
+    const uint32_t *cp = key, *bk = c->b->key + (int64_t)c->head[g] * c->b->w;
+    for (int32_t k = 0; k < c->b->w; k++)
+        if ((bk[k] & ((1u << DP_MASK_SHIFT) - 1)) != cp[k])
+            return 0;
+    return 1;
+}
+
+static uint64_t join_hash(const void *ctx, int32_t g)
+{
+    const struct join_ctx *c = ctx;
+    return cfg_part(c->b->key + (int64_t)c->head[g] * c->b->w, c->b->w, c->scratch);
+}
+
+static const struct ls_hmap_fns join_fns = {join_hash, join_eq};
 
 static int do_node(struct dp *d, int32_t i, uint32_t *key)
 {
@@ -215,57 +248,52 @@ static int do_node(struct dp *d, int32_t i, uint32_t *key)
         }
         return 0;
     }
-    /* join: pair entries of the two children with equal configurations */
+    /* join: pair entries of the two children with equal configurations. b's entries are
+     * grouped by their cfg part (group id -> first entry, next[] chains the rest in
+     * increasing order), so each entry of a meets its partners in b's order. */
     struct dp_tab *b = &d->tab[x->child[1]];
-    int64_t hcap = 16;
-    while (hcap < 2 * b->n)
-        hcap *= 2;
-    int32_t *head = malloc((size_t)hcap * sizeof *head);
+    struct join_ctx jc = {b, NULL, NULL};
+    struct ls_hmap groups = {0};
     int32_t *next = malloc((size_t)(b->n ? b->n : 1) * sizeof *next);
-    uint32_t *ca = malloc((size_t)(w ? w : 1) * 4);
-    if (!head || !next || !ca) {
-        free(head);
-        free(next);
-        free(ca);
-        return LS_ERR_NOMEM;
-    }
-    for (int64_t h = 0; h < hcap; h++)
-        head[h] = -1;
-    uint64_t cmask = (1u << DP_MASK_SHIFT) - 1;
-    for (int64_t e = b->n - 1; e >= 0; e--) {
-        uint64_t hh = LS_FNV64_INIT;
-        for (int32_t k = 0; k < w; k++) {
-            uint32_t c = b->key[e * w + k] & (uint32_t)cmask;
-            hh = ls_fnv1a64_update(hh, &c, 4);
+    LS_VEC(int32_t) head = {0};   /* group -> its first entry of b */
+    uint32_t *ca = malloc((size_t)(w ? w : 1) * 2 * 4);   /* a key, then join_hash's */
+    jc.scratch = ca ? ca + (w ? w : 1) : NULL;
+    /* sized for b's entries up front (as many slots as the old chained index had heads):
+     * no re-hashing while grouping */
+    rc = !next || !ca || LS_VEC_RESERVE_EXACT(&head, (size_t)(b->n ? b->n : 1)) ||
+                 ls_hmap_reserve(&groups, (size_t)b->n, &join_fns, &jc)
+             ? LS_ERR_NOMEM
+             : 0;
+    jc.head = head.data;
+    for (int64_t e = b->n - 1; e >= 0 && !rc; e--) {
+        uint64_t hh = cfg_part(b->key + e * w, w, ca);
+        int32_t ng = (int32_t)head.len;   /* at most b->n groups: reserved */
+        int32_t g = ls_hmap_put(&groups, hh, &join_fns, &jc, ca);
+        if (g < 0) {
+            rc = LS_ERR_NOMEM;
+            break;
         }
-        hh &= (uint64_t)(hcap - 1);
-        next[e] = head[hh];
-        head[hh] = (int32_t)e;
+        if (g == ng)
+            head.data[head.len++] = -1;
+        next[e] = head.data[g];
+        head.data[g] = (int32_t)e;
     }
-    rc = 0;
+    const int32_t *hd = head.data;
     for (int64_t e = 0; e < a->n && !rc; e++) {
         if ((e & 0xff) == 0xff && ls_deadline_passed(&d->dl)) {
             rc = -1;
             break;
         }
-        uint64_t hh = LS_FNV64_INIT;
-        for (int32_t k = 0; k < w; k++) {
-            ca[k] = a->key[e * w + k] & (uint32_t)cmask;
-            hh = ls_fnv1a64_update(hh, &ca[k], 4);
-        }
-        hh &= (uint64_t)(hcap - 1);
-        for (int32_t f = head[hh]; f >= 0 && !rc; f = next[f]) {
-            int same = 1;
-            for (int32_t k = 0; k < w && same; k++)
-                same = (b->key[(int64_t)f * w + k] & (uint32_t)cmask) == ca[k];
-            if (!same)
-                continue;
+        uint64_t hh = cfg_part(a->key + e * w, w, ca);
+        int32_t g = ls_hmap_find(&groups, hh, &join_fns, &jc, ca);
+        for (int32_t f = g < 0 ? -1 : hd[g]; f >= 0 && !rc; f = next[f]) {
             for (int32_t k = 0; k < w; k++)
                 key[k] = a->key[e * w + k] | b->key[(int64_t)f * w + k];
             rc = tab_put(d, t, key, a->cost[e] + b->cost[f], (int32_t)e, f);
         }
     }
-    free(head);
+    ls_hmap_free(&groups);
+    LS_VEC_FREE(&head);
     free(next);
     free(ca);
     return rc;
@@ -274,46 +302,37 @@ static int do_node(struct dp *d, int32_t i, uint32_t *key)
 /* Follow the back pointers from entry e of node i, writing the forgotten ops' cfgs. */
 static int backtrack(struct dp *d, int32_t i, int32_t e, int32_t *cfg)
 {
-    int64_t cap = 64, n = 0;
-    int32_t *st = malloc((size_t)cap * 2 * sizeof *st);
-    if (!st)
+    LS_VEC(int32_t) st = {0};   /* (node, entry) pairs still to visit */
+    int32_t top[2] = {i, e};
+    if (LS_VEC_APPEND(&st, top, 2))
         return LS_ERR_NOMEM;
-    st[n * 2] = i;
-    st[n * 2 + 1] = e;
-    n++;
-    while (n > 0) {
-        n--;
-        i = st[n * 2];
-        e = st[n * 2 + 1];
+    while (st.len > 0) {
+        st.len -= 2;
+        i = st.data[st.len];
+        e = st.data[st.len + 1];
         const struct dp_node *x = &d->nt.node[i];
         if (x->type == DP_LEAF)
             continue;
         const struct dp_tab *t = &d->tab[i];
-        if (n + 2 > cap) {
-            cap *= 2;
-            int32_t *s2 = realloc(st, (size_t)cap * 2 * sizeof *s2);
-            if (!s2) {
-                free(st);
-                return LS_ERR_NOMEM;
-            }
-            st = s2;
-        }
         for (int k = 0; k < (x->type == DP_JOIN ? 2 : 1); k++) {
             int32_t c = x->child[k], ce = t->bp[2 * e + k];
             if (x->type == DP_FORGET) {
                 const struct dp_tab *ct = &d->tab[c];
                 cfg[x->v] = DP_CFG(ct->key[(int64_t)ce * ct->w + bag_pos(&d->nt, c, x->v)]);
             }
-            st[n * 2] = c;
-            st[n * 2 + 1] = ce;
-            n++;
+            int32_t child[2] = {c, ce};
+            if (LS_VEC_APPEND(&st, child, 2)) {
+                LS_VEC_FREE(&st);
+                return LS_ERR_NOMEM;
+            }
         }
     }
-    free(st);
+    LS_VEC_FREE(&st);
     return 0;
 }
 
-/* Upper bound on the entries of every table: product over the bag of ncfg * 2^|R|. */
+/* Upper bound on the entries of every table: product over the bag of ncfg * 2^|R|, priced
+ * at key + cost + back pointers + 8 bytes of index per entry (two 4-byte slots). */
 static double estimate(const struct lsp_problem *p, const struct dp_ntd *nt,
                        double *largest)
 {
@@ -349,7 +368,9 @@ int lsp_solve_dp(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                             "solver dp: at most 8 layouts per tensor (this problem has %d)",
                             p->max_layouts);
     if (p->max_cfg >= (1 << DP_MASK_SHIFT))
-        return ls_error_msg(err, LS_ERR_INPUT, "solver dp: too many configurations per op");
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "solver dp: too many configurations per op (at most %d)",
+                            (1 << DP_MASK_SHIFT) - 1);
     struct dp d = {0};
     d.p = p;
     d.limit = limit;

@@ -8,27 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 static int new_node(struct dp_ntd *nt, int32_t type, int32_t v, int32_t c0, int32_t c1,
                     const int32_t *bag, int32_t len, int32_t *id)
 {
-    if (nt->nnodes == nt->cap) {
-        int32_t cap = nt->cap ? 2 * nt->cap : 256;
-        struct dp_node *n = realloc(nt->node, (size_t)cap * sizeof *n);
-        if (!n)
-            return LS_ERR_NOMEM;
-        nt->node = n;
-        nt->cap = cap;
-    }
-    if (nt->nbag + len > nt->capbag) {
-        int64_t cap = nt->capbag ? 2 * nt->capbag : 1024;
-        while (cap < nt->nbag + len)
-            cap *= 2;
-        int32_t *b = realloc(nt->bag, (size_t)cap * sizeof *b);
-        if (!b)
-            return LS_ERR_NOMEM;
-        nt->bag = b;
-        nt->capbag = cap;
-    }
+    if (nt->nnodes == INT32_MAX ||
+        LS_ARRAY_RESERVE(nt->node, nt->cap, (size_t)nt->nnodes + 1) ||
+        LS_ARRAY_RESERVE(nt->bag, nt->capbag, (size_t)(nt->nbag + len)))
+        return LS_ERR_NOMEM;
     if (len)
         memmove(nt->bag + nt->nbag, bag, (size_t)len * sizeof *bag);
     nt->node[nt->nnodes] = (struct dp_node){type, v, {c0, c1}, (int32_t)nt->nbag, len};
@@ -91,9 +79,8 @@ int dp_ntd_build(const struct ls_treedec *td, struct dp_ntd *nt, struct ls_error
     int32_t *cur = malloc((size_t)(td->width + 2) * sizeof *cur);
     int32_t *fch = malloc((size_t)(n ? n : 1) * sizeof *fch);   /* first child */
     int32_t *sib = malloc((size_t)(n ? n : 1) * sizeof *sib);
-    nt->root = malloc((size_t)(n ? n : 1) * sizeof *nt->root);
     int rc = LS_ERR_NOMEM;
-    if (!top || !cur || !fch || !sib || !nt->root)
+    if (!top || !cur || !fch || !sib || LS_ARRAY_RESERVE(nt->root, nt->caproots, (size_t)n))
         goto out;
     for (int32_t i = 0; i < n; i++)
         fch[i] = -1;
@@ -145,15 +132,11 @@ out:
 int dp_ntd_add_single(struct dp_ntd *nt, int32_t v, struct ls_error *err)
 {
     int32_t a, b, c;
-    int32_t *r = realloc(nt->root, ((size_t)nt->nroots + 1) * sizeof *r);
-    if (!r || new_node(nt, DP_LEAF, -1, -1, -1, NULL, 0, &a) ||
+    if (LS_ARRAY_RESERVE(nt->root, nt->caproots, (size_t)nt->nroots + 1) ||
+        new_node(nt, DP_LEAF, -1, -1, -1, NULL, 0, &a) ||
         new_node(nt, DP_INTRO, v, a, -1, &v, 1, &b) ||
-        new_node(nt, DP_FORGET, v, b, -1, NULL, 0, &c)) {
-        if (r)
-            nt->root = r;
+        new_node(nt, DP_FORGET, v, b, -1, NULL, 0, &c))
         return ls_error_msg(err, LS_ERR_NOMEM, "dp: out of memory");
-    }
-    nt->root = r;
     nt->root[nt->nroots++] = c;
     if (nt->width < 0)
         nt->width = 0;

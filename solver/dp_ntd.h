@@ -20,11 +20,14 @@ struct dp_node {
 /* Nodes are stored children first: processing them in index order is bottom-up.
  * One root (empty bag) per tree of the decomposition. */
 struct dp_ntd {
-    int32_t nnodes, cap;
+    int32_t nnodes;
+    size_t cap;
     struct dp_node *node;
     int32_t *bag;
-    int64_t nbag, capbag;
+    int64_t nbag;
+    size_t capbag;
     int32_t nroots;
+    size_t caproots;
     int32_t *root;
     int32_t width;
 };

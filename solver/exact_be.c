@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "solver/exact_order.h"
+#include "util/vec.h"
 
 struct msg {
     struct ex_fn f;          /* tab NULL in a dry run */
@@ -23,7 +24,8 @@ struct be {
     int32_t *pos;            /* nvars: position of a var in order (comp vars only) */
     int32_t *orig_off, *orig_fn;   /* original functions by bucket (CSR, n + 1) */
     struct msg *m;
-    int32_t nm, capm;
+    int32_t nm;
+    size_t capm;
     int32_t *in_head;        /* n + 1 */
     int32_t *out_off;        /* n + 1: messages from bucket k are m[out_off[k]..out_off[k+1]) */
     double entries, maxsize;
@@ -145,7 +147,9 @@ static int be_pass(struct be *b, double zmax, int dry)
     int32_t *mb = NULL, *tmp = NULL;   /* mini-bucket of each function; merge scratch */
     int32_t **ub = NULL;               /* union scope of each mini-bucket */
     int32_t *ulen = NULL;
-    int32_t cap = 0, ucap = 0;
+    size_t *urcap = NULL;              /* capacity of each ub row */
+    size_t nub = 0;                    /* ub rows set (NULL or allocated) */
+    size_t cfns = 0, cmb = 0, ctmp = 0, cub = 0, culen = 0, curcap = 0;
     int rc = LS_ERR_NOMEM;
     for (int32_t k = 0; k < n; k++) {
         if ((k & 63) == 63 && ls_deadline_passed(b->dl)) {
@@ -158,33 +162,18 @@ static int be_pass(struct be *b, double zmax, int dry)
         int32_t nf = b->orig_off[k + 1] - b->orig_off[k];
         for (int32_t i = b->in_head[k]; i >= 0; i = b->m[i].next)
             nf++;
-        if (2 * nf > cap) {
-            if (ub)
-                for (int32_t q = 0; q < cap / 2; q++)
-                    free(ub[q]);
-            free(ub);
-            cap = 2 * nf;
-            free(fns);
-            free(mb);
-            free(ulen);
-            fns = malloc((size_t)cap * sizeof *fns);
-            mb = malloc((size_t)cap * sizeof *mb);
-            ulen = malloc((size_t)cap * sizeof *ulen);
-            ub = calloc((size_t)cap / 2, sizeof *ub);
-            if (!fns || !mb || !ulen || !ub)
-                goto out;
+        /* fns: the bucket's functions, then (fns + nf) one mini-bucket's share */
+        if (LS_ARRAY_RESERVE(fns, cfns, 2 * (size_t)nf) || LS_ARRAY_RESERVE(mb, cmb, (size_t)nf) ||
+            LS_ARRAY_RESERVE(ulen, culen, (size_t)nf) || LS_ARRAY_RESERVE(ub, cub, (size_t)nf) ||
+            LS_ARRAY_RESERVE(urcap, curcap, (size_t)nf))
+            goto out;
+        for (; nub < (size_t)nf; nub++) {
+            ub[nub] = NULL;
+            urcap[nub] = 0;
         }
         /* room for this bucket's messages now: fns points into b->m */
-        if (b->nm + nf + 1 > b->capm) {
-            int32_t c2 = b->capm ? 2 * b->capm : 64;
-            while (c2 < b->nm + nf + 1)
-                c2 *= 2;
-            struct msg *m2 = realloc(b->m, (size_t)c2 * sizeof *m2);
-            if (!m2)
-                goto out;
-            b->m = m2;
-            b->capm = c2;
-        }
+        if (LS_ARRAY_RESERVE(b->m, b->capm, (size_t)(b->nm + nf + 1)))
+            goto out;
         nf = 0;
         int32_t maxar = 1;
         for (int32_t i = b->orig_off[k]; i < b->orig_off[k + 1]; i++)
@@ -197,13 +186,8 @@ static int be_pass(struct be *b, double zmax, int dry)
             if (fns[j]->arity > maxar)
                 maxar = fns[j]->arity;
         }
-        if (totar + 1 > ucap) {
-            ucap = 2 * (totar + 1);
-            free(tmp);
-            tmp = malloc((size_t)ucap * sizeof *tmp);
-            if (!tmp)
-                goto out;
-        }
+        if (LS_ARRAY_RESERVE(tmp, ctmp, (size_t)totar + 1))
+            goto out;
         if (zmax > 0)
             sort_by_arity(fns, nf);
         /* first fit into mini-buckets; bucket q's union scope is ub[q] */
@@ -222,11 +206,9 @@ static int be_pass(struct be *b, double zmax, int dry)
                 nmb++;
             }
             ulen[q] = merge(ub[q], ulen[q], fns[j]->scope, fns[j]->arity, tmp);
-            int32_t *row = realloc(ub[q], (size_t)(ulen[q] + 1) * sizeof *row);
-            if (!row)
+            if (LS_ARRAY_RESERVE(ub[q], urcap[q], (size_t)ulen[q] + 1))
                 goto out;
-            ub[q] = row;
-            memcpy(row, tmp, (size_t)ulen[q] * sizeof *tmp);
+            memcpy(ub[q], tmp, (size_t)ulen[q] * sizeof *tmp);
             mb[j] = q;
         }
         for (int32_t q = 0; q < nmb; q++) {
@@ -293,10 +275,10 @@ static int be_pass(struct be *b, double zmax, int dry)
     b->out_off[n] = b->nm;
     rc = 0;
 out:
-    if (ub)
-        for (int32_t q = 0; q < cap / 2; q++)
-            free(ub[q]);
+    for (size_t q = 0; q < nub; q++)
+        free(ub[q]);
     free(ub);
+    free(urcap);
     free(fns);
     free(mb);
     free(tmp);

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "util/hmap.h"
+#include "util/vec.h"
 
 int64_t ex_fn_stride(const struct ex_fn *f, int32_t v)
 {
@@ -56,14 +58,8 @@ void ex_fn_free(struct ex_fn *f)
 
 static int add_var(struct ex_fg *g, int32_t dom, int32_t kind, int32_t ref, int32_t *id)
 {
-    if (g->nvars == g->capvars) {
-        int32_t cap = g->capvars ? 2 * g->capvars : 64;
-        struct ex_var *v = realloc(g->var, (size_t)cap * sizeof *v);
-        if (!v)
-            return LS_ERR_NOMEM;
-        g->var = v;
-        g->capvars = cap;
-    }
+    if (g->nvars == INT32_MAX || LS_ARRAY_RESERVE(g->var, g->capvars, (size_t)g->nvars + 1))
+        return LS_ERR_NOMEM;
     g->var[g->nvars] = (struct ex_var){dom, kind, ref};
     *id = g->nvars++;
     return 0;
@@ -74,54 +70,60 @@ static int add_var(struct ex_fg *g, int32_t dom, int32_t kind, int32_t ref, int3
 static int add_fn(struct ex_fg *g, int32_t arity, const int32_t *vars, int64_t fill,
                   struct ex_fn **out)
 {
-    if (g->nfn == g->capfn) {
-        int32_t cap = g->capfn ? 2 * g->capfn : 64;
-        struct ex_fn *f = realloc(g->fn, (size_t)cap * sizeof *f);
-        if (!f)
-            return LS_ERR_NOMEM;
-        g->fn = f;
-        g->capfn = cap;
-    }
+    if (g->nfn == INT32_MAX || LS_ARRAY_RESERVE(g->fn, g->capfn, (size_t)g->nfn + 1))
+        return LS_ERR_NOMEM;
     if (ex_fn_init(&g->fn[g->nfn], g, arity, vars, fill))
         return LS_ERR_NOMEM;
     *out = &g->fn[g->nfn++];
     return 0;
 }
 
+struct dedup_ctx {
+    const struct lsp_problem *p;
+    int32_t o;
+    const int32_t *rep;      /* representative id -> cfg (g->xcfg from the op's start) */
+    size_t bytes;
+};
+
+static int dedup_eq(const void *ctx, int32_t id, const void *key)
+{
+    const struct dedup_ctx *c = ctx;
+    return !memcmp(lsp_cfg_layouts(c->p, c->o, c->rep[id]), key, c->bytes);
+}
+
+static uint64_t dedup_hash(const void *ctx, int32_t id)
+{
+    const struct dedup_ctx *c = ctx;
+    return ls_fnv1a64(lsp_cfg_layouts(c->p, c->o, c->rep[id]), c->bytes);
+}
+
+static const struct ls_hmap_fns dedup_fns = {dedup_hash, dedup_eq};
+
 /* Merge configurations with identical slot layouts: the representatives of op o are
  * appended to g->xcfg (the cheapest of each tuple, lowest index among equals). */
 static int dedup_op(const struct lsp_problem *p, int32_t o, struct ex_fg *g, int32_t *pos)
 {
     const struct lsp_op *op = &p->ops[o];
-    size_t hcap = 4;
-    while (hcap < 2 * (size_t)op->ncfg)
-        hcap *= 2;
-    int32_t *slot = malloc(hcap * sizeof *slot);
-    if (!slot)
-        return LS_ERR_NOMEM;
-    for (size_t i = 0; i < hcap; i++)
-        slot[i] = -1;
     int32_t start = *pos;
-    size_t bytes = (size_t)op->nslots * sizeof(int32_t);
-    for (int32_t c = 0; c < op->ncfg; c++) {
-        const int32_t *lay = lsp_cfg_layouts(p, o, c);
-        size_t h = (size_t)ls_fnv1a64(lay, bytes) & (hcap - 1);
-        for (;;) {
-            if (slot[h] < 0) {
-                slot[h] = *pos - start;
-                g->xcfg[(*pos)++] = c;
-                break;
-            }
-            int32_t rep = g->xcfg[start + slot[h]];
-            if (!memcmp(lsp_cfg_layouts(p, o, rep), lay, bytes)) {
-                if (lsp_cfg_cost(p, o, c) < lsp_cfg_cost(p, o, rep))
-                    g->xcfg[start + slot[h]] = c;
-                break;
-            }
-            h = (h + 1) & (hcap - 1);
+    struct dedup_ctx c = {p, o, g->xcfg + start, (size_t)op->nslots * sizeof(int32_t)};
+    struct ls_hmap seen = {0};
+    if (ls_hmap_reserve(&seen, (size_t)op->ncfg, &dedup_fns, &c))
+        return LS_ERR_NOMEM;
+    for (int32_t cfg = 0; cfg < op->ncfg; cfg++) {
+        const int32_t *lay = lsp_cfg_layouts(p, o, cfg);
+        int32_t next = *pos - start;
+        int32_t id = ls_hmap_put(&seen, ls_fnv1a64(lay, c.bytes), &dedup_fns, &c, lay);
+        if (id < 0) {
+            ls_hmap_free(&seen);
+            return LS_ERR_NOMEM;
+        }
+        if (id == next) {
+            g->xcfg[(*pos)++] = cfg;
+        } else if (lsp_cfg_cost(p, o, cfg) < lsp_cfg_cost(p, o, g->xcfg[start + id])) {
+            g->xcfg[start + id] = cfg;
         }
     }
-    free(slot);
+    ls_hmap_free(&seen);
     return 0;
 }
 

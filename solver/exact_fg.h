@@ -45,9 +45,11 @@ struct ex_var {
 };
 
 struct ex_fg {
-    int32_t nvars, capvars;
+    int32_t nvars;
+    size_t capvars;
     struct ex_var *var;
-    int32_t nfn, capfn;
+    int32_t nfn;
+    size_t capfn;
     struct ex_fn *fn;
     int32_t *xvar;           /* per op: its x variable */
     int32_t *xcfg_off;       /* per op: offset into xcfg (nops + 1) */

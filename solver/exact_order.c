@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 struct nb {
     int32_t *v;
-    int32_t len, cap;
+    int32_t len;
+    size_t cap;
 };
 
 struct hent {
@@ -30,14 +33,8 @@ static int hless(const struct hent *x, const struct hent *y)
 
 static int hpush(struct heap *h, struct hent e)
 {
-    if (h->len == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 64;
-        struct hent *a = realloc(h->a, cap * sizeof *a);
-        if (!a)
-            return -1;
-        h->a = a;
-        h->cap = cap;
-    }
+    if (LS_ARRAY_RESERVE(h->a, h->cap, h->len + 1))
+        return -1;
     size_t i = h->len++;
     h->a[i] = e;
     while (i > 0 && hless(&h->a[i], &h->a[(i - 1) / 2])) {
@@ -72,17 +69,7 @@ static struct hent hpop(struct heap *h)
 
 static int nb_reserve(struct nb *a, int32_t need)
 {
-    if (need <= a->cap)
-        return 0;
-    int32_t cap = a->cap ? a->cap : 4;
-    while (cap < need)
-        cap *= 2;
-    int32_t *v = realloc(a->v, (size_t)cap * sizeof *v);
-    if (!v)
-        return -1;
-    a->v = v;
-    a->cap = cap;
-    return 0;
+    return LS_ARRAY_RESERVE(a->v, a->cap, (size_t)need) ? -1 : 0;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -130,6 +117,7 @@ int ex_order(const struct ex_fg *g, int32_t c, int fill, int32_t *order, int32_t
     uint32_t *stamp = calloc((size_t)n, sizeof *stamp), cur = 0;
     unsigned char *gone = calloc((size_t)n, 1);
     int32_t *tmp = NULL;
+    size_t tmpcap = 0;
     struct heap h = {0};
     int rc = -1;
     if (!adj || !lg || !ver || !gone || !stamp)
@@ -177,9 +165,7 @@ int ex_order(const struct ex_fg *g, int32_t c, int fill, int32_t *order, int32_t
         for (int32_t j = 0; j < N->len; j++) {
             int32_t u = N->v[j];
             struct nb *A = &adj[u];
-            free(tmp);
-            tmp = malloc((size_t)(A->len + N->len + 1) * sizeof *tmp);
-            if (!tmp)
+            if (LS_ARRAY_RESERVE(tmp, tmpcap, (size_t)(A->len + N->len + 1)))
                 goto out;
             /* A := (A \ {v}) U (N \ {u}), both sorted */
             int32_t a = 0, b = 0, m = 0;

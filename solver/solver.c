@@ -98,8 +98,11 @@ void lsp_stats_set(struct lsp_stats *s, const char *key, double value)
             s->item[i].value = value;
             return;
         }
-    if (s->n >= LSP_MAX_STATS)
+    if (s->n >= LSP_MAX_STATS || strlen(key) > LSP_STAT_KEY_MAX) {
+        if (!s->lost)
+            s->lost = key;   /* the solvers' keys are string literals */
         return;
+    }
     snprintf(s->item[s->n].key, sizeof s->item[s->n].key, "%s", key);
     s->item[s->n].value = value;
     s->n++;
@@ -109,6 +112,16 @@ void lsp_stats_add(struct lsp_stats *s, const char *key, double delta)
 {
     const double *v = lsp_stats_get(s, key);
     lsp_stats_set(s, key, (v ? *v : 0) + delta);
+}
+
+int lsp_stats_check(const struct lsp_stats *s, const char *who, struct ls_error *err)
+{
+    if (!s->lost)
+        return 0;
+    return ls_error_msg(err, LS_ERR_INTERNAL,
+                        "%s: statistic '%.60s' did not fit (at most %d statistics of at "
+                        "most %d bytes: LSP_MAX_STATS, LSP_STAT_KEY_MAX)",
+                        who, s->lost, LSP_MAX_STATS, LSP_STAT_KEY_MAX);
 }
 
 const double *lsp_stats_get(const struct lsp_stats *s, const char *key)
@@ -167,6 +180,8 @@ int lsp_solve(const char *name, const struct lsp_problem *p, const struct lsp_so
     rc = s->solve(p, o, r, err);
     r->seconds = ls_seconds_since(t0);
     if (rc)
+        return rc;
+    if ((rc = lsp_stats_check(&r->stats, name, err)))
         return rc;
     if (r->sol.nops == 0 || !r->sol.cfg) {
         r->sol.status = LSP_UNKNOWN;

@@ -80,20 +80,27 @@ int lsp_opt_i64(const struct lsp_solve_opts *o, const char *key, int64_t def, in
 int lsp_opts_check(const struct lsp_solve_opts *o, const char *const *prefixes,
                    struct ls_error *err);
 
-/* Named statistics, in insertion order. */
+/* Named statistics, in insertion order. A plain value (results copy it); the keys are the
+ * solvers' own names, never input, so the limits below are the code's: a set past them
+ * is remembered in `lost` and lsp_solve fails with an internal error naming the limit
+ * instead of dropping the statistic. */
 #define LSP_MAX_STATS 48
+#define LSP_STAT_KEY_MAX 47      /* bytes in a key */
 struct lsp_stats {
     int n;
     struct {
-        char key[48];
+        char key[LSP_STAT_KEY_MAX + 1];
         double value;
     } item[LSP_MAX_STATS];
+    const char *lost;        /* first key that did not fit (NULL: none) */
 };
-/* Set (or overwrite) key; silently drops when full. */
+/* Set (or overwrite) key; past the limits, records the key in s->lost. */
 void lsp_stats_set(struct lsp_stats *s, const char *key, double value);
 void lsp_stats_add(struct lsp_stats *s, const char *key, double delta);
 /* NULL when absent. */
 const double *lsp_stats_get(const struct lsp_stats *s, const char *key);
+/* 0, or LS_ERR_INTERNAL naming the limit a statistic of `who` went past. */
+int lsp_stats_check(const struct lsp_stats *s, const char *who, struct ls_error *err);
 
 struct lsp_result {
     struct lsp_solution sol;

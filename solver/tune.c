@@ -64,39 +64,30 @@ static uint64_t key_of(struct tune_run *t, const int32_t *design)
     return h ? h : 1;
 }
 
-static struct tune_entry *find(struct tune_run *t, uint64_t h, const int32_t *design)
+static int design_eq(const void *ctx, int32_t id, const void *key)
 {
-    size_t mask = t->tcap - 1;
-    for (size_t i = (size_t)ls_hash_mix64(h) & mask;; i = (i + 1) & mask) {
-        struct tune_entry *e = &t->tab[i];
-        if (!e->hash)
-            return e;
-        if (e->hash == h &&
-            memcmp(t->pool + e->off, design, sizeof *design * (size_t)t->np) == 0)
-            return e;
-    }
+    const struct tune_run *t = ctx;
+    return memcmp(t->pool + t->seen.data[id].off, key, sizeof(int32_t) * (size_t)t->np) == 0;
 }
 
-static int grow(struct tune_run *t)
+static uint64_t design_hash(const void *ctx, int32_t id)
 {
-    size_t ncap = t->tcap ? t->tcap * 2 : 256;
-    struct tune_entry *old = t->tab, *nt = calloc(ncap, sizeof *nt);
-    if (!nt)
-        return LS_ERR_NOMEM;
-    size_t ocap = t->tcap;
-    t->tab = nt;
-    t->tcap = ncap;
-    for (size_t i = 0; i < ocap; i++)
-        if (old[i].hash)
-            *find(t, old[i].hash, t->pool + old[i].off) = old[i];
-    free(old);
-    return 0;
+    return ((const struct tune_run *)ctx)->seen.data[id].hash;
+}
+
+static const struct ls_hmap_fns design_fns = {design_hash, design_eq};
+
+/* The entry of a scored design, or NULL. */
+static struct tune_entry *find(struct tune_run *t, uint64_t h, const int32_t *design)
+{
+    int32_t id = ls_hmap_find(&t->map, ls_hash_mix64(h), &design_fns, t, design);
+    return id < 0 ? NULL : &t->seen.data[id];
 }
 
 int tune_cached(struct tune_run *t, const int32_t *design, double *cycles)
 {
     struct tune_entry *e = find(t, key_of(t, design), design);
-    if (!e->hash)
+    if (!e)
         return 0;
     if (cycles)
         *cycles = e->cycles;
@@ -137,14 +128,8 @@ double tune_norm(const struct tune_run *t, double cycles)
 
 static int remember_score(struct tune_run *t, double c)
 {
-    if (t->nsorted == t->csorted) {
-        size_t ncap = t->csorted ? t->csorted * 2 : 256;
-        double *ns = realloc(t->sorted, sizeof *ns * ncap);
-        if (!ns)
-            return LS_ERR_NOMEM;
-        t->sorted = ns;
-        t->csorted = ncap;
-    }
+    if (LS_ARRAY_RESERVE(t->sorted, t->csorted, t->nsorted + 1))
+        return LS_ERR_NOMEM;
     size_t i = t->nsorted;
     while (i > 0 && t->sorted[i - 1] > c)
         i--;
@@ -178,7 +163,7 @@ int tune_score(struct tune_run *t, const int32_t *design, double *cycles, int *s
     *scored = 1;
     if (fresh)
         *fresh = 0;
-    if (e->hash) {
+    if (e) {
         r->repeats++;
         *cycles = e->cycles;
         return 0;
@@ -211,27 +196,16 @@ int tune_score(struct tune_run *t, const int32_t *design, double *cycles, int *s
             return rc;
     }
     /* remember the design */
-    if (!t->pool || t->plen + (size_t)t->np > t->pcap) {
-        size_t ncap = t->pcap ? t->pcap * 2 : (size_t)t->np * 64 + 64;
-        while (ncap < t->plen + (size_t)t->np)
-            ncap *= 2;
-        int32_t *np = realloc(t->pool, sizeof *np * ncap);
-        if (!np)
-            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        t->pool = np;
-        t->pcap = ncap;
-    }
-    if ((t->tn + 1) * 2 > t->tcap) {
-        if (grow(t))
-            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        e = find(t, h, design);
-    }
+    if (LS_ARRAY_RESERVE(t->pool, t->pcap, t->plen + (size_t)t->np + 1) ||
+        t->seen.len >= INT32_MAX || LS_VEC_RESERVE(&t->seen, t->seen.len + 1))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     memcpy(t->pool + t->plen, design, sizeof *design * (size_t)t->np);
-    e->hash = h;
-    e->off = (int64_t)t->plen;
-    e->cycles = c;
+    int32_t id = (int32_t)t->seen.len;
+    t->seen.data[id] = (struct tune_entry){ls_hash_mix64(h), (int64_t)t->plen, c};
+    if (ls_hmap_put(&t->map, ls_hash_mix64(h), &design_fns, t, design) != id)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    t->seen.len++;
     t->plen += (size_t)t->np;
-    t->tn++;
     r->evaluations++;
     if (fresh)
         *fresh = 1;
@@ -330,7 +304,7 @@ int lsp_tune_run(const struct lsp_tune_space *s, lsp_tune_eval_fn eval, void *ev
     int32_t *start = calloc((size_t)t.np + 1, sizeof *start);
     t.asg = malloc(sizeof *t.asg * ((size_t)p->nops + 1));
     int rc = 0;
-    if (!r->best_design || !r->best_assignment || !start || !t.asg || grow(&t)) {
+    if (!r->best_design || !r->best_assignment || !start || !t.asg || ls_hmap_reserve(&t.map, 128, &design_fns, &t)) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto out;
     }
@@ -347,7 +321,8 @@ out:
     r->seconds = ls_seconds_since(t.t0);
     free(start);
     free(t.asg);
-    free(t.tab);
+    LS_VEC_FREE(&t.seen);
+    ls_hmap_free(&t.map);
     free(t.pool);
     free(t.sorted);
     return rc;

@@ -6,10 +6,13 @@
 
 #include "solver/tune.h"
 #include "util/clock.h"
+#include "util/hmap.h"
 #include "util/prng.h"
+#include "util/vec.h"
 
 struct tune_entry {
-    uint64_t hash;           /* assignment hash; 0 marks an empty slot (real 0 is remapped) */
+    uint64_t hash;           /* the map's key hash: the assignment hash, mixed (its low
+                              * bits index the map) */
     int64_t off;             /* the design: t->pool[off .. off + npoints) */
     double cycles;
 };
@@ -26,8 +29,8 @@ struct tune_run {
     struct ls_deadline dl;
     uint64_t t0;
     int32_t *asg;            /* scratch assignment (nops) */
-    struct tune_entry *tab;  /* open addressing, power-of-two capacity */
-    size_t tcap, tn;
+    LS_VEC(struct tune_entry) seen;   /* scored designs, in scoring order */
+    struct ls_hmap map;      /* design (hashed by its assignment) -> seen index */
     int32_t *pool;           /* scored designs, np each, in scoring order */
     size_t plen, pcap;
     double worst;            /* worst finite score seen (-HUGE_VAL when none) */

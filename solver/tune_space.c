@@ -9,6 +9,7 @@
  * objective (a lower bound), stopped after node_limit nodes. */
 #include "solver/incr.h"
 #include "solver/tune.h"
+#include "util/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -118,7 +119,8 @@ struct enum_state {
     int64_t *rest;           /* rest[k]: sum of the cheapest op cost of ops[k..] */
     int64_t nodes, node_limit;
     struct cand *c;          /* sorted by cost, then discovery (lexicographic) order */
-    int32_t nc, cap;         /* cap: top_k + 1 kept at most; grows when unlimited */
+    int32_t nc, cap;         /* cap: top_k + 1 kept at most; none when unlimited */
+    size_t alloc;            /* room in c */
     int unlimited;
     int nomem;
 };
@@ -128,20 +130,13 @@ static void keep(struct enum_state *e)
 {
     int64_t cost = e->s.cost;
     int32_t *tuple = NULL;
-    if (e->nc == e->cap) {
-        if (!e->unlimited) {
-            if (cost >= e->c[e->nc - 1].cost)
-                return;
-            tuple = e->c[--e->nc].cfg;       /* drop the worst, reuse its buffer */
-        } else {
-            struct cand *nc = realloc(e->c, sizeof *nc * (size_t)e->cap * 2);
-            if (!nc) {
-                e->nomem = 1;
-                return;
-            }
-            e->c = nc;
-            e->cap *= 2;
-        }
+    if (!e->unlimited && e->nc == e->cap) {
+        if (cost >= e->c[e->nc - 1].cost)
+            return;
+        tuple = e->c[--e->nc].cfg;           /* drop the worst, reuse its buffer */
+    } else if (LS_ARRAY_RESERVE(e->c, e->alloc, (size_t)e->nc + 1)) {
+        e->nomem = 1;
+        return;
     }
     if (!tuple && !(tuple = malloc(sizeof *tuple * (size_t)e->n))) {
         e->nomem = 1;
@@ -192,7 +187,8 @@ static int point_plans(struct lsp_tune_space *sp, struct lsp_tune_point *pt, int
     e.node_limit = node_limit;
     e.unlimited = top_k <= 0;
     e.cap = e.unlimited ? 16 : top_k + 1;
-    e.c = malloc(sizeof *e.c * (size_t)e.cap);
+    e.alloc = (size_t)e.cap;
+    e.c = malloc(sizeof *e.c * e.alloc);
     e.rest = malloc(sizeof *e.rest * ((size_t)e.n + 1));
     if (!e.c || !e.rest)
         goto out;

@@ -149,7 +149,8 @@ static int merged_fit(struct mstate *ms, int n, const char *skip, const struct c
         cm_groups_free(&all);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
-    all.cap = total;
+    all.cap = all.capw = total;
+    all.capx = total * rl;
     for (int i = 0; i < n; i++) {
         if (skip && strcmp(ms[i].family, skip) == 0)
             continue;

@@ -70,6 +70,33 @@ static struct graph *fig1(void)
     return g;
 }
 
+/* Names are never cut to fit a buffer (a cut name could collide): too long is an error
+ * naming the limit, in the builder and in the .lg reader. */
+static void test_long_names(void **state)
+{
+    (void)state;
+    char nm[700];
+    memset(nm, 'a', sizeof nm - 1);
+    nm[sizeof nm - 1] = 0;
+    struct graph *g = graph_new("long");
+    assert_int_equal(graph_input(g, nm, LS_DT_FP32, GRAPH_DIMS(4, 8), NULL), -1);
+    assert_non_null(graph_error(g));
+    assert_non_null(strstr(graph_error(g)->msg, "longer than 511 bytes"));
+    graph_free(g);
+    g = graph_new("prefix");
+    graph_set_prefix(g, nm);
+    assert_non_null(graph_error(g));
+    assert_non_null(strstr(graph_error(g)->msg, "longer than 127 bytes"));
+    graph_free(g);
+    char text[1000];
+    snprintf(text, sizeof text, "lg 1\ninput %s fp32 [4,8]\n", nm);
+    struct graph *out = NULL;
+    struct ls_error err = {0};
+    assert_int_equal(graph_read("t.lg", text, strlen(text), &out, &err), LS_ERR_INPUT);
+    assert_null(out);
+    assert_non_null(strstr(err.msg, "longer than 511 bytes"));
+}
+
 static void test_fig1_builder(void **state)
 {
     (void)state;
@@ -822,6 +849,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fig1_builder),
+        cmocka_unit_test(test_long_names),
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_every_kind_round_trip),
         cmocka_unit_test(test_round_trip_per_kind),

@@ -26,12 +26,8 @@ struct recs {
 static int collect(void *ctx, const struct trace_record *r)
 {
     struct recs *c = ctx;
-    if (c->n == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 64;
-        c->r = realloc(c->r, c->cap * sizeof *c->r);
-        if (!c->r)
-            return LS_ERR_NOMEM;
-    }
+    if (LS_ARRAY_RESERVE(c->r, c->cap, c->n + 1))
+        return LS_ERR_NOMEM;
     c->r[c->n++] = *r;
     return 0;
 }

@@ -436,11 +436,48 @@ static void test_registry_and_params(void **state)
     lsp_free(p);
 }
 
+/* A statistic past the limits is never dropped silently: lsp_stats_check names the limit. */
+static void test_stats_limits(void **state)
+{
+    (void)state;
+    struct lsp_result r;
+    lsp_result_init(&r);
+    static const char *const keys[] = {"k00", "k01", "k02", "k03", "k04", "k05", "k06",
+        "k07", "k08", "k09", "k10", "k11", "k12", "k13", "k14", "k15", "k16", "k17", "k18",
+        "k19", "k20", "k21", "k22", "k23", "k24", "k25", "k26", "k27", "k28", "k29", "k30",
+        "k31", "k32", "k33", "k34", "k35", "k36", "k37", "k38", "k39", "k40", "k41", "k42",
+        "k43", "k44", "k45", "k46", "k47", "k48"};
+    for (int i = 0; i < LSP_MAX_STATS; i++)
+        lsp_stats_set(&r.stats, keys[i], i);
+    lsp_stats_add(&r.stats, "k03", 1);   /* existing keys still update when full */
+    assert_true(*lsp_stats_get(&r.stats, "k03") == 4);
+    struct ls_error err = {0};
+    assert_int_equal(lsp_stats_check(&r.stats, "x", &err), 0);
+    lsp_stats_set(&r.stats, keys[LSP_MAX_STATS], 1);
+    assert_null(lsp_stats_get(&r.stats, "k48"));
+    assert_int_equal(lsp_stats_check(&r.stats, "x", &err), LS_ERR_INTERNAL);
+    assert_non_null(strstr(err.msg, "k48"));
+    assert_non_null(strstr(err.msg, "LSP_MAX_STATS"));
+    lsp_result_free(&r);
+    char long_key[LSP_STAT_KEY_MAX + 2];
+    memset(long_key, 'a', sizeof long_key - 1);
+    long_key[sizeof long_key - 1] = 0;
+    lsp_stats_set(&r.stats, long_key, 1);   /* would have been truncated */
+    assert_int_equal(r.stats.n, 0);
+    assert_int_equal(lsp_stats_check(&r.stats, "x", &err), LS_ERR_INTERNAL);
+    long_key[LSP_STAT_KEY_MAX] = 0;          /* exactly the limit: kept whole */
+    lsp_result_init(&r);
+    lsp_stats_set(&r.stats, long_key, 2);
+    assert_true(*lsp_stats_get(&r.stats, long_key) == 2);
+    lsp_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_objective_by_hand),
         cmocka_unit_test(test_builder),
+        cmocka_unit_test(test_stats_limits),
         cmocka_unit_test(test_registry_and_params),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_sat_gadget),

@@ -18,6 +18,7 @@
 #include "solver/tune.h"
 #include "util/hash.h"
 #include "util/prng.h"
+#include "util/vec.h"
 
 /* ---- the synthetic reward ------------------------------------------------------------ */
 
@@ -35,11 +36,7 @@ struct hidden {
 static int hidden_eval(void *ctx, const int32_t *a, double *cycles, struct ls_error *err)
 {
     struct hidden *h = ctx;
-    if (h->nlog == h->cap) {
-        h->cap = h->cap ? h->cap * 2 : 256;
-        h->log = realloc(h->log, sizeof *h->log * h->cap);
-        assert_non_null(h->log);
-    }
+    assert_int_equal(LS_ARRAY_RESERVE(h->log, h->cap, h->nlog + 1), 0);
     uint64_t k = lsp_tune_assignment_hash(a, h->nops);
     h->log[h->nlog++] = k;
     h->chain = ls_hash_mix64(h->chain ^ k);

@@ -246,7 +246,9 @@ static void test_csv_roundtrip(void **state)
     if (trace_import_csv(csv1, tr2, &o, &n, &err))
         fail_msg("import: %s:%d:%d: %s", err.file, err.line, err.col, err.msg);
     assert_int_equal(n, 2000);
-    static struct trace_record a[2100], b[2100];
+    struct trace_record *a = calloc(2100, sizeof *a), *b = calloc(2100, sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
     size_t na, nb;
     read_records(tr, a, 2100, &na);
     read_records(tr2, b, 2100, &nb);
@@ -285,6 +287,8 @@ static void test_csv_roundtrip(void **state)
         if (o1)
             assert_string_equal(o1, o2);
     }
+    free(a);
+    free(b);
     trace_reader_close(r1);
     /* Export the imported trace again: identical CSV except the producer. */
     trace_reader_close(r2);

@@ -1,4 +1,4 @@
-/* Tests for util/: errors, arena, vec, intern, scan, prng, atomic files, tree decompositions. */
+/* Tests for util/: errors, arena, vec, hash map, intern, scan, prng, atomic files, tree decompositions. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -20,6 +20,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/hash.h"
+#include "util/hmap.h"
 #include "util/intern.h"
 #include "util/jsonpos.h"
 #include "util/prng.h"
@@ -71,6 +72,167 @@ static void test_vec(void **state)
     assert_int_equal(v.data[999], 1998);
     LS_VEC_FREE(&v);
     assert_null(v.data);
+}
+
+static void test_vec_helpers(void **state)
+{
+    (void)state;
+    LS_VEC(int) v = {0};
+    int src[5] = {1, 2, 3, 4, 5};
+    assert_int_equal(LS_VEC_APPEND(&v, src, 0), 0);
+    assert_int_equal(v.len, 0);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(LS_VEC_APPEND(&v, src, 5), 0);
+    assert_int_equal(v.len, 500);
+    assert_int_equal(v.data[499], 5);
+    assert_int_equal(v.data[250], 1);
+    assert_int_equal(LS_VEC_RESIZE(&v, 3), 0);
+    assert_int_equal(v.len, 3);
+    assert_int_equal(v.data[2], 3);
+    LS_VEC_FREE(&v);
+    assert_int_equal(LS_VEC_RESERVE_EXACT(&v, 37), 0);
+    assert_int_equal(v.cap, 37);
+    assert_int_equal(LS_VEC_RESERVE_EXACT(&v, 20), 0);   /* never shrinks */
+    assert_int_equal(v.cap, 37);
+    LS_VEC_FREE(&v);
+}
+
+/* hash map test keys: uint64 values in an array indexed by id, hashed as the test says
+ * (identity, FNV of the bytes, or one constant that puts every key on one probe chain) */
+enum hm_mode { HM_IDENTITY, HM_FNV, HM_CONST };
+
+struct hm_keys {
+    const uint64_t *k;
+    enum hm_mode mode;
+    int eq_calls, hash_calls;
+};
+
+static uint64_t hm_hash_of(const struct hm_keys *c, uint64_t k)
+{
+    return c->mode == HM_IDENTITY ? k : c->mode == HM_FNV ? ls_fnv1a64(&k, 8) : 42;
+}
+
+static uint64_t hm_hash(const void *ctx, int32_t id)
+{
+    struct hm_keys *c = (struct hm_keys *)ctx;
+    c->hash_calls++;
+    return hm_hash_of(c, c->k[id]);
+}
+
+static int hm_eq(const void *ctx, int32_t id, const void *key)
+{
+    struct hm_keys *c = (struct hm_keys *)ctx;
+    c->eq_calls++;
+    return c->k[id] == *(const uint64_t *)key;
+}
+
+static const struct ls_hmap_fns hm_fns = {hm_hash, hm_eq};
+
+static void test_hmap_basic(void **state)
+{
+    (void)state;
+    struct ls_hmap m = {0};
+    uint64_t keys[4] = {10, 20, 30, 50};
+    struct hm_keys c = {keys, HM_IDENTITY, 0, 0};
+    assert_int_equal(ls_hmap_find(&m, 10, &hm_fns, &c, &keys[0]), -1);   /* no slots yet */
+    assert_int_equal(ls_hmap_bytes(&m), 0);
+    for (int32_t i = 0; i < 3; i++)
+        assert_int_equal(ls_hmap_put(&m, keys[i], &hm_fns, &c, &keys[i]), i);
+    /* present: the stored id comes back, no new id */
+    assert_int_equal(ls_hmap_put(&m, keys[1], &hm_fns, &c, &keys[1]), 1);
+    assert_int_equal(m.n, 3);
+    uint64_t absent = 40;
+    assert_int_equal(ls_hmap_find(&m, absent, &hm_fns, &c, &absent), -1);
+    assert_int_equal(ls_hmap_find(&m, 30, &hm_fns, &c, &keys[2]), 2);
+    assert_int_equal(ls_hmap_bytes(&m), 16 * sizeof(int32_t));
+    /* drop_last forgets the newest id only; the others stay findable */
+    assert_int_equal(ls_hmap_put(&m, keys[3], &hm_fns, &c, &keys[3]), 3);
+    ls_hmap_drop_last(&m, keys[3]);
+    assert_int_equal(m.n, 3);
+    assert_int_equal(ls_hmap_find(&m, keys[3], &hm_fns, &c, &keys[3]), -1);
+    for (int32_t i = 0; i < 3; i++)
+        assert_int_equal(ls_hmap_find(&m, keys[i], &hm_fns, &c, &keys[i]), i);
+    ls_hmap_clear(&m);
+    assert_int_equal(m.n, 0);
+    assert_int_equal(ls_hmap_find(&m, 30, &hm_fns, &c, &keys[2]), -1);
+    assert_int_equal(ls_hmap_put(&m, keys[0], &hm_fns, &c, &keys[0]), 0);   /* ids restart */
+    ls_hmap_free(&m);
+    assert_null(m.slot);
+    assert_int_equal(ls_hmap_nslots(&m), 0);
+    assert_true(sizeof m <= 16);
+}
+
+static void test_hmap_collisions(void **state)
+{
+    (void)state;
+    /* every key has the same hash: one probe chain, told apart by equality alone, through
+     * several growths */
+    enum { N = 300 };
+    uint64_t keys[N];
+    for (int i = 0; i < N; i++)
+        keys[i] = (uint64_t)i * 7919u;
+    struct hm_keys c = {keys, HM_CONST, 0, 0};
+    struct ls_hmap m = {0};
+    for (int32_t i = 0; i < N; i++)
+        assert_int_equal(ls_hmap_put(&m, 42, &hm_fns, &c, &keys[i]), i);
+    assert_true(c.hash_calls > 0);
+    for (int32_t i = 0; i < N; i++)
+        assert_int_equal(ls_hmap_find(&m, 42, &hm_fns, &c, &keys[i]), i);
+    uint64_t absent = 1;
+    assert_int_equal(ls_hmap_find(&m, 42, &hm_fns, &c, &absent), -1);
+    ls_hmap_free(&m);
+}
+
+static void test_hmap_growth(void **state)
+{
+    (void)state;
+    /* many keys, growing from empty: load stays at most one half, every id findable, ids
+     * dense in insertion order */
+    enum { N = 200000 };
+    uint64_t *keys = malloc(N * sizeof *keys);
+    assert_non_null(keys);
+    struct ls_rng r;
+    ls_rng_seed(&r, 5);
+    for (int i = 0; i < N; i++)
+        keys[i] = ls_rng_next(&r) | 1;   /* odd; distinct with overwhelming probability */
+    struct hm_keys c = {keys, HM_FNV, 0, 0};
+    struct ls_hmap m = {0};
+    size_t last = 0;
+    int grows = 0;
+    for (int32_t i = 0; i < N; i++) {
+        assert_int_equal(ls_hmap_put(&m, hm_hash_of(&c, keys[i]), &hm_fns, &c, &keys[i]), i);
+        assert_true(m.n * 2 <= ls_hmap_nslots(&m));
+        if (ls_hmap_nslots(&m) != last) {
+            grows++;
+            last = ls_hmap_nslots(&m);
+        }
+    }
+    assert_int_equal(m.n, N);
+    assert_true(grows > 10);
+    /* every growth re-hashes each stored id once: fewer than 2 calls per id in all */
+    assert_true(c.hash_calls < 2 * N);
+    c.eq_calls = 0;
+    for (int32_t i = 0; i < N; i++)
+        assert_int_equal(ls_hmap_find(&m, hm_hash_of(&c, keys[i]), &hm_fns, &c, &keys[i]), i);
+    assert_true(c.eq_calls < 2 * N);   /* short probe chains at load <= 1/2 */
+    for (int i = 0; i < 1000; i++) {
+        uint64_t k = (uint64_t)i * 2;   /* even: never a key */
+        assert_int_equal(ls_hmap_find(&m, hm_hash_of(&c, k), &hm_fns, &c, &k), -1);
+    }
+    ls_hmap_free(&m);
+    /* reserve up front: no growth while filling, and the size slots_for announces */
+    assert_int_equal(ls_hmap_reserve(&m, 1000, &hm_fns, &c), 0);
+    size_t ns = ls_hmap_nslots(&m);
+    assert_int_equal(ns, ls_hmap_slots_for(1000));
+    assert_int_equal(ns, 2048);
+    c.hash_calls = 0;
+    for (int32_t i = 0; i < 1000; i++)
+        assert_int_equal(ls_hmap_put(&m, hm_hash_of(&c, keys[i]), &hm_fns, &c, &keys[i]), i);
+    assert_int_equal(ls_hmap_nslots(&m), ns);
+    assert_int_equal(c.hash_calls, 0);
+    assert_int_equal(ls_hmap_slots_for(0), 16);
+    ls_hmap_free(&m);
+    free(keys);
 }
 
 static void test_intern(void **state)
@@ -483,7 +645,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_format), cmocka_unit_test(test_arena),
-        cmocka_unit_test(test_vec),          cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_vec),          cmocka_unit_test(test_vec_helpers),
+        cmocka_unit_test(test_hmap_basic),   cmocka_unit_test(test_hmap_collisions),
+        cmocka_unit_test(test_hmap_growth),  cmocka_unit_test(test_intern),
         cmocka_unit_test(test_hash),         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_prng),         cmocka_unit_test(test_atomic_file),
         cmocka_unit_test(test_atomic_symlink), cmocka_unit_test(test_atomic_special_files),

@@ -10,6 +10,7 @@
 #include "util/fileio.h"
 #include "util/intern.h"
 #include "util/scan.h"
+#include "util/vec.h"
 
 enum {
     C_ID, C_ENGINE, C_OPCODE, C_START, C_END, C_STALL, C_CAUSE, C_DTYPE, C_SRC, C_DST,
@@ -71,24 +72,13 @@ static int csv_row(struct csv *c, struct ls_error *err)
         if (nul)
             return -ls_error_set(err, LS_ERR_INPUT, c->path, c->line,
                                  (int)(nul - (c->buf + start)) + 1, "NUL byte in line");
-        if (c->capscratch < stop - start + 1) {
-            char *s = realloc(c->scratch, stop - start + 1);
-            if (!s)
-                return -ls_error_msg(err, LS_ERR_NOMEM, "out of memory reading %s", c->path);
-            c->scratch = s;
-            c->capscratch = stop - start + 1;
-        }
+        if (LS_ARRAY_RESERVE(c->scratch, c->capscratch, stop - start + 1))
+            return -ls_error_msg(err, LS_ERR_NOMEM, "out of memory reading %s", c->path);
         size_t out = 0, p = start;
         c->nf = 0;
         for (;;) {
-            if (c->nf == c->capf) {
-                size_t n = c->capf ? c->capf * 2 : 32;
-                struct field *f = realloc(c->f, n * sizeof *f);
-                if (!f)
-                    return -ls_error_msg(err, LS_ERR_NOMEM, "out of memory reading %s", c->path);
-                c->f = f;
-                c->capf = n;
-            }
+            if (LS_ARRAY_RESERVE(c->f, c->capf, c->nf + 1))
+                return -ls_error_msg(err, LS_ERR_NOMEM, "out of memory reading %s", c->path);
             struct field *f = &c->f[c->nf++];
             f->col = (int)(p - start) + 1;
             if (p < stop && c->buf[p] == '"') {
@@ -246,7 +236,8 @@ static int read_columns(struct import_state *st, struct ls_error *err)
                             "no header row (engine,opcode,start,end,...)");
     if (st->c.nf > sizeof st->colmap / sizeof st->colmap[0])
         return ls_error_set(err, LS_ERR_INPUT, st->c.path, st->c.line, st->c.f[64].col,
-                            "too many columns");
+                            "too many columns (at most %zu)",
+                            sizeof st->colmap / sizeof st->colmap[0]);
     for (size_t i = 0; i < st->c.nf; i++) {
         const struct field *f = &st->c.f[i];
         int k = -1;

@@ -58,17 +58,7 @@ static size_t read_some(struct trace_reader *r, void *p, size_t n)
 
 static int grow(uint8_t **p, size_t *cap, size_t need)
 {
-    if (*cap >= need)
-        return 0;
-    size_t c = *cap ? *cap : 4096;
-    while (c < need)
-        c *= 2;
-    uint8_t *q = realloc(*p, c);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
+    return LS_ARRAY_RESERVE(*p, *cap, need) ? -1 : 0;
 }
 
 /* Parse a length-prefixed name from p[*pos..n) into the arena. */

@@ -4,19 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int grow_stats(struct trace_stat **p, uint32_t *have, uint32_t need)
+#include "util/vec.h"
+
+/* Room for `need` stats, the new ones zeroed. */
+static int grow_stats(struct trace_stat **p, size_t *have, size_t need)
 {
-    if (need <= *have)
-        return 0;
-    uint32_t n = *have ? *have : 64;
-    while (n < need)
-        n *= 2;
-    struct trace_stat *q = realloc(*p, sizeof *q * n);
-    if (!q)
+    size_t old = *have;
+    if (LS_ARRAY_RESERVE(*p, *have, need))
         return -1;
-    memset(q + *have, 0, sizeof *q * (n - *have));
-    *p = q;
-    *have = n;
+    if (*have > old)
+        memset(*p + old, 0, sizeof **p * (*have - old));
     return 0;
 }
 
@@ -47,7 +44,7 @@ int trace_summarize(struct trace_reader *r, struct trace_summary *s, struct ls_e
     s->opcode = calloc((size_t)LS_ENGINE_COUNT * (nops ? nops : 1), sizeof *s->opcode);
     if (!s->opcode)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory summarizing a trace");
-    uint32_t cap_op = 0, cap_conv = 0;
+    size_t cap_op = 0, cap_conv = 0;
     struct trace_record rec;
     int rc;
     while ((rc = trace_reader_next(r, &rec, err)) == 1) {

@@ -7,6 +7,7 @@
 #include "util/dtype.h"
 #include "util/fileio.h"
 #include "util/intern.h"
+#include "util/vec.h"
 
 struct buf {
     uint8_t *data;
@@ -15,17 +16,9 @@ struct buf {
 
 static int buf_reserve(struct buf *b, size_t extra)
 {
-    if (b->cap - b->len >= extra)
-        return 0;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->len < extra)
-        cap *= 2;
-    uint8_t *d = realloc(b->data, cap);
-    if (!d)
+    if (extra > SIZE_MAX - b->len)
         return -1;
-    b->data = d;
-    b->cap = cap;
-    return 0;
+    return LS_ARRAY_RESERVE(b->data, b->cap, b->len + extra) ? -1 : 0;
 }
 
 struct trace_writer {

@@ -15,12 +15,3 @@ uint64_t ls_fnv1a64(const void *data, size_t n)
     return ls_fnv1a64_update(LS_FNV64_INIT, data, n);
 }
 
-uint64_t ls_hash_mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}

@@ -10,6 +10,15 @@
 uint64_t ls_fnv1a64(const void *data, size_t n);
 /* Continue a running hash: h = ls_fnv1a64_update(h, data, n), starting from LS_FNV64_INIT. */
 uint64_t ls_fnv1a64_update(uint64_t h, const void *data, size_t n);
-uint64_t ls_hash_mix64(uint64_t x);
+/* Inline: every hash-map probe starts with it. */
+static inline uint64_t ls_hash_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
 
 #endif

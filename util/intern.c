@@ -1,5 +1,6 @@
 #include "util/intern.h"
 #include "util/hash.h"
+#include "util/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,82 +16,54 @@ void ls_intern_free(struct ls_intern *t)
     ls_arena_free(&t->arena);
     free(t->strs);
     free(t->lens);
-    free(t->slots);
+    ls_hmap_free(&t->map);
     memset(t, 0, sizeof *t);
 }
 
-static size_t probe(const struct ls_intern *t, const char *s, size_t n, int *found)
+struct key {
+    const char *s;
+    size_t n;
+};
+
+static int eq(const void *ctx, int32_t id, const void *key)
 {
-    size_t mask = t->nslots - 1;
-    size_t i = ls_fnv1a64(s, n) & mask;
-    for (;;) {
-        int32_t id = t->slots[i];
-        if (id < 0) {
-            *found = 0;
-            return i;
-        }
-        if (t->lens[id] == n && memcmp(t->strs[id], s, n) == 0) {
-            *found = 1;
-            return i;
-        }
-        i = (i + 1) & mask;
-    }
+    const struct ls_intern *t = ctx;
+    const struct key *k = key;
+    return t->lens[id] == k->n && memcmp(t->strs[id], k->s, k->n) == 0;
 }
 
-static int grow(struct ls_intern *t)
+static uint64_t hash(const void *ctx, int32_t id)
 {
-    size_t nslots = t->nslots ? t->nslots * 2 : 64;
-    int32_t *slots = malloc(nslots * sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < nslots; i++)
-        slots[i] = -1;
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = nslots;
-    for (size_t id = 0; id < t->count; id++) {
-        int found;
-        size_t i = probe(t, t->strs[id], t->lens[id], &found);
-        t->slots[i] = (int32_t)id;
-    }
-    return 0;
+    const struct ls_intern *t = ctx;
+    return ls_fnv1a64(t->strs[id], t->lens[id]);
 }
+
+static const struct ls_hmap_fns fns = {hash, eq};
 
 int32_t ls_intern_find(const struct ls_intern *t, const char *s, size_t n)
 {
-    if (!t->nslots)
-        return -1;
-    int found;
-    size_t i = probe(t, s, n, &found);
-    return found ? t->slots[i] : -1;
+    struct key k = {s, n};
+    return ls_hmap_find(&t->map, ls_fnv1a64(s, n), &fns, t, &k);
 }
 
 int32_t ls_intern_add(struct ls_intern *t, const char *s, size_t n)
 {
-    if ((t->count + 1) * 2 > t->nslots && grow(t))
+    /* room first, then one probe: the new id's entry is only read after the put */
+    if (ls_vec_reserve_((void **)&t->strs, &t->cap, t->count + 1, sizeof *t->strs) ||
+        ls_vec_reserve_((void **)&t->lens, &t->lcap, t->count + 1, sizeof *t->lens))
         return -1;
-    int found;
-    size_t i = probe(t, s, n, &found);
-    if (found)
-        return t->slots[i];
-    if (t->count == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        const char **strs = realloc(t->strs, cap * sizeof *strs);
-        if (!strs)
-            return -1;
-        t->strs = strs;
-        size_t *lens = realloc(t->lens, cap * sizeof *lens);
-        if (!lens)
-            return -1;
-        t->lens = lens;
-        t->cap = cap;
-    }
+    struct key k = {s, n};
+    uint64_t h = ls_fnv1a64(s, n);
+    int32_t id = ls_hmap_put(&t->map, h, &fns, t, &k);
+    if (id < 0 || (size_t)id < t->count)
+        return id;
     char *copy = ls_arena_strndup(&t->arena, s, n);
-    if (!copy)
+    if (!copy) {
+        ls_hmap_drop_last(&t->map, h);
         return -1;
-    int32_t id = (int32_t)t->count++;
+    }
     t->strs[id] = copy;
     t->lens[id] = n;
-    t->slots[i] = id;
+    t->count++;
     return id;
 }

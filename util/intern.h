@@ -7,14 +7,14 @@
 #include <stdint.h>
 
 #include "util/arena.h"
+#include "util/hmap.h"
 
 struct ls_intern {
     struct ls_arena arena;
     const char **strs;   /* id -> string */
     size_t *lens;        /* id -> length */
-    size_t count, cap;
-    int32_t *slots;      /* open addressing, -1 = empty */
-    size_t nslots;
+    size_t count, cap, lcap;
+    struct ls_hmap map;  /* string -> id */
 };
 
 void ls_intern_init(struct ls_intern *t);

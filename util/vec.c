@@ -23,3 +23,17 @@ int ls_vec_reserve_(void **data, size_t *cap, size_t need, size_t elem)
     *cap = ncap;
     return 0;
 }
+
+int ls_vec_reserve_exact_(void **data, size_t *cap, size_t n, size_t elem)
+{
+    if (n <= *cap)
+        return 0;
+    if (n > SIZE_MAX / elem)
+        return LS_ERR_NOMEM;
+    void *p = realloc(*data, n * elem);
+    if (!p)
+        return LS_ERR_NOMEM;
+    *data = p;
+    *cap = n;
+    return 0;
+}

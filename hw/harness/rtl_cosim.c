@@ -15,6 +15,7 @@
 #include "traces/trace.h"
 #include "util/clock.h"
 #include "util/prng.h"
+#include "util/vec.h"
 
 /* DMA rates of the RTL (base clock at 1 GHz: cycles are nanoseconds). */
 #define DMA_RATE 16      /* bytes per cycle */
@@ -340,14 +341,8 @@ static int finish_case(struct ctx *c, struct rtl_cosim_report *rep, const char *
 
 static int push_case(struct rtl_cosim_report *rep, struct rtl_cosim_case *k, struct ls_error *err)
 {
-    if (rep->n == rep->cap) {
-        size_t cap = rep->cap ? 2 * rep->cap : 64;
-        void *p = realloc(rep->cases, cap * sizeof *rep->cases);
-        if (!p)
-            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        rep->cases = p;
-        rep->cap = cap;
-    }
+    if (LS_ARRAY_RESERVE(rep->cases, rep->cap, rep->n + 1))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     rep->cases[rep->n++] = *k;
     return 0;
 }

@@ -16,7 +16,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *in = fuzz_tmp_write(0, ".json", data, size);
+    struct fuzz_path inp = fuzz_tmp_write(0, ".json", data, size);
+    const char *in = inp.s;
     struct cm_table tb, tb2;
     struct ls_error err;
     ls_error_clear(&err);
@@ -42,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ins.src2 = ins.src;
             (void)cm_price(&tb, &t, &ins);
         }
-    const char *out = fuzz_tmp_path(1, ".json");
+    struct fuzz_path outp = fuzz_tmp_path(1, ".json");
+    const char *out = outp.s;
     if (cm_table_write(&tb, out, &err))
         abort();
     if (cm_table_load(out, &tb2, &err) || cm_table_hash(&tb) != cm_table_hash(&tb2) ||

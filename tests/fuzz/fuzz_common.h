@@ -9,22 +9,29 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/vec.h"
+
+/* A path, by value: the helpers keep no state between calls. */
+struct fuzz_path {
+    char s[512];
+};
+
 /* Path of scratch file `slot` (0..3) of this process, under $TMPDIR or /tmp. */
-static inline const char *fuzz_tmp_path(int slot, const char *ext)
+static inline struct fuzz_path fuzz_tmp_path(int slot, const char *ext)
 {
-    static char paths[4][512];
+    struct fuzz_path p;
     const char *dir = getenv("TMPDIR");
-    snprintf(paths[slot], sizeof paths[slot], "%s/laysim-fuzz-%ld-%d%s",
-             dir && *dir ? dir : "/tmp", (long)getpid(), slot, ext);
-    return paths[slot];
+    snprintf(p.s, sizeof p.s, "%s/laysim-fuzz-%ld-%d%s", dir && *dir ? dir : "/tmp",
+             (long)getpid(), slot, ext);
+    return p;
 }
 
 /* Write data to the scratch file; aborts on I/O failure (not a finding). */
-static inline const char *fuzz_tmp_write(int slot, const char *ext, const void *data,
-                                         size_t size)
+static inline struct fuzz_path fuzz_tmp_write(int slot, const char *ext, const void *data,
+                                              size_t size)
 {
-    const char *path = fuzz_tmp_path(slot, ext);
-    FILE *fp = fopen(path, "wb");
+    struct fuzz_path path = fuzz_tmp_path(slot, ext);
+    FILE *fp = fopen(path.s, "wb");
     if (!fp || (size && fwrite(data, 1, size, fp) != size) || fclose(fp))
         abort();
     return path;
@@ -36,24 +43,19 @@ static inline char *fuzz_slurp(const char *path, size_t *len)
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return NULL;
-    size_t cap = 4096, n = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + n, 1, cap - n - 1, fp)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0) {
-            char *b = realloc(buf, cap * 2);
-            if (!b)
-                free(buf);
-            buf = b;
-            cap *= 2;
-        }
+    LS_VEC(char) buf = {0};
+    for (;;) {
+        if (LS_VEC_RESERVE(&buf, buf.len + 4096 + 1))
+            abort();
+        size_t got = fread(buf.data + buf.len, 1, 4096, fp);
+        if (got == 0)
+            break;
+        buf.len += got;
     }
     fclose(fp);
-    if (!buf)
-        abort();
-    buf[n] = 0;
-    *len = n;
-    return buf;
+    buf.data[buf.len] = 0;
+    *len = buf.len;
+    return buf.data;
 }
 
 #endif

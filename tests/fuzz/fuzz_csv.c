@@ -32,8 +32,9 @@ static char *export_csv(const char *trace, const char *csv, size_t *len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *in = fuzz_tmp_write(0, ".csv", data, size);
-    const char *out = fuzz_tmp_path(1, ".lstrace");
+    struct fuzz_path inp = fuzz_tmp_write(0, ".csv", data, size);
+    struct fuzz_path outp = fuzz_tmp_path(1, ".lstrace");
+    const char *in = inp.s, *out = outp.s;
     remove(out);
     struct trace_import_opts o;
     memset(&o, 0, sizeof o);
@@ -47,7 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     size_t len1 = 0, len2 = 0;
-    const char *csv1 = fuzz_tmp_path(2, ".csv"), *again = fuzz_tmp_path(3, ".lstrace");
+    struct fuzz_path csv1p = fuzz_tmp_path(2, ".csv"), againp = fuzz_tmp_path(3, ".lstrace");
+    const char *csv1 = csv1p.s, *again = againp.s;
     char *t1 = export_csv(out, csv1, &len1);
     uint64_t n2 = 0;
     if (trace_import_csv(csv1, again, &o, &n2, &err) || n2 != n)

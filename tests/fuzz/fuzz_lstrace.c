@@ -147,9 +147,10 @@ static struct rec recs1[MAX_RECORDS], recs2[MAX_RECORDS];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *path = fuzz_tmp_path(0, ".lstrace");
+    struct fuzz_path pathp = fuzz_tmp_path(0, ".lstrace");
+    const char *path = pathp.s;
     if (size >= TRACE_MAGIC_LEN && memcmp(data, TRACE_MAGIC, TRACE_MAGIC_LEN) == 0) {
-        fuzz_tmp_write(0, ".lstrace", data, size);
+        (void)fuzz_tmp_write(0, ".lstrace", data, size);
     } else {
         FILE *fp = fopen(path, "wb");
         if (!fp)
@@ -172,7 +173,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* Round trip: write the same header and records, read back, compare. */
     const struct trace_header *h = trace_reader_header(r);
-    const char *out = fuzz_tmp_path(1, ".lstrace");
+    struct fuzz_path outp = fuzz_tmp_path(1, ".lstrace");
+    const char *out = outp.s;
     struct trace_writer *w = NULL;
     struct ls_error err;
     if (trace_writer_open(&w, out, h, &err))
