@@ -141,7 +141,7 @@ int cmd_calibrate(int argc, char **argv)
                 return CLI_FAIL;
             }
             break;
-        default: cli_target_args_free(&ta); return cli_usage("calibrate", "bad option");
+        default: cli_target_args_free(&ta); return cli_bad_option("calibrate", argv, "o:");
         }
     }
     if (optind < argc) {

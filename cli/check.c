@@ -42,7 +42,7 @@ int cmd_check(int argc, char **argv)
         if (c == 'J')
             json = 1;
         else
-            return cli_usage("check", "unknown option");
+            return cli_bad_option("check", argv, "");
     }
     if (optind + 2 != argc)
         return cli_usage("check", "expected a problem and a solution file");

@@ -33,6 +33,9 @@ int cli_print_help(const char *cmd, FILE *out);
 /* Print a JSON value (indented) to stdout followed by a newline and release it. */
 int cli_print_json(json_t *v);
 /* Parse a non-negative integer / a double option value; on error print and return CLI_USAGE. */
+/* After getopt_long returned '?' (opterr is 0: getopt itself prints nothing): print
+ * "laysim CMD: unknown option 'X'" or "option 'X' needs a value"; returns CLI_USAGE. */
+int cli_bad_option(const char *cmd, char **argv, const char *shortopts);
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
 

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,20 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n(see `laysim %s --help`)\n", cmd);
     return CLI_USAGE;
+}
+
+int cli_bad_option(const char *cmd, char **argv, const char *shortopts)
+{
+    /* getopt_long leaves: optopt = 0 for an unknown long option, the option's value for a
+     * long option missing its argument, the character for a short option either way */
+    const char *text = optind > 0 ? argv[optind - 1] : "?";
+    int known = !strncmp(text, "--", 2) ? optopt != 0
+                                         : optopt && strchr(shortopts, optopt) != NULL;
+    if (known)
+        return cli_usage(cmd, "option '%s' needs a value", text);
+    if (optopt && strncmp(text, "--", 2) != 0)
+        return cli_usage(cmd, "unknown option '-%c'", optopt);
+    return cli_usage(cmd, "unknown option '%s'", text);
 }
 
 void cli_error_prefix(struct ls_error *err, const char *pfx)

@@ -44,7 +44,7 @@ int cmd_compile(int argc, char **argv)
         else if (c == 'J')
             json = 1;
         else if (!cli_modelcmd_opt(&mc, "compile", c, optarg, &rc))
-            rc = cli_usage("compile", "unknown option '%s'", argv[optind - 1]);
+            rc = cli_bad_option("compile", argv, "o:");
         if (rc) {
             cli_modelcmd_close(&mc);
             return rc;

@@ -57,7 +57,7 @@ int cmd_cosim(int argc, char **argv)
             break;
         case 'j': json = 1; break;
         case 't': trace = optarg; break;
-        default: return cli_usage("cosim", "unknown option");
+        default: return cli_bad_option("cosim", argv, "");
         }
     }
     if (optind < argc)

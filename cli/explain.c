@@ -58,7 +58,7 @@ int cmd_explain(int argc, char **argv)
         if (c == 'O')
             opname = optarg;
         else if (!cli_modelcmd_opt(&mc, "explain", c, optarg, &rc))
-            rc = cli_usage("explain", "unknown option '%s'", argv[optind - 1]);
+            rc = cli_bad_option("explain", argv, "");
         if (rc) {
             cli_modelcmd_close(&mc);
             return rc;

@@ -39,7 +39,7 @@ int cmd_export(int argc, char **argv)
         switch (c) {
         case 't': to = optarg; break;
         case 'o': out = optarg; break;
-        default: return cli_usage("export", "unknown option");
+        default: return cli_bad_option("export", argv, "o:");
         }
     }
     if (optind + 1 != argc)

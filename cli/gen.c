@@ -102,7 +102,7 @@ int cmd_gen(int argc, char **argv)
         case 'c': cnf = optarg; break;
         case 'g': graph = optarg; break;
         case 'o': out = optarg; break;
-        default: return cli_usage("gen", "unknown option");
+        default: return cli_bad_option("gen", argv, "o:");
         }
     }
     if (optind < argc)

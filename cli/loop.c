@@ -131,7 +131,7 @@ int cmd_loop(int argc, char **argv)
                 goto usage;
             }
             break;
-        default: rc = cli_usage("loop", "bad option"); goto usage;
+        default: rc = cli_bad_option("loop", argv, "o:"); goto usage;
         }
     }
     if (optind >= argc) {

@@ -32,7 +32,7 @@ int cmd_merge(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case 'q': quiet = 1; break;
-        default: return cli_usage("merge", "unknown option");
+        default: return cli_bad_option("merge", argv, "o:q");
         }
     }
     if (!out)

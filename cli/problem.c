@@ -43,7 +43,7 @@ int cmd_problem(int argc, char **argv)
         else if (c == 'J')
             json = 1;
         else if (!cli_modelcmd_opt(&mc, "problem", c, optarg, &rc))
-            rc = cli_usage("problem", "unknown option '%s'", argv[optind - 1]);
+            rc = cli_bad_option("problem", argv, "o:");
         if (rc) {
             cli_modelcmd_close(&mc);
             return rc;

@@ -270,7 +270,7 @@ int cmd_sim(int argc, char **argv)
             return CLI_OK;
         default:
             cli_target_args_free(&ta);
-            return cli_usage("sim", "unknown or incomplete option '%s'", argv[optind - 1]);
+            return cli_bad_option("sim", argv, "h");
         }
     }
     int npos = argc - optind;

@@ -124,7 +124,7 @@ int cmd_solve(int argc, char **argv)
                 break;
             }
             cli_modelcmd_close(&mc);
-            return cli_usage("solve", "unknown option");
+            return cli_bad_option("solve", argv, "o:");
         }
     }
     if (list) {

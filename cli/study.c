@@ -189,7 +189,7 @@ int cli_study_main(int argc, char **argv, int whatif)
                 return cli_usage(cmd, "--mcts-time-limit must be >= 0");
             break;
         case O_QUIET: quiet = 1; break;
-        default: return cli_usage(cmd, "unknown option");
+        default: return cli_bad_option(cmd, argv, "");
         }
     }
     if (optind != argc)

@@ -226,7 +226,7 @@ int cmd_tune(int argc, char **argv)
         case OPT_QUIET: quiet = 1; break;
         default:
             if (!cli_modelcmd_opt(&mc, "tune", c, optarg, &rc))
-                rc = cli_usage("tune", "unknown option '%s'", argv[optind - 1]);
+                rc = cli_bad_option("tune", argv, "o:");
         }
         if (rc) {
             cli_modelcmd_close(&mc);

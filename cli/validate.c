@@ -72,7 +72,7 @@ int cmd_validate(int argc, char **argv)
                 return CLI_FAIL;
             }
             break;
-        default: cli_target_args_free(&ta); return cli_usage("validate", "bad option");
+        default: cli_target_args_free(&ta); return cli_bad_option("validate", argv, "");
         }
     }
     if (optind >= argc) {
