@@ -12,7 +12,7 @@
 #include "util/fileio.h"
 
 const char cmd_calibrate_help[] =
-    "usage: laysim calibrate [--traces FILE]... [--microbench] [--prior TABLE]\n"
+    "usage: laysim calibrate [--traces FILE]... [--microbench] [--table TABLE]\n"
     "                        [--aggregate sum|max] [--write-microbench TRACE]\n"
     "                        [--report FILE] [--json] [--target T] [--set K=V] -o table.json\n"
     "\n"
@@ -27,7 +27,8 @@ const char cmd_calibrate_help[] =
     "  --microbench           run the built-in microbenchmarks (every opcode, sweeps of its\n"
     "                         cost parameters, each in isolation) and fit them\n"
     "  --write-microbench F   also write the microbenchmark records to trace F\n"
-    "  --prior TABLE          start from this table (default: the datasheet table)\n"
+    "  --table TABLE          start from this table (default: the datasheet table);\n"
+    "                         --prior is the old spelling (deprecated)\n"
     "  --aggregate MODE       aggregation of the output table (default: the prior's)\n"
     "  -o FILE                the fitted table (required)\n"
     "  --report FILE          the fit report as JSON (per entry: samples, R2, max and\n"
@@ -108,7 +109,7 @@ int cmd_calibrate(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"traces", required_argument, NULL, 'r'},   {"microbench", no_argument, NULL, 'm'},
-        {"prior", required_argument, NULL, 'p'},    {"aggregate", required_argument, NULL, 'A'},
+        {"table", required_argument, NULL, 'p'},    {"prior", required_argument, NULL, 'P'},    {"aggregate", required_argument, NULL, 'A'},
         {"write-microbench", required_argument, NULL, 'w'},
         {"report", required_argument, NULL, 'R'},   {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'J'},           CLI_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
@@ -129,6 +130,10 @@ int cmd_calibrate(int argc, char **argv)
             break;
         case 'm': micro = 1; break;
         case 'p': prior = optarg; break;
+        case 'P':
+            fprintf(stderr, "laysim calibrate: --prior is deprecated, say --table\n");
+            prior = optarg;
+            break;
         case 'A': aggn = optarg; break;
         case 'w': mbtrace = optarg; micro = 1; break;
         case 'R': report = optarg; break;

@@ -18,7 +18,7 @@
 
 const char cmd_study_help[] =
     "usage: laysim study [--quick | --models SET] [--target NAME|FILE] [--set KEY=VALUE]...\n"
-    "                    [--out DIR] [--resume | --force] [--shard K/N] [--jobs N]\n"
+    "                    [--out DIR] [--resume | --force] [--shard K/N] [--threads N]\n"
     "                    [--no-calibrate]\n"
     "                    [--exact-time-limit S] [--dp-time-limit S] [--dp-mem-limit MIB]\n"
     "                    [--mcts-evaluations N] [--mcts-time-limit S] [--quiet]\n"
@@ -41,7 +41,8 @@ const char cmd_study_help[] =
     "  --force             replace the results already in DIR (without --resume or --force,\n"
     "                      a DIR holding results is an error: nothing is overwritten silently)\n"
     "  --shard K/N         run only the K-th of N slices of the grid (merge with laysim merge)\n"
-    "  --jobs N            worker threads (default: online CPUs)\n"
+    "  --threads N         worker threads (default: online CPUs); --jobs is the old\n"
+    "                      spelling (deprecated)\n"
     "  --no-calibrate      only the datasheet table\n"
     "  --exact-time-limit S  per exact solve (default 60)\n"
     "  --dp-time-limit S   per treewidth-DP solve (default 10)\n"
@@ -103,7 +104,7 @@ static char *command_line(int argc, char **argv)
 int cli_study_main(int argc, char **argv, int whatif)
 {
     enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
-           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET, O_FORCE };
+           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET, O_FORCE, O_THREADS };
     static const struct option lo[] = {CLI_TARGET_LONGOPTS,
                                        {"models", required_argument, NULL, O_MODELS},
                                        {"quick", no_argument, NULL, O_QUICK},
@@ -111,6 +112,7 @@ int cli_study_main(int argc, char **argv, int whatif)
                                        {"resume", no_argument, NULL, O_RESUME},
                                        {"force", no_argument, NULL, O_FORCE},
                                        {"shard", required_argument, NULL, O_SHARD},
+                                       {"threads", required_argument, NULL, O_THREADS},
                                        {"jobs", required_argument, NULL, O_JOBS},
                                        {"no-calibrate", no_argument, NULL, O_NOCAL},
                                        {"exact-time-limit", required_argument, NULL, O_EXTL},
@@ -153,10 +155,13 @@ int cli_study_main(int argc, char **argv, int whatif)
                 return cli_usage(cmd, "%s", err.msg);
             break;
         case O_JOBS:
-            if (cli_parse_u64(cmd, "--jobs", optarg, &u))
+            fprintf(stderr, "laysim %s: --jobs is deprecated, say --threads\n", cmd);
+            /* fall through */
+        case O_THREADS:
+            if (cli_parse_u64(cmd, "--threads", optarg, &u))
                 return CLI_USAGE;
             if (u < 1 || u > 64)
-                return cli_usage(cmd, "--jobs must be 1..64");
+                return cli_usage(cmd, "--threads must be 1..64");
             o.jobs = (int)u;
             break;
         case O_NOCAL: o.calibrate = 0; break;

@@ -5,7 +5,7 @@
 const char cmd_whatif_help[] =
     "usage: laysim whatif --set KEY=V1,V2,... [--set ...] [--target NAME|FILE]\n"
     "                     [--quick | --models SET] [--out DIR] [--resume | --force]\n"
-    "                     [--shard K/N] [--jobs N] [--no-calibrate] [--mcts-evaluations N]\n"
+    "                     [--shard K/N] [--threads N] [--no-calibrate] [--mcts-evaluations N]\n"
     "                     [--quiet]\n"
     "For every target variant of the cartesian product of the --set lists (e.g.\n"
     "pe.rows=64,128,256  dma.bytes_per_ns=8,17,34  sbuf.bytes_per_partition=...), recalibrate\n"

@@ -44,5 +44,10 @@ echo '{"schema":"laysim-latency-table","version":1,"aggregate":"max","entries":[
 "$B" loop "$S/examples/fig1.lg" --iterations 1 --no-microbench > "$T/l.txt"; ok test $? = 0
 ok test "$(grep -c nan "$T/l.txt")" = 0
 ok grep -q 'fitted table is not kept: -o FILE' "$T/l.txt"
+# --table is calibrate's name for the starting table; --prior still works, with a notice
+"$B" calibrate --microbench --table "$T/t.json" -o "$T/t2.json" >/dev/null 2>"$T/e1"; ok test $? = 0
+"$B" calibrate --microbench --prior "$T/t.json" -o "$T/t3.json" >/dev/null 2>"$T/e2"; ok test $? = 0
+ok grep -q 'deprecated, say --table' "$T/e2"
+ok cmp -s "$T/t2.json" "$T/t3.json"
 echo "$pass passed, $fail failed"
 test "$fail" = 0

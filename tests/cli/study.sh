@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.bash"
 # a tiny study on two small models (a small autotuner budget keeps the test quick)
 MCTS="--mcts-evaluations 24"
 # shellcheck disable=SC2086
-expect 0 "study" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --jobs 2 $MCTS
+expect 0 "study" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --threads 2 $MCTS
 for f in report.html report.md results.json results.sqlite cells.csv table1.csv calibrated-table.json; do
     if [ -s "$T/s/$f" ]; then ok; else bad "study did not write $f"; fi
 done
