@@ -5,6 +5,7 @@
 #define LS_CLI_CLI_H
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "graph/zoo.h"
@@ -36,6 +37,9 @@ int cli_print_json(json_t *v);
 /* After getopt_long returned '?' (opterr is 0: getopt itself prints nothing): print
  * "laysim CMD: unknown option 'X'" or "option 'X' needs a value"; returns CLI_USAGE. */
 int cli_bad_option(const char *cmd, char **argv, const char *shortopts);
+/* A study_progress_cb `done` over a struct ls_progress (util/progress) as its ctx: the
+ * progress bar on stderr that long commands draw (only on a terminal, off with --quiet). */
+void cli_progress_done(void *ctx, size_t done, size_t total, const char *what);
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
 

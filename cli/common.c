@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/progress.h"
 #include "util/dtype.h"
 #include "util/scan.h"
 
@@ -39,6 +40,17 @@ int cli_bad_option(const char *cmd, char **argv, const char *shortopts)
     if (optopt && strncmp(text, "--", 2) != 0)
         return cli_usage(cmd, "unknown option '-%c'", optopt);
     return cli_usage(cmd, "unknown option '%s'", text);
+}
+
+void cli_progress_done(void *ctx, size_t done, size_t total, const char *what)
+{
+    struct ls_progress *p = ctx;
+    (void)what;
+    if (done == 0 && total) {
+        p->total = total;
+        return;
+    }
+    ls_progress_update(p, done);
 }
 
 void cli_error_prefix(struct ls_error *err, const char *pfx)

@@ -9,6 +9,7 @@
 #include "cli/targetargs.h"
 #include "sim/target.h"
 #include "study/loop.h"
+#include "util/progress.h"
 
 const char cmd_loop_help[] =
     "usage: laysim loop MODEL... [--iterations N] [--aggregate sum|max] [--json]\n"
@@ -37,7 +38,9 @@ const char cmd_loop_help[] =
     "  --traces DIR      write every chosen program's trace into DIR\n"
     "  -o FILE           write the last fitted table\n"
     "  --time-limit S    per-solver wall-clock limit (default: none)\n"
-    "  --json            one JSON object with an \"iterations\" array\n" CLI_MODEL_HELP CLI_TARGET_HELP;
+    "  --json            one JSON object with an \"iterations\" array\n"
+    "  -q, --quiet       no progress bar (drawn on stderr only when it is a terminal)\n"
+    CLI_MODEL_HELP CLI_TARGET_HELP;
 
 /* A figure in a column of width w, or "-" when it is undefined (no pairs, no held-out
  * family, no in-sample fit yet). */
@@ -59,17 +62,18 @@ int cmd_loop(int argc, char **argv)
         {"traces", required_argument, NULL, 'D'},     {"output", required_argument, NULL, 'o'},
         {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
         {"explore", required_argument, NULL, 'x'},
-        CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
+        {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
+        {NULL, 0, NULL, 0}};
     struct study_loop_opts o;
     study_loop_opts_init(&o);
     struct cli_target_args ta = {0};
     const char *outp = NULL;
-    int json = 0, c, rc = 0;
+    int json = 0, quiet = 0, c, rc = 0;
     unsigned long long v;
     struct ls_error err;
     ls_error_clear(&err);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
         if (cli_model_opt(&o.zo, c, optarg, &rc)) {
             if (rc)
                 goto usage;
@@ -120,6 +124,7 @@ int cmd_loop(int argc, char **argv)
         case 'D': o.trace_dir = optarg; break;
         case 'o': outp = optarg; break;
         case 'J': json = 1; break;
+        case 'q': quiet = 1; break;
         case 't':
             if ((rc = cli_parse_double("loop", "--time-limit", optarg, &o.solve.time_limit)))
                 goto usage;
@@ -131,7 +136,7 @@ int cmd_loop(int argc, char **argv)
                 goto usage;
             }
             break;
-        default: rc = cli_bad_option("loop", argv, "o:"); goto usage;
+        default: rc = cli_bad_option("loop", argv, "o:q"); goto usage;
         }
     }
     if (optind >= argc) {
@@ -144,7 +149,13 @@ int cmd_loop(int argc, char **argv)
         return cli_report(&err);
     struct study_loop_result out;
     struct cm_table fin;
-    if ((rc = study_loop((const char *const *)argv + optind, argc - optind, &o, &out, &fin, &err)))
+    struct ls_progress pb;
+    ls_progress_begin(&pb, "loop", 1, quiet);
+    o.progress.ctx = &pb;
+    o.progress.done = cli_progress_done;
+    rc = study_loop((const char *const *)argv + optind, argc - optind, &o, &out, &fin, &err);
+    ls_progress_end(&pb);
+    if (rc)
         return cli_report(&err);
     if (outp && (rc = cm_table_write(&fin, outp, &err))) {
         study_loop_result_free(&out);

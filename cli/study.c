@@ -58,15 +58,6 @@ const char cmd_study_help[] =
 /* Shared with whatif.c. */
 int cli_study_main(int argc, char **argv, int whatif);
 
-static void on_progress(void *ctx, size_t done, size_t total, const char *what)
-{
-    struct ls_progress *p = ctx;
-    if (done == 0 && total) {
-        p->total = total;
-        return;
-    }
-    ls_progress_update(p, done);
-}
 
 static int mkdirs(const char *dir, struct ls_error *err)
 {
@@ -276,7 +267,7 @@ int cli_study_main(int argc, char **argv, int whatif)
     struct ls_progress pb;
     ls_progress_begin(&pb, cmd, 1, quiet);
     o.progress.ctx = &pb;
-    o.progress.done = on_progress;
+    o.progress.done = cli_progress_done;
     struct study_summary sum;
     rc = study_run(&o, st, &sum, &err);
     ls_progress_end(&pb);

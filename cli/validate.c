@@ -9,6 +9,7 @@
 #include "cli/targetargs.h"
 #include "sim/target.h"
 #include "study/loop.h"
+#include "util/progress.h"
 
 const char cmd_validate_help[] =
     "usage: laysim validate MODEL... [--table FILE] [--aggregate sum|max] [--json]\n"
@@ -25,7 +26,9 @@ const char cmd_validate_help[] =
     "  --table FILE        latency table (default: the target's datasheet table)\n"
     "  --aggregate MODE    override the table's aggregation (sum or max)\n"
     "  --time-limit S      per-solver wall-clock limit (default: none)\n"
-    "  --json              print the full JSON report\n" CLI_MODEL_HELP CLI_TARGET_HELP;
+    "  --json              print the full JSON report\n"
+    "  -q, --quiet         no progress bar (drawn on stderr only when it is a terminal)\n"
+    CLI_MODEL_HELP CLI_TARGET_HELP;
 
 /* an undefined figure prints as 0 in the text summary (as it always has) */
 static double or0(double v)
@@ -38,16 +41,17 @@ int cmd_validate(int argc, char **argv)
     static const struct option longopts[] = {
         {"table", required_argument, NULL, 'T'},  {"aggregate", required_argument, NULL, 'A'},
         {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
-        CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
+        {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
+        {NULL, 0, NULL, 0}};
     struct study_loop_opts o;
     study_loop_opts_init(&o);
     struct cli_target_args ta = {0};
     const char *table = NULL, *aggn = NULL;
-    int json = 0, c, rc;
+    int json = 0, quiet = 0, c, rc;
     struct ls_error err;
     ls_error_clear(&err);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "q", longopts, NULL)) != -1) {
         if (cli_model_opt(&o.zo, c, optarg, &rc)) {
             if (rc) {
                 cli_target_args_free(&ta);
@@ -59,6 +63,7 @@ int cmd_validate(int argc, char **argv)
         case 'T': table = optarg; break;
         case 'A': aggn = optarg; break;
         case 'J': json = 1; break;
+        case 'q': quiet = 1; break;
         case 't':
             if ((rc = cli_parse_double("validate", "--time-limit", optarg, &o.solve.time_limit))) {
                 cli_target_args_free(&ta);
@@ -72,7 +77,7 @@ int cmd_validate(int argc, char **argv)
                 return CLI_FAIL;
             }
             break;
-        default: cli_target_args_free(&ta); return cli_bad_option("validate", argv, "");
+        default: cli_target_args_free(&ta); return cli_bad_option("validate", argv, "q");
         }
     }
     if (optind >= argc) {
@@ -96,7 +101,13 @@ int cmd_validate(int argc, char **argv)
         cm_table_set_aggregate(&tb, strcmp(aggn, "max") == 0 ? CM_AGG_MAX : CM_AGG_SUM, -1);
     }
     struct study_validation out;
-    if ((rc = study_validate((const char *const *)argv + optind, argc - optind, &o, &tb, &out, &err)))
+    struct ls_progress pb;
+    ls_progress_begin(&pb, "validate", 1, quiet);
+    o.progress.ctx = &pb;
+    o.progress.done = cli_progress_done;
+    rc = study_validate((const char *const *)argv + optind, argc - optind, &o, &tb, &out, &err);
+    ls_progress_end(&pb);
+    if (rc)
         return cli_report(&err);
     if (json) {
         rc = cli_print_json(cli_validation_json(&out)) ? CLI_FAIL : CLI_OK;

@@ -364,6 +364,9 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < n && !rc; i++) {
         struct mstate *m = &ms[i];
+        if (o->progress.done) /* units: (iteration, model) pairs, at most iterations + 1 */
+            o->progress.done(o->progress.ctx, (size_t)it * (size_t)n + (size_t)i,
+                             ((size_t)o->iterations + 1) * (size_t)n, m->spec);
         struct study_loop_model *lm = &ij->models.data[ij->models.len++];
         memset(lm, 0, sizeof *lm);
         lm->model = m->spec;

@@ -40,6 +40,7 @@ struct study_loop_opts {
     const char *trace_dir;        /* write the chosen programs' traces there (NULL: no) */
     const char *const *extra_traces; /* more calibration traces (per-instruction fit) */
     int nextra;
+    struct study_progress_cb progress; /* per model and iteration (optional) */
 };
 
 void study_loop_opts_init(struct study_loop_opts *o);

@@ -252,7 +252,11 @@ int study_validate(const char *const *models, int n, const struct study_loop_opt
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto done;
     }
+    if (o->progress.done)
+        o->progress.done(o->progress.ctx, 0, (size_t)n, NULL);
     for (int m = 0; m < n && !rc; m++) {
+        if (m && o->progress.done)
+            o->progress.done(o->progress.ctx, (size_t)m, (size_t)n, models[m - 1]);
         struct graph *g = NULL;
         if ((rc = model_load(models[m], &o->zo, &g, err)))
             break;
@@ -280,6 +284,8 @@ int study_validate(const char *const *models, int n, const struct study_loop_opt
         study_pipe_free(p);
         graph_free(g);
     }
+    if (!rc && n && o->progress.done)
+        o->progress.done(o->progress.ctx, (size_t)n, (size_t)n, models[n - 1]);
     if (!rc) {
         out->all.pairwise_accuracy = study_pairwise_accuracy(&out->all.pw);
         out->all.kendall_tau = study_nanmean(taus, n);

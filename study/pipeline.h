@@ -42,6 +42,13 @@
 #define STUDY_NSTRATEGIES 4
 extern const char *const study_strategies[STUDY_NSTRATEGIES]; /* local greedy rulebased exact */
 
+/* Progress of a long study call: done(ctx, 0, total, NULL) announces the total, then
+ * done(ctx, k, total, what) after each unit of work (what names it). ctx is the caller's. */
+struct study_progress_cb {
+    void *ctx;
+    void (*done)(void *ctx, size_t jobs_done, size_t jobs_total, const char *what);
+};
+
 struct study_pipe_opts {
     struct lsp_solve_opts solve;  /* shared by every strategy (time limit, seed, params) */
     struct cg_options cg;         /* codegen options (exact_transpose) */

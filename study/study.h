@@ -27,6 +27,7 @@
 #include "graph/zoo.h"
 #include "sim/target.h"
 #include "study/db.h"
+#include "study/pipeline.h"
 #include "util/error.h"
 
 /* ---- model sets ----------------------------------------------------------------------- */
@@ -79,10 +80,6 @@ void study_targets_free(struct study_targets *ts);
 /* "K/N" with 1 <= K <= N. */
 int study_parse_shard(const char *s, int *k, int *n, struct ls_error *err);
 
-struct study_progress_cb {
-    void *ctx;
-    void (*done)(void *ctx, size_t jobs_done, size_t jobs_total, const char *what);
-};
 
 struct study_opts {
     struct study_models models;

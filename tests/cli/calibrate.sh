@@ -49,5 +49,12 @@ ok grep -q 'fitted table is not kept: -o FILE' "$T/l.txt"
 "$B" calibrate --microbench --prior "$T/t.json" -o "$T/t3.json" >/dev/null 2>"$T/e2"; ok test $? = 0
 ok grep -q 'deprecated, say --table' "$T/e2"
 ok cmp -s "$T/t2.json" "$T/t3.json"
+# validate and loop draw a progress bar on a terminal (script gives them one), not with -q
+if command -v script >/dev/null 2>&1; then
+    script -qc "'$B' validate '$S/examples/fig1.lg' '$S/examples/fig2.lg' >/dev/null" /dev/null > "$T/pty1"
+    ok grep -q 'validate .*1/2' "$T/pty1"
+    script -qc "'$B' loop -q '$S/examples/fig1.lg' --iterations 1 >/dev/null" /dev/null > "$T/pty2"
+    ok test ! -s "$T/pty2"
+fi
 echo "$pass passed, $fail failed"
 test "$fail" = 0
