@@ -59,6 +59,17 @@ const char cmd_study_help[] =
 int cli_study_main(int argc, char **argv, int whatif);
 
 
+/* Which cells failed and why: the summary's count alone tells nothing. */
+static void print_failed(const struct study_cells *cells)
+{
+    for (size_t i = 0; i < cells->len; i++) {
+        const struct study_cell *c = &cells->data[i];
+        if (c->rc)
+            printf("  failed: %s / %s / %s table%s%s: %s\n", c->model, c->strategy, c->table,
+                   c->variant[0] ? " / " : "", c->variant, c->error);
+    }
+}
+
 static int mkdirs(const char *dir, struct ls_error *err)
 {
     char buf[1024];
@@ -285,6 +296,7 @@ int cli_study_main(int argc, char **argv, int whatif)
                "%.1f s; report: %s/report.html\n",
                sum.jobs, sum.jobs_run, sum.jobs_skipped, sum.cells, sum.cells_failed,
                sum.seconds, out);
+        print_failed(&cells);
     }
     study_cells_free(&cells);
 done:
