@@ -10,6 +10,7 @@
 
 #include "graph/zoo.h"
 #include "util/error.h"
+#include "util/fileio.h"
 
 /* Exit codes, documented in `laysim --help`. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -37,6 +38,15 @@ int cli_print_json(json_t *v);
 /* After getopt_long returned '?' (opterr is 0: getopt itself prints nothing): print
  * "laysim CMD: unknown option 'X'" or "option 'X' needs a value"; returns CLI_USAGE. */
 int cli_bad_option(const char *cmd, char **argv, const char *shortopts);
+/* -o FILE for commands that print their results: stdout goes to FILE, written atomically
+ * (the file appears, complete, only when cli_stdout_end commits with ok = 1). A NULL or
+ * "-" path leaves stdout alone. */
+struct cli_redirect {
+    struct ls_atomic_file af;
+    int saved_fd, active;
+};
+int cli_stdout_begin(struct cli_redirect *r, const char *path, struct ls_error *err);
+int cli_stdout_end(struct cli_redirect *r, int ok, struct ls_error *err);
 /* A study_progress_cb `done` over a struct ls_progress (util/progress) as its ctx: the
  * progress bar on stderr that long commands draw (only on a terminal, off with --quiet). */
 void cli_progress_done(void *ctx, size_t done, size_t total, const char *what);

@@ -1,13 +1,15 @@
 #include <errno.h>
-#include <math.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
-#include "util/progress.h"
 #include "util/dtype.h"
+#include "util/fileio.h"
+#include "util/progress.h"
 #include "util/scan.h"
 
 int cli_report(const struct ls_error *err)
@@ -40,6 +42,43 @@ int cli_bad_option(const char *cmd, char **argv, const char *shortopts)
     if (optopt && strncmp(text, "--", 2) != 0)
         return cli_usage(cmd, "unknown option '-%c'", optopt);
     return cli_usage(cmd, "unknown option '%s'", text);
+}
+
+int cli_stdout_begin(struct cli_redirect *r, const char *path, struct ls_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!path || !strcmp(path, "-"))
+        return 0;
+    int rc = ls_atomic_open(&r->af, path, err);
+    if (rc)
+        return rc;
+    fflush(stdout);
+    r->saved_fd = dup(STDOUT_FILENO);
+    if (r->saved_fd < 0 || dup2(fileno(r->af.fp), STDOUT_FILENO) < 0) {
+        if (r->saved_fd >= 0)
+            close(r->saved_fd);
+        ls_atomic_abort(&r->af);
+        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot redirect output: %s",
+                            strerror(errno));
+    }
+    r->active = 1;
+    return 0;
+}
+
+int cli_stdout_end(struct cli_redirect *r, int ok, struct ls_error *err)
+{
+    if (!r->active)
+        return 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    dup2(r->saved_fd, STDOUT_FILENO);
+    close(r->saved_fd);
+    clearerr(stdout);
+    r->active = 0;
+    if (!ok || bad) {
+        ls_atomic_abort(&r->af);
+        return bad ? ls_error_set(err, LS_ERR_IO, r->af.path, 0, 0, "write error") : 0;
+    }
+    return ls_atomic_commit(&r->af, err);
 }
 
 void cli_progress_done(void *ctx, size_t done, size_t total, const char *what)

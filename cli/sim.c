@@ -17,7 +17,7 @@
 
 const char cmd_sim_help[] =
     "usage: laysim sim PROGRAM [--target NAME|FILE] [--set KEY=VALUE]... [--json]\n"
-    "                  [--trace OUT.lstrace]\n"
+    "                  [--trace OUT.lstrace] [-o OUT]\n"
     "       laysim sim --micro SPEC [options]\n"
     "       laysim sim --print-target [--target ...] [--set ...]\n"
     "\n"
@@ -30,6 +30,7 @@ const char cmd_sim_help[] =
     "                      engines.{pe,act,dve,pool,dma}.{busy_cycles,instructions,...},\n"
     "                      queues, stalls_ns\n"
     "  --trace FILE        write one trace record per instruction (.lstrace)\n"
+    "  -o, --output FILE   write the results (text or --json) to FILE instead of stdout\n"
     "  --micro SPEC        run a built-in microbenchmark instead of a file (keys in\n"
     "                      brackets are optional, the others required):\n"
     "                        gemm:M=512,K=256,N=1024[,dtype=bf16,swap=1]\n"
@@ -242,14 +243,15 @@ int cmd_sim(int argc, char **argv)
         {"print-target", no_argument, NULL, 'p'},
         {"time", no_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
+        {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
     struct cli_target_args ta = {0};
-    const char *micro = NULL, *trace = NULL;
+    const char *micro = NULL, *trace = NULL, *outp = NULL;
     int json = 0, ptarget = 0, timed = 0, c, rc = CLI_OK;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         switch (c) {
         case CLI_OPT_TARGET:
         case CLI_OPT_SET:
@@ -264,13 +266,14 @@ int cmd_sim(int argc, char **argv)
         case 'm': micro = optarg; break;
         case 'p': ptarget = 1; break;
         case 'T': timed = 1; break;
+        case 'o': outp = optarg; break;
         case 'h':
             cli_target_args_free(&ta);
             fputs(cmd_sim_help, stdout);
             return CLI_OK;
         default:
             cli_target_args_free(&ta);
-            return cli_bad_option("sim", argv, "h");
+            return cli_bad_option("sim", argv, "ho:");
         }
     }
     int npos = argc - optind;
@@ -308,12 +311,20 @@ int cmd_sim(int argc, char **argv)
     sim_program_free(p);
     if (rc)
         return cli_report(&err);
-    if (json)
-        return print_json(&t, &st, what, micro, secs, wall);
-    print_text(&t, &st, what);
-    if (secs >= 0)
-        printf("simulated %" PRIu64 " instructions in %.3f s of CPU time, %.3f s wall "
-               "(%.0f instructions/s)\n",
-               st.instructions, secs, wall, secs > 0 ? (double)st.instructions / secs : 0.0);
-    return CLI_OK;
+    struct cli_redirect out;
+    if (cli_stdout_begin(&out, outp, &err))
+        return cli_report(&err);
+    if (json) {
+        rc = print_json(&t, &st, what, micro, secs, wall);
+    } else {
+        print_text(&t, &st, what);
+        if (secs >= 0)
+            printf("simulated %" PRIu64 " instructions in %.3f s of CPU time, %.3f s wall "
+                   "(%.0f instructions/s)\n",
+                   st.instructions, secs, wall,
+                   secs > 0 ? (double)st.instructions / secs : 0.0);
+    }
+    if (cli_stdout_end(&out, rc == CLI_OK, &err))
+        return cli_report(&err);
+    return rc;
 }

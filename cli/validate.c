@@ -12,7 +12,7 @@
 #include "util/progress.h"
 
 const char cmd_validate_help[] =
-    "usage: laysim validate MODEL... [--table FILE] [--aggregate sum|max] [--json]\n"
+    "usage: laysim validate MODEL... [--table FILE] [--aggregate sum|max] [--json] [-o OUT]\n"
     "                       [--time-limit S] [model scaling] [--target T] [--set K=V]\n"
     "\n"
     "Solve each model with local, greedy, rulebased and exact under a latency table,\n"
@@ -28,6 +28,7 @@ const char cmd_validate_help[] =
     "  --time-limit S      per-solver wall-clock limit (default: none)\n"
     "  --json              print the full JSON report\n"
     "  -q, --quiet         no progress bar (drawn on stderr only when it is a terminal)\n"
+    "  -o, --output FILE   write the results (text or --json) to FILE instead of stdout\n"
     CLI_MODEL_HELP CLI_TARGET_HELP;
 
 /* an undefined figure prints as 0 in the text summary (as it always has) */
@@ -41,17 +42,18 @@ int cmd_validate(int argc, char **argv)
     static const struct option longopts[] = {
         {"table", required_argument, NULL, 'T'},  {"aggregate", required_argument, NULL, 'A'},
         {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
-        {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
+        {"quiet", no_argument, NULL, 'q'}, {"output", required_argument, NULL, 'o'},
+        CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
     struct study_loop_opts o;
     study_loop_opts_init(&o);
     struct cli_target_args ta = {0};
-    const char *table = NULL, *aggn = NULL;
+    const char *table = NULL, *aggn = NULL, *outp = NULL;
     int json = 0, quiet = 0, c, rc;
     struct ls_error err;
     ls_error_clear(&err);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qo:", longopts, NULL)) != -1) {
         if (cli_model_opt(&o.zo, c, optarg, &rc)) {
             if (rc) {
                 cli_target_args_free(&ta);
@@ -64,6 +66,7 @@ int cmd_validate(int argc, char **argv)
         case 'A': aggn = optarg; break;
         case 'J': json = 1; break;
         case 'q': quiet = 1; break;
+        case 'o': outp = optarg; break;
         case 't':
             if ((rc = cli_parse_double("validate", "--time-limit", optarg, &o.solve.time_limit))) {
                 cli_target_args_free(&ta);
@@ -77,7 +80,7 @@ int cmd_validate(int argc, char **argv)
                 return CLI_FAIL;
             }
             break;
-        default: cli_target_args_free(&ta); return cli_bad_option("validate", argv, "q");
+        default: cli_target_args_free(&ta); return cli_bad_option("validate", argv, "qo:");
         }
     }
     if (optind >= argc) {
@@ -109,9 +112,16 @@ int cmd_validate(int argc, char **argv)
     ls_progress_end(&pb);
     if (rc)
         return cli_report(&err);
+    struct cli_redirect red;
+    if (cli_stdout_begin(&red, outp, &err)) {
+        study_validation_free(&out);
+        return cli_report(&err);
+    }
     if (json) {
         rc = cli_print_json(cli_validation_json(&out)) ? CLI_FAIL : CLI_OK;
         study_validation_free(&out);
+        if (cli_stdout_end(&red, rc == CLI_OK, &err))
+            return cli_report(&err);
         return rc;
     }
     for (size_t i = 0; i < out.models.len; i++) {
@@ -129,5 +139,5 @@ int cmd_validate(int argc, char **argv)
     printf("all: pairwise_accuracy=%.3f median_rel_error=%.4f\n", or0(out.all.pairwise_accuracy),
            or0(out.all.median_rel_error));
     study_validation_free(&out);
-    return CLI_OK;
+    return cli_stdout_end(&red, 1, &err) ? cli_report(&err) : CLI_OK;
 }

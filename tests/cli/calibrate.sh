@@ -56,5 +56,10 @@ if command -v script >/dev/null 2>&1; then
     script -qc "'$B' loop -q '$S/examples/fig1.lg' --iterations 1 >/dev/null" /dev/null > "$T/pty2"
     ok test ! -s "$T/pty2"
 fi
+# -o writes validate's results to a file (it was rejected); stdout stays empty
+"$B" validate "$S/examples/fig1.lg" -q -o "$T/v.txt" > "$T/v.out"; ok test $? = 0
+ok grep -q '^all: pairwise_accuracy=' "$T/v.txt"
+ok test ! -s "$T/v.out"
+"$B" validate "$S/examples/fig1.lg" -q --json -o "$T/v.json" >/dev/null; ok jq -e .pairwise_accuracy "$T/v.json"
 echo "$pass passed, $fail failed"
 test "$fail" = 0

@@ -146,4 +146,9 @@ if grep -q ',x,$' "$T/out" && grep -q ',x:T$' "$T/out"; then ok; else bad "op/co
 expect 2 "bad program leaves no trace" "$LAYSIM" sim "$P/bad/psum_overflow.lsprog" --trace "$T/z.lstrace"
 if [ ! -e "$T/z.lstrace" ]; then ok; else bad "half-written trace left behind"; fi
 
+# -o writes the results to a file (it was rejected), atomically; a failed run writes none
+expect 0 "sim -o" "$LAYSIM" sim "$P/tiny_pe.lsprog" --json -o "$T/r.json"
+[ ! -s "$T/out" ] && jq -e .cycles "$T/r.json" >/dev/null && ok || bad "sim -o: the JSON in the file"
+expect 2 "sim -o on a bad target" "$LAYSIM" sim "$P/tiny_pe.lsprog" --set pe.rows=0 -o "$T/r2.json"
+[ ! -e "$T/r2.json" ] && ok || bad "sim -o: a failed run left a file"
 finish
