@@ -112,10 +112,10 @@ expect 0 "dp time limit in the decomposition" timeout 60 "$L" solve "$T/r3000.ls
     --time-limit 1 -o "$T/r3000.sol"
 grep -q '^status unknown' "$T/r3000.sol" && ok || bad "dp over its time limit: status unknown"
 
-# option errors: one prefix ("laysim CMD: "), the option named, getopt itself silent
+# option errors: one prefix ("laysim CMD: "), the option named, no second line from libc
 expect 2 "unknown option" "$L" solve "$D/small.lsp" --frobnicate
 expect_err "^laysim solve: unknown option '--frobnicate'" "unknown option named once"
-[ "$(wc -l <"$T/err")" = 2 ] && ok || bad "unknown option: getopt printed its own line too"
+[ "$(wc -l <"$T/err")" = 2 ] && ok || bad "unknown option: libc printed its own line too"
 expect 2 "missing value" "$L" solve "$D/small.lsp" -o
 expect_err "^laysim solve: option '-o' needs a value" "missing value named"
 finish

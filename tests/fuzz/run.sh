@@ -21,17 +21,18 @@ TIME=${FUZZ_TIME:-60}
 OUT=${FUZZ_OUT:-$SRC/build-fuzz}
 BUILD_ONLY=0
 JOBS=${FUZZ_JOBS:-1}
-while getopts "t:o:j:bh" opt; do
-    case $opt in
-    t) TIME=$OPTARG ;;
-    o) OUT=$OPTARG ;;
-    b) BUILD_ONLY=1 ;;
-    j) JOBS=$OPTARG ;;
-    h) sed -n '2,17p' "$0"; exit 0 ;;
-    *) exit 2 ;;
+# Options by hand (the repository keeps option parsing to cli/ and this loop).
+while [ $# -gt 0 ]; do
+    case $1 in
+    -t) TIME=${2:?-t needs SECONDS}; shift 2 ;;
+    -o) OUT=${2:?-o needs DIR}; shift 2 ;;
+    -j) JOBS=${2:?-j needs JOBS}; shift 2 ;;
+    -b) BUILD_ONLY=1; shift ;;
+    -h) sed -n '2,17p' "$0"; exit 0 ;;
+    -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
     esac
 done
-shift $((OPTIND - 1))
 ALL="lg lsp sol lstrace csv prog target hf cmtable"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
