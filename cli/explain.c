@@ -75,8 +75,8 @@ int cmd_explain(int argc, char **argv)
     struct graph *g = mc.g;
     struct sim_target t = mc.t;
     struct cm_table tb = mc.tb;
-    struct cg_options opt = mc.cg;
     struct cm_model *m = mc.m;
+    struct cg_options opt = *cm_model_options(m);
     int32_t op = graph_find_op(g, opname);
     if (op < 0) {
         rc = ls_error_msg(&err, LS_ERR_INPUT, "no op named '%s'", opname);
@@ -103,9 +103,8 @@ int cmd_explain(int argc, char **argv)
         memset(&cn, 0, sizeof cn);
         cn.tb = &tb;
         cn.t = &t;
-        struct cg_sink s = {.ctx = &cn, .emit = c_emit, .op_tag = -1, .conv_tag = -1,
-                            .sbuf_bytes = cg_step_sbuf_bytes(&t),
-                            .psum_nbanks = cg_step_psum_banks(&t)};
+        struct cg_sink s = {.ctx = &cn, .emit = c_emit, .op_tag = -1, .conv_tag = -1};
+        cg_sink_region(&s, &t, &opt, 0);
         struct ls_error e2 = {0};
         int r2 = cg_lower_op(g, &t, &opt, op, p, &s, &e2);
         if (r2) {

@@ -10,7 +10,10 @@
 
 #define R_ GRAPH_MAX_RANK
 
-/* A tensor stored in HBM in layout pax: storage order [pax, the other axes ascending]. */
+/* A tensor stored in layout pax: storage order [pax, the other axes ascending]. In HBM
+ * (mem LS_MEM_HBM) from byte `base`; SBUF-resident (LS_MEM_SBUF) as blocks of `pblk`
+ * partitions, block j at base + j * blk bytes, each partition holding its free elements in
+ * storage order (strides are then per-partition element offsets; stride[pax] is unused). */
 struct cg_view {
     int rank;
     int64_t dim[R_];
@@ -19,6 +22,9 @@ struct cg_view {
     enum ls_dtype dt;
     uint64_t base;
     int32_t tensor;
+    enum ls_mem mem;
+    uint64_t blk;
+    int64_t pblk;
 };
 
 /* Lowering state of one step (one op or one conversion). */
@@ -34,14 +40,17 @@ struct cg_em {
 };
 
 void cg_view_make(struct cg_em *e, int32_t t, int pax, struct cg_view *v);
+static inline int cg_resident(const struct cg_view *v) { return v->mem == LS_MEM_SBUF; }
 /* Storage order of a view's axes (pax first when >= 0). Returns the count. */
 int cg_storage_order(const struct cg_view *v, int *order);
 
-/* Build an HBM operand over a box of v. rax: the axis spread over rows (partitions of
- * the transfer), or -1 for nrows_bcast rows of pstride 0. fax[nf]: the free axes,
+/* Build an operand over a box of v. rax: the axis spread over rows (partitions of the
+ * transfer), or -1 for nrows_bcast rows of pstride 0 (HBM only). fax[nf]: the free axes,
  * outermost first (axes with len 1 are dropped; adjacent dims merge). step: per-axis
- * element step (NULL = 1). Returns 0, or -1 when more than 4 free dims remain. */
-int cg_hbm_box(const struct cg_view *v, const int64_t *lo, const int64_t *len,
+ * element step (NULL = 1). Returns 0, -1 when more than 4 free dims remain, -2 when an
+ * SBUF-resident view cannot express the box (rows not on its partition axis, or across
+ * a block boundary). */
+int cg_box(const struct cg_view *v, const int64_t *lo, const int64_t *len,
                const int64_t *step, int rax, uint32_t nrows_bcast, const int *fax, int nf,
                struct sim_operand *o);
 /* SBUF operand: nparts partitions from part0, `free` contiguous elements at addr. */

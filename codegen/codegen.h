@@ -15,7 +15,7 @@
 
 /* Version of the lowering rules: bump whenever the instructions emitted for some op or
  * conversion change, so stored simulation results keyed on it (study/tune) go stale. */
-#define CG_VERSION "cg-1"
+#define CG_VERSION "cg-2"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +46,10 @@ int cg_layout_index(const struct graph *g, int32_t t, int pax);
  * the trivial layout). */
 void cg_layout_label(const struct graph *g, int32_t t, int pax, char *buf, size_t n);
 
+/* 1 when t's layouts are chosen at compile time at no run-time cost: weights and other
+ * constants are stored in HBM in whatever layouts their consumers want (no conversion). */
+int cg_layout_free(const struct graph *g, int32_t t);
+
 /* ---- configurations ------------------------------------------------------------------ */
 
 /* The configurations of one op: ncfg tuples of nslots partition axes (inputs in order, then
@@ -55,6 +59,8 @@ struct cg_cfgs {
     int8_t *pax;                 /* ncfg * nslots, cfg-major (malloc'd) */
 };
 
+struct cg_memplan;
+
 struct cg_options {
     int exact_transpose;         /* 1: never use the PE transpose for fp32 (not bit-exact) */
     /* Bounds on lowering (0 = none): instructions per sink (one op or conversion when
@@ -62,6 +68,10 @@ struct cg_options {
      * first is LS_ERR_INPUT, the second LS_ERR_LIMIT; either sets the sink's `limit`. */
     uint64_t max_instructions;
     struct ls_deadline deadline;
+    /* The SBUF residency plan (codegen/memplan.h), or NULL: every tensor lives in HBM and
+     * each op loads its inputs and stores its output. */
+    const struct cg_memplan *plan;
+    int no_residency;            /* 1: the cost model builds no plan (pre-residency programs) */
 };
 
 /* Enumerate op's configurations (every input/output layout admissible, every feasible
@@ -94,10 +104,15 @@ struct cg_sink {
     int limit;                   /* 0, or the code of the cg_options bound that was crossed */
 };
 
-/* The SBUF bytes per partition and PSUM banks a step may use (half of each, so that two
- * consecutive steps never share buffers). */
-uint64_t cg_step_sbuf_bytes(const struct sim_target *t);
+/* The SBUF bytes per partition and PSUM banks a step may use: half of what the resident
+ * region leaves (half of the banks), so that two consecutive steps never share buffers; the
+ * region of a step of the given parity starts at cg_step_sbuf_base. */
+uint64_t cg_step_sbuf_bytes(const struct sim_target *t, const struct cg_options *o);
+uint64_t cg_step_sbuf_base(const struct sim_target *t, const struct cg_options *o, int parity);
 uint32_t cg_step_psum_banks(const struct sim_target *t);
+/* Point s at the SBUF region and PSUM banks of a step of the given parity. */
+void cg_sink_region(struct cg_sink *s, const struct sim_target *t, const struct cg_options *o,
+                    int parity);
 
 /* Lower op under the configuration pax[nslots]. Source and return ops emit nothing (a
  * source's relayout is a conversion, see cg_lower_conversion). LS_ERR_INPUT when the

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "codegen/cg_int.h"
+#include "codegen/memplan.h"
 #include "util/vec.h"
 
 #define NKEYS (LS_ENGINE_COUNT + SIM_MAX_QUEUES)
@@ -29,15 +30,28 @@ struct cc {
     unsigned char seen[NKEYS];
     int step;
     LS_VEC(uint32_t) deps;
+    /* SBUF residency: the last instruction per key so far; per resident tensor, that
+     * snapshot when its last reader was emitted (the readers its bytes' next occupant
+     * must wait for); the extra deps of the first instruction per key of this step. */
+    const struct cg_memplan *plan;
+    int64_t last[NKEYS];
+    int64_t *freed;              /* ntensors * NKEYS, -1 */
+    hvec war;
     struct cg_compile_stats *st;
 };
 
 static struct buf *bufof(struct cc *c, int32_t t, int pax)
 {
     int li = cg_layout_index(c->g, t, pax);
-    if (li < 0)
-        li = 0;
-    struct buf *b = &c->bufs[(size_t)t * CG_MAX_LAYOUTS + (size_t)li];
+    return &c->bufs[(size_t)t * CG_MAX_LAYOUTS + (size_t)(li < 0 ? 0 : li)];
+}
+
+/* HBM space is given to a (tensor, layout) the first time lowering asks for its address
+ * (SBUF-resident tensors never ask). */
+static uint64_t cc_addr(void *ctx, int32_t t, int pax)
+{
+    struct cc *c = ctx;
+    struct buf *b = bufof(c, t, pax);
     if (b->addr < 0) {
         const struct graph_tensor *x = graph_tensor(c->g, t);
         uint64_t bytes = (uint64_t)graph_shape_numel(&x->shape) * ls_dtype_size(x->dtype);
@@ -45,12 +59,7 @@ static struct buf *bufof(struct cc *c, int32_t t, int pax)
         c->hbm_next += (bytes + 63) & ~(uint64_t)63;
         c->st->hbm_bytes = c->hbm_next;
     }
-    return b;
-}
-
-static uint64_t cc_addr(void *ctx, int32_t t, int pax)
-{
-    return (uint64_t)bufof(ctx, t, pax)->addr;
+    return (uint64_t)b->addr;
 }
 
 static size_t cc_writers(void *ctx, int32_t t, int pax, const int64_t **out)
@@ -60,9 +69,19 @@ static size_t cc_writers(void *ctx, int32_t t, int pax, const int64_t **out)
     return b->writers.len;
 }
 
+/* Compute engines finish in issue order, so a later writer on the same engine replaces an
+ * earlier one in the list readers depend on; DMA writers are all kept. */
 static int cc_wrote(void *ctx, int32_t t, int pax, int64_t h)
 {
-    struct buf *b = bufof(ctx, t, pax);
+    struct cc *c = ctx;
+    struct buf *b = bufof(c, t, pax);
+    int eng = sim_program_instr(c->p, (size_t)h)->engine;
+    if (eng != LS_ENGINE_DMA)
+        for (size_t i = 0; i < b->writers.len; i++)
+            if (sim_program_instr(c->p, (size_t)b->writers.data[i])->engine == eng) {
+                b->writers.data[i] = h;
+                return 0;
+            }
     return LS_VEC_PUSH(&b->writers, h) ? LS_ERR_NOMEM : 0;
 }
 
@@ -81,6 +100,9 @@ static int64_t cc_emit(void *ctx, const struct sim_instr *in, const int64_t *dep
         for (int k = 0; k < NKEYS; k++)
             if (c->prev2[k] >= 0 && LS_VEC_PUSH(&c->deps, (uint32_t)c->prev2[k]))
                 return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
+        for (size_t k = 0; k < c->war.len; k++)
+            if (LS_VEC_PUSH(&c->deps, (uint32_t)c->war.data[k]))
+                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
     }
     /* drop duplicates (small lists) */
     size_t m = 0;
@@ -93,11 +115,36 @@ static int64_t cc_emit(void *ctx, const struct sim_instr *in, const int64_t *dep
     }
     int64_t h = sim_program_add(c->p, in, c->deps.data, m, err);
     if (h >= 0)
-        c->tails[c->step & 1][key] = h;
+        c->tails[c->step & 1][key] = c->last[key] = h;
     return h;
 }
 
-static void begin_step(struct cc *c, struct cg_sink *s, const struct sim_target *t)
+/* A step that writes resident tensor tn waits (first instruction per key) for every
+ * reader of the earlier occupants of its bytes. */
+static int war_deps(struct cc *c, int32_t tn)
+{
+    if (!cg_memplan_resident(c->plan, tn))
+        return 0;
+    const struct cg_res *r = &c->plan->res[tn];
+    for (uint32_t i = 0; i < r->nprev; i++) {
+        const int64_t *f = c->freed + (size_t)c->plan->prev[r->prev_off + i] * NKEYS;
+        for (int k = 0; k < NKEYS; k++)
+            if (f[k] >= 0 && LS_VEC_PUSH(&c->war, f[k]))
+                return LS_ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* After the step at topological position pos: resident tensors read for the last time
+ * (or never read) release their bytes as of now. */
+static void release(struct cc *c, int32_t tn, int32_t pos)
+{
+    if (cg_memplan_resident(c->plan, tn) && c->plan->res[tn].last == pos)
+        memcpy(c->freed + (size_t)tn * NKEYS, c->last, sizeof c->last);
+}
+
+static void begin_step(struct cc *c, struct cg_sink *s, const struct sim_target *t,
+                       const struct cg_options *o)
 {
     c->step++;
     for (int k = 0; k < NKEYS; k++) {
@@ -105,13 +152,10 @@ static void begin_step(struct cc *c, struct cg_sink *s, const struct sim_target 
         c->tails[c->step & 1][k] = -1;
         c->seen[k] = 0;
     }
-    /* a step also waits for the previous step's tails on engines it has not used yet:
-     * prev2 covers the same-half reuse, which is the only hazard */
-    uint64_t half = cg_step_sbuf_bytes(t);
-    s->sbuf_base = (uint64_t)(c->step & 1) * half;
-    s->sbuf_bytes = half;
-    s->psum_nbanks = cg_step_psum_banks(t);
-    s->psum_bank0 = (uint32_t)(c->step & 1) * s->psum_nbanks;
+    /* prev2 covers the reuse of this step's scratch half by step k-2; war_deps the reuse
+     * of resident bytes */
+    c->war.len = 0;
+    cg_sink_region(s, t, o, c->step & 1);
 }
 
 static int convert(struct cc *c, struct cg_sink *s, const struct sim_target *t,
@@ -125,7 +169,9 @@ static int convert(struct cc *c, struct cg_sink *s, const struct sim_target *t,
     cg_layout_label(c->g, tn, from, lf, sizeof lf);
     cg_layout_label(c->g, tn, to, lt, sizeof lt);
     snprintf(name, sizeof name, "%s@%s->%s", graph_tensor(c->g, tn)->name, lf, lt);
-    begin_step(c, s, t);
+    begin_step(c, s, t, o);
+    if (war_deps(c, tn))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     s->op_tag = -1;
     s->conv_tag = sim_program_tag(c->p, name);
     enum cg_conv_method m = choose(cctx, tn, from, to);
@@ -155,16 +201,22 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
     memset(&c, 0, sizeof c);
     c.g = g;
     c.st = st;
+    c.plan = o ? o->plan : NULL;
+    for (int k = 0; k < NKEYS; k++)
+        c.last[k] = -1;
     c.p = sim_program_new();
     c.bufs = calloc((size_t)nt * CG_MAX_LAYOUTS + 1, sizeof *c.bufs);
+    c.freed = malloc(sizeof *c.freed * ((size_t)nt * NKEYS + 1));
     int32_t *order = malloc(sizeof *order * (size_t)(nops + 1));
     int rc = 0;
-    if (!c.p || !c.bufs || !order) {
+    if (!c.p || !c.bufs || !order || !c.freed) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < (size_t)nt * CG_MAX_LAYOUTS; i++)
         c.bufs[i].addr = -1;
+    for (size_t i = 0; i < (size_t)nt * NKEYS; i++)
+        c.freed[i] = -1;
     for (int k = 0; k < NKEYS; k++)
         c.tails[0][k] = c.tails[1][k] = -1;
     if ((rc = graph_topo_order(g, order, err)))
@@ -178,8 +230,9 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
         if (x->kind == GRAPH_OP_SOURCE) {
             struct cg_layouts l;
             cg_tensor_layouts(g, x->output, &l);
-            bufof(&c, x->output, l.pax[0]);
-            if (pax[0] != l.pax[0])
+            if (!cg_memplan_resident(c.plan, x->output))
+                cc_addr(&c, x->output, l.pax[0]);
+            if (pax[0] != l.pax[0] && !cg_layout_free(g, x->output))
                 rc = convert(&c, &s, t, o, x->output, l.pax[0], pax[0], choose, choose_ctx, err);
             if (rc && s.limit)
                 rc = name_limit(err, x->name);
@@ -189,20 +242,28 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
             int32_t tn = x->inputs[k];
             int32_t pr = graph_tensor(g, tn)->producer;
             int have = op_pax[pr][graph_op(g, pr)->ninputs];
-            if (pax[k] != have)
+            if (pax[k] != have && !cg_layout_free(g, tn))
                 rc = convert(&c, &s, t, o, tn, have, pax[k], choose, choose_ctx, err);
             if (rc && s.limit)
                 rc = name_limit(err, x->name);
         }
         if (rc || x->kind == GRAPH_OP_RETURN)
             continue;
-        begin_step(&c, &s, t);
+        begin_step(&c, &s, t, o);
+        if (war_deps(&c, x->output)) {
+            rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+            break;
+        }
         s.op_tag = sim_program_tag(c.p, x->name);
         s.conv_tag = -1;
         rc = cg_lower_op(g, t, o, op, pax, &s, err);
         st->ops_lowered++;
         if (rc && s.limit)
             rc = name_limit(err, x->name);
+        for (int k = 0; k < x->ninputs; k++)
+            release(&c, x->inputs[k], i);
+        if (x->output >= 0)
+            release(&c, x->output, i);
     }
     st->instructions = c.p ? (int64_t)sim_program_count(c.p) : 0;
 done:
@@ -210,6 +271,8 @@ done:
         for (size_t i = 0; i < (size_t)nt * CG_MAX_LAYOUTS; i++)
             LS_VEC_FREE(&c.bufs[i].writers);
     free(c.bufs);
+    free(c.freed);
+    LS_VEC_FREE(&c.war);
     free(order);
     LS_VEC_FREE(&c.deps);
     if (rc) {

@@ -298,3 +298,8 @@ void cg_cfgs_free(struct cg_cfgs *c)
     c->pax = NULL;
     c->ncfg = 0;
 }
+
+int cg_layout_free(const struct graph *g, int32_t t)
+{
+    return graph_tensor(g, t)->role == GRAPH_ROLE_WEIGHT;
+}

@@ -22,7 +22,7 @@ static int64_t load_box(struct cv *c, struct cg_view *v, const int64_t *lo, cons
     int64_t nfree = 1;
     for (int k = 1; k < n; k++)
         nfree *= len[order[k]];
-    if (cg_hbm_box(v, lo, len, NULL, rax, 1, order + 1, n - 1, &src))
+    if (cg_box(v, lo, len, NULL, rax, 1, order + 1, n - 1, &src))
         return cg_fail(e, "op %s: access pattern needs > 4 dims", c->x->name), -1;
     struct sim_operand dst = cg_sb(0, (uint32_t)len[rax], addr, v->dt, (uint64_t)nfree);
     int64_t deps[72];
@@ -51,7 +51,7 @@ static int64_t store(struct cv *c, const int64_t *lo, const int64_t *len, int ra
     int order[R_];
     int n = cg_storage_order(&c->vo, order);
     struct sim_operand dst;
-    if (cg_hbm_box(&c->vo, lo, len, NULL, rax, 1, order + 1, n - 1, &dst))
+    if (cg_box(&c->vo, lo, len, NULL, rax, 1, order + 1, n - 1, &dst))
         return cg_fail(c->e, "op %s: output pattern needs > 4 dims", c->x->name), -1;
     int64_t h = cg_dma(c->e, 1, &dst, sb, SIM_OP_DMA_COPY, &dep, 1);
     cg_wrote(c->e, c->x->output, pax, h);

@@ -2,6 +2,7 @@
  * Tiles: an a-range (<= 128), a b-range (<= 128) and a box of the other axes; each tile is
  * loaded from layout a, transposed per index of the other axes, and stored in layout b. */
 #include "codegen/cg_int.h"
+#include "codegen/memplan.h"
 
 static const char *const names[CG_CONV_COUNT] = {"pe_transpose", "dve_transpose",
                                                   "dma_transpose", "dma_strided"};
@@ -27,8 +28,8 @@ int cg_conv_possible(const struct graph *g, const struct sim_target *tg,
         return (A % 32 == 0 && B % 32 == 0) || (A == B && A <= 32);
     case CG_CONV_DMA_T:
         return tg->dma_transpose && (es == 2 || es == 4);
-    case CG_CONV_DMA_STRIDED:
-        return 1;
+    case CG_CONV_DMA_STRIDED:   /* an element gather from HBM: not for SBUF-resident tensors */
+        return !cg_memplan_resident(o ? o->plan : NULL, t);
     default:
         return 0;
     }
@@ -142,6 +143,21 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                 int64_t cin[R_], cout[R_];
                 compact(fa, nfa, len, cin);
                 compact(fb, nfb, len, cout);
+                /* a resident side is read / written in place, with its own strides */
+                uint64_t ibase = ib[bf], obase = ob[bf];
+                struct sim_operand rsrc, rdst;
+                if (cg_resident(&c.va)) {
+                    if (cg_box(&c.va, lo, len, NULL, from, 1, fa, nfa, &rsrc))
+                        return cg_fail(e, "conversion pattern needs more than 4 dims");
+                    ibase = rsrc.addr;
+                    memcpy(cin, c.va.stride, sizeof cin);
+                }
+                if (cg_resident(&c.vb)) {
+                    if (cg_box(&c.vb, lo, len, NULL, to, 1, fb, nfb, &rdst))
+                        return cg_fail(e, "conversion pattern needs more than 4 dims");
+                    obase = rdst.addr;
+                    memcpy(cout, c.vb.stride, sizeof cout);
+                }
                 struct sim_operand otile = cg_sb(0, (uint32_t)bl, ob[bf], c.va.dt,
                                                  (uint64_t)(al * rc));
                 int64_t deps[72];
@@ -151,7 +167,7 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                 int64_t last = -1;
                 if (m == CG_CONV_DMA_STRIDED) {
                     struct sim_operand src;
-                    if (cg_hbm_box(&c.va, lo, len, NULL, to, 1, fb, nfb, &src))
+                    if (cg_box(&c.va, lo, len, NULL, to, 1, fb, nfb, &src))
                         return cg_fail(e, "conversion pattern needs more than 4 dims");
                     if (out_reader[bf] >= 0)
                         deps[nd++] = out_reader[bf];
@@ -176,9 +192,9 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                         ln2[to] = bl;
                         struct sim_operand src;
                         int fbx[1] = {to};
-                        cg_hbm_box(&c.va, rl2, ln2, NULL, from, 1, fbx, 1, &src);
+                        cg_box(&c.va, rl2, ln2, NULL, from, 1, fbx, 1, &src);
                         struct sim_operand dst = cg_sb(0, (uint32_t)bl,
-                                                       ob[bf] + (uint64_t)ooff * c.es, c.va.dt,
+                                                       obase + (uint64_t)ooff * c.es, c.va.dt,
                                                        (uint64_t)al);
                         int64_t sz[1] = {al}, st[1] = {cout[from]};
                         cg_pattern(&dst, 1, sz, st);
@@ -187,16 +203,28 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                         deps[nd++] = last;
                     }
                 } else {
-                    struct sim_operand src;
-                    if (cg_hbm_box(&c.va, lo, len, NULL, from, 1, fa, nfa, &src))
-                        return cg_fail(e, "conversion pattern needs more than 4 dims");
-                    struct sim_operand itile = cg_sb(0, (uint32_t)al, ib[bf], c.va.dt,
-                                                     (uint64_t)(bl * rc));
-                    if (in_reader[bf] >= 0)
-                        deps[nd++] = in_reader[bf];
-                    int64_t hl = cg_dma(e, 0, &itile, &src, SIM_OP_DMA_COPY, deps, nd);
-                    if (hl < 0)
-                        return e->fail;
+                    int64_t hl = -1;
+                    if (!cg_resident(&c.va)) {
+                        struct sim_operand src;
+                        if (cg_box(&c.va, lo, len, NULL, from, 1, fa, nfa, &src))
+                            return cg_fail(e, "conversion pattern needs more than 4 dims");
+                        struct sim_operand itile = cg_sb(0, (uint32_t)al, ib[bf], c.va.dt,
+                                                         (uint64_t)(bl * rc));
+                        if (in_reader[bf] >= 0)
+                            deps[nd++] = in_reader[bf];
+                        hl = cg_dma(e, 0, &itile, &src, SIM_OP_DMA_COPY, deps, nd);
+                        if (hl < 0)
+                            return e->fail;
+                    }
+                    /* what every transpose of the tile waits for: the load, or the writers
+                     * of the resident tensor read in place */
+                    int64_t pre[73];
+                    size_t npre = 0;
+                    if (hl >= 0)
+                        pre[npre++] = hl;
+                    else
+                        for (size_t i = 0; i < nd; i++)
+                            pre[npre++] = deps[i];
                     last = hl;
                     for (int64_t r = 0; r < rc; r++) {
                         int64_t q = r, ioff = 0, ooff = 0;
@@ -209,18 +237,20 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                             uint32_t bank = s->psum_bank0 + (uint32_t)(ntr % nbank);
                             struct sim_instr tr = cg_instr(e, LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE,
                                                            SIM_FN_NONE);
-                            tr.src = cg_sb(0, (uint32_t)al, ib[bf] + (uint64_t)ioff * c.es,
+                            tr.src = cg_sb(0, (uint32_t)al, ibase + (uint64_t)ioff * c.es,
                                            c.va.dt, (uint64_t)bl);
                             int64_t sz[1] = {bl}, st[1] = {cin[to]};
                             cg_pattern(&tr.src, 1, sz, st);
                             tr.dst = sim_psum(0, (uint32_t)bl, (uint64_t)bank * tg->psum_bank_bytes,
                                               LS_DT_FP32, (uint32_t)al);
-                            int64_t d2[2] = {hl, bank_reader[bank % 64]};
-                            int64_t ht = cg_emit(e, &tr, d2, d2[1] >= 0 ? 2 : 1);
+                            size_t n2 = npre;
+                            if (bank_reader[bank % 64] >= 0)
+                                pre[n2++] = bank_reader[bank % 64];
+                            int64_t ht = cg_emit(e, &tr, pre, n2);
                             struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION,
                                                            SIM_FN_NONE);
                             ev.src = tr.dst;
-                            ev.dst = cg_sb(0, (uint32_t)bl, ob[bf] + (uint64_t)ooff * c.es,
+                            ev.dst = cg_sb(0, (uint32_t)bl, obase + (uint64_t)ooff * c.es,
                                            c.va.dt, (uint64_t)al);
                             int64_t so[1] = {cout[from]};
                             int64_t sa[1] = {al};
@@ -238,19 +268,21 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                                                                    SIM_OP_DVE_TRANSPOSE,
                                                                    SIM_FN_NONE);
                                     tr.src = cg_sb((uint32_t)i, (uint32_t)n,
-                                                   ib[bf] + (uint64_t)(ioff + j * cin[to]) * c.es,
+                                                   ibase + (uint64_t)(ioff + j * cin[to]) * c.es,
                                                    c.va.dt, (uint64_t)n);
                                     int same = i == j;
                                     tr.dst = same ? cg_sb((uint32_t)j, (uint32_t)n,
-                                                          ob[bf] + (uint64_t)(ooff + i * cout[from]) * c.es,
+                                                          obase + (uint64_t)(ooff + i * cout[from]) * c.es,
                                                           c.va.dt, (uint64_t)n)
                                                   : cg_sb((uint32_t)i, (uint32_t)n, stage, c.va.dt,
                                                           (uint64_t)n);
-                                    int64_t d2[2] = {hl, last};
-                                    last = cg_emit(e, &tr, d2, 2);
+                                    size_t n2 = npre;
+                                    if (last >= 0)
+                                        pre[n2++] = last;
+                                    last = cg_emit(e, &tr, pre, n2);
                                     if (!same) {
                                         struct sim_operand mv = cg_sb((uint32_t)j, (uint32_t)n,
-                                                                      ob[bf] + (uint64_t)(ooff + i * cout[from]) * c.es,
+                                                                      obase + (uint64_t)(ooff + i * cout[from]) * c.es,
                                                                       c.va.dt, (uint64_t)n);
                                         int64_t d3[2] = {last, out_reader[bf]};
                                         last = cg_dma(e, 0, &mv, &tr.dst, SIM_OP_DMA_COPY, d3,
@@ -265,8 +297,13 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                 }
                 if (last < 0)
                     return e->fail;
+                if (cg_resident(&c.vb)) {
+                    cg_wrote(e, t, to, last);
+                    out_reader[bf] = last;
+                    continue;
+                }
                 struct sim_operand dst;
-                if (cg_hbm_box(&c.vb, lo, len, NULL, to, 1, fb, nfb, &dst))
+                if (cg_box(&c.vb, lo, len, NULL, to, 1, fb, nfb, &dst))
                     return cg_fail(e, "conversion pattern needs more than 4 dims");
                 int64_t hs = cg_dma(e, 1, &dst, &otile, SIM_OP_DMA_COPY, &last, 1);
                 if (hs < 0)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "codegen/cg_int.h"
+#include "codegen/memplan.h"
 
 /* ---- layouts ----------------------------------------------------------------------- */
 
@@ -78,6 +79,16 @@ void cg_view_make(struct cg_em *e, int32_t t, int pax, struct cg_view *v)
         v->stride[order[k]] = s;
         s *= v->dim[order[k]];
     }
+    v->pblk = e->t->sbuf_partitions;
+    if (cg_memplan_resident(e->o->plan, t)) {
+        int li = cg_layout_index(e->g, t, pax);
+        v->mem = LS_MEM_SBUF;
+        v->base = e->o->plan->res[t].slot[li < 0 ? 0 : li];
+        v->blk = cg_res_block_bytes(e->g, t, pax);
+        return;
+    }
+    v->mem = LS_MEM_HBM;
+    v->blk = 0;
     v->base = e->s->hbm_addr ? e->s->hbm_addr(e->s->ctx, t, pax) : 0;
 }
 
@@ -135,15 +146,10 @@ void cg_pattern(struct sim_operand *o, int n, const int64_t *size, const int64_t
     sim_operand_dims(o, m, s32, t32);
 }
 
-int cg_hbm_box(const struct cg_view *v, const int64_t *lo, const int64_t *len,
-               const int64_t *step, int rax, uint32_t nrows_bcast, const int *fax, int nf,
-               struct sim_operand *o)
+/* The free dims of a box (sizes, element strides) in the order of fax, merged. */
+static int box_dims(const struct cg_view *v, const int64_t *len, const int64_t *step,
+                    const int *fax, int nf, struct sim_operand *o)
 {
-    int64_t off = 0;
-    for (int i = 0; i < v->rank; i++)
-        off += lo[i] * v->stride[i];
-    uint32_t nrows = rax >= 0 ? (uint32_t)len[rax] : nrows_bcast;
-    int64_t pstride = rax >= 0 ? v->stride[rax] * (step ? step[rax] : 1) : 0;
     int64_t size[R_ + 1], stride[R_ + 1];
     int n = 0;
     for (int k = 0; k < nf; k++) {
@@ -155,21 +161,52 @@ int cg_hbm_box(const struct cg_view *v, const int64_t *lo, const int64_t *len,
     int m = merge_dims(n, size, stride);
     if (m > SIM_AP_MAX_DIMS)
         return -1;
-    size_t es = ls_dtype_size(v->dt);
-    *o = sim_hbm(nrows, (int32_t)pstride, v->base + (uint64_t)off * es, v->dt, 1);
-    uint32_t s32[SIM_AP_MAX_DIMS];
-    int32_t t32[SIM_AP_MAX_DIMS];
-    if (m == 0) {
-        s32[0] = 1;
-        t32[0] = 1;
-        m = 1;
-    }
-    for (int i = 0; i < m && n > 0 && i < SIM_AP_MAX_DIMS; i++) {
+    uint32_t s32[SIM_AP_MAX_DIMS] = {1};
+    int32_t t32[SIM_AP_MAX_DIMS] = {1};
+    for (int i = 0; i < m; i++) {
         s32[i] = (uint32_t)size[i];
         t32[i] = (int32_t)stride[i];
     }
-    sim_operand_dims(o, m, s32, t32);
+    sim_operand_dims(o, m ? m : 1, s32, t32);
     return 0;
+}
+
+/* Element offset of the box corner over the free axes (every axis but skip). */
+static int64_t corner(const struct cg_view *v, const int64_t *lo, int skip)
+{
+    int64_t off = 0;
+    for (int i = 0; i < v->rank; i++)
+        if (i != skip)
+            off += lo[i] * v->stride[i];
+    return off;
+}
+
+static int sbuf_box(const struct cg_view *v, const int64_t *lo, const int64_t *len,
+                    const int64_t *step, int rax, uint32_t nrows_bcast, const int *fax, int nf,
+                    struct sim_operand *o)
+{
+    if (rax != v->pax || (rax < 0 && nrows_bcast != 1) || (rax >= 0 && step && step[rax] != 1))
+        return -2;
+    int64_t p0 = rax >= 0 ? lo[rax] : 0, np = rax >= 0 ? len[rax] : 1;
+    int64_t part0 = p0 % v->pblk;
+    if (part0 + np > v->pblk)
+        return -2;
+    uint64_t addr = v->base + (uint64_t)(p0 / v->pblk) * v->blk +
+                    (uint64_t)corner(v, lo, v->pax) * ls_dtype_size(v->dt);
+    *o = sim_sbuf((uint32_t)part0, (uint32_t)np, addr, v->dt, 1);
+    return box_dims(v, len, step, fax, nf, o);
+}
+
+int cg_box(const struct cg_view *v, const int64_t *lo, const int64_t *len, const int64_t *step,
+           int rax, uint32_t nrows_bcast, const int *fax, int nf, struct sim_operand *o)
+{
+    if (cg_resident(v))
+        return sbuf_box(v, lo, len, step, rax, nrows_bcast, fax, nf, o);
+    uint32_t nrows = rax >= 0 ? (uint32_t)len[rax] : nrows_bcast;
+    int64_t pstride = rax >= 0 ? v->stride[rax] * (step ? step[rax] : 1) : 0;
+    size_t es = ls_dtype_size(v->dt);
+    *o = sim_hbm(nrows, (int32_t)pstride, v->base + (uint64_t)corner(v, lo, -1) * es, v->dt, 1);
+    return box_dims(v, len, step, fax, nf, o);
 }
 
 struct sim_operand cg_sb(uint32_t part0, uint32_t nparts, uint64_t addr, enum ls_dtype dt,
@@ -283,14 +320,34 @@ void cg_wrote(struct cg_em *e, int32_t t, int pax, int64_t h)
         cg_fail(e, "out of memory");
 }
 
-uint64_t cg_step_sbuf_bytes(const struct sim_target *t)
+static uint64_t resident_region(const struct cg_options *o)
 {
-    return (t->sbuf_usable_bytes / 2) & ~(uint64_t)63;
+    return o && o->plan ? o->plan->region : 0;
+}
+
+uint64_t cg_step_sbuf_bytes(const struct sim_target *t, const struct cg_options *o)
+{
+    uint64_t rest = t->sbuf_usable_bytes - resident_region(o);
+    return (rest / 2) & ~(uint64_t)63;
+}
+
+uint64_t cg_step_sbuf_base(const struct sim_target *t, const struct cg_options *o, int parity)
+{
+    return resident_region(o) + (uint64_t)(parity & 1) * cg_step_sbuf_bytes(t, o);
 }
 
 uint32_t cg_step_psum_banks(const struct sim_target *t)
 {
     return t->psum_banks >= 2 ? t->psum_banks / 2 : 1;
+}
+
+void cg_sink_region(struct cg_sink *s, const struct sim_target *t, const struct cg_options *o,
+                    int parity)
+{
+    s->sbuf_base = cg_step_sbuf_base(t, o, parity);
+    s->sbuf_bytes = cg_step_sbuf_bytes(t, o);
+    s->psum_nbanks = cg_step_psum_banks(t);
+    s->psum_bank0 = (uint32_t)(parity & 1) * s->psum_nbanks;
 }
 
 /* ---- tile planner ------------------------------------------------------------------ */

@@ -97,9 +97,11 @@ static int map_fits(void *ctx, const struct cg_split *sp)
     if (m->norm >= 0 && m->norm != m->po && len[m->norm] != m->vout.dim[m->norm])
         return 0;
     int64_t nout = box_free(m->fax, m->nf, len);
-    int64_t bytes = 2 * nout * (int64_t)ls_dtype_size(m->vout.dt);
+    int64_t bytes = cg_resident(&m->vout) ? 0 : 2 * nout * (int64_t)ls_dtype_size(m->vout.dt);
     bytes += m->scratch * nout * 4;
     for (int s = 0; s < m->nin; s++) {
+        if (cg_resident(&m->vin[s]))
+            continue;
         in_box(m, s, lo, len, ilo, ilen);
         bytes += 2 * box_free(m->ifax[s], m->nifax[s], ilen) *
                  (int64_t)ls_dtype_size(m->vin[s].dt);
@@ -107,14 +109,15 @@ static int map_fits(void *ctx, const struct cg_split *sp)
     return bytes + 64 * (2 * m->nin + 4 + m->scratch) <= m->budget;
 }
 
-/* Pattern of input buffer s aligned to the output tile free order. */
+/* Pattern of input s aligned to the output tile free order: over its compact load
+ * buffer, or in place when the input is SBUF-resident. */
 static void aligned(const struct mapc *m, int s, const int64_t *ilen, const int64_t *olen,
                     struct sim_operand *o)
 {
     int64_t cst[R_];
     int64_t acc = 1;
     for (int k = m->nifax[s] - 1; k >= 0; k--) {
-        cst[m->ifax[s][k]] = acc;
+        cst[m->ifax[s][k]] = cg_resident(&m->vin[s]) ? m->vin[s].stride[m->ifax[s][k]] : acc;
         acc *= ilen[m->ifax[s][k]];
     }
     int64_t size[R_], stride[R_];
@@ -170,10 +173,11 @@ static enum sim_func unary_fn(enum graph_op_kind k)
 }
 
 /* One chained instruction: depends on the previous one of the tile (and extra deps). */
+#define CHAIN_EXTRA 80
 struct chain {
     struct cg_em *e;
     int64_t last;
-    int64_t extra[8];
+    int64_t extra[CHAIN_EXTRA];
     size_t nextra;
 };
 
@@ -189,7 +193,7 @@ static int64_t step(struct chain *c, enum ls_engine eng, enum sim_opcode op, enu
         in.src = *src;
     if (src2)
         in.src2 = *src2;
-    int64_t deps[10];
+    int64_t deps[CHAIN_EXTRA + 1];
     size_t nd = 0;
     for (size_t i = 0; i < c->nextra; i++)
         deps[nd++] = c->extra[i];
@@ -266,11 +270,14 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
     for (int s = 0; s < m.nin; s++) {
         in_box(&m, s, lo, len, ilo, ilen);
         uint64_t b = (uint64_t)box_free(m.ifax[s], m.nifax[s], ilen) * ls_dtype_size(m.vin[s].dt);
+        if (cg_resident(&m.vin[s]))
+            b = 0;
         ibuf[s][0] = cg_alloc(e, b);
         ibuf[s][1] = cg_alloc(e, b);
     }
-    obuf[0] = cg_alloc(e, (uint64_t)nout_max * ls_dtype_size(m.vout.dt));
-    obuf[1] = cg_alloc(e, (uint64_t)nout_max * ls_dtype_size(m.vout.dt));
+    uint64_t ob = cg_resident(&m.vout) ? 0 : (uint64_t)nout_max * ls_dtype_size(m.vout.dt);
+    obuf[0] = cg_alloc(e, ob);
+    obuf[1] = cg_alloc(e, ob);
     for (int k = 0; k < m.scratch; k++)
         scr[k] = cg_alloc(e, (uint64_t)nout_max * 4);
     if (e->fail)
@@ -298,15 +305,22 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 memcpy(ilen_s[s], ilen, sizeof ilen);
                 int64_t nfree = box_free(m.ifax[s], m.nifax[s], ilen);
                 struct sim_operand src;
-                if (cg_hbm_box(&m.vin[s], ilo, ilen, NULL, m.rax[s], (uint32_t)rn, m.ifax[s],
+                if (cg_box(&m.vin[s], ilo, ilen, NULL, m.rax[s], (uint32_t)rn, m.ifax[s],
                                m.nifax[s], &src))
                     return cg_fail(e, "op %s: input access pattern needs more than 4 dims",
                                    x->name);
-                isb[s] = cg_sb(0, (uint32_t)rn, ibuf[s][b], m.vin[s].dt, (uint64_t)nfree);
                 int64_t deps[72];
                 size_t nd = 0;
                 if (tile < 2)
                     nd = cg_writers(e, x->inputs[s], pax[s], deps, nd, 64);
+                if (cg_resident(&m.vin[s])) {  /* read in place */
+                    for (size_t i = 0; i < nd && c.nextra < CHAIN_EXTRA; i++)
+                        c.extra[c.nextra++] = deps[i];
+                    isb[s] = ial[s] = src;
+                    aligned(&m, s, ilen, len, &ial[s]);
+                    continue;
+                }
+                isb[s] = cg_sb(0, (uint32_t)rn, ibuf[s][b], m.vin[s].dt, (uint64_t)nfree);
                 if (last_read[s][b] >= 0)
                     deps[nd++] = last_read[s][b];
                 int64_t h = cg_dma(e, 0, &isb[s], &src, SIM_OP_DMA_COPY, deps, nd);
@@ -321,6 +335,9 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
             if (scratch_user >= 0 && m.scratch)
                 c.extra[c.nextra++] = scratch_user;
             struct sim_operand out = cg_sb(0, (uint32_t)rn, obuf[b], odt, (uint64_t)nout);
+            if (cg_resident(&m.vout) &&
+                cg_box(&m.vout, lo, len, NULL, m.po, (uint32_t)rn, m.fax, m.nf, &out))
+                return cg_fail(e, "op %s: output access pattern needs more than 4 dims", x->name);
             struct sim_operand s0 = cg_sb(0, (uint32_t)rn, scr[0], LS_DT_FP32, (uint64_t)nout);
             struct sim_operand s1 = cg_sb(0, (uint32_t)rn, scr[1], LS_DT_FP32, (uint64_t)nout);
             enum graph_op_kind k = x->kind;
@@ -433,8 +450,12 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 last_read[s][b] = c.last;
             if (m.scratch)
                 scratch_user = c.last;
+            if (cg_resident(&m.vout)) {   /* written in place: no store */
+                cg_wrote(e, x->output, m.po, c.last);
+                continue;
+            }
             struct sim_operand dst;
-            if (cg_hbm_box(&m.vout, lo, len, NULL, m.po, 1, m.fax, m.nf, &dst))
+            if (cg_box(&m.vout, lo, len, NULL, m.po, 1, m.fax, m.nf, &dst))
                 return cg_fail(e, "op %s: output access pattern needs more than 4 dims", x->name);
             int64_t h = cg_dma(e, 1, &dst, &out, SIM_OP_DMA_COPY, &c.last, 1);
             if (h < 0)
@@ -538,7 +559,7 @@ int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
             ilo[r] = r0;
             ilen[r] = rn;
             struct sim_operand src, isb = cg_sb(0, (uint32_t)rn, ibuf[b], idt, (uint64_t)nin);
-            if (cg_hbm_box(&m->vin[0], ilo, ilen, NULL, r, 1, m->ifax[0], m->nifax[0], &src))
+            if (cg_box(&m->vin[0], ilo, ilen, NULL, r, 1, m->ifax[0], m->nifax[0], &src))
                 return cg_fail(e, "op %s: input access pattern needs more than 4 dims", x->name);
             int64_t deps[72];
             size_t nd = 0;
@@ -597,7 +618,7 @@ int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
             step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &accs, NULL, 0);
         acc_user = c.last;
         struct sim_operand dst;
-        if (cg_hbm_box(&m->vout, lo, len, NULL, -1, 1, m->fax, m->nf, &dst))
+        if (cg_box(&m->vout, lo, len, NULL, -1, 1, m->fax, m->nf, &dst))
             return cg_fail(e, "op %s: output access pattern needs more than 4 dims", x->name);
         int64_t h = cg_dma(e, 1, &dst, &out, SIM_OP_DMA_COPY, &c.last, 1);
         if (h < 0)

@@ -123,15 +123,27 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
     int64_t G = nb >= 2 ? nb / 2 : 1;
     size_t esS = ls_dtype_size(vS.dt), esM = ls_dtype_size(vM.dt), esO = ls_dtype_size(vO.dt);
     /* SBUF plan */
+    /* SBUF-resident operands are read in place and a resident output written in place */
+    int inS = cg_resident(&vS), inM = cg_resident(&vM), inO = cg_resident(&vO);
     uint64_t budget = cg_budget(e);
-    uint64_t sblk = (uint64_t)nKK * mtt * esS;
-    int s_stream = sblk > budget / 2;
-    uint64_t used = (s_stream ? 2 * (uint64_t)mtt * esS : sblk) + 2 * (uint64_t)tmax * esO + 512;
+    /* HBM stationary: blocks of mg m-tiles per k-step in one DMA each (long contiguous
+     * rows when the m axis is innermost), double-buffered across groups. A resident moving
+     * operand comes first; the groups grow into what is left. */
+    uint64_t s1 = inS ? 0 : (uint64_t)nKK * mtt * esS;   /* one m-tile, all k-steps */
+    int s_stream = s1 > budget / 2;
+    uint64_t obytes = inO ? 0 : (uint64_t)tmax * esO;
+    uint64_t used = (s_stream ? 2 * (uint64_t)mtt * esS : 2 * s1) + 2 * obytes + 512;
     uint64_t mres_bytes = (uint64_t)nKK * nT * tmax * esM;
-    int m_res = used + mres_bytes <= budget;
-    uint64_t sbase = cg_alloc(e, s_stream ? 2 * (uint64_t)mtt * esS : sblk);
-    uint64_t obase[2] = {cg_alloc(e, (uint64_t)tmax * esO), cg_alloc(e, (uint64_t)tmax * esO)};
-    uint64_t mbase = cg_alloc(e, m_res ? mres_bytes : 2 * (uint64_t)tmax * esM);
+    int m_res = !inM && used + mres_bytes <= budget;
+    used += inM ? 0 : m_res ? mres_bytes : 2 * (uint64_t)tmax * esM;
+    int64_t mg = 1;
+    if (!s_stream && !inS && budget > used)
+        mg = cg_min(nM, 1 + (int64_t)((budget - used) / (2 * s1)));
+    uint64_t sgrp = (uint64_t)mg * s1;
+    uint64_t sbase = cg_alloc(e, s_stream ? 2 * (uint64_t)mtt * esS : 2 * sgrp);
+    int64_t sgroups = 0, s_rd[2] = {-1, -1};
+    uint64_t obase[2] = {cg_alloc(e, obytes), cg_alloc(e, obytes)};
+    uint64_t mbase = cg_alloc(e, inM ? 0 : m_res ? mres_bytes : 2 * (uint64_t)tmax * esM);
     if (e->fail)
         return e->fail;
     int64_t *hs = calloc((size_t)nKK + 2, sizeof *hs);
@@ -186,7 +198,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                     struct sim_operand src, dst = cg_sb(0, (uint32_t)mn[kM],
                                                         mbase + (uint64_t)(kk * nT + ti) * tmax * esM,
                                                         vM.dt, (uint64_t)te);
-                    if (cg_hbm_box(&vM, ml, mn, NULL, kM, 1, morder + 1, nm - 1, &src)) {
+                    if (cg_box(&vM, ml, mn, NULL, kM, 1, morder + 1, nm - 1, &src)) {
                         rc = cg_fail(e, "op %s: moving access pattern needs > 4 dims", x->name);
                         break;
                     }
@@ -215,17 +227,22 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                 sn[a] = mlen;
                 ol[po] = m0;
                 on[po] = mlen;
-                /* stationary block (or streamed tiles, loaded below) */
-                if (!s_stream) {
+                /* stationary group (or streamed tiles, loaded below) */
+                uint64_t gbase = sbase + (uint64_t)(sgroups & 1) * sgrp;
+                if (!s_stream && !inS && mi % mg == 0) {
+                    gbase = sbase + (uint64_t)(++sgroups & 1) * sgrp;
+                    s_reader = s_rd[sgroups & 1];
+                    int64_t glen = cg_min(mg * mtt, Ma - m0);
+                    sn[a] = glen;
                     for (int64_t kk = 0; kk < nKK; kk++) {
                         int64_t kc = kk / nK, k0 = (kk % nK) * kt;
                         combo_set(&ckS, kc, sl, sn);
                         sl[kS] = k0;
                         sn[kS] = cg_min(kt, K - k0);
                         struct sim_operand src, dst = cg_sb(0, (uint32_t)sn[kS],
-                                                            sbase + (uint64_t)kk * mtt * esS, vS.dt,
-                                                            (uint64_t)mlen);
-                        if (cg_hbm_box(&vS, sl, sn, NULL, kS, 1, sorder + 1, ns - 1, &src)) {
+                                                            gbase + (uint64_t)kk * mg * mtt * esS,
+                                                            vS.dt, (uint64_t)glen);
+                        if (cg_box(&vS, sl, sn, NULL, kS, 1, sorder + 1, ns - 1, &src)) {
                             rc = cg_fail(e, "op %s: stationary pattern needs > 4 dims", x->name);
                             break;
                         }
@@ -238,13 +255,14 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                         hs[kk] = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
                     }
                     first_s = 0;
+                    sn[a] = mlen;
                 }
                 for (int64_t tg = 0; tg * G < nT && !rc; tg++) {
                     int64_t tcount = cg_min(G, nT - tg * G);
                     int64_t last_mm[64];
                     for (int64_t kk = 0; kk < nKK && !rc; kk++) {
                         int64_t kc = kk / nK, k0 = (kk % nK) * kt, klen = cg_min(kt, K - k0);
-                        uint64_t saddr = sbase + (uint64_t)kk * mtt * esS;
+                        uint64_t saddr = gbase + ((uint64_t)kk * mg + (uint64_t)(mi % mg)) * mtt * esS;
                         int64_t hsl = hs[kk];
                         if (s_stream) {
                             combo_set(&ckS, kc, sl, sn);
@@ -253,7 +271,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                             saddr = sbase + (uint64_t)(loads & 1) * mtt * esS;
                             struct sim_operand src, dst = cg_sb(0, (uint32_t)klen, saddr, vS.dt,
                                                                 (uint64_t)mlen);
-                            if (cg_hbm_box(&vS, sl, sn, NULL, kS, 1, sorder + 1, ns - 1, &src)) {
+                            if (cg_box(&vS, sl, sn, NULL, kS, 1, sorder + 1, ns - 1, &src)) {
                                 rc = cg_fail(e, "op %s: stationary pattern needs > 4 dims", x->name);
                                 break;
                             }
@@ -269,7 +287,22 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                         struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY,
                                                        SIM_FN_NONE);
                         ls.src = cg_sb(0, (uint32_t)klen, saddr, vS.dt, (uint64_t)mlen);
-                        int64_t hls = cg_emit(e, &ls, &hsl, hsl >= 0 ? 1 : 0);
+                        int64_t ld[72];
+                        size_t nl = 0;
+                        if (hsl >= 0)
+                            ld[nl++] = hsl;
+                        if (inS) {
+                            combo_set(&ckS, kc, sl, sn);
+                            sl[kS] = k0;
+                            sn[kS] = klen;
+                            if (cg_box(&vS, sl, sn, NULL, kS, 1, sorder + 1, ns - 1, &ls.src)) {
+                                rc = cg_fail(e, "op %s: stationary pattern needs > 4 dims", x->name);
+                                break;
+                            }
+                            if (first_s)
+                                nl = cg_writers(e, x->inputs[S], pax[S], ld, nl, 64);
+                        }
+                        int64_t hls = cg_emit(e, &ls, ld, nl);
                         if (hls < 0) {
                             rc = e->fail;
                             break;
@@ -285,7 +318,23 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                             deps[nd++] = hls;
                             struct sim_operand mv;
                             int mb = (int)(loads & 1);
-                            if (m_res) {
+                            if (inM) {
+                                combo_set(&ckM, kc, ml, mn);
+                                ml[kM] = k0;
+                                mn[kM] = klen;
+                                for (int k = 0; k < nmf; k++) {
+                                    ml[mfree[k]] = tl[k];
+                                    mn[mfree[k]] = tn[k];
+                                }
+                                if (cg_box(&vM, ml, mn, NULL, kM, 1, morder + 1, nm - 1, &mv)) {
+                                    rc = cg_fail(e, "op %s: moving pattern needs > 4 dims", x->name);
+                                    break;
+                                }
+                                if (first_m > 0) {
+                                    nd = cg_writers(e, x->inputs[M], pax[M], deps, nd, 64);
+                                    first_m--;
+                                }
+                            } else if (m_res) {
                                 mv = cg_sb(0, (uint32_t)klen,
                                            mbase + (uint64_t)(kk * nT + ti) * tmax * esM, vM.dt,
                                            (uint64_t)te);
@@ -301,7 +350,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                                 mv = cg_sb(0, (uint32_t)klen, mbase + (uint64_t)mb * tmax * esM,
                                            vM.dt, (uint64_t)te);
                                 struct sim_operand src;
-                                if (cg_hbm_box(&vM, ml, mn, NULL, kM, 1, morder + 1, nm - 1, &src)) {
+                                if (cg_box(&vM, ml, mn, NULL, kM, 1, morder + 1, nm - 1, &src)) {
                                     rc = cg_fail(e, "op %s: moving pattern needs > 4 dims", x->name);
                                     break;
                                 }
@@ -338,7 +387,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                         }
                         if (s_stream)
                             hs[nKK + ((loads - 1) & 1)] = hls + 1;
-                        s_reader = hls;
+                        s_reader = s_rd[sgroups & 1] = hls;
                     }
                     /* evacuate and store each chunk */
                     for (int64_t j = 0; j < tcount && !rc; j++) {
@@ -355,16 +404,28 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                         int ob = (int)(ti & 1);
                         struct sim_operand ob_op = cg_sb(0, (uint32_t)mlen, obase[ob], vO.dt,
                                                          (uint64_t)te);
+                        if (inO && cg_box(&vO, ol, on, NULL, po, 1, oorder + 1, no - 1, &ob_op)) {
+                            rc = cg_fail(e, "op %s: output pattern needs > 4 dims", x->name);
+                            break;
+                        }
                         struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION,
                                                        SIM_FN_NONE);
                         ev.dst = ob_op;
                         ev.src = sim_psum(0, (uint32_t)mlen, (uint64_t)bank * t->psum_bank_bytes,
                                           LS_DT_FP32, (uint32_t)te);
                         int64_t deps[2] = {last_mm[j], obuf_reader[ob]};
-                        int64_t hev = cg_emit(e, &ev, deps, obuf_reader[ob] >= 0 ? 2 : 1);
+                        int64_t hev = cg_emit(e, &ev, deps, obuf_reader[ob] >= 0 && !inO ? 2 : 1);
                         bank_reader[bank % 64] = hev;
+                        if (inO) {
+                            if (hev < 0) {
+                                rc = e->fail;
+                                break;
+                            }
+                            cg_wrote(e, x->output, po, hev);
+                            continue;
+                        }
                         struct sim_operand dst;
-                        if (cg_hbm_box(&vO, ol, on, NULL, po, 1, oorder + 1, no - 1, &dst)) {
+                        if (cg_box(&vO, ol, on, NULL, po, 1, oorder + 1, no - 1, &dst)) {
                             rc = cg_fail(e, "op %s: output pattern needs > 4 dims", x->name);
                             break;
                         }

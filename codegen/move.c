@@ -38,8 +38,8 @@ static int copy_box(struct cg_em *e, const struct cg_view *vs, const int64_t *sl
         }
         struct sim_operand src, dst;
         uint32_t nr = rax >= 0 ? (uint32_t)ln[rax] : 1;
-        if (cg_hbm_box(vs, sl, ln, step, rax, nr, fax, nf, &src) ||
-            cg_hbm_box(vd, dl, ln, NULL, rax, nr, fax, nf, &dst))
+        if (cg_box(vs, sl, ln, step, rax, nr, fax, nf, &src) ||
+            cg_box(vd, dl, ln, NULL, rax, nr, fax, nf, &dst))
             return cg_fail(e, "copy access pattern needs more than 4 dims");
         if (rax < 0) {
             src.pstride = 0;
@@ -154,7 +154,7 @@ int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
             lo[ax] = 0;
             len[ax] = n;
             struct sim_operand src;
-            if (cg_hbm_box(&vt, lo, len, NULL, ax, 1, fax, nf, &src))
+            if (cg_box(&vt, lo, len, NULL, ax, 1, fax, nf, &src))
                 return cg_fail(e, "op %s: table pattern needs more than 4 dims", x->name);
             if (cl < row) {
                 uint32_t s32 = (uint32_t)cl;

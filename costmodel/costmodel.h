@@ -80,6 +80,8 @@ struct cm_model;
 struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
                               const struct cm_table *tb, const struct cg_options *o);
 void cm_model_free(struct cm_model *m);
+/* The codegen options the model prices with (its memory plan included). */
+const struct cg_options *cm_model_options(const struct cm_model *m);
 const struct graph *cm_model_graph(const struct cm_model *m);
 
 /* C_op(op, pax) (LS_ERR_INPUT when infeasible). For a source op: the relayout from

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/memplan.h"
 #include "costmodel/costmodel.h"
 #include "util/hash.h"
 #include "util/hmap.h"
@@ -23,6 +24,7 @@ struct cm_model {
     struct sim_target t;
     struct cm_table tb;
     struct cg_options o;
+    struct cg_memplan plan;         /* o.plan points here (unless o.no_residency) */
     LS_VEC(struct slot) memo;
     struct ls_hmap map;             /* key -> memo index */
     LS_VEC(unsigned char) keys;
@@ -41,7 +43,20 @@ struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
     m->tb = *tb;
     if (o)
         m->o = *o;
+    m->o.plan = NULL;
+    if (!m->o.no_residency) {
+        if (cg_memplan_build(g, &m->t, &m->o, &m->plan, NULL)) {
+            free(m);
+            return NULL;
+        }
+        m->o.plan = &m->plan;
+    }
     return m;
+}
+
+const struct cg_options *cm_model_options(const struct cm_model *m)
+{
+    return &m->o;
 }
 
 const struct graph *cm_model_graph(const struct cm_model *m)
@@ -53,6 +68,7 @@ void cm_model_free(struct cm_model *m)
 {
     if (!m)
         return;
+    cg_memplan_free(&m->plan);
     LS_VEC_FREE(&m->memo);
     ls_hmap_free(&m->map);
     LS_VEC_FREE(&m->keys);
@@ -73,6 +89,8 @@ static void kshape(struct cm_model *m, int32_t t)
 {
     const struct graph_tensor *x = graph_tensor(m->g, t);
     int32_t r = x->shape.rank, dt = x->dtype;
+    int8_t where = (int8_t)(cg_memplan_resident(m->o.plan, t) * 2 + cg_layout_free(m->g, t));
+    kput(m, &where, sizeof where);
     kput(m, &r, sizeof r);
     kput(m, &dt, sizeof dt);
     for (int i = 0; i < r; i++)
@@ -132,16 +150,13 @@ static int64_t p_emit(void *ctx, const struct sim_instr *in, const int64_t *deps
     return p->count++;
 }
 
-static void psink_init(struct cg_sink *s, struct psink *p, const struct sim_target *t)
+static void psink_init(struct cg_sink *s, struct psink *p, const struct cm_model *m)
 {
     memset(s, 0, sizeof *s);
     s->ctx = p;
     s->emit = p_emit;
     s->op_tag = s->conv_tag = -1;
-    s->sbuf_base = 0;
-    s->sbuf_bytes = cg_step_sbuf_bytes(t);
-    s->psum_bank0 = 0;
-    s->psum_nbanks = cg_step_psum_banks(t);
+    cg_sink_region(s, &m->t, &m->o, 0);
 }
 
 /* A cg_options bound was crossed while pricing: remembered, so that no caller takes the
@@ -162,7 +177,7 @@ static int conv_method_cost(struct cm_model *m, int32_t t, int from, int to,
 {
     struct psink p = {m, {{0}, 0, 0}, 0};
     struct cg_sink s;
-    psink_init(&s, &p, &m->t);
+    psink_init(&s, &p, m);
     int rc = cg_lower_conversion(m->g, &m->t, &m->o, t, from, to, meth, &s, err);
     *cost = cm_agg_total(&m->tb, &m->t, &p.agg);
     if (rc && s.limit)
@@ -176,7 +191,7 @@ int cm_conv_cost(struct cm_model *m, int32_t t, int from, int to, int64_t *cost,
     *cost = 0;
     if (method)
         *method = CG_CONV_DMA_STRIDED;
-    if (from == to)
+    if (from == to || cg_layout_free(m->g, t))
         return 0;
     m->key.len = 0;
     kput(m, "tr", 2);
@@ -253,7 +268,7 @@ int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
     if (!found) {
         struct psink p = {m, {{0}, 0, 0}, 0};
         struct cg_sink sk;
-        psink_init(&sk, &p, &m->t);
+        psink_init(&sk, &p, m);
         struct ls_error e2 = {0};
         s->rc = cg_lower_op(m->g, &m->t, &m->o, op, pax, &sk, &e2);
         s->cost = cm_agg_total(&m->tb, &m->t, &p.agg);

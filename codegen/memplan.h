@@ -1,0 +1,54 @@
+/* codegen/memplan: which tensors stay resident in SBUF, and where.
+ *
+ * The plan is decided once per (graph, target) before layout selection and does not depend
+ * on any layout choice, so that the price of an op stays a function of its own configuration
+ * (C_op) and the price of a conversion a function of its tensor (C_tr). A resident tensor
+ * reserves one slot per admissible layout (a converted copy lives in the slot of its layout),
+ * for its whole live range: from its producer to its last consumer in topological order.
+ * Everything else (graph inputs, weights, graph outputs, tensors touched by ops that only
+ * lower through HBM, tensors that do not fit) lives in HBM. docs/costmodel.md, "Memory plan". */
+#ifndef LS_CODEGEN_MEMPLAN_H
+#define LS_CODEGEN_MEMPLAN_H
+
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "sim/target.h"
+#include "util/error.h"
+
+struct cg_options;
+
+struct cg_res {
+    int resident;                /* 1: in SBUF for its whole live range */
+    uint64_t slot[GRAPH_MAX_RANK]; /* SBUF byte address (per partition) of layout index i */
+    int32_t first, last;         /* live range, positions in the topological order */
+    uint32_t prev_off, nprev;    /* earlier occupants of its bytes: prev[prev_off ..] */
+};
+
+struct cg_memplan {
+    int32_t ntensors;
+    uint64_t region;             /* resident region: SBUF bytes [0, region) per partition: the
+                                    plan's high-water mark, at most half of sbuf.usable_bytes */
+    struct cg_res *res;          /* per tensor */
+    int32_t *prev;               /* tensor ids, see cg_res.prev_off */
+    int32_t *pos;                /* per op: position in the topological order */
+    int64_t resident_tensors, spilled_tensors;
+    uint64_t resident_bytes, spilled_bytes; /* whole-tensor bytes (one layout) */
+};
+
+/* Build the plan; o only supplies exact_transpose (conversions of a resident tensor must
+ * have an on-chip method). Returns LS_ERR_NOMEM or 0. */
+int cg_memplan_build(const struct graph *g, const struct sim_target *t,
+                     const struct cg_options *o, struct cg_memplan *p, struct ls_error *err);
+void cg_memplan_free(struct cg_memplan *p);
+
+/* 1 when t is SBUF-resident under plan p (NULL plan: nothing is). */
+int cg_memplan_resident(const struct cg_memplan *p, int32_t t);
+
+/* Bytes per partition of tensor t in layout pax as resident slot: 128-row blocks
+ * (sbuf.partitions rows) of the free elements, in storage order. */
+uint64_t cg_res_block_bytes(const struct graph *g, int32_t t, int pax);
+uint64_t cg_res_slot_bytes(const struct graph *g, const struct sim_target *tg, int32_t t,
+                           int pax);
+
+#endif
