@@ -214,6 +214,31 @@ static void test_zoo_models(void **state)
     check_zoo("zoo:bert-base", 1, 32);
     check_zoo("zoo:cnn", 0, 0);
     check_zoo("zoo:gemma", 1, 16);   /* tied LM head: the embedding table gets a cast */
+    check_zoo(LAYSIM_SOURCE_DIR "/tests/data/hf/bert.json", 1, 8);
+}
+
+/* .lg files go through the pass too; --autocast is no scaling option, --layers still is. */
+static void test_lg_source(void **state)
+{
+    (void)state;
+    struct zoo_opts o;
+    zoo_opts_init(&o);
+    struct graph *g = NULL;
+    struct ls_error err;
+    ls_error_clear(&err);
+    const char *fig1 = LAYSIM_SOURCE_DIR "/examples/fig1.lg";
+    assert_int_equal(model_load(fig1, NULL, &g, &err), 0);   /* NULL opts: defaults */
+    assert_int_equal(fp32_dot_operands(g), 0);
+    assert_true(graph_find_tensor(g, "A.bf16") >= 0);
+    graph_free(g);
+    o.autocast = GRAPH_AUTOCAST_NONE;
+    assert_false(model_opts_any(&o));
+    assert_int_equal(model_load(fig1, &o, &g, &err), 0);
+    assert_int_equal(fp32_dot_operands(g), 2);
+    graph_free(g);
+    o.layers = 2;
+    assert_int_equal(model_load(fig1, &o, &g, &err), LS_ERR_INPUT);
+    assert_null(g);
 }
 
 int main(void)
@@ -224,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_inputs_and_moves),
         cmocka_unit_test(test_output_dtype_rule),
         cmocka_unit_test(test_zoo_models),
+        cmocka_unit_test(test_lg_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
