@@ -55,19 +55,24 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double *ou
 
 /* Scaling options of every command that takes a MODEL (zoo:NAME, .lg, config.json). */
 enum { CLI_OPT_LAYERS = 0x200, CLI_OPT_SEQ, CLI_OPT_BATCH, CLI_OPT_HIDDEN, CLI_OPT_IMAGE,
-       CLI_OPT_DTYPE };
+       CLI_OPT_DTYPE, CLI_OPT_AUTOCAST };
 #define CLI_MODEL_LONGOPTS                                                              \
     {"layers", required_argument, NULL, CLI_OPT_LAYERS},                                \
         {"seq", required_argument, NULL, CLI_OPT_SEQ},                                  \
         {"batch", required_argument, NULL, CLI_OPT_BATCH},                              \
         {"hidden", required_argument, NULL, CLI_OPT_HIDDEN},                            \
         {"image", required_argument, NULL, CLI_OPT_IMAGE},                              \
-        {"dtype", required_argument, NULL, CLI_OPT_DTYPE}
+        {"dtype", required_argument, NULL, CLI_OPT_DTYPE},                              \
+        {"autocast", required_argument, NULL, CLI_OPT_AUTOCAST}
 #define CLI_MODEL_HELP                                                                  \
     "  --layers N, --seq N, --batch N, --hidden N, --image N, --dtype T\n"              \
-    "                      scale a zoo: or config.json model (docs/zoo.md)\n"
-/* Set one scaling option from its command-line spelling: name is "layers", "seq", "batch",
- * "hidden", "image" (positive integers) or "dtype" (fp32, bf16, fp16, fp8). LS_ERR_INPUT
+    "                      scale a zoo: or config.json model (docs/zoo.md)\n"             \
+    "  --autocast MODE     matmul (default): matmul/conv operands in bf16, fp32\n"        \
+    "                      accumulation; none: keep the model's dtypes (any model,\n"     \
+    "                      .lg files too; docs/costmodel.md \"dtypes\")\n"
+/* Set one model option from its command-line spelling: name is "layers", "seq", "batch",
+ * "hidden", "image" (positive integers), "dtype" (fp32, bf16, fp16, fp8) or "autocast"
+ * (none, matmul; not a scaling option). LS_ERR_INPUT
  * with a message naming --NAME when the value is bad or the name unknown. */
 int cli_model_opt_set(struct zoo_opts *zo, const char *name, const char *value,
                       struct ls_error *err);

@@ -161,6 +161,14 @@ int cli_model_opt_set(struct zoo_opts *o, const char *name, const char *value,
         o->dtype = (int)dt;
         return 0;
     }
+    if (!strcmp(name, "autocast")) {
+        enum graph_autocast m;
+        if (graph_autocast_parse(value, &m))
+            return ls_error_msg(err, LS_ERR_INPUT,
+                                "--autocast: expected none or matmul, got '%s'", value);
+        o->autocast = (int)m;
+        return 0;
+    }
     int64_t *slot = !strcmp(name, "layers")   ? &o->layers
                     : !strcmp(name, "seq")    ? &o->seq
                     : !strcmp(name, "batch")  ? &o->batch
@@ -180,8 +188,9 @@ int cli_model_opt_set(struct zoo_opts *o, const char *name, const char *value,
 
 int cli_model_opt(struct zoo_opts *zo, int c, const char *arg, int *rc)
 {
-    static const char *const names[] = {"layers", "seq", "batch", "hidden", "image", "dtype"};
-    if (c < CLI_OPT_LAYERS || c > CLI_OPT_DTYPE)
+    static const char *const names[] = {"layers", "seq",   "batch",   "hidden",
+                                        "image",  "dtype", "autocast"};
+    if (c < CLI_OPT_LAYERS || c > CLI_OPT_AUTOCAST)
         return 0;
     struct ls_error err;
     ls_error_clear(&err);

@@ -52,6 +52,9 @@ const char cmd_study_help[] =
     "                      whatif; 0 = no mcts cells)\n"
     "  --mcts-time-limit S wall-clock cap per mcts cell (default 60; 0 = none); a cell cut\n"
     "                      by it shows fewer evaluations than its budget\n"
+    "  --autocast MODE     matmul (default): matmul/conv operands in bf16; none: the\n"
+    "                      models' own dtypes. --resume refuses a DIR run with another\n"
+    "                      mode\n"
     "  --quiet             no progress bar and no terminal summary\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage (nothing is run).\n";
 
@@ -89,6 +92,27 @@ static int mkdirs(const char *dir, struct ls_error *err)
     return 0;
 }
 
+/* The cells a resumed run keeps must come from models with the same dtype pass: a run
+ * recorded before the pass existed (meta without "autocast") ran with none. Records ours. */
+static int same_autocast(struct study_db *st, const char *dir, enum graph_autocast mode,
+                         struct ls_error *err)
+{
+    char have[32], ran[32];
+    int rc = study_db_meta_get(st, "autocast", have, sizeof have, err);
+    if (!rc && !have[0])
+        rc = study_db_meta_get(st, "command", ran, sizeof ran, err);
+    if (rc)
+        return rc;
+    const char *prev = have[0] ? have : ran[0] ? "none" : NULL;
+    const char *now = graph_autocast_name(mode);
+    if (prev && strcmp(prev, now))
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "%s holds results of models run with --autocast %s, not %s: resume "
+                            "with --autocast %s, or --force to replace them", dir, prev, now,
+                            prev);
+    return study_db_meta_set(st, "autocast", now, err);
+}
+
 /* "laysim ARGS..." (malloc'd, as long as the arguments; NULL when out of memory). */
 static char *command_line(int argc, char **argv)
 {
@@ -106,7 +130,7 @@ static char *command_line(int argc, char **argv)
 int cli_study_main(int argc, char **argv, int whatif)
 {
     enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
-           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET, O_FORCE, O_THREADS };
+           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET, O_FORCE, O_THREADS, O_AUTOCAST };
     static const struct option lo[] = {CLI_TARGET_LONGOPTS,
                                        {"models", required_argument, NULL, O_MODELS},
                                        {"quick", no_argument, NULL, O_QUICK},
@@ -123,6 +147,7 @@ int cli_study_main(int argc, char **argv, int whatif)
                                        {"mcts-evaluations", required_argument, NULL, O_MCTS},
                                        {"mcts-time-limit", required_argument, NULL, O_MCTL},
                                        {"quiet", no_argument, NULL, O_QUIET},
+                                       {"autocast", required_argument, NULL, O_AUTOCAST},
                                        {NULL, 0, NULL, 0}};
     const char *cmd = whatif ? "whatif" : "study";
     struct study_opts o;
@@ -135,6 +160,7 @@ int cli_study_main(int argc, char **argv, int whatif)
     const char *sets[16];
     size_t nsets = 0;
     int quiet = 0, force = 0, c;
+    enum graph_autocast autocast = GRAPH_AUTOCAST_MATMUL;
     struct ls_error err = {0};
     unsigned long long u;
     double dv;
@@ -196,6 +222,10 @@ int cli_study_main(int argc, char **argv, int whatif)
                 return cli_usage(cmd, "--mcts-time-limit must be >= 0");
             break;
         case O_QUIET: quiet = 1; break;
+        case O_AUTOCAST:
+            if (graph_autocast_parse(optarg, &autocast))
+                return cli_usage(cmd, "--autocast: expected none or matmul, got '%s'", optarg);
+            break;
         default: return cli_bad_option(cmd, argv, "");
         }
     }
@@ -225,6 +255,8 @@ int cli_study_main(int argc, char **argv, int whatif)
         study_opts_free(&o);
         return cli_report(&err);
     }
+    for (size_t i = 0; i < o.models.n; i++)
+        o.models.m[i].opts.autocast = (int)autocast;
 
     char path[1200];
     struct study_db *st = NULL;
@@ -270,6 +302,8 @@ int cli_study_main(int argc, char **argv, int whatif)
         goto done;
     }
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)sim_target_hash(&base));
+    if ((rc = same_autocast(st, out, autocast, &err)))
+        goto done;
     if ((rc = study_db_meta_set(st, "kind", whatif ? "whatif" : "study", &err)) ||
         (rc = study_db_meta_set(st, "base_hash", hash, &err)) ||
         (rc = study_db_meta_set(st, "laysim_version", LAYSIM_VERSION, &err)) ||

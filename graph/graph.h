@@ -177,6 +177,19 @@ int graph_kind_is_unary(enum graph_op_kind k);               /* relu .. cast */
 int graph_kind_is_binary(enum graph_op_kind k);              /* add .. max */
 int graph_kind_is_reduce(enum graph_op_kind k);              /* reduce_sum/max/mean */
 int graph_kind_is_compute(enum graph_op_kind k);             /* everything but source/return */
+/* May an op of kind k declare output dtype `declared` when shape inference gives
+ * `inferred`? Always when they are equal. Otherwise:
+ *   - matmul, batch_matmul, conv2d, reduce_sum, reduce_mean: any dtype (they accumulate
+ *     in fp32 and the evacuation writes whatever the output is);
+ *   - ops computed on an engine (elementwise, softmax, layernorm, rmsnorm, batchnorm,
+ *     transpose, reduce_max, pooling): a NARROWER float dtype (fp32 -> bf16/fp16/fp8,
+ *     bf16/fp16 -> fp8), because their lowering writes the output tile in the output's
+ *     dtype (the bf16 auto-cast, graph/autocast.h, relies on this);
+ *   - cast (its attribute is the dtype) and the data-movement kinds reshape, concat, slice,
+ *     gather (DMA copies, which move bytes without converting): never. */
+int graph_output_dtype_ok(enum graph_op_kind k, enum ls_dtype inferred, enum ls_dtype declared);
+/* Kinds that may write a narrower float output than their inputs (see above). */
+int graph_kind_may_narrow(enum graph_op_kind k);
 /* Allowed input counts of a kind (max -1: unbounded, i.e. concat). */
 void graph_kind_arity(enum graph_op_kind k, int *min_inputs, int *max_inputs);
 /* Defaults of a kind for inputs of the given ranks (ranks[0] = lhs/x, ranks[1] = rhs). */

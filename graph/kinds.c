@@ -87,6 +87,26 @@ int graph_kind_free_dtype(enum graph_op_kind k)
            k == GRAPH_OP_REDUCE_SUM || k == GRAPH_OP_REDUCE_MEAN;
 }
 
+int graph_kind_may_narrow(enum graph_op_kind k)
+{
+    return graph_kind_is_compute(k) && !graph_kind_free_dtype(k) && k != GRAPH_OP_CAST &&
+           k != GRAPH_OP_RESHAPE && k != GRAPH_OP_CONCAT && k != GRAPH_OP_SLICE &&
+           k != GRAPH_OP_GATHER;
+}
+
+static int is_float(enum ls_dtype d)
+{
+    return d == LS_DT_FP32 || d == LS_DT_BF16 || d == LS_DT_FP16 || d == LS_DT_FP8;
+}
+
+int graph_output_dtype_ok(enum graph_op_kind k, enum ls_dtype inferred, enum ls_dtype declared)
+{
+    if (inferred == declared || graph_kind_free_dtype(k))
+        return 1;
+    return graph_kind_may_narrow(k) && is_float(inferred) && is_float(declared) &&
+           ls_dtype_size(declared) < ls_dtype_size(inferred);
+}
+
 void graph_kind_arity(enum graph_op_kind k, int *lo, int *hi)
 {
     int a = 1, b = 1;

@@ -453,7 +453,7 @@ static int line_op(struct reader *r)
         rc = err_at(r, 3, 0, "declared shape %s, but %s of these inputs gives %s",
                     graph_shape_str(&shape, 0, b1, sizeof b1), graph_op_kind_name(kind),
                     graph_shape_str(&inferred, 0, b2, sizeof b2));
-    if (!rc && idt != dt && !graph_kind_free_dtype(kind))
+    if (!rc && !graph_output_dtype_ok(kind, idt, dt))
         rc = err_at(r, 2, 0, "declared dtype %s, but %s of these inputs gives %s",
                     ls_dtype_name(dt), graph_op_kind_name(kind), ls_dtype_name(idt));
     if (!rc) {

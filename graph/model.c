@@ -18,8 +18,9 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out,
-               struct ls_error *err)
+/* The graph of spec as its source describes it (scaled, no dtype pass). */
+static int load_raw(const char *spec, const struct zoo_opts *opts, struct graph **out,
+                    struct ls_error *err)
 {
     *out = NULL;
     if (!spec || !*spec)
@@ -65,5 +66,24 @@ int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out
     }
     rc = graph_read(spec, buf, len, out, err);
     free(buf);
+    return rc;
+}
+
+int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out,
+               struct ls_error *err)
+{
+    struct zoo_opts defaults;
+    if (!opts) {
+        zoo_opts_init(&defaults);
+        opts = &defaults;
+    }
+    struct graph *raw = NULL;
+    int rc = load_raw(spec, opts, &raw, err);
+    if (rc || opts->autocast == GRAPH_AUTOCAST_NONE) {   /* NONE: the graph as loaded */
+        *out = raw;
+        return rc;
+    }
+    rc = graph_autocast(raw, (enum graph_autocast)opts->autocast, out, err);
+    graph_free(raw);
     return rc;
 }

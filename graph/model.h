@@ -4,6 +4,9 @@
  *     zoo:NAME              a built-in zoo model (graph/zoo.h), scaled by opts
  *     path/to/config.json   a HuggingFace config (graph/hf.h), scaled by opts
  *     path/to/file.lg       a graph file (graph/lg.h); scaling options are rejected
+ *
+ * then applies the bf16 auto-cast of matmul/conv operands (graph/autocast.h) unless
+ * opts->autocast is GRAPH_AUTOCAST_NONE.
  *     -                     a graph file on stdin
  *
  * A path is taken as a HuggingFace config when it ends in ".json" or its first
@@ -15,13 +18,15 @@
 #include "graph/zoo.h"
 #include "util/error.h"
 
-/* opts may be NULL (no scaling). *out: a validated graph the caller frees (graph_free);
+/* opts may be NULL (zoo_opts_init: no scaling, autocast matmul). Every source then goes
+ * through the dtype pass opts->autocast (graph/autocast.h), so `--autocast` applies to .lg
+ * files too. *out: a validated graph the caller frees (graph_free);
  * NULL on failure, with LS_ERR_INPUT for a bad name, file or option value (exit 2) and
  * LS_ERR_IO when the file cannot be read. */
 int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out,
                struct ls_error *err);
 
-/* 1 when any scaling option is set. */
+/* 1 when any scaling option is set (--autocast is not one: it applies to every source). */
 int model_opts_any(const struct zoo_opts *opts);
 
 #endif

@@ -142,7 +142,7 @@ static int check_op(const struct graph *g, int32_t id, struct ls_error *err)
         return BAD("op '%s' (%s): declared shape %s but the inputs give %s", op->name, kn,
                    graph_shape_str(&out->shape, 0, b1, sizeof b1),
                    graph_shape_str(&s, 0, b2, sizeof b2));
-    if (dt != out->dtype && !graph_kind_free_dtype(op->kind))
+    if (!graph_output_dtype_ok(op->kind, dt, out->dtype))
         return BAD("op '%s' (%s): declared dtype %s but the inputs give %s", op->name, kn,
                    ls_dtype_name(out->dtype), ls_dtype_name(dt));
     return 0;

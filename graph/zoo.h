@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "graph/autocast.h"
 #include "graph/graph.h"
 #include "util/dtype.h"
 #include "util/error.h"
@@ -99,8 +100,12 @@ struct zoo_opts {
     int64_t hidden;     /* model width (heads scale to keep the head size; FFN scales too) */
     int64_t image;      /* image side in pixels (vision models) */
     int dtype;          /* enum ls_dtype or -1 */
+    /* Not a scaling option: the dtype pass model_load applies to every model source (zoo,
+     * config.json, .lg); zoo_build ignores it. enum graph_autocast, default MATMUL. */
+    int autocast;
 };
 
+/* All overrides off, autocast GRAPH_AUTOCAST_MATMUL. */
 void zoo_opts_init(struct zoo_opts *o);
 
 struct zoo_entry {

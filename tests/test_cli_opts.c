@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "graph/model.h"
 #include "cli/targetargs.h"
 
 static void test_target_args(void **state)
@@ -76,6 +77,14 @@ static void test_model_opt_set(void **state)
     assert_int_equal(cli_model_opt_set(&o, "dtype", "int8", &err), LS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "--dtype"));
     assert_int_equal(cli_model_opt_set(&o, "depth", "3", &err), LS_ERR_INPUT);
+    /* --autocast: default matmul, not a scaling option */
+    zoo_opts_init(&o);
+    assert_int_equal(o.autocast, GRAPH_AUTOCAST_MATMUL);
+    assert_int_equal(cli_model_opt_set(&o, "autocast", "none", &err), 0);
+    assert_int_equal(o.autocast, GRAPH_AUTOCAST_NONE);
+    assert_false(model_opts_any(&o));
+    assert_int_equal(cli_model_opt_set(&o, "autocast", "fp32", &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "--autocast: expected none or matmul"));
 }
 
 int main(void)

@@ -346,6 +346,7 @@ void zoo_opts_init(struct zoo_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->dtype = -1;
+    o->autocast = GRAPH_AUTOCAST_MATMUL;
 }
 
 int zoo_arch_get(const char *name, struct zoo_arch *a, struct ls_error *err)

@@ -24,8 +24,9 @@ expect 2 "unknown option" "$LAYSIM" graph "$SRC/examples/fig1.lg" --bogus
 expect 2 "dot with json" "$LAYSIM" graph "$SRC/examples/fig1.lg" --dot --json
 expect 2 "missing file" "$LAYSIM" graph "$T/none.lg"
 
-# Figure 1: C = matmul(A, B), D = reduce_sum(C, 0), R = add(D, B).
-expect 0 "fig1 stats json" "$LAYSIM" graph "$SRC/examples/fig1.lg" --stats --json
+# Figure 1: C = matmul(A, B), D = reduce_sum(C, 0), R = add(D, B). The figures' own ops:
+# --autocast none (the default adds bf16 casts of the matmul/conv operands, tested below).
+expect 0 "fig1 stats json" "$LAYSIM" graph "$SRC/examples/fig1.lg" --stats --json --autocast none
 expect_field compute_ops 3 fig1
 expect_field ops 6 fig1
 expect_field tensors 5 fig1
@@ -35,7 +36,7 @@ tw=$(field treewidth_ub)
 if [ -n "$tw" ] && [ "$tw" -le 2 ] && [ "$tw" -ge 1 ]; then ok; else bad "fig1 treewidth_ub '$tw' not in 1..2"; fi
 
 # Figure 2: x fans out to 8 conv2d 1x1 -> batchnorm branches, summed by 7 binary adds.
-expect 0 "fig2 stats json" "$LAYSIM" graph "$SRC/examples/fig2.lg" --stats --json
+expect 0 "fig2 stats json" "$LAYSIM" graph "$SRC/examples/fig2.lg" --stats --json --autocast none
 expect_field compute_ops 23 fig2
 expect_field ops 33 fig2
 expect_field sources 9 fig2
@@ -46,13 +47,13 @@ expect_field max_fanout 8 fig2
 expect_field treewidth_ub 2 fig2
 
 # Plain, --stats text, whole-graph JSON, DOT.
-expect 0 "fig1 summary" "$LAYSIM" graph "$SRC/examples/fig1.lg"
+expect 0 "fig1 summary" "$LAYSIM" graph "$SRC/examples/fig1.lg" --autocast none
 if grep -q "3 compute" "$T/out"; then ok; else bad "summary: $(cat "$T/out")"; fi
-expect 0 "fig1 stats text" "$LAYSIM" graph "$SRC/examples/fig1.lg" --stats
+expect 0 "fig1 stats text" "$LAYSIM" graph "$SRC/examples/fig1.lg" --stats --autocast none
 if grep -Eq "^treewidth_ub +2$" "$T/out"; then ok; else bad "stats text: $(cat "$T/out")"; fi
 expect 0 "fig1 json" "$LAYSIM" graph "$SRC/examples/fig1.lg" --json
 if grep -q '"kind": "reduce_sum"' "$T/out" && grep -q '"outputs": \[' "$T/out"; then ok; else bad "graph json"; fi
-expect 0 "fig2 dot" "$LAYSIM" graph "$SRC/examples/fig2.lg" --dot
+expect 0 "fig2 dot" "$LAYSIM" graph "$SRC/examples/fig2.lg" --dot --autocast none
 if head -1 "$T/out" | grep -q '^digraph "fig2" {$' && [ "$(grep -c -- ' -> ' "$T/out")" -eq 39 ]; then ok; else bad "dot: $(head -3 "$T/out")"; fi
 if command -v dot >/dev/null; then
     if dot -Tsvg "$T/out" >/dev/null 2>&1; then ok; else bad "graphviz rejects the DOT"; fi
@@ -64,8 +65,25 @@ for f in fig1 fig2; do
     expect 0 "$f rewrite again" "$LAYSIM" graph "$T/$f.lg" -o "$T/$f.2.lg"
     if cmp -s "$T/$f.lg" "$T/$f.2.lg"; then ok; else bad "$f: rewrite is not stable"; fi
 done
-expect 0 "stdin" "$LAYSIM" graph - --stats --json <"$SRC/examples/fig1.lg"
+expect 0 "stdin" "$LAYSIM" graph - --stats --json --autocast none <"$SRC/examples/fig1.lg"
 expect_field compute_ops 3 stdin
+
+# --autocast (default matmul): A and B feed the matmul and B also the add, so each gets one
+# bf16 cast; the matmul output C stays fp32. It is not a scaling option: .lg files take it.
+expect 0 "fig1 autocast" "$LAYSIM" graph "$SRC/examples/fig1.lg" -o "$T/fig1.ac.lg"
+if grep -q "^op A.bf16 bf16 \[4,8\] = cast A" "$T/fig1.ac.lg" &&
+   grep -q "^op B.bf16 bf16 \[8,3\] = cast B" "$T/fig1.ac.lg" &&
+   grep -q "^op C fp32 \[4,3\] = matmul A.bf16 B.bf16" "$T/fig1.ac.lg" &&
+   grep -q "^op R fp32 \[8,3\] = add D B" "$T/fig1.ac.lg"; then ok; else bad "fig1 autocast: $(cat "$T/fig1.ac.lg")"; fi
+expect 0 "fig1 autocast matmul" "$LAYSIM" graph "$SRC/examples/fig1.lg" --autocast matmul --stats --json
+expect_field compute_ops 5 "fig1 autocast"
+expect 0 "autocast is idempotent" "$LAYSIM" graph "$T/fig1.ac.lg" -o "$T/fig1.ac2.lg"
+if cmp -s "$T/fig1.ac.lg" "$T/fig1.ac2.lg"; then ok; else bad "autocast twice differs"; fi
+expect 2 "autocast bad value" "$LAYSIM" graph "$SRC/examples/fig1.lg" --autocast fp8
+if grep -q -- "--autocast: expected none or matmul, got 'fp8'" "$T/err"; then ok; else bad "autocast message: $(cat "$T/err")"; fi
+expect 2 "scaling a .lg is still refused" "$LAYSIM" graph "$SRC/examples/fig1.lg" --seq 4 --autocast none
+if "$LAYSIM" graph --help | grep -q -- "--autocast MODE"; then ok; else bad "graph --help lacks --autocast"; fi
+
 # A failed read leaves no output file behind.
 expect 2 "bad input with -o" "$LAYSIM" graph "$SRC/tests/data/bad/shape_mismatch.lg" -o "$T/never.lg"
 if [ ! -e "$T/never.lg" ]; then ok; else bad "-o written despite bad input"; fi

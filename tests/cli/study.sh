@@ -115,6 +115,13 @@ if [ -s "$T/s/tune-metrics.sqlite" ] && command -v sqlite3 >/dev/null; then
 elif command -v sqlite3 >/dev/null; then
     bad "the study wrote no tune-metrics.sqlite"
 fi
+# cells of bf16 auto-cast models are never mixed with fp32 ones: a resume with another
+# --autocast is refused, the store untouched
+# shellcheck disable=SC2086
+expect 2 "study --resume --autocast none" "$LAYSIM" study --models cnn,whisper-enc:quick --out "$T/s" --resume --quiet --autocast none $MCTS
+expect_err "run with --autocast matmul, not none" "resume with another autocast"
+expect 2 "study --autocast bf16" "$LAYSIM" study --models cnn --out "$T/bad" --autocast bf16
+expect_err "--autocast: expected none or matmul, got 'bf16'" "study --autocast message"
 
 # bad input: exit 2, nothing written
 for args in "--set pe.nosuch=1,2" "--set pe.rows=64,banana" "--set pe.rows=" "--set pe.rows=64,64" \

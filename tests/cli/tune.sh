@@ -57,9 +57,9 @@ expect 0 "rank-only scores" "$L" tune $M --param score_mix=0 --evaluations 3
 expect 2 "bad evaluations" "$L" tune $M --evaluations x
 expect 2 "unknown model" "$L" tune zoo:nosuch
 expect 1 "bad db" "$L" tune $M --evaluations 3 --db "$T/nodir/x.sqlite"
-# a target that rejects every program (textbook PE mode is bf16-only; cnn is fp32): exit 2
-# naming the reason, no .sol written
-expect 2 "target rejects all" "$L" tune $M --set pe.background_load=0 --evaluations 3 -o "$T/rej.sol"
+# a target that rejects every program (textbook PE mode is bf16-only; cnn with --autocast
+# none is fp32): exit 2 naming the reason, no .sol written
+expect 2 "target rejects all" "$L" tune $M --autocast none --set pe.background_load=0 --evaluations 3 -o "$T/rej.sol"
 grep -q "rejects every program.*bf16 only" "$T/err" && ok || bad "rejection message: $(cat "$T/err")"
 [ ! -e "$T/rej.sol" ] && ok || bad "a .sol was written for a rejected tuning run"
 expect 0 "help" "$L" tune --help
