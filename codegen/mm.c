@@ -187,13 +187,16 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                 combo_set(&ckM, kc, ml, mn);
                 ml[kM] = k0;
                 mn[kM] = cg_min(kt, K - k0);
-                for (int64_t ti = 0; ti < nT; ti++) {
+                /* chunks split along the outermost free axis are consecutive in SBUF:
+                 * one DMA loads them all (longer rows, fewer descriptors) */
+                int whole = sp.split <= 0;
+                for (int64_t ti = 0; ti < nT; ti += whole ? nT : 1) {
                     cg_split_box(&sp, ti, tl, tn);
                     int64_t te = 1;
                     for (int k = 0; k < nmf; k++) {
-                        ml[mfree[k]] = tl[k];
-                        mn[mfree[k]] = tn[k];
-                        te *= tn[k];
+                        ml[mfree[k]] = whole ? 0 : tl[k];
+                        mn[mfree[k]] = whole ? sp.ext[k] : tn[k];
+                        te *= mn[mfree[k]];
                     }
                     struct sim_operand src, dst = cg_sb(0, (uint32_t)mn[kM],
                                                         mbase + (uint64_t)(kk * nT + ti) * tmax * esM,
@@ -211,6 +214,8 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                     if (bi > 0 && mbuf_reader[0] >= 0)
                         deps[nd++] = mbuf_reader[0];
                     hm[kk * nT + ti] = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+                    for (int64_t j = 1; whole && j < nT; j++)
+                        hm[kk * nT + j] = hm[kk * nT];
                 }
             }
         }
