@@ -420,13 +420,14 @@ void rp_terminal(const struct rp *r, FILE *out)
     for (int t = 0; t < r->nt; t++) {
         int tb = 0;
         fprintf(out, "\nTarget %s: simulated time, millions of cycles (datasheet table; "
-                     "* = best or within 1%%)\n",
+                     "* = best or within 1%%; roofline = the bound no program beats, reached = "
+                     "its fraction Exact reaches)\n",
                 r->t[t].label);
         fprintf(out, "  %-14s %-8s %10s %10s %11s %10s", "model", "group", "local", "greedy",
                 "rulebased", "exact");
         if (r->has_mcts)
             fprintf(out, " %10s", "mcts");
-        fprintf(out, " %6s\n", "tw");
+        fprintf(out, " %6s %9s %8s\n", "tw", "roofline", "reached");
         for (int m = 0; m < r->nm; m++) {
             double best = rp_best(r, t, m, tb), vm = rp_sim(r, t, m, RP_MCTS, tb);
             if (r->has_mcts && !isnan(vm) && (isnan(best) || vm < best))
@@ -438,7 +439,12 @@ void rp_terminal(const struct rp *r, FILE *out)
                 fprintf(out, " %*s%s", k == 2 ? 10 : 9, b[k],
                         !isnan(v) && v <= best * 1.01 ? "*" : " ");
             }
-            fprintf(out, " %6d\n", r->m[m].tw);
+            double reached = rp_roofline_reached(r, t, m, tb);
+            fprintf(out, " %6d %9s", r->m[m].tw, rp_fmt_mcycles(rp_roofline(r, t, m, tb), b[0], CELL));
+            if (isnan(reached))
+                fprintf(out, " %8s\n", "-");
+            else
+                fprintf(out, " %7.1f%%\n", 100 * reached);
         }
         for (int s = 0; s < RP_SIM; s++) {
             double *y = RP_ROW(r, 0);
