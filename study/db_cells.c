@@ -17,6 +17,7 @@
     COLS_KEY_TO_LAYOUTS "tune_budget, tune_evaluations, tune_simulations, " COLS_ROOFLINE \
     "solve_seconds, wall_seconds"
 #define NCOLS 40
+_Static_assert(LS_ENGINE_COUNT == 5, "one busy_* column per engine: pe act dve pool dma");
 /* Older schemas read the columns they lack as 0 / "": 1 had no autotuner columns, 1 and
  * 2 no roofline or busy columns. */
 #define COLS_NO_ROOFLINE "0, '', 0, 0, 0, 0, 0, "
