@@ -381,6 +381,13 @@ static void test_dma_efficiency_curve(void **state)
         if (fabs(e256 - 0.105) > 0.015 || fabs(e2k - 0.81) > 0.03 || e4k < 0.95 || e32k < 0.97)
             fail_msg("%s: efficiency 256B %.3f 2KiB %.3f 4KiB %.3f 32KiB %.3f", names[k], e256, e2k,
                      e4k, e32k);
+        /* Twice the DMA bandwidth keeps the descriptor minimum in bytes: the same curve. */
+        struct ls_error err;
+        assert_int_equal(sim_target_set(&t, "dma.bytes_per_ns", k ? "46" : "34", &err), 0);
+        double f256 = dma_eff(&t, "dma:bytes_per_partition=256,partitions=128,count=256,queues=4");
+        if (fabs(f256 - e256) > 0.01)
+            fail_msg("%s at twice the bandwidth: 256 B efficiency %.3f, was %.3f", names[k],
+                     f256, e256);
     }
 }
 
