@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/modelcmd.h"
+#include "costmodel/roofline.h"
 #include "util/fileio.h"
 
 const char cmd_compile_help[] =
@@ -21,8 +22,23 @@ const char cmd_compile_help[] =
     "  --layout FILE.sol   the assignment (default: cfg 0 everywhere)\n"
     "  -o, --output FILE   where to write the program (default stdout)\n"
     "  --json              the summary as one JSON object on stdout (instructions, ops_lowered,\n"
-    "                      conversions, hbm_bytes, table_price, objective); needs -o\n"
+    "                      conversions, hbm_bytes, table_price, objective, roofline: the\n"
+    "                      bound no program of MODEL can beat, docs/costmodel.md); needs -o\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
+
+static json_t *roofline_json(const struct graph *g, const struct sim_target *t)
+{
+    struct cm_roofline r;
+    cm_roofline(g, t, &r);
+    json_t *o = json_object();
+    json_object_set_new(o, "flops", json_real(r.flops));
+    json_object_set_new(o, "min_hbm_bytes", json_integer((json_int_t)r.min_hbm_bytes));
+    json_object_set_new(o, "pe_ns", json_real(r.pe_ns));
+    json_object_set_new(o, "hbm_ns", json_real(r.hbm_ns));
+    json_object_set_new(o, "bound_ns", json_real(r.bound_ns));
+    json_object_set_new(o, "bound_by", json_string(cm_bound_name(r.bound_by)));
+    return o;
+}
 
 int cmd_compile(int argc, char **argv)
 {
@@ -114,6 +130,7 @@ int cmd_compile(int argc, char **argv)
         json_object_set_new(o, "hbm_bytes", json_integer((json_int_t)st.hbm_bytes));
         json_object_set_new(o, "table_price", json_integer(price));
         json_object_set_new(o, "objective", json_integer(objective));
+        json_object_set_new(o, "roofline", roofline_json(mc.in->g, &mc.t));
         rc = cli_print_json(o) ? LS_ERR_IO : 0;
     } else if (!rc) {
         fprintf(stderr,

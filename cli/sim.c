@@ -28,7 +28,9 @@ const char cmd_sim_help[] =
     "options:\n" CLI_TARGET_HELP
     "  --json              print one JSON object: cycles (base clock), ns, instructions,\n"
     "                      engines.{pe,act,dve,pool,dma}.{busy_cycles,instructions,...},\n"
-    "                      queues, stalls_ns\n"
+    "                      queues, dma_descriptors.{lt512,512_2k,2k_8k,ge8k}.{descriptors,\n"
+    "                      bytes} (by contiguous chunk size: <512 B, 512 B-2 KiB, 2-8 KiB,\n"
+    "                      >=8 KiB), stalls_ns\n"
     "  --trace FILE        write one trace record per instruction (.lstrace)\n"
     "  -o, --output FILE   write the results (text or --json) to FILE instead of stdout\n"
     "  --micro SPEC        run a built-in microbenchmark instead of a file (keys in\n"
@@ -94,6 +96,19 @@ static json_t *engine_json(const struct sim_target *t, const struct sim_stats *s
     return o;
 }
 
+/* Descriptors and bytes per chunk-size bucket (sim.h: SIM_DESC_BUCKETS). */
+static json_t *desc_hist_json(const struct sim_stats *st)
+{
+    json_t *o = json_object();
+    for (int b = 0; b < SIM_DESC_BUCKETS; b++) {
+        json_t *j = json_object();
+        json_object_set_new(j, "descriptors", json_integer((json_int_t)st->desc_hist[b].descriptors));
+        json_object_set_new(j, "bytes", json_integer((json_int_t)st->desc_hist[b].bytes));
+        json_object_set_new(o, sim_desc_bucket_name(b), j);
+    }
+    return o;
+}
+
 static int print_json(const struct sim_target *t, const struct sim_stats *st, const char *what,
                       const char *micro, double secs, double wall)
 {
@@ -128,6 +143,7 @@ static int print_json(const struct sim_target *t, const struct sim_stats *st, co
         json_array_append_new(qs, j);
     }
     json_object_set_new(o, "queues", qs);
+    json_object_set_new(o, "dma_descriptors", desc_hist_json(st));
     json_t *stalls = json_object();
     for (int c = 1; c < LS_STALL_COUNT; c++)
         json_object_set_new(stalls, ls_stall_name((enum ls_stall)c),
@@ -169,6 +185,13 @@ static void print_text(const struct sim_target *t, const struct sim_stats *st, c
         printf("dma: %" PRIu64 " bytes, efficiency %.1f%% of %u engines x %g B/ns while busy\n",
                st->dma_bytes, 100.0 * sim_dma_efficiency(t, st), t->dma_engines,
                t->dma_bytes_per_ns);
+    if (st->engine[LS_ENGINE_DMA].instructions) {
+        printf("dma descriptors by chunk size:");
+        for (int b = 0; b < SIM_DESC_BUCKETS; b++)
+            printf(" %s=%" PRIu64 " (%" PRIu64 " B)", sim_desc_bucket_name(b),
+                   st->desc_hist[b].descriptors, st->desc_hist[b].bytes);
+        printf("\n");
+    }
     printf("stalls (ns):");
     for (int c = 1; c < LS_STALL_COUNT; c++)
         printf(" %s=%.1f", ls_stall_name((enum ls_stall)c),

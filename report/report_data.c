@@ -128,6 +128,29 @@ double rp_sim(const struct rp *r, int t, int m, int s, int tb)
     return c && !c->rc && c->sim_cycles >= 0 ? (double)c->sim_cycles : NAN;
 }
 
+double rp_roofline(const struct rp *r, int t, int m, int tb)
+{
+    const struct study_cell *c = rp_cell(r, t, m, 3, tb);
+    return c && !c->rc && c->roofline_cycles > 0 ? c->roofline_cycles : NAN;
+}
+
+double rp_roofline_reached(const struct rp *r, int t, int m, int tb)
+{
+    return rp_roofline(r, t, m, tb) / rp_sim(r, t, m, 3, tb);
+}
+
+const char *rp_fmt_busy(const struct study_cell *c, char *buf, size_t n)
+{
+    if (!c || c->rc || !c->roofline_by[0]) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    snprintf(buf, n, "%.0f/%.0f/%.0f/%.0f/%.0f", 100 * c->busy[LS_ENGINE_PE],
+             100 * c->busy[LS_ENGINE_ACT], 100 * c->busy[LS_ENGINE_DVE],
+             100 * c->busy[LS_ENGINE_POOL], 100 * c->busy[LS_ENGINE_DMA]);
+    return buf;
+}
+
 double rp_pred(const struct rp *r, int t, int m, int s, int tb)
 {
     const struct study_cell *c = rp_cell(r, t, m, s, tb);

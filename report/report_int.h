@@ -64,6 +64,13 @@ double rp_pred(const struct rp *r, int t, int m, int s, int tb);   /* NaN when n
 double rp_best(const struct rp *r, int t, int m, int tb);          /* min simulated */
 double rp_relperf(const struct rp *r, int t, int m, int s, int tb);/* best / sim * 100 */
 double rp_gap(const struct rp *r, int t, int m, int s, int tb);    /* % over exact */
+/* Exact's roofline (costmodel/roofline.h) of (t, m, tb) in cycles, and the fraction of it
+ * Exact's simulated time reaches (bound / simulated, <= 1); NaN when the cell is missing,
+ * failed, or from a store older than schema 3. */
+double rp_roofline(const struct rp *r, int t, int m, int tb);
+double rp_roofline_reached(const struct rp *r, int t, int m, int tb);
+/* Exact's engine busy fractions as "PE/ACT/DVE/POOL/DMA" percentages ("-" when unknown). */
+const char *rp_fmt_busy(const struct study_cell *c, char *buf, size_t n);
 /* mcts vs exact: % of exact's simulated time saved by mcts (NaN when either is missing) */
 double rp_mcts_gain(const struct rp *r, int t, int m, int tb);
 

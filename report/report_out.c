@@ -101,6 +101,29 @@ static json_t *num(double v)
     return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
 
+static json_t *busy_json(const struct study_cell *c)
+{
+    json_t *o = json_object();
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        json_object_set_new(o, ls_engine_name((enum ls_engine)e), json_real(c->busy[e]));
+    return o;
+}
+
+/* Exact's roofline figures of one model and table (null when the store has none). */
+static json_t *roofline_json(const struct rp *r, int t, int m, int tb)
+{
+    double bound = rp_roofline(r, t, m, tb);
+    if (isnan(bound))
+        return json_null();
+    const struct study_cell *ex = rp_cell(r, t, m, 3, tb);
+    json_t *x = json_object();
+    json_object_set_new(x, "cycles", json_real(bound));
+    json_object_set_new(x, "bound_by", json_string(ex->roofline_by));
+    json_object_set_new(x, "exact_fraction", num(rp_roofline_reached(r, t, m, tb)));
+    json_object_set_new(x, "exact_busy", busy_json(ex));
+    return x;
+}
+
 int rp_write_json(const struct rp *r, const char *path, struct ls_error *err)
 {
     json_t *root = json_object();
@@ -138,6 +161,7 @@ int rp_write_json(const struct rp *r, const char *path, struct ls_error *err)
                                             json_integer(rp_changed(r, t, r->base, m, s, tb)));
                     json_object_set_new(js, rp_strategy[s], x);
                 }
+                json_object_set_new(js, "roofline", roofline_json(r, t, m, tb));
                 const struct study_cell *mc = rp_cell(r, t, m, RP_MCTS, tb);
                 if (mc) {
                     /* the autotuner: not part of relative performance, gaps or fidelity */
@@ -224,6 +248,11 @@ int rp_write_json(const struct rp *r, const char *path, struct ls_error *err)
         json_object_set_new(x, "instructions", json_integer(c->instructions));
         json_object_set_new(x, "ops", json_integer(c->ops));
         json_object_set_new(x, "treewidth", json_integer(c->treewidth));
+        if (c->roofline_by[0]) {
+            json_object_set_new(x, "roofline_cycles", json_real(c->roofline_cycles));
+            json_object_set_new(x, "roofline_by", json_string(c->roofline_by));
+            json_object_set_new(x, "busy", busy_json(c));
+        }
         json_object_set_new(x, "solve_seconds", json_real(c->solve_seconds));
         json_object_set_new(x, "wall_seconds", json_real(c->wall_seconds));
         if (!strcmp(c->strategy, rp_strategy[RP_MCTS])) {
@@ -285,7 +314,8 @@ static void cells_csv(const struct rp *r, FILE *f)
     fputs("model,target,strategy,table,family,group,scale,variant,target_hash,table_hash,ops,"
           "treewidth,rc,error,status,predicted,bound,sim_cycles,transposes,instructions,"
           "dma_efficiency,rb_exhaustive,rb_split,rb_greedy,mem_mib,tune_budget,tune_evaluations,"
-          "tune_simulations,solve_seconds,wall_seconds\n",
+          "tune_simulations,roofline_cycles,roofline_by,busy_pe,busy_act,busy_dve,busy_pool,"
+          "busy_dma,solve_seconds,wall_seconds\n",
           f);
     for (size_t i = 0; i < r->cs->len; i++) {
         const struct study_cell *c = &r->cs->data[i];
@@ -299,19 +329,41 @@ static void cells_csv(const struct rp *r, FILE *f)
         csv_str(f, c->error);
         fputc(',', f);
         csv_str(f, c->status);
-        fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d,%d,%.2f,%lld,%lld,%lld,%.6f,%.6f\n",
+        fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%.4f,%d,%d,%d,%.2f,%lld,%lld,%lld,%.0f,%s",
                 (long long)c->predicted, (long long)c->bound, (long long)c->sim_cycles,
                 (long long)c->conversions, (long long)c->instructions, c->dma_eff,
                 c->rb_exhaustive, c->rb_split, c->rb_greedy, c->mem_mib,
                 (long long)c->tune_budget, (long long)c->tune_evaluations,
-                (long long)c->tune_simulations, c->solve_seconds, c->wall_seconds);
+                (long long)c->tune_simulations, c->roofline_cycles, c->roofline_by);
+        for (int e = 0; e < LS_ENGINE_COUNT; e++)
+            fprintf(f, ",%.4f", c->busy[e]);
+        fprintf(f, ",%.6f,%.6f\n", c->solve_seconds, c->wall_seconds);
     }
+}
+
+/* Table 1's roofline columns: Exact's bound, the fraction reached and the engine shares
+ * (empty when the store has none). */
+#define ROOF_CSV                                                                           \
+    "roofline_cycles,roofline_by,exact_roofline_fraction,exact_busy_pe,exact_busy_act,"    \
+    "exact_busy_dve,exact_busy_pool,exact_busy_dma\n"
+
+static void roofline_csv(const struct rp *r, int t, int m, int tb, FILE *f)
+{
+    double bound = rp_roofline(r, t, m, tb);
+    if (isnan(bound)) {
+        fputs(",,,,,,,", f);
+        return;
+    }
+    const struct study_cell *ex = rp_cell(r, t, m, 3, tb);
+    fprintf(f, ",%.0f,%s,%.4f", bound, ex->roofline_by, rp_roofline_reached(r, t, m, tb));
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        fprintf(f, ",%.4f", ex->busy[e]);
 }
 
 static void table1_csv(const struct rp *r, FILE *f)
 {
-    fputs(r->has_mcts ? "target,model,group,table,local,greedy,rulebased,exact,mcts\n"
-                      : "target,model,group,table,local,greedy,rulebased,exact\n",
+    fputs(r->has_mcts ? "target,model,group,table,local,greedy,rulebased,exact,mcts," ROOF_CSV
+                      : "target,model,group,table,local,greedy,rulebased,exact," ROOF_CSV,
           f);
     for (int t = 0; t < r->nt; t++)
         for (int tb = 0; tb < (r->has_calib ? 2 : 1); tb++)
@@ -325,6 +377,7 @@ static void table1_csv(const struct rp *r, FILE *f)
                     else
                         fprintf(f, ",%.0f", v);
                 }
+                roofline_csv(r, t, m, tb, f);
                 fputc('\n', f);
             }
 }
@@ -367,13 +420,14 @@ void rp_terminal(const struct rp *r, FILE *out)
     for (int t = 0; t < r->nt; t++) {
         int tb = 0;
         fprintf(out, "\nTarget %s: simulated time, millions of cycles (datasheet table; "
-                     "* = best or within 1%%)\n",
+                     "* = best or within 1%%; roofline = the bound no program beats, reached = "
+                     "its fraction Exact reaches)\n",
                 r->t[t].label);
         fprintf(out, "  %-14s %-8s %10s %10s %11s %10s", "model", "group", "local", "greedy",
                 "rulebased", "exact");
         if (r->has_mcts)
             fprintf(out, " %10s", "mcts");
-        fprintf(out, " %6s\n", "tw");
+        fprintf(out, " %6s %9s %8s\n", "tw", "roofline", "reached");
         for (int m = 0; m < r->nm; m++) {
             double best = rp_best(r, t, m, tb), vm = rp_sim(r, t, m, RP_MCTS, tb);
             if (r->has_mcts && !isnan(vm) && (isnan(best) || vm < best))
@@ -385,7 +439,12 @@ void rp_terminal(const struct rp *r, FILE *out)
                 fprintf(out, " %*s%s", k == 2 ? 10 : 9, b[k],
                         !isnan(v) && v <= best * 1.01 ? "*" : " ");
             }
-            fprintf(out, " %6d\n", r->m[m].tw);
+            double reached = rp_roofline_reached(r, t, m, tb);
+            fprintf(out, " %6d %9s", r->m[m].tw, rp_fmt_mcycles(rp_roofline(r, t, m, tb), b[0], CELL));
+            if (isnan(reached))
+                fprintf(out, " %8s\n", "-");
+            else
+                fprintf(out, " %7.1f%%\n", 100 * reached);
         }
         for (int s = 0; s < RP_SIM; s++) {
             double *y = RP_ROW(r, 0);

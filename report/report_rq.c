@@ -17,18 +17,37 @@ static const char *fmt_pct(double v, char *b, size_t n)
     return b;
 }
 
-/* Table 1: the four strategies, then MCTS (when the store has mcts cells). */
+/* Table 1's roofline columns for model m: Exact's bound (M cycles and the binding limit),
+ * the fraction of it Exact reaches, and Exact's engine busy shares. */
+static void table1_roofline(const struct rp *r, int t, int m, int tb, char b[3][CELL])
+{
+    const struct study_cell *ex = rp_cell(r, t, m, 3, tb);
+    double bound = rp_roofline(r, t, m, tb);
+    char mc[CELL];
+    if (isnan(bound))
+        snprintf(b[0], CELL, "-");
+    else
+        snprintf(b[0], CELL, "%s (%s)", rp_fmt_mcycles(bound, mc, CELL), ex->roofline_by);
+    double reached = rp_roofline_reached(r, t, m, tb);
+    fmt_pct(isnan(reached) ? NAN : 100 * reached, b[1], CELL);
+    rp_fmt_busy(ex, b[2], CELL);
+}
+
+/* Table 1: the four strategies, then MCTS (when the store has mcts cells), then the
+ * roofline columns. */
 static void table1(const struct rp *r, struct doc *d, int t, int tb)
 {
     static const char *const hdr[] = {"Type", "Model", "Local", "Greedy", "Rule-Based", "Exact",
-                                      "MCTS", "Scale"};
+                                      "MCTS", "Roofline", "Exact reached",
+                                      "Exact busy % PE/ACT/DVE/POOL/DMA", "Scale"};
     static const char *const hdr4[] = {"Type", "Model", "Local", "Greedy", "Rule-Based", "Exact",
-                                       "Scale"};
+                                       "Roofline", "Exact reached",
+                                       "Exact busy % PE/ACT/DVE/POOL/DMA", "Scale"};
     int ns = r->has_mcts ? RP_SIM + 1 : RP_SIM;
-    doc_table(d, ns + 3, r->has_mcts ? hdr : hdr4);
+    doc_table(d, ns + 6, r->has_mcts ? hdr : hdr4);
     for (int m = 0; m < r->nm; m++) {
-        char b[RP_SIM + 1][CELL];
-        const char *row[8];
+        char b[RP_SIM + 1][CELL], rf[3][CELL];
+        const char *row[11];
         row[0] = strcmp(r->m[m].group, "dense") ? "Vision, Multimodal, MoE"
                                                 : "Dense Transformers";
         row[1] = r->m[m].name;
@@ -48,7 +67,10 @@ static void table1(const struct rp *r, struct doc *d, int t, int tb)
             if (!isnan(v) && v <= best * 1.01)
                 bold |= 1u << (2 + k);
         }
-        row[2 + ns] = r->m[m].scale[0] ? r->m[m].scale : "published size";
+        table1_roofline(r, t, m, tb, rf);
+        for (int k = 0; k < 3; k++)
+            row[2 + ns + k] = rf[k];
+        row[5 + ns] = r->m[m].scale[0] ? r->m[m].scale : "published size";
         doc_row(d, row, bold);
     }
     doc_table_end(d);
@@ -389,7 +411,11 @@ void rp_doc_target(const struct rp *r, struct doc *d, int t)
     doc_h(d, 2, id, title);
     doc_p(d, "Table 1 analogue: simulated execution time (millions of cycles), datasheet "
              "table. Lower is better; the best result per model and every result within 1%% of "
-             "it is bold.%s",
+             "it is bold. Roofline: the bound no program of the model can beat on this target "
+             "(millions of cycles; pe = the PE array's peak binds, hbm = the HBM traffic of "
+             "weights, inputs and outputs; docs/costmodel.md), and the fraction of it Exact's "
+             "simulated time reaches; the last column is the share of Exact's simulated time "
+             "each engine was busy.%s",
           r->has_mcts ? " MCTS is the autotuner (started from Exact's assignment, rewarded by "
                         "simulated time; see the Autotuner section): it is shown beside the "
                         "paper's four strategies but left out of RQ1, RQ3 and RQ4."

@@ -30,6 +30,16 @@ struct sim_queue_stats {
     uint64_t busy_ticks;    /* union of the queue's transfer intervals */
 };
 
+/* DMA descriptors by chunk size (bytes of one contiguous chunk): < 512 B, 512 B-2 KiB,
+ * 2-8 KiB, >= 8 KiB. The edges bracket dma.desc_min_ns x dma.bytes_per_ns (2482 B on
+ * nc-v2): chunks below it pay the fixed descriptor time, so the first two buckets are
+ * where a layout wastes DMA bandwidth. */
+#define SIM_DESC_BUCKETS 4
+struct sim_desc_bucket {
+    uint64_t descriptors;
+    uint64_t bytes;         /* bytes those descriptors move */
+};
+
 struct sim_stats {
     uint64_t tick_mhz;      /* ticks per microsecond */
     uint64_t ticks;         /* total time: the end of the last instruction (start is 0) */
@@ -39,6 +49,7 @@ struct sim_stats {
     uint32_t nqueues;       /* = target dma.queues */
     struct sim_queue_stats queue[SIM_MAX_QUEUES];
     uint64_t dma_bytes;
+    struct sim_desc_bucket desc_hist[SIM_DESC_BUCKETS];
 };
 
 /* Check p against t (operand memories, partition ranges, SBUF/PSUM capacity and banks,
@@ -63,6 +74,11 @@ uint64_t sim_ticks_base_cycles(const struct sim_target *t, uint64_t ticks);
 double sim_queue_efficiency(const struct sim_target *t, const struct sim_stats *st, uint32_t q);
 /* Bytes moved by all DMAs over the DMA busy time, as a fraction of the DMA peak. */
 double sim_dma_efficiency(const struct sim_target *t, const struct sim_stats *st);
+
+/* Bucket of a descriptor of chunk_bytes bytes, and the bucket's name ("lt512",
+ * "512_2k", "2k_8k", "ge8k"). */
+int sim_desc_bucket(uint64_t chunk_bytes);
+const char *sim_desc_bucket_name(int b);
 
 /* Cost of one ACT/DVE/POOL instruction in its engine's cycles (no dependency overhead). */
 uint64_t sim_vec_cycles(const struct sim_target *t, const struct sim_instr *in);

@@ -112,6 +112,13 @@ static int check_operand(const struct sim_target *t, const struct sim_program *p
                         "dst: PSUM overflow: the output, bytes [%llu, %llu) per partition, does "
                         "not fit in one %u-byte PSUM bank",
                         (unsigned long long)lo, (unsigned long long)hi, t->psum_bank_bytes);
+        /* An engine reads or writes one PSUM bank per access; an operand that crosses a
+         * bank boundary would need two (the hardware has no such access pattern). */
+        if (lo / t->psum_bank_bytes != (hi - 1) / t->psum_bank_bytes)
+            return fail(p, i, err,
+                        "%s: bytes [%llu, %llu) per partition span more than one %u-byte PSUM "
+                        "bank (psum.bank_bytes)",
+                        sn, (unsigned long long)lo, (unsigned long long)hi, t->psum_bank_bytes);
         break;
     }
     case LS_MEM_HBM:

@@ -133,3 +133,14 @@ void sim_dma_shape(const struct sim_instr *in, struct sim_dma_shape *sh)
     sh->chunks_per_partition = chunks;
     sh->hbm_sides = (s->mem == LS_MEM_HBM) + (d->mem == LS_MEM_HBM);
 }
+
+int sim_desc_bucket(uint64_t chunk_bytes)
+{
+    return chunk_bytes < 512 ? 0 : chunk_bytes < 2048 ? 1 : chunk_bytes < 8192 ? 2 : 3;
+}
+
+const char *sim_desc_bucket_name(int b)
+{
+    static const char *const names[SIM_DESC_BUCKETS] = {"lt512", "512_2k", "2k_8k", "ge8k"};
+    return b >= 0 && b < SIM_DESC_BUCKETS ? names[b] : "?";
+}

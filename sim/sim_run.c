@@ -331,6 +331,9 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in
     if (end > r->q_last_end[in->queue])
         r->q_last_end[in->queue] = end;
     r->st->dma_bytes += sh.bytes_per_partition * P;
+    struct sim_desc_bucket *hb = &r->st->desc_hist[sim_desc_bucket(rec->chunk_bytes)];
+    hb->descriptors += rec->descriptors;
+    hb->bytes += sh.bytes_per_partition * P;
     s->issue = start;
 }
 

@@ -172,6 +172,16 @@ static int parse_number(const char *s, double *out)
     return 0;
 }
 
+/* A new DMA bandwidth keeps the minimum descriptor size in bytes (desc_min_ns x
+ * bytes_per_ns, 2482 B on nc-v2) unless desc_min_ns was given explicitly. */
+static void keep_desc_min_bytes(struct sim_target *t, const struct key_def *k, double v)
+{
+    if (k->off == offsetof(struct sim_target, dma_desc_min_ns))
+        t->dma_desc_min_explicit = 1;
+    else if (k->off == offsetof(struct sim_target, dma_bytes_per_ns) && !t->dma_desc_min_explicit)
+        t->dma_desc_min_ns = fmin(t->dma_desc_min_ns * t->dma_bytes_per_ns / v, 1e6);
+}
+
 int sim_target_set(struct sim_target *t, const char *key, const char *value, struct ls_error *err)
 {
     if (!strcmp(key, "target.name")) {
@@ -196,6 +206,7 @@ int sim_target_set(struct sim_target *t, const char *key, const char *value, str
         return ls_error_msg(err, LS_ERR_INPUT, "%s: %s is out of range [%g, %g]", key, value,
                             k->lo, k->hi);
     }
+    keep_desc_min_bytes(t, k, v);
     char *p = (char *)t + k->off;
     switch (k->type) {
     case KT_U32: *(uint32_t *)p = (uint32_t)v; break;

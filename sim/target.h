@@ -34,6 +34,11 @@ struct sim_target {
     double dma_bytes_per_ns, dma_desc_min_ns, dma_transfer_latency_ns, dma_transpose_hbm_eff,
         dma_transpose_sbuf_eff;
     double hbm_bytes_per_ns;
+    /* 1 once dma.desc_min_ns was set by sim_target_set. Until then, setting
+     * dma.bytes_per_ns rescales desc_min_ns so that the minimum descriptor size in bytes
+     * stays the same (the fixed per-descriptor overhead is a byte count on the wire, not a
+     * time). Not a key: it does not enter the lines or the hash. */
+    int dma_desc_min_explicit;
     /* vec.* (ACT, DVE and POOL, each in its own clock) */
     uint32_t vec_min_ii, vec_access_overhead, vec_static_overhead, vec_tiny_free, vec_perf_modes,
         vec_wide_stride_bytes;

@@ -23,7 +23,10 @@ static const struct {
      " sim_cycles INTEGER, conversions INTEGER, instructions INTEGER, dma_eff REAL,"
      " rb_exhaustive INTEGER, rb_split INTEGER, rb_greedy INTEGER, mem_mib REAL,"
      " layouts TEXT, tune_budget INTEGER DEFAULT 0, tune_evaluations INTEGER DEFAULT 0,"
-     " tune_simulations INTEGER DEFAULT 0, solve_seconds REAL, wall_seconds REAL,"
+     " tune_simulations INTEGER DEFAULT 0, roofline_cycles REAL DEFAULT 0,"
+     " roofline_by TEXT DEFAULT '', busy_pe REAL DEFAULT 0, busy_act REAL DEFAULT 0,"
+     " busy_dve REAL DEFAULT 0, busy_pool REAL DEFAULT 0, busy_dma REAL DEFAULT 0,"
+     " solve_seconds REAL, wall_seconds REAL,"
      " PRIMARY KEY(model, target, strategy, tbl));"},
     {STUDY_DB_TUNE,
      "CREATE TABLE IF NOT EXISTS tune_metric ("
@@ -45,6 +48,15 @@ static const char *const migrations[] = {
     "ALTER TABLE cells ADD COLUMN tune_evaluations INTEGER DEFAULT 0;"
     "ALTER TABLE cells ADD COLUMN tune_simulations INTEGER DEFAULT 0;"
     "INSERT OR REPLACE INTO meta(key, value) VALUES('schema', '2');",
+    /* 2 -> 3: the roofline and per-engine busy fractions (unknown for old rows: 0, "") */
+    "ALTER TABLE cells ADD COLUMN roofline_cycles REAL DEFAULT 0;"
+    "ALTER TABLE cells ADD COLUMN roofline_by TEXT DEFAULT '';"
+    "ALTER TABLE cells ADD COLUMN busy_pe REAL DEFAULT 0;"
+    "ALTER TABLE cells ADD COLUMN busy_act REAL DEFAULT 0;"
+    "ALTER TABLE cells ADD COLUMN busy_dve REAL DEFAULT 0;"
+    "ALTER TABLE cells ADD COLUMN busy_pool REAL DEFAULT 0;"
+    "ALTER TABLE cells ADD COLUMN busy_dma REAL DEFAULT 0;"
+    "INSERT OR REPLACE INTO meta(key, value) VALUES('schema', '3');",
 };
 _Static_assert(sizeof migrations / sizeof *migrations == STUDY_DB_SCHEMA - 1,
                "one migration per schema version");

@@ -15,8 +15,10 @@
  * migrations): it is a handful of statements, and keeping them as C strings beside the
  * migrations that must agree with them needs no build step. Schema versions of the cells
  * tables (meta 'schema'): 1, then 2 added the autotuner columns (tune_budget,
- * tune_evaluations, tune_simulations). Opening for writing migrates in place; opening
- * read-only (merge inputs) never writes and reads schema 1 as is (the new columns read 0).
+ * tune_evaluations, tune_simulations), 3 the roofline and engine columns (roofline_cycles,
+ * roofline_by, busy_pe, busy_act, busy_dve, busy_pool, busy_dma). Opening for writing
+ * migrates in place; opening read-only (merge inputs) never writes and reads schemas 1 and
+ * 2 as they are (the newer columns read 0 or "").
  *
  *     struct study_db *db;
  *     study_db_open("out/study/results.sqlite", STUDY_DB_CELLS, &db, &err);
@@ -30,9 +32,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/arch.h"
 #include "util/error.h"
 
-#define STUDY_DB_SCHEMA 2
+#define STUDY_DB_SCHEMA 3
 
 /* The tables a file is opened for (a bit set). */
 enum study_db_part {
@@ -69,6 +72,12 @@ struct study_cell {
     /* mcts only (else 0): the evaluations budget, distinct designs scored (the start
      * included), programs compiled + simulated by the tuner */
     int64_t tune_budget, tune_evaluations, tune_simulations;
+    /* simulated cells (else 0 / ""): the model's roofline on the target
+     * (costmodel/roofline.h) in base-clock cycles like sim_cycles, the limit that binds it
+     * ("pe", "hbm"), and each engine's busy time as a fraction of sim_cycles */
+    double roofline_cycles;
+    char roofline_by[4];
+    double busy[LS_ENGINE_COUNT];
     /* timing (excluded from comparisons) */
     double solve_seconds, wall_seconds;
 };

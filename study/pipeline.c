@@ -104,6 +104,11 @@ const struct lsp_problem *study_pipe_problem(const struct study_pipe *p)
     return p->prob;
 }
 
+const struct sim_target *study_pipe_target(const struct study_pipe *p)
+{
+    return &p->t;
+}
+
 const struct cm_instance *study_pipe_instance(const struct study_pipe *p)
 {
     return p->in;

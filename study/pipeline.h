@@ -112,6 +112,8 @@ int study_pipe_new(const struct graph *g, const struct sim_target *t, const stru
 void study_pipe_free(struct study_pipe *p);
 
 const struct lsp_problem *study_pipe_problem(const struct study_pipe *p);
+/* The target the pipeline simulates on (its copy). */
+const struct sim_target *study_pipe_target(const struct study_pipe *p);
 /* The priced instance (problem, configurations, op map) the problem belongs to. */
 const struct cm_instance *study_pipe_instance(const struct study_pipe *p);
 

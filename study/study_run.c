@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "costmodel/calibrate.h"
+#include "costmodel/roofline.h"
 #include "graph/model.h"
 #include "study/loop.h"
 #include "study/pipeline.h"
@@ -119,6 +120,21 @@ char *study_layouts_of(struct study_pipe *pp, const int32_t *cfg)
     return buf;
 }
 
+/* The model's roofline in base-clock cycles (the unit of sim_cycles) and the share of
+ * the simulated time each engine was busy: how far the program is from the bound, and
+ * which engine it spends its time on. */
+static void cell_roofline(struct study_cell *c, const struct study_pipe *pp,
+                          const struct study_run *run)
+{
+    const struct sim_target *t = study_pipe_target(pp);
+    struct cm_roofline rf;
+    cm_roofline(study_pipe_instance(pp)->g, t, &rf);
+    c->roofline_cycles = rf.bound_ns * t->base_mhz * 1e-3;
+    snprintf(c->roofline_by, sizeof c->roofline_by, "%s", cm_bound_name(rf.bound_by));
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        c->busy[e] = (double)run->busy_cycles[e] / (double)run->sim_cycles;
+}
+
 int study_cell_fill(struct study_cell *c, struct study_pipe *pp, const struct study_run *run,
                     struct ls_error *err)
 {
@@ -127,6 +143,8 @@ int study_cell_fill(struct study_cell *c, struct study_pipe *pp, const struct st
     c->conversions = run->conversions;
     c->instructions = run->instructions;
     c->dma_eff = run->dma_efficiency;
+    if (run->sim_cycles)
+        cell_roofline(c, pp, run);
     c->layouts = study_layouts_of(pp, run->sol.cfg);
     return c->layouts ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
 }

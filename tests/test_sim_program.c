@@ -250,6 +250,19 @@ static void test_check_errors(void **state)
          "only DMA"},
         {"lsprog 1\ndve tensor_copy dst=sbuf[120:136]@0:bf16:64 src=sbuf[0:16]@0:bf16:64\n",
          "sbuf.partitions"},
+        /* one PSUM bank per operand and partition, whatever the engine */
+        {"lsprog 1\ndve tensor_copy dst=sbuf[0:128]@0:bf16:6000 src=psum[0:128]@0:bf16:6000\n",
+         "dve tensor_copy): src: bytes [0, 12000) per partition span more than one 2048-byte "
+         "PSUM bank"},
+        {"lsprog 1\nact activation func=exp dst=sbuf[0:128]@0:fp32:8 src=psum[0:128]@2040:fp32:8\n",
+         "act activation): src: bytes [2040, 2072) per partition span more than one"},
+        {"lsprog 1\ndve memset dst=psum[0:128]@4096:fp32:1024\n",
+         "dst: bytes [4096, 8192) per partition span more than one 2048-byte PSUM bank"},
+        /* SBUF: nothing beyond sbuf.usable_bytes (180224 on nc-v2) */
+        {"lsprog 1\ndve tensor_copy dst=sbuf[0:128]@0:fp8:200000 src=sbuf[0:128]@0:fp8:200000\n",
+         "dve tensor_copy): dst: SBUF overflow: bytes [0, 200000) per partition exceed the usable"},
+        {"lsprog 1\ndve tensor_copy dst=sbuf[0:128]@0:fp8:80000 src=sbuf[0:128]@150000:fp8:80000\n",
+         "src: SBUF overflow: bytes [150000, 230000)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct ls_error err;
@@ -267,13 +280,35 @@ static void test_check_errors(void **state)
     }
 }
 
+/* The largest legal operands: a whole PSUM bank at a bank boundary, 80,000 fp8 elements
+ * (80,000 B of the 180,224 usable) per SBUF partition. */
+static void test_check_limits_ok(void **state)
+{
+    (void)state;
+    struct sim_target t;
+    sim_target_builtin(&t, "nc-v2");
+    static const char *const ok[] = {
+        "lsprog 1\ndve tensor_copy dst=sbuf[0:128]@0:bf16:512 src=psum[0:128]@2048:fp32:512\n",
+        "lsprog 1\nact activation func=exp dst=sbuf[0:128]@0:fp32:8 src=psum[0:128]@2016:fp32:8\n",
+        "lsprog 1\ndve tensor_copy dst=sbuf[0:128]@0:fp8:80000 src=sbuf[0:128]@100224:fp8:80000\n",
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        struct ls_error err;
+        struct sim_program *p = parse(ok[i], &err);
+        assert_non_null(p);
+        if (sim_check(&t, p, &err))
+            fail_msg("case %zu: %s", i, err.msg);
+        sim_program_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_opcode_table), cmocka_unit_test(test_operand_helpers),
         cmocka_unit_test(test_parse_basic),  cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_builder),
-        cmocka_unit_test(test_check_errors),
+        cmocka_unit_test(test_check_errors), cmocka_unit_test(test_check_limits_ok),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

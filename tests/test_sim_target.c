@@ -110,6 +110,18 @@ static void test_set_errors_name_key(void **state)
     assert_non_null(strstr(err.msg, "dma.bytes_per_ns"));
     assert_int_equal(sim_target_set(&t, "dma.bytes_per_ns", "12.5", &err), 0);
     assert_true(t.dma_bytes_per_ns == 12.5);
+    /* a new bandwidth keeps the minimum descriptor bytes, unless desc_min_ns is given */
+    sim_target_builtin(&t, "nc-v2");
+    assert_int_equal(sim_target_set(&t, "dma.bytes_per_ns", "34", NULL), 0);
+    assert_true(t.dma_desc_min_ns == 73.0);
+    sim_target_builtin(&t, "nc-v2");
+    assert_int_equal(sim_target_set(&t, "dma.desc_min_ns", "200", NULL), 0);
+    assert_int_equal(sim_target_set(&t, "dma.bytes_per_ns", "34", NULL), 0);
+    assert_true(t.dma_desc_min_ns == 200.0);
+    sim_target_builtin(&t, "nc-v2");
+    assert_int_equal(sim_target_set(&t, "dma.bytes_per_ns", "34", NULL), 0);
+    assert_int_equal(sim_target_set(&t, "dma.desc_min_ns", "200", NULL), 0);
+    assert_true(t.dma_desc_min_ns == 200.0);
     /* inconsistent combinations name the key */
     sim_target_builtin(&t, "nc-v2");
     assert_int_equal(sim_target_set(&t, "pe.rows", "256", NULL), 0);

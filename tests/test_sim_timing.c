@@ -381,6 +381,13 @@ static void test_dma_efficiency_curve(void **state)
         if (fabs(e256 - 0.105) > 0.015 || fabs(e2k - 0.81) > 0.03 || e4k < 0.95 || e32k < 0.97)
             fail_msg("%s: efficiency 256B %.3f 2KiB %.3f 4KiB %.3f 32KiB %.3f", names[k], e256, e2k,
                      e4k, e32k);
+        /* Twice the DMA bandwidth keeps the descriptor minimum in bytes: the same curve. */
+        struct ls_error err;
+        assert_int_equal(sim_target_set(&t, "dma.bytes_per_ns", k ? "46" : "34", &err), 0);
+        double f256 = dma_eff(&t, "dma:bytes_per_partition=256,partitions=128,count=256,queues=4");
+        if (fabs(f256 - e256) > 0.01)
+            fail_msg("%s at twice the bandwidth: 256 B efficiency %.3f, was %.3f", names[k],
+                     f256, e256);
     }
 }
 
@@ -401,6 +408,10 @@ static void test_dma_hand_computed(void **state)
     assert_int_equal(rec(&c, 0)->end, 3920 + 6541);
     assert_int_equal(rec(&c, 0)->descriptors, 128);
     assert_int_equal(rec(&c, 0)->chunk_bytes, 2048);
+    /* 2048 B chunks fall in the 2-8 KiB bucket of the descriptor histogram */
+    assert_int_equal(st.desc_hist[2].descriptors, 128);
+    assert_int_equal(st.desc_hist[2].bytes, 128 * 2048);
+    assert_int_equal(st.desc_hist[1].descriptors + st.desc_hist[0].descriptors, 0);
     free(c.r);
     /* strided HBM side: 4 chunks of 512 B per partition */
     uint32_t sz[2] = {4, 256};
@@ -415,6 +426,13 @@ static void test_dma_hand_computed(void **state)
     /* 32 descriptors per engine x 146 ns */
     assert_int_equal(rec(&c, 0)->end, 3920 + (uint64_t)ceil(32 * 146 * 5.6 - 1e-9));
     assert_int_equal(st.queue[0].descriptors, 512);
+    assert_int_equal(st.desc_hist[1].descriptors, 512); /* 512 B: the 512 B-2 KiB bucket */
+    assert_int_equal(st.desc_hist[1].bytes, st.dma_bytes);
+    assert_int_equal(sim_desc_bucket(511), 0);
+    assert_int_equal(sim_desc_bucket(2047), 1);
+    assert_int_equal(sim_desc_bucket(8191), 2);
+    assert_int_equal(sim_desc_bucket(8192), 3);
+    assert_string_equal(sim_desc_bucket_name(3), "ge8k");
     free(c.r);
     /* 8 partitions only: 8 engines with one partition each */
     struct sim_program *r = sim_program_new();

@@ -93,7 +93,7 @@ static void test_store_roundtrip(void **state)
 }
 
 /* A results database as laysim wrote it at schema version `schema` (1 has no tune_*
- * columns), with one exact row. */
+ * columns; 1 and 2 no roofline or busy columns), with one exact row. */
 static void write_old_db(const char *path, int schema)
 {
     sqlite3 *db;
@@ -108,13 +108,16 @@ static void write_old_db(const char *path, int schema)
              " rc INTEGER, error TEXT, status TEXT, predicted INTEGER, bound INTEGER,"
              " sim_cycles INTEGER, conversions INTEGER, instructions INTEGER, dma_eff REAL,"
              " rb_exhaustive INTEGER, rb_split INTEGER, rb_greedy INTEGER, mem_mib REAL,"
-             " layouts TEXT, solve_seconds REAL, wall_seconds REAL,"
+             " layouts TEXT,%s solve_seconds REAL, wall_seconds REAL,"
              " PRIMARY KEY(model, target, strategy, tbl));"
              "INSERT INTO meta VALUES('schema', '%d');"
              "INSERT INTO meta VALUES('kind', 'whatif');"
              "INSERT INTO cells(model, target, strategy, tbl, rc, status, predicted, sim_cycles,"
              " layouts, solve_seconds) VALUES('m1', 'nc-v2', 'exact', 'datasheet', 0, 'optimal',"
              " 100, 120, 'a=0;', 0.5);",
+             schema >= 2 ? " tune_budget INTEGER DEFAULT 0, tune_evaluations INTEGER DEFAULT 0,"
+                           " tune_simulations INTEGER DEFAULT 0,"
+                         : "",
              schema);
     assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
@@ -156,7 +159,7 @@ static void test_db_schema1(void **state)
     assert_int_equal(study_db_meta_get(db, "kind", v, sizeof v, &err), 0);
     assert_string_equal(v, "whatif");       /* missing meta keys are copied */
     assert_int_equal(study_db_meta_get(db, "schema", v, sizeof v, &err), 0);
-    assert_string_equal(v, "2");            /* the destination's own version stays */
+    assert_string_equal(v, "3");            /* the destination's own version stays */
     study_db_close(db);
     char *b1 = file_bytes(old, &n1);
     assert_int_equal(n0, n1);
@@ -169,10 +172,10 @@ static void test_db_schema1(void **state)
     assert_int_not_equal(study_db_put(db, &c, &err), 0);
     study_db_close(db);
 
-    /* opened for writing: migrated to 2 in place, the row kept */
+    /* opened for writing: migrated to 3 in place, the row kept */
     assert_int_equal(study_db_open(old, STUDY_DB_CELLS, &db, &err), 0);
     assert_int_equal(study_db_meta_get(db, "schema", v, sizeof v, &err), 0);
-    assert_string_equal(v, "2");
+    assert_string_equal(v, "3");
     strcpy(c.model, "m1");
     strcpy(c.target, "nc-v2");
     strcpy(c.strategy, "mcts");
@@ -190,14 +193,58 @@ static void test_db_schema1(void **state)
     /* a version from the future */
     char fut[512];
     snprintf(fut, sizeof fut, "%s/future.sqlite", dir);
-    write_old_db(fut, 3);
+    write_old_db(fut, 4);
     assert_int_equal(study_db_open(fut, STUDY_DB_CELLS, &db, &err), LS_ERR_INPUT);
-    assert_non_null(strstr(err.msg, "schema 3"));
+    assert_non_null(strstr(err.msg, "schema 4"));
     assert_int_equal(study_db_open_readonly(fut, &db, &err), LS_ERR_INPUT);
     snprintf(fut, sizeof fut, "%s/absent.sqlite", dir);
     assert_int_equal(study_db_open_readonly(fut, &db, &err), LS_ERR_INPUT);
     assert_int_equal(access(fut, F_OK), -1);   /* not created */
     free(b0);
+    rmrf(dir);
+}
+
+/* Schema 2 (no roofline or busy columns) reads them as 0 / "" read-only and is migrated
+ * to 3 when opened for writing; the new columns round-trip. */
+static void test_db_schema2(void **state)
+{
+    (void)state;
+    char dir[256], old[512];
+    tmpdir(dir, sizeof dir);
+    snprintf(old, sizeof old, "%s/old.sqlite", dir);
+    write_old_db(old, 2);
+    struct ls_error err = {0};
+    struct study_db *db;
+    struct study_cells cs;
+    assert_int_equal(study_db_open_readonly(old, &db, &err), 0);
+    assert_int_equal(study_db_load(db, &cs, &err), 0);
+    assert_int_equal(cs.len, 1);
+    assert_true(cs.data[0].roofline_cycles == 0 && cs.data[0].busy[LS_ENGINE_PE] == 0);
+    assert_string_equal(cs.data[0].roofline_by, "");
+    study_cells_free(&cs);
+    study_db_close(db);
+    assert_int_equal(study_db_open(old, STUDY_DB_CELLS, &db, &err), 0);
+    char v[32];
+    assert_int_equal(study_db_meta_get(db, "schema", v, sizeof v, &err), 0);
+    assert_string_equal(v, "3");
+    struct study_cell c;
+    study_cell_init(&c);
+    strcpy(c.model, "m1");
+    strcpy(c.target, "nc-v2");
+    strcpy(c.strategy, "exact");
+    strcpy(c.table, "datasheet");
+    c.roofline_cycles = 1234.5;
+    strcpy(c.roofline_by, "hbm");
+    c.busy[LS_ENGINE_PE] = 0.25;
+    c.busy[LS_ENGINE_DMA] = 0.75;
+    assert_int_equal(study_db_put(db, &c, &err), 0);
+    assert_int_equal(study_db_load(db, &cs, &err), 0);
+    assert_int_equal(cs.len, 1);
+    assert_true(cs.data[0].roofline_cycles == 1234.5);
+    assert_string_equal(cs.data[0].roofline_by, "hbm");
+    assert_true(cs.data[0].busy[LS_ENGINE_PE] == 0.25 && cs.data[0].busy[LS_ENGINE_DMA] == 0.75);
+    study_cells_free(&cs);
+    study_db_close(db);
     rmrf(dir);
 }
 
@@ -332,6 +379,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_roundtrip),
         cmocka_unit_test(test_db_schema1),
+        cmocka_unit_test(test_db_schema2),
         cmocka_unit_test(test_db_tune),
         cmocka_unit_test(test_models_and_targets),
     };

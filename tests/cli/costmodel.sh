@@ -40,6 +40,11 @@ ok "$B" compile "$S/examples/fig2.lg" --autocast none --max-instructions 364 -o 
 ok test "$(jq -r '.ops' "$T/pj")" = "$(grep -c '^op ' "$T/j.lsp")"
 "$B" compile "$S/examples/fig2.lg" -o "$T/j.prog" --json > "$T/cj"; ok test $? = 0
 ok test "$(jq -r '.table_price == .objective' "$T/cj")" = true
+# the roofline: the larger of the PE and HBM bounds, never above the simulated time
+ok test "$(jq -r '.roofline | .bound_ns == ([.pe_ns, .hbm_ns] | max) and .flops > 0
+                  and .min_hbm_bytes > 0 and (.bound_by == "pe" or .bound_by == "hbm")' "$T/cj")" = true
+"$B" sim "$T/j.prog" --json > "$T/sj"; ok test $? = 0
+ok test "$(jq -n --slurpfile c "$T/cj" --slurpfile s "$T/sj" '$s[0].ns >= $c[0].roofline.bound_ns')" = true
 "$B" compile "$S/examples/fig2.lg" --json >/dev/null 2>&1; ok test $? = 2
 echo "$pass passed, $fail failed"
 test "$fail" = 0

@@ -115,8 +115,11 @@ expect_field .engines.pe.instructions 32 "gemm PE instructions"
 expect_field '.micro' "gemm:M=512,K=256,N=1024,dtype=bf16" "gemm spec echoed"
 expect 0 "micro dma" "$LAYSIM" sim --micro dma:bytes_per_partition=256,partitions=128,count=64 --json
 expect_field '.engines.dma.efficiency > 0.09 and .engines.dma.efficiency < 0.12' true "dma 256B efficiency"
+expect_field '.dma_descriptors.lt512.descriptors' 8192 "256 B chunks in the <512 B bucket"
+expect_field '([.dma_descriptors[].bytes] | add) == .engines.dma.bytes' true "buckets hold every DMA byte"
 expect 0 "micro dma 4k" "$LAYSIM" sim --micro dma:bytes_per_partition=4096,partitions=128,count=64 --json
 expect_field '.engines.dma.efficiency >= 0.95' true "dma 4KiB efficiency"
+expect_field '.dma_descriptors."2k_8k".descriptors' 8192 "4 KiB chunks in the 2-8 KiB bucket"
 expect 0 "micro dve 128" "$LAYSIM" sim --micro dve:op=add,free=2048,partitions=128 --json
 c128=$(field .cycles)
 expect 0 "micro dve 4" "$LAYSIM" sim --micro dve:op=add,free=2048,partitions=4 --json

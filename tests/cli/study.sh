@@ -29,11 +29,21 @@ fi
 
 # the autotuner: an mcts cell per model and table, in Table 1 and its own section, never
 # slower than exact's assignment it started from
-if grep -q '^| Type | Model | Local | Greedy | Rule-Based | Exact | MCTS | Scale |' "$T/s/report.md"; then ok; else
+if grep -q '^| Type | Model | Local | Greedy | Rule-Based | Exact | MCTS | Roofline | Exact reached | Exact busy % PE/ACT/DVE/POOL/DMA | Scale |' "$T/s/report.md"; then ok; else
     bad "report.md Table 1 lacks the MCTS column"; fi
 if grep -q '^### Autotuner (mcts)' "$T/s/report.md" && grep -q 'MCTS beat Exact by more than 0.5% on' "$T/s/report.md"; then ok; else
     bad "report.md lacks the autotuner section"; fi
-if head -1 "$T/s/table1.csv" | grep -q ',exact,mcts$'; then ok; else bad "table1.csv lacks the mcts column"; fi
+if head -1 "$T/s/table1.csv" | grep -q ',exact,mcts,roofline_cycles,'; then ok; else bad "table1.csv lacks the mcts column"; fi
+# the roofline: every model has a bound that Exact's simulated time does not beat, and the
+# engines' busy shares, in table1.csv, results.json and the cells
+if awk -F, 'NR > 1 { n++; if ($10 > 0 && $11 ~ /^(pe|hbm)$/ && $12 > 0 && $12 <= 1 && $13 > 0 && $17 > 0) ok++ }
+            END { exit !(n == 4 && ok == 4) }' "$T/s/table1.csv"; then ok; else
+    bad "table1.csv: roofline columns missing or out of range"; cat "$T/s/table1.csv"; fi
+n=$(jq '[.targets[].models[] | (.datasheet, .calibrated) | .roofline
+         | select(.cycles > 0 and .exact_fraction > 0 and .exact_fraction <= 1 and .exact_busy.pe > 0)] | length' "$T/s/results.json")
+if [ "$n" = 4 ]; then ok; else bad "results.json has $n roofline objects, want 4"; fi
+n=$(jq '[.cells[] | select(.strategy == "exact" and .roofline_cycles <= .sim_cycles and .busy.dma > 0)] | length' "$T/s/results.json")
+if [ "$n" = 4 ]; then ok; else bad "results.json has $n exact cells with a roofline, want 4"; fi
 if grep -q '^  mcts vs exact (calibrated table' "$T/out"; then ok; else bad "terminal summary lacks the mcts line"; fi
 n=$(jq '[.cells[] | select(.strategy == "mcts" and .rc == 0 and .status == "feasible"
           and .budget == 24 and .evaluations >= 1 and .evaluations <= 24 and .sim_cycles > 0)] | length' "$T/s/results.json")
@@ -74,7 +84,7 @@ if ! cmp -s <(grep -v '^#' "$T/cal.lsp") <(grep -v '^#' "$T/ds.lsp"); then ok; e
 expect 0 "study --mcts-evaluations 0" "$LAYSIM" study --models cnn --out "$T/z" --quiet --mcts-evaluations 0
 if jq -e '(.cells | length) == 9 and ([.cells[] | select(.strategy == "mcts")] | length) == 0' "$T/z/results.json" >/dev/null; then ok; else
     bad "--mcts-evaluations 0 still wrote mcts cells"; fi
-if ! grep -q 'MCTS\|Autotuner' "$T/z/report.md" && [ "$(head -1 "$T/z/table1.csv")" = "target,model,group,table,local,greedy,rulebased,exact" ]; then ok; else
+if ! grep -q 'MCTS\|Autotuner' "$T/z/report.md" && [ "$(head -1 "$T/z/table1.csv" | cut -d, -f1-9)" = "target,model,group,table,local,greedy,rulebased,exact,roofline_cycles" ]; then ok; else
     bad "--mcts-evaluations 0 still reports mcts"; fi
 for v in -1 abc 1.5 ""; do
     expect 2 "study --mcts-evaluations '$v'" "$LAYSIM" study --models cnn --out "$T/bad" --mcts-evaluations "$v"
@@ -170,12 +180,16 @@ if command -v sqlite3 >/dev/null; then
     cp "$T/z/results.sqlite" "$T/old/results.sqlite"
     sqlite3 "$T/old/results.sqlite" "alter table cells drop column tune_budget;
         alter table cells drop column tune_evaluations; alter table cells drop column tune_simulations;
+        alter table cells drop column roofline_cycles; alter table cells drop column roofline_by;
+        alter table cells drop column busy_pe; alter table cells drop column busy_act;
+        alter table cells drop column busy_dve; alter table cells drop column busy_pool;
+        alter table cells drop column busy_dma;
         update meta set value = '1' where key = 'schema'"
     expect 0 "merge of a schema-1 store" "$LAYSIM" merge --out "$T/m1" "$T/old" --quiet
     q='select model,strategy,tbl,sim_cycles,layouts from cells order by 1,2,3'
     if [ "$(sqlite3 "$T/m1/results.sqlite" "$q")" = "$(sqlite3 "$T/z/results.sqlite" "$q")" ] \
        && [ "$(sqlite3 "$T/old/results.sqlite" "select value from meta where key = 'schema'")" = 1 ] \
-       && [ "$(sqlite3 "$T/m1/results.sqlite" "select value from meta where key = 'schema'")" = 2 ]; then ok; else
+       && [ "$(sqlite3 "$T/m1/results.sqlite" "select value from meta where key = 'schema'")" = 3 ]; then ok; else
         bad "a schema-1 store did not load"; fi
     sqlite3 "$T/old/results.sqlite" "update meta set value = '99' where key = 'schema'"
     expect 2 "merge of a schema-99 store" "$LAYSIM" merge --out "$T/m99" "$T/old" --quiet
