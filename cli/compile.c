@@ -22,7 +22,8 @@ const char cmd_compile_help[] =
     "  --layout FILE.sol   the assignment (default: cfg 0 everywhere)\n"
     "  -o, --output FILE   where to write the program (default stdout)\n"
     "  --json              the summary as one JSON object on stdout (instructions, ops_lowered,\n"
-    "                      conversions, hbm_bytes, table_price, objective, roofline: the\n"
+    "                      conversions, hbm_bytes, memory_plan (resident and spilled tensors\n"
+    "                      and bytes), table_price, objective, roofline: the\n"
     "                      bound no program of MODEL can beat, docs/costmodel.md); needs -o\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
@@ -128,6 +129,14 @@ int cmd_compile(int argc, char **argv)
         json_object_set_new(o, "ops_lowered", json_integer(st.ops_lowered));
         json_object_set_new(o, "conversions", json_integer(st.conversions));
         json_object_set_new(o, "hbm_bytes", json_integer((json_int_t)st.hbm_bytes));
+        json_t *mp = json_object();
+        json_object_set_new(mp, "resident_tensors", json_integer(st.resident_tensors));
+        json_object_set_new(mp, "spilled_tensors", json_integer(st.spilled_tensors));
+        json_object_set_new(mp, "resident_bytes", json_integer((json_int_t)st.resident_bytes));
+        json_object_set_new(mp, "spilled_bytes", json_integer((json_int_t)st.spilled_bytes));
+        json_object_set_new(mp, "sbuf_region_bytes_per_partition",
+                            json_integer((json_int_t)st.resident_region));
+        json_object_set_new(o, "memory_plan", mp);
         json_object_set_new(o, "table_price", json_integer(price));
         json_object_set_new(o, "objective", json_integer(objective));
         json_object_set_new(o, "roofline", roofline_json(mc.in->g, &mc.t));

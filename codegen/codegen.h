@@ -145,6 +145,9 @@ typedef enum cg_conv_method (*cg_choose_fn)(void *ctx, int32_t t, int from, int 
 struct cg_compile_stats {
     int64_t ops_lowered, conversions, instructions;
     uint64_t hbm_bytes;
+    /* the memory plan: tensors kept in SBUF and spilled to HBM, and their bytes */
+    int64_t resident_tensors, spilled_tensors;
+    uint64_t resident_bytes, spilled_bytes, resident_region;
 };
 
 /* Lower every op of g under cfg_pax (per op: nslots partition axes, in op-id order) in

@@ -202,6 +202,13 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
     c.g = g;
     c.st = st;
     c.plan = o ? o->plan : NULL;
+    if (c.plan) {
+        st->resident_tensors = c.plan->resident_tensors;
+        st->spilled_tensors = c.plan->spilled_tensors;
+        st->resident_bytes = c.plan->resident_bytes;
+        st->spilled_bytes = c.plan->spilled_bytes;
+        st->resident_region = c.plan->region;
+    }
     for (int k = 0; k < NKEYS; k++)
         c.last[k] = -1;
     c.p = sim_program_new();
