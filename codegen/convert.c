@@ -28,8 +28,9 @@ int cg_conv_possible(const struct graph *g, const struct sim_target *tg,
         return (A % 32 == 0 && B % 32 == 0) || (A == B && A <= 32);
     case CG_CONV_DMA_T:
         return tg->dma_transpose && (es == 2 || es == 4);
-    case CG_CONV_DMA_STRIDED:   /* an element gather from HBM: not for SBUF-resident tensors */
-        return !cg_memplan_resident(o ? o->plan : NULL, t);
+    case CG_CONV_DMA_STRIDED:   /* an element gather from HBM to HBM: not on chip */
+        return !cg_memplan_in_sbuf(o ? o->plan : NULL, g, t, from) &&
+               !cg_memplan_in_sbuf(o ? o->plan : NULL, g, t, to);
     default:
         return 0;
     }

@@ -80,10 +80,9 @@ void cg_view_make(struct cg_em *e, int32_t t, int pax, struct cg_view *v)
         s *= v->dim[order[k]];
     }
     v->pblk = e->t->sbuf_partitions;
-    if (cg_memplan_resident(e->o->plan, t)) {
-        int li = cg_layout_index(e->g, t, pax);
+    if (cg_memplan_in_sbuf(e->o->plan, e->g, t, pax)) {
         v->mem = LS_MEM_SBUF;
-        v->base = e->o->plan->res[t].slot[li < 0 ? 0 : li];
+        v->base = e->o->plan->res[t].slot[cg_layout_index(e->g, t, pax)];
         v->blk = cg_res_block_bytes(e->g, t, pax);
         return;
     }

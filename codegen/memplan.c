@@ -29,12 +29,53 @@ int cg_memplan_resident(const struct cg_memplan *p, int32_t t)
     return p && t >= 0 && t < p->ntensors && p->res[t].resident;
 }
 
-/* Op kinds whose lowering reads and writes SBUF-resident tensors in place. */
-static int in_place_kind(enum graph_op_kind k)
+int cg_memplan_in_sbuf(const struct cg_memplan *p, const struct graph *g, int32_t t, int pax)
 {
+    if (!cg_memplan_resident(p, t))
+        return 0;
+    int li = cg_layout_index(g, t, pax);
+    return li >= 0 && p->res[t].slot[li] != CG_NO_SLOT;
+}
+
+/* A reshape whose every configuration keeps one axis on partitions (the default layouts
+ * map one to one): each partition's elements keep their order, a copy per block. */
+static int reshape_keeps_rows(const struct graph *g, int32_t op)
+{
+    const struct graph_op *x = graph_op(g, op);
+    struct cg_layouts li, lo;
+    cg_tensor_layouts(g, x->inputs[0], &li);
+    cg_tensor_layouts(g, x->output, &lo);
+    struct graph_axis m[GRAPH_MAX_RANK];
+    graph_axis_map(g, op, 0, m);
+    return li.pax[0] >= 0 && lo.pax[0] >= 0 && m[li.pax[0]].kind == GRAPH_AXIS_MAP &&
+           m[li.pax[0]].out == lo.pax[0];
+}
+
+/* Ops whose lowering reads and writes SBUF-resident tensors in place. */
+static int in_place_op(const struct graph *g, int32_t op)
+{
+    enum graph_op_kind k = graph_op(g, op)->kind;
+    if (k == GRAPH_OP_RESHAPE)
+        return reshape_keeps_rows(g, op);
     return k == GRAPH_OP_MATMUL || k == GRAPH_OP_BATCH_MATMUL || graph_kind_is_unary(k) ||
            graph_kind_is_binary(k) || k == GRAPH_OP_SOFTMAX || k == GRAPH_OP_LAYERNORM ||
            k == GRAPH_OP_RMSNORM || k == GRAPH_OP_TRANSPOSE;
+}
+
+/* Layouts kept on chip: those with at least half the partitions of the tensor's widest
+ * layout (capped at one block). A layout with fewer rows wastes most of every engine and
+ * would multiply the footprint (a [heads, seq, seq] tensor with heads on partitions holds
+ * seq*seq elements per partition); a tensor in such a layout lives in HBM. */
+int cg_memplan_keeps(const struct graph *g, const struct sim_target *tg, int32_t t, int pax)
+{
+    struct cg_layouts l;
+    cg_tensor_layouts(g, t, &l);
+    const struct graph_tensor *x = graph_tensor(g, t);
+    int64_t widest = 1, P = pax >= 0 ? x->shape.dims[pax].size : 1;
+    for (int i = 0; i < l.n; i++)
+        if (l.pax[i] >= 0 && x->shape.dims[l.pax[i]].size > widest)
+            widest = x->shape.dims[l.pax[i]].size;
+    return 2 * P >= cg_min(widest, tg->sbuf_partitions);
 }
 
 /* An elementwise consumer may read its input broadcast over the output's partition axis
@@ -43,7 +84,8 @@ static int in_place_kind(enum graph_op_kind k)
 static int may_read_broadcast(const struct graph *g, int32_t op, int slot)
 {
     const struct graph_op *x = graph_op(g, op);
-    if (x->kind == GRAPH_OP_MATMUL || x->kind == GRAPH_OP_BATCH_MATMUL)
+    if (x->kind == GRAPH_OP_MATMUL || x->kind == GRAPH_OP_BATCH_MATMUL ||
+        x->kind == GRAPH_OP_RESHAPE)
         return 0;
     struct graph_axis map[GRAPH_MAX_RANK];
     int r = graph_axis_map(g, op, slot, map);
@@ -70,7 +112,9 @@ static int converts_on_chip(const struct graph *g, const struct sim_target *tg,
     cg_tensor_layouts(g, t, &l);
     for (int i = 0; i < l.n; i++)
         for (int j = 0; j < l.n; j++)
-            if (i != j && !cg_conv_possible(g, tg, o, t, l.pax[i], l.pax[j], CG_CONV_PE) &&
+            if (i != j &&
+                (cg_memplan_keeps(g, tg, t, l.pax[i]) || cg_memplan_keeps(g, tg, t, l.pax[j])) &&
+                !cg_conv_possible(g, tg, o, t, l.pax[i], l.pax[j], CG_CONV_PE) &&
                 !cg_conv_possible(g, tg, o, t, l.pax[i], l.pax[j], CG_CONV_DVE))
                 return 0;
     return 1;
@@ -80,11 +124,11 @@ static int eligible(const struct graph *g, const struct sim_target *tg,
                     const struct cg_options *o, int32_t t)
 {
     const struct graph_tensor *x = graph_tensor(g, t);
-    if (x->producer < 0 || !in_place_kind(graph_op(g, x->producer)->kind))
+    if (x->producer < 0 || !in_place_op(g, x->producer))
         return 0;
     for (size_t u = 0; u < x->nuses; u++) {
         int32_t op = x->uses[u].op;
-        if (!in_place_kind(graph_op(g, op)->kind) || may_read_broadcast(g, op, x->uses[u].slot))
+        if (!in_place_op(g, op) || may_read_broadcast(g, op, x->uses[u].slot))
             return 0;
     }
     return converts_on_chip(g, tg, o, t);
@@ -96,7 +140,8 @@ static uint64_t footprint(const struct graph *g, const struct sim_target *tg, in
     cg_tensor_layouts(g, t, &l);
     uint64_t n = 0;
     for (int i = 0; i < l.n; i++)
-        n += cg_res_slot_bytes(g, tg, t, l.pax[i]);
+        if (cg_memplan_keeps(g, tg, t, l.pax[i]))
+            n += cg_res_slot_bytes(g, tg, t, l.pax[i]);
     return n;
 }
 
@@ -167,6 +212,9 @@ static int place(struct builder *b, int32_t t, uint64_t at, uint64_t size)
     cg_tensor_layouts(b->g, t, &l);
     uint64_t a = at;
     for (int i = 0; i < l.n; i++) {
+        r->slot[i] = CG_NO_SLOT;
+        if (!cg_memplan_keeps(b->g, b->tg, t, l.pax[i]))
+            continue;
         r->slot[i] = a;
         a += cg_res_slot_bytes(b->g, b->tg, t, l.pax[i]);
     }

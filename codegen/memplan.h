@@ -3,8 +3,9 @@
  * The plan is decided once per (graph, target) before layout selection and does not depend
  * on any layout choice, so that the price of an op stays a function of its own configuration
  * (C_op) and the price of a conversion a function of its tensor (C_tr). A resident tensor
- * reserves one slot per admissible layout (a converted copy lives in the slot of its layout),
- * for its whole live range: from its producer to its last consumer in topological order.
+ * reserves one slot per layout it keeps on chip (cg_memplan_keeps; a converted copy lives in
+ * the slot of its layout), for its whole live range: from its producer to its last consumer
+ * in topological order. In a layout it does not keep, the tensor lives in HBM.
  * Everything else (graph inputs, weights, graph outputs, tensors touched by ops that only
  * lower through HBM, tensors that do not fit) lives in HBM. docs/costmodel.md, "Memory plan". */
 #ifndef LS_CODEGEN_MEMPLAN_H
@@ -18,9 +19,12 @@
 
 struct cg_options;
 
+#define CG_NO_SLOT UINT64_MAX
+
 struct cg_res {
     int resident;                /* 1: in SBUF for its whole live range */
-    uint64_t slot[GRAPH_MAX_RANK]; /* SBUF byte address (per partition) of layout index i */
+    uint64_t slot[GRAPH_MAX_RANK]; /* SBUF byte address (per partition) of layout index i,
+                                      CG_NO_SLOT for a layout kept in HBM */
     int32_t first, last;         /* live range, positions in the topological order */
     uint32_t prev_off, nprev;    /* earlier occupants of its bytes: prev[prev_off ..] */
 };
@@ -42,8 +46,12 @@ int cg_memplan_build(const struct graph *g, const struct sim_target *t,
                      const struct cg_options *o, struct cg_memplan *p, struct ls_error *err);
 void cg_memplan_free(struct cg_memplan *p);
 
-/* 1 when t is SBUF-resident under plan p (NULL plan: nothing is). */
+/* 1 when t is SBUF-resident under plan p (NULL plan: nothing is); cg_memplan_in_sbuf:
+ * and in layout pax it has a slot. */
 int cg_memplan_resident(const struct cg_memplan *p, int32_t t);
+int cg_memplan_in_sbuf(const struct cg_memplan *p, const struct graph *g, int32_t t, int pax);
+/* 1 when a resident t keeps layout pax on chip (a function of its shape only). */
+int cg_memplan_keeps(const struct graph *g, const struct sim_target *tg, int32_t t, int pax);
 
 /* Bytes per partition of tensor t in layout pax as resident slot: 128-row blocks
  * (sbuf.partitions rows) of the free elements, in storage order. */

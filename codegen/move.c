@@ -58,6 +58,50 @@ static int copy_box(struct cg_em *e, const struct cg_view *vs, const int64_t *sl
     return 0;
 }
 
+/* Rows of partition block j of a view as a [rows x F] operand (F: elements per partition),
+ * in SBUF in place or in HBM. */
+static struct sim_operand block_rows(const struct cg_view *v, int64_t j, int64_t rows, int64_t F)
+{
+    if (cg_resident(v))
+        return sim_sbuf(0, (uint32_t)rows, v->base + (uint64_t)j * v->blk, v->dt, (uint32_t)F);
+    uint64_t off = (uint64_t)(j * v->pblk * F) * ls_dtype_size(v->dt);
+    return sim_hbm((uint32_t)rows, (int32_t)F, v->base + off, v->dt, (uint32_t)F);
+}
+
+/* A reshape with an SBUF-resident side: the partition axis maps one to one, so each
+ * partition's elements keep their order; one copy per block of partitions (an engine
+ * copy when both sides are in SBUF, else a DMA). */
+static int reshape_blocks(struct cg_em *e, int32_t op, const int8_t *pax, const struct cg_view *vi,
+                          const struct cg_view *vo)
+{
+    const struct graph_op *x = graph_op(e->g, op);
+    struct graph_axis m[R_];
+    graph_axis_map(e->g, op, 0, m);
+    if (pax[0] < 0 || pax[1] < 0 || m[pax[0]].kind != GRAPH_AXIS_MAP || m[pax[0]].out != pax[1])
+        return cg_fail(e, "op %s: an on-chip reshape keeps one axis on partitions", x->name);
+    int64_t P = vi->dim[pax[0]];
+    int64_t F = graph_shape_numel(&graph_tensor(e->g, x->output)->shape) / P;
+    for (int64_t j = 0; j * vi->pblk < P; j++) {
+        int64_t rows = cg_min(vi->pblk, P - j * vi->pblk);
+        struct sim_operand src = block_rows(vi, j, rows, F), dst = block_rows(vo, j, rows, F);
+        int64_t deps[72];
+        size_t nd = cg_writers(e, x->inputs[0], pax[0], deps, 0, 64);
+        int64_t h;
+        if (cg_resident(vi) && cg_resident(vo)) {
+            struct sim_instr in = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+            in.src = src;
+            in.dst = dst;
+            h = cg_emit(e, &in, deps, nd);
+        } else {
+            h = cg_dma(e, cg_resident(vo) ? 0 : 1, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+        }
+        if (h < 0)
+            return e->fail;
+        cg_wrote(e, x->output, pax[1], h);
+    }
+    return e->fail;
+}
+
 int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     const struct graph_op *x = graph_op(e->g, op);
@@ -68,6 +112,8 @@ int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
     if (x->kind == GRAPH_OP_RESHAPE) {
         struct cg_view vi;
         cg_view_make(e, x->inputs[0], pax[0], &vi);
+        if (cg_resident(&vi) || cg_resident(&vo))
+            return reshape_blocks(e, op, pax, &vi, &vo);
         /* same element order in both layouts: one flat copy */
         int64_t numel = graph_shape_numel(&graph_tensor(e->g, x->output)->shape);
         int64_t r = cg_min(numel, e->t->sbuf_partitions);
