@@ -25,6 +25,11 @@ struct cg_view {
     enum ls_mem mem;
     uint64_t blk;
     int64_t pblk;
+    /* > 0: a weight stored k-tiled in HBM (laid out at compile time for its matmuls):
+     * [pax % pblk][pax / pblk][the other axes], so that one partition's rows of every
+     * k-tile are contiguous; `tiles` = dim[pax] / pblk. stride[pax] is then the k-tile
+     * stride (the other axes' size). */
+    int64_t tiles;
 };
 
 /* Lowering state of one step (one op or one conversion). */
@@ -53,6 +58,12 @@ int cg_storage_order(const struct cg_view *v, int *order);
 int cg_box(const struct cg_view *v, const int64_t *lo, const int64_t *len,
                const int64_t *step, int rax, uint32_t nrows_bcast, const int *fax, int nf,
                struct sim_operand *o);
+/* k-tiles [kb0, kb0 + n) of a box of a k-tiled view in one operand: [pblk rows x n x the
+ * box's free dims] (lo/len of the pax axis are ignored). -1 when more than 4 free dims
+ * remain. */
+int cg_box_tiles(const struct cg_view *v, int64_t kb0, int64_t n, const int64_t *lo,
+                 const int64_t *len, const int *fax, int nf, struct sim_operand *o);
+
 /* SBUF operand: nparts partitions from part0, `free` contiguous elements at addr. */
 struct sim_operand cg_sb(uint32_t part0, uint32_t nparts, uint64_t addr, enum ls_dtype dt,
                          uint64_t free);

@@ -63,6 +63,22 @@ void cg_layout_label(const struct graph *g, int32_t t, int pax, char *buf, size_
 
 /* ---- views and patterns ------------------------------------------------------------ */
 
+/* Weights read only by matmuls (always with pax on partitions) whose partition extent is
+ * a whole number of blocks are stored k-tiled (cg_view.tiles). */
+static int k_tiled(const struct graph *g, int32_t t, int pax, int64_t pblk)
+{
+    const struct graph_tensor *x = graph_tensor(g, t);
+    if (!cg_layout_free(g, t) || pax < 0 || x->shape.dims[pax].size <= pblk ||
+        x->shape.dims[pax].size % pblk)
+        return 0;
+    for (size_t u = 0; u < x->nuses; u++) {
+        enum graph_op_kind k = graph_op(g, x->uses[u].op)->kind;
+        if (k != GRAPH_OP_MATMUL && k != GRAPH_OP_BATCH_MATMUL)
+            return 0;
+    }
+    return 1;
+}
+
 void cg_view_make(struct cg_em *e, int32_t t, int pax, struct cg_view *v)
 {
     const struct graph_tensor *x = graph_tensor(e->g, t);
@@ -80,6 +96,7 @@ void cg_view_make(struct cg_em *e, int32_t t, int pax, struct cg_view *v)
         s *= v->dim[order[k]];
     }
     v->pblk = e->t->sbuf_partitions;
+    v->tiles = 0;
     if (cg_memplan_in_sbuf(e->o->plan, e->g, t, pax)) {
         v->mem = LS_MEM_SBUF;
         v->base = e->o->plan->res[t].slot[cg_layout_index(e->g, t, pax)];
@@ -88,6 +105,9 @@ void cg_view_make(struct cg_em *e, int32_t t, int pax, struct cg_view *v)
     }
     v->mem = LS_MEM_HBM;
     v->blk = 0;
+    v->tiles = 0;
+    if (k_tiled(e->g, t, pax, v->pblk))
+        v->tiles = v->dim[pax] / v->pblk;
     v->base = e->s->hbm_addr ? e->s->hbm_addr(e->s->ctx, t, pax) : 0;
 }
 
@@ -145,12 +165,14 @@ void cg_pattern(struct sim_operand *o, int n, const int64_t *size, const int64_t
     sim_operand_dims(o, m, s32, t32);
 }
 
-/* The free dims of a box (sizes, element strides) in the order of fax, merged. */
+/* The free dims of a box (sizes, element strides) in the order of fax, merged, after an
+ * optional leading dim (lead_size 1 = none). */
 static int box_dims(const struct cg_view *v, const int64_t *len, const int64_t *step,
-                    const int *fax, int nf, struct sim_operand *o)
+                    const int *fax, int nf, int64_t lead_size, int64_t lead_stride,
+                    struct sim_operand *o)
 {
-    int64_t size[R_ + 1], stride[R_ + 1];
-    int n = 0;
+    int64_t size[R_ + 1] = {lead_size}, stride[R_ + 1] = {lead_stride};
+    int n = 1;
     for (int k = 0; k < nf; k++) {
         int a = fax[k];
         size[n] = len[a];
@@ -193,7 +215,32 @@ static int sbuf_box(const struct cg_view *v, const int64_t *lo, const int64_t *l
     uint64_t addr = v->base + (uint64_t)(p0 / v->pblk) * v->blk +
                     (uint64_t)corner(v, lo, v->pax) * ls_dtype_size(v->dt);
     *o = sim_sbuf((uint32_t)part0, (uint32_t)np, addr, v->dt, 1);
-    return box_dims(v, len, step, fax, nf, o);
+    return box_dims(v, len, step, fax, nf, 1, 1, o);
+}
+
+/* A box of a k-tiled HBM view: its rows must lie in one k-tile. */
+static int tiled_box(const struct cg_view *v, const int64_t *lo, const int64_t *len,
+                     const int64_t *step, int rax, const int *fax, int nf, struct sim_operand *o)
+{
+    if (rax != v->pax || (step && step[rax] != 1))
+        return -2;
+    int64_t p0 = lo[rax] % v->pblk, F = v->stride[v->pax];
+    if (p0 + len[rax] > v->pblk)
+        return -2;
+    int64_t off = corner(v, lo, v->pax) + (p0 * v->tiles + lo[rax] / v->pblk) * F;
+    *o = sim_hbm((uint32_t)len[rax], (int32_t)(v->tiles * F),
+                 v->base + (uint64_t)off * ls_dtype_size(v->dt), v->dt, 1);
+    return box_dims(v, len, step, fax, nf, 1, 1, o);
+}
+
+int cg_box_tiles(const struct cg_view *v, int64_t kb0, int64_t n, const int64_t *lo,
+                 const int64_t *len, const int *fax, int nf, struct sim_operand *o)
+{
+    int64_t F = v->stride[v->pax];
+    uint64_t off = (uint64_t)(corner(v, lo, v->pax) + kb0 * F);
+    *o = sim_hbm((uint32_t)v->pblk, (int32_t)(v->tiles * F),
+                 v->base + off * ls_dtype_size(v->dt), v->dt, 1);
+    return box_dims(v, len, NULL, fax, nf, n, F, o);
 }
 
 int cg_box(const struct cg_view *v, const int64_t *lo, const int64_t *len, const int64_t *step,
@@ -201,11 +248,13 @@ int cg_box(const struct cg_view *v, const int64_t *lo, const int64_t *len, const
 {
     if (cg_resident(v))
         return sbuf_box(v, lo, len, step, rax, nrows_bcast, fax, nf, o);
+    if (v->tiles)
+        return tiled_box(v, lo, len, step, rax, fax, nf, o);
     uint32_t nrows = rax >= 0 ? (uint32_t)len[rax] : nrows_bcast;
     int64_t pstride = rax >= 0 ? v->stride[rax] * (step ? step[rax] : 1) : 0;
     size_t es = ls_dtype_size(v->dt);
     *o = sim_hbm(nrows, (int32_t)pstride, v->base + (uint64_t)corner(v, lo, -1) * es, v->dt, 1);
-    return box_dims(v, len, step, fax, nf, o);
+    return box_dims(v, len, step, fax, nf, 1, 1, o);
 }
 
 struct sim_operand cg_sb(uint32_t part0, uint32_t nparts, uint64_t addr, enum ls_dtype dt,

@@ -144,6 +144,16 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
     int64_t sgroups = 0, s_rd[2] = {-1, -1};
     uint64_t obase[2] = {cg_alloc(e, obytes), cg_alloc(e, obytes)};
     uint64_t mbase = cg_alloc(e, inM ? 0 : m_res ? mres_bytes : 2 * (uint64_t)tmax * esM);
+    /* resident moving layout: k-step kk at element kk * mks, chunk ti at + ti * tmax */
+    int m_whole = sp.split <= 0;
+    int64_t mks = nT * tmax;
+    for (int k = 0; m_whole && k < nmf; k++)
+        mks = (k == 0 ? 1 : mks) * sp.ext[k];
+    int m_one = m_res && m_whole && vM.tiles == nK && ckM.nax == 0 && kt == vM.pblk;
+    /* k-steps per DMA: enough for rows of one minimum descriptor (dma.desc_min_ns at
+     * dma.bytes_per_ns), so that matmuls start on the first k-steps while the rest load */
+    double desc_bytes = t->dma_desc_min_ns * t->dma_bytes_per_ns;
+    int64_t kg = m_one ? cg_max(1, (int64_t)(desc_bytes / (double)((uint64_t)mks * esM)) + 1) : 1;
     if (e->fail)
         return e->fail;
     int64_t *hs = calloc((size_t)nKK + 2, sizeof *hs);
@@ -180,43 +190,46 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                 on[oa] = 1;
             }
         }
-        /* resident moving operand */
-        if (m_res) {
-            for (int64_t kk = 0; kk < nKK && !rc; kk++) {
-                int64_t kc = kk / nK, k0 = (kk % nK) * kt;
-                combo_set(&ckM, kc, ml, mn);
-                ml[kM] = k0;
-                mn[kM] = cg_min(kt, K - k0);
-                /* chunks split along the outermost free axis are consecutive in SBUF:
-                 * one DMA loads them all (longer rows, fewer descriptors) */
-                int whole = sp.split <= 0;
-                for (int64_t ti = 0; ti < nT; ti += whole ? nT : 1) {
-                    cg_split_box(&sp, ti, tl, tn);
-                    int64_t te = 1;
-                    for (int k = 0; k < nmf; k++) {
-                        ml[mfree[k]] = whole ? 0 : tl[k];
-                        mn[mfree[k]] = whole ? sp.ext[k] : tn[k];
-                        te *= mn[mfree[k]];
-                    }
-                    struct sim_operand src, dst = cg_sb(0, (uint32_t)mn[kM],
-                                                        mbase + (uint64_t)(kk * nT + ti) * tmax * esM,
-                                                        vM.dt, (uint64_t)te);
-                    if (cg_box(&vM, ml, mn, NULL, kM, 1, morder + 1, nm - 1, &src)) {
-                        rc = cg_fail(e, "op %s: moving access pattern needs > 4 dims", x->name);
-                        break;
-                    }
-                    int64_t deps[72];
-                    size_t nd = 0;
-                    if (first_m > 0) {
-                        nd = cg_writers(e, x->inputs[M], pax[M], deps, nd, 64);
-                        first_m--;
-                    }
-                    if (bi > 0 && mbuf_reader[0] >= 0)
-                        deps[nd++] = mbuf_reader[0];
-                    hm[kk * nT + ti] = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
-                    for (int64_t j = 1; whole && j < nT; j++)
-                        hm[kk * nT + j] = hm[kk * nT];
+        /* resident moving operand: per k-step, chunks split along the outermost free axis
+         * are consecutive in SBUF (one DMA loads them all); a k-tiled weight loads every
+         * k-step in one DMA (long contiguous rows) */
+        for (int64_t kk = 0; m_res && kk < nKK && !rc; kk++) {
+            if (m_one && kk % kg) {
+                for (int64_t j = 0; j < nT; j++)
+                    hm[kk * nT + j] = hm[(kk - 1) * nT];
+                continue;
+            }
+            int64_t kc = kk / nK, k0 = (kk % nK) * kt, kn = cg_min(kg, nKK - kk);
+            combo_set(&ckM, kc, ml, mn);
+            ml[kM] = k0;
+            mn[kM] = cg_min(kt, K - k0);
+            for (int64_t ti = 0; ti < nT; ti += m_whole ? nT : 1) {
+                cg_split_box(&sp, ti, tl, tn);
+                int64_t te = 1;
+                for (int k = 0; k < nmf; k++) {
+                    ml[mfree[k]] = m_whole ? 0 : tl[k];
+                    mn[mfree[k]] = m_whole ? sp.ext[k] : tn[k];
+                    te *= mn[mfree[k]];
                 }
+                struct sim_operand src, dst = cg_sb(0, (uint32_t)mn[kM],
+                                                    mbase + (uint64_t)(kk * mks + ti * tmax) * esM,
+                                                    vM.dt, (uint64_t)(m_one ? kn * te : te));
+                if (m_one ? cg_box_tiles(&vM, kk, kn, ml, mn, morder + 1, nm - 1, &src)
+                          : cg_box(&vM, ml, mn, NULL, kM, 1, morder + 1, nm - 1, &src)) {
+                    rc = cg_fail(e, "op %s: moving access pattern needs > 4 dims", x->name);
+                    break;
+                }
+                int64_t deps[72];
+                size_t nd = 0;
+                if (first_m > 0) {
+                    nd = cg_writers(e, x->inputs[M], pax[M], deps, nd, 64);
+                    first_m--;
+                }
+                if (bi > 0 && mbuf_reader[0] >= 0)
+                    deps[nd++] = mbuf_reader[0];
+                hm[kk * nT + ti] = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+                for (int64_t j = 1; m_whole && j < nT; j++)
+                    hm[kk * nT + j] = hm[kk * nT];
             }
         }
         for (int64_t so = 0; so < combos(&cso) && !rc; so++) {
@@ -341,7 +354,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                                 }
                             } else if (m_res) {
                                 mv = cg_sb(0, (uint32_t)klen,
-                                           mbase + (uint64_t)(kk * nT + ti) * tmax * esM, vM.dt,
+                                           mbase + (uint64_t)(kk * mks + ti * tmax) * esM, vM.dt,
                                            (uint64_t)te);
                                 deps[nd++] = hm[kk * nT + ti];
                             } else {
