@@ -74,12 +74,24 @@ void cg_pattern(struct sim_operand *o, int n, const int64_t *size, const int64_t
 /* SBUF allocation inside the step (bytes per partition); sets e->fail on overflow. */
 uint64_t cg_alloc(struct cg_em *e, uint64_t bytes);
 uint64_t cg_budget(const struct cg_em *e);   /* bytes still free in the step's region */
+/* Bytes in the constant ring (for loads of weights: no producer, so they may run ahead
+ * of the previous steps); CG_NO_RING when they do not fit in it. */
+#define CG_NO_RING UINT64_MAX
+uint64_t cg_ring_alloc(struct cg_em *e, uint64_t bytes);
 
 /* Emit. Returns the handle or -1 (e->fail set). */
 int64_t cg_emit(struct cg_em *e, struct sim_instr *in, const int64_t *deps, size_t nd);
 struct sim_instr cg_instr(struct cg_em *e, enum ls_engine eng, enum sim_opcode op,
                           enum sim_func fn);
-/* DMA copy from src to dst on the next queue of the given class (0 loads, 1 stores). */
+/* DMA queue classes: loads of activations, stores, and loads of constants (weights),
+ * which depend on no producer and so get queues of their own (no head-of-line blocking
+ * behind loads that wait for the previous op's results). */
+enum { CG_Q_LOAD, CG_Q_STORE, CG_Q_CONST, CG_Q_RING /* loads into the constant ring */ };
+static inline int cg_load_class(const struct cg_em *e, int32_t t)
+{
+    return cg_layout_free(e->g, t) ? CG_Q_CONST : CG_Q_LOAD;
+}
+/* DMA copy from src to dst on the next queue of the given class (CG_Q_*). */
 int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
                const struct sim_operand *src, enum sim_opcode op, const int64_t *deps,
                size_t nd);

@@ -29,6 +29,17 @@
 
 #define CG_MAX_LAYOUTS GRAPH_MAX_RANK
 #define CG_MAX_CFGS 64
+/* Steps (ops, conversions) in flight: step k uses SBUF scratch region and PSUM banks
+ * k % CG_STEP_REGIONS and waits for step k - CG_STEP_REGIONS, so up to this many steps
+ * overlap (the next ops' weight loads run during the current op's compute). */
+#ifndef CG_STEP_REGIONS
+#define CG_STEP_REGIONS 2
+#endif
+/* The SBUF a step region gets at least (when a third of what the resident region leaves
+ * allows it); see cg_step_sbuf_bytes. */
+#ifndef CG_STEP_MIN_BYTES
+#define CG_STEP_MIN_BYTES 32768
+#endif
 
 /* ---- layouts ------------------------------------------------------------------------- */
 
@@ -99,18 +110,26 @@ struct cg_sink {
     int32_t op_tag, conv_tag;    /* copied into every instruction */
     uint64_t sbuf_base;          /* this step's SBUF region: [sbuf_base, +sbuf_bytes) */
     uint64_t sbuf_bytes;
+    /* The constant ring: SBUF [ring_base, +ring_bytes) shared by every step for loads of
+     * weights (cg_ring_alloc); allocations wrap around, ring_next persists across the
+     * steps of one sink. ring_used (may be NULL) is told each allocation, so that a
+     * program sink can order the new load after the readers of the bytes it reuses. */
+    uint64_t ring_base, ring_bytes, ring_next;
+    int (*ring_used)(void *ctx, uint64_t addr, uint64_t bytes);
     uint32_t psum_bank0, psum_nbanks; /* this step's PSUM banks */
     uint64_t emitted;            /* instructions emitted so far (set 0 when building) */
     int limit;                   /* 0, or the code of the cg_options bound that was crossed */
 };
 
-/* The SBUF bytes per partition and PSUM banks a step may use: half of what the resident
- * region leaves (half of the banks), so that two consecutive steps never share buffers; the
- * region of a step of the given parity starts at cg_step_sbuf_base. */
+/* The SBUF bytes per partition and PSUM banks a step may use: a third of what the resident
+ * region leaves (half of the banks), so that two consecutive steps never share buffers (the
+ * last third is the constant ring); the region of a step of the given parity starts at
+ * cg_step_sbuf_base. */
 uint64_t cg_step_sbuf_bytes(const struct sim_target *t, const struct cg_options *o);
 uint64_t cg_step_sbuf_base(const struct sim_target *t, const struct cg_options *o, int parity);
 uint32_t cg_step_psum_banks(const struct sim_target *t);
-/* Point s at the SBUF region and PSUM banks of a step of the given parity. */
+/* Point s at the SBUF region and PSUM banks of a step of the given parity (and at the
+ * constant ring, keeping ring_next when it lies inside). */
 void cg_sink_region(struct cg_sink *s, const struct sim_target *t, const struct cg_options *o,
                     int parity);
 

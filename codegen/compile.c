@@ -25,7 +25,7 @@ struct cc {
     struct sim_program *p;
     struct buf *bufs;        /* ntensors * (CG_MAX_LAYOUTS) */
     uint64_t hbm_next;
-    int64_t tails[2][NKEYS];
+    int64_t tails[CG_STEP_REGIONS][NKEYS];
     int64_t prev2[NKEYS];
     unsigned char seen[NKEYS];
     int step;
@@ -37,6 +37,14 @@ struct cc {
     int64_t last[NKEYS];
     int64_t *freed;              /* ntensors * NKEYS, -1 */
     hvec war;
+    /* the constant ring: per 64-byte granule the snapshot (of `last`, taken when its
+     * step ended) of the step that loaded it last, -1; this step's snapshot id or -1 */
+    int32_t *ring_owner;
+    size_t ring_granules;
+    hvec snaps;                  /* NKEYS per snapshot */
+    int32_t ring_snap;
+    uint64_t ring_base, ring_end;
+    hvec ring_war;               /* this step's ring loads wait for these */
     struct cg_compile_stats *st;
 };
 
@@ -85,6 +93,22 @@ static int cc_wrote(void *ctx, int32_t t, int pax, int64_t h)
     return LS_VEC_PUSH(&b->writers, h) ? LS_ERR_NOMEM : 0;
 }
 
+/* A DMA into the constant ring writes no step region: it waits only for the readers of
+ * the ring bytes it reuses (ring_war), not for step k-2, so weights load ahead. */
+static int ring_load(const struct cc *c, const struct sim_instr *in)
+{
+    return in->engine == LS_ENGINE_DMA && in->dst.mem == LS_MEM_SBUF &&
+           in->dst.addr >= c->ring_base && in->dst.addr < c->ring_end;
+}
+
+static int push_deps(struct cc *c, const int64_t *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (h[i] >= 0 && LS_VEC_PUSH(&c->deps, (uint32_t)h[i]))
+            return -1;
+    return 0;
+}
+
 static int64_t cc_emit(void *ctx, const struct sim_instr *in, const int64_t *deps, size_t nd,
                        struct ls_error *err)
 {
@@ -92,18 +116,15 @@ static int64_t cc_emit(void *ctx, const struct sim_instr *in, const int64_t *dep
     int key = in->engine == LS_ENGINE_DMA ? LS_ENGINE_COUNT + (in->queue % SIM_MAX_QUEUES)
                                           : in->engine;
     c->deps.len = 0;
-    for (size_t i = 0; i < nd; i++)
-        if (deps[i] >= 0 && LS_VEC_PUSH(&c->deps, (uint32_t)deps[i]))
-            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
-    if (!c->seen[key]) {
+    int fail = push_deps(c, deps, nd);
+    if (ring_load(c, in)) {
+        fail = fail || push_deps(c, c->ring_war.data, c->ring_war.len);
+    } else if (!c->seen[key]) {
         c->seen[key] = 1;
-        for (int k = 0; k < NKEYS; k++)
-            if (c->prev2[k] >= 0 && LS_VEC_PUSH(&c->deps, (uint32_t)c->prev2[k]))
-                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
-        for (size_t k = 0; k < c->war.len; k++)
-            if (LS_VEC_PUSH(&c->deps, (uint32_t)c->war.data[k]))
-                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
+        fail = fail || push_deps(c, c->prev2, NKEYS) || push_deps(c, c->war.data, c->war.len);
     }
+    if (fail)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
     /* drop duplicates (small lists) */
     size_t m = 0;
     for (size_t i = 0; i < c->deps.len; i++) {
@@ -115,7 +136,7 @@ static int64_t cc_emit(void *ctx, const struct sim_instr *in, const int64_t *dep
     }
     int64_t h = sim_program_add(c->p, in, c->deps.data, m, err);
     if (h >= 0)
-        c->tails[c->step & 1][key] = c->last[key] = h;
+        c->tails[c->step % CG_STEP_REGIONS][key] = c->last[key] = h;
     return h;
 }
 
@@ -143,19 +164,56 @@ static void release(struct cc *c, int32_t tn, int32_t pos)
         memcpy(c->freed + (size_t)tn * NKEYS, c->last, sizeof c->last);
 }
 
+/* A step loads weights into ring bytes [addr, +bytes): its instructions wait (first per
+ * key) for every step that loaded those bytes before, as of that step's end. */
+static int cc_ring_used(void *ctx, uint64_t addr, uint64_t bytes)
+{
+    struct cc *c = ctx;
+    uint64_t g0 = (addr - c->ring_base) / 64, g1 = g0 + bytes / 64;
+    if (c->ring_snap < 0) {
+        c->ring_snap = (int32_t)(c->snaps.len / NKEYS);
+        if (LS_VEC_RESIZE(&c->snaps, c->snaps.len + NKEYS))
+            return LS_ERR_NOMEM;
+        for (int k = 0; k < NKEYS; k++)
+            c->snaps.data[(size_t)c->ring_snap * NKEYS + (size_t)k] = -1;
+    }
+    int32_t seen = -1;
+    for (uint64_t g = g0; g < g1 && g < c->ring_granules; g++) {
+        int32_t o = c->ring_owner[g];
+        if (o >= 0 && o != seen && o != c->ring_snap)
+            for (int k = 0; k < NKEYS; k++) {
+                int64_t h = c->snaps.data[(size_t)o * NKEYS + (size_t)k];
+                if (h >= 0 && LS_VEC_PUSH(&c->ring_war, h))
+                    return LS_ERR_NOMEM;
+            }
+        seen = o;
+        c->ring_owner[g] = c->ring_snap;
+    }
+    return 0;
+}
+
+static void end_step(struct cc *c)
+{
+    if (c->ring_snap >= 0)
+        memcpy(c->snaps.data + (size_t)c->ring_snap * NKEYS, c->last, sizeof c->last);
+    c->ring_snap = -1;
+}
+
 static void begin_step(struct cc *c, struct cg_sink *s, const struct sim_target *t,
                        const struct cg_options *o)
 {
+    end_step(c);
     c->step++;
     for (int k = 0; k < NKEYS; k++) {
-        c->prev2[k] = c->tails[c->step & 1][k];
-        c->tails[c->step & 1][k] = -1;
+        c->prev2[k] = c->tails[c->step % CG_STEP_REGIONS][k];
+        c->tails[c->step % CG_STEP_REGIONS][k] = -1;
         c->seen[k] = 0;
     }
-    /* prev2 covers the reuse of this step's scratch half by step k-2; war_deps the reuse
+    /* prev2 covers the reuse of this step's scratch region by step k-CG_STEP_REGIONS;
+     * war_deps the reuse
      * of resident bytes */
-    c->war.len = 0;
-    cg_sink_region(s, t, o, c->step & 1);
+    c->war.len = c->ring_war.len = 0;
+    cg_sink_region(s, t, o, c->step % CG_STEP_REGIONS);
 }
 
 static int convert(struct cc *c, struct cg_sink *s, const struct sim_target *t,
@@ -225,11 +283,25 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
     for (size_t i = 0; i < (size_t)nt * NKEYS; i++)
         c.freed[i] = -1;
     for (int k = 0; k < NKEYS; k++)
-        c.tails[0][k] = c.tails[1][k] = -1;
+        for (int r = 0; r < CG_STEP_REGIONS; r++)
+            c.tails[r][k] = -1;
     if ((rc = graph_topo_order(g, order, err)))
         goto done;
     struct cg_sink s = {.ctx = &c, .emit = cc_emit, .hbm_addr = cc_addr, .hbm_writers = cc_writers,
-                        .hbm_wrote = cc_wrote, .op_tag = -1, .conv_tag = -1};
+                        .hbm_wrote = cc_wrote, .op_tag = -1, .conv_tag = -1,
+                        .ring_used = cc_ring_used};
+    cg_sink_region(&s, t, o, 0);
+    c.ring_base = s.ring_base;
+    c.ring_end = s.ring_base + s.ring_bytes;
+    c.ring_granules = s.ring_bytes / 64;
+    c.ring_snap = -1;
+    c.ring_owner = malloc(sizeof *c.ring_owner * (c.ring_granules + 1));
+    if (!c.ring_owner) {
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t g = 0; g < c.ring_granules; g++)
+        c.ring_owner[g] = -1;
     for (int32_t i = 0; i < nops && !rc; i++) {
         int32_t op = order[i];
         const struct graph_op *x = graph_op(g, op);
@@ -279,6 +351,9 @@ done:
             LS_VEC_FREE(&c.bufs[i].writers);
     free(c.bufs);
     free(c.freed);
+    free(c.ring_owner);
+    LS_VEC_FREE(&c.snaps);
+    LS_VEC_FREE(&c.ring_war);
     LS_VEC_FREE(&c.war);
     free(order);
     LS_VEC_FREE(&c.deps);

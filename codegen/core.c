@@ -293,6 +293,21 @@ uint64_t cg_alloc(struct cg_em *e, uint64_t bytes)
     return a;
 }
 
+uint64_t cg_ring_alloc(struct cg_em *e, uint64_t bytes)
+{
+    struct cg_sink *s = e->s;
+    bytes = (bytes + 63) & ~(uint64_t)63;
+    if (bytes == 0 || bytes > s->ring_bytes)
+        return CG_NO_RING;
+    uint64_t a = s->ring_next;
+    if (a + bytes > s->ring_base + s->ring_bytes)
+        a = s->ring_base;
+    s->ring_next = a + bytes;
+    if (s->ring_used && s->ring_used(s->ctx, a, bytes))
+        cg_fail(e, "out of memory");
+    return a;
+}
+
 uint64_t cg_budget(const struct cg_em *e)
 {
     uint64_t end = e->s->sbuf_base + e->s->sbuf_bytes;
@@ -344,7 +359,8 @@ int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
 {
     struct sim_instr in = cg_instr(e, LS_ENGINE_DMA, op, SIM_FN_NONE);
     uint32_t nq = e->t->dma_queues ? e->t->dma_queues : 1;
-    /* loads alternate over queues 0/1, stores over 2/3 (modulo the queue count) */
+    /* loads alternate over queues 0/1, stores over 2/3, constant loads over 4/5, loads
+     * into the constant ring over 6/7 (modulo the queue count) */
     in.queue = (uint16_t)(((uint32_t)cls * 2 + (e->dmaq++ & 1)) % nq);
     in.dst = *dst;
     in.src = *src;
@@ -373,20 +389,30 @@ static uint64_t resident_region(const struct cg_options *o)
     return o && o->plan ? o->plan->region : 0;
 }
 
+/* What the resident region leaves goes to CG_STEP_REGIONS step regions and the constant
+ * ring: each step gets a quarter of it, or up to a third when a quarter is below
+ * CG_STEP_MIN_BYTES (a normalization row, double-buffered, must fit); the ring the rest. */
 uint64_t cg_step_sbuf_bytes(const struct sim_target *t, const struct cg_options *o)
 {
     uint64_t rest = t->sbuf_usable_bytes - resident_region(o);
-    return (rest / 2) & ~(uint64_t)63;
+    uint64_t quarter = rest / (CG_STEP_REGIONS + 2), third = rest / (CG_STEP_REGIONS + 1);
+    uint64_t floor = third < CG_STEP_MIN_BYTES ? third : CG_STEP_MIN_BYTES;
+    return (quarter > floor ? quarter : floor) & ~(uint64_t)63;
+}
+
+static uint64_t ring_bytes(const struct sim_target *t, const struct cg_options *o)
+{
+    return t->sbuf_usable_bytes - resident_region(o) - CG_STEP_REGIONS * cg_step_sbuf_bytes(t, o);
 }
 
 uint64_t cg_step_sbuf_base(const struct sim_target *t, const struct cg_options *o, int parity)
 {
-    return resident_region(o) + (uint64_t)(parity & 1) * cg_step_sbuf_bytes(t, o);
+    return resident_region(o) + (uint64_t)parity * cg_step_sbuf_bytes(t, o);
 }
 
 uint32_t cg_step_psum_banks(const struct sim_target *t)
 {
-    return t->psum_banks >= 2 ? t->psum_banks / 2 : 1;
+    return t->psum_banks >= CG_STEP_REGIONS ? t->psum_banks / CG_STEP_REGIONS : 1;
 }
 
 void cg_sink_region(struct cg_sink *s, const struct sim_target *t, const struct cg_options *o,
@@ -394,8 +420,12 @@ void cg_sink_region(struct cg_sink *s, const struct sim_target *t, const struct 
 {
     s->sbuf_base = cg_step_sbuf_base(t, o, parity);
     s->sbuf_bytes = cg_step_sbuf_bytes(t, o);
+    s->ring_base = cg_step_sbuf_base(t, o, CG_STEP_REGIONS);
+    s->ring_bytes = ring_bytes(t, o) & ~(uint64_t)63;
+    if (s->ring_next < s->ring_base || s->ring_next >= s->ring_base + s->ring_bytes)
+        s->ring_next = s->ring_base;
     s->psum_nbanks = cg_step_psum_banks(t);
-    s->psum_bank0 = (uint32_t)(parity & 1) * s->psum_nbanks;
+    s->psum_bank0 = (uint32_t)(parity % CG_STEP_REGIONS) * s->psum_nbanks;
 }
 
 /* ---- tile planner ------------------------------------------------------------------ */

@@ -323,7 +323,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 isb[s] = cg_sb(0, (uint32_t)rn, ibuf[s][b], m.vin[s].dt, (uint64_t)nfree);
                 if (last_read[s][b] >= 0)
                     deps[nd++] = last_read[s][b];
-                int64_t h = cg_dma(e, 0, &isb[s], &src, SIM_OP_DMA_COPY, deps, nd);
+                int64_t h = cg_dma(e, cg_load_class(e, x->inputs[s]), &isb[s], &src, SIM_OP_DMA_COPY, deps, nd);
                 if (h < 0)
                     return e->fail;
                 c.extra[c.nextra++] = h;

@@ -128,27 +128,36 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
     uint64_t budget = cg_budget(e);
     /* HBM stationary: blocks of mg m-tiles per k-step in one DMA each (long contiguous
      * rows when the m axis is innermost), double-buffered across groups. A resident moving
-     * operand comes first; the groups grow into what is left. */
-    uint64_t s1 = inS ? 0 : (uint64_t)nKK * mtt * esS;   /* one m-tile, all k-steps */
-    int s_stream = s1 > budget / 2;
-    uint64_t obytes = inO ? 0 : (uint64_t)tmax * esO;
-    uint64_t used = (s_stream ? 2 * (uint64_t)mtt * esS : 2 * s1) + 2 * obytes + 512;
-    uint64_t mres_bytes = (uint64_t)nKK * nT * tmax * esM;
-    int m_res = !inM && used + mres_bytes <= budget;
-    used += inM ? 0 : m_res ? mres_bytes : 2 * (uint64_t)tmax * esM;
-    int64_t mg = 1;
-    if (!s_stream && !inS && budget > used)
-        mg = cg_min(nM, 1 + (int64_t)((budget - used) / (2 * s1)));
-    uint64_t sgrp = (uint64_t)mg * s1;
-    uint64_t sbase = cg_alloc(e, s_stream ? 2 * (uint64_t)mtt * esS : 2 * sgrp);
-    int64_t sgroups = 0, s_rd[2] = {-1, -1};
-    uint64_t obase[2] = {cg_alloc(e, obytes), cg_alloc(e, obytes)};
-    uint64_t mbase = cg_alloc(e, inM ? 0 : m_res ? mres_bytes : 2 * (uint64_t)tmax * esM);
+     * operand comes first; the groups grow into what is left. Weights (one operand) are
+     * loaded into the constant ring instead, so that their loads run ahead of the steps
+     * before this one. */
     /* resident moving layout: k-step kk at element kk * mks, chunk ti at + ti * tmax */
     int m_whole = sp.split <= 0;
     int64_t mks = nT * tmax;
     for (int k = 0; m_whole && k < nmf; k++)
         mks = (k == 0 ? 1 : mks) * sp.ext[k];
+    uint64_t ring = e->s->ring_bytes;
+    uint64_t s1 = inS ? 0 : (uint64_t)nKK * mtt * esS;   /* one m-tile, all k-steps */
+    uint64_t mres_bytes = (uint64_t)nKK * mks * esM;
+    int m_ring = !inM && cg_layout_free(e->g, x->inputs[M]) && mres_bytes <= ring;
+    int s_ring = !m_ring && !inS && cg_layout_free(e->g, x->inputs[S]) && 2 * s1 <= ring;
+    int s_stream = !s_ring && s1 > budget / 2;
+    uint64_t obytes = inO ? 0 : (uint64_t)tmax * esO;
+    uint64_t used = (s_ring ? 0 : s_stream ? 2 * (uint64_t)mtt * esS : 2 * s1) + 2 * obytes + 512;
+    int m_res = m_ring || (!inM && used + mres_bytes <= budget);
+    used += inM || m_ring ? 0 : m_res ? mres_bytes : 2 * (uint64_t)tmax * esM;
+    int64_t mg = 1;
+    if (s_ring)
+        mg = cg_min(nM, (int64_t)(ring / (2 * s1)));
+    else if (!s_stream && !inS && budget > used)
+        mg = cg_min(nM, 1 + (int64_t)((budget - used) / (2 * s1)));
+    uint64_t sgrp = (uint64_t)mg * s1;
+    uint64_t sbase = s_ring ? cg_ring_alloc(e, 2 * sgrp)
+                            : cg_alloc(e, s_stream ? 2 * (uint64_t)mtt * esS : 2 * sgrp);
+    int64_t sgroups = 0, s_rd[2] = {-1, -1};
+    uint64_t obase[2] = {cg_alloc(e, obytes), cg_alloc(e, obytes)};
+    uint64_t mbase = m_ring ? cg_ring_alloc(e, mres_bytes)
+                            : cg_alloc(e, inM ? 0 : m_res ? mres_bytes : 2 * (uint64_t)tmax * esM);
     int m_one = m_res && m_whole && vM.tiles == nK && ckM.nax == 0 && kt == vM.pblk;
     /* k-steps per DMA: enough for rows of one minimum descriptor (dma.desc_min_ns at
      * dma.bytes_per_ns), so that matmuls start on the first k-steps while the rest load */
@@ -227,7 +236,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                 }
                 if (bi > 0 && mbuf_reader[0] >= 0)
                     deps[nd++] = mbuf_reader[0];
-                hm[kk * nT + ti] = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+                hm[kk * nT + ti] = cg_dma(e, m_ring ? CG_Q_RING : cg_load_class(e, x->inputs[M]), &dst, &src, SIM_OP_DMA_COPY, deps, nd);
                 for (int64_t j = 1; m_whole && j < nT; j++)
                     hm[kk * nT + j] = hm[kk * nT];
             }
@@ -270,7 +279,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                             nd = cg_writers(e, x->inputs[S], pax[S], deps, nd, 64);
                         if (s_reader >= 0)
                             deps[nd++] = s_reader;
-                        hs[kk] = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+                        hs[kk] = cg_dma(e, s_ring ? CG_Q_RING : cg_load_class(e, x->inputs[S]), &dst, &src, SIM_OP_DMA_COPY, deps, nd);
                     }
                     first_s = 0;
                     sn[a] = mlen;
@@ -299,7 +308,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                                 nd = cg_writers(e, x->inputs[S], pax[S], deps, nd, 64);
                             if (hs[nKK + (loads & 1)] > 0)
                                 deps[nd++] = hs[nKK + (loads & 1)] - 1;
-                            hsl = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+                            hsl = cg_dma(e, cg_load_class(e, x->inputs[S]), &dst, &src, SIM_OP_DMA_COPY, deps, nd);
                             loads++;
                         }
                         struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY,
@@ -380,7 +389,7 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
                                 }
                                 if (mbuf_reader[mb] >= 0)
                                     ld[nl++] = mbuf_reader[mb];
-                                deps[nd++] = cg_dma(e, 0, &mv, &src, SIM_OP_DMA_COPY, ld, nl);
+                                deps[nd++] = cg_dma(e, cg_load_class(e, x->inputs[M]), &mv, &src, SIM_OP_DMA_COPY, ld, nl);
                                 loads++;
                             }
                             uint32_t bank = e->s->psum_bank0 + (uint32_t)(((tg & 1) * G + j) % nb);
