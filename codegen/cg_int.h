@@ -95,7 +95,9 @@ static inline int cg_load_class(const struct cg_em *e, int32_t t)
 int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
                const struct sim_operand *src, enum sim_opcode op, const int64_t *deps,
                size_t nd);
-/* deps on the writers of a (tensor, pax) buffer, appended to a dep list. */
+/* The next emitted instruction depends on every writer of the (tensor, pax) buffer (all of
+ * them, kept by the sink, not copied to deps: deps, nd and cap are left as they are and nd
+ * is returned). */
 size_t cg_writers(struct cg_em *e, int32_t t, int pax, int64_t *deps, size_t nd, size_t cap);
 void cg_wrote(struct cg_em *e, int32_t t, int pax, int64_t h);
 

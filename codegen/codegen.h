@@ -117,6 +117,10 @@ struct cg_sink {
     uint64_t ring_base, ring_bytes, ring_next;
     int (*ring_used)(void *ctx, uint64_t addr, uint64_t bytes);
     uint32_t psum_bank0, psum_nbanks; /* this step's PSUM banks */
+    /* Extra deps of the next emitted instruction (the writers cg_writers found, however
+     * many); grown with realloc, freed by the sink's owner. */
+    int64_t *xdeps;
+    size_t nxdeps, xcap;
     uint64_t emitted;            /* instructions emitted so far (set 0 when building) */
     int limit;                   /* 0, or the code of the cg_options bound that was crossed */
 };

@@ -344,6 +344,7 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
         if (x->output >= 0)
             release(&c, x->output, i);
     }
+    free(s.xdeps);
     st->instructions = c.p ? (int64_t)sim_program_count(c.p) : 0;
 done:
     if (c.bufs)

@@ -1,5 +1,6 @@
 /* codegen/core: views, access patterns, the tile planner, emission helpers, layouts. */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 #include "codegen/cg_int.h"
@@ -324,6 +325,21 @@ struct sim_instr cg_instr(struct cg_em *e, enum ls_engine eng, enum sim_opcode o
     return in;
 }
 
+static int xdeps_room(struct cg_sink *s, size_t n)
+{
+    if (s->nxdeps + n <= s->xcap)
+        return 0;
+    size_t cap = s->xcap ? s->xcap : 64;
+    while (cap < s->nxdeps + n)
+        cap *= 2;
+    int64_t *p = realloc(s->xdeps, cap * sizeof *p);
+    if (!p)
+        return -1;
+    s->xdeps = p;
+    s->xcap = cap;
+    return 0;
+}
+
 /* The cg_options bounds, checked once per emitted instruction (the clock every 4096). */
 static int over_limit(struct cg_em *e)
 {
@@ -347,7 +363,16 @@ int64_t cg_emit(struct cg_em *e, struct sim_instr *in, const int64_t *deps, size
         return -1;
     in->op_tag = e->s->op_tag;
     in->conv_tag = e->s->conv_tag;
-    int64_t h = e->s->emit(e->s->ctx, in, deps, nd, e->err);
+    struct cg_sink *s = e->s;
+    if (s->nxdeps) {   /* the writers cg_writers found go with this instruction */
+        if (xdeps_room(s, nd))
+            return cg_fail(e, "out of memory"), -1;
+        memcpy(s->xdeps + s->nxdeps, deps, nd * sizeof *deps);
+        deps = s->xdeps;
+        nd += s->nxdeps;
+        s->nxdeps = 0;
+    }
+    int64_t h = s->emit(s->ctx, in, deps, nd, e->err);
     if (h < 0)
         e->fail = e->err && e->err->code ? e->err->code : LS_ERR_INTERNAL;
     return h;
@@ -369,12 +394,18 @@ int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
 
 size_t cg_writers(struct cg_em *e, int32_t t, int pax, int64_t *deps, size_t nd, size_t cap)
 {
+    (void)deps;
+    (void)cap;
     if (!e->s->hbm_writers)
         return nd;
     const int64_t *w = NULL;
     size_t n = e->s->hbm_writers(e->s->ctx, t, pax, &w);
-    for (size_t i = 0; i < n && nd < cap; i++)
-        deps[nd++] = w[i];
+    if (xdeps_room(e->s, n)) {
+        cg_fail(e, "out of memory");
+        return nd;
+    }
+    memcpy(e->s->xdeps + e->s->nxdeps, w, n * sizeof *w);
+    e->s->nxdeps += n;
     return nd;
 }
 
