@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Roofline fraction of compiled zoo models (issue 16): for each model, exact's layouts at full
+# size on a target, compiled and simulated; prints the simulated time, the roofline bound
+# (costmodel/roofline: max of bf16 PE-peak time and minimum HBM bytes / hbm.bytes_per_ns),
+# the fraction reached, the busy shares of PE and DMA, the memory plan and the share of
+# engine time spent in layout conversions. CSV beside the table with -c FILE.
+#   bench/roofline.sh [-b BUILD] [-t TARGET] [-c OUT.csv] [-l SECONDS] [MODEL...]
+# Default models: bert-base vit-b16 whisper-enc resnet50; `all` = every zoo model.
+set -euo pipefail
+build=build target=nc-v2 csv= limit=60
+while getopts "b:t:c:l:h" o; do
+    case $o in
+    b) build=$OPTARG ;; t) target=$OPTARG ;; c) csv=$OPTARG ;; l) limit=$OPTARG ;;
+    *) sed -n '2,8p' "$0"; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+root=$(cd "$(dirname "$0")/.." && pwd)
+L="$root/$build/laysim"
+[ -x "$L" ] || { echo "bench/roofline.sh: no $L (make build first)" >&2; exit 2; }
+models=("$@")
+[ ${#models[@]} -eq 0 ] && models=(bert-base vit-b16 whisper-enc resnet50)
+[ "${models[0]}" = all ] && mapfile -t models < <("$L" zoo | awk 'NR > 1 {print $1}')
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+row="model,sim_ms,bound_ms,bound_by,fraction,pe_busy,dma_busy,resident_tensors,spilled_tensors,conversion_share"
+echo "$row" > "$tmp/out.csv"
+printf '%-14s %10s %10s %5s %9s %7s %7s %9s %10s\n' model sim_ms bound_ms by fraction pe dma res/spill conv_share
+for m in "${models[@]}"; do
+    p="$tmp/$m"
+    echo "  $m: problem, exact, compile, simulate..." >&2
+    if ! { "$L" problem "zoo:$m" --target "$target" -o "$p.lsp" &&
+           "$L" solve --solver exact --time-limit "$limit" "$p.lsp" -o "$p.sol" > /dev/null &&
+           "$L" compile "zoo:$m" --target "$target" --layout "$p.sol" -o "$p.prog" --json > "$p.c.json" &&
+           "$L" sim "$p.prog" --target "$target" --json --trace "$p.lstrace" > "$p.s.json" &&
+           "$L" trace "$p.lstrace" csv -o "$p.csv"; } 2> "$p.err"; then
+        echo "$m: failed: $(tail -1 "$p.err")" >&2
+        continue
+    fi
+    conv=$(awk -F, 'NR > 1 {d = $5 - $4; t += d; if ($19 != "") c += d} END {printf "%.4f", t ? c / t : 0}' "$p.csv")
+    jq -r --arg m "$m" --arg conv "$conv" -s '
+        .[0] as $c | .[1] as $s |
+        [$m, ($s.ns / 1e6), ($c.roofline.bound_ns / 1e6), $c.roofline.bound_by,
+         ($c.roofline.bound_ns / $s.ns), $s.engines.pe.utilization, $s.engines.dma.utilization,
+         $c.memory_plan.resident_tensors, $c.memory_plan.spilled_tensors, ($conv | tonumber)]
+        | @csv' "$p.c.json" "$p.s.json" | tr -d '"' | tee -a "$tmp/out.csv" |
+        awk -F, '{printf "%-14s %10.3f %10.3f %5s %8.1f%% %6.1f%% %6.1f%% %4d/%-4d %9.1f%%\n",
+                  $1, $2, $3, $4, 100 * $5, 100 * $6, 100 * $7, $8, $9, 100 * $10}'
+    rm -f "$p.prog" "$p.lstrace" "$p.csv"
+done
+[ -n "$csv" ] && cp "$tmp/out.csv" "$csv"
+exit 0
