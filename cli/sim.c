@@ -30,7 +30,8 @@ const char cmd_sim_help[] =
     "                      engines.{pe,act,dve,pool,dma}.{busy_cycles,instructions,...},\n"
     "                      queues, dma_descriptors.{lt512,512_2k,2k_8k,ge8k}.{descriptors,\n"
     "                      bytes} (by contiguous chunk size: <512 B, 512 B-2 KiB, 2-8 KiB,\n"
-    "                      >=8 KiB), stalls_ns\n"
+    "                      >=8 KiB), conversion_share (layout conversions' share of the\n"
+    "                      summed instruction time), stalls_ns\n"
     "  --trace FILE        write one trace record per instruction (.lstrace)\n"
     "  -o, --output FILE   write the results (text or --json) to FILE instead of stdout\n"
     "  --micro SPEC        run a built-in microbenchmark instead of a file (keys in\n"
@@ -144,6 +145,9 @@ static int print_json(const struct sim_target *t, const struct sim_stats *st, co
     }
     json_object_set_new(o, "queues", qs);
     json_object_set_new(o, "dma_descriptors", desc_hist_json(st));
+    json_object_set_new(o, "conversion_share",
+                        json_real(st->instr_ticks ? (double)st->conv_instr_ticks /
+                                                        (double)st->instr_ticks : 0.0));
     json_t *stalls = json_object();
     for (int c = 1; c < LS_STALL_COUNT; c++)
         json_object_set_new(stalls, ls_stall_name((enum ls_stall)c),

@@ -139,6 +139,25 @@ double rp_roofline_reached(const struct rp *r, int t, int m, int tb)
     return rp_roofline(r, t, m, tb) / rp_sim(r, t, m, 3, tb);
 }
 
+double rp_spread(const struct rp *r, int t, int m, int tb)
+{
+    double lo = NAN, hi = NAN;
+    for (int s = 0; s < RP_SIM; s++) {
+        double v = rp_sim(r, t, m, s, tb);
+        if (isnan(v))
+            continue;
+        lo = isnan(lo) || v < lo ? v : lo;
+        hi = isnan(hi) || v > hi ? v : hi;
+    }
+    return lo > 0 && hi > lo ? hi / lo - 1 : lo > 0 ? 0 : NAN;
+}
+
+double rp_conv_share(const struct rp *r, int t, int m, int tb)
+{
+    const struct study_cell *c = rp_cell(r, t, m, 3, tb);
+    return c && !c->rc && c->roofline_by[0] ? c->conv_share : NAN;
+}
+
 const char *rp_fmt_busy(const struct study_cell *c, char *buf, size_t n)
 {
     if (!c || c->rc || !c->roofline_by[0]) {

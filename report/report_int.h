@@ -69,6 +69,10 @@ double rp_gap(const struct rp *r, int t, int m, int s, int tb);    /* % over exa
  * failed, or from a store older than schema 3. */
 double rp_roofline(const struct rp *r, int t, int m, int tb);
 double rp_roofline_reached(const struct rp *r, int t, int m, int tb);
+/* How much layouts matter: the worst simulated strategy over the best, minus 1 (NAN with
+ * fewer than two); and the share of Exact's instruction time spent in conversions. */
+double rp_spread(const struct rp *r, int t, int m, int tb);
+double rp_conv_share(const struct rp *r, int t, int m, int tb);
 /* Exact's engine busy fractions as "PE/ACT/DVE/POOL/DMA" percentages ("-" when unknown). */
 const char *rp_fmt_busy(const struct study_cell *c, char *buf, size_t n);
 /* mcts vs exact: % of exact's simulated time saved by mcts (NaN when either is missing) */

@@ -121,6 +121,8 @@ static json_t *roofline_json(const struct rp *r, int t, int m, int tb)
     json_object_set_new(x, "bound_by", json_string(ex->roofline_by));
     json_object_set_new(x, "exact_fraction", num(rp_roofline_reached(r, t, m, tb)));
     json_object_set_new(x, "exact_busy", busy_json(ex));
+    json_object_set_new(x, "exact_conversion_share", num(rp_conv_share(r, t, m, tb)));
+    json_object_set_new(x, "strategy_spread", num(rp_spread(r, t, m, tb)));
     return x;
 }
 
@@ -345,19 +347,20 @@ static void cells_csv(const struct rp *r, FILE *f)
  * (empty when the store has none). */
 #define ROOF_CSV                                                                           \
     "roofline_cycles,roofline_by,exact_roofline_fraction,exact_busy_pe,exact_busy_act,"    \
-    "exact_busy_dve,exact_busy_pool,exact_busy_dma\n"
+    "exact_busy_dve,exact_busy_pool,exact_busy_dma,exact_conversion_share,strategy_spread\n"
 
 static void roofline_csv(const struct rp *r, int t, int m, int tb, FILE *f)
 {
     double bound = rp_roofline(r, t, m, tb);
     if (isnan(bound)) {
-        fputs(",,,,,,,", f);
+        fputs(",,,,,,,,,", f);
         return;
     }
     const struct study_cell *ex = rp_cell(r, t, m, 3, tb);
     fprintf(f, ",%.0f,%s,%.4f", bound, ex->roofline_by, rp_roofline_reached(r, t, m, tb));
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         fprintf(f, ",%.4f", ex->busy[e]);
+    fprintf(f, ",%.4f,%.4f", rp_conv_share(r, t, m, tb), rp_spread(r, t, m, tb));
 }
 
 static void table1_csv(const struct rp *r, FILE *f)
@@ -414,6 +417,16 @@ int rp_write_csv(const struct rp *r, const char *dir, struct ls_error *err)
 
 /* ---- terminal -------------------------------------------------------------------------- */
 
+/* "12.3%", or "-" for NaN */
+static const char *pct(double v, char *buf, size_t n)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.1f%%", 100 * v);
+    return buf;
+}
+
 void rp_terminal(const struct rp *r, FILE *out)
 {
     char b[RP_SIM + 1][CELL];
@@ -421,13 +434,14 @@ void rp_terminal(const struct rp *r, FILE *out)
         int tb = 0;
         fprintf(out, "\nTarget %s: simulated time, millions of cycles (datasheet table; "
                      "* = best or within 1%%; roofline = the bound no program beats, reached = "
-                     "its fraction Exact reaches)\n",
+                     "its fraction Exact reaches; spread = worst strategy / best - 1; conv = "
+                     "conversions' share of Exact's instruction time)\n",
                 r->t[t].label);
         fprintf(out, "  %-14s %-8s %10s %10s %11s %10s", "model", "group", "local", "greedy",
                 "rulebased", "exact");
         if (r->has_mcts)
             fprintf(out, " %10s", "mcts");
-        fprintf(out, " %6s %9s %8s\n", "tw", "roofline", "reached");
+        fprintf(out, " %6s %9s %8s %7s %6s\n", "tw", "roofline", "reached", "spread", "conv");
         for (int m = 0; m < r->nm; m++) {
             double best = rp_best(r, t, m, tb), vm = rp_sim(r, t, m, RP_MCTS, tb);
             if (r->has_mcts && !isnan(vm) && (isnan(best) || vm < best))
@@ -441,10 +455,9 @@ void rp_terminal(const struct rp *r, FILE *out)
             }
             double reached = rp_roofline_reached(r, t, m, tb);
             fprintf(out, " %6d %9s", r->m[m].tw, rp_fmt_mcycles(rp_roofline(r, t, m, tb), b[0], CELL));
-            if (isnan(reached))
-                fprintf(out, " %8s\n", "-");
-            else
-                fprintf(out, " %7.1f%%\n", 100 * reached);
+            double spread = rp_spread(r, t, m, tb), conv = rp_conv_share(r, t, m, tb);
+            fprintf(out, " %8s %7s %6s\n", pct(reached, b[1], CELL), pct(spread, b[2], CELL),
+                    pct(conv, b[3], CELL));
         }
         for (int s = 0; s < RP_SIM; s++) {
             double *y = RP_ROW(r, 0);

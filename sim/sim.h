@@ -50,6 +50,8 @@ struct sim_stats {
     struct sim_queue_stats queue[SIM_MAX_QUEUES];
     uint64_t dma_bytes;
     struct sim_desc_bucket desc_hist[SIM_DESC_BUCKETS];
+    /* summed instruction durations: all, and those of layout conversions (conv_tag >= 0) */
+    uint64_t instr_ticks, conv_instr_ticks;
 };
 
 /* Check p against t (operand memories, partition ranges, SBUF/PSUM capacity and banks,

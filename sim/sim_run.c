@@ -468,6 +468,9 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         if (rec.stall == 0)
             rec.stall_cause = LS_STALL_NONE;
         st->stall_ticks[rec.stall_cause] += rec.stall;
+        st->instr_ticks += rec.end - rec.start;
+        if (in->conv_tag >= 0)
+            st->conv_instr_ticks += rec.end - rec.start;
         r.end[i] = rec.end;
         struct sim_engine_stats *es = &st->engine[in->engine];
         if (!es->instructions++)

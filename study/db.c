@@ -26,6 +26,7 @@ static const struct {
      " tune_simulations INTEGER DEFAULT 0, roofline_cycles REAL DEFAULT 0,"
      " roofline_by TEXT DEFAULT '', busy_pe REAL DEFAULT 0, busy_act REAL DEFAULT 0,"
      " busy_dve REAL DEFAULT 0, busy_pool REAL DEFAULT 0, busy_dma REAL DEFAULT 0,"
+     " conv_share REAL DEFAULT 0,"
      " solve_seconds REAL, wall_seconds REAL,"
      " PRIMARY KEY(model, target, strategy, tbl));"},
     {STUDY_DB_TUNE,
@@ -57,6 +58,9 @@ static const char *const migrations[] = {
     "ALTER TABLE cells ADD COLUMN busy_pool REAL DEFAULT 0;"
     "ALTER TABLE cells ADD COLUMN busy_dma REAL DEFAULT 0;"
     "INSERT OR REPLACE INTO meta(key, value) VALUES('schema', '3');",
+    /* 3 -> 4: the conversions' share of the instruction time (unknown for old rows: 0) */
+    "ALTER TABLE cells ADD COLUMN conv_share REAL DEFAULT 0;"
+    "INSERT OR REPLACE INTO meta(key, value) VALUES('schema', '4');",
 };
 _Static_assert(sizeof migrations / sizeof *migrations == STUDY_DB_SCHEMA - 1,
                "one migration per schema version");

@@ -16,9 +16,9 @@
  * migrations that must agree with them needs no build step. Schema versions of the cells
  * tables (meta 'schema'): 1, then 2 added the autotuner columns (tune_budget,
  * tune_evaluations, tune_simulations), 3 the roofline and engine columns (roofline_cycles,
- * roofline_by, busy_pe, busy_act, busy_dve, busy_pool, busy_dma). Opening for writing
- * migrates in place; opening read-only (merge inputs) never writes and reads schemas 1 and
- * 2 as they are (the newer columns read 0 or "").
+ * roofline_by, busy_pe, busy_act, busy_dve, busy_pool, busy_dma), 4 conv_share. Opening for
+ * writing migrates in place; opening read-only (merge inputs) never writes and reads schemas
+ * 1 to 3 as they are (the newer columns read 0 or "").
  *
  *     struct study_db *db;
  *     study_db_open("out/study/results.sqlite", STUDY_DB_CELLS, &db, &err);
@@ -35,7 +35,7 @@
 #include "util/arch.h"
 #include "util/error.h"
 
-#define STUDY_DB_SCHEMA 3
+#define STUDY_DB_SCHEMA 4
 
 /* The tables a file is opened for (a bit set). */
 enum study_db_part {
@@ -78,6 +78,7 @@ struct study_cell {
     double roofline_cycles;
     char roofline_by[4];
     double busy[LS_ENGINE_COUNT];
+    double conv_share;       /* layout conversions' share of the summed instruction time */
     /* timing (excluded from comparisons) */
     double solve_seconds, wall_seconds;
 };

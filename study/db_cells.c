@@ -12,15 +12,21 @@
     "sim_cycles, conversions, instructions, dma_eff, rb_exhaustive, rb_split, rb_greedy, " \
     "mem_mib, layouts, "
 #define COLS_ROOFLINE                                                                      \
-    "roofline_cycles, roofline_by, busy_pe, busy_act, busy_dve, busy_pool, busy_dma, "
+    "roofline_cycles, roofline_by, busy_pe, busy_act, busy_dve, busy_pool, busy_dma, "     \
+    "conv_share, "
 #define COLS                                                                              \
     COLS_KEY_TO_LAYOUTS "tune_budget, tune_evaluations, tune_simulations, " COLS_ROOFLINE \
     "solve_seconds, wall_seconds"
-#define NCOLS 40
+#define NCOLS 41
 _Static_assert(LS_ENGINE_COUNT == 5, "one busy_* column per engine: pe act dve pool dma");
 /* Older schemas read the columns they lack as 0 / "": 1 had no autotuner columns, 1 and
- * 2 no roofline or busy columns. */
-#define COLS_NO_ROOFLINE "0, '', 0, 0, 0, 0, 0, "
+ * 2 no roofline or busy columns, 1 to 3 no conv_share. */
+#define COLS_NO_ROOFLINE "0, '', 0, 0, 0, 0, 0, 0, "
+#define COLS_V3_ROOFLINE                                                                   \
+    "roofline_cycles, roofline_by, busy_pe, busy_act, busy_dve, busy_pool, busy_dma, 0, "
+#define COLS_V3                                                                            \
+    COLS_KEY_TO_LAYOUTS "tune_budget, tune_evaluations, tune_simulations, " COLS_V3_ROOFLINE \
+    "solve_seconds, wall_seconds"
 #define COLS_V1 COLS_KEY_TO_LAYOUTS "0, 0, 0, " COLS_NO_ROOFLINE "solve_seconds, wall_seconds"
 #define COLS_V2                                                                            \
     COLS_KEY_TO_LAYOUTS "tune_budget, tune_evaluations, tune_simulations, " COLS_NO_ROOFLINE \
@@ -63,7 +69,7 @@ int db_cells_prepare(struct study_db *d, struct ls_error *err)
 {
     if (sqlite3_prepare_v2(d->db,
                            "INSERT OR REPLACE INTO cells(" COLS ") VALUES(?,?,?,?,?,?,?,?,?,?,"
-                           "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                            -1, &d->put, NULL) != SQLITE_OK)
         return db_fail(d, err, "prepare");
     return 0;
@@ -116,6 +122,7 @@ int study_db_put(struct study_db *st, const struct study_cell *c, struct ls_erro
     sqlite3_bind_text(s, i++, c->roofline_by, -1, SQLITE_TRANSIENT);
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         sqlite3_bind_double(s, i++, c->busy[e]);
+    sqlite3_bind_double(s, i++, c->conv_share);
     sqlite3_bind_double(s, i++, c->solve_seconds);
     sqlite3_bind_double(s, i++, c->wall_seconds);
     if (sqlite3_step(s) != SQLITE_DONE)
@@ -189,6 +196,7 @@ static int row_cell(sqlite3_stmt *s, struct study_cell *c, struct ls_error *err)
     col_text(s, i++, c->roofline_by, sizeof c->roofline_by);
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         c->busy[e] = sqlite3_column_double(s, i++);
+    c->conv_share = sqlite3_column_double(s, i++);
     c->solve_seconds = sqlite3_column_double(s, i++);
     c->wall_seconds = sqlite3_column_double(s, i++);
     return 0;
@@ -203,6 +211,7 @@ int study_db_load(struct study_db *st, struct study_cells *out, struct ls_error 
     if (sqlite3_prepare_v2(st->db,
                            st->schema == 1   ? "SELECT " COLS_V1 " FROM cells" ORDER
                            : st->schema == 2 ? "SELECT " COLS_V2 " FROM cells" ORDER
+                           : st->schema == 3 ? "SELECT " COLS_V3 " FROM cells" ORDER
                                              : "SELECT " COLS " FROM cells" ORDER,
                            -1, &s, NULL) != SQLITE_OK)
         return db_fail(st, err, "prepare");
@@ -278,7 +287,7 @@ int study_db_dump(struct study_db *st, char **out, struct ls_error *err)
         const struct study_cell *c = &cs.data[i];
         fprintf(f,
                 "%s|%s|%s|%s|%s|%s|%s|%d|%d|%s|%s|%s|%lld|%d|%d|%s|%s|%lld|%lld|%lld|%lld|%lld|"
-                "%.6f|%d|%d|%d|%s|%lld|%lld|%lld|%.1f|%s|%.6f|%.6f|%.6f|%.6f|%.6f\n",
+                "%.6f|%d|%d|%d|%s|%lld|%lld|%lld|%.1f|%s|%.6f|%.6f|%.6f|%.6f|%.6f|%.6f\n",
                 c->model, c->target, c->strategy, c->table, c->family, c->group, c->scale,
                 c->model_ix, c->target_ix, c->variant, c->target_hash, c->table_hash,
                 (long long)c->ops, c->treewidth, c->rc, c->error, c->status,
@@ -288,7 +297,7 @@ int study_db_dump(struct study_db *st, char **out, struct ls_error *err)
                 (long long)c->tune_budget, (long long)c->tune_evaluations,
                 (long long)c->tune_simulations, c->roofline_cycles, c->roofline_by,
                 c->busy[LS_ENGINE_PE], c->busy[LS_ENGINE_ACT], c->busy[LS_ENGINE_DVE],
-                c->busy[LS_ENGINE_POOL], c->busy[LS_ENGINE_DMA]);
+                c->busy[LS_ENGINE_POOL], c->busy[LS_ENGINE_DMA], c->conv_share);
     }
     fclose(f);
     study_cells_free(&cs);

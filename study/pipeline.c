@@ -250,6 +250,7 @@ static int simulate(struct study_pipe *p, struct study_run *r, const struct sim_
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         r->busy_cycles[e] = sim_ticks_base_cycles(&p->t, st.engine[e].busy_ticks);
     r->dma_efficiency = sim_dma_efficiency(&p->t, &st);
+    r->conv_share = st.instr_ticks ? (double)st.conv_instr_ticks / (double)st.instr_ticks : 0;
     return 0;
 }
 

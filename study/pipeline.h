@@ -91,6 +91,7 @@ struct study_run {
     uint64_t sim_cycles;          /* base-clock cycles, rounded up */
     uint64_t busy_cycles[LS_ENGINE_COUNT]; /* per-engine busy time, base-clock cycles */
     double dma_efficiency;
+    double conv_share;            /* conversions' share of the summed instruction time */
     char trace_path[512];         /* "" when no trace was written */
     /* keep_records only (else NULL / 0): records in instruction order */
     struct trace_record *recs;

@@ -133,6 +133,7 @@ static void cell_roofline(struct study_cell *c, const struct study_pipe *pp,
     snprintf(c->roofline_by, sizeof c->roofline_by, "%s", cm_bound_name(rf.bound_by));
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         c->busy[e] = (double)run->busy_cycles[e] / (double)run->sim_cycles;
+    c->conv_share = run->conv_share;
 }
 
 int study_cell_fill(struct study_cell *c, struct study_pipe *pp, const struct study_run *run,

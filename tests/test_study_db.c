@@ -159,7 +159,7 @@ static void test_db_schema1(void **state)
     assert_int_equal(study_db_meta_get(db, "kind", v, sizeof v, &err), 0);
     assert_string_equal(v, "whatif");       /* missing meta keys are copied */
     assert_int_equal(study_db_meta_get(db, "schema", v, sizeof v, &err), 0);
-    assert_string_equal(v, "3");            /* the destination's own version stays */
+    assert_string_equal(v, "4");            /* the destination's own version stays */
     study_db_close(db);
     char *b1 = file_bytes(old, &n1);
     assert_int_equal(n0, n1);
@@ -172,10 +172,10 @@ static void test_db_schema1(void **state)
     assert_int_not_equal(study_db_put(db, &c, &err), 0);
     study_db_close(db);
 
-    /* opened for writing: migrated to 3 in place, the row kept */
+    /* opened for writing: migrated to 4 in place, the row kept */
     assert_int_equal(study_db_open(old, STUDY_DB_CELLS, &db, &err), 0);
     assert_int_equal(study_db_meta_get(db, "schema", v, sizeof v, &err), 0);
-    assert_string_equal(v, "3");
+    assert_string_equal(v, "4");
     strcpy(c.model, "m1");
     strcpy(c.target, "nc-v2");
     strcpy(c.strategy, "mcts");
@@ -193,9 +193,9 @@ static void test_db_schema1(void **state)
     /* a version from the future */
     char fut[512];
     snprintf(fut, sizeof fut, "%s/future.sqlite", dir);
-    write_old_db(fut, 4);
+    write_old_db(fut, 5);
     assert_int_equal(study_db_open(fut, STUDY_DB_CELLS, &db, &err), LS_ERR_INPUT);
-    assert_non_null(strstr(err.msg, "schema 4"));
+    assert_non_null(strstr(err.msg, "schema 5"));
     assert_int_equal(study_db_open_readonly(fut, &db, &err), LS_ERR_INPUT);
     snprintf(fut, sizeof fut, "%s/absent.sqlite", dir);
     assert_int_equal(study_db_open_readonly(fut, &db, &err), LS_ERR_INPUT);
@@ -226,7 +226,7 @@ static void test_db_schema2(void **state)
     assert_int_equal(study_db_open(old, STUDY_DB_CELLS, &db, &err), 0);
     char v[32];
     assert_int_equal(study_db_meta_get(db, "schema", v, sizeof v, &err), 0);
-    assert_string_equal(v, "3");
+    assert_string_equal(v, "4");
     struct study_cell c;
     study_cell_init(&c);
     strcpy(c.model, "m1");

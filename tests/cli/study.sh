@@ -183,13 +183,13 @@ if command -v sqlite3 >/dev/null; then
         alter table cells drop column roofline_cycles; alter table cells drop column roofline_by;
         alter table cells drop column busy_pe; alter table cells drop column busy_act;
         alter table cells drop column busy_dve; alter table cells drop column busy_pool;
-        alter table cells drop column busy_dma;
+        alter table cells drop column busy_dma; alter table cells drop column conv_share;
         update meta set value = '1' where key = 'schema'"
     expect 0 "merge of a schema-1 store" "$LAYSIM" merge --out "$T/m1" "$T/old" --quiet
     q='select model,strategy,tbl,sim_cycles,layouts from cells order by 1,2,3'
     if [ "$(sqlite3 "$T/m1/results.sqlite" "$q")" = "$(sqlite3 "$T/z/results.sqlite" "$q")" ] \
        && [ "$(sqlite3 "$T/old/results.sqlite" "select value from meta where key = 'schema'")" = 1 ] \
-       && [ "$(sqlite3 "$T/m1/results.sqlite" "select value from meta where key = 'schema'")" = 3 ]; then ok; else
+       && [ "$(sqlite3 "$T/m1/results.sqlite" "select value from meta where key = 'schema'")" = 4 ]; then ok; else
         bad "a schema-1 store did not load"; fi
     sqlite3 "$T/old/results.sqlite" "update meta set value = '99' where key = 'schema'"
     expect 2 "merge of a schema-99 store" "$LAYSIM" merge --out "$T/m99" "$T/old" --quiet
