@@ -149,12 +149,65 @@ static void test_consistency_random(void **st)
     graph_free(g);
 }
 
+/* Bytes of the innermost contiguous run of an operand's free pattern. */
+static uint64_t run_bytes(const struct sim_operand *o)
+{
+    uint64_t run = 1;
+    for (int d = o->ndim - 1; d >= 0; d--) {
+        if (o->stride[d] != (int32_t)run)
+            break;
+        run *= o->size[d];
+    }
+    return run * ls_dtype_size((enum ls_dtype)o->dtype);
+}
+
+/* A weight is loaded with long contiguous rows: k-tiled at compile time, a moving weight
+ * goes into the constant ring (queues 6/7) in DMAs whose rows reach one minimum descriptor
+ * (dma.desc_min_ns x dma.bytes_per_ns = 2,482 B on nc-v2), and all of it is read.
+ * x [128 x 768] @ w [768 x 3072] -> relu -> returned, every configuration of the matmul. */
+static void test_weight_descriptors(void **st)
+{
+    (void)st;
+    struct ls_error err = {0};
+    struct graph *g = graph_new("ffn");
+    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(128, 768), NULL);
+    int32_t w = graph_weight(g, "w", LS_DT_BF16, GRAPH_DIMS(768, 3072), NULL);
+    graph_output(g, graph_unary(g, "r", GRAPH_OP_RELU, graph_matmul(g, "h", x, w)));
+    assert_int_equal(graph_validate(g, &err), 0);
+    struct fixture f;
+    open_model(&f, g, 0);
+    const struct lsp_problem *p = f.in->p;
+    int32_t *cfg = calloc((size_t)p->nops, sizeof *cfg);
+    int32_t h = lsp_find_op(p, "h", 1);
+    int ring_cfgs = 0;
+    for (cfg[h] = 0; cfg[h] < p->ops[h].ncfg; cfg[h]++) {
+        struct sim_program *prog = NULL;
+        assert_int_equal(cm_instance_compile(f.in, cfg, &prog, NULL, &err), 0);
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < sim_program_count(prog); i++) {
+            const struct sim_instr *in = sim_program_instr(prog, i);
+            if (in->engine != LS_ENGINE_DMA || (in->queue != 6 && in->queue != 7))
+                continue;
+            assert_true(run_bytes(&in->src) >= 2482);
+            bytes += (uint64_t)in->dst.nparts * sim_operand_free(&in->dst) * 2;
+        }
+        ring_cfgs += bytes > 0;
+        assert_true(bytes == 0 || bytes == 768 * 3072 * 2);
+        sim_program_free(prog);
+    }
+    assert_true(ring_cfgs > 0);
+    free(cfg);
+    close_model(&f);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_decisions),
         cmocka_unit_test(test_in_place),
         cmocka_unit_test(test_consistency_random),
+        cmocka_unit_test(test_weight_descriptors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
