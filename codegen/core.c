@@ -423,9 +423,16 @@ static uint64_t resident_region(const struct cg_options *o)
 /* What the resident region leaves goes to CG_STEP_REGIONS step regions and the constant
  * ring: each step gets a quarter of it, or up to a third when a quarter is below
  * CG_STEP_MIN_BYTES (a normalization row, double-buffered, must fit); the ring the rest. */
+static int ring_on(const struct cg_options *o)
+{
+    return o && o->plan && !o->plan->no_ring;
+}
+
 uint64_t cg_step_sbuf_bytes(const struct sim_target *t, const struct cg_options *o)
 {
     uint64_t rest = t->sbuf_usable_bytes - resident_region(o);
+    if (!ring_on(o))
+        return (rest / CG_STEP_REGIONS) & ~(uint64_t)63;
     uint64_t quarter = rest / (CG_STEP_REGIONS + 2), third = rest / (CG_STEP_REGIONS + 1);
     uint64_t floor = third < CG_STEP_MIN_BYTES ? third : CG_STEP_MIN_BYTES;
     return (quarter > floor ? quarter : floor) & ~(uint64_t)63;
@@ -433,6 +440,8 @@ uint64_t cg_step_sbuf_bytes(const struct sim_target *t, const struct cg_options 
 
 static uint64_t ring_bytes(const struct sim_target *t, const struct cg_options *o)
 {
+    if (!ring_on(o))
+        return 0;
     return t->sbuf_usable_bytes - resident_region(o) - CG_STEP_REGIONS * cg_step_sbuf_bytes(t, o);
 }
 

@@ -36,6 +36,7 @@ struct cg_memplan {
     struct cg_res *res;          /* per tensor */
     int32_t *prev;               /* tensor ids, see cg_res.prev_off */
     int32_t *pos;                /* per op: position in the topological order */
+    int no_ring;                 /* 1: no constant ring (some op needs the steps' room) */
     int64_t resident_tensors, spilled_tensors;
     uint64_t resident_bytes, spilled_bytes; /* whole-tensor bytes (one layout) */
 };

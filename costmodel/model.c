@@ -286,7 +286,8 @@ int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
     return 0;
 }
 
-int cm_enumerate(struct cm_model *m, const int *pins, struct cm_cfgs *out, struct ls_error *err)
+static int enumerate(struct cm_model *m, const int *pins, struct cm_cfgs *out, int *starved,
+                     struct ls_error *err)
 {
     int32_t n = graph_nops(m->g);
     out->nops = n;
@@ -330,12 +331,40 @@ int cm_enumerate(struct cm_model *m, const int *pins, struct cm_cfgs *out, struc
         }
         cg_cfgs_free(&all);
         if (c->ncfg == 0) {
+            *starved = 1;
             if (err)
                 *err = first;
             return first.code ? first.code : LS_ERR_INPUT;
         }
     }
     return 0;
+}
+
+/* Forget every memoized price (they depend on the SBUF split). */
+static void forget(struct cm_model *m)
+{
+    m->memo.len = 0;
+    m->keys.len = 0;
+    ls_hmap_free(&m->map);
+    memset(&m->map, 0, sizeof m->map);
+}
+
+/* When some op has no feasible configuration once the constant ring takes its share of
+ * SBUF, the model does without the ring (the steps get that room back) and enumerates
+ * again: a decision per model, independent of the layouts. */
+int cm_enumerate(struct cm_model *m, const int *pins, struct cm_cfgs *out, struct ls_error *err)
+{
+    int starved = 0;
+    int rc = enumerate(m, pins, out, &starved, err);
+    if (!rc || !starved || !m->o.plan || m->plan.no_ring)
+        return rc;
+    cm_cfgs_free(out);
+    m->plan.no_ring = 1;
+    forget(m);
+    starved = 0;
+    if (err)
+        memset(err, 0, sizeof *err);
+    return enumerate(m, pins, out, &starved, err);
 }
 
 void cm_cfgs_free(struct cm_cfgs *c)
