@@ -3,6 +3,8 @@
  * rows, output channels on partitions. Swapped: stationary = input positions along one
  * output spatial axis, moving = weight tap, that spatial axis on partitions. Depthwise:
  * per-channel multiply-accumulate on DVE with channels on partitions. */
+#include <stdlib.h>
+
 #include "codegen/cg_int.h"
 
 struct cv {
@@ -58,7 +60,7 @@ static int64_t store(struct cv *c, const int64_t *lo, const int64_t *len, int ra
     return h;
 }
 
-int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
+static int lower_legacy(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     struct cv c;
     memset(&c, 0, sizeof c);
@@ -323,4 +325,623 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
                 }
     }
     return e->fail;
+}
+
+/* ---- implicit GEMM (output channels on partitions, groups of any size but depthwise) ----
+ *
+ * The contraction runs over k-steps, each one PE pass of up to pe.rows partitions:
+ * - general: (channel tile of <= pe.rows input channels, tap); the input image (or a band
+ *   of input rows) is loaded once per channel tile with one DMA of whole H*W rows per
+ *   partition, and each tap reads a shifted, strided window of it in place;
+ * - folded (few input channels, e.g. RGB stems and patch embeddings): the partitions hold
+ *   (channel, kernel row) pairs and the k-steps run over the kernel columns; partition
+ *   (c, kh) holds, for every output row of the band, input row oh*sh - ph + kh*dh (loaded
+ *   row by row, or as one contiguous slab of rows when that is cheaper), zero where the row
+ *   falls in the padding.
+ * Padding columns (and rows, general) are never read: a tap's matmul covers only the output
+ * positions whose window element lies inside the image (a rectangle of the chunk), and the
+ * first matmul of each PSUM chunk is a tap that covers the whole chunk (else the chunk is
+ * zeroed by a DVE memset first). Weights are loaded once per op (or per group of output
+ * channel tiles when they do not fit) with long rows; output chunks of <= pe.moving_max
+ * fp32 accumulate in PSUM over all k-steps, G = banks/2 chunks per group share each
+ * load_stationary, and a group is evacuated by ACT and stored with one DMA. */
+
+struct gp {
+    int fold, slab, wcustom, khmajor;
+    int64_t ct, nKc, kr, nsteps;   /* channel tile, tiles, rows per k-step, k-steps */
+    int64_t mt, nM, mg, nMg;       /* m-tile, m-tiles, m-tiles per weight group, groups */
+    int64_t mgl;                   /* m-tiles per weight DMA */
+    int64_t ohc, owc, Rb, nbands;  /* chunk rows x cols, output rows per band */
+    int nxb, nwb;
+    uint64_t xkc;                  /* image bytes per partition per channel tile */
+    uint64_t wkc;                  /* weight bytes per partition per channel tile (group) */
+    uint64_t obytes;               /* one staging buffer */
+    int64_t rs;                    /* fold: SBUF row stride of the image band (elements) */
+};
+
+static uint64_t al64(uint64_t b) { return (b + 63) & ~(uint64_t)63; }
+
+static int64_t fdiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+static int64_t cdiv_s(int64_t a, int64_t b) { return -fdiv(-a, b); }
+
+/* Output positions along one axis whose input index o*s - p + k*d lies in [0, n). */
+static void valid_range(int64_t n, int64_t s, int64_t p, int64_t kd, int64_t lo, int64_t hi,
+                        int64_t *vlo, int64_t *vhi)
+{
+    *vlo = cg_max(lo, cdiv_s(p - kd, s));
+    *vhi = cg_min(hi, fdiv(n - 1 + p - kd, s) + 1);
+    if (*vhi < *vlo)
+        *vhi = *vlo;
+}
+
+/* input rows of a band of output rows [b0, b1) (general mode) */
+static void band_rows(const struct cv *c, int64_t b0, int64_t b1, int64_t *i0, int64_t *i1)
+{
+    *i0 = cg_max(0, b0 * c->sh - c->ph);
+    *i1 = cg_min(c->H, (b1 - 1) * c->sh - c->ph + (c->KH - 1) * c->dh + 1);
+    if (*i1 <= *i0)
+        *i1 = *i0 + 1;
+}
+
+static uint64_t x_bytes(const struct cv *c, const struct gp *p, int64_t Rb, size_t ex)
+{
+    if (p->fold)
+        return (uint64_t)((Rb - 1) * p->rs + c->W) * ex;
+    int64_t rows = cg_min(c->H, (Rb - 1) * c->sh + (c->KH - 1) * c->dh + 1);
+    return (uint64_t)p->nKc * al64((uint64_t)rows * c->W * ex);
+}
+
+static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
+{
+    const struct sim_target *t = c->e->t;
+    size_t ex = ls_dtype_size(c->vx.dt), ew = ls_dtype_size(c->vw.dt), eo = ls_dtype_size(c->vo.dt);
+    int64_t tmax = cg_min(t->pe_moving_max, t->psum_bank_bytes / 4);
+    int64_t prow = cg_min(t->pe_rows, t->sbuf_partitions), pcol = cg_min(t->pe_cols, t->sbuf_partitions);
+    int64_t taps = c->KH * c->KW;
+    uint32_t nb = c->e->s->psum_nbanks ? c->e->s->psum_nbanks : 1;
+    int64_t Gp = nb >= 2 ? nb / 2 : 1;
+    p->ohc = c->OW <= tmax ? cg_max(1, cg_min(c->OH, tmax / c->OW)) : 1;
+    p->owc = cg_min(c->OW, tmax);
+    p->mt = cg_min(c->Og, pcol);
+    p->nM = cg_cdiv(c->Og, p->mt);
+    p->obytes = al64((uint64_t)Gp * tmax * eo);
+    const struct graph_tensor *wt = graph_tensor(c->e->g, c->x->inputs[1]);
+    p->wcustom = cg_layout_free(c->e->g, c->x->inputs[1]) && wt->nuses == 1 &&
+                 !cg_resident(&c->vw);
+    p->fold = c->G == 1 && c->KH > 1 && c->C * c->KH <= prow && c->C <= 32 && p->wcustom &&
+              !cg_resident(&c->vx);
+    if (p->fold) {
+        p->ct = c->C;
+        p->nKc = 1;
+        p->kr = c->C * c->KH;
+        p->nsteps = c->KW;
+        p->mg = p->nM;
+        p->nMg = 1;
+        p->mgl = p->nM;
+        p->wkc = al64((uint64_t)c->KW * c->Og * ew);
+        /* rows one by one (a descriptor each) or one slab of rows per partition */
+        int64_t rows = c->OH;
+        double row_ns = cg_max(1, (int64_t)((double)c->W * ex / t->dma_bytes_per_ns)) ;
+        double strided = (double)rows * (row_ns > t->dma_desc_min_ns ? row_ns : t->dma_desc_min_ns);
+        double slab = (double)((rows - 1) * c->sh + 1) * c->W * ex / t->dma_bytes_per_ns;
+        p->slab = c->sh > 1 && slab < strided;
+        if (c->sh == 1)
+            p->slab = 1;
+        p->rs = p->slab ? c->sh * c->W : c->W;
+        /* partition order: fewer input DMAs per band (one per channel and run of kernel rows
+         * with the same padding rows, or one per kernel row) */
+        int64_t runs = 1;
+        for (int64_t kh = 1; kh < c->KH; kh++) {
+            int64_t a, b, u, v;
+            valid_range(c->H, c->sh, c->ph, kh * c->dh, 0, c->OH, &a, &b);
+            valid_range(c->H, c->sh, c->ph, (kh - 1) * c->dh, 0, c->OH, &u, &v);
+            runs += a != u || b != v;
+        }
+        p->khmajor = c->KH < c->C * runs;
+        if (p->wkc * 2 > budget)
+            p->fold = 0;
+    }
+    if (!p->fold) {
+        p->ct = cg_min(c->Cg, prow);
+        p->nKc = cg_cdiv(c->Cg, p->ct);
+        p->kr = p->ct;
+        p->nsteps = p->nKc * taps;
+        p->slab = 0;
+        p->rs = 0;
+    }
+    uint64_t mrow = (uint64_t)p->mt * taps * ew;   /* one m-tile's weights per partition row */
+    int multi = c->N * c->G > 1;
+    for (int64_t mg = p->nM; mg >= 1; mg = mg > 1 ? cg_cdiv(mg, 2) : 0) {
+        if (p->fold && mg != p->nM)
+            break;
+        if (mg == 1 && p->nM > 1 && 0)
+            break;
+        int64_t nMg = cg_cdiv(p->nM, mg);
+        uint64_t wkc = p->fold ? p->wkc : al64((uint64_t)cg_min(mg * p->mt, c->Og) * taps * ew);
+        int nwb = nMg > 1 || c->G > 1 ? 2 : 1;
+        uint64_t wtot = (uint64_t)nwb * (p->fold ? wkc : wkc * (uint64_t)p->nKc);
+        uint64_t fixed = wtot + 2 * p->obytes;
+        if (fixed >= budget)
+            continue;
+        /* largest band: a multiple of the chunk rows */
+        int64_t best = 0;
+        for (int64_t Rb = c->OH; Rb >= 1; ) {
+            int64_t nbands = cg_cdiv(c->OH, Rb);
+            int nxb = multi || nbands > 1 ? 2 : 1;
+            if (fixed + (uint64_t)nxb * x_bytes(c, p, Rb, ex) <= budget) {
+                best = Rb;
+                break;
+            }
+            if (Rb == 1)
+                break;
+            Rb = Rb > p->ohc ? ((Rb - 1) / p->ohc) * p->ohc : Rb - 1;
+            if (Rb < 1)
+                Rb = 1;
+        }
+        if (!best)
+            continue;
+        p->mg = mg;
+        p->nMg = nMg;
+        p->nwb = nwb;
+        p->wkc = wkc;
+        p->Rb = best;
+        p->nbands = cg_cdiv(c->OH, best);
+        p->nxb = multi || p->nbands > 1 ? 2 : 1;
+        p->xkc = p->fold ? x_bytes(c, p, best, ex) : x_bytes(c, p, best, ex) / (uint64_t)p->nKc;
+        /* weight DMAs: rows of >= 8 KiB when the group has that many m-tiles */
+        p->mgl = p->fold ? p->nM : cg_min(mg, cg_max(1, (int64_t)cg_cdiv(8192, (int64_t)mrow)));
+        return 0;
+    }
+    return -1;
+}
+
+/* the (kc, tap) of k-step s */
+static void step_of(const struct cv *c, const struct gp *p, int64_t s, int64_t *kc, int64_t *kh,
+                    int64_t *kw)
+{
+    if (p->fold) {
+        *kc = 0;
+        *kh = 0;
+        *kw = s;
+        return;
+    }
+    int64_t taps = c->KH * c->KW, tp = s % taps;
+    *kc = s / taps;
+    *kh = tp / c->KW;
+    *kw = tp % c->KW;
+}
+
+/* the rectangle of chunk [r0, r0+rn) x [c0, c0+cn) that step s reaches */
+static void step_rect(const struct cv *c, const struct gp *p, int64_t s, int64_t r0, int64_t rn,
+                      int64_t c0, int64_t cn, int64_t *rlo, int64_t *rhi, int64_t *clo,
+                      int64_t *chi)
+{
+    int64_t kc, kh, kw;
+    step_of(c, p, s, &kc, &kh, &kw);
+    if (p->fold) {
+        *rlo = r0;
+        *rhi = r0 + rn;
+    } else {
+        valid_range(c->H, c->sh, c->ph, kh * c->dh, r0, r0 + rn, rlo, rhi);
+    }
+    valid_range(c->W, c->sw, c->pw, kw * c->dw, c0, c0 + cn, clo, chi);
+}
+
+struct chunk {
+    int64_t r0, rn, c0, cn;
+};
+
+static int64_t emit_dma(struct cv *c, int cls, struct sim_operand *dst, struct sim_operand *src,
+                        int32_t tin, int pax, const int64_t *extra, size_t nextra)
+{
+    int64_t deps[80];
+    size_t nd = 0;
+    if (tin >= 0)
+        nd = cg_writers(c->e, tin, pax, deps, nd, 64);
+    for (size_t i = 0; i < nextra; i++)
+        if (extra[i] >= 0)
+            deps[nd++] = extra[i];
+    return cg_dma(c->e, cls, dst, src, SIM_OP_DMA_COPY, deps, nd);
+}
+
+static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
+{
+    struct cg_em *e = c->e;
+    const struct sim_target *t = e->t;
+    size_t ex = ls_dtype_size(c->vx.dt), ew = ls_dtype_size(c->vw.dt), eo = ls_dtype_size(c->vo.dt);
+    int64_t taps = c->KH * c->KW;
+    uint32_t nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
+    int64_t Gp = nb >= 2 ? nb / 2 : 1;
+    int64_t tmax = cg_min(t->pe_moving_max, t->psum_bank_bytes / 4);
+    uint64_t wbuf[2] = {0, 0}, xbuf[2] = {0, 0}, obuf[2] = {0, 0};
+    uint64_t wgrp = p->fold ? p->wkc : p->wkc * (uint64_t)p->nKc;
+    for (int i = 0; i < 2; i++)
+        wbuf[i] = i < p->nwb ? cg_alloc(e, wgrp) : wbuf[0];
+    for (int i = 0; i < 2; i++)
+        xbuf[i] = i < p->nxb ? cg_alloc(e, p->fold ? p->xkc : p->xkc * (uint64_t)p->nKc) : xbuf[0];
+    obuf[0] = cg_alloc(e, p->obytes);
+    obuf[1] = cg_alloc(e, p->obytes);
+    if (e->fail)
+        return e->fail;
+    int64_t nwl = p->nKc * cg_cdiv(p->mg, p->mgl);
+    int64_t *hw = calloc((size_t)nwl + 1, sizeof *hw);
+    int64_t *hx = calloc((size_t)p->nKc + 1, sizeof *hx);
+    int64_t *order = calloc((size_t)p->nsteps + 1, sizeof *order);
+    int64_t nchunk_max = (p->Rb + p->ohc - 1) / p->ohc * cg_cdiv(c->OW, p->owc) + 1;
+    struct chunk *ch = calloc((size_t)nchunk_max + 1, sizeof *ch);
+    if (!hw || !hx || !order || !ch) {
+        free(hw); free(hx); free(order); free(ch);
+        return cg_fail(e, "out of memory");
+    }
+    int32_t tx = c->x->inputs[0], tw = c->x->inputs[1];
+    int64_t wr[2] = {-1, -1}, xr[2] = {-1, -1}, orr[2] = {-1, -1}, bank_reader[64];
+    for (int i = 0; i < 64; i++)
+        bank_reader[i] = -1;
+    int64_t hfx[256], nfx = 0;
+    int64_t wkey = -1, xkey = -1, wloads = 0, xloads = 0, groups = 0, stores = 0;
+    int wb = 0, xb = 0;
+    int64_t lo[R_], len[R_];
+    int rc = 0;
+    /* weight view of the folded lowering: stored [C, KH, KW, O] (chosen at compile time) */
+    int64_t ws_c = c->KH * c->KW * c->O, ws_kh = c->KW * c->O;
+    for (int64_t n = 0; n < c->N && !rc; n++)
+        for (int64_t g = 0; g < c->G && !rc; g++)
+            for (int64_t wg = 0; wg < p->nMg && !rc; wg++) {
+                int64_t mi0 = wg * p->mg, mi1 = cg_min(p->nM, mi0 + p->mg);
+                int64_t go0 = mi0 * p->mt, gon = cg_min(c->Og, mi1 * p->mt) - go0;
+                /* ---- weights of this group ---- */
+                if (wkey != g * p->nMg + wg) {
+                    wkey = g * p->nMg + wg;
+                    wb = (int)(wloads++ % p->nwb);
+                    if (p->fold) {
+                        struct sim_operand src = sim_hbm((uint32_t)p->kr, (int32_t)ws_kh, c->vw.base, c->vw.dt,
+                                                         (uint32_t)ws_kh);
+                        (void)ws_c;
+                        struct sim_operand dst = cg_sb(0, (uint32_t)p->kr, wbuf[wb], c->vw.dt, (uint64_t)ws_kh);
+                        hw[0] = emit_dma(c, 0, &dst, &src, tw, pax[1], &wr[wb], 1);
+                        if (hw[0] < 0) { rc = e->fail; break; }
+                    } else {
+                        int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
+                        for (int64_t kc = 0; kc < p->nKc && !rc; kc++)
+                            for (int64_t sb = 0; sb < nsub; sb++) {
+                                int64_t o0 = go0 + sb * p->mgl * p->mt;
+                                int64_t on = cg_min(p->mgl * p->mt, go0 + gon - o0);
+                                int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct);
+                                lo[0] = g * c->Og + o0; len[0] = on;
+                                lo[1] = kc * p->ct; len[1] = kl;
+                                lo[2] = 0; len[2] = c->KH; lo[3] = 0; len[3] = c->KW;
+                                int fax[3] = {0, 2, 3};
+                                struct sim_operand src;
+                                if (cg_box(&c->vw, lo, len, NULL, 1, 1, fax, 3, &src)) {
+                                    rc = cg_fail(e, "op %s: weight pattern needs > 4 dims", c->x->name);
+                                    break;
+                                }
+                                struct sim_operand dst = cg_sb(0, (uint32_t)kl,
+                                                               wbuf[wb] + (uint64_t)kc * p->wkc +
+                                                                   (uint64_t)(o0 - go0) * taps * ew,
+                                                               c->vw.dt, (uint64_t)(on * taps));
+                                hw[kc * nsub + sb] = emit_dma(c, 0, &dst, &src, tw, pax[1], &wr[wb], 1);
+                                if (hw[kc * nsub + sb] < 0) {
+                                    rc = e->fail;
+                                    break;
+                                }
+                            }
+                    }
+                }
+                for (int64_t bi = 0; bi < p->nbands && !rc; bi++) {
+                    int64_t b0 = bi * p->Rb, b1 = cg_min(c->OH, b0 + p->Rb);
+                    int64_t i0 = 0, i1 = 0;
+                    if (!p->fold)
+                        band_rows(c, b0, b1, &i0, &i1);
+                    /* ---- the input band ---- */
+                    int64_t key = (n * c->G + g) * p->nbands + bi;
+                    if (xkey != key) {
+                        xkey = key;
+                        xb = (int)(xloads++ % p->nxb);
+                        if (p->fold) {
+                            /* zero the rows that fall in the padding, then load the rest */
+                            int64_t ztop = 0, zbot = b1 - b0;
+                            for (int64_t kh = 0; kh < c->KH; kh++) {
+                                int64_t vlo, vhi;
+                                valid_range(c->H, c->sh, c->ph, kh * c->dh, b0, b1, &vlo, &vhi);
+                                ztop = cg_max(ztop, vlo - b0);
+                                zbot = cg_min(zbot, vhi - b0);
+                            }
+                            int64_t hz[2] = {-1, -1};
+                            int64_t zr[2][2] = {{0, ztop}, {zbot, b1 - b0}};
+                            for (int z = 0; z < 2; z++) {
+                                if (zr[z][1] <= zr[z][0])
+                                    continue;
+                                int64_t a0 = zr[z][0] * p->rs, a1 = (zr[z][1] - 1) * p->rs + c->W;
+                                struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+                                ms.dst = cg_sb(0, (uint32_t)p->kr, xbuf[xb] + (uint64_t)a0 * ex, c->vx.dt,
+                                               (uint64_t)(a1 - a0));
+                                hz[z] = cg_emit(e, &ms, &xr[xb], xr[xb] >= 0 ? 1 : 0);
+                                if (hz[z] < 0) { rc = e->fail; break; }
+                            }
+                            nfx = 0;
+                            int64_t deps2[3] = {xr[xb], hz[0], hz[1]};
+                            /* partition (c, kh) = c*KH + kh, or kh*C + c (khmajor) */
+                            for (int64_t ci = 0; ci < (p->khmajor ? 1 : c->C) && !rc; ci++)
+                                for (int64_t kh = 0; kh < c->KH && !rc;) {
+                                    int64_t vlo, vhi;
+                                    valid_range(c->H, c->sh, c->ph, kh * c->dh, b0, b1, &vlo, &vhi);
+                                    int64_t k2 = kh + 1;
+                                    for (; k2 < c->KH && !p->khmajor; k2++) {
+                                        int64_t a, b;
+                                        valid_range(c->H, c->sh, c->ph, k2 * c->dh, b0, b1, &a, &b);
+                                        if (a != vlo || b != vhi)
+                                            break;
+                                    }
+                                    if (vhi > vlo) {
+                                        int64_t ih = vlo * c->sh - c->ph + kh * c->dh;
+                                        uint64_t addr = c->vx.base + (uint64_t)(ci * c->vx.stride[1] + n * c->vx.stride[0] +
+                                                                                ih * c->vx.stride[2]) * ex;
+                                        int64_t nr = vhi - vlo;
+                                        uint32_t np = (uint32_t)(p->khmajor ? c->C : k2 - kh);
+                                        int64_t pstr = p->khmajor ? c->vx.stride[1] : c->dh * c->vx.stride[2];
+                                        struct sim_operand src = sim_hbm(np, (int32_t)pstr, addr, c->vx.dt, 1);
+                                        int64_t free;
+                                        if (p->slab) {
+                                            free = (nr - 1) * c->sh * c->W + c->W;
+                                            int64_t sz[1] = {free}, st[1] = {1};
+                                            cg_pattern(&src, 1, sz, st);
+                                        } else {
+                                            free = nr * c->W;
+                                            int64_t sz[2] = {nr, c->W}, st[2] = {c->sh * c->W, 1};
+                                            cg_pattern(&src, 2, sz, st);
+                                        }
+                                        uint32_t p0 = (uint32_t)(p->khmajor ? kh * c->C : ci * c->KH + kh);
+                                        struct sim_operand dst = cg_sb(p0, np,
+                                                                       xbuf[xb] + (uint64_t)((vlo - b0) * p->rs) * ex,
+                                                                       c->vx.dt, (uint64_t)free);
+                                        int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], deps2, 3);
+                                        if (h < 0) { rc = e->fail; break; }
+                                        hfx[nfx++] = h;
+                                    }
+                                    kh = k2;
+                                }
+                        } else {
+                            for (int64_t kc = 0; kc < p->nKc && !rc; kc++) {
+                                int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct);
+                                lo[0] = n; len[0] = 1;
+                                lo[1] = g * c->Cg + kc * p->ct; len[1] = kl;
+                                lo[2] = i0; len[2] = i1 - i0; lo[3] = 0; len[3] = c->W;
+                                int fax[3] = {0, 2, 3};
+                                struct sim_operand src;
+                                if (cg_box(&c->vx, lo, len, NULL, 1, 1, fax, 3, &src)) {
+                                    rc = cg_fail(e, "op %s: input pattern needs > 4 dims", c->x->name);
+                                    break;
+                                }
+                                struct sim_operand dst = cg_sb(0, (uint32_t)kl, xbuf[xb] + (uint64_t)kc * p->xkc,
+                                                               c->vx.dt, (uint64_t)((i1 - i0) * c->W));
+                                hx[kc] = emit_dma(c, 0, &dst, &src, tx, pax[0], &xr[xb], 1);
+                                if (hx[kc] < 0) { rc = e->fail; break; }
+                            }
+                        }
+                    }
+                    if (rc)
+                        break;
+                    /* ---- chunks of the band ---- */
+                    int64_t nch = 0;
+                    for (int64_t r = b0; r < b1; r += (p->owc == c->OW ? p->ohc : 1))
+                        for (int64_t c0 = 0; c0 < c->OW; c0 += p->owc) {
+                            ch[nch].r0 = r;
+                            ch[nch].rn = p->owc == c->OW ? cg_min(p->ohc, b1 - r) : 1;
+                            ch[nch].c0 = c0;
+                            ch[nch].cn = cg_min(p->owc, c->OW - c0);
+                            nch++;
+                        }
+                    for (int64_t mi = mi0; mi < mi1 && !rc; mi++) {
+                        int64_t m0 = mi * p->mt, ml = cg_min(p->mt, c->Og - m0);
+                        for (int64_t q0 = 0; q0 < nch && !rc; q0 += Gp, groups++) {
+                            int64_t qn = cg_min(Gp, nch - q0);
+                            /* a first k-step that covers every chunk of the group */
+                            int64_t first = -1;
+                            for (int64_t s = 0; s < p->nsteps && first < 0; s++) {
+                                int ok = 1;
+                                for (int64_t j = 0; j < qn && ok; j++) {
+                                    int64_t a, b, u, v;
+                                    step_rect(c, p, s, ch[q0 + j].r0, ch[q0 + j].rn, ch[q0 + j].c0,
+                                              ch[q0 + j].cn, &a, &b, &u, &v);
+                                    ok = a == ch[q0 + j].r0 && b == ch[q0 + j].r0 + ch[q0 + j].rn &&
+                                         u == ch[q0 + j].c0 && v == ch[q0 + j].c0 + ch[q0 + j].cn;
+                                }
+                                if (ok)
+                                    first = s;
+                            }
+                            int64_t no = 0;
+                            if (first >= 0)
+                                order[no++] = first;
+                            for (int64_t s = 0; s < p->nsteps; s++)
+                                if (s != first)
+                                    order[no++] = s;
+                            uint32_t bank[64];
+                            int64_t last_mm[64], hz[64];
+                            int started[64];
+                            for (int64_t j = 0; j < qn; j++) {
+                                bank[j] = e->s->psum_bank0 + (uint32_t)(((groups & 1) * Gp + j) % nb);
+                                last_mm[j] = -1;
+                                hz[j] = -1;
+                                started[j] = first >= 0 ? 0 : 1;
+                                if (first < 0) { /* no tap covers the chunk: zero it */
+                                    struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+                                    ms.dst = sim_psum(0, (uint32_t)ml, (uint64_t)bank[j] * t->psum_bank_bytes,
+                                                      LS_DT_FP32, (uint32_t)(ch[q0 + j].rn * ch[q0 + j].cn));
+                                    hz[j] = cg_emit(e, &ms, &bank_reader[bank[j] % 64],
+                                                    bank_reader[bank[j] % 64] >= 0 ? 1 : 0);
+                                    if (hz[j] < 0) { rc = e->fail; break; }
+                                }
+                            }
+                            for (int64_t si = 0; si < no && !rc; si++) {
+                                int64_t s = order[si], kc, kh, kw;
+                                step_of(c, p, s, &kc, &kh, &kw);
+                                int64_t kl = p->fold ? p->kr : cg_min(p->ct, c->Cg - kc * p->ct);
+                                int any = 0;
+                                for (int64_t j = 0; j < qn && !any; j++) {
+                                    int64_t a, b, u, v;
+                                    step_rect(c, p, s, ch[q0 + j].r0, ch[q0 + j].rn, ch[q0 + j].c0,
+                                              ch[q0 + j].cn, &a, &b, &u, &v);
+                                    any = b > a && v > u;
+                                }
+                                if (!any)
+                                    continue;
+                                /* stationary: weights of (step, m-tile) */
+                                struct sim_operand st;
+                                int64_t hwl;
+                                if (p->fold) {
+                                    st = cg_sb(0, (uint32_t)kl, wbuf[wb] + (uint64_t)(kw * c->Og + m0) * ew,
+                                               c->vw.dt, (uint64_t)ml);
+                                    hwl = hw[0];
+                                } else {
+                                    int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
+                                    int64_t tp = kh * c->KW + kw;
+                                    st = cg_sb(0, (uint32_t)kl,
+                                               wbuf[wb] + (uint64_t)kc * p->wkc +
+                                                   ((uint64_t)(m0 - go0) * taps + (uint64_t)tp) * ew,
+                                               c->vw.dt, (uint64_t)ml);
+                                    int64_t ssz[1] = {ml}, sst[1] = {taps};
+                                    cg_pattern(&st, 1, ssz, sst);
+                                    hwl = hw[kc * nsub + (mi - mi0) / p->mgl];
+                                }
+                                int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, &hwl, 1);
+                                if (hl < 0) { rc = e->fail; break; }
+                                wr[wb] = hl;
+                                for (int64_t j = 0; j < qn; j++) {
+                                    const struct chunk *k = &ch[q0 + j];
+                                    int64_t a, b, u, v;
+                                    step_rect(c, p, s, k->r0, k->rn, k->c0, k->cn, &a, &b, &u, &v);
+                                    if (b <= a || v <= u)
+                                        continue;
+                                    int64_t iw = u * c->sw - c->pw + kw * c->dw;
+                                    int64_t off, rstr;
+                                    if (p->fold) {
+                                        off = (a - b0) * p->rs + iw;
+                                        rstr = p->rs;
+                                    } else {
+                                        off = (a * c->sh - c->ph + kh * c->dh - i0) * c->W + iw;
+                                        rstr = c->sh * c->W;
+                                    }
+                                    struct sim_operand mv = cg_sb(0, (uint32_t)kl,
+                                                                  xbuf[xb] + (uint64_t)(p->fold ? 0 : kc) * p->xkc +
+                                                                      (uint64_t)off * ex,
+                                                                  c->vx.dt, (uint64_t)((b - a) * (v - u)));
+                                    int64_t msz[2] = {b - a, v - u}, mst[2] = {rstr, c->sw};
+                                    cg_pattern(&mv, 2, msz, mst);
+                                    struct sim_operand ps = sim_psum(0, (uint32_t)ml,
+                                                                     (uint64_t)bank[j] * t->psum_bank_bytes +
+                                                                         (uint64_t)((a - k->r0) * k->cn + (u - k->c0)) * 4,
+                                                                     LS_DT_FP32, (uint32_t)((b - a) * (v - u)));
+                                    int64_t psz[2] = {b - a, v - u}, pst[2] = {k->cn, 1};
+                                    cg_pattern(&ps, 2, psz, pst);
+                                    int64_t deps[8 + 256];
+                                    size_t nd = 0;
+                                    deps[nd++] = hl;
+                                    if (p->fold)
+                                        for (int64_t q = 0; q < nfx; q++)
+                                            deps[nd++] = hfx[q];
+                                    else
+                                        deps[nd++] = hx[kc];
+                                    if (last_mm[j] < 0 && bank_reader[bank[j] % 64] >= 0)
+                                        deps[nd++] = bank_reader[bank[j] % 64];
+                                    if (hz[j] >= 0 && last_mm[j] < 0)
+                                        deps[nd++] = hz[j];
+                                    int64_t hm = pe(c, SIM_OP_MATMUL, &mv, &ps, started[j] ? SIM_F_ACCUMULATE : 0,
+                                                    deps, nd);
+                                    if (hm < 0) { rc = e->fail; break; }
+                                    started[j] = 1;
+                                    last_mm[j] = hm;
+                                    xr[xb] = hm;
+                                }
+                            }
+                            if (rc)
+                                break;
+                            /* evacuate the group into one staging buffer, store it */
+                            int ob = (int)(stores & 1);
+                            int full = p->owc == c->OW;
+                            uint64_t soff = 0;
+                            int64_t hev = -1;
+                            for (int64_t j = 0; j < qn && !rc; j++) {
+                                const struct chunk *k = &ch[q0 + j];
+                                int64_t te = k->rn * k->cn;
+                                struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+                                ev.dst = cg_sb(0, (uint32_t)ml, obuf[ob] + soff * eo, c->vo.dt, (uint64_t)te);
+                                ev.src = sim_psum(0, (uint32_t)ml, (uint64_t)bank[j] * t->psum_bank_bytes,
+                                                  LS_DT_FP32, (uint32_t)te);
+                                int64_t deps[3] = {last_mm[j] >= 0 ? last_mm[j] : hz[j], orr[ob]};
+                                hev = cg_emit(e, &ev, deps, orr[ob] >= 0 ? 2 : 1);
+                                if (hev < 0) { rc = e->fail; break; }
+                                bank_reader[bank[j] % 64] = hev;
+                                if (!full) {
+                                    int64_t olo[R_], olen[R_];
+                                    olo[0] = n; olen[0] = 1;
+                                    olo[1] = g * c->Og + m0; olen[1] = ml;
+                                    olo[2] = k->r0; olen[2] = k->rn; olo[3] = k->c0; olen[3] = k->cn;
+                                    struct sim_operand sb = cg_sb(0, (uint32_t)ml, obuf[ob] + soff * eo,
+                                                                  c->vo.dt, (uint64_t)te);
+                                    orr[ob] = store(c, olo, olen, 1, &sb, hev, pax[2]);
+                                    if (orr[ob] < 0) { rc = e->fail; break; }
+                                }
+                                soff += (uint64_t)te;
+                            }
+                            if (rc)
+                                break;
+                            if (full) {
+                                int64_t olo[R_], olen[R_];
+                                olo[0] = n; olen[0] = 1;
+                                olo[1] = g * c->Og + m0; olen[1] = ml;
+                                olo[2] = ch[q0].r0;
+                                olen[2] = ch[q0 + qn - 1].r0 + ch[q0 + qn - 1].rn - ch[q0].r0;
+                                olo[3] = 0; olen[3] = c->OW;
+                                struct sim_operand sb = cg_sb(0, (uint32_t)ml, obuf[ob], c->vo.dt, soff);
+                                orr[ob] = store(c, olo, olen, 1, &sb, hev, pax[2]);
+                                if (orr[ob] < 0) { rc = e->fail; break; }
+                            }
+                            stores++;
+                            (void)tmax;
+                        }
+                    }
+                }
+            }
+    free(hw);
+    free(hx);
+    free(order);
+    free(ch);
+    return rc ? rc : e->fail;
+}
+
+int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    if (pax[2] == 1) {
+        struct cv c;
+        memset(&c, 0, sizeof c);
+        c.e = e;
+        c.x = graph_op(e->g, op);
+        cg_view_make(e, c.x->inputs[0], pax[0], &c.vx);
+        cg_view_make(e, c.x->inputs[1], pax[1], &c.vw);
+        cg_view_make(e, c.x->output, pax[2], &c.vo);
+        c.N = c.vx.dim[0]; c.C = c.vx.dim[1]; c.H = c.vx.dim[2]; c.W = c.vx.dim[3];
+        c.O = c.vw.dim[0]; c.Cg = c.vw.dim[1]; c.KH = c.vw.dim[2]; c.KW = c.vw.dim[3];
+        c.OH = c.vo.dim[2]; c.OW = c.vo.dim[3];
+        c.sh = c.x->attrs.stride[0]; c.sw = c.x->attrs.stride[1];
+        c.ph = c.x->attrs.pad[0]; c.pw = c.x->attrs.pad[1];
+        c.dh = c.x->attrs.dilation[0]; c.dw = c.x->attrs.dilation[1];
+        c.G = c.x->attrs.groups > 0 ? c.x->attrs.groups : 1;
+        c.Og = c.O / c.G;
+        int depthwise = c.G == c.C && c.C > 1;
+        struct gp p;
+        memset(&p, 0, sizeof p);
+        if (!depthwise && pax[0] == 1 && pax[1] == 1 && !cg_resident(&c.vx) && !cg_resident(&c.vo) &&
+            plan_gemm(&c, &p, cg_budget(e)) == 0) {
+            if (p.fold) { /* the weights as stored for this lowering: [C, KH, KW, O] or
+                           * [KH, C, KW, O] (khmajor), one row of KW x O per partition */
+                c.vw.stride[1] = p.khmajor ? c.KW * c.O : c.KH * c.KW * c.O;
+                c.vw.stride[2] = p.khmajor ? c.C * c.KW * c.O : c.KW * c.O;
+                c.vw.stride[3] = c.O;
+                c.vw.stride[0] = 1;
+            }
+            return lower_gemm(&c, pax, &p);
+        }
+    }
+    return lower_legacy(e, op, pax);
 }
