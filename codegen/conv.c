@@ -348,6 +348,10 @@ static int lower_legacy(struct cg_em *e, int32_t op, const int8_t *pax)
 
 struct gp {
     int fold, slab, wcustom, khmajor;
+    int ilv;                       /* input channel of (partition p, tile kc) = p*nKc + kc */
+    int oilv;                      /* output channel of (partition q, m-tile mi) = q*nM + mi,
+                                      the whole output staged and stored with long rows */
+    int64_t spiece;                /* oilv: m-tiles per store */
     int64_t ct, nKc, kr, nsteps;   /* channel tile, tiles, rows per k-step, k-steps */
     int64_t mt, nM, mg, nMg;       /* m-tile, m-tiles, m-tiles per weight group, groups */
     int64_t mgl;                   /* m-tiles per weight DMA */
@@ -388,7 +392,7 @@ static uint64_t x_bytes(const struct cv *c, const struct gp *p, int64_t Rb, size
     if (p->fold)
         return (uint64_t)((Rb - 1) * p->rs + c->W) * ex;
     int64_t rows = cg_min(c->H, (Rb - 1) * c->sh + (c->KH - 1) * c->dh + 1);
-    return (uint64_t)p->nKc * al64((uint64_t)rows * c->W * ex);
+    return (uint64_t)p->nKc * ((uint64_t)rows * c->W * ex);
 }
 
 static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
@@ -444,6 +448,11 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
     if (!p->fold) {
         p->ct = cg_min(c->Cg, prow);
         p->nKc = cg_cdiv(c->Cg, p->ct);
+        /* spread the channels over the tiles (c = p*nKc + kc) when they divide evenly: a
+         * partition's channels are then adjacent in HBM, for the image and the weights */
+        p->ilv = p->nKc > 1 && c->Cg % p->nKc == 0;
+        if (p->ilv)
+            p->ct = c->Cg / p->nKc;
         p->kr = p->ct;
         p->nsteps = p->nKc * taps;
         p->slab = 0;
@@ -457,9 +466,9 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
         if (mg == 1 && p->nM > 1 && 0)
             break;
         int64_t nMg = cg_cdiv(p->nM, mg);
-        uint64_t wkc = p->fold ? p->wkc : al64((uint64_t)cg_min(mg * p->mt, c->Og) * taps * ew);
+        uint64_t wkc = p->fold ? p->wkc : (uint64_t)cg_min(mg * p->mt, c->Og) * taps * ew;
         int nwb = nMg > 1 || c->G > 1 ? 2 : 1;
-        uint64_t wtot = (uint64_t)nwb * (p->fold ? wkc : wkc * (uint64_t)p->nKc);
+        uint64_t wtot = (uint64_t)nwb * al64(p->fold ? wkc : wkc * (uint64_t)p->nKc);
         uint64_t fixed = wtot + 2 * p->obytes;
         if (fixed >= budget)
             continue;
@@ -488,8 +497,26 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
         p->nbands = cg_cdiv(c->OH, best);
         p->nxb = multi || p->nbands > 1 ? 2 : 1;
         p->xkc = p->fold ? x_bytes(c, p, best, ex) : x_bytes(c, p, best, ex) / (uint64_t)p->nKc;
-        /* weight DMAs: rows of >= 8 KiB when the group has that many m-tiles */
-        p->mgl = p->fold ? p->nM : cg_min(mg, cg_max(1, (int64_t)cg_cdiv(8192, (int64_t)mrow)));
+        /* weight DMAs: one per run of m-tiles whose rows reach a full descriptor */
+        int64_t dbytes = (int64_t)(t->dma_desc_min_ns * t->dma_bytes_per_ns) + 1;
+        p->mgl = p->fold ? p->nM : cg_min(mg, cg_max(1, cg_cdiv(dbytes, (int64_t)mrow)));
+        if (p->ilv && 2 * p->mgl > mg)
+            p->mgl = mg; /* whole rows: one contiguous run per partition */
+        /* small outputs: rows of one m-tile are shorter than a descriptor; spread the output
+         * channels over the m-tiles instead, so that a partition's channels are adjacent */
+        uint64_t ohw = (uint64_t)c->OH * c->OW;
+        uint64_t obig = al64((uint64_t)p->nM * ohw * eo);
+        p->oilv = 0;
+        if (c->N == 1 && p->nbands == 1 && nMg == 1 && p->owc == c->OW && p->nM > 1 &&
+            c->Og % p->nM == 0 && ohw * eo < (uint64_t)dbytes &&
+            fixed - 2 * p->obytes + obig + (uint64_t)p->nxb * x_bytes(c, p, best, ex) <= budget) {
+            p->oilv = 1;
+            p->mt = c->Og / p->nM;
+            p->obytes = obig;
+            p->spiece = cg_min(p->nM, cg_max(1, cg_cdiv(dbytes, (int64_t)(ohw * eo))));
+            if (2 * p->spiece > p->nM)
+                p->spiece = p->nM;
+        }
         return 0;
     }
     return -1;
@@ -541,7 +568,16 @@ static int64_t emit_dma(struct cv *c, int cls, struct sim_operand *dst, struct s
     for (size_t i = 0; i < nextra; i++)
         if (extra[i] >= 0)
             deps[nd++] = extra[i];
-    return cg_dma(c->e, cls, dst, src, SIM_OP_DMA_COPY, deps, nd);
+    if (cls < 2 || c->e->t->dma_queues < 6)
+        return cg_dma(c->e, cls < 2 ? cls : 0, dst, src, SIM_OP_DMA_COPY, deps, nd);
+    /* weights: queues 4/5, so that they do not wait behind the loads of earlier steps that
+     * wait for their producers (the step's first instruction per queue still waits for
+     * step k-2, whose SBUF half this step reuses) */
+    struct sim_instr in = cg_instr(c->e, LS_ENGINE_DMA, SIM_OP_DMA_COPY, SIM_FN_NONE);
+    in.queue = (uint16_t)(4 + (c->e->dmaq++ & 1));
+    in.dst = *dst;
+    in.src = *src;
+    return cg_emit(c->e, &in, deps, nd);
 }
 
 static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
@@ -560,7 +596,8 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
     for (int i = 0; i < 2; i++)
         xbuf[i] = i < p->nxb ? cg_alloc(e, p->fold ? p->xkc : p->xkc * (uint64_t)p->nKc) : xbuf[0];
     obuf[0] = cg_alloc(e, p->obytes);
-    obuf[1] = cg_alloc(e, p->obytes);
+    obuf[1] = p->oilv ? obuf[0] : cg_alloc(e, p->obytes);
+    int64_t ost[2] = {-1, -1}, ohw = c->OH * c->OW;
     if (e->fail)
         return e->fail;
     int64_t nwl = p->nKc * cg_cdiv(p->mg, p->mgl);
@@ -598,33 +635,47 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                                          (uint32_t)ws_kh);
                         (void)ws_c;
                         struct sim_operand dst = cg_sb(0, (uint32_t)p->kr, wbuf[wb], c->vw.dt, (uint64_t)ws_kh);
-                        hw[0] = emit_dma(c, 0, &dst, &src, tw, pax[1], &wr[wb], 1);
+                        hw[0] = emit_dma(c, 2, &dst, &src, tw, pax[1], &wr[wb], 1);
                         if (hw[0] < 0) { rc = e->fail; break; }
                     } else {
                         int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
-                        for (int64_t kc = 0; kc < p->nKc && !rc; kc++)
+                        int64_t wel = (int64_t)(p->wkc / ew);
+                        for (int64_t kc = 0; kc < (p->ilv ? 1 : p->nKc) && !rc; kc++)
                             for (int64_t sb = 0; sb < nsub; sb++) {
                                 int64_t o0 = go0 + sb * p->mgl * p->mt;
                                 int64_t on = cg_min(p->mgl * p->mt, go0 + gon - o0);
                                 int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct);
-                                lo[0] = g * c->Og + o0; len[0] = on;
-                                lo[1] = kc * p->ct; len[1] = kl;
-                                lo[2] = 0; len[2] = c->KH; lo[3] = 0; len[3] = c->KW;
-                                int fax[3] = {0, 2, 3};
-                                struct sim_operand src;
-                                if (cg_box(&c->vw, lo, len, NULL, 1, 1, fax, 3, &src)) {
-                                    rc = cg_fail(e, "op %s: weight pattern needs > 4 dims", c->x->name);
-                                    break;
+                                struct sim_operand src, dst;
+                                if (p->ilv) { /* every tile at once: [kc][o, taps] per partition */
+                                    src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vw.stride[1]),
+                                                  c->vw.base + (uint64_t)((g * c->Og + o0) * c->vw.stride[0]) * ew,
+                                                  c->vw.dt, 1);
+                                    int64_t sz[2] = {p->nKc, on * taps}, st[2] = {c->vw.stride[1], 1};
+                                    cg_pattern(&src, 2, sz, st);
+                                    dst = cg_sb(0, (uint32_t)p->ct, wbuf[wb] + (uint64_t)(o0 - go0) * taps * ew,
+                                                c->vw.dt, (uint64_t)(p->nKc * on * taps));
+                                    int64_t dz[2] = {p->nKc, on * taps}, dt2[2] = {wel, 1};
+                                    cg_pattern(&dst, 2, dz, dt2);
+                                } else {
+                                    lo[0] = g * c->Og + o0; len[0] = on;
+                                    lo[1] = kc * p->ct; len[1] = kl;
+                                    lo[2] = 0; len[2] = c->KH; lo[3] = 0; len[3] = c->KW;
+                                    int fax[3] = {0, 2, 3};
+                                    if (cg_box(&c->vw, lo, len, NULL, 1, 1, fax, 3, &src)) {
+                                        rc = cg_fail(e, "op %s: weight pattern needs > 4 dims", c->x->name);
+                                        break;
+                                    }
+                                    dst = cg_sb(0, (uint32_t)kl,
+                                                wbuf[wb] + (uint64_t)kc * p->wkc + (uint64_t)(o0 - go0) * taps * ew,
+                                                c->vw.dt, (uint64_t)(on * taps));
                                 }
-                                struct sim_operand dst = cg_sb(0, (uint32_t)kl,
-                                                               wbuf[wb] + (uint64_t)kc * p->wkc +
-                                                                   (uint64_t)(o0 - go0) * taps * ew,
-                                                               c->vw.dt, (uint64_t)(on * taps));
-                                hw[kc * nsub + sb] = emit_dma(c, 0, &dst, &src, tw, pax[1], &wr[wb], 1);
-                                if (hw[kc * nsub + sb] < 0) {
+                                int64_t h = emit_dma(c, 2, &dst, &src, tw, pax[1], &wr[wb], 1);
+                                if (h < 0) {
                                     rc = e->fail;
                                     break;
                                 }
+                                for (int64_t k2 = 0; k2 < (p->ilv ? p->nKc : 1); k2++)
+                                    hw[(kc + k2) * nsub + sb] = h;
                             }
                     }
                 }
@@ -702,21 +753,42 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                     kh = k2;
                                 }
                         } else {
-                            for (int64_t kc = 0; kc < p->nKc && !rc; kc++) {
-                                int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct);
-                                lo[0] = n; len[0] = 1;
-                                lo[1] = g * c->Cg + kc * p->ct; len[1] = kl;
-                                lo[2] = i0; len[2] = i1 - i0; lo[3] = 0; len[3] = c->W;
-                                int fax[3] = {0, 2, 3};
-                                struct sim_operand src;
-                                if (cg_box(&c->vx, lo, len, NULL, 1, 1, fax, 3, &src)) {
-                                    rc = cg_fail(e, "op %s: input pattern needs > 4 dims", c->x->name);
-                                    break;
+                            /* interleaved channels: one DMA for all tiles when a tile's rows
+                             * are shorter than a descriptor (else one per tile) */
+                            int64_t rowel = (i1 - i0) * c->W;
+                            int64_t xel = (int64_t)(p->xkc / ex);
+                            int merge = p->ilv && (double)rowel * ex < t->dma_desc_min_ns * t->dma_bytes_per_ns;
+                            for (int64_t kc = 0; kc < p->nKc && !rc; kc += merge ? p->nKc : 1) {
+                                int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct), nk = merge ? p->nKc : 1;
+                                struct sim_operand src, dst;
+                                if (p->ilv) {
+                                    int64_t ch0 = g * c->Cg + kc;
+                                    src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vx.stride[1]),
+                                                  c->vx.base + (uint64_t)(ch0 * c->vx.stride[1] + n * c->vx.stride[0] +
+                                                                          i0 * c->vx.stride[2]) * ex,
+                                                  c->vx.dt, 1);
+                                    int64_t sz[2] = {nk, rowel}, st[2] = {c->vx.stride[1], 1};
+                                    cg_pattern(&src, 2, sz, st);
+                                    dst = cg_sb(0, (uint32_t)p->ct, xbuf[xb] + (uint64_t)kc * p->xkc, c->vx.dt,
+                                                (uint64_t)(nk * rowel));
+                                    int64_t dz[2] = {nk, rowel}, dt2[2] = {xel, 1};
+                                    cg_pattern(&dst, 2, dz, dt2);
+                                } else {
+                                    lo[0] = n; len[0] = 1;
+                                    lo[1] = g * c->Cg + kc * p->ct; len[1] = kl;
+                                    lo[2] = i0; len[2] = i1 - i0; lo[3] = 0; len[3] = c->W;
+                                    int fax[3] = {0, 2, 3};
+                                    if (cg_box(&c->vx, lo, len, NULL, 1, 1, fax, 3, &src)) {
+                                        rc = cg_fail(e, "op %s: input pattern needs > 4 dims", c->x->name);
+                                        break;
+                                    }
+                                    dst = cg_sb(0, (uint32_t)kl, xbuf[xb] + (uint64_t)kc * p->xkc,
+                                                c->vx.dt, (uint64_t)rowel);
                                 }
-                                struct sim_operand dst = cg_sb(0, (uint32_t)kl, xbuf[xb] + (uint64_t)kc * p->xkc,
-                                                               c->vx.dt, (uint64_t)((i1 - i0) * c->W));
-                                hx[kc] = emit_dma(c, 0, &dst, &src, tx, pax[0], &xr[xb], 1);
-                                if (hx[kc] < 0) { rc = e->fail; break; }
+                                int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], &xr[xb], 1);
+                                if (h < 0) { rc = e->fail; break; }
+                                for (int64_t j = 0; j < nk; j++)
+                                    hx[kc + j] = h;
                             }
                         }
                     }
@@ -790,17 +862,21 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                 struct sim_operand st;
                                 int64_t hwl;
                                 if (p->fold) {
-                                    st = cg_sb(0, (uint32_t)kl, wbuf[wb] + (uint64_t)(kw * c->Og + m0) * ew,
+                                    st = cg_sb(0, (uint32_t)kl, wbuf[wb] + (uint64_t)(kw * c->Og + (p->oilv ? mi : m0)) * ew,
                                                c->vw.dt, (uint64_t)ml);
+                                    if (p->oilv) {
+                                        int64_t ssz[1] = {ml}, sst[1] = {p->nM};
+                                        cg_pattern(&st, 1, ssz, sst);
+                                    }
                                     hwl = hw[0];
                                 } else {
                                     int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
                                     int64_t tp = kh * c->KW + kw;
                                     st = cg_sb(0, (uint32_t)kl,
                                                wbuf[wb] + (uint64_t)kc * p->wkc +
-                                                   ((uint64_t)(m0 - go0) * taps + (uint64_t)tp) * ew,
+                                                   ((uint64_t)(p->oilv ? mi : m0 - go0) * taps + (uint64_t)tp) * ew,
                                                c->vw.dt, (uint64_t)ml);
-                                    int64_t ssz[1] = {ml}, sst[1] = {taps};
+                                    int64_t ssz[1] = {ml}, sst[1] = {p->oilv ? p->nM * taps : taps};
                                     cg_pattern(&st, 1, ssz, sst);
                                     hwl = hw[kc * nsub + (mi - mi0) / p->mgl];
                                 }
@@ -866,10 +942,20 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                 int64_t te = k->rn * k->cn;
                                 struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
                                 ev.dst = cg_sb(0, (uint32_t)ml, obuf[ob] + soff * eo, c->vo.dt, (uint64_t)te);
+                                if (p->oilv)
+                                    ev.dst = cg_sb(0, (uint32_t)ml, obuf[0] + (uint64_t)(mi * ohw + k->r0 * c->OW) * eo,
+                                                   c->vo.dt, (uint64_t)te);
                                 ev.src = sim_psum(0, (uint32_t)ml, (uint64_t)bank[j] * t->psum_bank_bytes,
                                                   LS_DT_FP32, (uint32_t)te);
                                 int64_t deps[3] = {last_mm[j] >= 0 ? last_mm[j] : hz[j], orr[ob]};
-                                hev = cg_emit(e, &ev, deps, orr[ob] >= 0 ? 2 : 1);
+                                size_t ndv = orr[ob] >= 0 ? 2 : 1;
+                                if (p->oilv) {
+                                    ndv = 1;
+                                    for (int z = 0; z < 2; z++)
+                                        if (ost[z] >= 0)
+                                            deps[ndv++] = ost[z];
+                                }
+                                hev = cg_emit(e, &ev, deps, ndv);
                                 if (hev < 0) { rc = e->fail; break; }
                                 bank_reader[bank[j] % 64] = hev;
                                 if (!full) {
@@ -886,7 +972,7 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                             }
                             if (rc)
                                 break;
-                            if (full) {
+                            if (full && !p->oilv) {
                                 int64_t olo[R_], olen[R_];
                                 olo[0] = n; olen[0] = 1;
                                 olo[1] = g * c->Og + m0; olen[1] = ml;
@@ -899,6 +985,21 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                             }
                             stores++;
                             (void)tmax;
+                            if (p->oilv && q0 + Gp >= nch && ((mi + 1) % p->spiece == 0 || mi + 1 == mi1)) {
+                                /* the m-tiles of this piece are complete: partition q holds
+                                 * output channels q*nM + [pm0, mi], adjacent in HBM */
+                                int64_t pm0 = mi - mi % p->spiece, cnt = mi + 1 - pm0;
+                                struct sim_operand dst = sim_hbm((uint32_t)ml, (int32_t)(p->nM * c->vo.stride[1]),
+                                                                 c->vo.base + (uint64_t)((g * c->Og + pm0) * c->vo.stride[1] +
+                                                                                         n * c->vo.stride[0]) * eo,
+                                                                 c->vo.dt, (uint32_t)(cnt * ohw));
+                                struct sim_operand sb = cg_sb(0, (uint32_t)ml, obuf[0] + (uint64_t)(pm0 * ohw) * eo,
+                                                              c->vo.dt, (uint64_t)(cnt * ohw));
+                                int64_t h = cg_dma(e, 1, &dst, &sb, SIM_OP_DMA_COPY, &hev, 1);
+                                if (h < 0) { rc = e->fail; break; }
+                                cg_wrote(e, c->x->output, pax[2], h);
+                                ost[h & 1] = h;
+                            }
                         }
                     }
                 }
