@@ -1,8 +1,10 @@
-/* codegen/conv: conv2d as implicit GEMM on the PE array (input channels on partitions).
- * Standard: stationary = weight tap [C x O], moving = a window of the input over output
- * rows, output channels on partitions. Swapped: stationary = input positions along one
- * output spatial axis, moving = weight tap, that spatial axis on partitions. Depthwise:
- * per-channel multiply-accumulate on DVE with channels on partitions. */
+/* codegen/conv: conv2d on the PE array (docs/costmodel.md, "Lowering and tiling rules").
+ * Output channels on partitions: implicit GEMM (lower_gemm below: the image loaded once,
+ * taps read as shifted windows, weights loaded once, taps folded into the contraction for
+ * few input channels); when its plan does not fit, the per-tile lowering (lower_legacy).
+ * Swapped: stationary = input positions along one output spatial axis, moving = weight
+ * tap, that spatial axis on partitions. Depthwise: per-channel multiply-accumulate on DVE
+ * with channels on partitions. */
 #include <stdlib.h>
 
 #include "codegen/cg_int.h"
@@ -405,6 +407,7 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
     uint32_t nb = c->e->s->psum_nbanks ? c->e->s->psum_nbanks : 1;
     int64_t Gp = nb >= 2 ? nb / 2 : 1;
     p->ohc = c->OW <= tmax ? cg_max(1, cg_min(c->OH, tmax / c->OW)) : 1;
+    p->ohc = cg_cdiv(c->OH, cg_cdiv(c->OH, p->ohc)); /* balanced: no thin last chunk */
     p->owc = cg_min(c->OW, tmax);
     p->mt = cg_min(c->Og, pcol);
     p->nM = cg_cdiv(c->Og, p->mt);
