@@ -515,6 +515,7 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
             fixed - 2 * p->obytes + obig + (uint64_t)p->nxb * x_bytes(c, p, best, ex) <= budget) {
             p->oilv = 1;
             p->mt = c->Og / p->nM;
+            p->mgl = mg; /* an m-tile's columns spread over every output channel */
             p->obytes = obig;
             p->spiece = cg_min(p->nM, cg_max(1, cg_cdiv(dbytes, (int64_t)(ohw * eo))));
             if (2 * p->spiece > p->nM)
@@ -600,7 +601,8 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
         xbuf[i] = i < p->nxb ? cg_alloc(e, p->fold ? p->xkc : p->xkc * (uint64_t)p->nKc) : xbuf[0];
     obuf[0] = cg_alloc(e, p->obytes);
     obuf[1] = p->oilv ? obuf[0] : cg_alloc(e, p->obytes);
-    int64_t ost[2] = {-1, -1}, ohw = c->OH * c->OW;
+    /* oilv: the stores of the staging buffer (this image/group, and the previous one) */
+    int64_t ost[128], ostp[128], nost = 0, nostp = 0, ohw = c->OH * c->OW, ogkey = -1;
     if (e->fail)
         return e->fail;
     int64_t nwl = p->nKc * cg_cdiv(p->mg, p->mgl);
@@ -952,13 +954,20 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                                   LS_DT_FP32, (uint32_t)te);
                                 int64_t deps[3] = {last_mm[j] >= 0 ? last_mm[j] : hz[j], orr[ob]};
                                 size_t ndv = orr[ob] >= 0 ? 2 : 1;
+                                int64_t odeps[130];
                                 if (p->oilv) {
+                                    if (ogkey != n * c->G + g) { /* a new staging of the buffer */
+                                        ogkey = n * c->G + g;
+                                        memcpy(ostp, ost, (size_t)nost * sizeof *ost);
+                                        nostp = nost;
+                                        nost = 0;
+                                    }
+                                    odeps[0] = deps[0];
                                     ndv = 1;
-                                    for (int z = 0; z < 2; z++)
-                                        if (ost[z] >= 0)
-                                            deps[ndv++] = ost[z];
+                                    for (int64_t z = 0; z < nostp; z++)
+                                        odeps[ndv++] = ostp[z];
                                 }
-                                hev = cg_emit(e, &ev, deps, ndv);
+                                hev = cg_emit(e, &ev, p->oilv ? odeps : deps, ndv);
                                 if (hev < 0) { rc = e->fail; break; }
                                 bank_reader[bank[j] % 64] = hev;
                                 if (!full) {
@@ -1001,7 +1010,8 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                 int64_t h = cg_dma(e, 1, &dst, &sb, SIM_OP_DMA_COPY, &hev, 1);
                                 if (h < 0) { rc = e->fail; break; }
                                 cg_wrote(e, c->x->output, pax[2], h);
-                                ost[h & 1] = h;
+                                if (nost < 128)
+                                    ost[nost++] = h;
                             }
                         }
                     }
