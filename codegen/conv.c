@@ -480,7 +480,7 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
         for (int64_t Rb = c->OH; Rb >= 1; ) {
             int64_t nbands = cg_cdiv(c->OH, Rb);
             int nxb = multi || nbands > 1 ? 2 : 1;
-            if (fixed + (uint64_t)nxb * x_bytes(c, p, Rb, ex) <= budget) {
+            if (fixed + (uint64_t)nxb * al64(x_bytes(c, p, Rb, ex)) <= budget) {
                 best = Rb;
                 break;
             }
@@ -512,7 +512,7 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
         p->oilv = 0;
         if (c->N == 1 && p->nbands == 1 && nMg == 1 && p->owc == c->OW && p->nM > 1 &&
             c->Og % p->nM == 0 && ohw * eo < (uint64_t)dbytes &&
-            fixed - 2 * p->obytes + obig + (uint64_t)p->nxb * x_bytes(c, p, best, ex) <= budget) {
+            fixed - 2 * p->obytes + obig + (uint64_t)p->nxb * al64(x_bytes(c, p, best, ex)) <= budget) {
             p->oilv = 1;
             p->mt = c->Og / p->nM;
             p->mgl = mg; /* an m-tile's columns spread over every output channel */
