@@ -350,6 +350,7 @@ static int lower_legacy(struct cg_em *e, int32_t op, const int8_t *pax)
 
 struct gp {
     int fold, slab, wcustom, khmajor;
+    int nofold;                    /* input: do not fold the taps */
     int ilv;                       /* input channel of (partition p, tile kc) = p*nKc + kc */
     int oilv;                      /* output channel of (partition q, m-tile mi) = q*nM + mi,
                                       the whole output staged and stored with long rows */
@@ -415,7 +416,7 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
     const struct graph_tensor *wt = graph_tensor(c->e->g, c->x->inputs[1]);
     p->wcustom = cg_layout_free(c->e->g, c->x->inputs[1]) && wt->nuses == 1 &&
                  !cg_resident(&c->vw);
-    p->fold = c->G == 1 && c->KH > 1 && c->C * c->KH <= prow && c->C <= 32 && p->wcustom &&
+    p->fold = !p->nofold && c->G == 1 && c->KH > 1 && c->C * c->KH <= prow && c->C <= 32 && p->wcustom &&
               !cg_resident(&c->vx);
     if (p->fold) {
         p->ct = c->C;
@@ -445,7 +446,7 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
             runs += a != u || b != v;
         }
         p->khmajor = c->KH < c->C * runs;
-        if (p->wkc * 2 > budget)
+        if ((uint64_t)c->KW * p->mt * ew * 2 > budget) /* groups of one m-tile at least */
             p->fold = 0;
     }
     if (!p->fold) {
@@ -464,12 +465,10 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
     uint64_t mrow = (uint64_t)p->mt * taps * ew;   /* one m-tile's weights per partition row */
     int multi = c->N * c->G > 1;
     for (int64_t mg = p->nM; mg >= 1; mg = mg > 1 ? cg_cdiv(mg, 2) : 0) {
-        if (p->fold && mg != p->nM)
-            break;
         if (mg == 1 && p->nM > 1 && 0)
             break;
         int64_t nMg = cg_cdiv(p->nM, mg);
-        uint64_t wkc = p->fold ? p->wkc : (uint64_t)cg_min(mg * p->mt, c->Og) * taps * ew;
+        uint64_t wkc = (uint64_t)cg_min(mg * p->mt, c->Og) * (p->fold ? c->KW : taps) * ew;
         int nwb = nMg > 1 || c->G > 1 ? 2 : 1;
         uint64_t wtot = (uint64_t)nwb * al64(p->fold ? wkc : wkc * (uint64_t)p->nKc);
         uint64_t fixed = wtot + 2 * p->obytes;
@@ -502,7 +501,7 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
         p->xkc = p->fold ? x_bytes(c, p, best, ex) : x_bytes(c, p, best, ex) / (uint64_t)p->nKc;
         /* weight DMAs: one per run of m-tiles whose rows reach a full descriptor */
         int64_t dbytes = (int64_t)(t->dma_desc_min_ns * t->dma_bytes_per_ns) + 1;
-        p->mgl = p->fold ? p->nM : cg_min(mg, cg_max(1, cg_cdiv(dbytes, (int64_t)mrow)));
+        p->mgl = p->fold ? mg : cg_min(mg, cg_max(1, cg_cdiv(dbytes, (int64_t)mrow)));
         if (p->ilv && 2 * p->mgl > mg)
             p->mgl = mg; /* whole rows: one contiguous run per partition */
         /* small outputs: rows of one m-tile are shorter than a descriptor; spread the output
@@ -635,11 +634,14 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                 if (wkey != g * p->nMg + wg) {
                     wkey = g * p->nMg + wg;
                     wb = (int)(wloads++ % p->nwb);
-                    if (p->fold) {
-                        struct sim_operand src = sim_hbm((uint32_t)p->kr, (int32_t)ws_kh, c->vw.base, c->vw.dt,
-                                                         (uint32_t)ws_kh);
+                    if (p->fold) { /* [kw][o of the group] per partition */
+                        struct sim_operand src = sim_hbm((uint32_t)p->kr, (int32_t)ws_kh,
+                                                         c->vw.base + (uint64_t)go0 * ew, c->vw.dt, 1);
+                        int64_t sz[2] = {c->KW, gon}, st2[2] = {c->O, 1};
+                        cg_pattern(&src, 2, sz, st2);
                         (void)ws_c;
-                        struct sim_operand dst = cg_sb(0, (uint32_t)p->kr, wbuf[wb], c->vw.dt, (uint64_t)ws_kh);
+                        struct sim_operand dst = cg_sb(0, (uint32_t)p->kr, wbuf[wb], c->vw.dt,
+                                                       (uint64_t)(c->KW * gon));
                         hw[0] = emit_dma(c, 2, &dst, &src, tw, pax[1], &wr[wb], 1);
                         if (hw[0] < 0) { rc = e->fail; break; }
                     } else {
@@ -867,7 +869,7 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                 struct sim_operand st;
                                 int64_t hwl;
                                 if (p->fold) {
-                                    st = cg_sb(0, (uint32_t)kl, wbuf[wb] + (uint64_t)(kw * c->Og + (p->oilv ? mi : m0)) * ew,
+                                    st = cg_sb(0, (uint32_t)kl, wbuf[wb] + (uint64_t)(kw * gon + (p->oilv ? mi : m0 - go0)) * ew,
                                                c->vw.dt, (uint64_t)ml);
                                     if (p->oilv) {
                                         int64_t ssz[1] = {ml}, sst[1] = {p->nM};
@@ -1045,8 +1047,14 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
         int depthwise = c.G == c.C && c.C > 1;
         struct gp p;
         memset(&p, 0, sizeof p);
-        if (!depthwise && pax[0] == 1 && pax[1] == 1 && !cg_resident(&c.vx) && !cg_resident(&c.vo) &&
-            plan_gemm(&c, &p, cg_budget(e)) == 0) {
+        int ok = !depthwise && pax[0] == 1 && pax[1] == 1 && !cg_resident(&c.vx) &&
+                 !cg_resident(&c.vo);
+        if (ok && plan_gemm(&c, &p, cg_budget(e)) != 0) {
+            memset(&p, 0, sizeof p);
+            p.nofold = 1;        /* the folded plan did not fit: the unfolded one may */
+            ok = plan_gemm(&c, &p, cg_budget(e)) == 0;
+        }
+        if (ok) {
             if (p.fold) { /* the weights as stored for this lowering: [C, KH, KW, O] or
                            * [KH, C, KW, O] (khmajor), one row of KW x O per partition */
                 c.vw.stride[1] = p.khmajor ? c.KW * c.O : c.KH * c.KW * c.O;
