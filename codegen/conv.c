@@ -606,7 +606,8 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
         return e->fail;
     int64_t nwl = p->nKc * cg_cdiv(p->mg, p->mgl);
     int64_t *hw = calloc((size_t)nwl + 1, sizeof *hw);
-    int64_t *hx = calloc((size_t)p->nKc + 1, sizeof *hx);
+    int64_t *hx = calloc((size_t)p->nKc * 4 + 1, sizeof *hx);   /* (tile, row piece) */
+    int64_t npc = 1, prow = 1, pi0 = 0;                            /* row pieces of the band */
     int64_t *order = calloc((size_t)p->nsteps + 1, sizeof *order);
     int64_t nchunk_max = (p->Rb + p->ohc - 1) / p->ohc * cg_cdiv(c->OW, p->owc) + 1;
     struct chunk *ch = calloc((size_t)nchunk_max + 1, sizeof *ch);
@@ -762,40 +763,51 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                         } else {
                             /* interleaved channels: one DMA for all tiles when a tile's rows
                              * are shorter than a descriptor (else one per tile) */
-                            int64_t rowel = (i1 - i0) * c->W;
+                            double dbytes = t->dma_desc_min_ns * t->dma_bytes_per_ns;
                             int64_t xel = (int64_t)(p->xkc / ex);
-                            int merge = p->ilv && (double)rowel * ex < t->dma_desc_min_ns * t->dma_bytes_per_ns;
+                            int merge = p->ilv && (double)(i1 - i0) * c->W * ex < dbytes;
+                            /* up to 4 pieces of rows, each a separate DMA of descriptors of
+                             * at least dma.desc_min_ns: the first k-steps start on the first rows */
+                            npc = cg_max(1, cg_min(4, cg_min(i1 - i0, (int64_t)((double)(i1 - i0) * c->W * ex / dbytes))));
+                            prow = cg_cdiv(i1 - i0, npc);
+                            npc = cg_cdiv(i1 - i0, prow);
+                            pi0 = i0;
+                            for (int64_t pc = 0; pc < npc && !rc; pc++)
                             for (int64_t kc = 0; kc < p->nKc && !rc; kc += merge ? p->nKc : 1) {
+                                int64_t r0p = i0 + pc * prow, rnp = cg_min(prow, i1 - r0p);
+                                int64_t rowel = rnp * c->W;
                                 int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct), nk = merge ? p->nKc : 1;
                                 struct sim_operand src, dst;
                                 if (p->ilv) {
                                     int64_t ch0 = g * c->Cg + kc;
                                     src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vx.stride[1]),
                                                   c->vx.base + (uint64_t)(ch0 * c->vx.stride[1] + n * c->vx.stride[0] +
-                                                                          i0 * c->vx.stride[2]) * ex,
+                                                                          r0p * c->vx.stride[2]) * ex,
                                                   c->vx.dt, 1);
                                     int64_t sz[2] = {nk, rowel}, st[2] = {c->vx.stride[1], 1};
                                     cg_pattern(&src, 2, sz, st);
-                                    dst = cg_sb(0, (uint32_t)p->ct, xbuf[xb] + (uint64_t)kc * p->xkc, c->vx.dt,
-                                                (uint64_t)(nk * rowel));
+                                    dst = cg_sb(0, (uint32_t)p->ct,
+                                                xbuf[xb] + (uint64_t)kc * p->xkc + (uint64_t)((r0p - i0) * c->W) * ex,
+                                                c->vx.dt, (uint64_t)(nk * rowel));
                                     int64_t dz[2] = {nk, rowel}, dt2[2] = {xel, 1};
                                     cg_pattern(&dst, 2, dz, dt2);
                                 } else {
                                     lo[0] = n; len[0] = 1;
                                     lo[1] = g * c->Cg + kc * p->ct; len[1] = kl;
-                                    lo[2] = i0; len[2] = i1 - i0; lo[3] = 0; len[3] = c->W;
+                                    lo[2] = r0p; len[2] = rnp; lo[3] = 0; len[3] = c->W;
                                     int fax[3] = {0, 2, 3};
                                     if (cg_box(&c->vx, lo, len, NULL, 1, 1, fax, 3, &src)) {
                                         rc = cg_fail(e, "op %s: input pattern needs > 4 dims", c->x->name);
                                         break;
                                     }
-                                    dst = cg_sb(0, (uint32_t)kl, xbuf[xb] + (uint64_t)kc * p->xkc,
+                                    dst = cg_sb(0, (uint32_t)kl,
+                                                xbuf[xb] + (uint64_t)kc * p->xkc + (uint64_t)((r0p - i0) * c->W) * ex,
                                                 c->vx.dt, (uint64_t)rowel);
                                 }
                                 int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], &xr[xb], 1);
                                 if (h < 0) { rc = e->fail; break; }
                                 for (int64_t j = 0; j < nk; j++)
-                                    hx[kc + j] = h;
+                                    hx[(kc + j) * 4 + pc] = h;
                             }
                         }
                     }
@@ -923,8 +935,12 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                     if (p->fold)
                                         for (int64_t q = 0; q < nfx; q++)
                                             deps[nd++] = hfx[q];
-                                    else
-                                        deps[nd++] = hx[kc];
+                                    else { /* the row pieces this window reads */
+                                        int64_t ra = a * c->sh - c->ph + kh * c->dh - pi0;
+                                        int64_t rb = (b - 1) * c->sh - c->ph + kh * c->dh - pi0;
+                                        for (int64_t q = ra / prow; q <= rb / prow && q < npc; q++)
+                                            deps[nd++] = hx[kc * 4 + q];
+                                    }
                                     if (last_mm[j] < 0 && bank_reader[bank[j] % 64] >= 0)
                                         deps[nd++] = bank_reader[bank[j] % 64];
                                     if (hz[j] >= 0 && last_mm[j] < 0)
