@@ -1042,6 +1042,214 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
     return rc ? rc : e->fail;
 }
 
+/* ---- swapped: an output spatial axis on partitions (groups 1) ----
+ *
+ * Stationary = input positions along the output partition axis (a column of the image per
+ * (position on the other spatial axis fi, channel tile, tap)), moving = the weights of a
+ * tap for T output channels. PSUM holds, per partition, T channels x F positions of the
+ * other axis interleaved (the matmul for fi writes every F-th element from fi), so that a
+ * bank is evacuated contiguously and stored as whole (channel, position) rows: the output
+ * stored in this layout is [P, N, O, F] with F innermost. The image is loaded once per
+ * channel tile (channels spread over the tiles when they divide evenly), zero-padded on
+ * chip when the convolution pads; the weights are loaded once. Returns 1 (nothing emitted)
+ * when this plan does not apply or fit. */
+static int lower_swapped(struct cv *c, const int8_t *pax)
+{
+    struct cg_em *e = c->e;
+    const struct sim_target *t = e->t;
+    int po = pax[2], f = po == 3 ? 2 : 3;
+    size_t ex = ls_dtype_size(c->vx.dt), ew = ls_dtype_size(c->vw.dt), eo = ls_dtype_size(c->vo.dt);
+    int64_t prow = cg_min(t->pe_rows, t->sbuf_partitions), pcol = cg_min(t->pe_cols, t->sbuf_partitions);
+    int64_t tmax = cg_min(t->pe_moving_max, t->psum_bank_bytes / 4);
+    int64_t taps = c->KH * c->KW, Pa = c->vo.dim[po], F = c->vo.dim[f];
+    uint32_t nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
+    int64_t Gp = nb >= 2 ? nb / 2 : 1;
+    int64_t T = cg_min(c->O, (t->psum_bank_bytes / 4) / F);
+    T = cg_min(T, tmax);
+    if (c->G != 1 || T < 32 || pax[0] != 1 || pax[1] != 1 || cg_resident(&c->vx) || cg_resident(&c->vo))
+        return 1;
+    int64_t nKc = cg_cdiv(c->C, prow), ct = cg_min(c->C, prow);
+    int ilv = nKc > 1 && c->C % nKc == 0;
+    if (ilv)
+        ct = c->C / nKc;
+    int pad = c->ph > 0 || c->pw > 0;
+    int64_t Hp = c->H + 2 * c->ph, Wp = c->W + 2 * c->pw;
+    uint64_t xkc = (uint64_t)c->H * c->W * ex, pkc = (uint64_t)Hp * Wp * ex;
+    uint64_t wkc = (uint64_t)c->O * taps * ew;
+    uint64_t sbytes = al64((uint64_t)Gp * T * F * eo);
+    uint64_t need = al64(xkc * nKc) + (pad ? al64(pkc * nKc) : 0) + al64(wkc * nKc) + 2 * sbytes;
+    if (need > cg_budget(e))
+        return 1;
+    uint64_t xbuf = cg_alloc(e, xkc * nKc), xpad = pad ? cg_alloc(e, pkc * nKc) : xbuf;
+    uint64_t wbuf = cg_alloc(e, wkc * nKc);
+    uint64_t obuf[2] = {cg_alloc(e, sbytes), cg_alloc(e, sbytes)};
+    if (e->fail)
+        return e->fail;
+    int32_t tx = c->x->inputs[0], tw = c->x->inputs[1];
+    int64_t hw, hx = -1, xr = -1, orr[2] = {-1, -1}, bank_reader[64], groups = 0, stores = 0;
+    for (int i = 0; i < 64; i++)
+        bank_reader[i] = -1;
+    /* weights: [kc][o, taps] per partition, every tile in one DMA when spread */
+    {
+        struct sim_operand src, dst;
+        int64_t nk = ilv ? nKc : 1;
+        hw = -1;
+        for (int64_t kc = 0; kc < nKc; kc += nk) {
+            int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
+            src = sim_hbm((uint32_t)kl, (int32_t)((ilv ? nKc : 1) * c->vw.stride[1]),
+                          c->vw.base + (uint64_t)((ilv ? kc : kc * ct) * c->vw.stride[1]) * ew, c->vw.dt, 1);
+            int64_t sz[2] = {nk, c->O * taps}, st[2] = {c->vw.stride[1], 1};
+            cg_pattern(&src, 2, sz, st);
+            dst = cg_sb(0, (uint32_t)kl, wbuf + (uint64_t)kc * wkc, c->vw.dt, (uint64_t)(nk * c->O * taps));
+            int64_t h = emit_dma(c, 2, &dst, &src, tw, pax[1], NULL, 0);
+            if (h < 0)
+                return e->fail;
+            hw = h; /* the k-steps wait for the last weight DMA (loads on two queues) */
+        }
+    }
+    int64_t hws[2] = {hw, -1};
+    (void)hws;
+    for (int64_t n = 0; n < c->N; n++) {
+        /* the image, one row of H x W per channel */
+        int64_t hxl[130], nhx = 0;
+        int64_t nk = ilv ? nKc : 1;
+        for (int64_t kc = 0; kc < nKc; kc += nk) {
+            int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
+            struct sim_operand src = sim_hbm((uint32_t)kl, (int32_t)((ilv ? nKc : 1) * c->vx.stride[1]),
+                                             c->vx.base + (uint64_t)((ilv ? kc : kc * ct) * c->vx.stride[1] +
+                                                                     n * c->vx.stride[0]) * ex,
+                                             c->vx.dt, 1);
+            int64_t sz[2] = {nk, c->H * c->W}, st[2] = {c->vx.stride[1], 1};
+            cg_pattern(&src, 2, sz, st);
+            struct sim_operand dst = cg_sb(0, (uint32_t)kl, xbuf + (uint64_t)kc * xkc, c->vx.dt,
+                                           (uint64_t)(nk * c->H * c->W));
+            int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], &xr, 1);
+            if (h < 0)
+                return e->fail;
+            hxl[nhx++] = h;
+        }
+        if (pad) { /* zero the padded copy, copy the image into its interior */
+            hx = -1;
+            for (int64_t kc = 0; kc < nKc; kc++) {
+                int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
+                struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+                ms.dst = cg_sb(0, (uint32_t)kl, xpad + (uint64_t)kc * pkc, c->vx.dt, (uint64_t)(Hp * Wp));
+                int64_t hm = cg_emit(e, &ms, &xr, xr >= 0 ? 1 : 0);
+                struct sim_instr cp = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE);
+                cp.src = cg_sb(0, (uint32_t)kl, xbuf + (uint64_t)kc * xkc, c->vx.dt, (uint64_t)(c->H * c->W));
+                cp.dst = cg_sb(0, (uint32_t)kl, xpad + (uint64_t)kc * pkc + (uint64_t)(c->ph * Wp + c->pw) * ex,
+                               c->vx.dt, (uint64_t)(c->H * c->W));
+                int64_t dsz[2] = {c->H, c->W}, dst2[2] = {Wp, 1};
+                cg_pattern(&cp.dst, 2, dsz, dst2);
+                int64_t deps[132];
+                size_t nd = 0;
+                deps[nd++] = hm;
+                for (int64_t q = 0; q < nhx; q++)
+                    deps[nd++] = hxl[q];
+                hx = cg_emit(e, &cp, deps, nd);
+                if (hm < 0 || hx < 0)
+                    return e->fail;
+            }
+            nhx = 0;
+            hxl[nhx++] = hx;
+        }
+        for (int64_t a0 = 0; a0 < Pa; a0 += pcol) {
+            int64_t al = cg_min(pcol, Pa - a0);
+            for (int64_t og = 0; og < c->O; og += Gp * T, groups++) {
+                int64_t gn = cg_min(Gp * T, c->O - og), nbk = cg_cdiv(gn, T);
+                uint32_t bank[64];
+                int64_t last[64];
+                for (int64_t j = 0; j < nbk; j++) {
+                    bank[j] = e->s->psum_bank0 + (uint32_t)(((groups & 1) * Gp + j) % nb);
+                    last[j] = -1;
+                }
+                for (int64_t fi = 0; fi < F; fi++)
+                    for (int64_t kk = 0; kk < nKc * taps; kk++) {
+                        int64_t kc = kk / taps, tp = kk % taps, kh = tp / c->KW, kw = tp % c->KW;
+                        int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
+                        /* input position (padded coordinates) of output (a, fi) */
+                        int64_t r, q, astr;
+                        if (po == 2) {
+                            r = a0 * c->sh + kh * c->dh;
+                            q = fi * c->sw + kw * c->dw;
+                            astr = c->sh * Wp;
+                        } else {
+                            r = fi * c->sh + kh * c->dh;
+                            q = a0 * c->sw + kw * c->dw;
+                            astr = c->sw;
+                        }
+                        if (!pad) {
+                            r = cg_min(r, c->H - 1);
+                            q = cg_min(q, c->W - 1);
+                        }
+                        struct sim_operand st = cg_sb(0, (uint32_t)kl,
+                                                      xpad + (uint64_t)kc * (pad ? pkc : xkc) +
+                                                          (uint64_t)(r * (pad ? Wp : c->W) + q) * ex,
+                                                      c->vx.dt, (uint64_t)al);
+                        int64_t ssz[1] = {al}, sst[1] = {pad ? astr : (po == 2 ? c->sh * c->W : c->sw)};
+                        cg_pattern(&st, 1, ssz, sst);
+                        int64_t ld[132];
+                        size_t nl = 0;
+                        for (int64_t z = 0; z < nhx; z++)
+                            ld[nl++] = hxl[z];
+                        int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, ld, nl);
+                        if (hl < 0)
+                            return e->fail;
+                        for (int64_t j = 0; j < nbk; j++) {
+                            int64_t o0 = og + j * T, tn = cg_min(T, og + gn - o0);
+                            struct sim_operand mv = cg_sb(0, (uint32_t)kl,
+                                                          wbuf + (uint64_t)kc * wkc + (uint64_t)(o0 * taps + tp) * ew,
+                                                          c->vw.dt, (uint64_t)tn);
+                            int64_t msz[1] = {tn}, mst[1] = {taps};
+                            cg_pattern(&mv, 1, msz, mst);
+                            struct sim_operand ps = sim_psum(0, (uint32_t)al,
+                                                             (uint64_t)bank[j] * t->psum_bank_bytes + (uint64_t)fi * 4,
+                                                             LS_DT_FP32, (uint32_t)tn);
+                            int64_t psz[1] = {tn}, pst[1] = {F};
+                            cg_pattern(&ps, 1, psz, pst);
+                            int64_t deps[4];
+                            size_t nd = 0;
+                            deps[nd++] = hl;
+                            deps[nd++] = hw;
+                            if (last[j] < 0 && bank_reader[bank[j] % 64] >= 0)
+                                deps[nd++] = bank_reader[bank[j] % 64];
+                            last[j] = pe(c, SIM_OP_MATMUL, &mv, &ps, kk > 0 ? SIM_F_ACCUMULATE : 0, deps, nd);
+                            if (last[j] < 0)
+                                return e->fail;
+                            xr = last[j];
+                        }
+                    }
+                /* evacuate the banks into one staging row of (channel, position) and store */
+                int ob = (int)(stores++ & 1);
+                int64_t hev = -1;
+                for (int64_t j = 0; j < nbk; j++) {
+                    int64_t o0 = og + j * T, tn = cg_min(T, og + gn - o0);
+                    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+                    ev.src = sim_psum(0, (uint32_t)al, (uint64_t)bank[j] * t->psum_bank_bytes, LS_DT_FP32,
+                                      (uint32_t)(tn * F));
+                    ev.dst = cg_sb(0, (uint32_t)al, obuf[ob] + (uint64_t)((o0 - og) * F) * eo, c->vo.dt,
+                                   (uint64_t)(tn * F));
+                    int64_t deps[2] = {last[j], orr[ob]};
+                    hev = cg_emit(e, &ev, deps, orr[ob] >= 0 ? 2 : 1);
+                    if (hev < 0)
+                        return e->fail;
+                    bank_reader[bank[j] % 64] = hev;
+                }
+                int64_t olo[R_], olen[R_];
+                olo[0] = n; olen[0] = 1;
+                olo[1] = og; olen[1] = gn;
+                olo[po] = a0; olen[po] = al;
+                olo[f] = 0; olen[f] = F;
+                struct sim_operand sb = cg_sb(0, (uint32_t)al, obuf[ob], c->vo.dt, (uint64_t)(gn * F));
+                orr[ob] = store(c, olo, olen, po, &sb, hev, po);
+                if (orr[ob] < 0)
+                    return e->fail;
+            }
+        }
+    }
+    return e->fail;
+}
+
 int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     if (pax[2] == 1) {
@@ -1080,6 +1288,26 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
             }
             return lower_gemm(&c, pax, &p);
         }
+    }
+    if (pax[2] == 2 || pax[2] == 3) {
+        struct cv c;
+        memset(&c, 0, sizeof c);
+        c.e = e;
+        c.x = graph_op(e->g, op);
+        cg_view_make(e, c.x->inputs[0], pax[0], &c.vx);
+        cg_view_make(e, c.x->inputs[1], pax[1], &c.vw);
+        cg_view_make(e, c.x->output, pax[2], &c.vo);
+        c.N = c.vx.dim[0]; c.C = c.vx.dim[1]; c.H = c.vx.dim[2]; c.W = c.vx.dim[3];
+        c.O = c.vw.dim[0]; c.Cg = c.vw.dim[1]; c.KH = c.vw.dim[2]; c.KW = c.vw.dim[3];
+        c.OH = c.vo.dim[2]; c.OW = c.vo.dim[3];
+        c.sh = c.x->attrs.stride[0]; c.sw = c.x->attrs.stride[1];
+        c.ph = c.x->attrs.pad[0]; c.pw = c.x->attrs.pad[1];
+        c.dh = c.x->attrs.dilation[0]; c.dw = c.x->attrs.dilation[1];
+        c.G = c.x->attrs.groups > 0 ? c.x->attrs.groups : 1;
+        c.Og = c.O / c.G;
+        int rc = lower_swapped(&c, pax);
+        if (rc != 1)
+            return rc;
     }
     return lower_legacy(e, op, pax);
 }
