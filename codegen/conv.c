@@ -2,9 +2,10 @@
  * Output channels on partitions: implicit GEMM (lower_gemm below: the image loaded once,
  * taps read as shifted windows, weights loaded once, taps folded into the contraction for
  * few input channels); when its plan does not fit, the per-tile lowering (lower_legacy).
- * Swapped: stationary = input positions along one output spatial axis, moving = weight
- * tap, that spatial axis on partitions. Depthwise: per-channel multiply-accumulate on DVE
- * with channels on partitions. */
+ * Swapped (an output spatial axis on partitions): stationary = input positions along that
+ * axis, moving = the weights of a tap (lower_swapped: one pass over the image, output
+ * channels x positions interleaved in PSUM; else the per-tile lower_legacy). Depthwise:
+ * per-channel multiply-accumulate on DVE with channels on partitions (lower_legacy). */
 #include <stdlib.h>
 
 #include "codegen/cg_int.h"
