@@ -357,6 +357,9 @@ struct gp {
                                       the whole output staged and stored with long rows */
     int64_t spiece;                /* oilv: m-tiles per store */
     int64_t ct, nKc, kr, nsteps;   /* channel tile, tiles, rows per k-step, k-steps */
+    /* folded: J shifted copies of the C x KH rows (copy j reads kernel column kw0 + j);
+     * k-step s covers kernel columns skw[s] .. skw[s] + sJ[s] - 1 */
+    int64_t kr0, J, skw[64], sJ[64];
     int64_t mt, nM, mg, nMg;       /* m-tile, m-tiles, m-tiles per weight group, groups */
     int64_t mgl;                   /* m-tiles per weight DMA */
     int64_t ohc, owc, Rb, nbands;  /* chunk rows x cols, output rows per band */
@@ -447,8 +450,44 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
             runs += a != u || b != v;
         }
         p->khmajor = c->KH < c->C * runs;
-        if ((uint64_t)c->KW * p->mt * ew * 2 > budget) /* groups of one m-tile at least */
+        if ((uint64_t)c->KW * p->mt * ew * 2 > budget || c->KW > 64) /* one m-tile at least */
             p->fold = 0;
+        /* fold kernel columns too: J copies of the rows, copy j shifted by j*dw elements, so
+         * that a k-step contracts J consecutive columns with the same padding columns. J
+         * balances the PE time (k-steps) against the DMA time (J loads of the image). */
+        p->kr0 = c->C * c->KH;
+        double part_ns = p->slab ? slab : strided, best = -1;
+        for (int64_t J = 1; p->fold && J <= cg_min(prow / p->kr0, 8); J++) {
+            int64_t ns = 0, skw[64], sJ[64];
+            for (int64_t kw = 0; kw < c->KW;) {
+                int64_t a, b, k2 = kw + 1;
+                valid_range(c->W, c->sw, c->pw, kw * c->dw, 0, c->OW, &a, &b);
+                for (; k2 < c->KW && k2 - kw < J; k2++) {
+                    int64_t u, v;
+                    valid_range(c->W, c->sw, c->pw, k2 * c->dw, 0, c->OW, &u, &v);
+                    if (u != a || v != b)
+                        break;
+                }
+                skw[ns] = kw;
+                sJ[ns++] = k2 - kw;
+                kw = k2;
+            }
+            double pe_ns = (double)ns * c->OH * c->OW * p->nM / t->pe_mhz * 1000.0;
+            double dma_ns = (double)J * p->kr0 * part_ns /
+                            (double)cg_min(t->dma_engines, J * p->kr0);
+            double cost = pe_ns > dma_ns ? pe_ns : dma_ns;
+            if (best < 0 || cost < best) {
+                best = cost;
+                p->J = J;
+                p->nsteps = ns;
+                memcpy(p->skw, skw, sizeof skw);
+                memcpy(p->sJ, sJ, sizeof sJ);
+            }
+        }
+        p->J = 1;
+        for (int64_t i = 0; i < p->nsteps; i++)
+            p->J = cg_max(p->J, p->sJ[i]);
+        p->kr = p->J * p->kr0;
     }
     if (!p->fold) {
         p->ct = cg_min(c->Cg, prow);
@@ -533,7 +572,7 @@ static void step_of(const struct cv *c, const struct gp *p, int64_t s, int64_t *
     if (p->fold) {
         *kc = 0;
         *kh = 0;
-        *kw = s;
+        *kw = p->skw[s];
         return;
     }
     int64_t taps = c->KH * c->KW, tp = s % taps;
@@ -620,7 +659,7 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
     int64_t wr[2] = {-1, -1}, xr[2] = {-1, -1}, orr[2] = {-1, -1}, bank_reader[64];
     for (int i = 0; i < 64; i++)
         bank_reader[i] = -1;
-    int64_t hfx[256], nfx = 0;
+    int64_t hfx[256], nfx = 0, hwf[8], nhwf = 0;
     int64_t wkey = -1, xkey = -1, wloads = 0, xloads = 0, groups = 0, stores = 0;
     int wb = 0, xb = 0;
     int64_t lo[R_], len[R_];
@@ -636,16 +675,23 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                 if (wkey != g * p->nMg + wg) {
                     wkey = g * p->nMg + wg;
                     wb = (int)(wloads++ % p->nwb);
-                    if (p->fold) { /* [kw][o of the group] per partition */
-                        struct sim_operand src = sim_hbm((uint32_t)p->kr, (int32_t)ws_kh,
-                                                         c->vw.base + (uint64_t)go0 * ew, c->vw.dt, 1);
-                        int64_t sz[2] = {c->KW, gon}, st2[2] = {c->O, 1};
-                        cg_pattern(&src, 2, sz, st2);
-                        (void)ws_c;
-                        struct sim_operand dst = cg_sb(0, (uint32_t)p->kr, wbuf[wb], c->vw.dt,
-                                                       (uint64_t)(c->KW * gon));
-                        hw[0] = emit_dma(c, 2, &dst, &src, tw, pax[1], &wr[wb], 1);
-                        if (hw[0] < 0) { rc = e->fail; break; }
+                    if (p->fold) { /* [kw][o of the group] per partition; copy j from column j */
+                        nhwf = 0;
+                        for (int64_t j = 0; j < p->J && !rc; j++) {
+                            struct sim_operand src = sim_hbm((uint32_t)p->kr0, (int32_t)ws_kh,
+                                                             c->vw.base + (uint64_t)(go0 + j * c->O) * ew,
+                                                             c->vw.dt, 1);
+                            int64_t sz[2] = {c->KW - j, gon}, st2[2] = {c->O, 1};
+                            cg_pattern(&src, 2, sz, st2);
+                            (void)ws_c;
+                            struct sim_operand dst = cg_sb((uint32_t)(j * p->kr0), (uint32_t)p->kr0, wbuf[wb],
+                                                           c->vw.dt, (uint64_t)((c->KW - j) * gon));
+                            hwf[nhwf] = emit_dma(c, 2, &dst, &src, tw, pax[1], &wr[wb], 1);
+                            if (hwf[nhwf++] < 0) { rc = e->fail; break; }
+                        }
+                        if (rc)
+                            break;
+                        hw[0] = hwf[0];
                     } else {
                         int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
                         int64_t wel = (int64_t)(p->wkc / ew);
@@ -722,6 +768,7 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                             nfx = 0;
                             int64_t deps2[3] = {xr[xb], hz[0], hz[1]};
                             /* partition (c, kh) = c*KH + kh, or kh*C + c (khmajor) */
+                            for (int64_t cj = 0; cj < p->J && !rc; cj++)
                             for (int64_t ci = 0; ci < (p->khmajor ? 1 : c->C) && !rc; ci++)
                                 for (int64_t kh = 0; kh < c->KH && !rc;) {
                                     int64_t vlo, vhi;
@@ -734,27 +781,32 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                             break;
                                     }
                                     if (vhi > vlo) {
-                                        int64_t ih = vlo * c->sh - c->ph + kh * c->dh;
+                                        int64_t ih = vlo * c->sh - c->ph + kh * c->dh, sft = cj * c->dw;
                                         uint64_t addr = c->vx.base + (uint64_t)(ci * c->vx.stride[1] + n * c->vx.stride[0] +
-                                                                                ih * c->vx.stride[2]) * ex;
+                                                                                ih * c->vx.stride[2] + sft) * ex;
                                         int64_t nr = vhi - vlo;
                                         uint32_t np = (uint32_t)(p->khmajor ? c->C : k2 - kh);
                                         int64_t pstr = p->khmajor ? c->vx.stride[1] : c->dh * c->vx.stride[2];
                                         struct sim_operand src = sim_hbm(np, (int32_t)pstr, addr, c->vx.dt, 1);
                                         int64_t free;
-                                        if (p->slab) {
-                                            free = (nr - 1) * c->sh * c->W + c->W;
-                                            int64_t sz[1] = {free}, st[1] = {1};
-                                            cg_pattern(&src, 1, sz, st);
-                                        } else {
-                                            free = nr * c->W;
-                                            int64_t sz[2] = {nr, c->W}, st[2] = {c->sh * c->W, 1};
-                                            cg_pattern(&src, 2, sz, st);
-                                        }
-                                        uint32_t p0 = (uint32_t)(p->khmajor ? kh * c->C : ci * c->KH + kh);
+                                        uint32_t p0 = (uint32_t)(cj * p->kr0 + (p->khmajor ? kh * c->C : ci * c->KH + kh));
                                         struct sim_operand dst = cg_sb(p0, np,
                                                                        xbuf[xb] + (uint64_t)((vlo - b0) * p->rs) * ex,
-                                                                       c->vx.dt, (uint64_t)free);
+                                                                       c->vx.dt, 1);
+                                        /* a shifted copy stops sft elements short: the
+                                         * tail it would read is never used */
+                                        if (p->slab) {
+                                            free = (nr - 1) * c->sh * c->W + c->W - sft;
+                                            int64_t sz[1] = {free}, st[1] = {1};
+                                            cg_pattern(&src, 1, sz, st);
+                                            cg_pattern(&dst, 1, sz, st);
+                                        } else {
+                                            free = nr * (c->W - sft);
+                                            int64_t sz[2] = {nr, c->W - sft}, st[2] = {c->sh * c->W, 1};
+                                            cg_pattern(&src, 2, sz, st);
+                                            int64_t dt2[2] = {c->W, 1};
+                                            cg_pattern(&dst, 2, sz, dt2);
+                                        }
                                         int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], deps2, 3);
                                         if (h < 0) { rc = e->fail; break; }
                                         hfx[nfx++] = h;
@@ -868,7 +920,7 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                             for (int64_t si = 0; si < no && !rc; si++) {
                                 int64_t s = order[si], kc, kh, kw;
                                 step_of(c, p, s, &kc, &kh, &kw);
-                                int64_t kl = p->fold ? p->kr : cg_min(p->ct, c->Cg - kc * p->ct);
+                                int64_t kl = p->fold ? p->sJ[s] * p->kr0 : cg_min(p->ct, c->Cg - kc * p->ct);
                                 int any = 0;
                                 for (int64_t j = 0; j < qn && !any; j++) {
                                     int64_t a, b, u, v;
@@ -900,7 +952,8 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                     cg_pattern(&st, 1, ssz, sst);
                                     hwl = hw[kc * nsub + (mi - mi0) / p->mgl];
                                 }
-                                int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, &hwl, 1);
+                                int64_t hl = p->fold ? pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, hwf, (size_t)nhwf)
+                                                     : pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, &hwl, 1);
                                 if (hl < 0) { rc = e->fail; break; }
                                 wr[wb] = hl;
                                 for (int64_t j = 0; j < qn; j++) {
