@@ -1123,6 +1123,8 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
     if (c->G != 1 || T < 32 || pax[0] != 1 || pax[1] != 1 || cg_resident(&c->vx) || cg_resident(&c->vo))
         return 1;
     int64_t nKc = cg_cdiv(c->C, prow), ct = cg_min(c->C, prow);
+    if (nKc > 256)
+        return 1;
     int ilv = nKc > 1 && c->C % nKc == 0;
     if (ilv)
         ct = c->C / nKc;
@@ -1140,6 +1142,7 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
     if (e->fail)
         return e->fail;
     int32_t tx = c->x->inputs[0], tw = c->x->inputs[1];
+    int64_t hwk[256];
     int64_t hw, hx = -1, xr = -1, orr[2] = {-1, -1}, bank_reader[64], groups = 0, stores = 0;
     for (int i = 0; i < 64; i++)
         bank_reader[i] = -1;
@@ -1158,7 +1161,9 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
             int64_t h = emit_dma(c, 2, &dst, &src, tw, pax[1], NULL, 0);
             if (h < 0)
                 return e->fail;
-            hw = h; /* the k-steps wait for the last weight DMA (loads on two queues) */
+            hw = h;
+            for (int64_t j = 0; j < nk && kc + j < 256; j++)
+                hwk[kc + j] = h;  /* the k-steps of tile kc wait for its weights */
         }
     }
     int64_t hws[2] = {hw, -1};
@@ -1264,7 +1269,7 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                             int64_t deps[4];
                             size_t nd = 0;
                             deps[nd++] = hl;
-                            deps[nd++] = hw;
+                            deps[nd++] = hwk[kc];
                             if (last[j] < 0 && bank_reader[bank[j] % 64] >= 0)
                                 deps[nd++] = bank_reader[bank[j] % 64];
                             last[j] = pe(c, SIM_OP_MATMUL, &mv, &ps, kk > 0 ? SIM_F_ACCUMULATE : 0, deps, nd);
