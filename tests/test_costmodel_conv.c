@@ -309,6 +309,41 @@ static void sim_with_output_axis(int want)
     graph_free(g);
 }
 
+/* Output rows wider than a PSUM bank (chunks of columns), dilation-free odd shapes, and a
+ * batch of 2: compiled with cfg 0 and simulated. */
+static void test_sim_wide_and_batched(void **st)
+{
+    (void)st;
+    struct ls_error err = {0};
+    struct graph *g = graph_new("wide");
+    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(2, 24, 5, 700), NULL);
+    int32_t w0 = graph_weight(g, "w0", LS_DT_BF16, GRAPH_DIMS(40, 24, 3, 3), NULL);
+    int32_t y = graph_conv2d(g, "c0", x, w0, 1, 1, 1);
+    y = graph_cast(g, "c0.bf16", y, LS_DT_BF16);
+    int32_t w1 = graph_weight(g, "w1", LS_DT_BF16, GRAPH_DIMS(8, 40, 5, 5), NULL);
+    graph_output(g, graph_conv2d(g, "c1", y, w1, 2, 2, 1));
+    assert_int_equal(graph_validate(g, &err), 0);
+    struct sim_target t;
+    struct cm_table tb;
+    sim_target_builtin(&t, "nc-v2");
+    cm_table_default(&t, &tb);
+    struct cm_model *m = cm_model_new(g, &t, &tb, NULL);
+    assert_non_null(m);
+    struct cm_instance *in = NULL;
+    assert_int_equal(cm_instance_create(m, NULL, &in, &err), 0);
+    struct sim_program *prog = NULL;
+    assert_int_equal(cm_instance_compile(in, NULL, &prog, NULL, &err), 0);
+    struct sim_stats ss;
+    int rc = sim_run(&t, prog, NULL, &ss, &err);
+    if (rc)
+        print_message("%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    sim_program_free(prog);
+    cm_instance_free(in);
+    cm_model_free(m);
+    graph_free(g);
+}
+
 static void test_sim_standard_and_swapped(void **st)
 {
     (void)st;
@@ -323,7 +358,7 @@ int main(void)
         cmocka_unit_test(test_golden_3x3),         cmocka_unit_test(test_golden_1x1_strided),
         cmocka_unit_test(test_golden_patch),       cmocka_unit_test(test_golden_stem),
         cmocka_unit_test(test_all_cfgs_lower),     cmocka_unit_test(test_sim_conv_chain),
-        cmocka_unit_test(test_sim_standard_and_swapped),
+        cmocka_unit_test(test_sim_standard_and_swapped), cmocka_unit_test(test_sim_wide_and_batched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
