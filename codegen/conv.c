@@ -1,8 +1,13 @@
-/* codegen/conv: conv2d as implicit GEMM on the PE array (input channels on partitions).
- * Standard: stationary = weight tap [C x O], moving = a window of the input over output
- * rows, output channels on partitions. Swapped: stationary = input positions along one
- * output spatial axis, moving = weight tap, that spatial axis on partitions. Depthwise:
- * per-channel multiply-accumulate on DVE with channels on partitions. */
+/* codegen/conv: conv2d on the PE array (docs/costmodel.md, "Lowering and tiling rules").
+ * Output channels on partitions: implicit GEMM (lower_gemm below: the image loaded once,
+ * taps read as shifted windows, weights loaded once, taps folded into the contraction for
+ * few input channels); when its plan does not fit, the per-tile lowering (lower_legacy).
+ * Swapped (an output spatial axis on partitions): stationary = input positions along that
+ * axis, moving = the weights of a tap (lower_swapped: one pass over the image, output
+ * channels x positions interleaved in PSUM; else the per-tile lower_legacy). Depthwise:
+ * per-channel multiply-accumulate on DVE with channels on partitions (lower_legacy). */
+#include <stdlib.h>
+
 #include "codegen/cg_int.h"
 
 struct cv {
@@ -58,7 +63,7 @@ static int64_t store(struct cv *c, const int64_t *lo, const int64_t *len, int ra
     return h;
 }
 
-int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
+static int lower_legacy(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     struct cv c;
     memset(&c, 0, sizeof c);
@@ -323,4 +328,1045 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
                 }
     }
     return e->fail;
+}
+
+/* ---- implicit GEMM (output channels on partitions, groups of any size but depthwise) ----
+ *
+ * The contraction runs over k-steps, each one PE pass of up to pe.rows partitions:
+ * - general: (channel tile of <= pe.rows input channels, tap); the input image (or a band
+ *   of input rows) is loaded once per channel tile with one DMA of whole H*W rows per
+ *   partition, and each tap reads a shifted, strided window of it in place;
+ * - folded (few input channels, e.g. RGB stems and patch embeddings): the partitions hold
+ *   (channel, kernel row) pairs and the k-steps run over the kernel columns; partition
+ *   (c, kh) holds, for every output row of the band, input row oh*sh - ph + kh*dh (loaded
+ *   row by row, or as one contiguous slab of rows when that is cheaper), zero where the row
+ *   falls in the padding.
+ * Padding columns (and rows, general) are never read: a tap's matmul covers only the output
+ * positions whose window element lies inside the image (a rectangle of the chunk), and the
+ * first matmul of each PSUM chunk is a tap that covers the whole chunk (else the chunk is
+ * zeroed by a DVE memset first). Weights are loaded once per op (or per group of output
+ * channel tiles when they do not fit) with long rows; output chunks of <= pe.moving_max
+ * fp32 accumulate in PSUM over all k-steps, G = banks/2 chunks per group share each
+ * load_stationary, and a group is evacuated by ACT and stored with one DMA. */
+
+struct gp {
+    int fold, slab, wcustom, khmajor;
+    int nofold;                    /* input: do not fold the taps */
+    int ilv;                       /* input channel of (partition p, tile kc) = p*nKc + kc */
+    int oilv;                      /* output channel of (partition q, m-tile mi) = q*nM + mi,
+                                      the whole output staged and stored with long rows */
+    int64_t spiece;                /* oilv: m-tiles per store */
+    int64_t ct, nKc, kr, nsteps;   /* channel tile, tiles, rows per k-step, k-steps */
+    /* folded: J shifted copies of the C x KH rows (copy j reads kernel column kw0 + j);
+     * k-step s covers kernel columns skw[s] .. skw[s] + sJ[s] - 1 */
+    int64_t kr0, J, skw[64], sJ[64];
+    int64_t mt, nM, mg, nMg;       /* m-tile, m-tiles, m-tiles per weight group, groups */
+    int64_t mgl;                   /* m-tiles per weight DMA */
+    int64_t ohc, owc, Rb, nbands;  /* chunk rows x cols, output rows per band */
+    int nxb, nwb;
+    uint64_t xkc;                  /* image bytes per partition per channel tile */
+    uint64_t wkc;                  /* weight bytes per partition per channel tile (group) */
+    uint64_t obytes;               /* one staging buffer */
+    int64_t rs;                    /* fold: SBUF row stride of the image band (elements) */
+};
+
+static uint64_t al64(uint64_t b) { return (b + 63) & ~(uint64_t)63; }
+
+static int64_t fdiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+static int64_t cdiv_s(int64_t a, int64_t b) { return -fdiv(-a, b); }
+
+/* Output positions along one axis whose input index o*s - p + k*d lies in [0, n). */
+static void valid_range(int64_t n, int64_t s, int64_t p, int64_t kd, int64_t lo, int64_t hi,
+                        int64_t *vlo, int64_t *vhi)
+{
+    *vlo = cg_max(lo, cdiv_s(p - kd, s));
+    *vhi = cg_min(hi, fdiv(n - 1 + p - kd, s) + 1);
+    if (*vhi < *vlo)
+        *vhi = *vlo;
+}
+
+/* input rows of a band of output rows [b0, b1) (general mode) */
+static void band_rows(const struct cv *c, int64_t b0, int64_t b1, int64_t *i0, int64_t *i1)
+{
+    *i0 = cg_max(0, b0 * c->sh - c->ph);
+    *i1 = cg_min(c->H, (b1 - 1) * c->sh - c->ph + (c->KH - 1) * c->dh + 1);
+    if (*i1 <= *i0)
+        *i1 = *i0 + 1;
+}
+
+static uint64_t x_bytes(const struct cv *c, const struct gp *p, int64_t Rb, size_t ex)
+{
+    if (p->fold)
+        return (uint64_t)((Rb - 1) * p->rs + c->W) * ex;
+    int64_t rows = cg_min(c->H, (Rb - 1) * c->sh + (c->KH - 1) * c->dh + 1);
+    return (uint64_t)p->nKc * ((uint64_t)rows * c->W * ex);
+}
+
+static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
+{
+    const struct sim_target *t = c->e->t;
+    size_t ex = ls_dtype_size(c->vx.dt), ew = ls_dtype_size(c->vw.dt), eo = ls_dtype_size(c->vo.dt);
+    int64_t tmax = cg_min(t->pe_moving_max, t->psum_bank_bytes / 4);
+    int64_t prow = cg_min(t->pe_rows, t->sbuf_partitions), pcol = cg_min(t->pe_cols, t->sbuf_partitions);
+    int64_t taps = c->KH * c->KW;
+    uint32_t nb = c->e->s->psum_nbanks ? c->e->s->psum_nbanks : 1;
+    int64_t Gp = nb >= 2 ? nb / 2 : 1;
+    p->ohc = c->OW <= tmax ? cg_max(1, cg_min(c->OH, tmax / c->OW)) : 1;
+    p->ohc = cg_cdiv(c->OH, cg_cdiv(c->OH, p->ohc)); /* balanced: no thin last chunk */
+    p->owc = cg_min(c->OW, tmax);
+    p->mt = cg_min(c->Og, pcol);
+    p->nM = cg_cdiv(c->Og, p->mt);
+    p->obytes = al64((uint64_t)Gp * tmax * eo);
+    const struct graph_tensor *wt = graph_tensor(c->e->g, c->x->inputs[1]);
+    p->wcustom = cg_layout_free(c->e->g, c->x->inputs[1]) && wt->nuses == 1 &&
+                 !cg_resident(&c->vw);
+    p->fold = !p->nofold && c->G == 1 && c->KH > 1 && c->C * c->KH <= prow && c->C <= 32 && p->wcustom &&
+              !cg_resident(&c->vx);
+    if (p->fold) {
+        p->ct = c->C;
+        p->nKc = 1;
+        p->kr = c->C * c->KH;
+        p->nsteps = c->KW;
+        p->mg = p->nM;
+        p->nMg = 1;
+        p->mgl = p->nM;
+        p->wkc = al64((uint64_t)c->KW * c->Og * ew);
+        /* rows one by one (a descriptor each) or one slab of rows per partition */
+        int64_t rows = c->OH;
+        double row_ns = cg_max(1, (int64_t)((double)c->W * ex / t->dma_bytes_per_ns)) ;
+        double strided = (double)rows * (row_ns > t->dma_desc_min_ns ? row_ns : t->dma_desc_min_ns);
+        double slab = (double)((rows - 1) * c->sh + 1) * c->W * ex / t->dma_bytes_per_ns;
+        p->slab = c->sh > 1 && slab < strided;
+        if (c->sh == 1)
+            p->slab = 1;
+        p->rs = p->slab ? c->sh * c->W : c->W;
+        /* partition order: fewer input DMAs per band (one per channel and run of kernel rows
+         * with the same padding rows, or one per kernel row) */
+        int64_t runs = 1;
+        for (int64_t kh = 1; kh < c->KH; kh++) {
+            int64_t a, b, u, v;
+            valid_range(c->H, c->sh, c->ph, kh * c->dh, 0, c->OH, &a, &b);
+            valid_range(c->H, c->sh, c->ph, (kh - 1) * c->dh, 0, c->OH, &u, &v);
+            runs += a != u || b != v;
+        }
+        p->khmajor = c->KH < c->C * runs;
+        if ((uint64_t)c->KW * p->mt * ew * 2 > budget || c->KW > 64) /* one m-tile at least */
+            p->fold = 0;
+        /* fold kernel columns too: J copies of the rows, copy j shifted by j*dw elements, so
+         * that a k-step contracts J consecutive columns with the same padding columns. J
+         * balances the PE time (k-steps) against the DMA time (J loads of the image). */
+        p->kr0 = c->C * c->KH;
+        double part_ns = p->slab ? slab : strided, best = -1;
+        for (int64_t J = 1; p->fold && J <= cg_min(prow / p->kr0, 8); J++) {
+            int64_t ns = 0, skw[64], sJ[64];
+            for (int64_t kw = 0; kw < c->KW;) {
+                int64_t a, b, k2 = kw + 1;
+                valid_range(c->W, c->sw, c->pw, kw * c->dw, 0, c->OW, &a, &b);
+                for (; k2 < c->KW && k2 - kw < J; k2++) {
+                    int64_t u, v;
+                    valid_range(c->W, c->sw, c->pw, k2 * c->dw, 0, c->OW, &u, &v);
+                    if (u != a || v != b)
+                        break;
+                }
+                skw[ns] = kw;
+                sJ[ns++] = k2 - kw;
+                kw = k2;
+            }
+            double pe_ns = (double)ns * c->OH * c->OW * p->nM / t->pe_mhz * 1000.0;
+            double dma_ns = (double)J * p->kr0 * part_ns /
+                            (double)cg_min(t->dma_engines, J * p->kr0);
+            double cost = pe_ns > dma_ns ? pe_ns : dma_ns;
+            if (best < 0 || cost < best) {
+                best = cost;
+                p->J = J;
+                p->nsteps = ns;
+                memcpy(p->skw, skw, sizeof skw);
+                memcpy(p->sJ, sJ, sizeof sJ);
+            }
+        }
+        p->J = 1;
+        for (int64_t i = 0; i < p->nsteps; i++)
+            p->J = cg_max(p->J, p->sJ[i]);
+        p->kr = p->J * p->kr0;
+    }
+    if (!p->fold) {
+        p->ct = cg_min(c->Cg, prow);
+        p->nKc = cg_cdiv(c->Cg, p->ct);
+        /* spread the channels over the tiles (c = p*nKc + kc) when they divide evenly: a
+         * partition's channels are then adjacent in HBM, for the image and the weights */
+        p->ilv = p->nKc > 1 && c->Cg % p->nKc == 0;
+        if (p->ilv)
+            p->ct = c->Cg / p->nKc;
+        p->kr = p->ct;
+        p->nsteps = p->nKc * taps;
+        p->slab = 0;
+        p->rs = 0;
+    }
+    uint64_t mrow = (uint64_t)p->mt * taps * ew;   /* one m-tile's weights per partition row */
+    int multi = c->N * c->G > 1;
+    for (int64_t mg = p->nM; mg >= 1; mg = mg > 1 ? cg_cdiv(mg, 2) : 0) {
+        if (mg == 1 && p->nM > 1 && 0)
+            break;
+        int64_t nMg = cg_cdiv(p->nM, mg);
+        uint64_t wkc = (uint64_t)cg_min(mg * p->mt, c->Og) * (p->fold ? c->KW : taps) * ew;
+        int nwb = nMg > 1 || c->G > 1 ? 2 : 1;
+        uint64_t wtot = (uint64_t)nwb * al64(p->fold ? wkc : wkc * (uint64_t)p->nKc);
+        uint64_t fixed = wtot + 2 * p->obytes;
+        if (fixed >= budget)
+            continue;
+        /* largest band: a multiple of the chunk rows */
+        int64_t best = 0;
+        for (int64_t Rb = c->OH; Rb >= 1; ) {
+            int64_t nbands = cg_cdiv(c->OH, Rb);
+            int nxb = multi || nbands > 1 ? 2 : 1;
+            if (fixed + (uint64_t)nxb * al64(x_bytes(c, p, Rb, ex)) <= budget) {
+                best = Rb;
+                break;
+            }
+            if (Rb == 1)
+                break;
+            Rb = Rb > p->ohc ? ((Rb - 1) / p->ohc) * p->ohc : Rb - 1;
+            if (Rb < 1)
+                Rb = 1;
+        }
+        if (!best)
+            continue;
+        p->mg = mg;
+        p->nMg = nMg;
+        p->nwb = nwb;
+        p->wkc = wkc;
+        p->Rb = best;
+        p->nbands = cg_cdiv(c->OH, best);
+        p->nxb = multi || p->nbands > 1 ? 2 : 1;
+        p->xkc = p->fold ? x_bytes(c, p, best, ex) : x_bytes(c, p, best, ex) / (uint64_t)p->nKc;
+        /* weight DMAs: one per run of m-tiles whose rows reach a full descriptor */
+        int64_t dbytes = (int64_t)(t->dma_desc_min_ns * t->dma_bytes_per_ns) + 1;
+        p->mgl = p->fold ? mg : cg_min(mg, cg_max(1, cg_cdiv(dbytes, (int64_t)mrow)));
+        if (p->ilv && 2 * p->mgl > mg)
+            p->mgl = mg; /* whole rows: one contiguous run per partition */
+        /* small outputs: rows of one m-tile are shorter than a descriptor; spread the output
+         * channels over the m-tiles instead, so that a partition's channels are adjacent */
+        uint64_t ohw = (uint64_t)c->OH * c->OW;
+        uint64_t obig = al64((uint64_t)p->nM * ohw * eo);
+        p->oilv = 0;
+        if (c->N == 1 && p->nbands == 1 && nMg == 1 && p->owc == c->OW && p->nM > 1 &&
+            c->Og % p->nM == 0 && ohw * eo < (uint64_t)dbytes &&
+            fixed - 2 * p->obytes + obig + (uint64_t)p->nxb * al64(x_bytes(c, p, best, ex)) <= budget) {
+            p->oilv = 1;
+            p->mt = c->Og / p->nM;
+            p->mgl = mg; /* an m-tile's columns spread over every output channel */
+            p->obytes = obig;
+            p->spiece = cg_min(p->nM, cg_max(1, cg_cdiv(dbytes, (int64_t)(ohw * eo))));
+            if (2 * p->spiece > p->nM)
+                p->spiece = p->nM;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* the (kc, tap) of k-step s */
+static void step_of(const struct cv *c, const struct gp *p, int64_t s, int64_t *kc, int64_t *kh,
+                    int64_t *kw)
+{
+    if (p->fold) {
+        *kc = 0;
+        *kh = 0;
+        *kw = p->skw[s];
+        return;
+    }
+    int64_t taps = c->KH * c->KW, tp = s % taps;
+    *kc = s / taps;
+    *kh = tp / c->KW;
+    *kw = tp % c->KW;
+}
+
+/* the rectangle of chunk [r0, r0+rn) x [c0, c0+cn) that step s reaches */
+static void step_rect(const struct cv *c, const struct gp *p, int64_t s, int64_t r0, int64_t rn,
+                      int64_t c0, int64_t cn, int64_t *rlo, int64_t *rhi, int64_t *clo,
+                      int64_t *chi)
+{
+    int64_t kc, kh, kw;
+    step_of(c, p, s, &kc, &kh, &kw);
+    if (p->fold) {
+        *rlo = r0;
+        *rhi = r0 + rn;
+    } else {
+        valid_range(c->H, c->sh, c->ph, kh * c->dh, r0, r0 + rn, rlo, rhi);
+    }
+    valid_range(c->W, c->sw, c->pw, kw * c->dw, c0, c0 + cn, clo, chi);
+}
+
+struct chunk {
+    int64_t r0, rn, c0, cn;
+};
+
+static int64_t emit_dma(struct cv *c, int cls, struct sim_operand *dst, struct sim_operand *src,
+                        int32_t tin, int pax, const int64_t *extra, size_t nextra)
+{
+    int64_t deps[80];
+    size_t nd = 0;
+    if (tin >= 0)
+        nd = cg_writers(c->e, tin, pax, deps, nd, 64);
+    for (size_t i = 0; i < nextra; i++)
+        if (extra[i] >= 0)
+            deps[nd++] = extra[i];
+    if (cls < 2 || c->e->t->dma_queues < 6)
+        return cg_dma(c->e, cls < 2 ? cls : 0, dst, src, SIM_OP_DMA_COPY, deps, nd);
+    /* weights: queues 4/5, so that they do not wait behind the loads of earlier steps that
+     * wait for their producers (the step's first instruction per queue still waits for
+     * step k-2, whose SBUF half this step reuses) */
+    struct sim_instr in = cg_instr(c->e, LS_ENGINE_DMA, SIM_OP_DMA_COPY, SIM_FN_NONE);
+    in.queue = (uint16_t)(4 + (c->e->dmaq++ & 1));
+    in.dst = *dst;
+    in.src = *src;
+    return cg_emit(c->e, &in, deps, nd);
+}
+
+static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
+{
+    struct cg_em *e = c->e;
+    const struct sim_target *t = e->t;
+    size_t ex = ls_dtype_size(c->vx.dt), ew = ls_dtype_size(c->vw.dt), eo = ls_dtype_size(c->vo.dt);
+    int64_t taps = c->KH * c->KW;
+    uint32_t nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
+    int64_t Gp = nb >= 2 ? nb / 2 : 1;
+    int64_t tmax = cg_min(t->pe_moving_max, t->psum_bank_bytes / 4);
+    uint64_t wbuf[2] = {0, 0}, xbuf[2] = {0, 0}, obuf[2] = {0, 0};
+    uint64_t wgrp = p->fold ? p->wkc : p->wkc * (uint64_t)p->nKc;
+    for (int i = 0; i < 2; i++)
+        wbuf[i] = i < p->nwb ? cg_alloc(e, wgrp) : wbuf[0];
+    for (int i = 0; i < 2; i++)
+        xbuf[i] = i < p->nxb ? cg_alloc(e, p->fold ? p->xkc : p->xkc * (uint64_t)p->nKc) : xbuf[0];
+    obuf[0] = cg_alloc(e, p->obytes);
+    obuf[1] = p->oilv ? obuf[0] : cg_alloc(e, p->obytes);
+    /* oilv: the stores of the staging buffer (this image/group, and the previous one) */
+    int64_t ost[128], ostp[128], nost = 0, nostp = 0, ohw = c->OH * c->OW, ogkey = -1;
+    if (e->fail)
+        return e->fail;
+    int64_t nwl = p->nKc * cg_cdiv(p->mg, p->mgl);
+    int64_t *hw = calloc((size_t)nwl + 1, sizeof *hw);
+    int64_t *hx = calloc((size_t)p->nKc * 4 + 1, sizeof *hx);   /* (tile, row piece) */
+    int64_t npc = 1, prow = 1, pi0 = 0;                            /* row pieces of the band */
+    int64_t *order = calloc((size_t)p->nsteps + 1, sizeof *order);
+    int64_t nchunk_max = (p->Rb + p->ohc - 1) / p->ohc * cg_cdiv(c->OW, p->owc) + 1;
+    struct chunk *ch = calloc((size_t)nchunk_max + 1, sizeof *ch);
+    if (!hw || !hx || !order || !ch) {
+        free(hw); free(hx); free(order); free(ch);
+        return cg_fail(e, "out of memory");
+    }
+    int32_t tx = c->x->inputs[0], tw = c->x->inputs[1];
+    int64_t wr[2] = {-1, -1}, xr[2] = {-1, -1}, orr[2] = {-1, -1}, bank_reader[64];
+    for (int i = 0; i < 64; i++)
+        bank_reader[i] = -1;
+    int64_t hfx[256], nfx = 0, hwf[8], nhwf = 0;
+    int64_t wkey = -1, xkey = -1, wloads = 0, xloads = 0, groups = 0, stores = 0;
+    int wb = 0, xb = 0;
+    int64_t lo[R_], len[R_];
+    int rc = 0;
+    /* weight view of the folded lowering: stored [C, KH, KW, O] (chosen at compile time) */
+    int64_t ws_c = c->KH * c->KW * c->O, ws_kh = c->KW * c->O;
+    for (int64_t n = 0; n < c->N && !rc; n++)
+        for (int64_t g = 0; g < c->G && !rc; g++)
+            for (int64_t wg = 0; wg < p->nMg && !rc; wg++) {
+                int64_t mi0 = wg * p->mg, mi1 = cg_min(p->nM, mi0 + p->mg);
+                int64_t go0 = mi0 * p->mt, gon = cg_min(c->Og, mi1 * p->mt) - go0;
+                /* ---- weights of this group ---- */
+                if (wkey != g * p->nMg + wg) {
+                    wkey = g * p->nMg + wg;
+                    wb = (int)(wloads++ % p->nwb);
+                    if (p->fold) { /* [kw][o of the group] per partition; copy j from column j */
+                        nhwf = 0;
+                        for (int64_t j = 0; j < p->J && !rc; j++) {
+                            struct sim_operand src = sim_hbm((uint32_t)p->kr0, (int32_t)ws_kh,
+                                                             c->vw.base + (uint64_t)(go0 + j * c->O) * ew,
+                                                             c->vw.dt, 1);
+                            int64_t sz[2] = {c->KW - j, gon}, st2[2] = {c->O, 1};
+                            cg_pattern(&src, 2, sz, st2);
+                            (void)ws_c;
+                            struct sim_operand dst = cg_sb((uint32_t)(j * p->kr0), (uint32_t)p->kr0, wbuf[wb],
+                                                           c->vw.dt, (uint64_t)((c->KW - j) * gon));
+                            hwf[nhwf] = emit_dma(c, 2, &dst, &src, tw, pax[1], &wr[wb], 1);
+                            if (hwf[nhwf++] < 0) { rc = e->fail; break; }
+                        }
+                        if (rc)
+                            break;
+                        hw[0] = hwf[0];
+                    } else {
+                        int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
+                        int64_t wel = (int64_t)(p->wkc / ew);
+                        for (int64_t kc = 0; kc < (p->ilv ? 1 : p->nKc) && !rc; kc++)
+                            for (int64_t sb = 0; sb < nsub; sb++) {
+                                int64_t o0 = go0 + sb * p->mgl * p->mt;
+                                int64_t on = cg_min(p->mgl * p->mt, go0 + gon - o0);
+                                int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct);
+                                struct sim_operand src, dst;
+                                if (p->ilv) { /* every tile at once: [kc][o, taps] per partition */
+                                    src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vw.stride[1]),
+                                                  c->vw.base + (uint64_t)((g * c->Og + o0) * c->vw.stride[0]) * ew,
+                                                  c->vw.dt, 1);
+                                    int64_t sz[2] = {p->nKc, on * taps}, st[2] = {c->vw.stride[1], 1};
+                                    cg_pattern(&src, 2, sz, st);
+                                    dst = cg_sb(0, (uint32_t)p->ct, wbuf[wb] + (uint64_t)(o0 - go0) * taps * ew,
+                                                c->vw.dt, (uint64_t)(p->nKc * on * taps));
+                                    int64_t dz[2] = {p->nKc, on * taps}, dt2[2] = {wel, 1};
+                                    cg_pattern(&dst, 2, dz, dt2);
+                                } else {
+                                    lo[0] = g * c->Og + o0; len[0] = on;
+                                    lo[1] = kc * p->ct; len[1] = kl;
+                                    lo[2] = 0; len[2] = c->KH; lo[3] = 0; len[3] = c->KW;
+                                    int fax[3] = {0, 2, 3};
+                                    if (cg_box(&c->vw, lo, len, NULL, 1, 1, fax, 3, &src)) {
+                                        rc = cg_fail(e, "op %s: weight pattern needs > 4 dims", c->x->name);
+                                        break;
+                                    }
+                                    dst = cg_sb(0, (uint32_t)kl,
+                                                wbuf[wb] + (uint64_t)kc * p->wkc + (uint64_t)(o0 - go0) * taps * ew,
+                                                c->vw.dt, (uint64_t)(on * taps));
+                                }
+                                int64_t h = emit_dma(c, 2, &dst, &src, tw, pax[1], &wr[wb], 1);
+                                if (h < 0) {
+                                    rc = e->fail;
+                                    break;
+                                }
+                                for (int64_t k2 = 0; k2 < (p->ilv ? p->nKc : 1); k2++)
+                                    hw[(kc + k2) * nsub + sb] = h;
+                            }
+                    }
+                }
+                for (int64_t bi = 0; bi < p->nbands && !rc; bi++) {
+                    int64_t b0 = bi * p->Rb, b1 = cg_min(c->OH, b0 + p->Rb);
+                    int64_t i0 = 0, i1 = 0;
+                    if (!p->fold)
+                        band_rows(c, b0, b1, &i0, &i1);
+                    /* ---- the input band ---- */
+                    int64_t key = (n * c->G + g) * p->nbands + bi;
+                    if (xkey != key) {
+                        xkey = key;
+                        xb = (int)(xloads++ % p->nxb);
+                        if (p->fold) {
+                            /* zero the rows that fall in the padding, then load the rest */
+                            int64_t ztop = 0, zbot = b1 - b0;
+                            for (int64_t kh = 0; kh < c->KH; kh++) {
+                                int64_t vlo, vhi;
+                                valid_range(c->H, c->sh, c->ph, kh * c->dh, b0, b1, &vlo, &vhi);
+                                ztop = cg_max(ztop, vlo - b0);
+                                zbot = cg_min(zbot, vhi - b0);
+                            }
+                            int64_t hz[2] = {-1, -1};
+                            int64_t zr[2][2] = {{0, ztop}, {zbot, b1 - b0}};
+                            for (int z = 0; z < 2; z++) {
+                                if (zr[z][1] <= zr[z][0])
+                                    continue;
+                                int64_t a0 = zr[z][0] * p->rs, a1 = (zr[z][1] - 1) * p->rs + c->W;
+                                struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+                                ms.dst = cg_sb(0, (uint32_t)p->kr, xbuf[xb] + (uint64_t)a0 * ex, c->vx.dt,
+                                               (uint64_t)(a1 - a0));
+                                hz[z] = cg_emit(e, &ms, &xr[xb], xr[xb] >= 0 ? 1 : 0);
+                                if (hz[z] < 0) { rc = e->fail; break; }
+                            }
+                            nfx = 0;
+                            int64_t deps2[3] = {xr[xb], hz[0], hz[1]};
+                            /* partition (c, kh) = c*KH + kh, or kh*C + c (khmajor) */
+                            for (int64_t cj = 0; cj < p->J && !rc; cj++)
+                            for (int64_t ci = 0; ci < (p->khmajor ? 1 : c->C) && !rc; ci++)
+                                for (int64_t kh = 0; kh < c->KH && !rc;) {
+                                    int64_t vlo, vhi;
+                                    valid_range(c->H, c->sh, c->ph, kh * c->dh, b0, b1, &vlo, &vhi);
+                                    int64_t k2 = kh + 1;
+                                    for (; k2 < c->KH && !p->khmajor; k2++) {
+                                        int64_t a, b;
+                                        valid_range(c->H, c->sh, c->ph, k2 * c->dh, b0, b1, &a, &b);
+                                        if (a != vlo || b != vhi)
+                                            break;
+                                    }
+                                    if (vhi > vlo) {
+                                        int64_t ih = vlo * c->sh - c->ph + kh * c->dh, sft = cj * c->dw;
+                                        uint64_t addr = c->vx.base + (uint64_t)(ci * c->vx.stride[1] + n * c->vx.stride[0] +
+                                                                                ih * c->vx.stride[2] + sft) * ex;
+                                        int64_t nr = vhi - vlo;
+                                        uint32_t np = (uint32_t)(p->khmajor ? c->C : k2 - kh);
+                                        int64_t pstr = p->khmajor ? c->vx.stride[1] : c->dh * c->vx.stride[2];
+                                        struct sim_operand src = sim_hbm(np, (int32_t)pstr, addr, c->vx.dt, 1);
+                                        int64_t free;
+                                        uint32_t p0 = (uint32_t)(cj * p->kr0 + (p->khmajor ? kh * c->C : ci * c->KH + kh));
+                                        struct sim_operand dst = cg_sb(p0, np,
+                                                                       xbuf[xb] + (uint64_t)((vlo - b0) * p->rs) * ex,
+                                                                       c->vx.dt, 1);
+                                        /* a shifted copy stops sft elements short: the
+                                         * tail it would read is never used */
+                                        if (p->slab) {
+                                            free = (nr - 1) * c->sh * c->W + c->W - sft;
+                                            int64_t sz[1] = {free}, st[1] = {1};
+                                            cg_pattern(&src, 1, sz, st);
+                                            cg_pattern(&dst, 1, sz, st);
+                                        } else {
+                                            free = nr * (c->W - sft);
+                                            int64_t sz[2] = {nr, c->W - sft}, st[2] = {c->sh * c->W, 1};
+                                            cg_pattern(&src, 2, sz, st);
+                                            int64_t dt2[2] = {c->W, 1};
+                                            cg_pattern(&dst, 2, sz, dt2);
+                                        }
+                                        int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], deps2, 3);
+                                        if (h < 0) { rc = e->fail; break; }
+                                        hfx[nfx++] = h;
+                                    }
+                                    kh = k2;
+                                }
+                        } else {
+                            /* interleaved channels: one DMA for all tiles when a tile's rows
+                             * are shorter than a descriptor (else one per tile) */
+                            double dbytes = t->dma_desc_min_ns * t->dma_bytes_per_ns;
+                            int64_t xel = (int64_t)(p->xkc / ex);
+                            int merge = p->ilv && (double)(i1 - i0) * c->W * ex < dbytes;
+                            /* up to 4 pieces of rows, each a separate DMA of descriptors of
+                             * at least dma.desc_min_ns: the first k-steps start on the first rows */
+                            npc = cg_max(1, cg_min(4, cg_min(i1 - i0, (int64_t)((double)(i1 - i0) * c->W * ex / dbytes))));
+                            prow = cg_cdiv(i1 - i0, npc);
+                            npc = cg_cdiv(i1 - i0, prow);
+                            pi0 = i0;
+                            for (int64_t pc = 0; pc < npc && !rc; pc++)
+                            for (int64_t kc = 0; kc < p->nKc && !rc; kc += merge ? p->nKc : 1) {
+                                int64_t r0p = i0 + pc * prow, rnp = cg_min(prow, i1 - r0p);
+                                int64_t rowel = rnp * c->W;
+                                int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct), nk = merge ? p->nKc : 1;
+                                struct sim_operand src, dst;
+                                if (p->ilv) {
+                                    int64_t ch0 = g * c->Cg + kc;
+                                    src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vx.stride[1]),
+                                                  c->vx.base + (uint64_t)(ch0 * c->vx.stride[1] + n * c->vx.stride[0] +
+                                                                          r0p * c->vx.stride[2]) * ex,
+                                                  c->vx.dt, 1);
+                                    int64_t sz[2] = {nk, rowel}, st[2] = {c->vx.stride[1], 1};
+                                    cg_pattern(&src, 2, sz, st);
+                                    dst = cg_sb(0, (uint32_t)p->ct,
+                                                xbuf[xb] + (uint64_t)kc * p->xkc + (uint64_t)((r0p - i0) * c->W) * ex,
+                                                c->vx.dt, (uint64_t)(nk * rowel));
+                                    int64_t dz[2] = {nk, rowel}, dt2[2] = {xel, 1};
+                                    cg_pattern(&dst, 2, dz, dt2);
+                                } else {
+                                    lo[0] = n; len[0] = 1;
+                                    lo[1] = g * c->Cg + kc * p->ct; len[1] = kl;
+                                    lo[2] = r0p; len[2] = rnp; lo[3] = 0; len[3] = c->W;
+                                    int fax[3] = {0, 2, 3};
+                                    if (cg_box(&c->vx, lo, len, NULL, 1, 1, fax, 3, &src)) {
+                                        rc = cg_fail(e, "op %s: input pattern needs > 4 dims", c->x->name);
+                                        break;
+                                    }
+                                    dst = cg_sb(0, (uint32_t)kl,
+                                                xbuf[xb] + (uint64_t)kc * p->xkc + (uint64_t)((r0p - i0) * c->W) * ex,
+                                                c->vx.dt, (uint64_t)rowel);
+                                }
+                                int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], &xr[xb], 1);
+                                if (h < 0) { rc = e->fail; break; }
+                                for (int64_t j = 0; j < nk; j++)
+                                    hx[(kc + j) * 4 + pc] = h;
+                            }
+                        }
+                    }
+                    if (rc)
+                        break;
+                    /* ---- chunks of the band ---- */
+                    int64_t nch = 0;
+                    for (int64_t r = b0; r < b1; r += (p->owc == c->OW ? p->ohc : 1))
+                        for (int64_t c0 = 0; c0 < c->OW; c0 += p->owc) {
+                            ch[nch].r0 = r;
+                            ch[nch].rn = p->owc == c->OW ? cg_min(p->ohc, b1 - r) : 1;
+                            ch[nch].c0 = c0;
+                            ch[nch].cn = cg_min(p->owc, c->OW - c0);
+                            nch++;
+                        }
+                    for (int64_t mi = mi0; mi < mi1 && !rc; mi++) {
+                        int64_t m0 = mi * p->mt, ml = cg_min(p->mt, c->Og - m0);
+                        for (int64_t q0 = 0; q0 < nch && !rc; q0 += Gp, groups++) {
+                            int64_t qn = cg_min(Gp, nch - q0);
+                            /* a first k-step that covers every chunk of the group */
+                            int64_t first = -1;
+                            for (int64_t s = 0; s < p->nsteps && first < 0; s++) {
+                                int ok = 1;
+                                for (int64_t j = 0; j < qn && ok; j++) {
+                                    int64_t a, b, u, v;
+                                    step_rect(c, p, s, ch[q0 + j].r0, ch[q0 + j].rn, ch[q0 + j].c0,
+                                              ch[q0 + j].cn, &a, &b, &u, &v);
+                                    ok = a == ch[q0 + j].r0 && b == ch[q0 + j].r0 + ch[q0 + j].rn &&
+                                         u == ch[q0 + j].c0 && v == ch[q0 + j].c0 + ch[q0 + j].cn;
+                                }
+                                if (ok)
+                                    first = s;
+                            }
+                            int64_t no = 0;
+                            if (first >= 0)
+                                order[no++] = first;
+                            for (int64_t s = 0; s < p->nsteps; s++)
+                                if (s != first)
+                                    order[no++] = s;
+                            uint32_t bank[64];
+                            int64_t last_mm[64], hz[64];
+                            int started[64];
+                            for (int64_t j = 0; j < qn; j++) {
+                                bank[j] = e->s->psum_bank0 + (uint32_t)(((groups & 1) * Gp + j) % nb);
+                                last_mm[j] = -1;
+                                hz[j] = -1;
+                                started[j] = first >= 0 ? 0 : 1;
+                                if (first < 0) { /* no tap covers the chunk: zero it */
+                                    struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+                                    ms.dst = sim_psum(0, (uint32_t)ml, (uint64_t)bank[j] * t->psum_bank_bytes,
+                                                      LS_DT_FP32, (uint32_t)(ch[q0 + j].rn * ch[q0 + j].cn));
+                                    hz[j] = cg_emit(e, &ms, &bank_reader[bank[j] % 64],
+                                                    bank_reader[bank[j] % 64] >= 0 ? 1 : 0);
+                                    if (hz[j] < 0) { rc = e->fail; break; }
+                                }
+                            }
+                            for (int64_t si = 0; si < no && !rc; si++) {
+                                int64_t s = order[si], kc, kh, kw;
+                                step_of(c, p, s, &kc, &kh, &kw);
+                                int64_t kl = p->fold ? p->sJ[s] * p->kr0 : cg_min(p->ct, c->Cg - kc * p->ct);
+                                int any = 0;
+                                for (int64_t j = 0; j < qn && !any; j++) {
+                                    int64_t a, b, u, v;
+                                    step_rect(c, p, s, ch[q0 + j].r0, ch[q0 + j].rn, ch[q0 + j].c0,
+                                              ch[q0 + j].cn, &a, &b, &u, &v);
+                                    any = b > a && v > u;
+                                }
+                                if (!any)
+                                    continue;
+                                /* stationary: weights of (step, m-tile) */
+                                struct sim_operand st;
+                                int64_t hwl;
+                                if (p->fold) {
+                                    st = cg_sb(0, (uint32_t)kl, wbuf[wb] + (uint64_t)(kw * gon + (p->oilv ? mi : m0 - go0)) * ew,
+                                               c->vw.dt, (uint64_t)ml);
+                                    if (p->oilv) {
+                                        int64_t ssz[1] = {ml}, sst[1] = {p->nM};
+                                        cg_pattern(&st, 1, ssz, sst);
+                                    }
+                                    hwl = hw[0];
+                                } else {
+                                    int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
+                                    int64_t tp = kh * c->KW + kw;
+                                    st = cg_sb(0, (uint32_t)kl,
+                                               wbuf[wb] + (uint64_t)kc * p->wkc +
+                                                   ((uint64_t)(p->oilv ? mi : m0 - go0) * taps + (uint64_t)tp) * ew,
+                                               c->vw.dt, (uint64_t)ml);
+                                    int64_t ssz[1] = {ml}, sst[1] = {p->oilv ? p->nM * taps : taps};
+                                    cg_pattern(&st, 1, ssz, sst);
+                                    hwl = hw[kc * nsub + (mi - mi0) / p->mgl];
+                                }
+                                int64_t hl = p->fold ? pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, hwf, (size_t)nhwf)
+                                                     : pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, &hwl, 1);
+                                if (hl < 0) { rc = e->fail; break; }
+                                wr[wb] = hl;
+                                for (int64_t j = 0; j < qn; j++) {
+                                    const struct chunk *k = &ch[q0 + j];
+                                    int64_t a, b, u, v;
+                                    step_rect(c, p, s, k->r0, k->rn, k->c0, k->cn, &a, &b, &u, &v);
+                                    if (b <= a || v <= u)
+                                        continue;
+                                    int64_t iw = u * c->sw - c->pw + kw * c->dw;
+                                    int64_t off, rstr;
+                                    if (p->fold) {
+                                        off = (a - b0) * p->rs + iw;
+                                        rstr = p->rs;
+                                    } else {
+                                        off = (a * c->sh - c->ph + kh * c->dh - i0) * c->W + iw;
+                                        rstr = c->sh * c->W;
+                                    }
+                                    struct sim_operand mv = cg_sb(0, (uint32_t)kl,
+                                                                  xbuf[xb] + (uint64_t)(p->fold ? 0 : kc) * p->xkc +
+                                                                      (uint64_t)off * ex,
+                                                                  c->vx.dt, (uint64_t)((b - a) * (v - u)));
+                                    int64_t msz[2] = {b - a, v - u}, mst[2] = {rstr, c->sw};
+                                    cg_pattern(&mv, 2, msz, mst);
+                                    struct sim_operand ps = sim_psum(0, (uint32_t)ml,
+                                                                     (uint64_t)bank[j] * t->psum_bank_bytes +
+                                                                         (uint64_t)((a - k->r0) * k->cn + (u - k->c0)) * 4,
+                                                                     LS_DT_FP32, (uint32_t)((b - a) * (v - u)));
+                                    int64_t psz[2] = {b - a, v - u}, pst[2] = {k->cn, 1};
+                                    cg_pattern(&ps, 2, psz, pst);
+                                    int64_t deps[8 + 256];
+                                    size_t nd = 0;
+                                    deps[nd++] = hl;
+                                    if (p->fold)
+                                        for (int64_t q = 0; q < nfx; q++)
+                                            deps[nd++] = hfx[q];
+                                    else { /* the row pieces this window reads */
+                                        int64_t ra = a * c->sh - c->ph + kh * c->dh - pi0;
+                                        int64_t rb = (b - 1) * c->sh - c->ph + kh * c->dh - pi0;
+                                        for (int64_t q = ra / prow; q <= rb / prow && q < npc; q++)
+                                            deps[nd++] = hx[kc * 4 + q];
+                                    }
+                                    if (last_mm[j] < 0 && bank_reader[bank[j] % 64] >= 0)
+                                        deps[nd++] = bank_reader[bank[j] % 64];
+                                    if (hz[j] >= 0 && last_mm[j] < 0)
+                                        deps[nd++] = hz[j];
+                                    int64_t hm = pe(c, SIM_OP_MATMUL, &mv, &ps, started[j] ? SIM_F_ACCUMULATE : 0,
+                                                    deps, nd);
+                                    if (hm < 0) { rc = e->fail; break; }
+                                    started[j] = 1;
+                                    last_mm[j] = hm;
+                                    xr[xb] = hm;
+                                }
+                            }
+                            if (rc)
+                                break;
+                            /* evacuate the group into one staging buffer, store it */
+                            int ob = (int)(stores & 1);
+                            int full = p->owc == c->OW;
+                            uint64_t soff = 0;
+                            int64_t hev = -1;
+                            for (int64_t j = 0; j < qn && !rc; j++) {
+                                const struct chunk *k = &ch[q0 + j];
+                                int64_t te = k->rn * k->cn;
+                                struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+                                ev.dst = cg_sb(0, (uint32_t)ml, obuf[ob] + soff * eo, c->vo.dt, (uint64_t)te);
+                                if (p->oilv)
+                                    ev.dst = cg_sb(0, (uint32_t)ml, obuf[0] + (uint64_t)(mi * ohw + k->r0 * c->OW) * eo,
+                                                   c->vo.dt, (uint64_t)te);
+                                ev.src = sim_psum(0, (uint32_t)ml, (uint64_t)bank[j] * t->psum_bank_bytes,
+                                                  LS_DT_FP32, (uint32_t)te);
+                                int64_t deps[3] = {last_mm[j] >= 0 ? last_mm[j] : hz[j], orr[ob]};
+                                size_t ndv = orr[ob] >= 0 ? 2 : 1;
+                                int64_t odeps[130];
+                                if (p->oilv) {
+                                    if (ogkey != n * c->G + g) { /* a new staging of the buffer */
+                                        ogkey = n * c->G + g;
+                                        memcpy(ostp, ost, (size_t)nost * sizeof *ost);
+                                        nostp = nost;
+                                        nost = 0;
+                                    }
+                                    odeps[0] = deps[0];
+                                    ndv = 1;
+                                    for (int64_t z = 0; z < nostp; z++)
+                                        odeps[ndv++] = ostp[z];
+                                }
+                                hev = cg_emit(e, &ev, p->oilv ? odeps : deps, ndv);
+                                if (hev < 0) { rc = e->fail; break; }
+                                bank_reader[bank[j] % 64] = hev;
+                                if (!full) {
+                                    int64_t olo[R_], olen[R_];
+                                    olo[0] = n; olen[0] = 1;
+                                    olo[1] = g * c->Og + m0; olen[1] = ml;
+                                    olo[2] = k->r0; olen[2] = k->rn; olo[3] = k->c0; olen[3] = k->cn;
+                                    struct sim_operand sb = cg_sb(0, (uint32_t)ml, obuf[ob] + soff * eo,
+                                                                  c->vo.dt, (uint64_t)te);
+                                    orr[ob] = store(c, olo, olen, 1, &sb, hev, pax[2]);
+                                    if (orr[ob] < 0) { rc = e->fail; break; }
+                                }
+                                soff += (uint64_t)te;
+                            }
+                            if (rc)
+                                break;
+                            if (full && !p->oilv) {
+                                int64_t olo[R_], olen[R_];
+                                olo[0] = n; olen[0] = 1;
+                                olo[1] = g * c->Og + m0; olen[1] = ml;
+                                olo[2] = ch[q0].r0;
+                                olen[2] = ch[q0 + qn - 1].r0 + ch[q0 + qn - 1].rn - ch[q0].r0;
+                                olo[3] = 0; olen[3] = c->OW;
+                                struct sim_operand sb = cg_sb(0, (uint32_t)ml, obuf[ob], c->vo.dt, soff);
+                                orr[ob] = store(c, olo, olen, 1, &sb, hev, pax[2]);
+                                if (orr[ob] < 0) { rc = e->fail; break; }
+                            }
+                            stores++;
+                            (void)tmax;
+                            if (p->oilv && q0 + Gp >= nch && ((mi + 1) % p->spiece == 0 || mi + 1 == mi1)) {
+                                /* the m-tiles of this piece are complete: partition q holds
+                                 * output channels q*nM + [pm0, mi], adjacent in HBM */
+                                int64_t pm0 = mi - mi % p->spiece, cnt = mi + 1 - pm0;
+                                struct sim_operand dst = sim_hbm((uint32_t)ml, (int32_t)(p->nM * c->vo.stride[1]),
+                                                                 c->vo.base + (uint64_t)((g * c->Og + pm0) * c->vo.stride[1] +
+                                                                                         n * c->vo.stride[0]) * eo,
+                                                                 c->vo.dt, (uint32_t)(cnt * ohw));
+                                struct sim_operand sb = cg_sb(0, (uint32_t)ml, obuf[0] + (uint64_t)(pm0 * ohw) * eo,
+                                                              c->vo.dt, (uint64_t)(cnt * ohw));
+                                int64_t h = cg_dma(e, 1, &dst, &sb, SIM_OP_DMA_COPY, &hev, 1);
+                                if (h < 0) { rc = e->fail; break; }
+                                cg_wrote(e, c->x->output, pax[2], h);
+                                if (nost < 128)
+                                    ost[nost++] = h;
+                            }
+                        }
+                    }
+                }
+            }
+    free(hw);
+    free(hx);
+    free(order);
+    free(ch);
+    return rc ? rc : e->fail;
+}
+
+/* ---- swapped: an output spatial axis on partitions (groups 1) ----
+ *
+ * Stationary = input positions along the output partition axis (a column of the image per
+ * (position on the other spatial axis fi, channel tile, tap)), moving = the weights of a
+ * tap for T output channels. PSUM holds, per partition, T channels x F positions of the
+ * other axis interleaved (the matmul for fi writes every F-th element from fi), so that a
+ * bank is evacuated contiguously and stored as whole (channel, position) rows: the output
+ * stored in this layout is [P, N, O, F] with F innermost. The image is loaded once per
+ * channel tile (channels spread over the tiles when they divide evenly), zero-padded on
+ * chip when the convolution pads; the weights are loaded once. Returns 1 (nothing emitted)
+ * when this plan does not apply or fit. */
+static int lower_swapped(struct cv *c, const int8_t *pax)
+{
+    struct cg_em *e = c->e;
+    const struct sim_target *t = e->t;
+    int po = pax[2], f = po == 3 ? 2 : 3;
+    size_t ex = ls_dtype_size(c->vx.dt), ew = ls_dtype_size(c->vw.dt), eo = ls_dtype_size(c->vo.dt);
+    int64_t prow = cg_min(t->pe_rows, t->sbuf_partitions), pcol = cg_min(t->pe_cols, t->sbuf_partitions);
+    int64_t tmax = cg_min(t->pe_moving_max, t->psum_bank_bytes / 4);
+    int64_t taps = c->KH * c->KW, Pa = c->vo.dim[po], F = c->vo.dim[f];
+    uint32_t nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
+    int64_t Gp = nb >= 2 ? nb / 2 : 1;
+    int64_t T = cg_min(c->O, (t->psum_bank_bytes / 4) / F);
+    T = cg_min(T, tmax);
+    if (c->G != 1 || T < 32 || pax[0] != 1 || pax[1] != 1 || cg_resident(&c->vx) || cg_resident(&c->vo))
+        return 1;
+    int64_t nKc = cg_cdiv(c->C, prow), ct = cg_min(c->C, prow);
+    if (nKc > 256)
+        return 1;
+    int ilv = nKc > 1 && c->C % nKc == 0;
+    if (ilv)
+        ct = c->C / nKc;
+    int pad = c->ph > 0 || c->pw > 0;
+    int64_t Hp = c->H + 2 * c->ph, Wp = c->W + 2 * c->pw;
+    uint64_t xkc = (uint64_t)c->H * c->W * ex, pkc = (uint64_t)Hp * Wp * ex;
+    uint64_t wkc = (uint64_t)c->O * taps * ew;
+    uint64_t sbytes = al64((uint64_t)Gp * T * F * eo);
+    uint64_t need = al64(xkc * nKc) + (pad ? al64(pkc * nKc) : 0) + al64(wkc * nKc) + 2 * sbytes;
+    if (need > cg_budget(e))
+        return 1;
+    uint64_t xbuf = cg_alloc(e, xkc * nKc), xpad = pad ? cg_alloc(e, pkc * nKc) : xbuf;
+    uint64_t wbuf = cg_alloc(e, wkc * nKc);
+    uint64_t obuf[2] = {cg_alloc(e, sbytes), cg_alloc(e, sbytes)};
+    if (e->fail)
+        return e->fail;
+    int32_t tx = c->x->inputs[0], tw = c->x->inputs[1];
+    int64_t hwk[256];
+    int64_t hw, hx = -1, xr = -1, orr[2] = {-1, -1}, bank_reader[64], groups = 0, stores = 0;
+    for (int i = 0; i < 64; i++)
+        bank_reader[i] = -1;
+    /* weights: [kc][o, taps] per partition, every tile in one DMA when spread */
+    {
+        struct sim_operand src, dst;
+        int64_t nk = ilv ? nKc : 1;
+        hw = -1;
+        for (int64_t kc = 0; kc < nKc; kc += nk) {
+            int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
+            src = sim_hbm((uint32_t)kl, (int32_t)((ilv ? nKc : 1) * c->vw.stride[1]),
+                          c->vw.base + (uint64_t)((ilv ? kc : kc * ct) * c->vw.stride[1]) * ew, c->vw.dt, 1);
+            int64_t sz[2] = {nk, c->O * taps}, st[2] = {c->vw.stride[1], 1};
+            cg_pattern(&src, 2, sz, st);
+            dst = cg_sb(0, (uint32_t)kl, wbuf + (uint64_t)kc * wkc, c->vw.dt, (uint64_t)(nk * c->O * taps));
+            int64_t h = emit_dma(c, 2, &dst, &src, tw, pax[1], NULL, 0);
+            if (h < 0)
+                return e->fail;
+            hw = h;
+            for (int64_t j = 0; j < nk && kc + j < 256; j++)
+                hwk[kc + j] = h;  /* the k-steps of tile kc wait for its weights */
+        }
+    }
+    int64_t hws[2] = {hw, -1};
+    (void)hws;
+    for (int64_t n = 0; n < c->N; n++) {
+        /* the image, one row of H x W per channel */
+        int64_t hxl[130], nhx = 0;
+        int64_t nk = ilv ? nKc : 1;
+        for (int64_t kc = 0; kc < nKc; kc += nk) {
+            int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
+            struct sim_operand src = sim_hbm((uint32_t)kl, (int32_t)((ilv ? nKc : 1) * c->vx.stride[1]),
+                                             c->vx.base + (uint64_t)((ilv ? kc : kc * ct) * c->vx.stride[1] +
+                                                                     n * c->vx.stride[0]) * ex,
+                                             c->vx.dt, 1);
+            int64_t sz[2] = {nk, c->H * c->W}, st[2] = {c->vx.stride[1], 1};
+            cg_pattern(&src, 2, sz, st);
+            struct sim_operand dst = cg_sb(0, (uint32_t)kl, xbuf + (uint64_t)kc * xkc, c->vx.dt,
+                                           (uint64_t)(nk * c->H * c->W));
+            int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], &xr, 1);
+            if (h < 0)
+                return e->fail;
+            hxl[nhx++] = h;
+        }
+        if (pad) { /* zero the padded copy, copy the image into its interior */
+            hx = -1;
+            for (int64_t kc = 0; kc < nKc; kc++) {
+                int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
+                struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+                ms.dst = cg_sb(0, (uint32_t)kl, xpad + (uint64_t)kc * pkc, c->vx.dt, (uint64_t)(Hp * Wp));
+                int64_t hm = cg_emit(e, &ms, &xr, xr >= 0 ? 1 : 0);
+                struct sim_instr cp = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE);
+                cp.src = cg_sb(0, (uint32_t)kl, xbuf + (uint64_t)kc * xkc, c->vx.dt, (uint64_t)(c->H * c->W));
+                cp.dst = cg_sb(0, (uint32_t)kl, xpad + (uint64_t)kc * pkc + (uint64_t)(c->ph * Wp + c->pw) * ex,
+                               c->vx.dt, (uint64_t)(c->H * c->W));
+                int64_t dsz[2] = {c->H, c->W}, dst2[2] = {Wp, 1};
+                cg_pattern(&cp.dst, 2, dsz, dst2);
+                int64_t deps[132];
+                size_t nd = 0;
+                deps[nd++] = hm;
+                for (int64_t q = 0; q < nhx; q++)
+                    deps[nd++] = hxl[q];
+                hx = cg_emit(e, &cp, deps, nd);
+                if (hm < 0 || hx < 0)
+                    return e->fail;
+            }
+            nhx = 0;
+            hxl[nhx++] = hx;
+        }
+        for (int64_t a0 = 0; a0 < Pa; a0 += pcol) {
+            int64_t al = cg_min(pcol, Pa - a0);
+            for (int64_t og = 0; og < c->O; og += Gp * T, groups++) {
+                int64_t gn = cg_min(Gp * T, c->O - og), nbk = cg_cdiv(gn, T);
+                uint32_t bank[64];
+                int64_t last[64];
+                for (int64_t j = 0; j < nbk; j++) {
+                    bank[j] = e->s->psum_bank0 + (uint32_t)(((groups & 1) * Gp + j) % nb);
+                    last[j] = -1;
+                }
+                for (int64_t fi = 0; fi < F; fi++)
+                    for (int64_t kk = 0; kk < nKc * taps; kk++) {
+                        int64_t kc = kk / taps, tp = kk % taps, kh = tp / c->KW, kw = tp % c->KW;
+                        int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
+                        /* input position (padded coordinates) of output (a, fi) */
+                        int64_t r, q, astr;
+                        if (po == 2) {
+                            r = a0 * c->sh + kh * c->dh;
+                            q = fi * c->sw + kw * c->dw;
+                            astr = c->sh * Wp;
+                        } else {
+                            r = fi * c->sh + kh * c->dh;
+                            q = a0 * c->sw + kw * c->dw;
+                            astr = c->sw;
+                        }
+                        if (!pad) {
+                            r = cg_min(r, c->H - 1);
+                            q = cg_min(q, c->W - 1);
+                        }
+                        struct sim_operand st = cg_sb(0, (uint32_t)kl,
+                                                      xpad + (uint64_t)kc * (pad ? pkc : xkc) +
+                                                          (uint64_t)(r * (pad ? Wp : c->W) + q) * ex,
+                                                      c->vx.dt, (uint64_t)al);
+                        int64_t ssz[1] = {al}, sst[1] = {pad ? astr : (po == 2 ? c->sh * c->W : c->sw)};
+                        cg_pattern(&st, 1, ssz, sst);
+                        int64_t ld[132];
+                        size_t nl = 0;
+                        for (int64_t z = 0; z < nhx; z++)
+                            ld[nl++] = hxl[z];
+                        int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, ld, nl);
+                        if (hl < 0)
+                            return e->fail;
+                        for (int64_t j = 0; j < nbk; j++) {
+                            int64_t o0 = og + j * T, tn = cg_min(T, og + gn - o0);
+                            struct sim_operand mv = cg_sb(0, (uint32_t)kl,
+                                                          wbuf + (uint64_t)kc * wkc + (uint64_t)(o0 * taps + tp) * ew,
+                                                          c->vw.dt, (uint64_t)tn);
+                            int64_t msz[1] = {tn}, mst[1] = {taps};
+                            cg_pattern(&mv, 1, msz, mst);
+                            struct sim_operand ps = sim_psum(0, (uint32_t)al,
+                                                             (uint64_t)bank[j] * t->psum_bank_bytes + (uint64_t)fi * 4,
+                                                             LS_DT_FP32, (uint32_t)tn);
+                            int64_t psz[1] = {tn}, pst[1] = {F};
+                            cg_pattern(&ps, 1, psz, pst);
+                            int64_t deps[4];
+                            size_t nd = 0;
+                            deps[nd++] = hl;
+                            deps[nd++] = hwk[kc];
+                            if (last[j] < 0 && bank_reader[bank[j] % 64] >= 0)
+                                deps[nd++] = bank_reader[bank[j] % 64];
+                            last[j] = pe(c, SIM_OP_MATMUL, &mv, &ps, kk > 0 ? SIM_F_ACCUMULATE : 0, deps, nd);
+                            if (last[j] < 0)
+                                return e->fail;
+                            xr = last[j];
+                        }
+                    }
+                /* evacuate the banks into one staging row of (channel, position) and store */
+                int ob = (int)(stores++ & 1);
+                int64_t hev = -1;
+                for (int64_t j = 0; j < nbk; j++) {
+                    int64_t o0 = og + j * T, tn = cg_min(T, og + gn - o0);
+                    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+                    ev.src = sim_psum(0, (uint32_t)al, (uint64_t)bank[j] * t->psum_bank_bytes, LS_DT_FP32,
+                                      (uint32_t)(tn * F));
+                    ev.dst = cg_sb(0, (uint32_t)al, obuf[ob] + (uint64_t)((o0 - og) * F) * eo, c->vo.dt,
+                                   (uint64_t)(tn * F));
+                    int64_t deps[2] = {last[j], orr[ob]};
+                    hev = cg_emit(e, &ev, deps, orr[ob] >= 0 ? 2 : 1);
+                    if (hev < 0)
+                        return e->fail;
+                    bank_reader[bank[j] % 64] = hev;
+                }
+                int64_t olo[R_], olen[R_];
+                olo[0] = n; olen[0] = 1;
+                olo[1] = og; olen[1] = gn;
+                olo[po] = a0; olen[po] = al;
+                olo[f] = 0; olen[f] = F;
+                struct sim_operand sb = cg_sb(0, (uint32_t)al, obuf[ob], c->vo.dt, (uint64_t)(gn * F));
+                orr[ob] = store(c, olo, olen, po, &sb, hev, po);
+                if (orr[ob] < 0)
+                    return e->fail;
+            }
+        }
+    }
+    return e->fail;
+}
+
+int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    if (pax[2] == 1) {
+        struct cv c;
+        memset(&c, 0, sizeof c);
+        c.e = e;
+        c.x = graph_op(e->g, op);
+        cg_view_make(e, c.x->inputs[0], pax[0], &c.vx);
+        cg_view_make(e, c.x->inputs[1], pax[1], &c.vw);
+        cg_view_make(e, c.x->output, pax[2], &c.vo);
+        c.N = c.vx.dim[0]; c.C = c.vx.dim[1]; c.H = c.vx.dim[2]; c.W = c.vx.dim[3];
+        c.O = c.vw.dim[0]; c.Cg = c.vw.dim[1]; c.KH = c.vw.dim[2]; c.KW = c.vw.dim[3];
+        c.OH = c.vo.dim[2]; c.OW = c.vo.dim[3];
+        c.sh = c.x->attrs.stride[0]; c.sw = c.x->attrs.stride[1];
+        c.ph = c.x->attrs.pad[0]; c.pw = c.x->attrs.pad[1];
+        c.dh = c.x->attrs.dilation[0]; c.dw = c.x->attrs.dilation[1];
+        c.G = c.x->attrs.groups > 0 ? c.x->attrs.groups : 1;
+        c.Og = c.O / c.G;
+        int depthwise = c.G == c.C && c.C > 1;
+        struct gp p;
+        memset(&p, 0, sizeof p);
+        int ok = !depthwise && pax[0] == 1 && pax[1] == 1 && !cg_resident(&c.vx) &&
+                 !cg_resident(&c.vo);
+        if (ok && plan_gemm(&c, &p, cg_budget(e)) != 0) {
+            memset(&p, 0, sizeof p);
+            p.nofold = 1;        /* the folded plan did not fit: the unfolded one may */
+            ok = plan_gemm(&c, &p, cg_budget(e)) == 0;
+        }
+        if (ok) {
+            if (p.fold) { /* the weights as stored for this lowering: [C, KH, KW, O] or
+                           * [KH, C, KW, O] (khmajor), one row of KW x O per partition */
+                c.vw.stride[1] = p.khmajor ? c.KW * c.O : c.KH * c.KW * c.O;
+                c.vw.stride[2] = p.khmajor ? c.C * c.KW * c.O : c.KW * c.O;
+                c.vw.stride[3] = c.O;
+                c.vw.stride[0] = 1;
+            }
+            return lower_gemm(&c, pax, &p);
+        }
+    }
+    if (pax[2] == 2 || pax[2] == 3) {
+        struct cv c;
+        memset(&c, 0, sizeof c);
+        c.e = e;
+        c.x = graph_op(e->g, op);
+        cg_view_make(e, c.x->inputs[0], pax[0], &c.vx);
+        cg_view_make(e, c.x->inputs[1], pax[1], &c.vw);
+        cg_view_make(e, c.x->output, pax[2], &c.vo);
+        c.N = c.vx.dim[0]; c.C = c.vx.dim[1]; c.H = c.vx.dim[2]; c.W = c.vx.dim[3];
+        c.O = c.vw.dim[0]; c.Cg = c.vw.dim[1]; c.KH = c.vw.dim[2]; c.KW = c.vw.dim[3];
+        c.OH = c.vo.dim[2]; c.OW = c.vo.dim[3];
+        c.sh = c.x->attrs.stride[0]; c.sw = c.x->attrs.stride[1];
+        c.ph = c.x->attrs.pad[0]; c.pw = c.x->attrs.pad[1];
+        c.dh = c.x->attrs.dilation[0]; c.dw = c.x->attrs.dilation[1];
+        c.G = c.x->attrs.groups > 0 ? c.x->attrs.groups : 1;
+        c.Og = c.O / c.G;
+        int rc = lower_swapped(&c, pax);
+        if (rc != 1)
+            return rc;
+    }
+    return lower_legacy(e, op, pax);
 }
