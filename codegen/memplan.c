@@ -272,9 +272,16 @@ static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t
 int cg_memplan_build(const struct graph *g, const struct sim_target *t,
                      const struct cg_options *o, struct cg_memplan *p, struct ls_error *err)
 {
+    return cg_memplan_build_capped(g, t, o, t->sbuf_usable_bytes / 2, p, err);
+}
+
+int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
+                            const struct cg_options *o, uint64_t cap, struct cg_memplan *p,
+                            struct ls_error *err)
+{
     memset(p, 0, sizeof *p);
     p->ntensors = graph_ntensors(g);
-    p->region = (t->sbuf_usable_bytes / 2) / GRAN * GRAN;
+    p->region = cap / GRAN * GRAN;
     int32_t nops = graph_nops(g);
     struct builder b = {g, t, p, {0}, NULL, 0, {0}};
     int32_t *order = malloc(sizeof *order * ((size_t)nops + 1));

@@ -45,6 +45,11 @@ struct cg_memplan {
  * have an on-chip method). Returns LS_ERR_NOMEM or 0. */
 int cg_memplan_build(const struct graph *g, const struct sim_target *t,
                      const struct cg_options *o, struct cg_memplan *p, struct ls_error *err);
+/* The same with the resident region capped at cap bytes per partition (the default is half
+ * of sbuf.usable_bytes). */
+int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
+                            const struct cg_options *o, uint64_t cap, struct cg_memplan *p,
+                            struct ls_error *err);
 void cg_memplan_free(struct cg_memplan *p);
 
 /* 1 when t is SBUF-resident under plan p (NULL plan: nothing is); cg_memplan_in_sbuf:

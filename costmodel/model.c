@@ -25,6 +25,7 @@ struct cm_model {
     struct cm_table tb;
     struct cg_options o;
     struct cg_memplan plan;         /* o.plan points here (unless o.no_residency) */
+    int plan_level;                 /* 0: the default plan, 1: capped (give_steps_room) */
     LS_VEC(struct slot) memo;
     struct ls_hmap map;             /* key -> memo index */
     LS_VEC(unsigned char) keys;
@@ -349,22 +350,45 @@ static void forget(struct cm_model *m)
     memset(&m->map, 0, sizeof m->map);
 }
 
-/* When some op has no feasible configuration once the constant ring takes its share of
- * SBUF, the model does without the ring (the steps get that room back) and enumerates
- * again: a decision per model, independent of the layouts. */
+/* Give the steps more SBUF: without the constant ring, then with the resident region
+ * capped at a quarter of the usable bytes, then without residency. 1 when a level was
+ * left to take. */
+static int give_steps_room(struct cm_model *m)
+{
+    if (!m->o.plan)
+        return 0;
+    if (!m->plan.no_ring) {
+        m->plan.no_ring = 1;
+        return 1;
+    }
+    uint64_t quarter = m->t.sbuf_usable_bytes / 4;
+    cg_memplan_free(&m->plan);
+    if (m->plan_level == 0 &&
+        cg_memplan_build_capped(m->g, &m->t, &m->o, quarter, &m->plan, NULL) == 0) {
+        m->plan.no_ring = 1;
+        m->plan_level = 1;
+        return 1;
+    }
+    m->o.plan = NULL;
+    return 1;
+}
+
+/* When some op has no feasible configuration in the room its step gets, the model gives
+ * the steps more room (give_steps_room) and enumerates again: a decision per model,
+ * independent of the layouts. */
 int cm_enumerate(struct cm_model *m, const int *pins, struct cm_cfgs *out, struct ls_error *err)
 {
     int starved = 0;
     int rc = enumerate(m, pins, out, &starved, err);
-    if (!rc || !starved || !m->o.plan || m->plan.no_ring)
-        return rc;
-    cm_cfgs_free(out);
-    m->plan.no_ring = 1;
-    forget(m);
-    starved = 0;
-    if (err)
-        memset(err, 0, sizeof *err);
-    return enumerate(m, pins, out, &starved, err);
+    while (rc && starved && give_steps_room(m)) {
+        cm_cfgs_free(out);
+        forget(m);
+        starved = 0;
+        if (err)
+            memset(err, 0, sizeof *err);
+        rc = enumerate(m, pins, out, &starved, err);
+    }
+    return rc;
 }
 
 void cm_cfgs_free(struct cm_cfgs *c)
