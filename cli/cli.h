@@ -67,9 +67,11 @@ enum { CLI_OPT_LAYERS = 0x200, CLI_OPT_SEQ, CLI_OPT_BATCH, CLI_OPT_HIDDEN, CLI_O
 #define CLI_MODEL_HELP                                                                  \
     "  --layers N, --seq N, --batch N, --hidden N, --image N, --dtype T\n"              \
     "                      scale a zoo: or config.json model (docs/zoo.md)\n"             \
-    "  --autocast MODE     matmul (default): matmul/conv operands in bf16, fp32\n"        \
-    "                      accumulation; none: keep the model's dtypes (any model,\n"     \
-    "                      .lg files too; docs/costmodel.md \"dtypes\")\n"
+    "  --autocast MODE     matmul (default): the inference compiler's passes, batchnorms\n" \
+    "                      folded into their convolutions and matmul/conv operands in\n"  \
+    "                      bf16 with fp32 accumulation; none: the model as loaded (its\n" \
+    "                      dtypes and batchnorms; any model, .lg files too;\n"           \
+    "                      docs/costmodel.md \"Graph passes\")\n"
 /* Set one model option from its command-line spelling: name is "layers", "seq", "batch",
  * "hidden", "image" (positive integers), "dtype" (fp32, bf16, fp16, fp8) or "autocast"
  * (none, matmul; not a scaling option). LS_ERR_INPUT

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/foldbn.h"
 #include "graph/hf.h"
 #include "graph/lg.h"
 #include "graph/model.h"
@@ -77,13 +78,18 @@ int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out
         zoo_opts_init(&defaults);
         opts = &defaults;
     }
-    struct graph *raw = NULL;
+    struct graph *raw = NULL, *folded = NULL;
     int rc = load_raw(spec, opts, &raw, err);
     if (rc || opts->autocast == GRAPH_AUTOCAST_NONE) {   /* NONE: the graph as loaded */
         *out = raw;
         return rc;
     }
-    rc = graph_autocast(raw, (enum graph_autocast)opts->autocast, out, err);
+    /* the inference compiler's passes: batchnorm folding, then the bf16 auto-cast */
+    rc = graph_fold_batchnorm(raw, &folded, err);
     graph_free(raw);
+    if (rc)
+        return rc;
+    rc = graph_autocast(folded, (enum graph_autocast)opts->autocast, out, err);
+    graph_free(folded);
     return rc;
 }

@@ -238,7 +238,7 @@ else
 fi
 
 # the summary names each failed cell and its reason (it gave only a count)
-expect 0 "study with a failing dp cell" "$LAYSIM" study --models cnn --no-calibrate --mcts-evaluations 0 \
+expect 0 "study with a failing dp cell" "$LAYSIM" study --models cnn --autocast none --no-calibrate --mcts-evaluations 0 \
     --dp-mem-limit 1 --out "$T/fail"
 expect_out() { if grep -Eq -- "$1" "$T/out"; then ok; else bad "$2: stdout lacks /$1/"; fi; }
 expect_out "failed: cnn / dp / datasheet table: solver dp: .*dp.mem_limit" "failed cell listed"
