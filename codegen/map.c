@@ -371,6 +371,15 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                     step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD, &out, &out,
                          &ial[2], 0);
                 }
+            } else if ((k == GRAPH_OP_POOL_MAX || k == GRAPH_OP_POOL_AVG) &&
+                       box_free(m.ifax[0], m.nifax[0], ilen_s[0]) ==
+                           nout * x->attrs.kernel[0] * x->attrs.kernel[1]) {
+                /* windows that tile the input box exactly (global pooling, stride ==
+                 * kernel): one reduction along the free axes */
+                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE,
+                     k == GRAPH_OP_POOL_MAX ? SIM_FN_MAX : SIM_FN_ADD, &out, &isb[0], NULL, 0);
+                if (k == GRAPH_OP_POOL_AVG)
+                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
             } else if (k == GRAPH_OP_POOL_MAX || k == GRAPH_OP_POOL_AVG) {
                 int64_t taps = x->attrs.kernel[0] * x->attrs.kernel[1];
                 struct sim_operand win = cg_sb(0, (uint32_t)rn, ibuf[0][b], m.vin[0].dt,
