@@ -284,6 +284,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
         return e->fail;
 
     int64_t last_read[MAXIN][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+    int64_t kept[MAXIN] = {-1, -1, -1};   /* the one load of a reused broadcast input */
     int64_t last_store[2] = {-1, -1};
     int64_t scratch_user = -1;
     int64_t nft = cg_split_tiles(&m.sp);
@@ -311,6 +312,16 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                                    x->name);
                 int64_t deps[72];
                 size_t nd = 0;
+                /* an input broadcast over rows is the same for every partition tile when
+                 * there is one free tile: loaded once (full rows), then reused */
+                int once = m.rax[s] < 0 && nft == 1 && !cg_resident(&m.vin[s]);
+                if (once && kept[s] >= 0) {
+                    isb[s] = ial[s] = cg_sb(0, (uint32_t)rn, ibuf[s][0], m.vin[s].dt,
+                                            (uint64_t)nfree);
+                    aligned(&m, s, ilen, len, &ial[s]);
+                    c.extra[c.nextra++] = kept[s];
+                    continue;
+                }
                 if (tile < 2)
                     nd = cg_writers(e, x->inputs[s], pax[s], deps, nd, 64);
                 if (cg_resident(&m.vin[s])) {  /* read in place */
@@ -323,10 +334,13 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 isb[s] = cg_sb(0, (uint32_t)rn, ibuf[s][b], m.vin[s].dt, (uint64_t)nfree);
                 if (last_read[s][b] >= 0)
                     deps[nd++] = last_read[s][b];
-                int64_t h = cg_dma(e, cg_load_class(e, x->inputs[s]), &isb[s], &src, SIM_OP_DMA_COPY, deps, nd);
+                int64_t h = cg_dma(e, cg_load_class(e, x->inputs[s]), &isb[s], &src,
+                                   SIM_OP_DMA_COPY, deps, nd);
                 if (h < 0)
                     return e->fail;
                 c.extra[c.nextra++] = h;
+                if (once)
+                    kept[s] = h;
                 ial[s] = isb[s];
                 aligned(&m, s, ilen, len, &ial[s]);
             }
