@@ -58,6 +58,7 @@ struct cvc {
     size_t es;
     uint64_t budget;
     int in_res, out_res;
+    int nob;                        /* output buffer sets: 2 (double-buffered) or 1 */
     int fa[R_], fb[R_], nfa, nfb;   /* free axes in source / destination storage order */
     int rax[R_];                    /* the other axes (planner order) */
     const struct sim_target *tg;
@@ -90,7 +91,7 @@ static uint64_t footprint(const struct cvc *c, int64_t rc)
     if (uses_load(c))
         f += 2 * r64((uint64_t)rc * (uint64_t)c->BL * c->es);
     if (uses_out(c))
-        f += 2 * r64((uint64_t)cg_cdiv(c->BL, c->bt) * out_blk_bytes(c, rc));
+        f += (uint64_t)c->nob * r64((uint64_t)cg_cdiv(c->BL, c->bt) * out_blk_bytes(c, rc));
     return f;
 }
 
@@ -114,7 +115,8 @@ static void compact(const int *ax, int n, const int64_t *len, int64_t *cst)
 }
 
 /* Table-style price of one DMA (ns): rows over the engines, descriptors per row from the
- * contiguous runs of both sides. */
+ * contiguous runs of both sides. The fixed latency counts a tenth: transfers on different
+ * queues overlap it, descriptors do not. */
 static double dma_ns(const struct cvc *c, int64_t rows, int64_t per_row, int64_t run, double bw)
 {
     const struct sim_target *t = c->tg;
@@ -126,7 +128,7 @@ static double dma_ns(const struct cvc *c, int64_t rows, int64_t per_row, int64_t
     if (chunk < t->dma_desc_min_ns)
         chunk = t->dma_desc_min_ns;
     uint32_t E = t->dma_engines ? t->dma_engines : 1;
-    return t->dma_transfer_latency_ns +
+    return 0.1 * t->dma_transfer_latency_ns +
            (double)cg_cdiv(rows, E) * (double)cg_cdiv(per_row, run) * chunk;
 }
 
@@ -255,17 +257,28 @@ static int choose_tiles(struct cvc *c, struct cg_split *sp)
         ka_max = 1;
     double best = -1;
     int64_t bal = 0, bbl = 0;
-    for (int64_t ka = 1; ka <= ka_max; ka++)
-        for (int64_t kb = 1; kb <= kb_max; kb++) {
-            c->AL = cg_min(ka * c->at, c->A);
-            c->BL = cg_min(kb * c->bt, c->B);
-            double x = est_all(c, sp);
-            if (x >= 0 && (best < 0 || x < best * (1 - 1e-9))) {
-                best = x;
-                bal = c->AL;
-                bbl = c->BL;
+    int bnob = 2;
+    /* double-buffered output first; a single set only when its longer runs pay clearly
+     * (the next tile's transposes then wait for this tile's stores) */
+    for (int nob = 2; nob >= 1; nob--) {
+        if (nob == 1 && !uses_out(c))
+            break;
+        c->nob = nob;
+        double gain = nob == 2 ? 1 - 1e-9 : 0.9;
+        for (int64_t ka = 1; ka <= ka_max; ka++)
+            for (int64_t kb = 1; kb <= kb_max; kb++) {
+                c->AL = cg_min(ka * c->at, c->A);
+                c->BL = cg_min(kb * c->bt, c->B);
+                double x = est_all(c, sp);
+                if (x >= 0 && (best < 0 || x < best * gain)) {
+                    best = x;
+                    bal = c->AL;
+                    bbl = c->BL;
+                    bnob = nob;
+                }
             }
-        }
+    }
+    c->nob = bnob;
     if (best < 0) {
         c->AL = c->at;
         c->BL = c->bt;
@@ -329,7 +342,7 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
     }
     if (uses_out(&c)) {
         ob[0] = cg_alloc(e, (uint64_t)nbmax * OB);
-        ob[1] = cg_alloc(e, (uint64_t)nbmax * OB);
+        ob[1] = c.nob == 2 ? cg_alloc(e, (uint64_t)nbmax * OB) : ob[0];
     }
     uint64_t stage = cg_alloc(e, 32 * 4);
     if (e->fail)
@@ -351,7 +364,7 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
     for (int64_t A0 = 0; A0 < A; A0 += c.AL)
         for (int64_t B0 = 0; B0 < B; B0 += c.BL)
             for (int64_t ri = 0; ri < nr; ri++, tile++) {
-                const int par = (int)(tile & 1);
+                const int par = (int)(tile & 1) & (c.nob - 1);
                 const int64_t ALa = cg_min(c.AL, A - A0), BLa = cg_min(c.BL, B - B0);
                 const int64_t nab = cg_cdiv(ALa, c.at), nbb = cg_cdiv(BLa, c.bt);
                 int64_t rlo[R_], rlen[R_], lo[R_], len[R_];

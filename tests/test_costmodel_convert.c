@@ -214,7 +214,6 @@ static void test_all_methods(void **st)
                         done(&r);
                     }
                 }
-    print_message("%d conversions lowered\n", lowered);
     assert_true(lowered > 100);
 }
 
