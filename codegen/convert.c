@@ -289,6 +289,136 @@ static int choose_tiles(struct cvc *c, struct cg_split *sp)
     return plan_box(c, sp);
 }
 
+/* ---- dma_strided: element-granular HBM -> HBM copies ----------------------------------
+ * No SBUF is involved, so the rows of a transfer (what spreads it over the DMA engines) may
+ * be any axis X: tiles are blocks of <= 128 indices of X times a box of the other axes in
+ * destination storage order; X is the axis whose tiles have the cheapest estimated DMA time
+ * (a small destination partition axis would leave most engines idle). */
+
+struct svc {
+    const struct cvc *c;
+    int x;                       /* row axis */
+    int fo[R_], nfo;             /* free axes: destination storage order without x */
+};
+
+static int sv_fits(void *ctx, const struct cg_split *sp)
+{
+    (void)ctx;
+    return cg_split_tile_elems(sp) <= (1 << 16);
+}
+
+static void sv_plan(const struct svc *v, struct cg_split *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    for (int k = 0; k < v->nfo; k++)
+        sp->ext[sp->n++] = v->c->va.dim[v->fo[k]];
+    cg_plan(sp, sv_fits, NULL);   /* a single element always fits */
+}
+
+/* Box of tile (row block x0, box index ri). */
+static void sv_box(const struct svc *v, const struct cg_split *sp, int64_t x0, int64_t ri,
+                   int64_t *lo, int64_t *len)
+{
+    int64_t rlo[R_], rlen[R_];
+    cg_split_box(sp, ri, rlo, rlen);
+    for (int i = 0; i < v->c->va.rank; i++) {
+        lo[i] = 0;
+        len[i] = v->c->va.dim[i];
+    }
+    for (int k = 0; k < v->nfo; k++) {
+        lo[v->fo[k]] = rlo[k];
+        len[v->fo[k]] = rlen[k];
+    }
+    lo[v->x] = x0;
+    len[v->x] = cg_min(128, v->c->va.dim[v->x] - x0);
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* Estimated DMA time of the whole conversion with row axis v->x; < 0 when a pattern cannot
+ * be expressed. */
+static double sv_est(const struct svc *v, const struct cg_split *sp)
+{
+    const struct cvc *c = v->c;
+    const struct sim_target *t = c->tg;
+    int64_t lo[R_], len[R_];
+    sv_box(v, sp, 0, 0, lo, len);
+    struct sim_operand s, d;
+    if (cg_box(&c->va, lo, len, NULL, v->x, 1, v->fo, v->nfo, &s) ||
+        cg_box(&c->vb, lo, len, NULL, v->x, 1, v->fo, v->nfo, &d))
+        return -1;
+    uint64_t e = sim_operand_free(&s), a = sim_operand_run(&s), b = sim_operand_run(&d);
+    a = a > e ? e : a;
+    b = b > e ? e : b;
+    uint64_t chunks = (e % a == 0 && e % b == 0) ? e / a + e / b - e / (a / gcd64(a, b) * b)
+                                                 : (e + (a < b ? a : b) - 1) / (a < b ? a : b);
+    double dsc = (double)e * (double)c->es / (double)chunks / t->dma_bytes_per_ns;
+    if (dsc < t->dma_desc_min_ns)
+        dsc = t->dma_desc_min_ns;
+    uint32_t E = t->dma_engines ? t->dma_engines : 1;
+    int64_t X = c->va.dim[v->x];
+    double tot = 0;
+    for (int64_t x0 = 0; x0 < X; x0 += 128)
+        tot += 0.1 * t->dma_transfer_latency_ns +
+               (double)cg_cdiv(cg_min(128, X - x0), E) * (double)chunks * dsc;
+    return tot * (double)cg_split_tiles(sp);
+}
+
+static int lower_strided(struct cg_em *e, struct cvc *c, int32_t t)
+{
+    int order_b[R_];
+    int nb = cg_storage_order(&c->vb, order_b);
+    struct svc best = {c, -1, {0}, 0}, v = {c, -1, {0}, 0};
+    double bx = -1;
+    for (int x = 0; x < c->va.rank; x++) {
+        if (c->va.dim[x] == 1)
+            continue;
+        v.x = x;
+        v.nfo = 0;
+        for (int k = 0; k < nb; k++)
+            if (order_b[k] != x)
+                v.fo[v.nfo++] = order_b[k];
+        struct cg_split sp;
+        sv_plan(&v, &sp);
+        double est = sv_est(&v, &sp);
+        /* ties to the destination partition axis */
+        if (est >= 0 && (bx < 0 || est < bx * (1 - 1e-9) ||
+                         (x == c->b && est <= bx * (1 + 1e-9)))) {
+            bx = est;
+            best = v;
+        }
+    }
+    if (bx < 0)
+        return cg_fail(e, "conversion pattern needs more than 4 dims");
+    struct cg_split sp;
+    sv_plan(&best, &sp);
+    int64_t wdeps[64];
+    size_t nw = cg_writers(e, t, c->a, wdeps, 0, 64);
+    int64_t X = c->va.dim[best.x], nr = cg_split_tiles(&sp);
+    for (int64_t x0 = 0; x0 < X; x0 += 128)
+        for (int64_t ri = 0; ri < nr; ri++) {
+            int64_t lo[R_], len[R_];
+            sv_box(&best, &sp, x0, ri, lo, len);
+            struct sim_operand src, dst;
+            if (cg_box(&c->va, lo, len, NULL, best.x, 1, best.fo, best.nfo, &src) ||
+                cg_box(&c->vb, lo, len, NULL, best.x, 1, best.fo, best.nfo, &dst))
+                return cg_fail(e, "conversion pattern needs more than 4 dims");
+            int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, wdeps, nw);
+            if (h < 0)
+                return e->fail;
+            cg_wrote(e, t, c->b, h);
+        }
+    return e->fail;
+}
+
 int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                         const struct cg_options *o, int32_t t, int from, int to,
                         enum cg_conv_method m, struct cg_sink *s, struct ls_error *err)
@@ -328,6 +458,8 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
         c.fa[c.nfa++] = order_a[k];
     for (int k = 1; k < nb; k++)
         c.fb[c.nfb++] = order_b[k];
+    if (m == CG_CONV_DMA_STRIDED)
+        return lower_strided(e, &c, t);
     struct cg_split sp;
     if (choose_tiles(&c, &sp))
         return cg_fail(e, "tensor %s: conversion tile does not fit", graph_tensor(g, t)->name);
