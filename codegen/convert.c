@@ -43,9 +43,9 @@ int cg_conv_possible(const struct graph *g, const struct sim_target *tg,
  * loaded block writes its [b-block x a-block] result into the b-block's output buffer, which
  * gathers the whole a-range; once the tile's last a-block is transposed, one store per b-block
  * writes rows holding the box and the whole a-range in destination storage order. Output
- * buffers are double-buffered across tiles. (AL, BL) is chosen by the DMA price of the
- * tiles (descriptor-bound runs are what make conversions slow), a function of the tensor and
- * the two layouts only. */
+ * buffers are double-buffered across tiles (or one set, when its longer runs pay clearly).
+ * (AL, BL) is chosen by the estimated DMA time of the tiles (descriptor-bound runs are what
+ * make conversions slow), a function of the tensor, the two layouts and the target only. */
 
 #define CV_MAXK 16        /* at most this many blocks per side of a tile */
 #define CV_MAXG 8         /* transposes evacuated together from one PSUM bank */
@@ -99,8 +99,6 @@ static int cv_fits(void *ctx, const struct cg_split *sp)
 {
     const struct cvc *c = ctx;
     int64_t rc = cg_split_tile_elems(sp);
-    if (c->m == CG_CONV_DMA_STRIDED)   /* HBM -> HBM: bound the elements per row */
-        return rc * c->AL <= (1 << 16) || rc == 1;
     return footprint(c, rc) <= c->budget;
 }
 
@@ -178,17 +176,6 @@ static double est_tile(const struct cvc *c, const struct cg_split *sp, int64_t A
                 ns += (double)rc * dma_ns(c, cg_min(c->at, ALa - i), cg_min(c->bt, BLa - j),
                                           cg_min(c->bt, BLa - j), bw);
     }
-    if (c->m == CG_CONV_DMA_STRIDED) {
-        tile_box(c, sp, rlo, rlen, 0, ALa, 0, cg_min(c->bt, BLa), lo, len);
-        struct sim_operand s, d;
-        if (cg_box(&c->va, lo, len, NULL, c->b, 1, c->fb, c->nfb, &s) ||
-            cg_box(&c->vb, lo, len, NULL, c->b, 1, c->fb, c->nfb, &d))
-            return -1;
-        int64_t run = (int64_t)cg_min((int64_t)sim_operand_run(&s), (int64_t)sim_operand_run(&d));
-        for (int64_t j = 0; j < BLa; j += c->bt)
-            ns += dma_ns(c, cg_min(c->bt, BLa - j), rc * ALa, run, t->dma_bytes_per_ns);
-        return ns;
-    }
     if (uses_out(c)) {
         tile_box(c, sp, rlo, rlen, 0, ALa, 0, cg_min(c->bt, BLa), lo, len);
         struct sim_operand o;
@@ -252,8 +239,8 @@ static int choose_tiles(struct cvc *c, struct cg_split *sp)
     /* the b-range only lengthens loads (PE/DVE from HBM) */
     if (!uses_load(c))
         kb_max = 1;
-    /* the a-range only lengthens stores (and HBM -> HBM rows) */
-    if (!uses_out(c) && c->m != CG_CONV_DMA_STRIDED)
+    /* the a-range only lengthens stores */
+    if (!uses_out(c))
         ka_max = 1;
     double best = -1;
     int64_t bal = 0, bbl = 0;
@@ -493,6 +480,8 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
     int64_t wdeps[64];
     size_t nw = cg_writers(e, t, from, wdeps, 0, 64);
     int64_t tile = 0, nload = 0, ntr = 0, nfirst = 0;
+    /* DVE / DMA transpose: one serial chain (the DVE staging block is shared by all tiles) */
+    int64_t chain = -1;
     for (int64_t A0 = 0; A0 < A; A0 += c.AL)
         for (int64_t B0 = 0; B0 < B; B0 += c.BL)
             for (int64_t ri = 0; ri < nr; ri++, tile++) {
@@ -514,26 +503,6 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                     memcpy(cin, c.va.stride, sizeof cin);
                 if (c.out_res)
                     memcpy(cout, c.vb.stride, sizeof cout);
-                if (m == CG_CONV_DMA_STRIDED) {
-                    /* one element-granular HBM -> HBM copy per b-block: the reads gather,
-                     * the writes are rows of the box and the whole a-range */
-                    for (int64_t j = 0; j < nbb; j++) {
-                        int64_t l2[R_], n2[R_];
-                        memcpy(l2, lo, sizeof l2);
-                        memcpy(n2, len, sizeof n2);
-                        l2[to] = B0 + j * c.bt;
-                        n2[to] = cg_min(c.bt, BLa - j * c.bt);
-                        struct sim_operand src, dst;
-                        if (cg_box(&c.va, l2, n2, NULL, to, 1, fb, nfb, &src) ||
-                            cg_box(&c.vb, l2, n2, NULL, to, 1, fb, nfb, &dst))
-                            return cg_fail(e, "conversion pattern needs more than 4 dims");
-                        int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, wdeps, nw);
-                        if (h < 0)
-                            return e->fail;
-                        cg_wrote(e, t, to, h);
-                    }
-                    continue;
-                }
                 /* where each b-block's transposed data goes */
                 uint64_t obase[CV_MAXK];
                 uint32_t opart[CV_MAXK];
@@ -554,7 +523,6 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                         opart[j] = rd.part_start;
                     }
                 }
-                int64_t chain = -1;   /* DVE / DMA transpose: one serial chain per tile */
                 for (int64_t i = 0; i < nab; i++) {
                     const int64_t a0 = A0 + i * c.at, al = cg_min(c.at, A - a0);
                     int64_t l1[R_], n1[R_];
