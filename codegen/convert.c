@@ -1,6 +1,5 @@
-/* codegen/convert: layout conversions of a tensor from partition axis a to b.
- * Tiles: an a-range (<= 128), a b-range (<= 128) and a box of the other axes; each tile is
- * loaded from layout a, transposed per index of the other axes, and stored in layout b. */
+/* codegen/convert: layout conversions of a tensor from partition axis a to b (docs/costmodel.md,
+ * "Conversions"). */
 #include "codegen/cg_int.h"
 #include "codegen/memplan.h"
 
@@ -36,20 +35,71 @@ int cg_conv_possible(const struct graph *g, const struct sim_target *tg,
     }
 }
 
+/* ---- tiling ----------------------------------------------------------------------------
+ * A conversion tile ("super-tile") is an a-range AL (ka blocks of <= at rows), a b-range BL
+ * (kb blocks of <= bt) and a box of the other axes (the planner's, largest that fits).
+ * Each a-block is loaded in one DMA whose rows hold the box and the whole b-range in source
+ * storage order (long runs), into a ring of two load buffers; every PE/DVE transpose of the
+ * loaded block writes its [b-block x a-block] result into the b-block's output buffer, which
+ * gathers the whole a-range; once the tile's last a-block is transposed, one store per b-block
+ * writes rows holding the box and the whole a-range in destination storage order. Output
+ * buffers are double-buffered across tiles (or one set, when its longer runs pay clearly).
+ * (AL, BL) is chosen by the estimated DMA time of the tiles (descriptor-bound runs are what
+ * make conversions slow), a function of the tensor, the two layouts and the target only. */
+
+#define CV_MAXK 16        /* at most this many blocks per side of a tile */
+#define CV_MAXG 8         /* transposes evacuated together from one PSUM bank */
+
 struct cvc {
     struct cg_view va, vb;
     int a, b;
-    int64_t at, bt;
+    enum cg_conv_method m;
+    int64_t A, B, at, bt, AL, BL;
     size_t es;
     uint64_t budget;
+    int in_res, out_res;
+    int nob;                        /* output buffer sets: 2 (double-buffered) or 1 */
+    int fa[R_], fb[R_], nfa, nfb;   /* free axes in source / destination storage order */
+    int rax[R_];                    /* the other axes (planner order) */
+    const struct sim_target *tg;
 };
+
+static uint64_t r64(uint64_t x)
+{
+    return (x + 63) & ~(uint64_t)63;
+}
+
+static int uses_load(const struct cvc *c)
+{
+    return (c->m == CG_CONV_PE || c->m == CG_CONV_DVE) && !c->in_res;
+}
+
+static int uses_out(const struct cvc *c)
+{
+    return c->m != CG_CONV_DMA_STRIDED && !c->out_res;
+}
+
+/* Output buffer of one b-block: rc x AL elements, rounded to 64 bytes. */
+static uint64_t out_blk_bytes(const struct cvc *c, int64_t rc)
+{
+    return r64((uint64_t)rc * (uint64_t)c->AL * c->es);
+}
+
+static uint64_t footprint(const struct cvc *c, int64_t rc)
+{
+    uint64_t f = r64(32 * 4);   /* DVE staging block */
+    if (uses_load(c))
+        f += 2 * r64((uint64_t)rc * (uint64_t)c->BL * c->es);
+    if (uses_out(c))
+        f += (uint64_t)c->nob * r64((uint64_t)cg_cdiv(c->BL, c->bt) * out_blk_bytes(c, rc));
+    return f;
+}
 
 static int cv_fits(void *ctx, const struct cg_split *sp)
 {
     const struct cvc *c = ctx;
     int64_t rc = cg_split_tile_elems(sp);
-    uint64_t bytes = (uint64_t)(c->at + c->bt) * rc * c->es * 2 + 32 * 32 * 4 + 512;
-    return bytes <= c->budget;
+    return footprint(c, rc) <= c->budget;
 }
 
 /* Compact strides of a box over the given axis order. */
@@ -60,6 +110,300 @@ static void compact(const int *ax, int n, const int64_t *len, int64_t *cst)
         cst[ax[k]] = acc;
         acc *= len[ax[k]];
     }
+}
+
+/* Table-style price of one DMA (ns): rows over the engines, descriptors per row from the
+ * contiguous runs of both sides. The fixed latency counts a tenth: transfers on different
+ * queues overlap it, descriptors do not. */
+static double dma_ns(const struct cvc *c, int64_t rows, int64_t per_row, int64_t run, double bw)
+{
+    const struct sim_target *t = c->tg;
+    if (run < 1)
+        run = 1;
+    if (run > per_row)
+        run = per_row;
+    double chunk = (double)run * (double)c->es / bw;
+    if (chunk < t->dma_desc_min_ns)
+        chunk = t->dma_desc_min_ns;
+    uint32_t E = t->dma_engines ? t->dma_engines : 1;
+    return 0.1 * t->dma_transfer_latency_ns +
+           (double)cg_cdiv(rows, E) * (double)cg_cdiv(per_row, run) * chunk;
+}
+
+/* Box of one tile: a-range [a0, a0 + al), b-range [b0, b0 + bl), the other axes from the
+ * planner's box (rlo/rlen). */
+static void tile_box(const struct cvc *c, const struct cg_split *sp, const int64_t *rlo,
+                     const int64_t *rlen, int64_t a0, int64_t al, int64_t b0, int64_t bl,
+                     int64_t *lo, int64_t *len)
+{
+    for (int i = 0; i < c->va.rank; i++) {
+        lo[i] = 0;
+        len[i] = c->va.dim[i];
+    }
+    for (int k = 0; k < sp->n; k++) {
+        lo[c->rax[k]] = rlo[k];
+        len[c->rax[k]] = rlen[k];
+    }
+    lo[c->a] = a0;
+    len[c->a] = al;
+    lo[c->b] = b0;
+    len[c->b] = bl;
+}
+
+/* Estimated DMA price of one tile of ALa x BLa (first box of the plan); < 0 when a pattern
+ * cannot be expressed. */
+static double est_tile(const struct cvc *c, const struct cg_split *sp, int64_t ALa, int64_t BLa)
+{
+    int64_t rlo[R_], rlen[R_], lo[R_], len[R_];
+    cg_split_box(sp, 0, rlo, rlen);
+    int64_t rc = cg_split_tile_elems(sp);
+    double ns = 0;
+    const struct sim_target *t = c->tg;
+    if (uses_load(c)) {
+        tile_box(c, sp, rlo, rlen, 0, cg_min(c->at, ALa), 0, BLa, lo, len);
+        struct sim_operand o;
+        if (cg_box(&c->va, lo, len, NULL, c->a, 1, c->fa, c->nfa, &o))
+            return -1;
+        int64_t run = (int64_t)sim_operand_run(&o);
+        for (int64_t i = 0; i < ALa; i += c->at)
+            ns += dma_ns(c, cg_min(c->at, ALa - i), rc * BLa, run, t->dma_bytes_per_ns);
+    }
+    if (c->m == CG_CONV_DMA_T) {
+        double bw = t->dma_bytes_per_ns * (c->in_res ? t->dma_transpose_sbuf_eff
+                                                      : t->dma_transpose_hbm_eff);
+        for (int64_t i = 0; i < ALa; i += c->at)
+            for (int64_t j = 0; j < BLa; j += c->bt)
+                ns += (double)rc * dma_ns(c, cg_min(c->at, ALa - i), cg_min(c->bt, BLa - j),
+                                          cg_min(c->bt, BLa - j), bw);
+    }
+    if (uses_out(c)) {
+        tile_box(c, sp, rlo, rlen, 0, ALa, 0, cg_min(c->bt, BLa), lo, len);
+        struct sim_operand o;
+        if (cg_box(&c->vb, lo, len, NULL, c->b, 1, c->fb, c->nfb, &o))
+            return -1;
+        int64_t run = (int64_t)sim_operand_run(&o);
+        for (int64_t j = 0; j < BLa; j += c->bt)
+            ns += dma_ns(c, cg_min(c->bt, BLa - j), rc * ALa, run, t->dma_bytes_per_ns);
+    }
+    return ns;
+}
+
+/* Plan the box of the other axes for the current (AL, BL); 0 when it fits. */
+static int plan_box(struct cvc *c, struct cg_split *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    int order[R_];
+    int n = cg_storage_order(&c->va, order);
+    for (int k = 0; k < n; k++)
+        if (order[k] != c->a && order[k] != c->b) {
+            c->rax[sp->n] = order[k];
+            sp->ext[sp->n++] = c->va.dim[order[k]];
+        }
+    return cg_plan(sp, cv_fits, c);
+}
+
+/* Price of the whole conversion with tiles of (AL, BL) (< 0: not expressible). */
+static double est_all(struct cvc *c, struct cg_split *sp)
+{
+    if (plan_box(c, sp))
+        return -1;
+    int64_t nA = c->A / c->AL, nB = c->B / c->BL;
+    int64_t eA = c->A % c->AL, eB = c->B % c->BL;
+    double tot = 0, x;
+    if ((x = est_tile(c, sp, c->AL, c->BL)) < 0)
+        return -1;
+    tot += x * (double)(nA * nB);
+    if (eA) {
+        if ((x = est_tile(c, sp, eA, c->BL)) < 0)
+            return -1;
+        tot += x * (double)nB;
+    }
+    if (eB) {
+        if ((x = est_tile(c, sp, c->AL, eB)) < 0)
+            return -1;
+        tot += x * (double)nA;
+    }
+    if (eA && eB) {
+        if ((x = est_tile(c, sp, eA, eB)) < 0)
+            return -1;
+        tot += x;
+    }
+    return tot * (double)cg_split_tiles(sp);
+}
+
+/* Pick (AL, BL) and the box: the cheapest estimated DMA price; ties to smaller tiles. */
+static int choose_tiles(struct cvc *c, struct cg_split *sp)
+{
+    int64_t ka_max = cg_min(CV_MAXK, cg_cdiv(c->A, c->at));
+    int64_t kb_max = cg_min(CV_MAXK, cg_cdiv(c->B, c->bt));
+    /* the b-range only lengthens loads (PE/DVE from HBM) */
+    if (!uses_load(c))
+        kb_max = 1;
+    /* the a-range only lengthens stores */
+    if (!uses_out(c))
+        ka_max = 1;
+    double best = -1;
+    int64_t bal = 0, bbl = 0;
+    int bnob = 2;
+    /* double-buffered output first; a single set only when its longer runs pay clearly
+     * (the next tile's transposes then wait for this tile's stores) */
+    for (int nob = 2; nob >= 1; nob--) {
+        if (nob == 1 && !uses_out(c))
+            break;
+        c->nob = nob;
+        double gain = nob == 2 ? 1 - 1e-9 : 0.9;
+        for (int64_t ka = 1; ka <= ka_max; ka++)
+            for (int64_t kb = 1; kb <= kb_max; kb++) {
+                c->AL = cg_min(ka * c->at, c->A);
+                c->BL = cg_min(kb * c->bt, c->B);
+                double x = est_all(c, sp);
+                if (x >= 0 && (best < 0 || x < best * gain)) {
+                    best = x;
+                    bal = c->AL;
+                    bbl = c->BL;
+                    bnob = nob;
+                }
+            }
+    }
+    c->nob = bnob;
+    if (best < 0) {
+        c->AL = c->at;
+        c->BL = c->bt;
+        return plan_box(c, sp) ? -1 : 0;
+    }
+    c->AL = bal;
+    c->BL = bbl;
+    return plan_box(c, sp);
+}
+
+/* ---- dma_strided: element-granular HBM -> HBM copies ----------------------------------
+ * No SBUF is involved, so the rows of a transfer (what spreads it over the DMA engines) may
+ * be any axis X: tiles are blocks of <= 128 indices of X times a box of the other axes in
+ * destination storage order; X is the axis whose tiles have the cheapest estimated DMA time
+ * (a small destination partition axis would leave most engines idle). */
+
+struct svc {
+    const struct cvc *c;
+    int x;                       /* row axis */
+    int fo[R_], nfo;             /* free axes: destination storage order without x */
+};
+
+static int sv_fits(void *ctx, const struct cg_split *sp)
+{
+    (void)ctx;
+    return cg_split_tile_elems(sp) <= (1 << 16);
+}
+
+static void sv_plan(const struct svc *v, struct cg_split *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    for (int k = 0; k < v->nfo; k++)
+        sp->ext[sp->n++] = v->c->va.dim[v->fo[k]];
+    cg_plan(sp, sv_fits, NULL);   /* a single element always fits */
+}
+
+/* Box of tile (row block x0, box index ri). */
+static void sv_box(const struct svc *v, const struct cg_split *sp, int64_t x0, int64_t ri,
+                   int64_t *lo, int64_t *len)
+{
+    int64_t rlo[R_], rlen[R_];
+    cg_split_box(sp, ri, rlo, rlen);
+    for (int i = 0; i < v->c->va.rank; i++) {
+        lo[i] = 0;
+        len[i] = v->c->va.dim[i];
+    }
+    for (int k = 0; k < v->nfo; k++) {
+        lo[v->fo[k]] = rlo[k];
+        len[v->fo[k]] = rlen[k];
+    }
+    lo[v->x] = x0;
+    len[v->x] = cg_min(128, v->c->va.dim[v->x] - x0);
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* Estimated DMA time of the whole conversion with row axis v->x; < 0 when a pattern cannot
+ * be expressed. */
+static double sv_est(const struct svc *v, const struct cg_split *sp)
+{
+    const struct cvc *c = v->c;
+    const struct sim_target *t = c->tg;
+    int64_t lo[R_], len[R_];
+    sv_box(v, sp, 0, 0, lo, len);
+    struct sim_operand s, d;
+    if (cg_box(&c->va, lo, len, NULL, v->x, 1, v->fo, v->nfo, &s) ||
+        cg_box(&c->vb, lo, len, NULL, v->x, 1, v->fo, v->nfo, &d))
+        return -1;
+    uint64_t e = sim_operand_free(&s), a = sim_operand_run(&s), b = sim_operand_run(&d);
+    a = a > e ? e : a;
+    b = b > e ? e : b;
+    uint64_t chunks = (e % a == 0 && e % b == 0) ? e / a + e / b - e / (a / gcd64(a, b) * b)
+                                                 : (e + (a < b ? a : b) - 1) / (a < b ? a : b);
+    double dsc = (double)e * (double)c->es / (double)chunks / t->dma_bytes_per_ns;
+    if (dsc < t->dma_desc_min_ns)
+        dsc = t->dma_desc_min_ns;
+    uint32_t E = t->dma_engines ? t->dma_engines : 1;
+    int64_t X = c->va.dim[v->x];
+    double tot = 0;
+    for (int64_t x0 = 0; x0 < X; x0 += 128)
+        tot += 0.1 * t->dma_transfer_latency_ns +
+               (double)cg_cdiv(cg_min(128, X - x0), E) * (double)chunks * dsc;
+    return tot * (double)cg_split_tiles(sp);
+}
+
+static int lower_strided(struct cg_em *e, struct cvc *c, int32_t t)
+{
+    int order_b[R_];
+    int nb = cg_storage_order(&c->vb, order_b);
+    struct svc best = {c, -1, {0}, 0}, v = {c, -1, {0}, 0};
+    double bx = -1;
+    for (int x = 0; x < c->va.rank; x++) {
+        if (c->va.dim[x] == 1)
+            continue;
+        v.x = x;
+        v.nfo = 0;
+        for (int k = 0; k < nb; k++)
+            if (order_b[k] != x)
+                v.fo[v.nfo++] = order_b[k];
+        struct cg_split sp;
+        sv_plan(&v, &sp);
+        double est = sv_est(&v, &sp);
+        /* ties to the destination partition axis */
+        if (est >= 0 && (bx < 0 || est < bx * (1 - 1e-9) ||
+                         (x == c->b && est <= bx * (1 + 1e-9)))) {
+            bx = est;
+            best = v;
+        }
+    }
+    if (bx < 0)
+        return cg_fail(e, "conversion pattern needs more than 4 dims");
+    struct cg_split sp;
+    sv_plan(&best, &sp);
+    int64_t wdeps[64];
+    size_t nw = cg_writers(e, t, c->a, wdeps, 0, 64);
+    int64_t X = c->va.dim[best.x], nr = cg_split_tiles(&sp);
+    for (int64_t x0 = 0; x0 < X; x0 += 128)
+        for (int64_t ri = 0; ri < nr; ri++) {
+            int64_t lo[R_], len[R_];
+            sv_box(&best, &sp, x0, ri, lo, len);
+            struct sim_operand src, dst;
+            if (cg_box(&c->va, lo, len, NULL, best.x, 1, best.fo, best.nfo, &src) ||
+                cg_box(&c->vb, lo, len, NULL, best.x, 1, best.fo, best.nfo, &dst))
+                return cg_fail(e, "conversion pattern needs more than 4 dims");
+            int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, wdeps, nw);
+            if (h < 0)
+                return e->fail;
+            cg_wrote(e, t, c->b, h);
+        }
+    return e->fail;
 }
 
 int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
@@ -77,8 +421,14 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
     cg_view_make(e, t, to, &c.vb);
     c.a = from;
     c.b = to;
+    c.m = m;
+    c.tg = tg;
     c.es = ls_dtype_size(c.va.dt);
-    int64_t A = c.va.dim[from], B = c.va.dim[to];
+    c.in_res = cg_resident(&c.va);
+    c.out_res = cg_resident(&c.vb);
+    const int64_t A = c.va.dim[from], B = c.va.dim[to];
+    c.A = A;
+    c.B = B;
     int64_t lim = tg->sbuf_partitions;
     if (m == CG_CONV_PE)
         lim = cg_min(cg_min(tg->pe_rows, tg->pe_cols), lim);
@@ -91,226 +441,320 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
     c.budget = cg_budget(e);
     int order_a[R_], order_b[R_];
     int na = cg_storage_order(&c.va, order_a), nb = cg_storage_order(&c.vb, order_b);
-    /* other axes, in a's storage order */
-    struct cg_split sp = {0};
-    int rax[R_];
-    for (int k = 0; k < na; k++)
-        if (order_a[k] != from && order_a[k] != to) {
-            rax[sp.n] = order_a[k];
-            sp.ext[sp.n++] = c.va.dim[order_a[k]];
-        }
-    if (cg_plan(&sp, cv_fits, &c))
+    for (int k = 1; k < na; k++)
+        c.fa[c.nfa++] = order_a[k];
+    for (int k = 1; k < nb; k++)
+        c.fb[c.nfb++] = order_b[k];
+    if (m == CG_CONV_DMA_STRIDED)
+        return lower_strided(e, &c, t);
+    struct cg_split sp;
+    if (choose_tiles(&c, &sp))
         return cg_fail(e, "tensor %s: conversion tile does not fit", graph_tensor(g, t)->name);
-    int64_t rmax = cg_split_tile_elems(&sp);
-    uint64_t ib[2] = {cg_alloc(e, (uint64_t)c.bt * rmax * c.es),
-                      cg_alloc(e, (uint64_t)c.bt * rmax * c.es)};
-    uint64_t ob[2] = {cg_alloc(e, (uint64_t)c.at * rmax * c.es),
-                      cg_alloc(e, (uint64_t)c.at * rmax * c.es)};
+    const int64_t rmax = cg_split_tile_elems(&sp);
+    const int64_t nbmax = cg_cdiv(c.BL, c.bt);
+    const uint64_t OB = out_blk_bytes(&c, rmax);      /* bytes per b-block output buffer */
+    const int64_t OBe = (int64_t)(OB / c.es);
+    uint64_t ib[2] = {0, 0}, ob[2] = {0, 0};
+    if (uses_load(&c)) {
+        ib[0] = cg_alloc(e, (uint64_t)rmax * c.BL * c.es);
+        ib[1] = cg_alloc(e, (uint64_t)rmax * c.BL * c.es);
+    }
+    if (uses_out(&c)) {
+        ob[0] = cg_alloc(e, (uint64_t)nbmax * OB);
+        ob[1] = c.nob == 2 ? cg_alloc(e, (uint64_t)nbmax * OB) : ob[0];
+    }
     uint64_t stage = cg_alloc(e, 32 * 4);
     if (e->fail)
         return e->fail;
-    int fa[R_], fb[R_], nfa = 0, nfb = 0;
-    for (int k = 1; k < na; k++)
-        fa[nfa++] = order_a[k];
-    for (int k = 1; k < nb; k++)
-        fb[nfb++] = order_b[k];
+    const int *fa = c.fa, *fb = c.fb;
+    const int nfa = c.nfa, nfb = c.nfb;
     uint32_t nbank = s->psum_nbanks ? s->psum_nbanks : 1;
-    int64_t nr = cg_split_tiles(&sp);
-    int64_t in_reader[2] = {-1, -1}, out_reader[2] = {-1, -1}, bank_reader[64];
+    const int64_t nr = cg_split_tiles(&sp);
+    int64_t in_reader[2] = {-1, -1}, bank_reader[64];
+    int64_t out_reader[2][CV_MAXK], last_w[CV_MAXK];
     for (int i = 0; i < 64; i++)
         bank_reader[i] = -1;
-    int64_t tile = 0, ntr = 0;
-    for (int64_t a0 = 0; a0 < A; a0 += c.at)
-        for (int64_t b0 = 0; b0 < B; b0 += c.bt)
+    for (int p = 0; p < 2; p++)
+        for (int j = 0; j < CV_MAXK; j++)
+            out_reader[p][j] = -1;
+    int64_t wdeps[64];
+    size_t nw = cg_writers(e, t, from, wdeps, 0, 64);
+    int64_t tile = 0, nload = 0, ntr = 0, nfirst = 0;
+    /* DVE / DMA transpose: one serial chain (the DVE staging block is shared by all tiles) */
+    int64_t chain = -1;
+    for (int64_t A0 = 0; A0 < A; A0 += c.AL)
+        for (int64_t B0 = 0; B0 < B; B0 += c.BL)
             for (int64_t ri = 0; ri < nr; ri++, tile++) {
-                int bf = (int)(tile & 1);
-                int64_t al = cg_min(c.at, A - a0), bl = cg_min(c.bt, B - b0);
-                int64_t lo[R_], len[R_], rlo[R_], rlen[R_];
-                for (int i = 0; i < c.va.rank; i++) {
-                    lo[i] = 0;
-                    len[i] = c.va.dim[i];
-                }
+                const int par = (int)(tile & 1) & (c.nob - 1);
+                const int64_t ALa = cg_min(c.AL, A - A0), BLa = cg_min(c.BL, B - B0);
+                const int64_t nab = cg_cdiv(ALa, c.at), nbb = cg_cdiv(BLa, c.bt);
+                int64_t rlo[R_], rlen[R_], lo[R_], len[R_];
                 cg_split_box(&sp, ri, rlo, rlen);
                 int64_t rc = 1;
-                for (int k = 0; k < sp.n; k++) {
-                    lo[rax[k]] = rlo[k];
-                    len[rax[k]] = rlen[k];
+                for (int k = 0; k < sp.n; k++)
                     rc *= rlen[k];
-                }
-                lo[from] = a0;
-                len[from] = al;
-                lo[to] = b0;
-                len[to] = bl;
+                tile_box(&c, &sp, rlo, rlen, A0, ALa, B0, BLa, lo, len);
+                /* SBUF strides: load buffers hold [a-block rows][box and b-range in source
+                 * order], output buffers [b-block rows][box and a-range in destination order] */
                 int64_t cin[R_], cout[R_];
                 compact(fa, nfa, len, cin);
                 compact(fb, nfb, len, cout);
-                /* a resident side is read / written in place, with its own strides */
-                uint64_t ibase = ib[bf], obase = ob[bf];
-                struct sim_operand rsrc, rdst;
-                if (cg_resident(&c.va)) {
-                    if (cg_box(&c.va, lo, len, NULL, from, 1, fa, nfa, &rsrc))
-                        return cg_fail(e, "conversion pattern needs more than 4 dims");
-                    ibase = rsrc.addr;
+                if (c.in_res)
                     memcpy(cin, c.va.stride, sizeof cin);
-                }
-                if (cg_resident(&c.vb)) {
-                    if (cg_box(&c.vb, lo, len, NULL, to, 1, fb, nfb, &rdst))
-                        return cg_fail(e, "conversion pattern needs more than 4 dims");
-                    obase = rdst.addr;
+                if (c.out_res)
                     memcpy(cout, c.vb.stride, sizeof cout);
-                }
-                struct sim_operand otile = cg_sb(0, (uint32_t)bl, ob[bf], c.va.dt,
-                                                 (uint64_t)(al * rc));
-                int64_t deps[72];
-                size_t nd = 0;
-                if (tile < 2)
-                    nd = cg_writers(e, t, from, deps, nd, 64);
-                int64_t last = -1;
-                if (m == CG_CONV_DMA_STRIDED) {
-                    struct sim_operand src;
-                    if (cg_box(&c.va, lo, len, NULL, to, 1, fb, nfb, &src))
-                        return cg_fail(e, "conversion pattern needs more than 4 dims");
-                    if (out_reader[bf] >= 0)
-                        deps[nd++] = out_reader[bf];
-                    last = cg_dma(e, 0, &otile, &src, SIM_OP_DMA_COPY, deps, nd);
-                } else if (m == CG_CONV_DMA_T) {
-                    if (out_reader[bf] >= 0)
-                        deps[nd++] = out_reader[bf];
-                    for (int64_t r = 0; r < rc; r++) {
-                        /* decompose r over the other axes */
-                        int64_t rl2[R_], q = r, ooff = 0;
-                        for (int i = 0; i < c.va.rank; i++)
-                            rl2[i] = lo[i];
-                        for (int k = sp.n - 1; k >= 0; k--) {
-                            rl2[rax[k]] = lo[rax[k]] + q % len[rax[k]];
-                            ooff += (q % len[rax[k]]) * cout[rax[k]];
-                            q /= len[rax[k]];
-                        }
-                        int64_t ln2[R_];
-                        for (int i = 0; i < c.va.rank; i++)
-                            ln2[i] = 1;
-                        ln2[from] = al;
-                        ln2[to] = bl;
-                        struct sim_operand src;
-                        int fbx[1] = {to};
-                        cg_box(&c.va, rl2, ln2, NULL, from, 1, fbx, 1, &src);
-                        struct sim_operand dst = cg_sb(0, (uint32_t)bl,
-                                                       obase + (uint64_t)ooff * c.es, c.va.dt,
-                                                       (uint64_t)al);
-                        int64_t sz[1] = {al}, st[1] = {cout[from]};
-                        cg_pattern(&dst, 1, sz, st);
-                        last = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_TRANSPOSE, deps, nd);
-                        nd = 0;
-                        deps[nd++] = last;
-                    }
-                } else {
-                    int64_t hl = -1;
-                    if (!cg_resident(&c.va)) {
-                        struct sim_operand src;
-                        if (cg_box(&c.va, lo, len, NULL, from, 1, fa, nfa, &src))
+                /* where each b-block's transposed data goes */
+                uint64_t obase[CV_MAXK];
+                uint32_t opart[CV_MAXK];
+                for (int64_t j = 0; j < nbb; j++) {
+                    last_w[j] = -1;
+                    obase[j] = ob[par] + (uint64_t)j * OB;
+                    opart[j] = 0;
+                    if (c.out_res) {
+                        int64_t l2[R_], n2[R_];
+                        memcpy(l2, lo, sizeof l2);
+                        memcpy(n2, len, sizeof n2);
+                        l2[to] = B0 + j * c.bt;
+                        n2[to] = cg_min(c.bt, BLa - j * c.bt);
+                        struct sim_operand rd;
+                        if (cg_box(&c.vb, l2, n2, NULL, to, 1, fb, nfb, &rd))
                             return cg_fail(e, "conversion pattern needs more than 4 dims");
-                        struct sim_operand itile = cg_sb(0, (uint32_t)al, ib[bf], c.va.dt,
-                                                         (uint64_t)(bl * rc));
-                        if (in_reader[bf] >= 0)
-                            deps[nd++] = in_reader[bf];
-                        hl = cg_dma(e, 0, &itile, &src, SIM_OP_DMA_COPY, deps, nd);
+                        obase[j] = rd.addr;
+                        opart[j] = rd.part_start;
+                    }
+                }
+                for (int64_t i = 0; i < nab; i++) {
+                    const int64_t a0 = A0 + i * c.at, al = cg_min(c.at, A - a0);
+                    int64_t l1[R_], n1[R_];
+                    memcpy(l1, lo, sizeof l1);
+                    memcpy(n1, len, sizeof n1);
+                    l1[from] = a0;
+                    n1[from] = al;
+                    uint64_t ibase = 0;
+                    uint32_t ipart = 0;
+                    int64_t pre[80];
+                    size_t npre = 0;
+                    int slot = (int)(nload & 1);
+                    if (uses_load(&c)) {
+                        struct sim_operand src;
+                        if (cg_box(&c.va, l1, n1, NULL, from, 1, fa, nfa, &src))
+                            return cg_fail(e, "conversion pattern needs more than 4 dims");
+                        struct sim_operand itile = cg_sb(0, (uint32_t)al, ib[slot], c.va.dt,
+                                                         (uint64_t)(BLa * rc));
+                        int64_t d[72];
+                        size_t nd = 0;
+                        if (nload < 2)
+                            for (size_t k = 0; k < nw; k++)
+                                d[nd++] = wdeps[k];
+                        if (in_reader[slot] >= 0)
+                            d[nd++] = in_reader[slot];
+                        int64_t hl = cg_dma(e, 0, &itile, &src, SIM_OP_DMA_COPY, d, nd);
                         if (hl < 0)
                             return e->fail;
-                    }
-                    /* what every transpose of the tile waits for: the load, or the writers
-                     * of the resident tensor read in place */
-                    int64_t pre[73];
-                    size_t npre = 0;
-                    if (hl >= 0)
+                        nload++;
+                        ibase = ib[slot];
                         pre[npre++] = hl;
-                    else
-                        for (size_t i = 0; i < nd; i++)
-                            pre[npre++] = deps[i];
-                    last = hl;
+                    } else {
+                        if (c.in_res) {
+                            struct sim_operand rs;
+                            if (cg_box(&c.va, l1, n1, NULL, from, 1, fa, nfa, &rs))
+                                return cg_fail(e, "conversion pattern needs more than 4 dims");
+                            ibase = rs.addr;
+                            ipart = rs.part_start;
+                        }
+                        if (nfirst < 2)
+                            for (size_t k = 0; k < nw; k++)
+                                pre[npre++] = wdeps[k];
+                    }
+                    nfirst++;
+                    int64_t last_read = -1;
                     for (int64_t r = 0; r < rc; r++) {
-                        int64_t q = r, ioff = 0, ooff = 0;
+                        int64_t q = r, ioff = 0, ooff = 0, rl2[R_];
+                        for (int k = 0; k < c.va.rank; k++)
+                            rl2[k] = l1[k];
                         for (int k = sp.n - 1; k >= 0; k--) {
-                            ioff += (q % len[rax[k]]) * cin[rax[k]];
-                            ooff += (q % len[rax[k]]) * cout[rax[k]];
-                            q /= len[rax[k]];
+                            int ax = c.rax[k];
+                            rl2[ax] = lo[ax] + q % len[ax];
+                            ioff += (q % len[ax]) * cin[ax];
+                            ooff += (q % len[ax]) * cout[ax];
+                            q /= len[ax];
+                        }
+                        /* the a-block's place in the output buffers */
+                        const int64_t oa = ooff + (a0 - A0) * cout[from];
+                        if (m == CG_CONV_DMA_T) {
+                            for (int64_t j = 0; j < nbb; j++) {
+                                const int64_t b0 = B0 + j * c.bt, bl = cg_min(c.bt, B - b0);
+                                int64_t ln2[R_], lo2[R_];
+                                memcpy(lo2, rl2, sizeof lo2);
+                                for (int k = 0; k < c.va.rank; k++)
+                                    ln2[k] = 1;
+                                ln2[from] = al;
+                                ln2[to] = bl;
+                                lo2[to] = b0;
+                                struct sim_operand src;
+                                int fbx[1] = {to};
+                                if (cg_box(&c.va, lo2, ln2, NULL, from, 1, fbx, 1, &src))
+                                    return cg_fail(e, "conversion pattern needs more than 4 dims");
+                                struct sim_operand dst = cg_sb(
+                                    opart[j], (uint32_t)bl,
+                                    obase[j] + (uint64_t)oa * c.es,
+                                    c.va.dt, (uint64_t)al);
+                                int64_t sz[1] = {al}, st[1] = {cout[from]};
+                                cg_pattern(&dst, 1, sz, st);
+                                int64_t d[80];
+                                size_t nd = 0;
+                                for (size_t k = 0; k < npre; k++)
+                                    d[nd++] = pre[k];
+                                npre = 0;
+                                if (chain >= 0)
+                                    d[nd++] = chain;
+                                if (out_reader[par][j] >= 0)
+                                    d[nd++] = out_reader[par][j];
+                                chain = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_TRANSPOSE, d, nd);
+                                if (chain < 0)
+                                    return e->fail;
+                                last_w[j] = chain;
+                            }
+                            continue;
                         }
                         if (m == CG_CONV_PE) {
-                            uint32_t bank = s->psum_bank0 + (uint32_t)(ntr % nbank);
-                            struct sim_instr tr = cg_instr(e, LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE,
-                                                           SIM_FN_NONE);
-                            tr.src = cg_sb(0, (uint32_t)al, ibase + (uint64_t)ioff * c.es,
-                                           c.va.dt, (uint64_t)bl);
-                            int64_t sz[1] = {bl}, st[1] = {cin[to]};
-                            cg_pattern(&tr.src, 1, sz, st);
-                            tr.dst = sim_psum(0, (uint32_t)bl, (uint64_t)bank * tg->psum_bank_bytes,
-                                              LS_DT_FP32, (uint32_t)al);
-                            size_t n2 = npre;
-                            if (bank_reader[bank % 64] >= 0)
-                                pre[n2++] = bank_reader[bank % 64];
-                            int64_t ht = cg_emit(e, &tr, pre, n2);
-                            struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION,
-                                                           SIM_FN_NONE);
-                            ev.src = tr.dst;
-                            ev.dst = cg_sb(0, (uint32_t)bl, obase + (uint64_t)ooff * c.es,
-                                           c.va.dt, (uint64_t)al);
-                            int64_t so[1] = {cout[from]};
-                            int64_t sa[1] = {al};
-                            cg_pattern(&ev.dst, 1, sa, so);
-                            int64_t d3[2] = {ht, out_reader[bf]};
-                            last = cg_emit(e, &ev, d3, out_reader[bf] >= 0 ? 2 : 1);
-                            bank_reader[bank % 64] = last;
-                            ntr++;
-                        } else {
-                            /* DVE 32x32 blocks; off-diagonal blocks move across groups */
-                            for (int64_t i = 0; i < al; i += 32)
-                                for (int64_t j = 0; j < bl; j += 32) {
-                                    int64_t n = cg_min(32, cg_min(al - i, bl - j));
+                            /* b-blocks of equal size share a PSUM bank, one evacuation each */
+                            int64_t g = (int64_t)(tg->psum_bank_bytes / ((uint64_t)al * 4));
+                            if (g > CV_MAXG)
+                                g = CV_MAXG;
+                            if (g < 1 || c.out_res)
+                                g = 1;
+                            for (int64_t j0 = 0; j0 < nbb;) {
+                                const int64_t bl = cg_min(c.bt, B - (B0 + j0 * c.bt));
+                                int64_t gn = 0;
+                                while (gn < g && j0 + gn < nbb &&
+                                       cg_min(c.bt, B - (B0 + (j0 + gn) * c.bt)) == bl)
+                                    gn++;
+                                uint32_t bank = s->psum_bank0 + (uint32_t)(ntr % nbank);
+                                int64_t ht = -1;
+                                for (int64_t u = 0; u < gn; u++) {
+                                    const int64_t j = j0 + u;
+                                    struct sim_instr tr = cg_instr(e, LS_ENGINE_PE,
+                                                                   SIM_OP_PE_TRANSPOSE,
+                                                                   SIM_FN_NONE);
+                                    tr.src = cg_sb(ipart, (uint32_t)al,
+                                                   ibase + (uint64_t)(ioff + j * c.bt * cin[to]) * c.es,
+                                                   c.va.dt, (uint64_t)bl);
+                                    int64_t sz[1] = {bl}, st[1] = {cin[to]};
+                                    cg_pattern(&tr.src, 1, sz, st);
+                                    tr.dst = sim_psum(0, (uint32_t)bl,
+                                                      (uint64_t)bank * tg->psum_bank_bytes +
+                                                          (uint64_t)u * al * 4,
+                                                      LS_DT_FP32, (uint32_t)al);
+                                    size_t n2 = npre;
+                                    if (u == 0 && bank_reader[bank % 64] >= 0)
+                                        pre[n2++] = bank_reader[bank % 64];
+                                    ht = cg_emit(e, &tr, pre, n2);
+                                    if (ht < 0)
+                                        return e->fail;
+                                }
+                                last_read = ht;
+                                struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION,
+                                                               SIM_FN_NONE);
+                                ev.src = sim_psum(0, (uint32_t)bl,
+                                                  (uint64_t)bank * tg->psum_bank_bytes,
+                                                  LS_DT_FP32, (uint32_t)(gn * al));
+                                ev.dst = cg_sb(opart[j0], (uint32_t)bl,
+                                               obase[j0] + (uint64_t)oa * c.es,
+                                               c.va.dt, (uint64_t)(gn * al));
+                                int64_t so[2] = {OBe, cout[from]}, sa[2] = {gn, al};
+                                cg_pattern(&ev.dst, 2, sa, so);
+                                int64_t d3[CV_MAXG + 1];
+                                size_t n3 = 0;
+                                d3[n3++] = ht;
+                                for (int64_t u = 0; u < gn; u++)
+                                    if (out_reader[par][j0 + u] >= 0)
+                                        d3[n3++] = out_reader[par][j0 + u];
+                                int64_t hv = cg_emit(e, &ev, d3, n3);
+                                if (hv < 0)
+                                    return e->fail;
+                                for (int64_t u = 0; u < gn; u++)
+                                    last_w[j0 + u] = hv;
+                                bank_reader[bank % 64] = hv;
+                                ntr++;
+                                j0 += gn;
+                            }
+                            continue;
+                        }
+                        /* DVE 32x32 blocks; off-diagonal blocks move across groups */
+                        for (int64_t j = 0; j < nbb; j++) {
+                            const int64_t b0 = B0 + j * c.bt, bl = cg_min(c.bt, B - b0);
+                            const uint64_t ib0 = ibase + (uint64_t)(ioff + (b0 - lo[to]) * cin[to]) * c.es;
+                            const uint64_t ob0 = obase[j] + (uint64_t)oa * c.es;
+                            for (int64_t ii = 0; ii < al; ii += 32)
+                                for (int64_t jj = 0; jj < bl; jj += 32) {
+                                    int64_t n = cg_min(32, cg_min(al - ii, bl - jj));
                                     struct sim_instr tr = cg_instr(e, LS_ENGINE_DVE,
                                                                    SIM_OP_DVE_TRANSPOSE,
                                                                    SIM_FN_NONE);
-                                    tr.src = cg_sb((uint32_t)i, (uint32_t)n,
-                                                   ibase + (uint64_t)(ioff + j * cin[to]) * c.es,
-                                                   c.va.dt, (uint64_t)n);
-                                    int same = i == j;
-                                    tr.dst = same ? cg_sb((uint32_t)j, (uint32_t)n,
-                                                          obase + (uint64_t)(ooff + i * cout[from]) * c.es,
-                                                          c.va.dt, (uint64_t)n)
-                                                  : cg_sb((uint32_t)i, (uint32_t)n, stage, c.va.dt,
-                                                          (uint64_t)n);
+                                    tr.src = cg_sb(ipart + (uint32_t)ii, (uint32_t)n,
+                                                   ib0 + (uint64_t)(jj * cin[to]) * c.es, c.va.dt,
+                                                   (uint64_t)n);
+                                    int64_t sz[1] = {n}, st1[1] = {cin[to]}, st2[1] = {cout[from]};
+                                    cg_pattern(&tr.src, 1, sz, st1);
+                                    int same = ii == jj;
+                                    struct sim_operand od = cg_sb(opart[j] + (uint32_t)jj,
+                                                                  (uint32_t)n,
+                                                                  ob0 + (uint64_t)(ii * cout[from]) * c.es,
+                                                                  c.va.dt, (uint64_t)n);
+                                    cg_pattern(&od, 1, sz, st2);
+                                    tr.dst = same ? od
+                                                  : cg_sb(ipart + (uint32_t)ii, (uint32_t)n, stage,
+                                                          c.va.dt, (uint64_t)n);
                                     size_t n2 = npre;
-                                    if (last >= 0)
-                                        pre[n2++] = last;
-                                    last = cg_emit(e, &tr, pre, n2);
+                                    if (chain >= 0)
+                                        pre[n2++] = chain;
+                                    if (same && out_reader[par][j] >= 0)
+                                        pre[n2++] = out_reader[par][j];
+                                    chain = cg_emit(e, &tr, pre, n2);
+                                    if (chain < 0)
+                                        return e->fail;
+                                    last_read = chain;
                                     if (!same) {
-                                        struct sim_operand mv = cg_sb((uint32_t)j, (uint32_t)n,
-                                                                      obase + (uint64_t)(ooff + i * cout[from]) * c.es,
-                                                                      c.va.dt, (uint64_t)n);
-                                        int64_t d3[2] = {last, out_reader[bf]};
-                                        last = cg_dma(e, 0, &mv, &tr.dst, SIM_OP_DMA_COPY, d3,
-                                                      out_reader[bf] >= 0 ? 2 : 1);
+                                        int64_t d3[2] = {chain, out_reader[par][j]};
+                                        chain = cg_dma(e, 0, &od, &tr.dst, SIM_OP_DMA_COPY, d3,
+                                                       out_reader[par][j] >= 0 ? 2 : 1);
+                                        if (chain < 0)
+                                            return e->fail;
                                     }
+                                    last_w[j] = chain;
                                 }
                         }
-                        if (last < 0)
-                            return e->fail;
+                        last_read = chain;
                     }
-                    in_reader[bf] = last;
+                    if (uses_load(&c))
+                        in_reader[slot] = last_read;
                 }
-                if (last < 0)
-                    return e->fail;
-                if (cg_resident(&c.vb)) {
-                    cg_wrote(e, t, to, last);
-                    out_reader[bf] = last;
-                    continue;
+                /* the tile's stores: one per b-block, rows of the box and the a-range */
+                for (int64_t j = 0; j < nbb; j++) {
+                    if (last_w[j] < 0)
+                        return cg_fail(e, "conversion: empty tile");
+                    if (c.out_res) {
+                        cg_wrote(e, t, to, last_w[j]);
+                        continue;
+                    }
+                    const int64_t b0 = B0 + j * c.bt, bl = cg_min(c.bt, B - b0);
+                    int64_t l2[R_], n2[R_];
+                    memcpy(l2, lo, sizeof l2);
+                    memcpy(n2, len, sizeof n2);
+                    l2[to] = b0;
+                    n2[to] = bl;
+                    struct sim_operand dst;
+                    if (cg_box(&c.vb, l2, n2, NULL, to, 1, fb, nfb, &dst))
+                        return cg_fail(e, "conversion pattern needs more than 4 dims");
+                    struct sim_operand otile = cg_sb(0, (uint32_t)bl, obase[j], c.va.dt,
+                                                     (uint64_t)(ALa * rc));
+                    int64_t hs = cg_dma(e, 1, &dst, &otile, SIM_OP_DMA_COPY, &last_w[j], 1);
+                    if (hs < 0)
+                        return e->fail;
+                    cg_wrote(e, t, to, hs);
+                    out_reader[par][j] = hs;
                 }
-                struct sim_operand dst;
-                if (cg_box(&c.vb, lo, len, NULL, to, 1, fb, nfb, &dst))
-                    return cg_fail(e, "conversion pattern needs more than 4 dims");
-                int64_t hs = cg_dma(e, 1, &dst, &otile, SIM_OP_DMA_COPY, &last, 1);
-                if (hs < 0)
-                    return e->fail;
-                cg_wrote(e, t, to, hs);
-                out_reader[bf] = hs;
             }
     return e->fail;
 }
