@@ -18,8 +18,10 @@ static const char *fmt_pct(double v, char *b, size_t n)
 }
 
 /* Table 1's roofline columns for model m: Exact's bound (M cycles and the binding limit),
- * the fraction of it Exact reaches, and Exact's engine busy shares. */
-static void table1_roofline(const struct rp *r, int t, int m, int tb, char b[3][CELL])
+ * the fraction of it Exact reaches, Exact's engine busy shares, how much the strategies
+ * differ (spread) and the conversions' share of Exact's instruction time. */
+#define ROOF_COLS 5
+static void table1_roofline(const struct rp *r, int t, int m, int tb, char b[ROOF_COLS][CELL])
 {
     const struct study_cell *ex = rp_cell(r, t, m, 3, tb);
     double bound = rp_roofline(r, t, m, tb);
@@ -31,6 +33,9 @@ static void table1_roofline(const struct rp *r, int t, int m, int tb, char b[3][
     double reached = rp_roofline_reached(r, t, m, tb);
     fmt_pct(isnan(reached) ? NAN : 100 * reached, b[1], CELL);
     rp_fmt_busy(ex, b[2], CELL);
+    double spread = rp_spread(r, t, m, tb), conv = rp_conv_share(r, t, m, tb);
+    fmt_pct(isnan(spread) ? NAN : 100 * spread, b[3], CELL);
+    fmt_pct(isnan(conv) ? NAN : 100 * conv, b[4], CELL);
 }
 
 /* Table 1: the four strategies, then MCTS (when the store has mcts cells), then the
@@ -39,15 +44,17 @@ static void table1(const struct rp *r, struct doc *d, int t, int tb)
 {
     static const char *const hdr[] = {"Type", "Model", "Local", "Greedy", "Rule-Based", "Exact",
                                       "MCTS", "Roofline", "Exact reached",
-                                      "Exact busy % PE/ACT/DVE/POOL/DMA", "Scale"};
+                                      "Exact busy % PE/ACT/DVE/POOL/DMA", "Spread",
+                                      "Exact conversions", "Scale"};
     static const char *const hdr4[] = {"Type", "Model", "Local", "Greedy", "Rule-Based", "Exact",
                                        "Roofline", "Exact reached",
-                                       "Exact busy % PE/ACT/DVE/POOL/DMA", "Scale"};
+                                       "Exact busy % PE/ACT/DVE/POOL/DMA", "Spread",
+                                       "Exact conversions", "Scale"};
     int ns = r->has_mcts ? RP_SIM + 1 : RP_SIM;
-    doc_table(d, ns + 6, r->has_mcts ? hdr : hdr4);
+    doc_table(d, ns + 3 + ROOF_COLS, r->has_mcts ? hdr : hdr4);
     for (int m = 0; m < r->nm; m++) {
-        char b[RP_SIM + 1][CELL], rf[3][CELL];
-        const char *row[11];
+        char b[RP_SIM + 1][CELL], rf[ROOF_COLS][CELL];
+        const char *row[3 + RP_SIM + 1 + ROOF_COLS];
         row[0] = strcmp(r->m[m].group, "dense") ? "Vision, Multimodal, MoE"
                                                 : "Dense Transformers";
         row[1] = r->m[m].name;
@@ -68,9 +75,9 @@ static void table1(const struct rp *r, struct doc *d, int t, int tb)
                 bold |= 1u << (2 + k);
         }
         table1_roofline(r, t, m, tb, rf);
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < ROOF_COLS; k++)
             row[2 + ns + k] = rf[k];
-        row[5 + ns] = r->m[m].scale[0] ? r->m[m].scale : "published size";
+        row[2 + ns + ROOF_COLS] = r->m[m].scale[0] ? r->m[m].scale : "published size";
         doc_row(d, row, bold);
     }
     doc_table_end(d);
@@ -414,8 +421,10 @@ void rp_doc_target(const struct rp *r, struct doc *d, int t)
              "it is bold. Roofline: the bound no program of the model can beat on this target "
              "(millions of cycles; pe = the PE array's peak binds, hbm = the HBM traffic of "
              "weights, inputs and outputs; docs/costmodel.md), and the fraction of it Exact's "
-             "simulated time reaches; the last column is the share of Exact's simulated time "
-             "each engine was busy.%s",
+             "simulated time reaches; then the share of Exact's simulated time each engine was "
+             "busy, the spread (the slowest strategy's time over the fastest's, minus 1: how "
+             "much the layout choice matters) and the layout conversions' share of Exact's "
+             "summed instruction time.%s",
           r->has_mcts ? " MCTS is the autotuner (started from Exact's assignment, rewarded by "
                         "simulated time; see the Autotuner section): it is shown beside the "
                         "paper's four strategies but left out of RQ1, RQ3 and RQ4."
