@@ -2,6 +2,7 @@
  * "Conversions"). */
 #include "codegen/cg_int.h"
 #include "codegen/memplan.h"
+#include "sim/sim.h"
 
 static const char *const names[CG_CONV_COUNT] = {"pe_transpose", "dve_transpose",
                                                   "dma_transpose", "dma_strided"};
@@ -320,16 +321,6 @@ static void sv_box(const struct svc *v, const struct cg_split *sp, int64_t x0, i
     len[v->x] = cg_min(128, v->c->va.dim[v->x] - x0);
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 /* Estimated DMA time of the whole conversion with row axis v->x; < 0 when a pattern cannot
  * be expressed. */
 static double sv_est(const struct svc *v, const struct cg_split *sp)
@@ -345,8 +336,7 @@ static double sv_est(const struct svc *v, const struct cg_split *sp)
     uint64_t e = sim_operand_free(&s), a = sim_operand_run(&s), b = sim_operand_run(&d);
     a = a > e ? e : a;
     b = b > e ? e : b;
-    uint64_t chunks = (e % a == 0 && e % b == 0) ? e / a + e / b - e / (a / gcd64(a, b) * b)
-                                                 : (e + (a < b ? a : b) - 1) / (a < b ? a : b);
+    uint64_t chunks = sim_dma_chunks(e, a, b);
     double dsc = (double)e * (double)c->es / (double)chunks / t->dma_bytes_per_ns;
     if (dsc < t->dma_desc_min_ns)
         dsc = t->dma_desc_min_ns;

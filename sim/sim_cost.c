@@ -102,6 +102,14 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
     return a;
 }
 
+uint64_t sim_dma_chunks(uint64_t e, uint64_t a, uint64_t b)
+{
+    if (e % a == 0 && e % b == 0)   /* a chunk ends where either side's run ends */
+        return e / a + e / b - e / (a / gcd64(a, b) * b);
+    uint64_t m = a < b ? a : b;
+    return (e + m - 1) / m;
+}
+
 void sim_dma_shape(const struct sim_instr *in, struct sim_dma_shape *sh)
 {
     const struct sim_operand *d = &in->dst, *s = &in->src;
@@ -120,14 +128,7 @@ void sim_dma_shape(const struct sim_instr *in, struct sim_dma_shape *sh)
         b = e;
     if (in->opcode == SIM_OP_DMA_TRANSPOSE)
         b = a; /* the engines assemble transposed tiles; chunks follow the source rows */
-    uint64_t chunks;
-    if (e % a == 0 && e % b == 0) {
-        uint64_t l = a / gcd64(a, b) * b;
-        chunks = e / a + e / b - e / l;
-    } else {
-        uint64_t m = a < b ? a : b;
-        chunks = (e + m - 1) / m;
-    }
+    uint64_t chunks = sim_dma_chunks(e, a, b);
     size_t es = ls_dtype_size((enum ls_dtype)s->dtype), ed = ls_dtype_size((enum ls_dtype)d->dtype);
     sh->bytes_per_partition = e * (es > ed ? es : ed);
     sh->chunks_per_partition = chunks;

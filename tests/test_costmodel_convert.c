@@ -23,16 +23,6 @@ struct rec {
     uint64_t descriptors;
 };
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 /* Descriptor size of a DMA, as the simulator counts it (sim/sim_cost.c). */
 static uint64_t desc_bytes(const struct sim_instr *in, uint64_t *ndesc)
 {
@@ -46,11 +36,7 @@ static uint64_t desc_bytes(const struct sim_instr *in, uint64_t *ndesc)
         b = e;
     if (in->opcode == SIM_OP_DMA_TRANSPOSE)
         b = a;
-    uint64_t chunks;
-    if (e % a == 0 && e % b == 0)
-        chunks = e / a + e / b - e / (a / gcd64(a, b) * b);
-    else
-        chunks = (e + (a < b ? a : b) - 1) / (a < b ? a : b);
+    uint64_t chunks = sim_dma_chunks(e, a, b);
     *ndesc = chunks * side->nparts;
     return e * ls_dtype_size((enum ls_dtype)s->dtype) / chunks;
 }
