@@ -70,7 +70,7 @@ static int in_place_op(const struct graph *g, int32_t op)
         return conv_in_place(g, op);
     return k == GRAPH_OP_MATMUL || k == GRAPH_OP_BATCH_MATMUL || graph_kind_is_unary(k) ||
            graph_kind_is_binary(k) || k == GRAPH_OP_SOFTMAX || k == GRAPH_OP_LAYERNORM ||
-           k == GRAPH_OP_RMSNORM || k == GRAPH_OP_TRANSPOSE;
+           k == GRAPH_OP_RMSNORM || k == GRAPH_OP_TRANSPOSE || k == GRAPH_OP_BATCHNORM;
 }
 
 /* Layouts kept on chip: those with at least half the partitions of the tensor's widest
