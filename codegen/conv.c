@@ -414,6 +414,9 @@ struct gp {
     int fold, slab, wcustom, khmajor;
     int nofold;                    /* input: do not fold the taps */
     int ilv;                       /* input channel of (partition p, tile kc) = p*nKc + kc */
+    int wilv;                      /* resident image (channel kc*ct + p): a constant weight
+                                      stored k-tiled, [p][kc][O, KH, KW], so that it loads
+                                      like the interleaved one (one run per partition) */
     int oilv;                      /* output channel of (partition q, m-tile mi) = q*nM + mi,
                                       the whole output staged and stored with long rows */
     int64_t spiece;                /* oilv: m-tiles per store */
@@ -560,6 +563,7 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
         p->ilv = p->nKc > 1 && c->Cg % p->nKc == 0 && !cg_resident(&c->vx);
         if (p->ilv)
             p->ct = c->Cg / p->nKc;
+        p->wilv = cg_resident(&c->vx) && p->wcustom && p->nKc > 1 && c->Cg == p->nKc * p->ct;
         p->kr = p->ct;
         p->nsteps = p->nKc * taps;
         p->slab = 0;
@@ -605,7 +609,7 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
         /* weight DMAs: one per run of m-tiles whose rows reach a full descriptor */
         int64_t dbytes = (int64_t)(t->dma_desc_min_ns * t->dma_bytes_per_ns) + 1;
         p->mgl = p->fold ? mg : cg_min(mg, cg_max(1, cg_cdiv(dbytes, (int64_t)mrow)));
-        if (p->ilv && 2 * p->mgl > mg)
+        if ((p->ilv || p->wilv) && 2 * p->mgl > mg)
             p->mgl = mg; /* whole rows: one contiguous run per partition */
         /* small outputs: rows of one m-tile are shorter than a descriptor; spread the output
          * channels over the m-tiles instead, so that a partition's channels are adjacent */
@@ -762,13 +766,14 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                     } else {
                         int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
                         int64_t wel = (int64_t)(p->wkc / ew);
-                        for (int64_t kc = 0; kc < (p->ilv ? 1 : p->nKc) && !rc; kc++)
+                        int wl = p->ilv || p->wilv;
+                        for (int64_t kc = 0; kc < (wl ? 1 : p->nKc) && !rc; kc++)
                             for (int64_t sb = 0; sb < nsub; sb++) {
                                 int64_t o0 = go0 + sb * p->mgl * p->mt;
                                 int64_t on = cg_min(p->mgl * p->mt, go0 + gon - o0);
                                 int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct);
                                 struct sim_operand src, dst;
-                                if (p->ilv) { /* every tile at once: [kc][o, taps] per partition */
+                                if (wl) { /* every tile at once: [kc][o, taps] per partition */
                                     src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vw.stride[1]),
                                                   c->vw.base + (uint64_t)((g * c->Og + o0) * c->vw.stride[0]) * ew,
                                                   c->vw.dt, 1);
@@ -796,7 +801,7 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                     rc = e->fail;
                                     break;
                                 }
-                                for (int64_t k2 = 0; k2 < (p->ilv ? p->nKc : 1); k2++)
+                                for (int64_t k2 = 0; k2 < (wl ? p->nKc : 1); k2++)
                                     hw[(kc + k2) * nsub + sb] = h;
                             }
                     }
