@@ -1233,17 +1233,21 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
     int64_t Gp = nb >= 2 ? nb / 2 : 1;
     int64_t T = cg_min(c->O, (t->psum_bank_bytes / 4) / F);
     T = cg_min(T, tmax);
-    if (c->G != 1 || T < 32 || pax[0] != 1 || pax[1] != 1 || cg_resident(&c->vx))
+    if (c->G != 1 || T < 32 || pax[0] != 1 || pax[1] != 1)
         return 1;
+    /* a resident image is read in place: channel tile kc is block kc (whole blocks) */
+    int xres = cg_resident(&c->vx), xwait = 0;
     int64_t nKc = cg_cdiv(c->C, prow), ct = cg_min(c->C, prow);
     if (nKc > 256)
         return 1;
-    int ilv = nKc > 1 && c->C % nKc == 0;
+    if (xres && nKc > 1 && ct != c->vx.pblk)
+        return 1;
+    int ilv = nKc > 1 && c->C % nKc == 0 && !xres;
     if (ilv)
         ct = c->C / nKc;
     int pad = c->ph > 0 || c->pw > 0;
     int64_t Hp = c->H + 2 * c->ph, Wp = c->W + 2 * c->pw;
-    uint64_t xkc = (uint64_t)c->H * c->W * ex, pkc = (uint64_t)Hp * Wp * ex;
+    uint64_t xkc = xres ? 0 : (uint64_t)c->H * c->W * ex, pkc = (uint64_t)Hp * Wp * ex;
     uint64_t wkc = (uint64_t)c->O * taps * ew;
     uint64_t sbytes = al64((uint64_t)Gp * T * F * eo);
     uint64_t need = al64(xkc * nKc) + (pad ? al64(pkc * nKc) : 0) + al64(wkc * nKc) + 2 * sbytes;
@@ -1285,7 +1289,7 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
         /* the image, one row of H x W per channel */
         int64_t hxl[130], nhx = 0;
         int64_t nk = ilv ? nKc : 1;
-        for (int64_t kc = 0; kc < nKc; kc += nk) {
+        for (int64_t kc = 0; kc < nKc && !xres; kc += nk) {
             int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
             struct sim_operand src = sim_hbm((uint32_t)kl, (int32_t)((ilv ? nKc : 1) * c->vx.stride[1]),
                                              c->vx.base + (uint64_t)((ilv ? kc : kc * ct) * c->vx.stride[1] +
@@ -1309,6 +1313,13 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                 int64_t hm = cg_emit(e, &ms, &xr, xr >= 0 ? 1 : 0);
                 struct sim_instr cp = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE);
                 cp.src = cg_sb(0, (uint32_t)kl, xbuf + (uint64_t)kc * xkc, c->vx.dt, (uint64_t)(c->H * c->W));
+                if (xres) { /* straight from the resident block: [H, W] of image n */
+                    cp.src = cg_sb(0, (uint32_t)kl, c->vx.base + (uint64_t)kc * c->vx.blk +
+                                                        (uint64_t)(n * c->vx.stride[0]) * ex,
+                                   c->vx.dt, (uint64_t)(c->H * c->W));
+                    int64_t ssz[2] = {c->H, c->W}, sst[2] = {c->vx.stride[2], c->vx.stride[3]};
+                    cg_pattern(&cp.src, 2, ssz, sst);
+                }
                 cp.dst = cg_sb(0, (uint32_t)kl, xpad + (uint64_t)kc * pkc + (uint64_t)(c->ph * Wp + c->pw) * ex,
                                c->vx.dt, (uint64_t)(c->H * c->W));
                 int64_t dsz[2] = {c->H, c->W}, dst2[2] = {Wp, 1};
@@ -1318,6 +1329,10 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                 deps[nd++] = hm;
                 for (int64_t q = 0; q < nhx; q++)
                     deps[nd++] = hxl[q];
+                if (xres && !xwait) { /* the first read of the resident image */
+                    cg_writers(e, tx, pax[0], deps, nd, 132);
+                    xwait = 1;
+                }
                 hx = cg_emit(e, &cp, deps, nd);
                 if (hm < 0 || hx < 0)
                     return e->fail;
@@ -1359,11 +1374,22 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                                                           (uint64_t)(r * (pad ? Wp : c->W) + q) * ex,
                                                       c->vx.dt, (uint64_t)al);
                         int64_t ssz[1] = {al}, sst[1] = {pad ? astr : (po == 2 ? c->sh * c->W : c->sw)};
+                        if (xres && !pad) { /* the positions inside the resident block */
+                            st = cg_sb(0, (uint32_t)kl, c->vx.base + (uint64_t)kc * c->vx.blk +
+                                                            (uint64_t)(n * c->vx.stride[0] + r * c->vx.stride[2] +
+                                                                       q * c->vx.stride[3]) * ex,
+                                       c->vx.dt, (uint64_t)al);
+                            sst[0] = po == 2 ? c->sh * c->vx.stride[2] : c->sw * c->vx.stride[3];
+                        }
                         cg_pattern(&st, 1, ssz, sst);
                         int64_t ld[132];
                         size_t nl = 0;
                         for (int64_t z = 0; z < nhx; z++)
                             ld[nl++] = hxl[z];
+                        if (xres && !pad && !xwait) { /* the first read of the resident image */
+                            cg_writers(e, tx, pax[0], ld, nl, 132);
+                            xwait = 1;
+                        }
                         int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, ld, nl);
                         if (hl < 0)
                             return e->fail;
