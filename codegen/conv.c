@@ -1237,6 +1237,10 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
         return 1;
     /* a resident image is read in place: channel tile kc is block kc (whole blocks) */
     int xres = cg_resident(&c->vx), xwait = 0;
+    /* a resident output is evacuated into its block when a partition's (channel, position)
+     * run is contiguous there and the partition tiles are whole blocks */
+    int ores = cg_resident(&c->vo) && c->vo.stride[f] == 1 && c->vo.stride[1] == F &&
+               (Pa <= c->vo.pblk || c->vo.pblk % pcol == 0);
     int64_t nKc = cg_cdiv(c->C, prow), ct = cg_min(c->C, prow);
     if (nKc > 256)
         return 1;
@@ -1427,12 +1431,21 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                                       (uint32_t)(tn * F));
                     ev.dst = cg_sb(0, (uint32_t)al, obuf[ob] + (uint64_t)((o0 - og) * F) * eo, c->vo.dt,
                                    (uint64_t)(tn * F));
+                    if (ores) /* straight into the resident output: [N, O, F] per partition */
+                        ev.dst = cg_sb((uint32_t)(a0 % c->vo.pblk), (uint32_t)al,
+                                       c->vo.base + (uint64_t)(a0 / c->vo.pblk) * c->vo.blk +
+                                           (uint64_t)(n * c->vo.stride[0] + o0 * c->vo.stride[1]) * eo,
+                                       c->vo.dt, (uint64_t)(tn * F));
                     int64_t deps[2] = {last[j], orr[ob]};
-                    hev = cg_emit(e, &ev, deps, orr[ob] >= 0 ? 2 : 1);
+                    hev = cg_emit(e, &ev, deps, orr[ob] >= 0 && !ores ? 2 : 1);
                     if (hev < 0)
                         return e->fail;
                     bank_reader[bank[j] % 64] = hev;
+                    if (ores)
+                        cg_wrote(e, c->x->output, po, hev);
                 }
+                if (ores)
+                    continue;
                 int64_t olo[R_], olen[R_];
                 olo[0] = n; olen[0] = 1;
                 olo[1] = og; olen[1] = gn;
