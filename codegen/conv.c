@@ -17,11 +17,70 @@ struct cv {
     int64_t N, C, H, W, O, Cg, Og, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw, G;
 };
 
+/* An SBUF-to-SBUF copy: on DVE when both sides sit on the same partitions, else a DMA
+ * (only a DMA moves data across partitions). */
+static int64_t onchip_copy(struct cv *c, const struct sim_operand *dst,
+                           const struct sim_operand *src, const int64_t *deps, size_t nd)
+{
+    if (dst->part_start == src->part_start) {
+        struct sim_instr in = cg_instr(c->e, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE);
+        in.dst = *dst;
+        in.src = *src;
+        return cg_emit(c->e, &in, deps, nd);
+    }
+    return cg_dma(c->e, 0, dst, src, SIM_OP_DMA_COPY, deps, nd);
+}
+
+/* A box of an SBUF-resident view copied on chip into (to_res 0) or from (to_res 1) a
+ * staging buffer at sbaddr holding the box's rows from partition 0, each row its free
+ * elements in storage order, contiguous: one copy per resident block the rows cross,
+ * chained. Reads wait for the tensor's writers (first), writes are recorded (cg_wrote).
+ * Returns the last copy. */
+static int64_t res_xfer(struct cv *c, const struct cg_view *v, const int64_t *lo,
+                        const int64_t *len, int rax, uint64_t sbaddr, int to_res,
+                        const int64_t *deps, size_t nd, int32_t tens, int pax, int first)
+{
+    struct cg_em *e = c->e;
+    int order[R_];
+    int n = cg_storage_order(v, order);
+    int64_t nfree = 1, plo[R_], plen[R_], d[8], h = -1;
+    for (int k = 1; k < n; k++)
+        nfree *= len[order[k]];
+    memcpy(plo, lo, sizeof plo);
+    memcpy(plen, len, sizeof plen);
+    for (int64_t r = lo[rax]; r < lo[rax] + len[rax];) {
+        int64_t rn = cg_min(lo[rax] + len[rax] - r, v->pblk - r % v->pblk);
+        plo[rax] = r;
+        plen[rax] = rn;
+        struct sim_operand ro, so;
+        if (cg_box(v, plo, plen, NULL, rax, 1, order + 1, n - 1, &ro))
+            return cg_fail(e, "op %s: resident access pattern needs > 4 dims", c->x->name), -1;
+        so = cg_sb((uint32_t)(r - lo[rax]), (uint32_t)rn, sbaddr, v->dt, (uint64_t)nfree);
+        size_t m = 0;
+        for (size_t i = 0; i < nd && m < 6; i++)
+            if (deps[i] >= 0)
+                d[m++] = deps[i];
+        if (h >= 0)
+            d[m++] = h;
+        if (first && !to_res)
+            cg_writers(e, tens, pax, d, m, 8);
+        h = to_res ? onchip_copy(c, &ro, &so, d, m) : onchip_copy(c, &so, &ro, d, m);
+        if (h < 0)
+            return -1;
+        if (to_res)
+            cg_wrote(e, tens, pax, h);
+        r += rn;
+    }
+    return h;
+}
+
 static int64_t load_box(struct cv *c, struct cg_view *v, const int64_t *lo, const int64_t *len,
                         int rax, uint64_t addr, int32_t tin, int pax, int first, int64_t war)
 {
     struct cg_em *e = c->e;
     int order[R_];
+    if (cg_resident(v)) /* copied on chip into the differently shaped buffer */
+        return res_xfer(c, v, lo, len, rax, addr, 0, &war, 1, tin, pax, first);
     int n = cg_storage_order(v, order);
     struct sim_operand src;
     int64_t nfree = 1;
@@ -53,6 +112,8 @@ static int64_t pe(struct cv *c, enum sim_opcode opc, const struct sim_operand *s
 static int64_t store(struct cv *c, const int64_t *lo, const int64_t *len, int rax,
                      const struct sim_operand *sb, int64_t dep, int pax)
 {
+    if (cg_resident(&c->vo)) /* staging -> resident output on chip, no store */
+        return res_xfer(c, &c->vo, lo, len, rax, sb->addr, 1, &dep, 1, c->x->output, pax, 0);
     int order[R_];
     int n = cg_storage_order(&c->vo, order);
     struct sim_operand dst;
@@ -353,6 +414,9 @@ struct gp {
     int fold, slab, wcustom, khmajor;
     int nofold;                    /* input: do not fold the taps */
     int ilv;                       /* input channel of (partition p, tile kc) = p*nKc + kc */
+    int wilv;                      /* resident image (channel kc*ct + p): a constant weight
+                                      stored k-tiled, [p][kc][O, KH, KW], so that it loads
+                                      like the interleaved one (one run per partition) */
     int oilv;                      /* output channel of (partition q, m-tile mi) = q*nM + mi,
                                       the whole output staged and stored with long rows */
     int64_t spiece;                /* oilv: m-tiles per store */
@@ -398,6 +462,8 @@ static uint64_t x_bytes(const struct cv *c, const struct gp *p, int64_t Rb, size
 {
     if (p->fold)
         return (uint64_t)((Rb - 1) * p->rs + c->W) * ex;
+    if (cg_resident(&c->vx))
+        return 0;  /* read in place */
     int64_t rows = cg_min(c->H, (Rb - 1) * c->sh + (c->KH - 1) * c->dh + 1);
     return (uint64_t)p->nKc * ((uint64_t)rows * c->W * ex);
 }
@@ -416,7 +482,7 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
     p->owc = cg_min(c->OW, tmax);
     p->mt = cg_min(c->Og, pcol);
     p->nM = cg_cdiv(c->Og, p->mt);
-    p->obytes = al64((uint64_t)Gp * tmax * eo);
+    p->obytes = cg_resident(&c->vo) ? 0 : al64((uint64_t)Gp * tmax * eo);
     const struct graph_tensor *wt = graph_tensor(c->e->g, c->x->inputs[1]);
     p->wcustom = cg_layout_free(c->e->g, c->x->inputs[1]) && wt->nuses == 1 &&
                  !cg_resident(&c->vw);
@@ -494,9 +560,10 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
         p->nKc = cg_cdiv(c->Cg, p->ct);
         /* spread the channels over the tiles (c = p*nKc + kc) when they divide evenly: a
          * partition's channels are then adjacent in HBM, for the image and the weights */
-        p->ilv = p->nKc > 1 && c->Cg % p->nKc == 0;
+        p->ilv = p->nKc > 1 && c->Cg % p->nKc == 0 && !cg_resident(&c->vx);
         if (p->ilv)
             p->ct = c->Cg / p->nKc;
+        p->wilv = cg_resident(&c->vx) && p->wcustom && p->nKc > 1 && c->Cg == p->nKc * p->ct;
         p->kr = p->ct;
         p->nsteps = p->nKc * taps;
         p->slab = 0;
@@ -542,14 +609,14 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
         /* weight DMAs: one per run of m-tiles whose rows reach a full descriptor */
         int64_t dbytes = (int64_t)(t->dma_desc_min_ns * t->dma_bytes_per_ns) + 1;
         p->mgl = p->fold ? mg : cg_min(mg, cg_max(1, cg_cdiv(dbytes, (int64_t)mrow)));
-        if (p->ilv && 2 * p->mgl > mg)
+        if ((p->ilv || p->wilv) && 2 * p->mgl > mg)
             p->mgl = mg; /* whole rows: one contiguous run per partition */
         /* small outputs: rows of one m-tile are shorter than a descriptor; spread the output
          * channels over the m-tiles instead, so that a partition's channels are adjacent */
         uint64_t ohw = (uint64_t)c->OH * c->OW;
         uint64_t obig = al64((uint64_t)p->nM * ohw * eo);
         p->oilv = 0;
-        if (c->N == 1 && p->nbands == 1 && nMg == 1 && p->owc == c->OW && p->nM > 1 &&
+        if (!cg_resident(&c->vo) && c->N == 1 && p->nbands == 1 && nMg == 1 && p->owc == c->OW && p->nM > 1 &&
             c->Og % p->nM == 0 && ohw * eo < (uint64_t)dbytes &&
             fixed - 2 * p->obytes + obig + (uint64_t)p->nxb * al64(x_bytes(c, p, best, ex)) <= budget) {
             p->oilv = 1;
@@ -656,6 +723,10 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
         return cg_fail(e, "out of memory");
     }
     int32_t tx = c->x->inputs[0], tw = c->x->inputs[1];
+    /* SBUF-resident image / output: read / written in place (no load, no store) */
+    int xres = cg_resident(&c->vx) && !p->fold, ores = cg_resident(&c->vo), xwait = 0;
+    int oord[R_];
+    int nord = cg_storage_order(&c->vo, oord);
     int64_t wr[2] = {-1, -1}, xr[2] = {-1, -1}, orr[2] = {-1, -1}, bank_reader[64];
     for (int i = 0; i < 64; i++)
         bank_reader[i] = -1;
@@ -695,13 +766,14 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                     } else {
                         int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
                         int64_t wel = (int64_t)(p->wkc / ew);
-                        for (int64_t kc = 0; kc < (p->ilv ? 1 : p->nKc) && !rc; kc++)
+                        int wl = p->ilv || p->wilv;
+                        for (int64_t kc = 0; kc < (wl ? 1 : p->nKc) && !rc; kc++)
                             for (int64_t sb = 0; sb < nsub; sb++) {
                                 int64_t o0 = go0 + sb * p->mgl * p->mt;
                                 int64_t on = cg_min(p->mgl * p->mt, go0 + gon - o0);
                                 int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct);
                                 struct sim_operand src, dst;
-                                if (p->ilv) { /* every tile at once: [kc][o, taps] per partition */
+                                if (wl) { /* every tile at once: [kc][o, taps] per partition */
                                     src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vw.stride[1]),
                                                   c->vw.base + (uint64_t)((g * c->Og + o0) * c->vw.stride[0]) * ew,
                                                   c->vw.dt, 1);
@@ -729,7 +801,7 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                     rc = e->fail;
                                     break;
                                 }
-                                for (int64_t k2 = 0; k2 < (p->ilv ? p->nKc : 1); k2++)
+                                for (int64_t k2 = 0; k2 < (wl ? p->nKc : 1); k2++)
                                     hw[(kc + k2) * nsub + sb] = h;
                             }
                     }
@@ -813,6 +885,13 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                     }
                                     kh = k2;
                                 }
+                        } else if (xres) {
+                            /* the resident image is read in place: no load */
+                            npc = 1;
+                            prow = cg_max(1, i1 - i0);
+                            pi0 = i0;
+                            for (int64_t kc = 0; kc < p->nKc; kc++)
+                                hx[kc * 4] = -1;
                         } else {
                             /* interleaved channels: one DMA for all tiles when a tile's rows
                              * are shorter than a descriptor (else one per tile) */
@@ -975,7 +1054,19 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                                                   xbuf[xb] + (uint64_t)(p->fold ? 0 : kc) * p->xkc +
                                                                       (uint64_t)off * ex,
                                                                   c->vx.dt, (uint64_t)((b - a) * (v - u)));
-                                    int64_t msz[2] = {b - a, v - u}, mst[2] = {rstr, c->sw};
+                                    int64_t cstr = c->sw;
+                                    if (xres) { /* the window inside the resident block */
+                                        int64_t ch0 = kc * p->ct;
+                                        int64_t ih = a * c->sh - c->ph + kh * c->dh;
+                                        mv = cg_sb((uint32_t)(ch0 % c->vx.pblk), (uint32_t)kl,
+                                                   c->vx.base + (uint64_t)(ch0 / c->vx.pblk) * c->vx.blk +
+                                                       (uint64_t)(n * c->vx.stride[0] + ih * c->vx.stride[2] +
+                                                                  iw * c->vx.stride[3]) * ex,
+                                                   c->vx.dt, (uint64_t)((b - a) * (v - u)));
+                                        rstr = c->sh * c->vx.stride[2];
+                                        cstr = c->sw * c->vx.stride[3];
+                                    }
+                                    int64_t msz[2] = {b - a, v - u}, mst[2] = {rstr, cstr};
                                     cg_pattern(&mv, 2, msz, mst);
                                     struct sim_operand ps = sim_psum(0, (uint32_t)ml,
                                                                      (uint64_t)bank[j] * t->psum_bank_bytes +
@@ -993,12 +1084,17 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                         int64_t ra = a * c->sh - c->ph + kh * c->dh - pi0;
                                         int64_t rb = (b - 1) * c->sh - c->ph + kh * c->dh - pi0;
                                         for (int64_t q = ra / prow; q <= rb / prow && q < npc; q++)
-                                            deps[nd++] = hx[kc * 4 + q];
+                                            if (hx[kc * 4 + q] >= 0)
+                                                deps[nd++] = hx[kc * 4 + q];
                                     }
                                     if (last_mm[j] < 0 && bank_reader[bank[j] % 64] >= 0)
                                         deps[nd++] = bank_reader[bank[j] % 64];
                                     if (hz[j] >= 0 && last_mm[j] < 0)
                                         deps[nd++] = hz[j];
+                                    if (xres && !xwait) { /* the first read of the resident image */
+                                        cg_writers(e, tx, pax[0], deps, nd, 8 + 256);
+                                        xwait = 1;
+                                    }
                                     int64_t hm = pe(c, SIM_OP_MATMUL, &mv, &ps, started[j] ? SIM_F_ACCUMULATE : 0,
                                                     deps, nd);
                                     if (hm < 0) { rc = e->fail; break; }
@@ -1024,6 +1120,23 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                                    c->vo.dt, (uint64_t)te);
                                 ev.src = sim_psum(0, (uint32_t)ml, (uint64_t)bank[j] * t->psum_bank_bytes,
                                                   LS_DT_FP32, (uint32_t)te);
+                                if (ores) { /* straight into the resident output block */
+                                    int64_t olo[R_], olen[R_];
+                                    olo[0] = n; olen[0] = 1;
+                                    olo[1] = g * c->Og + m0; olen[1] = ml;
+                                    olo[2] = k->r0; olen[2] = k->rn; olo[3] = k->c0; olen[3] = k->cn;
+                                    if (cg_box(&c->vo, olo, olen, NULL, 1, 1, oord + 1, nord - 1, &ev.dst)) {
+                                        rc = cg_fail(e, "op %s: resident output pattern", c->x->name);
+                                        break;
+                                    }
+                                    int64_t d0 = last_mm[j] >= 0 ? last_mm[j] : hz[j];
+                                    hev = cg_emit(e, &ev, &d0, 1);
+                                    if (hev < 0) { rc = e->fail; break; }
+                                    bank_reader[bank[j] % 64] = hev;
+                                    cg_wrote(e, c->x->output, pax[2], hev);
+                                    soff += (uint64_t)te;
+                                    continue;
+                                }
                                 int64_t deps[3] = {last_mm[j] >= 0 ? last_mm[j] : hz[j], orr[ob]};
                                 size_t ndv = orr[ob] >= 0 ? 2 : 1;
                                 int64_t odeps[130];
@@ -1056,7 +1169,7 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                             }
                             if (rc)
                                 break;
-                            if (full && !p->oilv) {
+                            if (full && !p->oilv && !ores) {
                                 int64_t olo[R_], olen[R_];
                                 olo[0] = n; olen[0] = 1;
                                 olo[1] = g * c->Og + m0; olen[1] = ml;
@@ -1120,17 +1233,25 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
     int64_t Gp = nb >= 2 ? nb / 2 : 1;
     int64_t T = cg_min(c->O, (t->psum_bank_bytes / 4) / F);
     T = cg_min(T, tmax);
-    if (c->G != 1 || T < 32 || pax[0] != 1 || pax[1] != 1 || cg_resident(&c->vx) || cg_resident(&c->vo))
+    if (c->G != 1 || T < 32 || pax[0] != 1 || pax[1] != 1)
         return 1;
+    /* a resident image is read in place: channel tile kc is block kc (whole blocks) */
+    int xres = cg_resident(&c->vx), xwait = 0;
+    /* a resident output is evacuated into its block when a partition's (channel, position)
+     * run is contiguous there and the partition tiles are whole blocks */
+    int ores = cg_resident(&c->vo) && c->vo.stride[f] == 1 && c->vo.stride[1] == F &&
+               (Pa <= c->vo.pblk || c->vo.pblk % pcol == 0);
     int64_t nKc = cg_cdiv(c->C, prow), ct = cg_min(c->C, prow);
     if (nKc > 256)
         return 1;
-    int ilv = nKc > 1 && c->C % nKc == 0;
+    if (xres && nKc > 1 && ct != c->vx.pblk)
+        return 1;
+    int ilv = nKc > 1 && c->C % nKc == 0 && !xres;
     if (ilv)
         ct = c->C / nKc;
     int pad = c->ph > 0 || c->pw > 0;
     int64_t Hp = c->H + 2 * c->ph, Wp = c->W + 2 * c->pw;
-    uint64_t xkc = (uint64_t)c->H * c->W * ex, pkc = (uint64_t)Hp * Wp * ex;
+    uint64_t xkc = xres ? 0 : (uint64_t)c->H * c->W * ex, pkc = (uint64_t)Hp * Wp * ex;
     uint64_t wkc = (uint64_t)c->O * taps * ew;
     uint64_t sbytes = al64((uint64_t)Gp * T * F * eo);
     uint64_t need = al64(xkc * nKc) + (pad ? al64(pkc * nKc) : 0) + al64(wkc * nKc) + 2 * sbytes;
@@ -1172,7 +1293,7 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
         /* the image, one row of H x W per channel */
         int64_t hxl[130], nhx = 0;
         int64_t nk = ilv ? nKc : 1;
-        for (int64_t kc = 0; kc < nKc; kc += nk) {
+        for (int64_t kc = 0; kc < nKc && !xres; kc += nk) {
             int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
             struct sim_operand src = sim_hbm((uint32_t)kl, (int32_t)((ilv ? nKc : 1) * c->vx.stride[1]),
                                              c->vx.base + (uint64_t)((ilv ? kc : kc * ct) * c->vx.stride[1] +
@@ -1196,6 +1317,13 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                 int64_t hm = cg_emit(e, &ms, &xr, xr >= 0 ? 1 : 0);
                 struct sim_instr cp = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE);
                 cp.src = cg_sb(0, (uint32_t)kl, xbuf + (uint64_t)kc * xkc, c->vx.dt, (uint64_t)(c->H * c->W));
+                if (xres) { /* straight from the resident block: [H, W] of image n */
+                    cp.src = cg_sb(0, (uint32_t)kl, c->vx.base + (uint64_t)kc * c->vx.blk +
+                                                        (uint64_t)(n * c->vx.stride[0]) * ex,
+                                   c->vx.dt, (uint64_t)(c->H * c->W));
+                    int64_t ssz[2] = {c->H, c->W}, sst[2] = {c->vx.stride[2], c->vx.stride[3]};
+                    cg_pattern(&cp.src, 2, ssz, sst);
+                }
                 cp.dst = cg_sb(0, (uint32_t)kl, xpad + (uint64_t)kc * pkc + (uint64_t)(c->ph * Wp + c->pw) * ex,
                                c->vx.dt, (uint64_t)(c->H * c->W));
                 int64_t dsz[2] = {c->H, c->W}, dst2[2] = {Wp, 1};
@@ -1205,6 +1333,10 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                 deps[nd++] = hm;
                 for (int64_t q = 0; q < nhx; q++)
                     deps[nd++] = hxl[q];
+                if (xres && !xwait) { /* the first read of the resident image */
+                    cg_writers(e, tx, pax[0], deps, nd, 132);
+                    xwait = 1;
+                }
                 hx = cg_emit(e, &cp, deps, nd);
                 if (hm < 0 || hx < 0)
                     return e->fail;
@@ -1246,11 +1378,22 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                                                           (uint64_t)(r * (pad ? Wp : c->W) + q) * ex,
                                                       c->vx.dt, (uint64_t)al);
                         int64_t ssz[1] = {al}, sst[1] = {pad ? astr : (po == 2 ? c->sh * c->W : c->sw)};
+                        if (xres && !pad) { /* the positions inside the resident block */
+                            st = cg_sb(0, (uint32_t)kl, c->vx.base + (uint64_t)kc * c->vx.blk +
+                                                            (uint64_t)(n * c->vx.stride[0] + r * c->vx.stride[2] +
+                                                                       q * c->vx.stride[3]) * ex,
+                                       c->vx.dt, (uint64_t)al);
+                            sst[0] = po == 2 ? c->sh * c->vx.stride[2] : c->sw * c->vx.stride[3];
+                        }
                         cg_pattern(&st, 1, ssz, sst);
                         int64_t ld[132];
                         size_t nl = 0;
                         for (int64_t z = 0; z < nhx; z++)
                             ld[nl++] = hxl[z];
+                        if (xres && !pad && !xwait) { /* the first read of the resident image */
+                            cg_writers(e, tx, pax[0], ld, nl, 132);
+                            xwait = 1;
+                        }
                         int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, ld, nl);
                         if (hl < 0)
                             return e->fail;
@@ -1288,12 +1431,21 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                                       (uint32_t)(tn * F));
                     ev.dst = cg_sb(0, (uint32_t)al, obuf[ob] + (uint64_t)((o0 - og) * F) * eo, c->vo.dt,
                                    (uint64_t)(tn * F));
+                    if (ores) /* straight into the resident output: [N, O, F] per partition */
+                        ev.dst = cg_sb((uint32_t)(a0 % c->vo.pblk), (uint32_t)al,
+                                       c->vo.base + (uint64_t)(a0 / c->vo.pblk) * c->vo.blk +
+                                           (uint64_t)(n * c->vo.stride[0] + o0 * c->vo.stride[1]) * eo,
+                                       c->vo.dt, (uint64_t)(tn * F));
                     int64_t deps[2] = {last[j], orr[ob]};
-                    hev = cg_emit(e, &ev, deps, orr[ob] >= 0 ? 2 : 1);
+                    hev = cg_emit(e, &ev, deps, orr[ob] >= 0 && !ores ? 2 : 1);
                     if (hev < 0)
                         return e->fail;
                     bank_reader[bank[j] % 64] = hev;
+                    if (ores)
+                        cg_wrote(e, c->x->output, po, hev);
                 }
+                if (ores)
+                    continue;
                 int64_t olo[R_], olen[R_];
                 olo[0] = n; olen[0] = 1;
                 olo[1] = og; olen[1] = gn;
@@ -1330,8 +1482,13 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
         int depthwise = c.G == c.C && c.C > 1;
         struct gp p;
         memset(&p, 0, sizeof p);
-        int ok = !depthwise && pax[0] == 1 && pax[1] == 1 && !cg_resident(&c.vx) &&
-                 !cg_resident(&c.vo);
+        /* a resident image / output: channel tiles must be whole blocks (groups 1, tiles
+         * that divide the 128-partition blocks), else the per-tile lowering copies on chip */
+        int64_t prow = cg_min(e->t->pe_rows, e->t->sbuf_partitions);
+        int64_t pcol = cg_min(e->t->pe_cols, e->t->sbuf_partitions);
+        int xr_ok = !cg_resident(&c.vx) || (c.G == 1 && (c.C <= prow || c.vx.pblk % prow == 0));
+        int or_ok = !cg_resident(&c.vo) || (c.G == 1 && (c.O <= pcol || c.vo.pblk % pcol == 0));
+        int ok = !depthwise && pax[0] == 1 && pax[1] == 1 && xr_ok && or_ok;
         if (ok && plan_gemm(&c, &p, cg_budget(e)) != 0) {
             memset(&p, 0, sizeof p);
             p.nofold = 1;        /* the folded plan did not fit: the unfolded one may */

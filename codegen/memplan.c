@@ -51,15 +51,26 @@ static int reshape_keeps_rows(const struct graph *g, int32_t op)
            m[li.pax[0]].out == lo.pax[0];
 }
 
+/* A standard conv2d (groups 1): its channel tiles are whole blocks of a resident image or
+ * output, read and written in place (codegen/conv.c). Grouped and depthwise convs, whose
+ * channel tiles start inside a block, lower through HBM. */
+static int conv_in_place(const struct graph *g, int32_t op)
+{
+    const struct graph_op *x = graph_op(g, op);
+    return x->attrs.groups <= 1;
+}
+
 /* Ops whose lowering reads and writes SBUF-resident tensors in place. */
 static int in_place_op(const struct graph *g, int32_t op)
 {
     enum graph_op_kind k = graph_op(g, op)->kind;
     if (k == GRAPH_OP_RESHAPE)
         return reshape_keeps_rows(g, op);
+    if (k == GRAPH_OP_CONV2D)
+        return conv_in_place(g, op);
     return k == GRAPH_OP_MATMUL || k == GRAPH_OP_BATCH_MATMUL || graph_kind_is_unary(k) ||
            graph_kind_is_binary(k) || k == GRAPH_OP_SOFTMAX || k == GRAPH_OP_LAYERNORM ||
-           k == GRAPH_OP_RMSNORM || k == GRAPH_OP_TRANSPOSE;
+           k == GRAPH_OP_RMSNORM || k == GRAPH_OP_TRANSPOSE || k == GRAPH_OP_BATCHNORM;
 }
 
 /* Layouts kept on chip: those with at least half the partitions of the tensor's widest
@@ -85,7 +96,7 @@ static int may_read_broadcast(const struct graph *g, int32_t op, int slot)
 {
     const struct graph_op *x = graph_op(g, op);
     if (x->kind == GRAPH_OP_MATMUL || x->kind == GRAPH_OP_BATCH_MATMUL ||
-        x->kind == GRAPH_OP_RESHAPE)
+        x->kind == GRAPH_OP_RESHAPE || x->kind == GRAPH_OP_CONV2D)
         return 0;
     struct graph_axis map[GRAPH_MAX_RANK];
     int r = graph_axis_map(g, op, slot, map);
@@ -130,6 +141,8 @@ static int eligible(const struct graph *g, const struct sim_target *tg,
         int32_t op = x->uses[u].op;
         if (!in_place_op(g, op) || may_read_broadcast(g, op, x->uses[u].slot))
             return 0;
+        if (graph_op(g, op)->kind == GRAPH_OP_CONV2D && x->uses[u].slot != 0)
+            return 0;  /* a conv's weights are loaded from HBM */
     }
     return converts_on_chip(g, tg, o, t);
 }

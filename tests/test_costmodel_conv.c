@@ -2,7 +2,8 @@
  * GEMM with output channels on partitions (padded 3x3, strided 1x1 with spread channels,
  * folded patch embedding and stem), every configuration the enumerator offers lowers, the
  * first matmul of each PSUM accumulation covers the whole chunk, and compiled convolutions
- * simulate (every instruction checked) no faster than the roofline. */
+ * simulate (every instruction checked) no faster than the roofline; a conv -> relu -> conv
+ * chain reads and writes its SBUF-resident middle tensors in place. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,10 +13,12 @@
 
 #include <cmocka.h>
 
+#include "codegen/memplan.h"
 #include "costmodel/costmodel.h"
 #include "costmodel/instance.h"
 #include "costmodel/roofline.h"
 #include "sim/sim.h"
+#include "util/prng.h"
 
 struct cnt {
     int64_t n[SIM_OP_COUNT];
@@ -352,6 +355,126 @@ static void test_sim_standard_and_swapped(void **st)
     sim_with_output_axis(3);
 }
 
+/* bytes that DMA instructions write to HBM */
+static uint64_t hbm_store_bytes(const struct sim_program *p)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < sim_program_count(p); i++) {
+        const struct sim_instr *in = sim_program_instr(p, i);
+        if (in->engine == LS_ENGINE_DMA && in->dst.mem == LS_MEM_HBM)
+            n += (uint64_t)in->dst.nparts * sim_operand_free(&in->dst) *
+                 ls_dtype_size((enum ls_dtype)in->dst.dtype);
+    }
+    return n;
+}
+
+/* conv -> relu -> cast -> conv (3x3, padded) -> relu -> cast -> conv (1x1) on 16 x 32 images
+ * (the swapped lowering applies with width on partitions; the 64-channel tensors also keep
+ * that layout on chip): the middle tensors stay in SBUF (memplan), the convs read
+ * and write them in place (no HBM store of them), and for every configuration of the ops
+ * the compiled price equals the objective and the program simulates no faster than the
+ * roofline. */
+static void test_resident_chain(void **st)
+{
+    (void)st;
+    struct ls_error err = {0};
+    struct graph *g = graph_new("rchain");
+    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(1, 64, 16, 32), NULL);
+    int32_t w0 = graph_weight(g, "w0", LS_DT_BF16, GRAPH_DIMS(256, 64, 3, 3), NULL);
+    int32_t y = graph_conv2d(g, "c0", x, w0, 1, 1, 1);
+    y = graph_unary(g, "r", GRAPH_OP_RELU, y);
+    y = graph_cast(g, "rb", y, LS_DT_BF16);
+    int32_t w1 = graph_weight(g, "w1", LS_DT_BF16, GRAPH_DIMS(64, 256, 3, 3), NULL);
+    y = graph_conv2d(g, "c1", y, w1, 1, 1, 1);
+    y = graph_unary(g, "r1", GRAPH_OP_RELU, y);
+    y = graph_cast(g, "rb1", y, LS_DT_BF16);
+    int32_t w2 = graph_weight(g, "w2", LS_DT_BF16, GRAPH_DIMS(128, 64, 1, 1), NULL);
+    int32_t out = graph_conv2d(g, "c2", y, w2, 1, 0, 1); /* 1x1, no padding */
+    graph_output(g, out);
+    assert_int_equal(graph_validate(g, &err), 0);
+    struct sim_target t;
+    struct cm_table tb;
+    sim_target_builtin(&t, "nc-v2");
+    cm_table_default(&t, &tb);
+    struct cg_options o = {0}, oh = {0};
+    oh.no_residency = 1;
+    struct cm_model *m = cm_model_new(g, &t, &tb, &o), *mh = cm_model_new(g, &t, &tb, &oh);
+    assert_non_null(m);
+    assert_non_null(mh);
+    const struct cg_memplan *p = cm_model_options(m)->plan;
+    assert_non_null(p);
+    assert_true(cg_memplan_resident(p, graph_find_tensor(g, "c0")));
+    assert_true(cg_memplan_resident(p, graph_find_tensor(g, "r")));
+    assert_true(cg_memplan_resident(p, graph_find_tensor(g, "rb")));
+    assert_true(cg_memplan_resident(p, graph_find_tensor(g, "rb1")));
+    assert_false(cg_memplan_resident(p, out));
+    struct cm_instance *in = NULL, *inh = NULL;
+    assert_int_equal(cm_instance_create(m, NULL, &in, &err), 0);
+    assert_int_equal(cm_instance_create(mh, NULL, &inh, &err), 0);
+    struct cm_roofline rl;
+    cm_roofline(g, &t, &rl);
+    /* cfg 0: only the returned output (and at most a conversion of the input) goes to HBM */
+    uint64_t obytes = 128 * 16 * 32 * ls_dtype_size(graph_tensor(g, out)->dtype);
+    uint64_t xbytes = 64 * 16 * 32 * 2, mid = 0;
+    const char *mids[3] = {"c0", "r", "rb"};
+    for (int i = 0; i < 3; i++)
+        mid += 256 * 16 * 32 * ls_dtype_size(graph_tensor(g, graph_find_tensor(g, mids[i]))->dtype);
+    struct sim_program *pr = NULL, *ph = NULL;
+    assert_int_equal(cm_instance_compile(in, NULL, &pr, NULL, &err), 0);
+    assert_int_equal(cm_instance_compile(inh, NULL, &ph, NULL, &err), 0);
+    uint64_t br = hbm_store_bytes(pr), bh = hbm_store_bytes(ph);
+    print_message("resident chain: HBM stores %llu bytes (without the plan %llu)\n",
+                  (unsigned long long)br, (unsigned long long)bh);
+    assert_true(br >= obytes && br <= obytes + xbytes); /* none of c0, r, rb */
+    assert_true(bh >= br + mid);
+    sim_program_free(pr);
+    sim_program_free(ph);
+    /* every combination of the convs' configurations, the other ops at cfg 0 or random */
+    const struct lsp_problem *lp = in->p;
+    int32_t *cfg = calloc((size_t)lp->nops, sizeof *cfg), conv[4], nconv = 0;
+    assert_non_null(cfg);
+    for (int32_t i = 0; i < lp->nops; i++)
+        if (!strcmp(lp->ops[i].kind, "conv2d") && nconv < 4)
+            conv[nconv++] = i;
+    assert_int_equal(nconv, 3);
+    int32_t cc[4] = {0};
+    int64_t combos = 0;
+    struct ls_rng rng;
+    ls_rng_seed(&rng, 11);
+    for (;;) {
+        for (int rep = 0; rep < 3; rep++) {
+            for (int32_t i = 0; i < lp->nops; i++)
+                cfg[i] = rep ? (int32_t)ls_rng_below(&rng, (uint64_t)lp->ops[i].ncfg) : 0;
+            for (int32_t k = 0; k < nconv; k++)
+                cfg[conv[k]] = cc[k];
+            struct sim_program *prog = NULL;
+            assert_int_equal(cm_instance_compile(in, cfg, &prog, NULL, &err), 0);
+            assert_int_equal(cm_price_program(&tb, &t, prog), lsp_eval(lp, cfg, NULL, NULL));
+            struct sim_stats ss;
+            assert_int_equal(sim_run(&t, prog, NULL, &ss, &err), 0);
+            assert_true(sim_ticks_ns(&ss, ss.ticks) >= rl.bound_ns);
+            sim_program_free(prog);
+        }
+        combos++;
+        int32_t k = 0;
+        for (; k < nconv; k++) {
+            if (++cc[k] < lp->ops[conv[k]].ncfg)
+                break;
+            cc[k] = 0;
+        }
+        if (k == nconv)
+            break;
+    }
+    print_message("resident chain: %lld conv configurations\n", (long long)combos);
+    assert_true(combos >= 4);
+    free(cfg);
+    cm_instance_free(in);
+    cm_instance_free(inh);
+    cm_model_free(m);
+    cm_model_free(mh);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_golden_patch),       cmocka_unit_test(test_golden_stem),
         cmocka_unit_test(test_all_cfgs_lower),     cmocka_unit_test(test_sim_conv_chain),
         cmocka_unit_test(test_sim_standard_and_swapped), cmocka_unit_test(test_sim_wide_and_batched),
+        cmocka_unit_test(test_resident_chain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
