@@ -50,6 +50,18 @@ int cli_stdout_end(struct cli_redirect *r, int ok, struct ls_error *err);
 /* A study_progress_cb `done` over a struct ls_progress (util/progress) as its ctx: the
  * progress bar on stderr that long commands draw (only on a terminal, off with --quiet). */
 void cli_progress_done(void *ctx, size_t done, size_t total, const char *what);
+/* The --json run summary of study, whatif and merge after the report was written to dir:
+ * kind, out, the members of counts (taken over: jobs, seconds, stores...), cells,
+ * cells_failed, failed [{model, strategy, table, variant, error}], outputs (the report
+ * files in dir) and headline (per target: relative performance and optimality gap per
+ * table and strategy, fidelity, autotuner). NULL when out of memory. */
+#define CLI_STUDY_JSON_HELP                                                              \
+    "  --json              print the run summary as one JSON object instead of the tables:\n" \
+    "                      jobs, cells, failed cells with their reasons, output paths and\n" \
+    "                      the headline figures per target (docs/cli.md)\n"
+struct study_cells;
+json_t *cli_study_json(const char *kind, const char *dir, const struct study_cells *cells,
+                       json_t *counts);
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
 
