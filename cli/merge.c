@@ -18,8 +18,8 @@ const char cmd_merge_help[] =
     "DIR/results.sqlite (created afresh; rows with the same model, target, strategy and\n"
     "table: the last one wins) and write the report of the union into DIR, as study and\n"
     "whatif do. docs/study.md has recipes for GNU parallel and Slurm job arrays.\n"
-    "  --out DIR           the merged store and report (required; -o DIR is the old\n"
-    "                      spelling, deprecated: -o names a file everywhere else)\n"
+    "  --out DIR           the merged store and report (required)\n"
+    "  -o DIR              deprecated spelling of --out (-o names a file everywhere else)\n"
     CLI_STUDY_JSON_HELP
     "  -q, --quiet         no terminal summary\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The command-line conventions of docs/cli.md, held by walking `laysim --help` and every
+# subcommand's --help: every command that prints results documents --json, -o is a file
+# output everywhere, --jobs survives only as a deprecated alias line, -q goes with --quiet,
+# --target/--set wherever a target matters, and a bad option is reported as
+# "laysim CMD: ..." with exit 2. A command the lists below do not classify fails the test:
+# a new command must be placed, not skipped.
+# usage: bash tests/cli/help.sh <laysim-binary> <source-dir>
+LAYSIM=${1:?laysim binary}
+SRC=${2:?source dir}
+source "$(dirname "$0")/lib.bash"
+
+# commands that print results (they must have --json) ...
+RESULTS="calibrate check compile cosim explain graph loop merge problem sim solve study trace
+         tune validate whatif zoo"
+# ... and commands whose output is the file they write, not results (stdout without -o)
+FILES="export gen"
+# commands whose work depends on the hardware target
+TARGETED="calibrate compile explain loop problem sim solve study tune validate whatif"
+
+in_list() { case " $(echo $2) " in *" $1 "*) return 0 ;; esac; return 1; }
+
+expect 0 "laysim --help" "$LAYSIM" --help
+cmds=$(awk '/^commands:/ {f = 1; next} /^$/ {f = 0} f {print $1}' "$T/out")
+[ "$(echo "$cmds" | wc -w)" -ge 19 ] && ok || bad "laysim --help lists too few commands: $cmds"
+for c in $RESULTS $FILES; do
+    in_list "$c" "$cmds" && ok || bad "$c is classified here but not in laysim --help"
+done
+
+for c in $cmds; do
+    expect 0 "$c --help" "$LAYSIM" "$c" --help
+    h="$T/help.$c"
+    cp "$T/out" "$h"
+    grep -q "^usage: laysim $c" "$h" && ok || bad "$c --help: no 'usage: laysim $c' on stdout"
+    [ -s "$T/err" ] && bad "$c --help wrote to stderr" || ok
+    "$LAYSIM" help "$c" >"$T/help2" 2>/dev/null && cmp -s "$h" "$T/help2" && ok ||
+        bad "laysim help $c differs from laysim $c --help"
+
+    if in_list "$c" "$RESULTS"; then
+        grep -Eq -- '--json\b' "$h" && ok || bad "$c prints results but its help lacks --json"
+    elif in_list "$c" "$FILES"; then
+        grep -Eq -- '^ +-o FILE' "$h" && ok || bad "$c writes a file but documents no -o FILE"
+    else
+        bad "$c is in neither RESULTS nor FILES of tests/cli/help.sh: classify it"
+    fi
+    if in_list "$c" "$TARGETED"; then
+        grep -Eq -- '--target\b' "$h" && grep -Eq -- '--set\b' "$h" && ok ||
+            bad "$c depends on the target but its help lacks --target/--set"
+    fi
+
+    # --jobs only as the deprecated alias of --threads
+    grep -- '--jobs' "$h" | grep -qv deprecated && bad "$c: --jobs outside a deprecated line" || ok
+    # -o is a file output: its option line says FILE, and no line gives -o a directory
+    if grep -v deprecated "$h" | grep -Eq -- '(^|[ [(])-o([ ,]|$)'; then
+        grep -Eq -- '^ +-o( FILE|, --output FILE)( |$)' "$h" && ok ||
+            bad "$c mentions -o but has no '-o FILE' option line"
+    fi
+    grep -E -- '-o DIR' "$h" | grep -qv deprecated && bad "$c: -o names a directory" || ok
+    # --quiet comes with -q
+    if grep -q -- '--quiet' "$h"; then
+        grep -q -- '-q, --quiet' "$h" && ok || bad "$c documents --quiet without -q"
+    fi
+
+    # a bad option: exit 2, "laysim CMD: " first
+    expect 2 "$c --no-such-option" "$LAYSIM" "$c" --no-such-option
+    head -1 "$T/err" | grep -q "^laysim $c: " && ok ||
+        bad "$c --no-such-option: stderr '$(head -1 "$T/err")' lacks the 'laysim $c: ' prefix"
+done
+
+# the deprecated spellings still work, with a notice
+expect 0 "study --jobs" "$LAYSIM" study --models cnn --out "$T/s" --jobs 1 --no-calibrate \
+    --mcts-evaluations 0 --quiet
+expect_err "laysim study: --jobs is deprecated, say --threads" "study --jobs notice"
+expect 2 "merge -o without inputs" "$LAYSIM" merge -o "$T/m"
+expect_err "laysim merge: -o DIR is deprecated" "merge -o notice"
+
+finish
