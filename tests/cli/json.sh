@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# --json on the commands that gained it with issue 22 (explain, study, whatif, merge): one
-# JSON object on stdout with the same content as the text output; merge's old -o DIR still
-# works with a deprecation notice.
+# --json on the commands and listings that gained it with issue 22 (explain, study, whatif,
+# merge, sim --print-target, solve --list): one JSON value on stdout with the same content
+# as the text output; merge's old -o DIR still works with a deprecation notice.
 # usage: bash tests/cli/json.sh <laysim-binary> <source-dir>
 LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
@@ -47,5 +47,18 @@ check "d['stores'] == 2 and d['cells'] > 0 and len(d['headline']) >= 2" "merge -
 expect 0 "merge -o" "$LAYSIM" merge -o "$T/m2" -q "$T/s"
 expect_err "laysim merge: -o DIR is deprecated, say --out" "merge -o notice"
 if [ -s "$T/m2/results.sqlite" ]; then ok; else bad "merge -o wrote no store"; fi
+
+# listings: sim --print-target and solve --list
+expect 0 "sim --print-target" "$LAYSIM" sim --print-target --set pe.rows=64
+hash=$(sed -n 's/^hash=//p' "$T/out")
+rows=$(sed -n 's/^pe.rows=//p' "$T/out")
+expect 0 "sim --print-target --json" "$LAYSIM" sim --print-target --set pe.rows=64 --json
+check "d['hash'] == '$hash' and d['keys']['pe.rows'] == '$rows' and d['name'] == 'nc-v2'" \
+    "sim --print-target --json matches the text"
+expect 0 "solve --list" "$LAYSIM" solve --list
+awk '{print $1}' "$T/out" >"$T/solvers.txt"
+expect 0 "solve --list --json" "$LAYSIM" solve --list --json
+json "'\n'.join(s['name'] for s in d)" >"$T/solvers.json"
+if cmp -s "$T/solvers.txt" "$T/solvers.json"; then ok; else bad "solve --list: text and JSON differ"; fi
 
 finish
