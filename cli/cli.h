@@ -21,7 +21,11 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 #include "cli/commands.def"
 #undef CLI_COMMAND
 
-/* Print "laysim: <location>: <message>" to stderr; return the exit code for err. */
+/* Name the running subcommand in error messages (main, before dispatch). */
+void cli_set_command(const char *cmd);
+/* "laysim CMD: " (or "laysim: " before a command runs) in buf; returns buf. */
+const char *cli_error_lead(char *buf, size_t n);
+/* Print "laysim CMD: <location>: <message>" to stderr; return the exit code for err. */
 int cli_report(const struct ls_error *err);
 /* Put pfx in front of err's message (truncating the end when needed): the flag a library
  * error is about, which only the CLI knows ("--set: ", "--micro "). */

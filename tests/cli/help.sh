@@ -2,8 +2,8 @@
 # The command-line conventions of docs/cli.md, held by walking `laysim --help` and every
 # subcommand's --help: every command that prints results documents --json, -o is a file
 # output everywhere, --jobs survives only as a deprecated alias line, -q goes with --quiet,
-# --target/--set wherever a target matters, and a bad option is reported as
-# "laysim CMD: ..." with exit 2. A command the lists below do not classify fails the test:
+# --target/--set wherever a target matters, and a bad option or a missing input is reported
+# as "laysim CMD: ..." with exit 2. A command the lists below do not classify fails the test:
 # a new command must be placed, not skipped.
 # usage: bash tests/cli/help.sh <laysim-binary> <source-dir>
 LAYSIM=${1:?laysim binary}
@@ -17,6 +17,17 @@ RESULTS="calibrate check compile cosim explain graph loop merge problem sim solv
 FILES="export gen"
 # commands whose work depends on the hardware target
 TARGETED="calibrate compile explain loop problem sim solve study tune validate whatif"
+
+# per command, arguments that name a missing input: the error must lead with "laysim CMD: "
+N=/nonexistent/laysim-help-test
+declare -A BAD_INPUT=(
+    [calibrate]="--traces $N.lstrace -o $N.json" [check]="$N.lsp $N.sol" [compile]="$N.lg"
+    [cosim]="--rows 12 --cols 12" [explain]="$N.lg --op x" [export]="$N.lsp --to wcnf"
+    [gen]="--shape sat --cnf $N.cnf" [graph]="$N.lg" [loop]="$N.lg" [merge]="--out $N.out $N"
+    [problem]="$N.lg" [sim]="$N.lsprog" [solve]="$N.lsp" [study]="--models nosuch --out $N"
+    [trace]="$N.lstrace summary" [tune]="$N.lg" [validate]="$N.lg"
+    [whatif]="--set nosuch.key=1 --out $N" [zoo]="nosuch"
+)
 
 in_list() { case " $(echo $2) " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -59,6 +70,19 @@ for c in $cmds; do
     # --quiet comes with -q
     if grep -q -- '--quiet' "$h"; then
         grep -q -- '-q, --quiet' "$h" && ok || bad "$c documents --quiet without -q"
+    fi
+
+    # a missing input: exit 2 (cosim: 1 without the RTL), "laysim CMD: " first
+    if [ -n "${BAD_INPUT[$c]:-}" ]; then
+        # shellcheck disable=SC2086
+        "$LAYSIM" "$c" ${BAD_INPUT[$c]} >/dev/null 2>"$T/err"
+        rc=$?
+        { [ $rc = 2 ] || { [ "$c" = cosim ] && [ $rc = 1 ]; }; } && ok ||
+            bad "$c ${BAD_INPUT[$c]}: exit $rc, want 2"
+        head -1 "$T/err" | grep -q "^laysim $c: " && ok ||
+            bad "$c: input error '$(head -1 "$T/err")' lacks the 'laysim $c: ' prefix"
+    else
+        bad "$c has no BAD_INPUT entry in tests/cli/help.sh: add one"
     fi
 
     # a bad option: exit 2, "laysim CMD: " first
