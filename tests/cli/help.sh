@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The command-line conventions of docs/cli.md, held by walking `laysim --help` and every
 # subcommand's --help: every command that prints results documents --json, -o is a file
-# output everywhere, --jobs survives only as a deprecated alias line, -q goes with --quiet,
+# output everywhere, --jobs survives only as a deprecated alias line, --time-limit is a
+# whole command's limit (per-part limits are named), -q goes with --quiet,
 # --target/--set wherever a target matters, and a bad option or a missing input is reported
 # as "laysim CMD: ..." with exit 2. A command the lists below do not classify fails the test:
 # a new command must be placed, not skipped.
@@ -67,6 +68,9 @@ for c in $cmds; do
             bad "$c mentions -o but has no '-o FILE' option line"
     fi
     grep -E -- '-o DIR' "$h" | grep -qv deprecated && bad "$c: -o names a directory" || ok
+    # --time-limit bounds the whole command; per-part limits have their own names
+    grep -E -- '^ +--time-limit' "$h" | grep -v deprecated | grep -Eqi 'per[- ]solve|each solve' &&
+        bad "$c: --time-limit is a per-part limit" || ok
     # --quiet comes with -q
     if grep -q -- '--quiet' "$h"; then
         grep -q -- '-q, --quiet' "$h" && ok || bad "$c documents --quiet without -q"
@@ -95,6 +99,11 @@ done
 expect 0 "study --jobs" "$LAYSIM" study --models cnn --out "$T/s" --jobs 1 --no-calibrate \
     --mcts-evaluations 0 --quiet
 expect_err "laysim study: --jobs is deprecated, say --threads" "study --jobs notice"
+expect 0 "validate --time-limit" "$LAYSIM" validate zoo:cnn --time-limit 60 -q
+expect_err "laysim validate: --time-limit is deprecated, say --solver-time-limit" \
+    "validate --time-limit notice"
+expect 2 "loop --time-limit without a model" "$LAYSIM" loop --time-limit 60
+expect_err "laysim loop: --time-limit is deprecated, say --solver-time-limit" "loop --time-limit notice"
 expect 2 "merge -o without inputs" "$LAYSIM" merge -o "$T/m"
 expect_err "laysim merge: -o DIR is deprecated" "merge -o notice"
 
