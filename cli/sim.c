@@ -307,7 +307,7 @@ int cmd_sim(int argc, char **argv)
         case CLI_OPT_SET:
             if (cli_target_args_take(&ta, c, optarg)) {
                 cli_target_args_free(&ta);
-                fprintf(stderr, "laysim: out of memory\n");
+                fprintf(stderr, "laysim sim: out of memory\n");
                 return CLI_FAIL;
             }
             break;
