@@ -121,9 +121,8 @@ int cmd_check(int argc, char **argv)
         ret = cli_print_json(o);
     }
     if (bad) {
-        char buf[1200];
         snprintf(verr.file, sizeof verr.file, "%s", argv[optind + 1]);
-        fprintf(stderr, "laysim: %s\n", ls_error_format(&verr, buf, sizeof buf));
+        cli_report(&verr);
         ret = CLI_USAGE;
     }
     lsp_solution_free(&s);

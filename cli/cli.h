@@ -21,7 +21,11 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 #include "cli/commands.def"
 #undef CLI_COMMAND
 
-/* Print "laysim: <location>: <message>" to stderr; return the exit code for err. */
+/* Name the running subcommand in error messages (main, before dispatch). */
+void cli_set_command(const char *cmd);
+/* "laysim CMD: " (or "laysim: " before a command runs) in buf; returns buf. */
+const char *cli_error_lead(char *buf, size_t n);
+/* Print "laysim CMD: <location>: <message>" to stderr; return the exit code for err. */
 int cli_report(const struct ls_error *err);
 /* Put pfx in front of err's message (truncating the end when needed): the flag a library
  * error is about, which only the CLI knows ("--set: ", "--micro "). */
@@ -50,6 +54,18 @@ int cli_stdout_end(struct cli_redirect *r, int ok, struct ls_error *err);
 /* A study_progress_cb `done` over a struct ls_progress (util/progress) as its ctx: the
  * progress bar on stderr that long commands draw (only on a terminal, off with --quiet). */
 void cli_progress_done(void *ctx, size_t done, size_t total, const char *what);
+/* The --json run summary of study, whatif and merge after the report was written to dir:
+ * kind, out, the members of counts (taken over: jobs, seconds, stores...), cells,
+ * cells_failed, failed [{model, strategy, table, variant, error}], outputs (the report
+ * files in dir) and headline (per target: relative performance and optimality gap per
+ * table and strategy, fidelity, autotuner). NULL when out of memory. */
+#define CLI_STUDY_JSON_HELP                                                              \
+    "  --json              print the run summary as one JSON object instead of the tables:\n" \
+    "                      jobs, cells, failed cells with their reasons, output paths and\n" \
+    "                      the headline figures per target (docs/cli.md)\n"
+struct study_cells;
+json_t *cli_study_json(const char *kind, const char *dir, const struct study_cells *cells,
+                       json_t *counts);
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
 

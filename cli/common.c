@@ -12,10 +12,26 @@
 #include "util/progress.h"
 #include "util/scan.h"
 
+/* The running subcommand, named in every error message. Set once by main before the
+ * command runs (the CLI is one thread; the libraries below never see it). */
+static const char *running_cmd;
+
+void cli_set_command(const char *cmd)
+{
+    running_cmd = cmd;
+}
+
+const char *cli_error_lead(char *buf, size_t n)
+{
+    snprintf(buf, n, running_cmd ? "laysim %s: " : "laysim: ", running_cmd);
+    return buf;
+}
+
 int cli_report(const struct ls_error *err)
 {
-    char buf[1200];
-    fprintf(stderr, "laysim: %s\n", ls_error_format(err, buf, sizeof buf));
+    char buf[1200], lead[64];
+    fprintf(stderr, "%s%s\n", cli_error_lead(lead, sizeof lead),
+            ls_error_format(err, buf, sizeof buf));
     return ls_exit_code(err->code ? err->code : LS_ERR_INTERNAL);
 }
 
@@ -121,7 +137,8 @@ int cli_wants_help(int argc, char **argv)
 int cli_print_json(json_t *v)
 {
     if (!v) {
-        fprintf(stderr, "laysim: out of memory building JSON\n");
+        char lead[64];
+        fprintf(stderr, "%sout of memory building JSON\n", cli_error_lead(lead, sizeof lead));
         return CLI_FAIL;
     }
     int rc = json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -7,13 +7,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/progress.h"
 
 #ifdef LAYSIM_HAVE_RTL
 #include "harness/rtl_cosim.h"
 #endif
 
 const char cmd_cosim_help[] =
-    "usage: laysim cosim [--rows R --cols C] [--json] [--trace OUT.lstrace]\n"
+    "usage: laysim cosim [--rows R --cols C] [--json] [--trace OUT.lstrace] [-q]\n"
     "\n"
     "Run the co-simulation sweep: single tiles (K x M x T grid, T from 1 to 512), back-to-back\n"
     "load/matmul sequences with and without background loading, PE transposes, DVE 32x32\n"
@@ -29,8 +30,19 @@ const char cmd_cosim_help[] =
     "                      rtl_cycles, sim_cycles, diff, tolerance, timing_ok, result_ok}],\n"
     "                      \"passed\", \"failed\", \"rtl_cycles_per_second\"}\n"
     "  --trace OUT         write the RTL retire events as a trace (producer rtl)\n"
+    "  -q, --quiet         no progress bar (drawn on stderr only when it is a terminal)\n"
     "\n"
     "exit: 0 all cases agree, 1 a case disagrees or the RTL was not built, 2 bad usage.\n";
+
+#ifdef LAYSIM_HAVE_RTL
+/* rtl_cosim's progress callback: the bar of cli/common.c (the harness knows no terminal) */
+static void cosim_progress(void *ctx, size_t done, size_t total)
+{
+    struct ls_progress *p = ctx;
+    p->total = total;
+    ls_progress_update(p, done);
+}
+#endif
 
 int cmd_cosim(int argc, char **argv)
 {
@@ -39,13 +51,14 @@ int cmd_cosim(int argc, char **argv)
         {"cols", required_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'},
         {"trace", required_argument, NULL, 't'},
+        {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
     unsigned long long rows = 32, cols = 32;
-    int json = 0, ch;
+    int json = 0, quiet = 0, ch;
     const char *trace = NULL;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
         switch (ch) {
         case 'r':
             if (cli_parse_u64("cosim", "--rows", optarg, &rows))
@@ -57,7 +70,8 @@ int cmd_cosim(int argc, char **argv)
             break;
         case 'j': json = 1; break;
         case 't': trace = optarg; break;
-        default: return cli_bad_option("cosim", argv, "");
+        case 'q': quiet = 1; break;
+        default: return cli_bad_option("cosim", argv, "q");
         }
     }
     if (optind < argc)
@@ -67,15 +81,19 @@ int cmd_cosim(int argc, char **argv)
 #ifndef LAYSIM_HAVE_RTL
     (void)json;
     (void)trace;
+    (void)quiet;
     fprintf(stderr, "laysim cosim: this laysim was built without the RTL (Verilator not found or "
                     "-DLAYSIM_RTL=OFF); install verilator and rebuild\n");
     return CLI_FAIL;
 #else
-    struct rtl_cosim_opts o = {(uint32_t)rows, (uint32_t)cols, trace};
+    struct ls_progress pb;
+    ls_progress_begin(&pb, "cosim", 0, quiet);
+    struct rtl_cosim_opts o = {(uint32_t)rows, (uint32_t)cols, trace, cosim_progress, &pb};
     struct rtl_cosim_report rep;
     struct ls_error err;
     ls_error_clear(&err);
     int rc = rtl_cosim_run(&o, &rep, &err);
+    ls_progress_end(&pb);
     if (rc) {
         rtl_cosim_report_free(&rep);
         return cli_report(&err);

@@ -9,12 +9,16 @@
 
 const char cmd_explain_help[] =
     "usage: laysim explain MODEL --op NAME [--target ...] [--set ...] [--table FILE]\n"
-    "                      [--exact-transpose]\n"
+    "                      [--exact-transpose] [--json]\n"
     "Print every admissible configuration of operator NAME (layouts of its inputs and\n"
     "output), the instructions its lowering emits per opcode and engine, and its price in\n"
     "base-clock cycles; for each input and output, the conversion costs between layouts.\n"
     CLI_MODELCMD_HELP
     "  --op NAME           the operator to explain (required)\n"
+    "  --json              one JSON object: op, kind, target, cfgs [{index, inputs, output\n"
+    "                      ({tensor, layout}), price, instructions, breakdown [{engine,\n"
+    "                      opcode, count, cycles}] or infeasible}], conversions [{tensor,\n"
+    "                      from, to, cycles, method}]\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 struct cnt {
@@ -44,19 +48,178 @@ static void print_cnt(const struct cnt *c)
                        c->n[o][e], c->price[o][e]);
 }
 
+
+static json_t *cnt_json(const struct cnt *c)
+{
+    json_t *a = json_array();
+    for (int o = 0; o < SIM_OP_COUNT; o++)
+        for (int e = 0; e < LS_ENGINE_COUNT; e++)
+            if (c->n[o][e])
+                json_array_append_new(
+                    a, json_pack("{s:s, s:s, s:I, s:I}", "engine",
+                                 ls_engine_name((enum ls_engine)e), "opcode",
+                                 sim_opcode_name((enum sim_opcode)o), "count",
+                                 (json_int_t)c->n[o][e], "cycles", (json_int_t)c->price[o][e]));
+    return a;
+}
+
+/* What one explain run shares between its configurations; out is NULL for text. */
+struct explain {
+    struct cli_modelcmd *mc;
+    struct cg_options opt;
+    int32_t op;
+    const struct graph_op *x;
+    json_t *out;
+};
+
+static json_t *slot_json(const struct graph *g, int32_t t, int pax)
+{
+    char lab[64];
+    cg_layout_label(g, t, pax, lab, sizeof lab);
+    return json_pack("{s:s, s:s}", "tensor", graph_tensor(g, t)->name, "layout", lab);
+}
+
+/* The layouts of configuration p: " in=L ... -> out=L" as text, or into jc. */
+static void explain_layouts(const struct explain *ex, const int8_t *p, json_t *jc)
+{
+    const struct graph *g = ex->mc->g;
+    const struct graph_op *x = ex->x;
+    json_t *ins = json_array();
+    for (int k = 0; k < x->ninputs; k++)
+        json_array_append_new(ins, slot_json(g, x->inputs[k], p[k]));
+    json_t *o = x->output >= 0 ? slot_json(g, x->output, p[x->ninputs]) : json_null();
+    if (jc) {
+        json_object_set_new(jc, "inputs", ins);
+        json_object_set_new(jc, "output", o);
+        return;
+    }
+    size_t i;
+    json_t *v;
+    json_array_foreach(ins, i, v)
+        printf(" %s=%s", json_string_value(json_object_get(v, "tensor")),
+               json_string_value(json_object_get(v, "layout")));
+    if (x->output >= 0)
+        printf(" -> %s=%s", json_string_value(json_object_get(o, "tensor")),
+               json_string_value(json_object_get(o, "layout")));
+    json_decref(ins);
+    json_decref(o);
+}
+
+static void explain_cfg(const struct explain *ex, int i, const int8_t *p)
+{
+    struct cli_modelcmd *mc = ex->mc;
+    json_t *jc = ex->out ? json_pack("{s:i}", "index", i) : NULL;
+    if (!jc)
+        printf("cfg %d:", i);
+    explain_layouts(ex, p, jc);
+    struct cnt cn;
+    memset(&cn, 0, sizeof cn);
+    cn.tb = &mc->tb;
+    cn.t = &mc->t;
+    struct cg_sink s = {.ctx = &cn, .emit = c_emit, .op_tag = -1, .conv_tag = -1};
+    cg_sink_region(&s, &mc->t, &ex->opt, 0);
+    struct ls_error e2 = {0};
+    int64_t cost = 0;
+    if (cg_lower_op(mc->g, &mc->t, &ex->opt, ex->op, p, &s, &e2)) {
+        if (jc)
+            json_object_set_new(jc, "infeasible", json_string(e2.msg));
+        else
+            printf("  infeasible: %s\n", e2.msg);
+    } else {
+        for (int o = 0; o < SIM_OP_COUNT; o++)
+            for (int e = 0; e < LS_ENGINE_COUNT; e++)
+                cost += cn.price[o][e];
+        /* a source's lowering is free; its price is the load the cost model charges */
+        if (ex->x->kind == GRAPH_OP_SOURCE)
+            cm_op_cost(mc->m, ex->op, p, &cost, NULL);
+        if (jc) {
+            json_object_set_new(jc, "price", json_integer(cost));
+            json_object_set_new(jc, "instructions", json_integer(cn.count));
+            json_object_set_new(jc, "breakdown", cnt_json(&cn));
+        } else {
+            printf("  price %" PRId64 " cycles, %" PRId64 " instructions\n", cost, cn.count);
+            print_cnt(&cn);
+        }
+    }
+    if (jc)
+        json_array_append_new(json_object_get(ex->out, "cfgs"), jc);
+}
+
+/* Conversion costs between every two layouts of the operator's output. */
+static void explain_conversions(const struct explain *ex)
+{
+    const struct graph *g = ex->mc->g;
+    int32_t t = ex->x->output;
+    if (t < 0)
+        return;
+    struct cg_layouts l;
+    cg_tensor_layouts(g, t, &l);
+    for (int a = 0; a < l.n; a++)
+        for (int b = 0; b < l.n; b++) {
+            int64_t cc;
+            enum cg_conv_method meth;
+            char la[64], lb[64];
+            if (a == b || cm_conv_cost(ex->mc->m, t, l.pax[a], l.pax[b], &cc, &meth, NULL))
+                continue;
+            cg_layout_label(g, t, l.pax[a], la, sizeof la);
+            cg_layout_label(g, t, l.pax[b], lb, sizeof lb);
+            const char *name = graph_tensor(g, t)->name, *how = cg_conv_method_name(meth);
+            if (ex->out)
+                json_array_append_new(json_object_get(ex->out, "conversions"),
+                                      json_pack("{s:s, s:s, s:s, s:I, s:s}", "tensor", name,
+                                                "from", la, "to", lb, "cycles",
+                                                (json_int_t)cc, "method", how));
+            else
+                printf("conversion %s %s -> %s: %" PRId64 " cycles by %s\n", name, la, lb, cc,
+                       how);
+        }
+}
+
+static int explain_run(struct cli_modelcmd *mc, const char *opname, int json,
+                       struct ls_error *err)
+{
+    struct explain ex = {.mc = mc, .opt = *cm_model_options(mc->m)};
+    if ((ex.op = graph_find_op(mc->g, opname)) < 0)
+        return ls_error_msg(err, LS_ERR_INPUT, "no op named '%s'", opname);
+    ex.x = graph_op(mc->g, ex.op);
+    struct cg_cfgs cf;
+    int rc = cg_op_cfgs(mc->g, &mc->t, ex.op, mc->pins[ex.op], &cf, err);
+    if (rc)
+        return rc;
+    const char *kind = graph_op_kind_name(ex.x->kind);
+    if (json)
+        ex.out = json_pack("{s:s, s:s, s:s, s:[], s:[]}", "op", ex.x->name, "kind", kind,
+                           "target", mc->t.name, "cfgs", "conversions");
+    else
+        printf("op %s (%s), target %s\n", ex.x->name, kind, mc->t.name);
+    if (json && !ex.out)
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (int i = 0; !rc && i < cf.ncfg; i++)
+        explain_cfg(&ex, i, cf.pax + (size_t)i * cf.nslots);
+    if (!rc)
+        explain_conversions(&ex);
+    cg_cfgs_free(&cf);
+    if (!rc && json && cli_print_json(ex.out))
+        rc = ls_error_msg(err, LS_ERR_IO, "cannot write the JSON output");
+    return rc;
+}
+
 int cmd_explain(int argc, char **argv)
 {
     static const struct option lo[] = {CLI_MODELCMD_LONGOPTS,
                                        {"op", required_argument, NULL, 'O'},
+                                       {"json", no_argument, NULL, 'J'},
                                        {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
     const char *opname = NULL;
-    int c, rc = CLI_OK;
+    int c, rc = CLI_OK, json = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         if (c == 'O')
             opname = optarg;
+        else if (c == 'J')
+            json = 1;
         else if (!cli_modelcmd_opt(&mc, "explain", c, optarg, &rc))
             rc = cli_bad_option("explain", argv, "");
         if (rc) {
@@ -70,79 +233,9 @@ int cmd_explain(int argc, char **argv)
                                                        : "--op NAME is required");
     }
     struct ls_error err = {0};
-    if ((rc = cli_modelcmd_open(&mc, argv[optind], 0, &err)))
-        goto out;
-    struct graph *g = mc.g;
-    struct sim_target t = mc.t;
-    struct cm_table tb = mc.tb;
-    struct cm_model *m = mc.m;
-    struct cg_options opt = *cm_model_options(m);
-    int32_t op = graph_find_op(g, opname);
-    if (op < 0) {
-        rc = ls_error_msg(&err, LS_ERR_INPUT, "no op named '%s'", opname);
-        goto out;
-    }
-    const struct graph_op *x = graph_op(g, op);
-    struct cg_cfgs cf;
-    if ((rc = cg_op_cfgs(g, &t, op, mc.pins[op], &cf, &err)))
-        goto out;
-    printf("op %s (%s), target %s\n", x->name, graph_op_kind_name(x->kind), t.name);
-    for (int i = 0; i < cf.ncfg; i++) {
-        const int8_t *p = cf.pax + (size_t)i * cf.nslots;
-        char lab[64];
-        printf("cfg %d:", i);
-        for (int k = 0; k < x->ninputs; k++) {
-            cg_layout_label(g, x->inputs[k], p[k], lab, sizeof lab);
-            printf(" %s=%s", graph_tensor(g, x->inputs[k])->name, lab);
-        }
-        if (x->output >= 0) {
-            cg_layout_label(g, x->output, p[x->ninputs], lab, sizeof lab);
-            printf(" -> %s=%s", graph_tensor(g, x->output)->name, lab);
-        }
-        struct cnt cn;
-        memset(&cn, 0, sizeof cn);
-        cn.tb = &tb;
-        cn.t = &t;
-        struct cg_sink s = {.ctx = &cn, .emit = c_emit, .op_tag = -1, .conv_tag = -1};
-        cg_sink_region(&s, &t, &opt, 0);
-        struct ls_error e2 = {0};
-        int r2 = cg_lower_op(g, &t, &opt, op, p, &s, &e2);
-        if (r2) {
-            printf("  infeasible: %s\n", e2.msg);
-            continue;
-        }
-        int64_t total = 0, cost = 0;
-        for (int o = 0; o < SIM_OP_COUNT; o++)
-            for (int e = 0; e < LS_ENGINE_COUNT; e++)
-                total += cn.price[o][e];
-        if (x->kind == GRAPH_OP_SOURCE)
-            cm_op_cost(m, op, p, &cost, NULL);
-        else
-            cost = total;
-        printf("  price %" PRId64 " cycles, %" PRId64 " instructions\n", cost, cn.count);
-        print_cnt(&cn);
-    }
-    /* conversions of the output */
-    if (x->output >= 0) {
-        struct cg_layouts l;
-        cg_tensor_layouts(g, x->output, &l);
-        for (int a = 0; a < l.n; a++)
-            for (int b = 0; b < l.n; b++) {
-                if (a == b)
-                    continue;
-                int64_t cc;
-                enum cg_conv_method meth;
-                char la[64], lb[64];
-                cg_layout_label(g, x->output, l.pax[a], la, sizeof la);
-                cg_layout_label(g, x->output, l.pax[b], lb, sizeof lb);
-                if (cm_conv_cost(m, x->output, l.pax[a], l.pax[b], &cc, &meth, NULL) == 0)
-                    printf("conversion %s %s -> %s: %" PRId64 " cycles by %s\n",
-                           graph_tensor(g, x->output)->name, la, lb, cc,
-                           cg_conv_method_name(meth));
-            }
-    }
-    cg_cfgs_free(&cf);
-out:
+    rc = cli_modelcmd_open(&mc, argv[optind], 0, &err);
+    if (!rc)
+        rc = explain_run(&mc, opname, json, &err);
     cli_modelcmd_close(&mc);
     return rc ? cli_report(&err) : CLI_OK;
 }

@@ -21,7 +21,7 @@ const char cmd_graph_help[] =
     "                (min-fill/min-degree bound of the undirected op graph), flops, ...\n"
     "  --json        JSON: with --stats one object of statistics, else the whole graph\n"
     "  --dot         Graphviz DOT of the op graph (not with --json or --stats)\n"
-    "  -o, --output OUT.lg  also write the graph in canonical .lg form (atomically)\n"
+    "  -o, --output FILE   also write the graph in canonical .lg form (atomically)\n"
     CLI_MODEL_HELP
     "\n"
     "exit codes: 0 ok, 1 runtime failure (I/O, memory), 2 bad input or usage\n"

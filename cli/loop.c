@@ -14,7 +14,8 @@
 const char cmd_loop_help[] =
     "usage: laysim loop MODEL... [--iterations N] [--aggregate sum|max] [--json]\n"
     "                   [-o table.json] [--traces DIR] [--perturb N] [--seed N]\n"
-    "                   [--explore N] [--no-lofo] [--no-microbench] [--time-limit S]\n"
+    "                   [--explore N] [--no-lofo] [--no-microbench]\n"
+    "                   [--solver-time-limit S]\n"
     "                   [model scaling] [--target T] [--set K=V]\n"
     "\n"
     "Close the cost-model fidelity loop: start from the datasheet table, fit the\n"
@@ -37,7 +38,8 @@ const char cmd_loop_help[] =
     "  --no-microbench   skip the microbenchmark fit\n"
     "  --traces DIR      write every chosen program's trace into DIR\n"
     "  -o FILE           write the last fitted table\n"
-    "  --time-limit S    per-solver wall-clock limit (default: none)\n"
+    "  --solver-time-limit S  wall-clock limit of each solve (default: none)\n"
+    "  --time-limit S    deprecated spelling of --solver-time-limit (it is per solve)\n"
     "  --json            one JSON object with an \"iterations\" array\n"
     "  -q, --quiet       no progress bar (drawn on stderr only when it is a terminal)\n"
     CLI_MODEL_HELP CLI_TARGET_HELP;
@@ -61,6 +63,7 @@ int cmd_loop(int argc, char **argv)
         {"no-lofo", no_argument, NULL, 'L'},          {"no-microbench", no_argument, NULL, 'M'},
         {"traces", required_argument, NULL, 'D'},     {"output", required_argument, NULL, 'o'},
         {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
+        {"solver-time-limit", required_argument, NULL, 's'},
         {"explore", required_argument, NULL, 'x'},
         {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
@@ -126,7 +129,12 @@ int cmd_loop(int argc, char **argv)
         case 'J': json = 1; break;
         case 'q': quiet = 1; break;
         case 't':
-            if ((rc = cli_parse_double("loop", "--time-limit", optarg, &o.solve.time_limit)))
+            /* --time-limit names a whole command's limit everywhere else (docs/cli.md) */
+            fprintf(stderr, "laysim loop: --time-limit is deprecated, say --solver-time-limit\n");
+            /* fall through */
+        case 's':
+            if ((rc = cli_parse_double("loop", "--solver-time-limit", optarg,
+                                       &o.solve.time_limit)))
                 goto usage;
             break;
         case CLI_OPT_TARGET:

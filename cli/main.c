@@ -85,6 +85,7 @@ int main(int argc, char **argv)
                 cli_print_help(cmd, stdout);
                 return CLI_OK;
             }
+            cli_set_command(cmd);
             return commands[i].run(argc - 1, argv + 1);
         }
     fprintf(stderr, "laysim: unknown command '%s'; see `laysim --help`\n", cmd);

@@ -13,24 +13,43 @@
 #include "study/db.h"
 
 const char cmd_merge_help[] =
-    "usage: laysim merge --out DIR [--quiet] DIR1 DIR2 ...\n"
+    "usage: laysim merge --out DIR [--json] [--quiet] DIR1 DIR2 ...\n"
     "Combine DIRi/results.sqlite (e.g. the shards of `laysim study --shard K/N`) into\n"
     "DIR/results.sqlite (created afresh; rows with the same model, target, strategy and\n"
     "table: the last one wins) and write the report of the union into DIR, as study and\n"
     "whatif do. docs/study.md has recipes for GNU parallel and Slurm job arrays.\n"
+    "  --out DIR           the merged store and report (required)\n"
+    "  -o DIR              deprecated spelling of --out (-o names a file everywhere else)\n"
+    CLI_STUDY_JSON_HELP
+    "  -q, --quiet         no terminal summary\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
+
+static int print_summary_json(const char *out, int stores, const struct study_cells *cells,
+                              struct ls_error *err)
+{
+    json_t *counts = json_pack("{s:i}", "stores", stores);
+    if (cli_print_json(cli_study_json("merge", out, cells, counts)))
+        return ls_error_msg(err, LS_ERR_IO, "cannot write the JSON summary");
+    return 0;
+}
 
 int cmd_merge(int argc, char **argv)
 {
-    static const struct option lo[] = {{"out", required_argument, NULL, 'o'},
+    enum { O_OUT = 0x600, O_JSON };
+    static const struct option lo[] = {{"out", required_argument, NULL, O_OUT},
                                        {"quiet", no_argument, NULL, 'q'},
+                                       {"json", no_argument, NULL, O_JSON},
                                        {NULL, 0, NULL, 0}};
     const char *out = NULL;
-    int quiet = 0, c;
+    int quiet = 0, json = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:q", lo, NULL)) != -1) {
         switch (c) {
-        case 'o': out = optarg; break;
+        case 'o':
+            fprintf(stderr, "laysim merge: -o DIR is deprecated, say --out DIR\n");
+            /* fall through */
+        case O_OUT: out = optarg; break;
+        case O_JSON: json = 1; break;
         case 'q': quiet = 1; break;
         default: return cli_bad_option("merge", argv, "o:q");
         }
@@ -83,7 +102,9 @@ int cmd_merge(int argc, char **argv)
     if (!rc) {
         struct report_opts ro = {kind[0] ? kind : "study", cmdline, 0, 1, hash};
         rc = report_write(&cells, &ro, out, &err);
-        if (!rc && !quiet) {
+        if (!rc && json)
+            rc = print_summary_json(out, argc - optind, &cells, &err);
+        else if (!rc && !quiet) {
             report_terminal(&cells, &ro, stdout);
             printf("\nmerged %d stores: %zu cells; report: %s/report.html\n", argc - optind,
                    cells.len, out);

@@ -42,7 +42,8 @@ const char cmd_sim_help[] =
     "                        dve:op=add,free=2048[,partitions=128,dtype=,count=,dep=1]\n"
     "                        act:free=1,count=64[,dep=1,func=exp,partitions=]\n"
     "                        mix:instructions=1000000[,seed=1]   (the bench/sim.sh program)\n"
-    "  --print-target      print the target's key=value lines and hash, then exit\n"
+    "  --print-target      print the target's key=value lines and hash, then exit (with\n"
+    "                      --json: {name, hash, keys: {KEY: VALUE}})\n"
     "  --time              also report the simulator's own speed (simulate_seconds of CPU\n"
     "                      time, simulate_wall_seconds, instructions_per_second = instructions\n"
     "                      / CPU seconds; not deterministic)\n"
@@ -203,13 +204,35 @@ static void print_text(const struct sim_target *t, const struct sim_stats *st, c
     printf("\n");
 }
 
-static int print_target(const struct sim_target *t)
+/* The key=value lines of sim_target_lines as one object (values stay strings, as written). */
+static int print_target_json(const struct sim_target *t, char *lines)
+{
+    char h[24];
+    snprintf(h, sizeof h, "%016" PRIx64, sim_target_hash(t));
+    json_t *keys = json_object();
+    char *save = NULL;
+    for (char *line = strtok_r(lines, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *eq = strchr(line, '=');
+        if (eq) {
+            *eq = '\0';
+            json_object_set_new(keys, line, json_string(eq + 1));
+        }
+    }
+    return cli_print_json(json_pack("{s:s, s:s, s:o}", "name", t->name, "hash", h, "keys", keys));
+}
+
+static int print_target(const struct sim_target *t, int json)
 {
     size_t n = sim_target_lines(t, NULL, 0);
     char *buf = malloc(n + 1);
     if (!buf)
         return CLI_FAIL;
     sim_target_lines(t, buf, n + 1);
+    if (json) {
+        int rc = print_target_json(t, buf);
+        free(buf);
+        return rc;
+    }
     printf("# target %s\n%shash=%016" PRIx64 "\n", t->name, buf, sim_target_hash(t));
     free(buf);
     return CLI_OK;
@@ -284,7 +307,7 @@ int cmd_sim(int argc, char **argv)
         case CLI_OPT_SET:
             if (cli_target_args_take(&ta, c, optarg)) {
                 cli_target_args_free(&ta);
-                fprintf(stderr, "laysim: out of memory\n");
+                fprintf(stderr, "laysim sim: out of memory\n");
                 return CLI_FAIL;
             }
             break;
@@ -315,7 +338,7 @@ int cmd_sim(int argc, char **argv)
     if (ptarget) {
         if (npos || micro)
             return cli_usage("sim", "--print-target takes no program");
-        return print_target(&t);
+        return print_target(&t, json);
     }
     if ((micro && npos) || (!micro && npos != 1))
         return cli_usage("sim", micro ? "--micro takes no program file"

@@ -29,7 +29,8 @@ const char cmd_solve_help[] =
     "  -o FILE           write the solution (.sol) atomically ('-' = stdout)\n"
     "  --json            print one JSON object: solver, status, cost, lower_bound (null when\n"
     "                    unknown), seconds, op_cost, transpose_cost, ops and stats\n"
-    "  --list            list the registered solvers\n"
+    "  --list            list the registered solvers (with --json: an array of\n"
+    "                    {name, summary})\n"
     "\n"
     "--solver mcts is the autotuner (`laysim tune`) with its defaults: Monte-Carlo tree\n"
     "search over layout plans rewarded by simulated cycles, starting from rulebased,\n"
@@ -130,6 +131,13 @@ int cmd_solve(int argc, char **argv)
     if (list) {
         size_t n;
         const struct lsp_solver *s = lsp_solvers(&n);
+        if (json) {
+            json_t *a = json_array();
+            for (size_t i = 0; i < n; i++)
+                json_array_append_new(a, json_pack("{s:s, s:s}", "name", s[i].name, "summary",
+                                                   s[i].summary));
+            return cli_print_json(a);
+        }
         for (size_t i = 0; i < n; i++)
             printf("%-10s %s\n", s[i].name, s[i].summary);
         return CLI_OK;

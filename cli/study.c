@@ -21,7 +21,7 @@ const char cmd_study_help[] =
     "                    [--out DIR] [--resume | --force] [--shard K/N] [--threads N]\n"
     "                    [--no-calibrate]\n"
     "                    [--exact-time-limit S] [--dp-time-limit S] [--dp-mem-limit MIB]\n"
-    "                    [--mcts-evaluations N] [--mcts-time-limit S] [--quiet]\n"
+    "                    [--mcts-evaluations N] [--mcts-time-limit S] [--json] [--quiet]\n"
     "Reproduce the shape of the paper's evaluation on the simulated core: per model, the\n"
     "simulated time of local, greedy, rulebased and exact (Table 1) under the datasheet and\n"
     "the calibrated latency table, relative-performance CDFs and transposes (RQ1), the\n"
@@ -41,8 +41,8 @@ const char cmd_study_help[] =
     "  --force             replace the results already in DIR (without --resume or --force,\n"
     "                      a DIR holding results is an error: nothing is overwritten silently)\n"
     "  --shard K/N         run only the K-th of N slices of the grid (merge with laysim merge)\n"
-    "  --threads N         worker threads (default: online CPUs); --jobs is the old\n"
-    "                      spelling (deprecated)\n"
+    "  --threads N         worker threads (default: online CPUs)\n"
+    "  --jobs N            deprecated spelling of --threads (for one release)\n"
     "  --no-calibrate      only the datasheet table\n"
     "  --exact-time-limit S  per exact solve (default 60)\n"
     "  --dp-time-limit S   per treewidth-DP solve (default 10)\n"
@@ -55,7 +55,8 @@ const char cmd_study_help[] =
     "  --autocast MODE     matmul (default): matmul/conv operands in bf16; none: the\n"
     "                      models' own dtypes. --resume refuses a DIR run with another\n"
     "                      mode\n"
-    "  --quiet             no progress bar and no terminal summary\n"
+    CLI_STUDY_JSON_HELP
+    "  -q, --quiet         no progress bar and no terminal summary\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage (nothing is run).\n";
 
 /* Shared with whatif.c. */
@@ -71,6 +72,18 @@ static void print_failed(const struct study_cells *cells)
             printf("  failed: %s / %s / %s table%s%s: %s\n", c->model, c->strategy, c->table,
                    c->variant[0] ? " / " : "", c->variant, c->error);
     }
+}
+
+static int print_summary_json(const char *cmd, const char *out,
+                              const struct study_cells *cells, const struct study_summary *sum,
+                              struct ls_error *err)
+{
+    json_t *counts = json_pack("{s:I, s:I, s:I, s:f}", "jobs", (json_int_t)sum->jobs,
+                               "jobs_run", (json_int_t)sum->jobs_run, "jobs_skipped",
+                               (json_int_t)sum->jobs_skipped, "seconds", sum->seconds);
+    if (cli_print_json(cli_study_json(cmd, out, cells, counts)))
+        return ls_error_msg(err, LS_ERR_IO, "cannot write the JSON summary");
+    return 0;
 }
 
 static int mkdirs(const char *dir, struct ls_error *err)
@@ -130,7 +143,8 @@ static char *command_line(int argc, char **argv)
 int cli_study_main(int argc, char **argv, int whatif)
 {
     enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
-           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET, O_FORCE, O_THREADS, O_AUTOCAST };
+           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET, O_FORCE, O_THREADS, O_AUTOCAST,
+           O_JSON };
     static const struct option lo[] = {CLI_TARGET_LONGOPTS,
                                        {"models", required_argument, NULL, O_MODELS},
                                        {"quick", no_argument, NULL, O_QUICK},
@@ -147,6 +161,7 @@ int cli_study_main(int argc, char **argv, int whatif)
                                        {"mcts-evaluations", required_argument, NULL, O_MCTS},
                                        {"mcts-time-limit", required_argument, NULL, O_MCTL},
                                        {"quiet", no_argument, NULL, O_QUIET},
+                                       {"json", no_argument, NULL, O_JSON},
                                        {"autocast", required_argument, NULL, O_AUTOCAST},
                                        {NULL, 0, NULL, 0}};
     const char *cmd = whatif ? "whatif" : "study";
@@ -159,13 +174,13 @@ int cli_study_main(int argc, char **argv, int whatif)
     const char *target = NULL;
     const char *sets[16];
     size_t nsets = 0;
-    int quiet = 0, force = 0, c;
+    int quiet = 0, force = 0, json = 0, c;
     enum graph_autocast autocast = GRAPH_AUTOCAST_MATMUL;
     struct ls_error err = {0};
     unsigned long long u;
     double dv;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "q", lo, NULL)) != -1) {
         switch (c) {
         case CLI_OPT_TARGET: target = optarg; break;
         case CLI_OPT_SET:
@@ -221,12 +236,14 @@ int cli_study_main(int argc, char **argv, int whatif)
             if (!(o.mcts_time_limit >= 0))
                 return cli_usage(cmd, "--mcts-time-limit must be >= 0");
             break;
+        case 'q':
         case O_QUIET: quiet = 1; break;
+        case O_JSON: json = 1; break;
         case O_AUTOCAST:
             if (graph_autocast_parse(optarg, &autocast))
                 return cli_usage(cmd, "--autocast: expected none or matmul, got '%s'", optarg);
             break;
-        default: return cli_bad_option(cmd, argv, "");
+        default: return cli_bad_option(cmd, argv, "q");
         }
     }
     if (optind != argc)
@@ -324,7 +341,9 @@ int cli_study_main(int argc, char **argv, int whatif)
     struct report_opts ro = {whatif ? "whatif" : "study", cmdline, sum.seconds,
                                    sum.calibration_api, hash};
     rc = report_write(&cells, &ro, out, &err);
-    if (!rc && !quiet) {
+    if (!rc && json)
+        rc = print_summary_json(cmd, out, &cells, &sum, &err);
+    else if (!rc && !quiet) {
         report_terminal(&cells, &ro, stdout);
         printf("\n%zu jobs (%zu run, %zu already in the store), %zu cells (%zu failed) in "
                "%.1f s; report: %s/report.html\n",

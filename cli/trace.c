@@ -44,6 +44,9 @@ const char cmd_trace_help[] =
     "             start/end (default: the file's '# laysim trace:' line, else 1e9 = ns).\n"
     "  synth      write N synthetic records shaped like a tiled matmul pipeline (for tests\n"
     "             and benchmarks); prints the record digest.\n"
+    "\n"    "options:\n"
+    "  -o FILE    the output file of an action (summary and csv: stdout when absent)\n"
+    "  --json     summary as one JSON object\n"
     "\n"
     "Output files are written atomically. A corrupt, truncated or newer-version trace is\n"
     "reported with its byte offset or block number (exit code 2).\n";
@@ -284,6 +287,9 @@ int cmd_trace(int argc, char **argv)
 {
     if (argc < 2)
         return cli_usage("trace", "expected FILE ACTION, `import CSV` or `synth N`");
+    /* an option where FILE belongs ('-' is stdin) is a usage error, not a file name */
+    if (argv[1][0] == '-' && argv[1][1])
+        return cli_usage("trace", "unknown option '%s' (options follow FILE ACTION)", argv[1]);
     if (!strcmp(argv[1], "import"))
         return do_import(argc - 1, argv + 1);
     if (!strcmp(argv[1], "synth"))

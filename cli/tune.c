@@ -17,7 +17,7 @@ const char cmd_tune_help[] =
     "usage: laysim tune MODEL [--target ...] [--set ...] [--table FILE] [--start SOLVER]\n"
     "                   [--evaluations N] [--time-limit S] [--seed S] [--explorer NAME]\n"
     "                   [--group N] [--top-k K] [--param KEY=VALUE]... [--db FILE]\n"
-    "                   [-o BEST.sol] [--json] [--quiet]\n"
+    "                   [-o BEST.sol] [--json] [-q]\n"
     "Autotune the layout of MODEL against the simulator: solve the layout problem with a\n"
     "static solver (the start), make each operator (or group of operators) a tuning point\n"
     "whose plans are its no-change plan and its top-K alternatives by static cost, then\n"
@@ -46,12 +46,12 @@ const char cmd_tune_help[] =
     "  -o FILE             write the best design as a .sol (cost = the .lsp objective under\n"
     "                      the table; the simulated time in a comment)\n"
     "  --json              print one JSON object with the figures\n"
-    "  --quiet             no progress bar (it is drawn only on a terminal anyway)\n"
+    "  -q, --quiet         no progress bar (it is drawn only on a terminal anyway)\n"
     "model options:\n" CLI_MODELCMD_HELP
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 enum { OPT_START = 0x500, OPT_EVALS, OPT_TIME, OPT_SEED, OPT_EXPLORER, OPT_GROUP, OPT_TOPK,
-       OPT_PARAM, OPT_DB, OPT_JSON, OPT_QUIET };
+       OPT_PARAM, OPT_DB, OPT_JSON };
 
 struct progress_ctx {
     struct ls_progress bar;
@@ -181,7 +181,7 @@ int cmd_tune(int argc, char **argv)
         {"db", required_argument, NULL, OPT_DB},
         {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
@@ -192,7 +192,7 @@ int cmd_tune(int argc, char **argv)
     int json = 0, quiet = 0, c, rc = CLI_OK;
     unsigned long long v;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:q", lo, NULL)) != -1) {
         switch (c) {
         case OPT_START: a.start = optarg; break;
         case OPT_EVALS:
@@ -223,10 +223,10 @@ int cmd_tune(int argc, char **argv)
         case OPT_DB: a.db = optarg; break;
         case 'o': out = optarg; break;
         case OPT_JSON: json = 1; break;
-        case OPT_QUIET: quiet = 1; break;
+        case 'q': quiet = 1; break;
         default:
             if (!cli_modelcmd_opt(&mc, "tune", c, optarg, &rc))
-                rc = cli_bad_option("tune", argv, "o:");
+                rc = cli_bad_option("tune", argv, "o:q");
         }
         if (rc) {
             cli_modelcmd_close(&mc);

@@ -13,7 +13,7 @@
 
 const char cmd_validate_help[] =
     "usage: laysim validate MODEL... [--table FILE] [--aggregate sum|max] [--json] [-o OUT]\n"
-    "                       [--time-limit S] [model scaling] [--target T] [--set K=V]\n"
+    "                       [--solver-time-limit S] [model scaling] [--target T] [--set K=V]\n"
     "\n"
     "Solve each model with local, greedy, rulebased and exact under a latency table,\n"
     "compile and simulate each solution, and compare the predicted cost (the .lsp\n"
@@ -25,7 +25,8 @@ const char cmd_validate_help[] =
     "options:\n"
     "  --table FILE        latency table (default: the target's datasheet table)\n"
     "  --aggregate MODE    override the table's aggregation (sum or max)\n"
-    "  --time-limit S      per-solver wall-clock limit (default: none)\n"
+    "  --solver-time-limit S  wall-clock limit of each solve (default: none)\n"
+    "  --time-limit S      deprecated spelling of --solver-time-limit (it is per solve)\n"
     "  --json              print the full JSON report\n"
     "  -q, --quiet         no progress bar (drawn on stderr only when it is a terminal)\n"
     "  -o, --output FILE   write the results (text or --json) to FILE instead of stdout\n"
@@ -42,6 +43,7 @@ int cmd_validate(int argc, char **argv)
     static const struct option longopts[] = {
         {"table", required_argument, NULL, 'T'},  {"aggregate", required_argument, NULL, 'A'},
         {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
+        {"solver-time-limit", required_argument, NULL, 's'},
         {"quiet", no_argument, NULL, 'q'}, {"output", required_argument, NULL, 'o'},
         CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
@@ -68,7 +70,13 @@ int cmd_validate(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'o': outp = optarg; break;
         case 't':
-            if ((rc = cli_parse_double("validate", "--time-limit", optarg, &o.solve.time_limit))) {
+            /* --time-limit names a whole command's limit everywhere else (docs/cli.md) */
+            fprintf(stderr, "laysim validate: --time-limit is deprecated, say "
+                            "--solver-time-limit\n");
+            /* fall through */
+        case 's':
+            if ((rc = cli_parse_double("validate", "--solver-time-limit", optarg,
+                                       &o.solve.time_limit))) {
                 cli_target_args_free(&ta);
                 return rc;
             }

@@ -6,7 +6,7 @@ const char cmd_whatif_help[] =
     "usage: laysim whatif --set KEY=V1,V2,... [--set ...] [--target NAME|FILE]\n"
     "                     [--quick | --models SET] [--out DIR] [--resume | --force]\n"
     "                     [--shard K/N] [--threads N] [--no-calibrate] [--mcts-evaluations N]\n"
-    "                     [--quiet]\n"
+    "                     [--json] [--quiet]\n"
     "For every target variant of the cartesian product of the --set lists (e.g.\n"
     "pe.rows=64,128,256  dma.bytes_per_ns=8,17,34  sbuf.bytes_per_partition=...), recalibrate\n"
     "the latency table on the variant (the calibration loop's fit: microbenchmarks, then\n"
@@ -18,6 +18,8 @@ const char cmd_whatif_help[] =
     "DIR/results.sqlite. Every key and value is checked before anything runs (docs/targets.md\n"
     "lists the keys). Other options as for laysim study (--quick is the same model set),\n"
     "except that the autotuner cells are off unless --mcts-evaluations N (N > 0) asks.\n"
+    CLI_STUDY_JSON_HELP
+    "  -q, --quiet         no progress bar and no terminal summary\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage (nothing is run).\n";
 
 /* defined in study.c */

@@ -50,8 +50,10 @@ static int add_model(struct study_models *ms, const char *name, int quick, struc
             e = zoo_entry(i);
     if (!e) {
         struct zoo_arch a;
-        zoo_arch_get(name, &a, err); /* its message lists the known names */
-        return ls_error_msg(err, LS_ERR_INPUT, "--models: %s", err ? err->msg : name);
+        struct ls_error known = {0};
+        zoo_arch_get(name, &a, &known); /* its message lists the known names */
+        /* formatted from a copy: err's own message cannot be its argument */
+        return ls_error_msg(err, LS_ERR_INPUT, "--models: %s", known.msg[0] ? known.msg : name);
     }
     for (size_t i = 0; i < ms->n; i++)
         if (!strcmp(ms->m[i].name, name))

@@ -40,6 +40,7 @@ struct check {
 };
 
 struct ctx {
+    const struct rtl_cosim_opts *o;
     uint32_t R, C, parts, sbuf_elems, psum_entries, bank_entries, hbm_elems;
     struct rtl_model *m;
     struct ls_rng rng;
@@ -339,6 +340,11 @@ static int memories_match(struct ctx *c)
 static int finish_case(struct ctx *c, struct rtl_cosim_report *rep, const char *kind,
                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* Cases sweep() runs, section by section (tiles, fp32, sequences, PE transposes, DVE
+ * transposes, DMA): the progress total, known before the first case. rtl_cosim_run fails
+ * when sweep() disagrees, so the two cannot drift apart unnoticed. */
+#define SWEEP_CASES (2 * 3 * 6 + 3 * 2 + 4 * 3 + 4 * (3 + 1) + 2 * (5 + 1) + 5 * 2 + 3)
+
 static int push_case(struct rtl_cosim_report *rep, struct rtl_cosim_case *k, struct ls_error *err)
 {
     if (LS_ARRAY_RESERVE(rep->cases, rep->cap, rep->n + 1))
@@ -435,6 +441,8 @@ static int finish_case(struct ctx *c, struct rtl_cosim_report *rep, const char *
     c->prog = NULL;
     if (!rc)
         rc = push_case(rep, &k, c->err);
+    if (!rc && c->o->progress)
+        c->o->progress(c->o->progress_ctx, rep->n, SWEEP_CASES);
     return rc;
 }
 
@@ -576,6 +584,7 @@ int rtl_cosim_run(const struct rtl_cosim_opts *o, struct rtl_cosim_report *rep,
     struct ctx c;
     memset(&c, 0, sizeof c);
     c.err = err;
+    c.o = o;
     c.R = o->rows;
     c.C = o->cols;
     char msg[160];
@@ -625,6 +634,9 @@ int rtl_cosim_run(const struct rtl_cosim_opts *o, struct rtl_cosim_report *rep,
     }
     if (!rc)
         rc = sweep(&c, rep);
+    if (!rc && rep->n != SWEEP_CASES)
+        rc = ls_error_msg(err, LS_ERR_INTERNAL, "the sweep ran %zu cases, SWEEP_CASES says %d",
+                          rep->n, SWEEP_CASES);
     if (c.prog)
         sim_program_free(c.prog);
     if (c.tw) {

@@ -14,6 +14,10 @@
 struct rtl_cosim_opts {
     uint32_t rows, cols;
     const char *trace_path; /* RTL retire events as an .lstrace (producer rtl), or NULL */
+    /* called after each case with the cases done and the sweep's total (the CLI's progress
+     * bar; the harness itself never prints); NULL for none */
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
 };
 
 struct rtl_cosim_case {
