@@ -235,15 +235,358 @@ static int mm_plan(struct cg_em *e, int32_t op, const int8_t *pax, struct mm_pla
     return e->fail;
 }
 
+/* Loop state the emitters share: the boxes being built, the current m-tile and group, and
+ * the handles later instructions wait for. */
+struct mm_run {
+    int64_t sl[R_], sn[R_], ml[R_], mn[R_], ol[R_], on[R_], tl[R_], tn[R_];
+    int64_t bi;                  /* batch combo */
+    int64_t mi, mlen;            /* m-tile and its columns */
+    int64_t tg, tcount;          /* group of chunks and its chunk count */
+    uint64_t gbase;              /* SBUF address of the current stationary group */
+    int64_t *hs;                 /* [kk]: the group's stationary load of k-step kk; [nKK + b]:
+                                  * 1 + the last load_stationary reading streamed buffer b */
+    int64_t *hm;                 /* [kk * nT + ti]: the resident moving load of (kk, ti) */
+    int64_t sgroups, s_reader, s_rd[2];   /* groups loaded, last readers of each group buffer */
+    int64_t loads;               /* streamed loads (stationary and moving): buffer parity */
+    int64_t bank_reader[64], obuf_reader[2], mbuf_reader[2], last_mm[64];
+    int first_s, first_m;        /* the next loads of S / M wait for their writers */
+};
+
+static int64_t klen_of(const struct mm_plan *p, int64_t kk)
+{
+    return cg_min(p->kt, p->K - (kk % p->nK) * p->kt);
+}
+
+/* Chunk ti's box in r->tl/tn; returns its elements. */
+static int64_t chunk_box(const struct mm_plan *p, struct mm_run *r, int64_t ti)
+{
+    int64_t te = 1;
+    cg_split_box(&p->sp, ti, r->tl, r->tn);
+    for (int k = 0; k < p->nmf; k++)
+        te *= r->tn[k];
+    return te;
+}
+
+/* PSUM bank of chunk j of the current group (groups alternate between two halves). */
+static uint32_t chunk_bank(const struct cg_em *e, const struct mm_plan *p,
+                           const struct mm_run *r, int64_t j)
+{
+    return e->s->psum_bank0 + (uint32_t)(((r->tg & 1) * p->G + j) % p->nb);
+}
+
+/* The box of k-step kk of S in r->sl/sn (its m columns as they are). */
+static void stationary_box(const struct mm_plan *p, struct mm_run *r, int64_t kk)
+{
+    combo_set(&p->ckS, kk / p->nK, r->sl, r->sn);
+    r->sl[p->kS] = (kk % p->nK) * p->kt;
+    r->sn[p->kS] = klen_of(p, kk);
+}
+
+/* The box of k-step kk of M in r->ml/mn: chunk ti, or every chunk when whole. Returns its
+ * free elements. */
+static int64_t moving_box(const struct mm_plan *p, struct mm_run *r, int64_t kk, int64_t ti,
+                          int whole)
+{
+    int64_t te = 1;
+    combo_set(&p->ckM, kk / p->nK, r->ml, r->mn);
+    r->ml[p->kM] = (kk % p->nK) * p->kt;
+    r->mn[p->kM] = klen_of(p, kk);
+    cg_split_box(&p->sp, ti, r->tl, r->tn);
+    for (int k = 0; k < p->nmf; k++) {
+        r->ml[p->mfree[k]] = whole ? 0 : r->tl[k];
+        r->mn[p->mfree[k]] = whole ? p->sp.ext[k] : r->tn[k];
+        te *= r->mn[p->mfree[k]];
+    }
+    return te;
+}
+
+/* The first two loads (or reads) of M wait for every writer of it. */
+static size_t moving_writers(struct cg_em *e, const struct mm_plan *p, struct mm_run *r,
+                             int64_t *deps, size_t nd)
+{
+    if (r->first_m > 0) {
+        nd = cg_writers(e, p->x->inputs[p->M], p->paxM, deps, nd, 64);
+        r->first_m--;
+    }
+    return nd;
+}
+
+/* Batch combo bi: every axis at its full extent but the batch axes, single indices. */
+static void batch_boxes(const struct mm_plan *p, struct mm_run *r, int64_t bi)
+{
+    const int *batch[2] = {p->at->lhs_batch, p->at->rhs_batch};
+    for (int i = 0; i < p->vS.rank; i++) { r->sl[i] = 0; r->sn[i] = p->vS.dim[i]; }
+    for (int i = 0; i < p->vM.rank; i++) { r->ml[i] = 0; r->mn[i] = p->vM.dim[i]; }
+    for (int i = 0; i < p->vO.rank; i++) { r->ol[i] = 0; r->on[i] = p->vO.dim[i]; }
+    for (int k = p->at->nbatch - 1; k >= 0; k--) {
+        int64_t v = bi % p->cb.ext[k];
+        bi /= p->cb.ext[k];
+        r->sl[batch[p->S][k]] = r->ml[batch[p->M][k]] = v;
+        r->sn[batch[p->S][k]] = r->mn[batch[p->M][k]] = 1;
+        int oa = p->map[p->S][batch[p->S][k]].out;
+        r->ol[oa] = v;
+        r->on[oa] = 1;
+    }
+}
+
+/* Resident moving operand of the batch combo: per k-step, chunks split along the outermost
+ * free axis are consecutive in SBUF (one DMA loads them all); a k-tiled weight loads kg
+ * k-steps per DMA (long contiguous rows). */
+static int load_moving_resident(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
+{
+    for (int64_t kk = 0; kk < p->nKK; kk++) {
+        if (p->m_one && kk % p->kg) {
+            for (int64_t j = 0; j < p->nT; j++)
+                r->hm[kk * p->nT + j] = r->hm[(kk - 1) * p->nT];
+            continue;
+        }
+        int64_t kn = cg_min(p->kg, p->nKK - kk);
+        for (int64_t ti = 0; ti < p->nT; ti += p->m_whole ? p->nT : 1) {
+            int64_t te = moving_box(p, r, kk, ti, p->m_whole);
+            uint64_t addr = p->mbase + (uint64_t)(kk * p->mks + ti * p->tmax) * p->esM;
+            struct sim_operand src, dst = cg_sb(0, (uint32_t)r->mn[p->kM], addr, p->vM.dt,
+                                                (uint64_t)(p->m_one ? kn * te : te));
+            if (p->m_one ? cg_box_tiles(&p->vM, kk, kn, r->ml, r->mn, p->morder + 1, p->nm - 1,
+                                        &src)
+                         : cg_box(&p->vM, r->ml, r->mn, NULL, p->kM, 1, p->morder + 1,
+                                  p->nm - 1, &src))
+                return cg_fail(e, "op %s: moving access pattern needs > 4 dims", p->x->name);
+            int64_t deps[72];
+            size_t nd = moving_writers(e, p, r, deps, 0);
+            if (r->bi > 0 && r->mbuf_reader[0] >= 0)
+                deps[nd++] = r->mbuf_reader[0];
+            int cls = p->m_ring ? CG_Q_RING : cg_load_class(e, p->x->inputs[p->M]);
+            r->hm[kk * p->nT + ti] = cg_dma(e, cls, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+            for (int64_t j = 1; p->m_whole && j < p->nT; j++)
+                r->hm[kk * p->nT + j] = r->hm[kk * p->nT];
+        }
+    }
+    return 0;
+}
+
+/* The stationary group starting at m-tile r->mi: mg m-tiles of every k-step, one DMA per
+ * k-step, into the group buffer not read by the previous group. */
+static int load_stationary_group(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
+{
+    r->gbase = p->sbase + (uint64_t)(++r->sgroups & 1) * p->sgrp;
+    r->s_reader = r->s_rd[r->sgroups & 1];
+    int64_t glen = cg_min(p->mg * p->mtt, p->Ma - r->mi * p->mtt);
+    r->sn[p->a] = glen;
+    for (int64_t kk = 0; kk < p->nKK; kk++) {
+        stationary_box(p, r, kk);
+        uint64_t addr = r->gbase + (uint64_t)kk * p->mg * p->mtt * p->esS;
+        struct sim_operand src, dst = cg_sb(0, (uint32_t)r->sn[p->kS], addr, p->vS.dt,
+                                            (uint64_t)glen);
+        if (cg_box(&p->vS, r->sl, r->sn, NULL, p->kS, 1, p->sorder + 1, p->ns - 1, &src))
+            return cg_fail(e, "op %s: stationary pattern needs > 4 dims", p->x->name);
+        int64_t deps[72];
+        size_t nd = 0;
+        if (r->first_s)
+            nd = cg_writers(e, p->x->inputs[p->S], p->paxS, deps, nd, 64);
+        if (r->s_reader >= 0)
+            deps[nd++] = r->s_reader;
+        int cls = p->s_ring ? CG_Q_RING : cg_load_class(e, p->x->inputs[p->S]);
+        r->hs[kk] = cg_dma(e, cls, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+    }
+    r->first_s = 0;
+    r->sn[p->a] = r->mlen;
+    return 0;
+}
+
+/* The load_stationary of k-step kk of the m-tile: from its group, from a tile streamed in
+ * here (s_stream), or in place (inS). Returns its handle, -1 on failure. */
+static int64_t stationary_step(struct cg_em *e, const struct mm_plan *p, struct mm_run *r,
+                               int64_t kk)
+{
+    uint32_t klen = (uint32_t)klen_of(p, kk);
+    uint64_t saddr =
+        r->gbase + ((uint64_t)kk * p->mg + (uint64_t)(r->mi % p->mg)) * p->mtt * p->esS;
+    int64_t hsl = r->hs[kk];
+    if (p->s_stream) {
+        int64_t *rd = &r->hs[p->nKK + (r->loads & 1)];
+        stationary_box(p, r, kk);
+        saddr = p->sbase + (uint64_t)(r->loads & 1) * p->mtt * p->esS;
+        struct sim_operand src, dst = cg_sb(0, klen, saddr, p->vS.dt, (uint64_t)r->mlen);
+        if (cg_box(&p->vS, r->sl, r->sn, NULL, p->kS, 1, p->sorder + 1, p->ns - 1, &src))
+            return cg_fail(e, "op %s: stationary pattern needs > 4 dims", p->x->name), -1;
+        int64_t deps[72];
+        size_t nd = 0;
+        if (r->loads < 2)
+            nd = cg_writers(e, p->x->inputs[p->S], p->paxS, deps, nd, 64);
+        if (*rd > 0)
+            deps[nd++] = *rd - 1;
+        hsl = cg_dma(e, cg_load_class(e, p->x->inputs[p->S]), &dst, &src, SIM_OP_DMA_COPY,
+                     deps, nd);
+        r->loads++;
+    }
+    struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
+    ls.src = cg_sb(0, klen, saddr, p->vS.dt, (uint64_t)r->mlen);
+    int64_t ld[72];
+    size_t nl = 0;
+    if (hsl >= 0)
+        ld[nl++] = hsl;
+    if (p->inS) {
+        stationary_box(p, r, kk);
+        if (cg_box(&p->vS, r->sl, r->sn, NULL, p->kS, 1, p->sorder + 1, p->ns - 1, &ls.src))
+            return cg_fail(e, "op %s: stationary pattern needs > 4 dims", p->x->name), -1;
+        if (r->first_s)
+            nl = cg_writers(e, p->x->inputs[p->S], p->paxS, ld, nl, 64);
+    }
+    return cg_emit(e, &ls, ld, nl);
+}
+
+/* The moving operand of the matmul of (k-step kk, chunk ti of te elements) in *mv, what it
+ * waits for appended to deps: in place (inM), resident (m_res), or streamed into buffer mb. */
+static int moving_operand(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t kk,
+                          int64_t ti, int64_t te, int mb, struct sim_operand *mv,
+                          int64_t *deps, size_t *nd)
+{
+    uint32_t klen = (uint32_t)klen_of(p, kk);
+    if (p->m_res) {
+        uint64_t addr = p->mbase + (uint64_t)(kk * p->mks + ti * p->tmax) * p->esM;
+        *mv = cg_sb(0, klen, addr, p->vM.dt, (uint64_t)te);
+        deps[(*nd)++] = r->hm[kk * p->nT + ti];
+        return 0;
+    }
+    struct sim_operand src;
+    moving_box(p, r, kk, ti, 0);
+    if (cg_box(&p->vM, r->ml, r->mn, NULL, p->kM, 1, p->morder + 1, p->nm - 1,
+               p->inM ? mv : &src))
+        return cg_fail(e, "op %s: moving pattern needs > 4 dims", p->x->name);
+    if (p->inM) {
+        *nd = moving_writers(e, p, r, deps, *nd);
+        return 0;
+    }
+    *mv = cg_sb(0, klen, p->mbase + (uint64_t)mb * p->tmax * p->esM, p->vM.dt, (uint64_t)te);
+    int64_t ld[72];
+    size_t nl = moving_writers(e, p, r, ld, 0);
+    if (r->mbuf_reader[mb] >= 0)
+        ld[nl++] = r->mbuf_reader[mb];
+    deps[(*nd)++] = cg_dma(e, cg_load_class(e, p->x->inputs[p->M]), mv, &src, SIM_OP_DMA_COPY,
+                           ld, nl);
+    r->loads++;
+    return 0;
+}
+
+/* The matmul of k-step kk (load_stationary hls) and chunk j of the group into its bank. */
+static int emit_matmul(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t kk,
+                       int64_t j, int64_t hls)
+{
+    int64_t ti = r->tg * p->G + j, te = chunk_box(p, r, ti);
+    int64_t deps[72];
+    size_t nd = 0;
+    deps[nd++] = hls;
+    struct sim_operand mv;
+    int mb = (int)(r->loads & 1);
+    if (moving_operand(e, p, r, kk, ti, te, mb, &mv, deps, &nd))
+        return e->fail;
+    uint32_t bank = chunk_bank(e, p, r, j);
+    if (kk == 0 && r->bank_reader[bank % 64] >= 0)
+        deps[nd++] = r->bank_reader[bank % 64];
+    struct sim_instr mm = cg_instr(e, LS_ENGINE_PE, SIM_OP_MATMUL, SIM_FN_NONE);
+    mm.flags = kk > 0 ? SIM_F_ACCUMULATE : 0;
+    mm.src = mv;
+    mm.dst = sim_psum(0, (uint32_t)r->mlen, (uint64_t)bank * e->t->psum_bank_bytes, LS_DT_FP32,
+                      (uint32_t)te);
+    r->last_mm[j] = cg_emit(e, &mm, deps, nd);
+    if (r->last_mm[j] < 0)
+        return e->fail;
+    r->mbuf_reader[p->m_res ? 0 : mb] = r->last_mm[j];
+    return 0;
+}
+
+/* One group of the m-tile: per k-step, one load_stationary and one matmul per chunk,
+ * accumulating in the group's banks. */
+static int emit_group(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
+{
+    for (int64_t kk = 0; kk < p->nKK; kk++) {
+        int64_t hls = stationary_step(e, p, r, kk);
+        if (hls < 0)
+            return e->fail;
+        for (int64_t j = 0; j < r->tcount; j++)
+            if (emit_matmul(e, p, r, kk, j, hls))
+                return e->fail;
+        if (p->s_stream)
+            r->hs[p->nKK + ((r->loads - 1) & 1)] = hls + 1;
+        r->s_reader = r->s_rd[r->sgroups & 1] = hls;
+    }
+    return 0;
+}
+
+/* Chunk j of the group: ACT evacuates its bank into the output (in place when resident,
+ * else into an output buffer stored by one DMA). */
+static int evacuate_chunk(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t j)
+{
+    int64_t ti = r->tg * p->G + j, te = chunk_box(p, r, ti);
+    for (int k = 0; k < p->nmf; k++) {
+        int oa = p->map[p->M][p->mfree[k]].out;
+        r->ol[oa] = r->tl[k];
+        r->on[oa] = r->tn[k];
+    }
+    uint32_t bank = chunk_bank(e, p, r, j);
+    int ob = (int)(ti & 1);
+    struct sim_operand o = cg_sb(0, (uint32_t)r->mlen, p->obase[ob], p->vO.dt, (uint64_t)te);
+    if (p->inO && cg_box(&p->vO, r->ol, r->on, NULL, p->po, 1, p->oorder + 1, p->no - 1, &o))
+        return cg_fail(e, "op %s: output pattern needs > 4 dims", p->x->name);
+    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    ev.dst = o;
+    ev.src = sim_psum(0, (uint32_t)r->mlen, (uint64_t)bank * e->t->psum_bank_bytes, LS_DT_FP32,
+                      (uint32_t)te);
+    int64_t deps[2] = {r->last_mm[j], r->obuf_reader[ob]};
+    int64_t hev = cg_emit(e, &ev, deps, r->obuf_reader[ob] >= 0 && !p->inO ? 2 : 1);
+    r->bank_reader[bank % 64] = hev;
+    if (p->inO) {
+        if (hev < 0)
+            return e->fail;
+        cg_wrote(e, p->x->output, p->po, hev);
+        return 0;
+    }
+    struct sim_operand dst;
+    if (cg_box(&p->vO, r->ol, r->on, NULL, p->po, 1, p->oorder + 1, p->no - 1, &dst))
+        return cg_fail(e, "op %s: output pattern needs > 4 dims", p->x->name);
+    int64_t hst = cg_dma(e, CG_Q_STORE, &dst, &o, SIM_OP_DMA_COPY, &hev, 1);
+    if (hst < 0)
+        return e->fail;
+    cg_wrote(e, p->x->output, p->po, hst);
+    r->obuf_reader[ob] = hst;
+    return 0;
+}
+
+static int evacuate(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
+{
+    for (int64_t j = 0; j < r->tcount; j++)
+        if (evacuate_chunk(e, p, r, j))
+            return e->fail;
+    return 0;
+}
+
+/* m-tile mi of the current (batch, S other free) combo: its stationary group when one
+ * starts here, then per group of chunks the matmuls and the evacuations. */
+static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t mi)
+{
+    int64_t m0 = mi * p->mtt;
+    r->mi = mi;
+    r->mlen = cg_min(p->mtt, p->Ma - m0);
+    r->sl[p->a] = r->ol[p->po] = m0;
+    r->sn[p->a] = r->on[p->po] = r->mlen;
+    r->gbase = p->sbase + (uint64_t)(r->sgroups & 1) * p->sgrp;
+    if (!p->s_stream && !p->inS && mi % p->mg == 0 && load_stationary_group(e, p, r))
+        return e->fail;
+    for (r->tg = 0; r->tg * p->G < p->nT; r->tg++) {
+        r->tcount = cg_min(p->G, p->nT - r->tg * p->G);
+        if (emit_group(e, p, r) || evacuate(e, p, r))
+            return e->fail;
+    }
+    return 0;
+}
+
 int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     struct mm_plan p;
     int rc = mm_plan(e, op, pax, &p);
     if (rc)
         return rc;
-    const struct graph_attrs *at = p.at;
-    const struct sim_target *t = e->t;
-    const int *batch[2] = {at->lhs_batch, at->rhs_batch};
+    struct mm_run run = {0}, *r = &run;
     int64_t *hs = calloc((size_t)p.nKK + 2, sizeof *hs);
     int64_t *hm = calloc((size_t)(p.m_res ? p.nKK * p.nT : 2) + 2, sizeof *hm);
     if (!hs || !hm) {
@@ -251,297 +594,27 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
         free(hm);
         return cg_fail(e, "out of memory");
     }
-    int64_t sl[R_], sn[R_], ml[R_], mn[R_], ol[R_], on[R_], tl[R_], tn[R_];
-    int64_t s_reader = -1, bank_reader[64], obuf_reader[2] = {-1, -1}, mbuf_reader[2] = {-1, -1};
+    r->hs = hs;
+    r->hm = hm;
+    r->s_reader = r->s_rd[0] = r->s_rd[1] = -1;
+    r->obuf_reader[0] = r->obuf_reader[1] = r->mbuf_reader[0] = r->mbuf_reader[1] = -1;
     for (int i = 0; i < 64; i++)
-        bank_reader[i] = -1;
-    int first_s = 1, first_m = 2;
-    int64_t loads = 0;
-    int64_t sgroups = 0, s_rd[2] = {-1, -1};
-    for (int64_t bi = 0; bi < combos(&p.cb) && !rc; bi++) {
-        for (int i = 0; i < p.vS.rank; i++) { sl[i] = 0; sn[i] = p.vS.dim[i]; }
-        for (int i = 0; i < p.vM.rank; i++) { ml[i] = 0; mn[i] = p.vM.dim[i]; }
-        for (int i = 0; i < p.vO.rank; i++) { ol[i] = 0; on[i] = p.vO.dim[i]; }
-        /* batch indices on all three */
-        {
-            int64_t r = bi;
-            for (int k = at->nbatch - 1; k >= 0; k--) {
-                int64_t v = r % p.cb.ext[k];
-                r /= p.cb.ext[k];
-                sl[batch[p.S][k]] = ml[batch[p.M][k]] = v;
-                sn[batch[p.S][k]] = mn[batch[p.M][k]] = 1;
-                int oa = p.map[p.S][batch[p.S][k]].out;
-                ol[oa] = v;
-                on[oa] = 1;
-            }
-        }
-        /* resident moving operand: per k-step, chunks split along the outermost free axis
-         * are consecutive in SBUF (one DMA loads them all); a k-tiled weight loads every
-         * k-step in one DMA (long contiguous rows) */
-        for (int64_t kk = 0; p.m_res && kk < p.nKK && !rc; kk++) {
-            if (p.m_one && kk % p.kg) {
-                for (int64_t j = 0; j < p.nT; j++)
-                    hm[kk * p.nT + j] = hm[(kk - 1) * p.nT];
-                continue;
-            }
-            int64_t kc = kk / p.nK, k0 = (kk % p.nK) * p.kt, kn = cg_min(p.kg, p.nKK - kk);
-            combo_set(&p.ckM, kc, ml, mn);
-            ml[p.kM] = k0;
-            mn[p.kM] = cg_min(p.kt, p.K - k0);
-            for (int64_t ti = 0; ti < p.nT; ti += p.m_whole ? p.nT : 1) {
-                cg_split_box(&p.sp, ti, tl, tn);
-                int64_t te = 1;
-                for (int k = 0; k < p.nmf; k++) {
-                    ml[p.mfree[k]] = p.m_whole ? 0 : tl[k];
-                    mn[p.mfree[k]] = p.m_whole ? p.sp.ext[k] : tn[k];
-                    te *= mn[p.mfree[k]];
-                }
-                struct sim_operand src, dst = cg_sb(0, (uint32_t)mn[p.kM],
-                                                    p.mbase + (uint64_t)(kk * p.mks + ti * p.tmax) * p.esM,
-                                                    p.vM.dt, (uint64_t)(p.m_one ? kn * te : te));
-                if (p.m_one ? cg_box_tiles(&p.vM, kk, kn, ml, mn, p.morder + 1, p.nm - 1, &src)
-                          : cg_box(&p.vM, ml, mn, NULL, p.kM, 1, p.morder + 1, p.nm - 1, &src)) {
-                    rc = cg_fail(e, "op %s: moving access pattern needs > 4 dims", p.x->name);
-                    break;
-                }
-                int64_t deps[72];
-                size_t nd = 0;
-                if (first_m > 0) {
-                    nd = cg_writers(e, p.x->inputs[p.M], p.paxM, deps, nd, 64);
-                    first_m--;
-                }
-                if (bi > 0 && mbuf_reader[0] >= 0)
-                    deps[nd++] = mbuf_reader[0];
-                hm[kk * p.nT + ti] = cg_dma(e, p.m_ring ? CG_Q_RING : cg_load_class(e, p.x->inputs[p.M]), &dst, &src, SIM_OP_DMA_COPY, deps, nd);
-                for (int64_t j = 1; p.m_whole && j < p.nT; j++)
-                    hm[kk * p.nT + j] = hm[kk * p.nT];
-            }
-        }
+        r->bank_reader[i] = -1;
+    r->first_s = 1;
+    r->first_m = 2;
+    for (r->bi = 0; r->bi < combos(&p.cb) && !rc; r->bi++) {
+        batch_boxes(&p, r, r->bi);
+        if (p.m_res)
+            rc = load_moving_resident(e, &p, r);
         for (int64_t so = 0; so < combos(&p.cso) && !rc; so++) {
-            combo_set(&p.cso, so, sl, sn);
+            combo_set(&p.cso, so, r->sl, r->sn);
             for (int k = 0; k < p.cso.nax; k++) {
                 int oa = p.map[p.S][p.cso.ax[k]].out;
-                ol[oa] = sl[p.cso.ax[k]];
-                on[oa] = 1;
+                r->ol[oa] = r->sl[p.cso.ax[k]];
+                r->on[oa] = 1;
             }
-            for (int64_t mi = 0; mi < p.nM && !rc; mi++) {
-                int64_t m0 = mi * p.mtt, mlen = cg_min(p.mtt, p.Ma - m0);
-                sl[p.a] = m0;
-                sn[p.a] = mlen;
-                ol[p.po] = m0;
-                on[p.po] = mlen;
-                /* stationary group (or streamed tiles, loaded below) */
-                uint64_t gbase = p.sbase + (uint64_t)(sgroups & 1) * p.sgrp;
-                if (!p.s_stream && !p.inS && mi % p.mg == 0) {
-                    gbase = p.sbase + (uint64_t)(++sgroups & 1) * p.sgrp;
-                    s_reader = s_rd[sgroups & 1];
-                    int64_t glen = cg_min(p.mg * p.mtt, p.Ma - m0);
-                    sn[p.a] = glen;
-                    for (int64_t kk = 0; kk < p.nKK; kk++) {
-                        int64_t kc = kk / p.nK, k0 = (kk % p.nK) * p.kt;
-                        combo_set(&p.ckS, kc, sl, sn);
-                        sl[p.kS] = k0;
-                        sn[p.kS] = cg_min(p.kt, p.K - k0);
-                        struct sim_operand src, dst = cg_sb(0, (uint32_t)sn[p.kS],
-                                                            gbase + (uint64_t)kk * p.mg * p.mtt * p.esS,
-                                                            p.vS.dt, (uint64_t)glen);
-                        if (cg_box(&p.vS, sl, sn, NULL, p.kS, 1, p.sorder + 1, p.ns - 1, &src)) {
-                            rc = cg_fail(e, "op %s: stationary pattern needs > 4 dims", p.x->name);
-                            break;
-                        }
-                        int64_t deps[72];
-                        size_t nd = 0;
-                        if (first_s) 
-                            nd = cg_writers(e, p.x->inputs[p.S], p.paxS, deps, nd, 64);
-                        if (s_reader >= 0)
-                            deps[nd++] = s_reader;
-                        hs[kk] = cg_dma(e, p.s_ring ? CG_Q_RING : cg_load_class(e, p.x->inputs[p.S]), &dst, &src, SIM_OP_DMA_COPY, deps, nd);
-                    }
-                    first_s = 0;
-                    sn[p.a] = mlen;
-                }
-                for (int64_t tg = 0; tg * p.G < p.nT && !rc; tg++) {
-                    int64_t tcount = cg_min(p.G, p.nT - tg * p.G);
-                    int64_t last_mm[64];
-                    for (int64_t kk = 0; kk < p.nKK && !rc; kk++) {
-                        int64_t kc = kk / p.nK, k0 = (kk % p.nK) * p.kt, klen = cg_min(p.kt, p.K - k0);
-                        uint64_t saddr = gbase + ((uint64_t)kk * p.mg + (uint64_t)(mi % p.mg)) * p.mtt * p.esS;
-                        int64_t hsl = hs[kk];
-                        if (p.s_stream) {
-                            combo_set(&p.ckS, kc, sl, sn);
-                            sl[p.kS] = k0;
-                            sn[p.kS] = klen;
-                            saddr = p.sbase + (uint64_t)(loads & 1) * p.mtt * p.esS;
-                            struct sim_operand src, dst = cg_sb(0, (uint32_t)klen, saddr, p.vS.dt,
-                                                                (uint64_t)mlen);
-                            if (cg_box(&p.vS, sl, sn, NULL, p.kS, 1, p.sorder + 1, p.ns - 1, &src)) {
-                                rc = cg_fail(e, "op %s: stationary pattern needs > 4 dims", p.x->name);
-                                break;
-                            }
-                            int64_t deps[72];
-                            size_t nd = 0;
-                            if (loads < 2)
-                                nd = cg_writers(e, p.x->inputs[p.S], p.paxS, deps, nd, 64);
-                            if (hs[p.nKK + (loads & 1)] > 0)
-                                deps[nd++] = hs[p.nKK + (loads & 1)] - 1;
-                            hsl = cg_dma(e, cg_load_class(e, p.x->inputs[p.S]), &dst, &src, SIM_OP_DMA_COPY, deps, nd);
-                            loads++;
-                        }
-                        struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY,
-                                                       SIM_FN_NONE);
-                        ls.src = cg_sb(0, (uint32_t)klen, saddr, p.vS.dt, (uint64_t)mlen);
-                        int64_t ld[72];
-                        size_t nl = 0;
-                        if (hsl >= 0)
-                            ld[nl++] = hsl;
-                        if (p.inS) {
-                            combo_set(&p.ckS, kc, sl, sn);
-                            sl[p.kS] = k0;
-                            sn[p.kS] = klen;
-                            if (cg_box(&p.vS, sl, sn, NULL, p.kS, 1, p.sorder + 1, p.ns - 1, &ls.src)) {
-                                rc = cg_fail(e, "op %s: stationary pattern needs > 4 dims", p.x->name);
-                                break;
-                            }
-                            if (first_s)
-                                nl = cg_writers(e, p.x->inputs[p.S], p.paxS, ld, nl, 64);
-                        }
-                        int64_t hls = cg_emit(e, &ls, ld, nl);
-                        if (hls < 0) {
-                            rc = e->fail;
-                            break;
-                        }
-                        for (int64_t j = 0; j < tcount; j++) {
-                            int64_t ti = tg * p.G + j;
-                            cg_split_box(&p.sp, ti, tl, tn);
-                            int64_t te = 1;
-                            for (int k = 0; k < p.nmf; k++)
-                                te *= tn[k];
-                            int64_t deps[72];
-                            size_t nd = 0;
-                            deps[nd++] = hls;
-                            struct sim_operand mv;
-                            int mb = (int)(loads & 1);
-                            if (p.inM) {
-                                combo_set(&p.ckM, kc, ml, mn);
-                                ml[p.kM] = k0;
-                                mn[p.kM] = klen;
-                                for (int k = 0; k < p.nmf; k++) {
-                                    ml[p.mfree[k]] = tl[k];
-                                    mn[p.mfree[k]] = tn[k];
-                                }
-                                if (cg_box(&p.vM, ml, mn, NULL, p.kM, 1, p.morder + 1, p.nm - 1, &mv)) {
-                                    rc = cg_fail(e, "op %s: moving pattern needs > 4 dims", p.x->name);
-                                    break;
-                                }
-                                if (first_m > 0) {
-                                    nd = cg_writers(e, p.x->inputs[p.M], p.paxM, deps, nd, 64);
-                                    first_m--;
-                                }
-                            } else if (p.m_res) {
-                                mv = cg_sb(0, (uint32_t)klen,
-                                           p.mbase + (uint64_t)(kk * p.mks + ti * p.tmax) * p.esM, p.vM.dt,
-                                           (uint64_t)te);
-                                deps[nd++] = hm[kk * p.nT + ti];
-                            } else {
-                                combo_set(&p.ckM, kc, ml, mn);
-                                ml[p.kM] = k0;
-                                mn[p.kM] = klen;
-                                for (int k = 0; k < p.nmf; k++) {
-                                    ml[p.mfree[k]] = tl[k];
-                                    mn[p.mfree[k]] = tn[k];
-                                }
-                                mv = cg_sb(0, (uint32_t)klen, p.mbase + (uint64_t)mb * p.tmax * p.esM,
-                                           p.vM.dt, (uint64_t)te);
-                                struct sim_operand src;
-                                if (cg_box(&p.vM, ml, mn, NULL, p.kM, 1, p.morder + 1, p.nm - 1, &src)) {
-                                    rc = cg_fail(e, "op %s: moving pattern needs > 4 dims", p.x->name);
-                                    break;
-                                }
-                                int64_t ld[72];
-                                size_t nl = 0;
-                                if (first_m > 0) {
-                                    nl = cg_writers(e, p.x->inputs[p.M], p.paxM, ld, nl, 64);
-                                    first_m--;
-                                }
-                                if (mbuf_reader[mb] >= 0)
-                                    ld[nl++] = mbuf_reader[mb];
-                                deps[nd++] = cg_dma(e, cg_load_class(e, p.x->inputs[p.M]), &mv, &src, SIM_OP_DMA_COPY, ld, nl);
-                                loads++;
-                            }
-                            uint32_t bank = e->s->psum_bank0 + (uint32_t)(((tg & 1) * p.G + j) % p.nb);
-                            if (kk == 0 && bank_reader[bank % 64] >= 0)
-                                deps[nd++] = bank_reader[bank % 64];
-                            struct sim_instr mm = cg_instr(e, LS_ENGINE_PE, SIM_OP_MATMUL,
-                                                           SIM_FN_NONE);
-                            mm.flags = kk > 0 ? SIM_F_ACCUMULATE : 0;
-                            mm.src = mv;
-                            mm.dst = sim_psum(0, (uint32_t)mlen,
-                                              (uint64_t)bank * t->psum_bank_bytes, LS_DT_FP32,
-                                              (uint32_t)te);
-                            last_mm[j] = cg_emit(e, &mm, deps, nd);
-                            if (last_mm[j] < 0) {
-                                rc = e->fail;
-                                break;
-                            }
-                            if (!p.m_res)
-                                mbuf_reader[mb] = last_mm[j];
-                            else
-                                mbuf_reader[0] = last_mm[j];
-                        }
-                        if (p.s_stream)
-                            hs[p.nKK + ((loads - 1) & 1)] = hls + 1;
-                        s_reader = s_rd[sgroups & 1] = hls;
-                    }
-                    /* evacuate and store each chunk */
-                    for (int64_t j = 0; j < tcount && !rc; j++) {
-                        int64_t ti = tg * p.G + j;
-                        cg_split_box(&p.sp, ti, tl, tn);
-                        int64_t te = 1;
-                        for (int k = 0; k < p.nmf; k++) {
-                            int oa = p.map[p.M][p.mfree[k]].out;
-                            ol[oa] = tl[k];
-                            on[oa] = tn[k];
-                            te *= tn[k];
-                        }
-                        uint32_t bank = e->s->psum_bank0 + (uint32_t)(((tg & 1) * p.G + j) % p.nb);
-                        int ob = (int)(ti & 1);
-                        struct sim_operand ob_op = cg_sb(0, (uint32_t)mlen, p.obase[ob], p.vO.dt,
-                                                         (uint64_t)te);
-                        if (p.inO && cg_box(&p.vO, ol, on, NULL, p.po, 1, p.oorder + 1, p.no - 1, &ob_op)) {
-                            rc = cg_fail(e, "op %s: output pattern needs > 4 dims", p.x->name);
-                            break;
-                        }
-                        struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION,
-                                                       SIM_FN_NONE);
-                        ev.dst = ob_op;
-                        ev.src = sim_psum(0, (uint32_t)mlen, (uint64_t)bank * t->psum_bank_bytes,
-                                          LS_DT_FP32, (uint32_t)te);
-                        int64_t deps[2] = {last_mm[j], obuf_reader[ob]};
-                        int64_t hev = cg_emit(e, &ev, deps, obuf_reader[ob] >= 0 && !p.inO ? 2 : 1);
-                        bank_reader[bank % 64] = hev;
-                        if (p.inO) {
-                            if (hev < 0) {
-                                rc = e->fail;
-                                break;
-                            }
-                            cg_wrote(e, p.x->output, p.po, hev);
-                            continue;
-                        }
-                        struct sim_operand dst;
-                        if (cg_box(&p.vO, ol, on, NULL, p.po, 1, p.oorder + 1, p.no - 1, &dst)) {
-                            rc = cg_fail(e, "op %s: output pattern needs > 4 dims", p.x->name);
-                            break;
-                        }
-                        int64_t hst = cg_dma(e, 1, &dst, &ob_op, SIM_OP_DMA_COPY, &hev, 1);
-                        if (hst < 0) {
-                            rc = e->fail;
-                            break;
-                        }
-                        cg_wrote(e, p.x->output, p.po, hst);
-                        obuf_reader[ob] = hst;
-                    }
-                }
-            }
+            for (int64_t mi = 0; mi < p.nM && !rc; mi++)
+                rc = lower_m_tile(e, &p, r, mi);
         }
     }
     free(hs);
