@@ -1,11 +1,27 @@
-/* codegen/mm: matmul and batch_matmul on the PE array.
+/* codegen/mm: matmul and batch_matmul on the PE array (docs/costmodel.md, "Matmul").
  *
- * Tiling rule (docs/costmodel.md): the stationary operand S (whose free axis becomes the
- * output partition axis) is cut into [kt <= pe.rows] x [mt <= pe.cols] tiles, the moving
- * operand's free axes into chunks of T <= min(pe.moving_max, psum.bank_bytes / 4). Loop
- * order: batch, S's other free axes, m-tile, group of G = banks/2 chunks, k-step, chunk:
- * one load_stationary per (m-tile, group, k-step), one matmul per (m-tile, k-step, chunk)
- * accumulating in PSUM, one evacuation (ACT) and one store per (m-tile, chunk). */
+ * Tiles: the stationary operand S (whose free axis becomes the output partition axis) is
+ * cut into k-steps of kt <= pe.rows contracted rows (times the other contracted pairs) and
+ * m-tiles of mt <= pe.cols columns; the moving operand M's free axes into chunks of
+ * T <= min(pe.moving_max, psum.bank_bytes / 4) elements; G = banks / 2 chunks per group
+ * (the step's PSUM banks; consecutive groups alternate between the two halves).
+ *
+ * Loop order: batch, S's other free axes, m-tile, group, k-step, chunk: one load_stationary
+ * per (m-tile, group, k-step), one matmul per (m-tile, k-step, chunk) accumulating in PSUM,
+ * one ACT evacuation and, for an HBM output, one store per (m-tile, chunk).
+ *
+ * Memory (mm_plan_sbuf): SBUF-resident operands are read in place and a resident output
+ * written in place. A moving weight is loaded whole into the constant ring when it fits
+ * (k-tiled in HBM: kg k-steps per DMA, rows of at least one minimum descriptor), another HBM
+ * moving operand whole into the step region when it fits (one DMA per k-step when its chunks
+ * are consecutive), else it streams per (k-step, chunk), double-buffered. An HBM stationary
+ * operand is loaded in groups of mg m-tiles (one DMA per k-step and group, double-buffered;
+ * in the ring for a weight), or streamed per (k-step, m-tile) when one m-tile of every
+ * k-step does not fit in half the region.
+ *
+ * Code: mm_plan() decides all of that (struct mm_plan); the emitters (load_moving_resident,
+ * load_stationary_group, emit_group, evacuate) walk the loops with their shared state in
+ * struct mm_run. */
 #include <stdlib.h>
 
 #include "codegen/cg_int.h"
@@ -83,7 +99,8 @@ struct mm_plan {
     size_t esS, esM, esO;
     int inS, inM, inO;           /* SBUF-resident: read or written in place */
     /* SBUF decisions (mm_plan_sbuf) */
-    int m_whole;                 /* one chunk covers M's free axes */
+    int m_whole;                 /* M split along its outermost free axis or not at all: a
+                                  * k-step's chunks are consecutive, one DMA loads them */
     int64_t mks;                 /* resident moving layout: k-step kk at element kk * mks */
     int m_ring, s_ring;          /* a weight operand in the constant ring */
     int s_stream;                /* stationary tiles streamed one (k-step, m-tile) at a time */
