@@ -1,11 +1,27 @@
-/* codegen/mm: matmul and batch_matmul on the PE array.
+/* codegen/mm: matmul and batch_matmul on the PE array (docs/costmodel.md, "Matmul").
  *
- * Tiling rule (docs/costmodel.md): the stationary operand S (whose free axis becomes the
- * output partition axis) is cut into [kt <= pe.rows] x [mt <= pe.cols] tiles, the moving
- * operand's free axes into chunks of T <= min(pe.moving_max, psum.bank_bytes / 4). Loop
- * order: batch, S's other free axes, m-tile, group of G = banks/2 chunks, k-step, chunk:
- * one load_stationary per (m-tile, group, k-step), one matmul per (m-tile, k-step, chunk)
- * accumulating in PSUM, one evacuation (ACT) and one store per (m-tile, chunk). */
+ * Tiles: the stationary operand S (whose free axis becomes the output partition axis) is
+ * cut into k-steps of kt <= pe.rows contracted rows (times the other contracted pairs) and
+ * m-tiles of mt <= pe.cols columns; the moving operand M's free axes into chunks of
+ * T <= min(pe.moving_max, psum.bank_bytes / 4) elements; G = banks / 2 chunks per group
+ * (the step's PSUM banks; consecutive groups alternate between the two halves).
+ *
+ * Loop order: batch, S's other free axes, m-tile, group, k-step, chunk: one load_stationary
+ * per (m-tile, group, k-step), one matmul per (m-tile, k-step, chunk) accumulating in PSUM,
+ * one ACT evacuation and, for an HBM output, one store per (m-tile, chunk).
+ *
+ * Memory (mm_plan_sbuf): SBUF-resident operands are read in place and a resident output
+ * written in place. A moving weight is loaded whole into the constant ring when it fits
+ * (k-tiled in HBM: kg k-steps per DMA, rows of at least one minimum descriptor), another HBM
+ * moving operand whole into the step region when it fits (one DMA per k-step when its chunks
+ * are consecutive), else it streams per (k-step, chunk), double-buffered. An HBM stationary
+ * operand is loaded in groups of mg m-tiles (one DMA per k-step and group, double-buffered;
+ * in the ring for a weight), or streamed per (k-step, m-tile) when one m-tile of every
+ * k-step does not fit in half the region.
+ *
+ * Code: mm_plan() decides all of that (struct mm_plan); the emitters (load_moving_resident,
+ * load_stationary_group, emit_group, evacuate) walk the loops with their shared state in
+ * struct mm_run. */
 #include <stdlib.h>
 
 #include "codegen/cg_int.h"
@@ -34,6 +50,12 @@ static void combo_set(const struct mmc *c, int64_t i, int64_t *lo, int64_t *len)
     }
 }
 
+static void mmc_add(struct mmc *c, int ax, int64_t ext)
+{
+    c->ax[c->nax] = ax;
+    c->ext[c->nax++] = ext;
+}
+
 static int in_list(const int *l, int n, int a)
 {
     for (int i = 0; i < n; i++)
@@ -52,420 +74,564 @@ static int t_fits(void *ctx, const struct cg_split *sp)
     return cg_split_tile_elems(sp) <= f->tmax;
 }
 
-int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
-{
-    const struct graph_op *x = graph_op(e->g, op);
-    const struct graph_attrs *at = &x->attrs;
-    const struct sim_target *t = e->t;
+/* What one matmul lowering decides before it emits anything: the operands and their axes,
+ * the tiles, and where each operand lives in SBUF (mm_plan). */
+struct mm_plan {
+    const struct graph_op *x;
+    const struct graph_attrs *at;
     struct graph_axis map[2][R_];
-    int rank[2];
-    rank[0] = graph_axis_map(e->g, op, 0, map[0]);
-    rank[1] = graph_axis_map(e->g, op, 1, map[1]);
-    int po = pax[2];
-    int S = -1, a = -1;
+    int S, M;                    /* input slots of the stationary and the moving operand */
+    int a, po;                   /* S's free axis that becomes the output partition axis po */
+    int kS, kM;                  /* the contracted pair on partitions (S's and M's axis) */
+    int paxS, paxM;              /* the operands' layouts */
+    struct cg_view vS, vM, vO;
+    int sorder[R_], morder[R_], oorder[R_], ns, nm, no;   /* storage orders */
+    /* combos: batch pairs, the other contracted pairs (on S, on M), S's other free axes */
+    struct mmc cb, ckS, ckM, cso;
+    int mfree[R_], nmf;          /* M's free axes, cut into chunks by sp */
+    struct cg_split sp;
+    int64_t K, Ma;               /* contracted extent, S's free extent (a) */
+    int64_t kt, mtt;             /* k-step rows, m-tile columns */
+    int64_t nK, nKK, nM;         /* k-steps per contracted combo, k-steps in all, m-tiles */
+    int64_t nT, tmax;            /* moving chunks, elements of the largest chunk */
+    uint32_t nb;                 /* PSUM banks of the step */
+    int64_t G;                   /* chunks per group (half the banks: groups alternate) */
+    size_t esS, esM, esO;
+    int inS, inM, inO;           /* SBUF-resident: read or written in place */
+    /* SBUF decisions (mm_plan_sbuf) */
+    int m_whole;                 /* M split along its outermost free axis or not at all: a
+                                  * k-step's chunks are consecutive, one DMA loads them */
+    int64_t mks;                 /* resident moving layout: k-step kk at element kk * mks */
+    int m_ring, s_ring;          /* a weight operand in the constant ring */
+    int s_stream;                /* stationary tiles streamed one (k-step, m-tile) at a time */
+    int m_res;                   /* moving operand loaded whole (ring or step region) */
+    int m_one;                   /* ... from a k-tiled weight, kg k-steps per DMA */
+    int64_t mg, kg;              /* m-tiles per stationary group, k-steps per moving DMA */
+    uint64_t s1, sgrp;           /* bytes per partition: one m-tile of S (all k-steps), a group */
+    uint64_t sbase, obase[2], mbase;
+};
+
+/* Operands, the stationary one (whose free axis lands on the output partitions) and the
+ * combos of the axes the loops walk. */
+static int mm_plan_axes(struct cg_em *e, int32_t op, const int8_t *pax, struct mm_plan *p)
+{
+    p->x = graph_op(e->g, op);
+    const struct graph_attrs *at = p->at = &p->x->attrs;
+    int rank[2] = {graph_axis_map(e->g, op, 0, p->map[0]), graph_axis_map(e->g, op, 1, p->map[1])};
     const int *batch[2] = {at->lhs_batch, at->rhs_batch};
     const int *con[2] = {at->lhs_contract, at->rhs_contract};
-    for (int s = 0; s < 2 && S < 0; s++)
+    p->po = pax[2];
+    p->S = -1;
+    for (int s = 0; s < 2 && p->S < 0; s++)
         for (int i = 0; i < rank[s]; i++)
-            if (map[s][i].kind == GRAPH_AXIS_MAP && map[s][i].out == po &&
+            if (p->map[s][i].kind == GRAPH_AXIS_MAP && p->map[s][i].out == p->po &&
                 in_list(batch[s], at->nbatch, i) < 0) {
-                S = s;
-                a = i;
+                p->S = s;
+                p->a = i;
                 break;
             }
-    if (S < 0)
-        return cg_fail(e, "op %s: output axis %d is not a free axis of an operand", x->name, po);
-    int M = 1 - S;
+    if (p->S < 0)
+        return cg_fail(e, "op %s: output axis %d is not a free axis of an operand", p->x->name,
+                       p->po);
+    int S = p->S, M = p->M = 1 - S;
     int ip = in_list(con[0], at->ncontract, pax[0]);
     if (ip < 0 || con[1][ip] != pax[1])
-        return cg_fail(e, "op %s: partition axes must be a contracted pair", x->name);
-    int kS = con[S][ip], kM = con[M][ip];
-    struct cg_view vS, vM, vO;
-    cg_view_make(e, x->inputs[S], pax[S], &vS);
-    cg_view_make(e, x->inputs[M], pax[M], &vM);
-    cg_view_make(e, x->output, po, &vO);
-    /* combos: batch pairs, other contract pairs, S other free, M free (split) */
-    struct mmc cb = {0}, ckS = {0}, ckM = {0}, cso = {0};
-    for (int i = 0; i < at->nbatch; i++) {
-        cb.ax[cb.nax] = i;
-        cb.ext[cb.nax++] = vS.dim[batch[S][i]];
-    }
+        return cg_fail(e, "op %s: partition axes must be a contracted pair", p->x->name);
+    p->kS = con[S][ip];
+    p->kM = con[M][ip];
+    p->paxS = pax[S];
+    p->paxM = pax[M];
+    cg_view_make(e, p->x->inputs[S], pax[S], &p->vS);
+    cg_view_make(e, p->x->inputs[M], pax[M], &p->vM);
+    cg_view_make(e, p->x->output, p->po, &p->vO);
+    for (int i = 0; i < at->nbatch; i++)
+        mmc_add(&p->cb, i, p->vS.dim[batch[S][i]]);
     for (int i = 0; i < at->ncontract; i++)
         if (i != ip) {
-            ckS.ax[ckS.nax] = con[S][i];
-            ckS.ext[ckS.nax++] = vS.dim[con[S][i]];
-            ckM.ax[ckM.nax] = con[M][i];
-            ckM.ext[ckM.nax++] = vM.dim[con[M][i]];
+            mmc_add(&p->ckS, con[S][i], p->vS.dim[con[S][i]]);
+            mmc_add(&p->ckM, con[M][i], p->vM.dim[con[M][i]]);
         }
-    int mfree[R_], nmf = 0;
     for (int i = 0; i < rank[S]; i++)
-        if (i != a && in_list(batch[S], at->nbatch, i) < 0 && in_list(con[S], at->ncontract, i) < 0) {
-            cso.ax[cso.nax] = i;
-            cso.ext[cso.nax++] = vS.dim[i];
-        }
+        if (i != p->a && in_list(batch[S], at->nbatch, i) < 0 &&
+            in_list(con[S], at->ncontract, i) < 0)
+            mmc_add(&p->cso, i, p->vS.dim[i]);
     for (int i = 0; i < rank[M]; i++)
         if (in_list(batch[M], at->nbatch, i) < 0 && in_list(con[M], at->ncontract, i) < 0)
-            mfree[nmf++] = i;
-    int64_t K = vS.dim[kS], Ma = vS.dim[a];
-    int64_t kt = cg_min(K, cg_min(t->pe_rows, t->sbuf_partitions));
-    int64_t mtt = cg_min(Ma, cg_min(t->pe_cols, t->sbuf_partitions));
-    int64_t nK = cg_cdiv(K, kt), nKK = nK * combos(&ckS), nM = cg_cdiv(Ma, mtt);
+            p->mfree[p->nmf++] = i;
+    return 0;
+}
+
+/* k-steps of kt <= pe.rows, m-tiles of mtt <= pe.cols, moving chunks of <= T elements. */
+static int mm_plan_tiles(struct cg_em *e, struct mm_plan *p)
+{
+    const struct sim_target *t = e->t;
+    p->K = p->vS.dim[p->kS];
+    p->Ma = p->vS.dim[p->a];
+    p->kt = cg_min(p->K, cg_min(t->pe_rows, t->sbuf_partitions));
+    p->mtt = cg_min(p->Ma, cg_min(t->pe_cols, t->sbuf_partitions));
+    p->nK = cg_cdiv(p->K, p->kt);
+    p->nKK = p->nK * combos(&p->ckS);
+    p->nM = cg_cdiv(p->Ma, p->mtt);
     struct mfit mf = {cg_min(t->pe_moving_max, t->psum_bank_bytes / 4)};
-    struct cg_split sp = {0};
-    sp.n = nmf;
-    for (int k = 0; k < nmf; k++)
-        sp.ext[k] = vM.dim[mfree[k]];
-    if (cg_plan(&sp, t_fits, &mf))
-        return cg_fail(e, "op %s: no moving tile fits", x->name);
-    int64_t nT = cg_split_tiles(&sp);
-    int64_t tmax = cg_split_tile_elems(&sp);
-    uint32_t nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
-    int64_t G = nb >= 2 ? nb / 2 : 1;
-    size_t esS = ls_dtype_size(vS.dt), esM = ls_dtype_size(vM.dt), esO = ls_dtype_size(vO.dt);
-    /* SBUF plan */
-    /* SBUF-resident operands are read in place and a resident output written in place */
-    int inS = cg_resident(&vS), inM = cg_resident(&vM), inO = cg_resident(&vO);
-    uint64_t budget = cg_budget(e);
-    /* HBM stationary: blocks of mg m-tiles per k-step in one DMA each (long contiguous
-     * rows when the m axis is innermost), double-buffered across groups. A resident moving
-     * operand comes first; the groups grow into what is left. Weights (one operand) are
-     * loaded into the constant ring instead, so that their loads run ahead of the steps
-     * before this one. */
-    /* resident moving layout: k-step kk at element kk * mks, chunk ti at + ti * tmax */
-    int m_whole = sp.split <= 0;
-    int64_t mks = nT * tmax;
-    for (int k = 0; m_whole && k < nmf; k++)
-        mks = (k == 0 ? 1 : mks) * sp.ext[k];
-    uint64_t ring = e->s->ring_bytes;
-    uint64_t s1 = inS ? 0 : (uint64_t)nKK * mtt * esS;   /* one m-tile, all k-steps */
-    uint64_t mres_bytes = (uint64_t)nKK * mks * esM;
-    int m_ring = !inM && cg_layout_free(e->g, x->inputs[M]) && mres_bytes <= ring;
-    int s_ring = !m_ring && !inS && cg_layout_free(e->g, x->inputs[S]) && 2 * s1 <= ring;
-    int s_stream = !s_ring && s1 > budget / 2;
-    uint64_t obytes = inO ? 0 : (uint64_t)tmax * esO;
-    uint64_t used = (s_ring ? 0 : s_stream ? 2 * (uint64_t)mtt * esS : 2 * s1) + 2 * obytes + 512;
-    int m_res = m_ring || (!inM && used + mres_bytes <= budget);
-    used += inM || m_ring ? 0 : m_res ? mres_bytes : 2 * (uint64_t)tmax * esM;
-    int64_t mg = 1;
-    if (s_ring)
-        mg = cg_min(nM, (int64_t)(ring / (2 * s1)));
-    else if (!s_stream && !inS && budget > used)
-        mg = cg_min(nM, 1 + (int64_t)((budget - used) / (2 * s1)));
-    uint64_t sgrp = (uint64_t)mg * s1;
-    uint64_t sbase = s_ring ? cg_ring_alloc(e, 2 * sgrp)
-                            : cg_alloc(e, s_stream ? 2 * (uint64_t)mtt * esS : 2 * sgrp);
-    int64_t sgroups = 0, s_rd[2] = {-1, -1};
-    uint64_t obase[2] = {cg_alloc(e, obytes), cg_alloc(e, obytes)};
-    uint64_t mbase = m_ring ? cg_ring_alloc(e, mres_bytes)
-                            : cg_alloc(e, inM ? 0 : m_res ? mres_bytes : 2 * (uint64_t)tmax * esM);
-    int m_one = m_res && m_whole && vM.tiles == nK && ckM.nax == 0 && kt == vM.pblk;
+    p->sp.n = p->nmf;
+    for (int k = 0; k < p->nmf; k++)
+        p->sp.ext[k] = p->vM.dim[p->mfree[k]];
+    if (cg_plan(&p->sp, t_fits, &mf))
+        return cg_fail(e, "op %s: no moving tile fits", p->x->name);
+    p->nT = cg_split_tiles(&p->sp);
+    p->tmax = cg_split_tile_elems(&p->sp);
+    p->nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
+    p->G = p->nb >= 2 ? p->nb / 2 : 1;
+    p->esS = ls_dtype_size(p->vS.dt);
+    p->esM = ls_dtype_size(p->vM.dt);
+    p->esO = ls_dtype_size(p->vO.dt);
+    return 0;
+}
+
+/* SBUF plan. SBUF-resident operands are read in place and a resident output written in
+ * place. A moving weight goes whole into the constant ring when it fits, another HBM moving
+ * operand whole into the step region when it fits (after the stationary's minimum), else it
+ * streams per (k-step, chunk). An HBM stationary operand loads in groups of mg m-tiles per
+ * k-step, one DMA each (long contiguous rows when the m axis is innermost), double-buffered
+ * across groups, in the ring for a weight (so that its loads run ahead of the steps before
+ * this one); the groups grow into what the moving operand leaves. When not even one m-tile
+ * of every k-step fits in half the region, stationary tiles stream per (k-step, m-tile). */
+static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
+{
+    p->inS = cg_resident(&p->vS);
+    p->inM = cg_resident(&p->vM);
+    p->inO = cg_resident(&p->vO);
+    uint64_t budget = cg_budget(e), ring = e->s->ring_bytes;
+    p->m_whole = p->sp.split <= 0;
+    p->mks = p->nT * p->tmax;
+    for (int k = 0; p->m_whole && k < p->nmf; k++)
+        p->mks = (k == 0 ? 1 : p->mks) * p->sp.ext[k];
+    p->s1 = p->inS ? 0 : (uint64_t)p->nKK * p->mtt * p->esS;
+    uint64_t s1 = p->s1, mres_bytes = (uint64_t)p->nKK * p->mks * p->esM;
+    p->m_ring = !p->inM && cg_layout_free(e->g, p->x->inputs[p->M]) && mres_bytes <= ring;
+    p->s_ring = !p->m_ring && !p->inS && cg_layout_free(e->g, p->x->inputs[p->S]) &&
+                2 * s1 <= ring;
+    p->s_stream = !p->s_ring && s1 > budget / 2;
+    uint64_t obytes = p->inO ? 0 : (uint64_t)p->tmax * p->esO;
+    uint64_t sstream_bytes = 2 * (uint64_t)p->mtt * p->esS;
+    uint64_t used = (p->s_ring ? 0 : p->s_stream ? sstream_bytes : 2 * s1) + 2 * obytes + 512;
+    p->m_res = p->m_ring || (!p->inM && used + mres_bytes <= budget);
+    uint64_t mbytes = p->inM || p->m_ring ? 0
+                      : p->m_res          ? mres_bytes
+                                          : 2 * (uint64_t)p->tmax * p->esM;
+    used += mbytes;
+    p->mg = 1;
+    if (p->s_ring)
+        p->mg = cg_min(p->nM, (int64_t)(ring / (2 * s1)));
+    else if (!p->s_stream && !p->inS && budget > used)
+        p->mg = cg_min(p->nM, 1 + (int64_t)((budget - used) / (2 * s1)));
+    p->sgrp = (uint64_t)p->mg * s1;
+    p->sbase = p->s_ring ? cg_ring_alloc(e, 2 * p->sgrp)
+                         : cg_alloc(e, p->s_stream ? sstream_bytes : 2 * p->sgrp);
+    p->obase[0] = cg_alloc(e, obytes);
+    p->obase[1] = cg_alloc(e, obytes);
+    p->mbase = p->m_ring ? cg_ring_alloc(e, mres_bytes) : cg_alloc(e, mbytes);
+    p->m_one = p->m_res && p->m_whole && p->vM.tiles == p->nK && p->ckM.nax == 0 &&
+               p->kt == p->vM.pblk;
     /* k-steps per DMA: enough for rows of one minimum descriptor (dma.desc_min_ns at
      * dma.bytes_per_ns), so that matmuls start on the first k-steps while the rest load */
-    double desc_bytes = t->dma_desc_min_ns * t->dma_bytes_per_ns;
-    int64_t kg = m_one ? cg_max(1, (int64_t)(desc_bytes / (double)((uint64_t)mks * esM)) + 1) : 1;
-    if (e->fail)
+    double desc_bytes = e->t->dma_desc_min_ns * e->t->dma_bytes_per_ns;
+    p->kg = p->m_one ? cg_max(1, (int64_t)(desc_bytes / (double)((uint64_t)p->mks * p->esM)) + 1)
+                     : 1;
+}
+
+static int mm_plan(struct cg_em *e, int32_t op, const int8_t *pax, struct mm_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    if (mm_plan_axes(e, op, pax, p) || mm_plan_tiles(e, p))
         return e->fail;
-    int64_t *hs = calloc((size_t)nKK + 2, sizeof *hs);
-    int64_t *hm = calloc((size_t)(m_res ? nKK * nT : 2) + 2, sizeof *hm);
+    mm_plan_sbuf(e, p);
+    p->ns = cg_storage_order(&p->vS, p->sorder);
+    p->nm = cg_storage_order(&p->vM, p->morder);
+    p->no = cg_storage_order(&p->vO, p->oorder);
+    return e->fail;
+}
+
+/* Loop state the emitters share: the boxes being built, the current m-tile and group, and
+ * the handles later instructions wait for. */
+struct mm_run {
+    int64_t sl[R_], sn[R_], ml[R_], mn[R_], ol[R_], on[R_], tl[R_], tn[R_];
+    int64_t bi;                  /* batch combo */
+    int64_t mi, mlen;            /* m-tile and its columns */
+    int64_t tg, tcount;          /* group of chunks and its chunk count */
+    uint64_t gbase;              /* SBUF address of the current stationary group */
+    int64_t *hs;                 /* [kk]: the group's stationary load of k-step kk; [nKK + b]:
+                                  * 1 + the last load_stationary reading streamed buffer b */
+    int64_t *hm;                 /* [kk * nT + ti]: the resident moving load of (kk, ti) */
+    int64_t sgroups, s_reader, s_rd[2];   /* groups loaded, last readers of each group buffer */
+    int64_t loads;               /* streamed loads (stationary and moving): buffer parity */
+    int64_t bank_reader[64], obuf_reader[2], mbuf_reader[2], last_mm[64];
+    int first_s, first_m;        /* the next loads of S / M wait for their writers */
+};
+
+static int64_t klen_of(const struct mm_plan *p, int64_t kk)
+{
+    return cg_min(p->kt, p->K - (kk % p->nK) * p->kt);
+}
+
+/* Chunk ti's box in r->tl/tn; returns its elements. */
+static int64_t chunk_box(const struct mm_plan *p, struct mm_run *r, int64_t ti)
+{
+    int64_t te = 1;
+    cg_split_box(&p->sp, ti, r->tl, r->tn);
+    for (int k = 0; k < p->nmf; k++)
+        te *= r->tn[k];
+    return te;
+}
+
+/* PSUM bank of chunk j of the current group (groups alternate between two halves). */
+static uint32_t chunk_bank(const struct cg_em *e, const struct mm_plan *p,
+                           const struct mm_run *r, int64_t j)
+{
+    return e->s->psum_bank0 + (uint32_t)(((r->tg & 1) * p->G + j) % p->nb);
+}
+
+/* The box of k-step kk of S in r->sl/sn (its m columns as they are). */
+static void stationary_box(const struct mm_plan *p, struct mm_run *r, int64_t kk)
+{
+    combo_set(&p->ckS, kk / p->nK, r->sl, r->sn);
+    r->sl[p->kS] = (kk % p->nK) * p->kt;
+    r->sn[p->kS] = klen_of(p, kk);
+}
+
+/* The box of k-step kk of M in r->ml/mn: chunk ti, or every chunk when whole. Returns its
+ * free elements. */
+static int64_t moving_box(const struct mm_plan *p, struct mm_run *r, int64_t kk, int64_t ti,
+                          int whole)
+{
+    int64_t te = 1;
+    combo_set(&p->ckM, kk / p->nK, r->ml, r->mn);
+    r->ml[p->kM] = (kk % p->nK) * p->kt;
+    r->mn[p->kM] = klen_of(p, kk);
+    cg_split_box(&p->sp, ti, r->tl, r->tn);
+    for (int k = 0; k < p->nmf; k++) {
+        r->ml[p->mfree[k]] = whole ? 0 : r->tl[k];
+        r->mn[p->mfree[k]] = whole ? p->sp.ext[k] : r->tn[k];
+        te *= r->mn[p->mfree[k]];
+    }
+    return te;
+}
+
+/* The first two loads (or reads) of M wait for every writer of it. */
+static size_t moving_writers(struct cg_em *e, const struct mm_plan *p, struct mm_run *r,
+                             int64_t *deps, size_t nd)
+{
+    if (r->first_m > 0) {
+        nd = cg_writers(e, p->x->inputs[p->M], p->paxM, deps, nd, 64);
+        r->first_m--;
+    }
+    return nd;
+}
+
+/* Batch combo bi: every axis at its full extent but the batch axes, single indices. */
+static void batch_boxes(const struct mm_plan *p, struct mm_run *r, int64_t bi)
+{
+    const int *batch[2] = {p->at->lhs_batch, p->at->rhs_batch};
+    for (int i = 0; i < p->vS.rank; i++) { r->sl[i] = 0; r->sn[i] = p->vS.dim[i]; }
+    for (int i = 0; i < p->vM.rank; i++) { r->ml[i] = 0; r->mn[i] = p->vM.dim[i]; }
+    for (int i = 0; i < p->vO.rank; i++) { r->ol[i] = 0; r->on[i] = p->vO.dim[i]; }
+    for (int k = p->at->nbatch - 1; k >= 0; k--) {
+        int64_t v = bi % p->cb.ext[k];
+        bi /= p->cb.ext[k];
+        r->sl[batch[p->S][k]] = r->ml[batch[p->M][k]] = v;
+        r->sn[batch[p->S][k]] = r->mn[batch[p->M][k]] = 1;
+        int oa = p->map[p->S][batch[p->S][k]].out;
+        r->ol[oa] = v;
+        r->on[oa] = 1;
+    }
+}
+
+/* Resident moving operand of the batch combo: per k-step, chunks split along the outermost
+ * free axis are consecutive in SBUF (one DMA loads them all); a k-tiled weight loads kg
+ * k-steps per DMA (long contiguous rows). */
+static int load_moving_resident(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
+{
+    for (int64_t kk = 0; kk < p->nKK; kk++) {
+        if (p->m_one && kk % p->kg) {
+            for (int64_t j = 0; j < p->nT; j++)
+                r->hm[kk * p->nT + j] = r->hm[(kk - 1) * p->nT];
+            continue;
+        }
+        int64_t kn = cg_min(p->kg, p->nKK - kk);
+        for (int64_t ti = 0; ti < p->nT; ti += p->m_whole ? p->nT : 1) {
+            int64_t te = moving_box(p, r, kk, ti, p->m_whole);
+            uint64_t addr = p->mbase + (uint64_t)(kk * p->mks + ti * p->tmax) * p->esM;
+            struct sim_operand src, dst = cg_sb(0, (uint32_t)r->mn[p->kM], addr, p->vM.dt,
+                                                (uint64_t)(p->m_one ? kn * te : te));
+            if (p->m_one ? cg_box_tiles(&p->vM, kk, kn, r->ml, r->mn, p->morder + 1, p->nm - 1,
+                                        &src)
+                         : cg_box(&p->vM, r->ml, r->mn, NULL, p->kM, 1, p->morder + 1,
+                                  p->nm - 1, &src))
+                return cg_fail(e, "op %s: moving access pattern needs > 4 dims", p->x->name);
+            int64_t deps[72];
+            size_t nd = moving_writers(e, p, r, deps, 0);
+            if (r->bi > 0 && r->mbuf_reader[0] >= 0)
+                deps[nd++] = r->mbuf_reader[0];
+            int cls = p->m_ring ? CG_Q_RING : cg_load_class(e, p->x->inputs[p->M]);
+            r->hm[kk * p->nT + ti] = cg_dma(e, cls, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+            for (int64_t j = 1; p->m_whole && j < p->nT; j++)
+                r->hm[kk * p->nT + j] = r->hm[kk * p->nT];
+        }
+    }
+    return 0;
+}
+
+/* The stationary group starting at m-tile r->mi: mg m-tiles of every k-step, one DMA per
+ * k-step, into the group buffer not read by the previous group. */
+static int load_stationary_group(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
+{
+    r->gbase = p->sbase + (uint64_t)(++r->sgroups & 1) * p->sgrp;
+    r->s_reader = r->s_rd[r->sgroups & 1];
+    int64_t glen = cg_min(p->mg * p->mtt, p->Ma - r->mi * p->mtt);
+    r->sn[p->a] = glen;
+    for (int64_t kk = 0; kk < p->nKK; kk++) {
+        stationary_box(p, r, kk);
+        uint64_t addr = r->gbase + (uint64_t)kk * p->mg * p->mtt * p->esS;
+        struct sim_operand src, dst = cg_sb(0, (uint32_t)r->sn[p->kS], addr, p->vS.dt,
+                                            (uint64_t)glen);
+        if (cg_box(&p->vS, r->sl, r->sn, NULL, p->kS, 1, p->sorder + 1, p->ns - 1, &src))
+            return cg_fail(e, "op %s: stationary pattern needs > 4 dims", p->x->name);
+        int64_t deps[72];
+        size_t nd = 0;
+        if (r->first_s)
+            nd = cg_writers(e, p->x->inputs[p->S], p->paxS, deps, nd, 64);
+        if (r->s_reader >= 0)
+            deps[nd++] = r->s_reader;
+        int cls = p->s_ring ? CG_Q_RING : cg_load_class(e, p->x->inputs[p->S]);
+        r->hs[kk] = cg_dma(e, cls, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+    }
+    r->first_s = 0;
+    r->sn[p->a] = r->mlen;
+    return 0;
+}
+
+/* The load_stationary of k-step kk of the m-tile: from its group, from a tile streamed in
+ * here (s_stream), or in place (inS). Returns its handle, -1 on failure. */
+static int64_t stationary_step(struct cg_em *e, const struct mm_plan *p, struct mm_run *r,
+                               int64_t kk)
+{
+    uint32_t klen = (uint32_t)klen_of(p, kk);
+    uint64_t saddr =
+        r->gbase + ((uint64_t)kk * p->mg + (uint64_t)(r->mi % p->mg)) * p->mtt * p->esS;
+    int64_t hsl = r->hs[kk];
+    if (p->s_stream) {
+        int64_t *rd = &r->hs[p->nKK + (r->loads & 1)];
+        stationary_box(p, r, kk);
+        saddr = p->sbase + (uint64_t)(r->loads & 1) * p->mtt * p->esS;
+        struct sim_operand src, dst = cg_sb(0, klen, saddr, p->vS.dt, (uint64_t)r->mlen);
+        if (cg_box(&p->vS, r->sl, r->sn, NULL, p->kS, 1, p->sorder + 1, p->ns - 1, &src))
+            return cg_fail(e, "op %s: stationary pattern needs > 4 dims", p->x->name), -1;
+        int64_t deps[72];
+        size_t nd = 0;
+        if (r->loads < 2)
+            nd = cg_writers(e, p->x->inputs[p->S], p->paxS, deps, nd, 64);
+        if (*rd > 0)
+            deps[nd++] = *rd - 1;
+        hsl = cg_dma(e, cg_load_class(e, p->x->inputs[p->S]), &dst, &src, SIM_OP_DMA_COPY,
+                     deps, nd);
+        r->loads++;
+    }
+    struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
+    ls.src = cg_sb(0, klen, saddr, p->vS.dt, (uint64_t)r->mlen);
+    int64_t ld[72];
+    size_t nl = 0;
+    if (hsl >= 0)
+        ld[nl++] = hsl;
+    if (p->inS) {
+        stationary_box(p, r, kk);
+        if (cg_box(&p->vS, r->sl, r->sn, NULL, p->kS, 1, p->sorder + 1, p->ns - 1, &ls.src))
+            return cg_fail(e, "op %s: stationary pattern needs > 4 dims", p->x->name), -1;
+        if (r->first_s)
+            nl = cg_writers(e, p->x->inputs[p->S], p->paxS, ld, nl, 64);
+    }
+    return cg_emit(e, &ls, ld, nl);
+}
+
+/* The moving operand of the matmul of (k-step kk, chunk ti of te elements) in *mv, what it
+ * waits for appended to deps: in place (inM), resident (m_res), or streamed into buffer mb. */
+static int moving_operand(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t kk,
+                          int64_t ti, int64_t te, int mb, struct sim_operand *mv,
+                          int64_t *deps, size_t *nd)
+{
+    uint32_t klen = (uint32_t)klen_of(p, kk);
+    if (p->m_res) {
+        uint64_t addr = p->mbase + (uint64_t)(kk * p->mks + ti * p->tmax) * p->esM;
+        *mv = cg_sb(0, klen, addr, p->vM.dt, (uint64_t)te);
+        deps[(*nd)++] = r->hm[kk * p->nT + ti];
+        return 0;
+    }
+    struct sim_operand src;
+    moving_box(p, r, kk, ti, 0);
+    if (cg_box(&p->vM, r->ml, r->mn, NULL, p->kM, 1, p->morder + 1, p->nm - 1,
+               p->inM ? mv : &src))
+        return cg_fail(e, "op %s: moving pattern needs > 4 dims", p->x->name);
+    if (p->inM) {
+        *nd = moving_writers(e, p, r, deps, *nd);
+        return 0;
+    }
+    *mv = cg_sb(0, klen, p->mbase + (uint64_t)mb * p->tmax * p->esM, p->vM.dt, (uint64_t)te);
+    int64_t ld[72];
+    size_t nl = moving_writers(e, p, r, ld, 0);
+    if (r->mbuf_reader[mb] >= 0)
+        ld[nl++] = r->mbuf_reader[mb];
+    deps[(*nd)++] = cg_dma(e, cg_load_class(e, p->x->inputs[p->M]), mv, &src, SIM_OP_DMA_COPY,
+                           ld, nl);
+    r->loads++;
+    return 0;
+}
+
+/* The matmul of k-step kk (load_stationary hls) and chunk j of the group into its bank. */
+static int emit_matmul(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t kk,
+                       int64_t j, int64_t hls)
+{
+    int64_t ti = r->tg * p->G + j, te = chunk_box(p, r, ti);
+    int64_t deps[72];
+    size_t nd = 0;
+    deps[nd++] = hls;
+    struct sim_operand mv;
+    int mb = (int)(r->loads & 1);
+    if (moving_operand(e, p, r, kk, ti, te, mb, &mv, deps, &nd))
+        return e->fail;
+    uint32_t bank = chunk_bank(e, p, r, j);
+    if (kk == 0 && r->bank_reader[bank % 64] >= 0)
+        deps[nd++] = r->bank_reader[bank % 64];
+    struct sim_instr mm = cg_instr(e, LS_ENGINE_PE, SIM_OP_MATMUL, SIM_FN_NONE);
+    mm.flags = kk > 0 ? SIM_F_ACCUMULATE : 0;
+    mm.src = mv;
+    mm.dst = sim_psum(0, (uint32_t)r->mlen, (uint64_t)bank * e->t->psum_bank_bytes, LS_DT_FP32,
+                      (uint32_t)te);
+    r->last_mm[j] = cg_emit(e, &mm, deps, nd);
+    if (r->last_mm[j] < 0)
+        return e->fail;
+    r->mbuf_reader[p->m_res ? 0 : mb] = r->last_mm[j];
+    return 0;
+}
+
+/* One group of the m-tile: per k-step, one load_stationary and one matmul per chunk,
+ * accumulating in the group's banks. */
+static int emit_group(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
+{
+    for (int64_t kk = 0; kk < p->nKK; kk++) {
+        int64_t hls = stationary_step(e, p, r, kk);
+        if (hls < 0)
+            return e->fail;
+        for (int64_t j = 0; j < r->tcount; j++)
+            if (emit_matmul(e, p, r, kk, j, hls))
+                return e->fail;
+        if (p->s_stream)
+            r->hs[p->nKK + ((r->loads - 1) & 1)] = hls + 1;
+        r->s_reader = r->s_rd[r->sgroups & 1] = hls;
+    }
+    return 0;
+}
+
+/* Chunk j of the group: ACT evacuates its bank into the output (in place when resident,
+ * else into an output buffer stored by one DMA). */
+static int evacuate_chunk(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t j)
+{
+    int64_t ti = r->tg * p->G + j, te = chunk_box(p, r, ti);
+    for (int k = 0; k < p->nmf; k++) {
+        int oa = p->map[p->M][p->mfree[k]].out;
+        r->ol[oa] = r->tl[k];
+        r->on[oa] = r->tn[k];
+    }
+    uint32_t bank = chunk_bank(e, p, r, j);
+    int ob = (int)(ti & 1);
+    struct sim_operand o = cg_sb(0, (uint32_t)r->mlen, p->obase[ob], p->vO.dt, (uint64_t)te);
+    if (p->inO && cg_box(&p->vO, r->ol, r->on, NULL, p->po, 1, p->oorder + 1, p->no - 1, &o))
+        return cg_fail(e, "op %s: output pattern needs > 4 dims", p->x->name);
+    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    ev.dst = o;
+    ev.src = sim_psum(0, (uint32_t)r->mlen, (uint64_t)bank * e->t->psum_bank_bytes, LS_DT_FP32,
+                      (uint32_t)te);
+    int64_t deps[2] = {r->last_mm[j], r->obuf_reader[ob]};
+    int64_t hev = cg_emit(e, &ev, deps, r->obuf_reader[ob] >= 0 && !p->inO ? 2 : 1);
+    r->bank_reader[bank % 64] = hev;
+    if (p->inO) {
+        if (hev < 0)
+            return e->fail;
+        cg_wrote(e, p->x->output, p->po, hev);
+        return 0;
+    }
+    struct sim_operand dst;
+    if (cg_box(&p->vO, r->ol, r->on, NULL, p->po, 1, p->oorder + 1, p->no - 1, &dst))
+        return cg_fail(e, "op %s: output pattern needs > 4 dims", p->x->name);
+    int64_t hst = cg_dma(e, CG_Q_STORE, &dst, &o, SIM_OP_DMA_COPY, &hev, 1);
+    if (hst < 0)
+        return e->fail;
+    cg_wrote(e, p->x->output, p->po, hst);
+    r->obuf_reader[ob] = hst;
+    return 0;
+}
+
+static int evacuate(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
+{
+    for (int64_t j = 0; j < r->tcount; j++)
+        if (evacuate_chunk(e, p, r, j))
+            return e->fail;
+    return 0;
+}
+
+/* m-tile mi of the current (batch, S other free) combo: its stationary group when one
+ * starts here, then per group of chunks the matmuls and the evacuations. */
+static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t mi)
+{
+    int64_t m0 = mi * p->mtt;
+    r->mi = mi;
+    r->mlen = cg_min(p->mtt, p->Ma - m0);
+    r->sl[p->a] = r->ol[p->po] = m0;
+    r->sn[p->a] = r->on[p->po] = r->mlen;
+    r->gbase = p->sbase + (uint64_t)(r->sgroups & 1) * p->sgrp;
+    if (!p->s_stream && !p->inS && mi % p->mg == 0 && load_stationary_group(e, p, r))
+        return e->fail;
+    for (r->tg = 0; r->tg * p->G < p->nT; r->tg++) {
+        r->tcount = cg_min(p->G, p->nT - r->tg * p->G);
+        if (emit_group(e, p, r) || evacuate(e, p, r))
+            return e->fail;
+    }
+    return 0;
+}
+
+int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    struct mm_plan p;
+    int rc = mm_plan(e, op, pax, &p);
+    if (rc)
+        return rc;
+    struct mm_run run = {0}, *r = &run;
+    int64_t *hs = calloc((size_t)p.nKK + 2, sizeof *hs);
+    int64_t *hm = calloc((size_t)(p.m_res ? p.nKK * p.nT : 2) + 2, sizeof *hm);
     if (!hs || !hm) {
         free(hs);
         free(hm);
         return cg_fail(e, "out of memory");
     }
-    int sorder[R_], morder[R_], oorder[R_];
-    int ns = cg_storage_order(&vS, sorder), nm = cg_storage_order(&vM, morder),
-        no = cg_storage_order(&vO, oorder);
-    int64_t sl[R_], sn[R_], ml[R_], mn[R_], ol[R_], on[R_], tl[R_], tn[R_];
-    int64_t s_reader = -1, bank_reader[64], obuf_reader[2] = {-1, -1}, mbuf_reader[2] = {-1, -1};
+    r->hs = hs;
+    r->hm = hm;
+    r->s_reader = r->s_rd[0] = r->s_rd[1] = -1;
+    r->obuf_reader[0] = r->obuf_reader[1] = r->mbuf_reader[0] = r->mbuf_reader[1] = -1;
     for (int i = 0; i < 64; i++)
-        bank_reader[i] = -1;
-    int first_s = 1, first_m = 2;
-    int64_t loads = 0;
-    int rc = 0;
-    for (int64_t bi = 0; bi < combos(&cb) && !rc; bi++) {
-        for (int i = 0; i < vS.rank; i++) { sl[i] = 0; sn[i] = vS.dim[i]; }
-        for (int i = 0; i < vM.rank; i++) { ml[i] = 0; mn[i] = vM.dim[i]; }
-        for (int i = 0; i < vO.rank; i++) { ol[i] = 0; on[i] = vO.dim[i]; }
-        /* batch indices on all three */
-        {
-            int64_t r = bi;
-            for (int k = at->nbatch - 1; k >= 0; k--) {
-                int64_t v = r % cb.ext[k];
-                r /= cb.ext[k];
-                sl[batch[S][k]] = ml[batch[M][k]] = v;
-                sn[batch[S][k]] = mn[batch[M][k]] = 1;
-                int oa = map[S][batch[S][k]].out;
-                ol[oa] = v;
-                on[oa] = 1;
+        r->bank_reader[i] = -1;
+    r->first_s = 1;
+    r->first_m = 2;
+    for (r->bi = 0; r->bi < combos(&p.cb) && !rc; r->bi++) {
+        batch_boxes(&p, r, r->bi);
+        if (p.m_res)
+            rc = load_moving_resident(e, &p, r);
+        for (int64_t so = 0; so < combos(&p.cso) && !rc; so++) {
+            combo_set(&p.cso, so, r->sl, r->sn);
+            for (int k = 0; k < p.cso.nax; k++) {
+                int oa = p.map[p.S][p.cso.ax[k]].out;
+                r->ol[oa] = r->sl[p.cso.ax[k]];
+                r->on[oa] = 1;
             }
-        }
-        /* resident moving operand: per k-step, chunks split along the outermost free axis
-         * are consecutive in SBUF (one DMA loads them all); a k-tiled weight loads every
-         * k-step in one DMA (long contiguous rows) */
-        for (int64_t kk = 0; m_res && kk < nKK && !rc; kk++) {
-            if (m_one && kk % kg) {
-                for (int64_t j = 0; j < nT; j++)
-                    hm[kk * nT + j] = hm[(kk - 1) * nT];
-                continue;
-            }
-            int64_t kc = kk / nK, k0 = (kk % nK) * kt, kn = cg_min(kg, nKK - kk);
-            combo_set(&ckM, kc, ml, mn);
-            ml[kM] = k0;
-            mn[kM] = cg_min(kt, K - k0);
-            for (int64_t ti = 0; ti < nT; ti += m_whole ? nT : 1) {
-                cg_split_box(&sp, ti, tl, tn);
-                int64_t te = 1;
-                for (int k = 0; k < nmf; k++) {
-                    ml[mfree[k]] = m_whole ? 0 : tl[k];
-                    mn[mfree[k]] = m_whole ? sp.ext[k] : tn[k];
-                    te *= mn[mfree[k]];
-                }
-                struct sim_operand src, dst = cg_sb(0, (uint32_t)mn[kM],
-                                                    mbase + (uint64_t)(kk * mks + ti * tmax) * esM,
-                                                    vM.dt, (uint64_t)(m_one ? kn * te : te));
-                if (m_one ? cg_box_tiles(&vM, kk, kn, ml, mn, morder + 1, nm - 1, &src)
-                          : cg_box(&vM, ml, mn, NULL, kM, 1, morder + 1, nm - 1, &src)) {
-                    rc = cg_fail(e, "op %s: moving access pattern needs > 4 dims", x->name);
-                    break;
-                }
-                int64_t deps[72];
-                size_t nd = 0;
-                if (first_m > 0) {
-                    nd = cg_writers(e, x->inputs[M], pax[M], deps, nd, 64);
-                    first_m--;
-                }
-                if (bi > 0 && mbuf_reader[0] >= 0)
-                    deps[nd++] = mbuf_reader[0];
-                hm[kk * nT + ti] = cg_dma(e, m_ring ? CG_Q_RING : cg_load_class(e, x->inputs[M]), &dst, &src, SIM_OP_DMA_COPY, deps, nd);
-                for (int64_t j = 1; m_whole && j < nT; j++)
-                    hm[kk * nT + j] = hm[kk * nT];
-            }
-        }
-        for (int64_t so = 0; so < combos(&cso) && !rc; so++) {
-            combo_set(&cso, so, sl, sn);
-            for (int k = 0; k < cso.nax; k++) {
-                int oa = map[S][cso.ax[k]].out;
-                ol[oa] = sl[cso.ax[k]];
-                on[oa] = 1;
-            }
-            for (int64_t mi = 0; mi < nM && !rc; mi++) {
-                int64_t m0 = mi * mtt, mlen = cg_min(mtt, Ma - m0);
-                sl[a] = m0;
-                sn[a] = mlen;
-                ol[po] = m0;
-                on[po] = mlen;
-                /* stationary group (or streamed tiles, loaded below) */
-                uint64_t gbase = sbase + (uint64_t)(sgroups & 1) * sgrp;
-                if (!s_stream && !inS && mi % mg == 0) {
-                    gbase = sbase + (uint64_t)(++sgroups & 1) * sgrp;
-                    s_reader = s_rd[sgroups & 1];
-                    int64_t glen = cg_min(mg * mtt, Ma - m0);
-                    sn[a] = glen;
-                    for (int64_t kk = 0; kk < nKK; kk++) {
-                        int64_t kc = kk / nK, k0 = (kk % nK) * kt;
-                        combo_set(&ckS, kc, sl, sn);
-                        sl[kS] = k0;
-                        sn[kS] = cg_min(kt, K - k0);
-                        struct sim_operand src, dst = cg_sb(0, (uint32_t)sn[kS],
-                                                            gbase + (uint64_t)kk * mg * mtt * esS,
-                                                            vS.dt, (uint64_t)glen);
-                        if (cg_box(&vS, sl, sn, NULL, kS, 1, sorder + 1, ns - 1, &src)) {
-                            rc = cg_fail(e, "op %s: stationary pattern needs > 4 dims", x->name);
-                            break;
-                        }
-                        int64_t deps[72];
-                        size_t nd = 0;
-                        if (first_s) 
-                            nd = cg_writers(e, x->inputs[S], pax[S], deps, nd, 64);
-                        if (s_reader >= 0)
-                            deps[nd++] = s_reader;
-                        hs[kk] = cg_dma(e, s_ring ? CG_Q_RING : cg_load_class(e, x->inputs[S]), &dst, &src, SIM_OP_DMA_COPY, deps, nd);
-                    }
-                    first_s = 0;
-                    sn[a] = mlen;
-                }
-                for (int64_t tg = 0; tg * G < nT && !rc; tg++) {
-                    int64_t tcount = cg_min(G, nT - tg * G);
-                    int64_t last_mm[64];
-                    for (int64_t kk = 0; kk < nKK && !rc; kk++) {
-                        int64_t kc = kk / nK, k0 = (kk % nK) * kt, klen = cg_min(kt, K - k0);
-                        uint64_t saddr = gbase + ((uint64_t)kk * mg + (uint64_t)(mi % mg)) * mtt * esS;
-                        int64_t hsl = hs[kk];
-                        if (s_stream) {
-                            combo_set(&ckS, kc, sl, sn);
-                            sl[kS] = k0;
-                            sn[kS] = klen;
-                            saddr = sbase + (uint64_t)(loads & 1) * mtt * esS;
-                            struct sim_operand src, dst = cg_sb(0, (uint32_t)klen, saddr, vS.dt,
-                                                                (uint64_t)mlen);
-                            if (cg_box(&vS, sl, sn, NULL, kS, 1, sorder + 1, ns - 1, &src)) {
-                                rc = cg_fail(e, "op %s: stationary pattern needs > 4 dims", x->name);
-                                break;
-                            }
-                            int64_t deps[72];
-                            size_t nd = 0;
-                            if (loads < 2)
-                                nd = cg_writers(e, x->inputs[S], pax[S], deps, nd, 64);
-                            if (hs[nKK + (loads & 1)] > 0)
-                                deps[nd++] = hs[nKK + (loads & 1)] - 1;
-                            hsl = cg_dma(e, cg_load_class(e, x->inputs[S]), &dst, &src, SIM_OP_DMA_COPY, deps, nd);
-                            loads++;
-                        }
-                        struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY,
-                                                       SIM_FN_NONE);
-                        ls.src = cg_sb(0, (uint32_t)klen, saddr, vS.dt, (uint64_t)mlen);
-                        int64_t ld[72];
-                        size_t nl = 0;
-                        if (hsl >= 0)
-                            ld[nl++] = hsl;
-                        if (inS) {
-                            combo_set(&ckS, kc, sl, sn);
-                            sl[kS] = k0;
-                            sn[kS] = klen;
-                            if (cg_box(&vS, sl, sn, NULL, kS, 1, sorder + 1, ns - 1, &ls.src)) {
-                                rc = cg_fail(e, "op %s: stationary pattern needs > 4 dims", x->name);
-                                break;
-                            }
-                            if (first_s)
-                                nl = cg_writers(e, x->inputs[S], pax[S], ld, nl, 64);
-                        }
-                        int64_t hls = cg_emit(e, &ls, ld, nl);
-                        if (hls < 0) {
-                            rc = e->fail;
-                            break;
-                        }
-                        for (int64_t j = 0; j < tcount; j++) {
-                            int64_t ti = tg * G + j;
-                            cg_split_box(&sp, ti, tl, tn);
-                            int64_t te = 1;
-                            for (int k = 0; k < nmf; k++)
-                                te *= tn[k];
-                            int64_t deps[72];
-                            size_t nd = 0;
-                            deps[nd++] = hls;
-                            struct sim_operand mv;
-                            int mb = (int)(loads & 1);
-                            if (inM) {
-                                combo_set(&ckM, kc, ml, mn);
-                                ml[kM] = k0;
-                                mn[kM] = klen;
-                                for (int k = 0; k < nmf; k++) {
-                                    ml[mfree[k]] = tl[k];
-                                    mn[mfree[k]] = tn[k];
-                                }
-                                if (cg_box(&vM, ml, mn, NULL, kM, 1, morder + 1, nm - 1, &mv)) {
-                                    rc = cg_fail(e, "op %s: moving pattern needs > 4 dims", x->name);
-                                    break;
-                                }
-                                if (first_m > 0) {
-                                    nd = cg_writers(e, x->inputs[M], pax[M], deps, nd, 64);
-                                    first_m--;
-                                }
-                            } else if (m_res) {
-                                mv = cg_sb(0, (uint32_t)klen,
-                                           mbase + (uint64_t)(kk * mks + ti * tmax) * esM, vM.dt,
-                                           (uint64_t)te);
-                                deps[nd++] = hm[kk * nT + ti];
-                            } else {
-                                combo_set(&ckM, kc, ml, mn);
-                                ml[kM] = k0;
-                                mn[kM] = klen;
-                                for (int k = 0; k < nmf; k++) {
-                                    ml[mfree[k]] = tl[k];
-                                    mn[mfree[k]] = tn[k];
-                                }
-                                mv = cg_sb(0, (uint32_t)klen, mbase + (uint64_t)mb * tmax * esM,
-                                           vM.dt, (uint64_t)te);
-                                struct sim_operand src;
-                                if (cg_box(&vM, ml, mn, NULL, kM, 1, morder + 1, nm - 1, &src)) {
-                                    rc = cg_fail(e, "op %s: moving pattern needs > 4 dims", x->name);
-                                    break;
-                                }
-                                int64_t ld[72];
-                                size_t nl = 0;
-                                if (first_m > 0) {
-                                    nl = cg_writers(e, x->inputs[M], pax[M], ld, nl, 64);
-                                    first_m--;
-                                }
-                                if (mbuf_reader[mb] >= 0)
-                                    ld[nl++] = mbuf_reader[mb];
-                                deps[nd++] = cg_dma(e, cg_load_class(e, x->inputs[M]), &mv, &src, SIM_OP_DMA_COPY, ld, nl);
-                                loads++;
-                            }
-                            uint32_t bank = e->s->psum_bank0 + (uint32_t)(((tg & 1) * G + j) % nb);
-                            if (kk == 0 && bank_reader[bank % 64] >= 0)
-                                deps[nd++] = bank_reader[bank % 64];
-                            struct sim_instr mm = cg_instr(e, LS_ENGINE_PE, SIM_OP_MATMUL,
-                                                           SIM_FN_NONE);
-                            mm.flags = kk > 0 ? SIM_F_ACCUMULATE : 0;
-                            mm.src = mv;
-                            mm.dst = sim_psum(0, (uint32_t)mlen,
-                                              (uint64_t)bank * t->psum_bank_bytes, LS_DT_FP32,
-                                              (uint32_t)te);
-                            last_mm[j] = cg_emit(e, &mm, deps, nd);
-                            if (last_mm[j] < 0) {
-                                rc = e->fail;
-                                break;
-                            }
-                            if (!m_res)
-                                mbuf_reader[mb] = last_mm[j];
-                            else
-                                mbuf_reader[0] = last_mm[j];
-                        }
-                        if (s_stream)
-                            hs[nKK + ((loads - 1) & 1)] = hls + 1;
-                        s_reader = s_rd[sgroups & 1] = hls;
-                    }
-                    /* evacuate and store each chunk */
-                    for (int64_t j = 0; j < tcount && !rc; j++) {
-                        int64_t ti = tg * G + j;
-                        cg_split_box(&sp, ti, tl, tn);
-                        int64_t te = 1;
-                        for (int k = 0; k < nmf; k++) {
-                            int oa = map[M][mfree[k]].out;
-                            ol[oa] = tl[k];
-                            on[oa] = tn[k];
-                            te *= tn[k];
-                        }
-                        uint32_t bank = e->s->psum_bank0 + (uint32_t)(((tg & 1) * G + j) % nb);
-                        int ob = (int)(ti & 1);
-                        struct sim_operand ob_op = cg_sb(0, (uint32_t)mlen, obase[ob], vO.dt,
-                                                         (uint64_t)te);
-                        if (inO && cg_box(&vO, ol, on, NULL, po, 1, oorder + 1, no - 1, &ob_op)) {
-                            rc = cg_fail(e, "op %s: output pattern needs > 4 dims", x->name);
-                            break;
-                        }
-                        struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION,
-                                                       SIM_FN_NONE);
-                        ev.dst = ob_op;
-                        ev.src = sim_psum(0, (uint32_t)mlen, (uint64_t)bank * t->psum_bank_bytes,
-                                          LS_DT_FP32, (uint32_t)te);
-                        int64_t deps[2] = {last_mm[j], obuf_reader[ob]};
-                        int64_t hev = cg_emit(e, &ev, deps, obuf_reader[ob] >= 0 && !inO ? 2 : 1);
-                        bank_reader[bank % 64] = hev;
-                        if (inO) {
-                            if (hev < 0) {
-                                rc = e->fail;
-                                break;
-                            }
-                            cg_wrote(e, x->output, po, hev);
-                            continue;
-                        }
-                        struct sim_operand dst;
-                        if (cg_box(&vO, ol, on, NULL, po, 1, oorder + 1, no - 1, &dst)) {
-                            rc = cg_fail(e, "op %s: output pattern needs > 4 dims", x->name);
-                            break;
-                        }
-                        int64_t hst = cg_dma(e, 1, &dst, &ob_op, SIM_OP_DMA_COPY, &hev, 1);
-                        if (hst < 0) {
-                            rc = e->fail;
-                            break;
-                        }
-                        cg_wrote(e, x->output, po, hst);
-                        obuf_reader[ob] = hst;
-                    }
-                }
-            }
+            for (int64_t mi = 0; mi < p.nM && !rc; mi++)
+                rc = lower_m_tile(e, &p, r, mi);
         }
     }
     free(hs);
