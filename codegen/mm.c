@@ -440,13 +440,13 @@ static int64_t stationary_step(struct cg_em *e, const struct mm_plan *p, struct 
     ls.src = cg_sb(0, klen, saddr, p->vS.dt, (uint64_t)r->mlen);
     int64_t ld[72];
     size_t nl = 0;
-    if (hsl >= 0)
+    if (hsl >= 0 && !p->inS)   /* an in-place stationary has no load (hs stays unset) */
         ld[nl++] = hsl;
     if (p->inS) {
         stationary_box(p, r, kk);
         if (cg_box(&p->vS, r->sl, r->sn, NULL, p->kS, 1, p->sorder + 1, p->ns - 1, &ls.src))
             return cg_fail(e, "op %s: stationary pattern needs > 4 dims", p->x->name), -1;
-        if (r->first_s)
+        if (r->first_s)   /* the first k-steps wait for its writers; PE runs in order */
             nl = cg_writers(e, p->x->inputs[p->S], p->paxS, ld, nl, 64);
     }
     return cg_emit(e, &ls, ld, nl);
