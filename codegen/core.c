@@ -367,7 +367,8 @@ int64_t cg_emit(struct cg_em *e, struct sim_instr *in, const int64_t *deps, size
     if (s->nxdeps) {   /* the writers cg_writers found go with this instruction */
         if (xdeps_room(s, nd))
             return cg_fail(e, "out of memory"), -1;
-        memcpy(s->xdeps + s->nxdeps, deps, nd * sizeof *deps);
+        if (nd)
+            memcpy(s->xdeps + s->nxdeps, deps, nd * sizeof *deps);
         deps = s->xdeps;
         nd += s->nxdeps;
         s->nxdeps = 0;
@@ -400,6 +401,8 @@ size_t cg_writers(struct cg_em *e, int32_t t, int pax, int64_t *deps, size_t nd,
         return nd;
     const int64_t *w = NULL;
     size_t n = e->s->hbm_writers(e->s->ctx, t, pax, &w);
+    if (n == 0)
+        return nd;
     if (xdeps_room(e->s, n)) {
         cg_fail(e, "out of memory");
         return nd;
