@@ -116,6 +116,7 @@ static void intro(const struct rp *r, struct doc *d)
 {
     const struct report_opts *o = r->o;
     int whatif = o && o->kind && !strcmp(o->kind, "whatif");
+    doc_h(d, 2, "run", "The run");
     doc_p(d,
           "%s on the simulated NeuronCore: %d model%s x %d target%s; strategies local, greedy, "
           "rulebased and exact are solved, compiled and simulated under the target's datasheet "
@@ -170,6 +171,7 @@ static int write_doc(const struct rp *r, const char *path, int html, struct ls_e
     } else {
         fprintf(af.fp, "# %s\n\n", title);
     }
+    rp_doc_summary(r, &d);
     intro(r, &d);
     if (r->nt > 1)
         rp_doc_whatif(r, &d);
