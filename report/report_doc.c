@@ -89,14 +89,16 @@ int doc_fig_begin(struct doc *d, const char *caption)
     return d->html;
 }
 
+/* Figures are numbered once across the report ("Figure N."), Markdown and HTML alike. */
 void doc_fig_end(struct doc *d, const char *caption)
 {
+    d->fig++;
     if (d->html) {
-        fputs("<figcaption>", d->f);
+        fprintf(d->f, "<figcaption>Figure %d. ", d->fig);
         rp_html_escape(d->f, caption);
         fputs("</figcaption></figure>\n", d->f);
     } else {
-        fprintf(d->f, "*%s (plot in report.html)*\n\n", caption);
+        fprintf(d->f, "*Figure %d. %s (plot in report.html)*\n\n", d->fig, caption);
     }
 }
 
@@ -149,7 +151,7 @@ static int write_doc(const struct rp *r, const char *path, int html, struct ls_e
     int rc = ls_atomic_open(&af, path, err);
     if (rc)
         return rc;
-    struct doc d = {af.fp, html, 0};
+    struct doc d = {af.fp, html, 0, 0};
     const char *title = r->o && r->o->kind && !strcmp(r->o->kind, "whatif")
                             ? "laysim what-if report"
                             : "laysim study report";

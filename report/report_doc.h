@@ -10,6 +10,7 @@ struct doc {
     FILE *f;
     int html;
     int ncols;
+    int fig;               /* figures numbered so far */
 };
 
 void doc_h(struct doc *d, int level, const char *id, const char *text);

@@ -87,7 +87,8 @@ static void exactness(const struct rp *r, struct doc *d, int t, int tb)
              "averages %.2f%% while the model's median error against the simulator is %.1f%%, "
              "and exact solving pays off only where the gap exceeds the error (the paper's "
              "Section 4.3 criterion).",
-          rp_table_label[tb], strict ? "On some models" : "No", strict, n, behind, gain / n, heuristic_gap(r, t, tb),
+          rp_table_label[tb], strict ? "On some models" : "No", strict, n, behind, gain / n,
+          heuristic_gap(r, t, tb),
           100 * f.err_median);
 }
 
@@ -102,7 +103,8 @@ static void calibration(const struct rp *r, struct doc *d, int t)
     struct rp_fid f0, f1;
     rp_fidelity(r, t, 0, &f0);
     rp_fidelity(r, t, 1, &f1);
-    double a0 = 100 * study_pairwise_accuracy(&f0.pw), a1 = 100 * study_pairwise_accuracy(&f1.pw);
+    double a0 = 100 * study_pairwise_accuracy(&f0.pw);
+    double a1 = 100 * study_pairwise_accuracy(&f1.pw);
     const char *verdict = isnan(a0) || isnan(a1) ? "could not be compared (no pairs)"
                           : a1 < a0              ? "made the ranking worse"
                           : a1 > a0              ? "improved the ranking"
