@@ -89,14 +89,16 @@ int doc_fig_begin(struct doc *d, const char *caption)
     return d->html;
 }
 
+/* Figures are numbered once across the report ("Figure N."), Markdown and HTML alike. */
 void doc_fig_end(struct doc *d, const char *caption)
 {
+    d->fig++;
     if (d->html) {
-        fputs("<figcaption>", d->f);
+        fprintf(d->f, "<figcaption>Figure %d. ", d->fig);
         rp_html_escape(d->f, caption);
         fputs("</figcaption></figure>\n", d->f);
     } else {
-        fprintf(d->f, "*%s (plot in report.html)*\n\n", caption);
+        fprintf(d->f, "*Figure %d. %s (plot in report.html)*\n\n", d->fig, caption);
     }
 }
 
@@ -116,6 +118,7 @@ static void intro(const struct rp *r, struct doc *d)
 {
     const struct report_opts *o = r->o;
     int whatif = o && o->kind && !strcmp(o->kind, "whatif");
+    doc_h(d, 2, "run", "The run");
     doc_p(d,
           "%s on the simulated NeuronCore: %d model%s x %d target%s; strategies local, greedy, "
           "rulebased and exact are solved, compiled and simulated under the target's datasheet "
@@ -148,7 +151,7 @@ static int write_doc(const struct rp *r, const char *path, int html, struct ls_e
     int rc = ls_atomic_open(&af, path, err);
     if (rc)
         return rc;
-    struct doc d = {af.fp, html, 0};
+    struct doc d = {af.fp, html, 0, 0};
     const char *title = r->o && r->o->kind && !strcmp(r->o->kind, "whatif")
                             ? "laysim what-if report"
                             : "laysim study report";
@@ -170,6 +173,7 @@ static int write_doc(const struct rp *r, const char *path, int html, struct ls_e
     } else {
         fprintf(af.fp, "# %s\n\n", title);
     }
+    rp_doc_summary(r, &d);
     intro(r, &d);
     if (r->nt > 1)
         rp_doc_whatif(r, &d);

@@ -10,6 +10,7 @@ struct doc {
     FILE *f;
     int html;
     int ncols;
+    int fig;               /* figures numbered so far */
 };
 
 void doc_h(struct doc *d, int level, const char *id, const char *text);
@@ -24,6 +25,8 @@ void doc_fig_end(struct doc *d, const char *caption);
 void doc_figs_row_begin(struct doc *d);
 void doc_figs_row_end(struct doc *d);
 
+/* the findings summary, the first section (report_summary.c) */
+void rp_doc_summary(const struct rp *r, struct doc *d);
 /* the sections (report_rq.c) */
 void rp_doc_target(const struct rp *r, struct doc *d, int t);
 void rp_doc_whatif(const struct rp *r, struct doc *d);

@@ -95,7 +95,11 @@ int rp_changed(const struct rp *r, int t, int t2, int m, int s, int tb);
 int rp_sorted(double *x, int n, int descending);   /* drops NaN, returns the count */
 double rp_quantile(const double *sorted, int n, double q);
 
-/* SVG plots (report_svg.c): write one <svg> element. */
+/* SVG plots (report_svg.c): write one <svg> element. The value axis is zoomed to the
+ * data (at most 10 % of its range beyond it on each side) with round tick values, and
+ * described by a <desc> with data-axis-lo/hi, data-data-lo/hi (log10 when data-logy) and the
+ * plot area's pixel rows; plotted marks have class="data". The reference line (hline) is
+ * drawn only where the axis shows it. */
 struct rp_series {
     const char *name, *color;
     const double *y;       /* sorted values; plotted against % of points */
@@ -103,7 +107,7 @@ struct rp_series {
     int dashed;
 };
 void rp_svg_cdf(FILE *f, const char *title, const char *ylabel, const struct rp_series *s,
-                int ns, double ymin, double ymax, int logy, double hline);
+                int ns, int logy, double hline);
 void rp_svg_bars(FILE *f, const char *title, const char *xlabel, const char *ylabel,
                  const char *const *cats, const double *vals, int n, const char *color,
                  int percent_labels);

@@ -77,17 +77,23 @@ void rp_doc_whatif(const struct rp *r, struct doc *d)
     if (vals && cats && names) {
         for (int m = 0; m < r->nm; m++)
             cats[m] = r->m[m].name;
+        /* the base's series is 1.0 everywhere: not drawn */
+        int k = 0;
         for (int t = 0; t < nt; t++) {
-            names[t] = r->t[t].variant[0] ? r->t[t].variant : "(base)";
+            if (t == r->base)
+                continue;
+            names[k] = r->t[t].variant[0] ? r->t[t].variant : "(base)";
             for (int m = 0; m < r->nm; m++)
-                vals[t * r->nm + m] = rp_sim(r, t, m, 3, tb) / rp_sim(r, r->base, m, 3, tb);
+                vals[k * r->nm + m] = rp_sim(r, t, m, 3, tb) / rp_sim(r, r->base, m, 3, tb);
+            k++;
         }
-        if (doc_fig_begin(d, ""))
+        if (doc_fig_begin(d, "") && k)
             rp_svg_grouped(d->f, "End-to-end time relative to the base target",
-                           "Exact's simulated time / base", cats, r->nm, names, palette, nt,
+                           "Exact's simulated time / base", cats, r->nm, names, palette, k,
                            vals, 1.0);
         doc_fig_end(d, "What-if: simulated time of Exact's solution per variant, relative to "
-                       "the base target (lower is faster).");
+                       "the base target (lower is faster; the dashed line is the base). The "
+                       "base target itself is 1.0 on every model by definition and not drawn.");
     }
     free(vals);
     free(cats);

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# laysim study / whatif reports (issue 22): the findings summary is the first section; figure
+# numbers are unique; every plot's value axis spans the data, exceeding it by at most 10 % of
+# the data's range on each side, with round tick values; no constant series is drawn.
+# usage: bash tests/cli/report.sh <laysim-binary> <source-dir>
+LAYSIM=${1:?laysim binary}
+SRC=${2:?source dir}
+source "$(dirname "$0")/lib.bash"
+
+# check_report DIR WHAT: the checks on DIR/report.html and DIR/report.md
+check_report() {
+    local dir=$1 what=$2
+    if grep -o '<h2[^>]*>[^<]*</h2>' "$dir/report.html" | head -1 | grep -q '>Findings summary<' &&
+       [ "$(grep -m1 '^## ' "$dir/report.md")" = "## Findings summary" ]; then ok; else
+        bad "$what: the first section is not the findings summary"; fi
+    if grep -q 'Tensor Seeks Layout' "$dir/report.md"; then ok; else bad "$what: the paper is not cited"; fi
+    for f in report.html report.md; do
+        local nums
+        nums=$(grep -oE '(<figcaption>|\*)Figure [0-9]+\.' "$dir/$f" | grep -oE '[0-9]+')
+        if [ -n "$nums" ] && [ -z "$(sort <<<"$nums" | uniq -d)" ] &&
+           [ "$(head -1 <<<"$nums")" = 1 ] && [ "$(sort -n <<<"$nums" | tail -1)" = "$(wc -l <<<"$nums")" ]; then ok; else
+            bad "$what: $f figure numbers not unique 1..N: $(tr '\n' ' ' <<<"$nums")"; fi
+    done
+    if python3 "$T/axes.py" "$dir/report.html" >"$T/axes.out" 2>&1; then ok; else
+        bad "$what: plot axes: $(head -c 1500 "$T/axes.out")"; fi
+}
+
+cat >"$T/axes.py" <<'PY'
+# Every <svg> with a value axis: the axis (from its <desc data-*>) covers the data's range and
+# exceeds it by at most 10 % of that range per side; the tick labels are round (1/2/5 x 10^k
+# steps) and lie on the axis at the pixel rows its ends imply; the plotted marks (polyline
+# points, bars' data-v) map back into the declared data range and reach its ends; no drawn
+# series is constant.
+import math, re, sys
+html = open(sys.argv[1]).read()
+bad = []
+svgs = re.findall(r'<svg.*?</svg>', html, re.S)
+def attr(tag, name):
+    m = re.search(r'\b%s="([^"]*)"' % name, tag)
+    return float(m.group(1)) if m else None
+naxes = 0
+for k, svg in enumerate(svgs):
+    title = re.search(r'font-weight="bold">([^<]*)<', svg).group(1)
+    where = "plot %d (%s)" % (k + 1, title)
+    desc = re.search(r'<desc [^>]*>', svg)
+    if not desc:
+        if 'class="data"' in svg:
+            bad.append(where + ": marks without a value-axis description")
+        continue
+    naxes += 1
+    d = desc.group(0)
+    lo, hi, dlo, dhi = (attr(d, n) for n in ("data-axis-lo", "data-axis-hi", "data-data-lo", "data-data-hi"))
+    logy, top, bottom = attr(d, "data-logy"), attr(d, "data-plot-top"), attr(d, "data-plot-bottom")
+    rng = dhi - dlo
+    eps = 1e-6 * max(1.0, abs(dlo), abs(dhi))
+    if not (lo <= dlo + eps and hi >= dhi - eps):
+        bad.append("%s: axis %g..%g does not cover the data %g..%g" % (where, lo, hi, dlo, dhi))
+    if rng > 0 and (dlo - lo > 0.1 * rng + eps or hi - dhi > 0.1 * rng + eps):
+        bad.append("%s: axis %g..%g exceeds the data %g..%g by more than 10%%" % (where, lo, hi, dlo, dhi))
+    def to_px(x):
+        return bottom - (x - lo) / (hi - lo) * (bottom - top)
+    def from_px(y):
+        return lo + (bottom - y) / (bottom - top) * (hi - lo)
+    ticks = [(float(v), float(y)) for v, y in re.findall(r'class="ytick" data-v="([^"]*)" x="[^"]*" y="([^"]*)"', svg)]
+    if not ticks:
+        bad.append(where + ": no tick labels")
+    for v, y in ticks:
+        x = math.log10(v) if logy else v
+        if not (lo - eps <= x <= hi + eps):
+            bad.append("%s: tick %g outside the axis" % (where, v))
+        if abs(to_px(x) + 4 - y) > 0.2:
+            bad.append("%s: tick %g drawn at row %g, want %g" % (where, v, y, to_px(x) + 4))
+        mant = v / 10 ** math.floor(math.log10(abs(v))) if v else 1
+        if not any(abs(mant - m) < 1e-6 for m in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)) and \
+           not re.fullmatch(r'-?\d+(\.\d)?', ("%g" % v)):
+            bad.append("%s: tick %g is not round" % (where, v))
+    labels = re.findall(r'class="ytick"[^>]*>([^<]*)<', svg)
+    if len(set(labels)) != len(labels):
+        bad.append("%s: repeated tick labels %s" % (where, labels))
+    marks = []
+    for pts in re.findall(r'<polyline class="data"[^>]* points="([^"]*)"', svg):
+        ys = [from_px(float(p.split(",")[1])) for p in pts.split()]
+        if len(ys) > 2 and max(ys) - min(ys) < 1e-9 * max(1, abs(ys[0])):
+            bad.append(where + ": a constant series is drawn")
+        marks += ys
+    for v in re.findall(r'<rect class="data" data-v="([^"]*)"', svg):
+        marks.append(math.log10(float(v)) if logy else float(v))
+    if not marks:
+        bad.append(where + ": no data marks")
+        continue
+    tol = 0.02 * (hi - lo) / (bottom - top) * 10   # a tenth of a pixel, ten times over
+    if min(marks) < dlo - tol or max(marks) > dhi + tol or \
+       abs(min(marks) - dlo) > tol or abs(max(marks) - dhi) > tol:
+        bad.append("%s: marks span %g..%g, the axis declares data %g..%g" % (where, min(marks), max(marks), dlo, dhi))
+if naxes == 0:
+    bad.append("no plot with a value axis")
+print("\n".join(bad) if bad else "%d plots checked" % naxes)
+sys.exit(1 if bad else 0)
+PY
+
+# a small study: calibrated, two models, no autotuner
+expect 0 "study" "$LAYSIM" study --models cnn,bert-base --out "$T/s" --quiet --threads 2 --mcts-evaluations 0
+check_report "$T/s" "study"
+if grep -q 'Does exactness pay off on simulated time' "$T/s/report.md" &&
+   grep -q '^Calibration (in sample) ' "$T/s/report.md" && grep -q '^Failed cells: none' "$T/s/report.md"; then ok; else
+    bad "study: the summary lacks exactness, calibration or failed cells"; fi
+
+# a failing dp cell: the summary lists it with its reason
+expect 0 "study with a failing dp cell" "$LAYSIM" study --models cnn,bert-base --autocast none --no-calibrate \
+    --mcts-evaluations 0 --dp-mem-limit 1 --out "$T/f" --quiet
+check_report "$T/f" "failing study"
+if grep -Eq '^\| cnn \| dp \| datasheet \| .* \| solver dp: .*dp.mem_limit' "$T/f/report.md" &&
+   grep -q '^Calibration was not run' "$T/f/report.md"; then ok; else
+    bad "the summary does not list the failed dp cell: $(grep -A4 'Failed cells' "$T/f/report.md")"; fi
+
+# what-if: the variants' effects in the summary; the base (always 1.0) is not plotted
+expect 0 "whatif" "$LAYSIM" whatif --set pe.rows=64,128 --models cnn,bert-base --out "$T/w" --quiet --no-calibrate
+check_report "$T/w" "whatif"
+if grep -q '^What-if pe.rows=64: Exact' "$T/w/report.md" && grep -q 'base target itself is 1.0' "$T/w/report.md"; then ok; else
+    bad "whatif: the summary lacks the variants' effects"; fi
+finish
