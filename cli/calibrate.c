@@ -14,7 +14,8 @@
 const char cmd_calibrate_help[] =
     "usage: laysim calibrate [--traces FILE]... [--microbench] [--table TABLE]\n"
     "                        [--aggregate sum|max] [--write-microbench TRACE]\n"
-    "                        [--report FILE] [--json] [--target T] [--set K=V] -o table.json\n"
+    "                        [--report FILE] [--json] [-q] [--target T] [--set K=V]\n"
+    "                        -o table.json\n"
     "\n"
     "Fit a latency table (docs/costmodel.md) from instruction traces: each table entry\n"
     "(opcode, dtype, mem) is fitted from the records it prices, compute entries as\n"
@@ -31,6 +32,8 @@ const char cmd_calibrate_help[] =
     "                         --prior is the old spelling (deprecated)\n"
     "  --aggregate MODE       aggregation of the output table (default: the prior's)\n"
     "  -o FILE                the fitted table (required)\n"
+    "  -q, --quiet            no progress bar (one step per trace, then the fit; stderr,\n"
+    "                         terminal only)\n"
     "  --report FILE          the fit report as JSON (per entry: samples, R2, max and\n"
     "                         median relative error, residual plot data)\n"
     "  --json                 print the fit report to stdout\n" CLI_TARGET_HELP;
@@ -112,14 +115,15 @@ int cmd_calibrate(int argc, char **argv)
         {"table", required_argument, NULL, 'p'},    {"prior", required_argument, NULL, 'P'},    {"aggregate", required_argument, NULL, 'A'},
         {"write-microbench", required_argument, NULL, 'w'},
         {"report", required_argument, NULL, 'R'},   {"output", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, 'J'},           CLI_TARGET_LONGOPTS, {NULL, 0, NULL, 0}};
+        {"json", no_argument, NULL, 'J'},           {"quiet", no_argument, NULL, 'q'},
+        CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     struct cli_target_args ta = {0};
     const char *traces[64], *prior = NULL, *aggn = NULL, *mbtrace = NULL, *report = NULL, *outp = NULL;
-    int ntr = 0, micro = 0, json = 0, c, rc;
+    int ntr = 0, micro = 0, json = 0, quiet = 0, c, rc;
     struct ls_error err;
     ls_error_clear(&err);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
         switch (c) {
         case 'r':
             if (ntr == 64) {
@@ -139,6 +143,7 @@ int cmd_calibrate(int argc, char **argv)
         case 'R': report = optarg; break;
         case 'o': outp = optarg; break;
         case 'J': json = 1; break;
+        case 'q': quiet = 1; break;
         case CLI_OPT_TARGET:
         case CLI_OPT_SET:
             if (cli_target_args_take(&ta, c, optarg)) {
@@ -146,7 +151,7 @@ int cmd_calibrate(int argc, char **argv)
                 return CLI_FAIL;
             }
             break;
-        default: cli_target_args_free(&ta); return cli_bad_option("calibrate", argv, "o:");
+        default: cli_target_args_free(&ta); return cli_bad_option("calibrate", argv, "o:q");
         }
     }
     if (optind < argc) {
@@ -180,15 +185,22 @@ int cmd_calibrate(int argc, char **argv)
     struct cm_calib cal;
     cm_calib_init(&cal);
     size_t nmb = 0;
+    struct ls_progress pb;   /* one step for the microbenchmarks, one per trace, the fit */
+    ls_progress_begin(&pb, "calibrate", (uint64_t)(micro + ntr + 1), quiet);
     if (micro)
         rc = cm_microbench_run(&t, &cal, mbtrace, &nmb, &err);
-    for (int i = 0; i < ntr && !rc; i++)
+    ls_progress_update(&pb, (uint64_t)micro);
+    for (int i = 0; i < ntr && !rc; i++) {
         rc = cm_calib_add_trace(&cal, traces[i], t.dma_engines, &err);
+        ls_progress_update(&pb, (uint64_t)(micro + i + 1));
+    }
     struct cm_fit_report *rep = calloc(1, sizeof *rep);   /* ~150 KB: not on the stack */
     if (!rep && !rc)
         rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
     if (!rc)
         rc = cm_calib_fit(&cal, &tb, &fit, rep, &err);
+    ls_progress_update(&pb, (uint64_t)(micro + ntr + 1));
+    ls_progress_end(&pb);
     size_t ns = cal.n;
     cm_calib_free(&cal);
     if (rc) {

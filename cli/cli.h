@@ -11,6 +11,7 @@
 #include "graph/zoo.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/progress.h"
 
 /* Exit codes, documented in `laysim --help`. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -54,6 +55,16 @@ int cli_stdout_end(struct cli_redirect *r, int ok, struct ls_error *err);
 /* A study_progress_cb `done` over a struct ls_progress (util/progress) as its ctx: the
  * progress bar on stderr that long commands draw (only on a terminal, off with --quiet). */
 void cli_progress_done(void *ctx, size_t done, size_t total, const char *what);
+/* A progress bar over wall-clock time for a command bounded by a time limit (elapsed of
+ * `seconds`), redrawn by a thread until cli_ticker_stop; drawn like the others (terminal
+ * only, off with quiet). */
+struct cli_ticker {
+    struct ls_progress bar;
+    unsigned long thread;        /* pthread_t */
+    volatile int stop, running;
+};
+void cli_ticker_start(struct cli_ticker *t, const char *label, double seconds, int quiet);
+void cli_ticker_stop(struct cli_ticker *t);
 /* The --json run summary of study, whatif and merge after the report was written to dir:
  * kind, out, the members of counts (taken over: jobs, seconds, stores...), cells,
  * cells_failed, failed [{model, strategy, table, variant, error}], outputs (the report

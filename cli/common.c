@@ -1,9 +1,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -95,6 +97,38 @@ int cli_stdout_end(struct cli_redirect *r, int ok, struct ls_error *err)
         return bad ? ls_error_set(err, LS_ERR_IO, r->af.path, 0, 0, "write error") : 0;
     }
     return ls_atomic_commit(&r->af, err);
+}
+
+static void *tick(void *arg)
+{
+    struct cli_ticker *t = arg;
+    struct timespec nap = {0, 100 * 1000 * 1000};
+    uint64_t ms = 0;
+    while (!t->stop) {
+        nanosleep(&nap, NULL);
+        ms += 100;
+        ls_progress_update(&t->bar, ms < t->bar.total ? ms : t->bar.total);
+    }
+    return NULL;
+}
+
+void cli_ticker_start(struct cli_ticker *t, const char *label, double seconds, int quiet)
+{
+    memset(t, 0, sizeof *t);
+    ls_progress_begin(&t->bar, label, (uint64_t)(seconds * 1000), quiet);
+    pthread_t th;
+    if (t->bar.enabled && pthread_create(&th, NULL, tick, t) == 0) {
+        t->thread = (unsigned long)th;
+        t->running = 1;
+    }
+}
+
+void cli_ticker_stop(struct cli_ticker *t)
+{
+    t->stop = 1;
+    if (t->running)
+        pthread_join((pthread_t)t->thread, NULL);
+    ls_progress_end(&t->bar);
 }
 
 void cli_progress_done(void *ctx, size_t done, size_t total, const char *what)

@@ -10,7 +10,7 @@
 
 const char cmd_solve_help[] =
     "usage: laysim solve P.lsp|MODEL [--solver NAME] [--time-limit S] [--seed N]\n"
-    "                          [--threads N] [--param KEY=VALUE]... [-o S.sol] [--json]\n"
+    "                          [--threads N] [--param KEY=VALUE]... [-o S.sol] [--json] [-q]\n"
     "                          [model options]\n"
     "       laysim solve --list\n"
     "\n"
@@ -21,7 +21,9 @@ const char cmd_solve_help[] =
     "options:\n"
     "  --solver NAME     solver to run (default rulebased); --list shows them all\n"
     "  --time-limit S    wall-clock limit in seconds (default: none); a solver that hits it\n"
-    "                    returns its best solution so far (status feasible)\n"
+    "                    returns its best solution so far (status feasible); a progress\n"
+    "                    bar shows the time used (stderr, terminal only)\n"
+    "  -q, --quiet       no progress bar\n"
     "  --seed N          seed for randomized solvers (default 1)\n"
     "  --threads N       threads for solvers that use them (default 1)\n"
     "  --param KEY=VAL   solver-specific knob, repeatable (docs/solvers.md), e.g.\n"
@@ -75,6 +77,7 @@ int cmd_solve(int argc, char **argv)
         {"seed", required_argument, NULL, 'S'},   {"threads", required_argument, NULL, 'j'},
         {"param", required_argument, NULL, 'P'},  {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'J'},         {"list", no_argument, NULL, 'L'},
+        {"quiet", no_argument, NULL, 'q'},
         CLI_MODELCMD_LONGOPTS,                    {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
@@ -82,12 +85,12 @@ int cmd_solve(int argc, char **argv)
     struct lsp_solve_opts so;
     lsp_opts_init(&so);
     const char *solver = "rulebased", *out = NULL;
-    int json = 0, list = 0, c;
+    int json = 0, list = 0, quiet = 0, c;
     unsigned long long v;
     struct ls_error err;
     ls_error_clear(&err);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
         switch (c) {
         case 's': solver = optarg; break;
         case 't':
@@ -114,6 +117,7 @@ int cmd_solve(int argc, char **argv)
             break;
         case 'o': out = optarg; break;
         case 'J': json = 1; break;
+        case 'q': quiet = 1; break;
         case 'L': list = 1; break;
         default:
             if (cli_modelcmd_opt(&mc, "solve", c, optarg, &mrc)) {
@@ -125,7 +129,7 @@ int cmd_solve(int argc, char **argv)
                 break;
             }
             cli_modelcmd_close(&mc);
-            return cli_bad_option("solve", argv, "o:");
+            return cli_bad_option("solve", argv, "o:q");
         }
     }
     if (list) {
@@ -165,8 +169,14 @@ int cmd_solve(int argc, char **argv)
         p = mc.in->p;
         study_tune_reward(&sim, mc.in, &mc.t, &so);
     }
-    if (!rc)
+    if (!rc) {
+        struct cli_ticker tk;
+        if (so.time_limit > 0)
+            cli_ticker_start(&tk, "solve", so.time_limit, quiet);
         rc = lsp_solve(solver, p, &so, &r, &err);
+        if (so.time_limit > 0)
+            cli_ticker_stop(&tk);
+    }
     if (!rc && out)
         rc = lsp_sol_write(p, &r.sol, out, &err);
     if (rc) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Progress bars (docs/cli.md): drawn on stderr only when it is a terminal, never with
-# -q/--quiet, and never on stdout. Runs tune, and cosim when the RTL was built, under a
-# pseudo-terminal made by script(1) (util-linux); without script it exits 77 (skipped).
+# -q/--quiet, and never on stdout. Runs tune, solve with a time limit, calibrate, and cosim
+# when the RTL was built, under a pseudo-terminal made by script(1) (util-linux); without
+# script it exits 77 (skipped).
 # usage: bash tests/cli/progress.sh <laysim-binary> <source-dir>
 LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
@@ -30,6 +31,21 @@ on_tty tuneq "$LAYSIM" tune zoo:cnn --evaluations 12 -q
 bar tuneq && bad "tune -q: progress bar drawn" || ok
 "$LAYSIM" tune zoo:cnn --evaluations 12 >/dev/null 2>"$T/tune.err"
 grep -q '\[#' "$T/tune.err" && bad "tune: progress drawn though stderr is no terminal" || ok
+
+# solve with a time limit: a bar over the time used (exact on a wide random problem runs
+# until its limit); none without a limit or with -q
+"$LAYSIM" gen --shape random --ops 3000 -o "$T/r.lsp" >/dev/null 2>&1
+on_tty solve "$LAYSIM" solve "$T/r.lsp" --solver exact --time-limit 1
+bar solve && ok || bad "solve --time-limit: no progress bar on a terminal"
+on_tty solveq "$LAYSIM" solve "$T/r.lsp" --solver exact --time-limit 1 -q
+bar solveq && bad "solve -q: progress bar drawn" || ok
+# calibrate: one step per trace and the fit
+"$LAYSIM" sim --micro gemm:M=512,K=256,N=1024 --trace "$T/g.lstrace" >/dev/null 2>&1
+on_tty calib "$LAYSIM" calibrate --traces "$T/g.lstrace" --microbench -o "$T/fit.json"
+tr '\r' '\n' <"$T/calib.tty" | grep -Eq "calibrate +\[#+\] +100% 3/3" && ok ||
+    bad "calibrate: no progress bar ending at 3/3 on a terminal"
+on_tty calibq "$LAYSIM" calibrate --traces "$T/g.lstrace" --microbench -o "$T/fit.json" -q
+bar calibq && bad "calibrate -q: progress bar drawn" || ok
 
 if "$LAYSIM" cosim --rows 8 --cols 8 -q --json >"$T/cosim.json" 2>"$T/cosim.err"; then
     on_tty cosim "$LAYSIM" cosim --rows 8 --cols 8
