@@ -96,9 +96,9 @@ int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
                const struct sim_operand *src, enum sim_opcode op, const int64_t *deps,
                size_t nd);
 /* The next emitted instruction depends on every writer of the (tensor, pax) buffer (all of
- * them, kept by the sink, not copied to deps: deps, nd and cap are left as they are and nd
- * is returned). */
-size_t cg_writers(struct cg_em *e, int32_t t, int pax, int64_t *deps, size_t nd, size_t cap);
+ * them, kept by the sink). Later instructions on the same engine or DMA queue follow it, so
+ * a reader calls this before its first instruction on each engine/queue it reads with. */
+void cg_writers(struct cg_em *e, int32_t t, int pax);
 void cg_wrote(struct cg_em *e, int32_t t, int pax, int64_t h);
 
 /* Tile planner over an ordered list of axis extents: tiles are boxes that are a single

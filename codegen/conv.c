@@ -63,7 +63,7 @@ static int64_t res_xfer(struct cv *c, const struct cg_view *v, const int64_t *lo
         if (h >= 0)
             d[m++] = h;
         if (first && !to_res)
-            cg_writers(e, tens, pax, d, m, 8);
+            cg_writers(e, tens, pax);
         h = to_res ? onchip_copy(c, &ro, &so, d, m) : onchip_copy(c, &so, &ro, d, m);
         if (h < 0)
             return -1;
@@ -92,7 +92,7 @@ static int64_t load_box(struct cv *c, struct cg_view *v, const int64_t *lo, cons
     int64_t deps[72];
     size_t nd = 0;
     if (first)
-        nd = cg_writers(e, tin, pax, deps, nd, 64);
+        cg_writers(e, tin, pax);
     if (war >= 0)
         deps[nd++] = war;
     return cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
@@ -124,24 +124,31 @@ static int64_t store(struct cv *c, const int64_t *lo, const int64_t *len, int ra
     return h;
 }
 
+/* The views and sizes of conv op under pax (x [N, C, H, W], w [O, Cg, KH, KW], y [N, O,
+ * OH, OW]). */
+static void cv_init(struct cv *c, struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    memset(c, 0, sizeof *c);
+    c->e = e;
+    c->x = graph_op(e->g, op);
+    cg_view_make(e, c->x->inputs[0], pax[0], &c->vx);
+    cg_view_make(e, c->x->inputs[1], pax[1], &c->vw);
+    cg_view_make(e, c->x->output, pax[2], &c->vo);
+    c->N = c->vx.dim[0]; c->C = c->vx.dim[1]; c->H = c->vx.dim[2]; c->W = c->vx.dim[3];
+    c->O = c->vw.dim[0]; c->Cg = c->vw.dim[1]; c->KH = c->vw.dim[2]; c->KW = c->vw.dim[3];
+    c->OH = c->vo.dim[2]; c->OW = c->vo.dim[3];
+    c->sh = c->x->attrs.stride[0]; c->sw = c->x->attrs.stride[1];
+    c->ph = c->x->attrs.pad[0]; c->pw = c->x->attrs.pad[1];
+    c->dh = c->x->attrs.dilation[0]; c->dw = c->x->attrs.dilation[1];
+    c->G = c->x->attrs.groups > 0 ? c->x->attrs.groups : 1;
+    c->Og = c->O / c->G;
+}
+
 static int lower_legacy(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     struct cv c;
-    memset(&c, 0, sizeof c);
-    c.e = e;
-    c.x = graph_op(e->g, op);
+    cv_init(&c, e, op, pax);
     const struct sim_target *t = e->t;
-    cg_view_make(e, c.x->inputs[0], pax[0], &c.vx);
-    cg_view_make(e, c.x->inputs[1], pax[1], &c.vw);
-    cg_view_make(e, c.x->output, pax[2], &c.vo);
-    c.N = c.vx.dim[0]; c.C = c.vx.dim[1]; c.H = c.vx.dim[2]; c.W = c.vx.dim[3];
-    c.O = c.vw.dim[0]; c.Cg = c.vw.dim[1]; c.KH = c.vw.dim[2]; c.KW = c.vw.dim[3];
-    c.OH = c.vo.dim[2]; c.OW = c.vo.dim[3];
-    c.sh = c.x->attrs.stride[0]; c.sw = c.x->attrs.stride[1];
-    c.ph = c.x->attrs.pad[0]; c.pw = c.x->attrs.pad[1];
-    c.dh = c.x->attrs.dilation[0]; c.dw = c.x->attrs.dilation[1];
-    c.G = c.x->attrs.groups > 0 ? c.x->attrs.groups : 1;
-    c.Og = c.O / c.G;
     int po = pax[2];
     int depthwise = c.G == c.C && c.C > 1;
     size_t ex = ls_dtype_size(c.vx.dt), ew = ls_dtype_size(c.vw.dt), eo = ls_dtype_size(c.vo.dt);
@@ -674,7 +681,7 @@ static int64_t emit_dma(struct cv *c, int cls, struct sim_operand *dst, struct s
     int64_t deps[80];
     size_t nd = 0;
     if (tin >= 0)
-        nd = cg_writers(c->e, tin, pax, deps, nd, 64);
+        cg_writers(c->e, tin, pax);
     for (size_t i = 0; i < nextra; i++)
         if (extra[i] >= 0)
             deps[nd++] = extra[i];
@@ -1092,7 +1099,7 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
                                     if (hz[j] >= 0 && last_mm[j] < 0)
                                         deps[nd++] = hz[j];
                                     if (xres && !xwait) { /* the first read of the resident image */
-                                        cg_writers(e, tx, pax[0], deps, nd, 8 + 256);
+                                        cg_writers(e, tx, pax[0]);
                                         xwait = 1;
                                     }
                                     int64_t hm = pe(c, SIM_OP_MATMUL, &mv, &ps, started[j] ? SIM_F_ACCUMULATE : 0,
@@ -1334,7 +1341,7 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                 for (int64_t q = 0; q < nhx; q++)
                     deps[nd++] = hxl[q];
                 if (xres && !xwait) { /* the first read of the resident image */
-                    cg_writers(e, tx, pax[0], deps, nd, 132);
+                    cg_writers(e, tx, pax[0]);
                     xwait = 1;
                 }
                 hx = cg_emit(e, &cp, deps, nd);
@@ -1391,7 +1398,7 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
                         for (int64_t z = 0; z < nhx; z++)
                             ld[nl++] = hxl[z];
                         if (xres && !pad && !xwait) { /* the first read of the resident image */
-                            cg_writers(e, tx, pax[0], ld, nl, 132);
+                            cg_writers(e, tx, pax[0]);
                             xwait = 1;
                         }
                         int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, ld, nl);
@@ -1465,20 +1472,7 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     if (pax[2] == 1) {
         struct cv c;
-        memset(&c, 0, sizeof c);
-        c.e = e;
-        c.x = graph_op(e->g, op);
-        cg_view_make(e, c.x->inputs[0], pax[0], &c.vx);
-        cg_view_make(e, c.x->inputs[1], pax[1], &c.vw);
-        cg_view_make(e, c.x->output, pax[2], &c.vo);
-        c.N = c.vx.dim[0]; c.C = c.vx.dim[1]; c.H = c.vx.dim[2]; c.W = c.vx.dim[3];
-        c.O = c.vw.dim[0]; c.Cg = c.vw.dim[1]; c.KH = c.vw.dim[2]; c.KW = c.vw.dim[3];
-        c.OH = c.vo.dim[2]; c.OW = c.vo.dim[3];
-        c.sh = c.x->attrs.stride[0]; c.sw = c.x->attrs.stride[1];
-        c.ph = c.x->attrs.pad[0]; c.pw = c.x->attrs.pad[1];
-        c.dh = c.x->attrs.dilation[0]; c.dw = c.x->attrs.dilation[1];
-        c.G = c.x->attrs.groups > 0 ? c.x->attrs.groups : 1;
-        c.Og = c.O / c.G;
+        cv_init(&c, e, op, pax);
         int depthwise = c.G == c.C && c.C > 1;
         struct gp p;
         memset(&p, 0, sizeof p);
@@ -1507,20 +1501,7 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
     }
     if (pax[2] == 2 || pax[2] == 3) {
         struct cv c;
-        memset(&c, 0, sizeof c);
-        c.e = e;
-        c.x = graph_op(e->g, op);
-        cg_view_make(e, c.x->inputs[0], pax[0], &c.vx);
-        cg_view_make(e, c.x->inputs[1], pax[1], &c.vw);
-        cg_view_make(e, c.x->output, pax[2], &c.vo);
-        c.N = c.vx.dim[0]; c.C = c.vx.dim[1]; c.H = c.vx.dim[2]; c.W = c.vx.dim[3];
-        c.O = c.vw.dim[0]; c.Cg = c.vw.dim[1]; c.KH = c.vw.dim[2]; c.KW = c.vw.dim[3];
-        c.OH = c.vo.dim[2]; c.OW = c.vo.dim[3];
-        c.sh = c.x->attrs.stride[0]; c.sw = c.x->attrs.stride[1];
-        c.ph = c.x->attrs.pad[0]; c.pw = c.x->attrs.pad[1];
-        c.dh = c.x->attrs.dilation[0]; c.dw = c.x->attrs.dilation[1];
-        c.G = c.x->attrs.groups > 0 ? c.x->attrs.groups : 1;
-        c.Og = c.O / c.G;
+        cv_init(&c, e, op, pax);
         int rc = lower_swapped(&c, pax);
         if (rc != 1)
             return rc;

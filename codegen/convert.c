@@ -377,8 +377,6 @@ static int lower_strided(struct cg_em *e, struct cvc *c, int32_t t)
         return cg_fail(e, "conversion pattern needs more than 4 dims");
     struct cg_split sp;
     sv_plan(&best, &sp);
-    int64_t wdeps[64];
-    size_t nw = cg_writers(e, t, c->a, wdeps, 0, 64);
     int64_t X = c->va.dim[best.x], nr = cg_split_tiles(&sp);
     for (int64_t x0 = 0; x0 < X; x0 += 128)
         for (int64_t ri = 0; ri < nr; ri++) {
@@ -388,7 +386,9 @@ static int lower_strided(struct cg_em *e, struct cvc *c, int32_t t)
             if (cg_box(&c->va, lo, len, NULL, best.x, 1, best.fo, best.nfo, &src) ||
                 cg_box(&c->vb, lo, len, NULL, best.x, 1, best.fo, best.nfo, &dst))
                 return cg_fail(e, "conversion pattern needs more than 4 dims");
-            int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, wdeps, nw);
+            if (x0 == 0 && ri < 2)   /* the first DMA on each of the two load queues */
+                cg_writers(e, t, c->a);
+            int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
             if (h < 0)
                 return e->fail;
             cg_wrote(e, t, c->b, h);
@@ -467,8 +467,6 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
     for (int p = 0; p < 2; p++)
         for (int j = 0; j < CV_MAXK; j++)
             out_reader[p][j] = -1;
-    int64_t wdeps[64];
-    size_t nw = cg_writers(e, t, from, wdeps, 0, 64);
     int64_t tile = 0, nload = 0, ntr = 0, nfirst = 0;
     /* DVE / DMA transpose: one serial chain (the DVE staging block is shared by all tiles) */
     int64_t chain = -1;
@@ -533,9 +531,8 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                                                          (uint64_t)(BLa * rc));
                         int64_t d[72];
                         size_t nd = 0;
-                        if (nload < 2)
-                            for (size_t k = 0; k < nw; k++)
-                                d[nd++] = wdeps[k];
+                        if (nload < 2)   /* the first load on each of the two queues */
+                            cg_writers(e, t, from);
                         if (in_reader[slot] >= 0)
                             d[nd++] = in_reader[slot];
                         int64_t hl = cg_dma(e, 0, &itile, &src, SIM_OP_DMA_COPY, d, nd);
@@ -552,9 +549,8 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                             ibase = rs.addr;
                             ipart = rs.part_start;
                         }
-                        if (nfirst < 2)
-                            for (size_t k = 0; k < nw; k++)
-                                pre[npre++] = wdeps[k];
+                        if (nfirst < 2)  /* in place: the first transposes wait */
+                            cg_writers(e, t, from);
                     }
                     nfirst++;
                     int64_t last_read = -1;

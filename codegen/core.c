@@ -393,23 +393,21 @@ int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
     return cg_emit(e, &in, deps, nd);
 }
 
-size_t cg_writers(struct cg_em *e, int32_t t, int pax, int64_t *deps, size_t nd, size_t cap)
+void cg_writers(struct cg_em *e, int32_t t, int pax)
 {
-    (void)deps;
-    (void)cap;
     if (!e->s->hbm_writers)
-        return nd;
+        return;
     const int64_t *w = NULL;
     size_t n = e->s->hbm_writers(e->s->ctx, t, pax, &w);
     if (n == 0)
-        return nd;
+        return;
     if (xdeps_room(e->s, n)) {
         cg_fail(e, "out of memory");
-        return nd;
+        return;
     }
     memcpy(e->s->xdeps + e->s->nxdeps, w, n * sizeof *w);
     e->s->nxdeps += n;
-    return nd;
+    return;
 }
 
 void cg_wrote(struct cg_em *e, int32_t t, int pax, int64_t h)

@@ -323,7 +323,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                     continue;
                 }
                 if (tile < 2)
-                    nd = cg_writers(e, x->inputs[s], pax[s], deps, nd, 64);
+                    cg_writers(e, x->inputs[s], pax[s]);
                 if (cg_resident(&m.vin[s])) {  /* read in place */
                     for (size_t i = 0; i < nd && c.nextra < CHAIN_EXTRA; i++)
                         c.extra[c.nextra++] = deps[i];
@@ -587,7 +587,7 @@ int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
             int64_t deps[72];
             size_t nd = 0;
             if (tile < 2)
-                nd = cg_writers(e, x->inputs[0], r, deps, nd, 64);
+                cg_writers(e, x->inputs[0], r);
             if (last_read[b] >= 0)
                 deps[nd++] = last_read[b];
             int64_t hl = cg_dma(e, 0, &isb, &src, SIM_OP_DMA_COPY, deps, nd);

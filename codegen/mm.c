@@ -322,7 +322,7 @@ static size_t moving_writers(struct cg_em *e, const struct mm_plan *p, struct mm
                              int64_t *deps, size_t nd)
 {
     if (r->first_m > 0) {
-        nd = cg_writers(e, p->x->inputs[p->M], p->paxM, deps, nd, 64);
+        cg_writers(e, p->x->inputs[p->M], p->paxM);
         r->first_m--;
     }
     return nd;
@@ -399,7 +399,7 @@ static int load_stationary_group(struct cg_em *e, const struct mm_plan *p, struc
         int64_t deps[72];
         size_t nd = 0;
         if (r->first_s)
-            nd = cg_writers(e, p->x->inputs[p->S], p->paxS, deps, nd, 64);
+            cg_writers(e, p->x->inputs[p->S], p->paxS);
         if (r->s_reader >= 0)
             deps[nd++] = r->s_reader;
         int cls = p->s_ring ? CG_Q_RING : cg_load_class(e, p->x->inputs[p->S]);
@@ -429,7 +429,7 @@ static int64_t stationary_step(struct cg_em *e, const struct mm_plan *p, struct 
         int64_t deps[72];
         size_t nd = 0;
         if (r->loads < 2)
-            nd = cg_writers(e, p->x->inputs[p->S], p->paxS, deps, nd, 64);
+            cg_writers(e, p->x->inputs[p->S], p->paxS);
         if (*rd > 0)
             deps[nd++] = *rd - 1;
         hsl = cg_dma(e, cg_load_class(e, p->x->inputs[p->S]), &dst, &src, SIM_OP_DMA_COPY,
@@ -447,7 +447,7 @@ static int64_t stationary_step(struct cg_em *e, const struct mm_plan *p, struct 
         if (cg_box(&p->vS, r->sl, r->sn, NULL, p->kS, 1, p->sorder + 1, p->ns - 1, &ls.src))
             return cg_fail(e, "op %s: stationary pattern needs > 4 dims", p->x->name), -1;
         if (r->first_s)   /* the first k-steps wait for its writers; PE runs in order */
-            nl = cg_writers(e, p->x->inputs[p->S], p->paxS, ld, nl, 64);
+            cg_writers(e, p->x->inputs[p->S], p->paxS);
     }
     return cg_emit(e, &ls, ld, nl);
 }

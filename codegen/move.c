@@ -48,7 +48,7 @@ static int copy_box(struct cg_em *e, const struct cg_view *vs, const int64_t *sl
         int64_t deps[72];
         size_t nd = 0;
         if (first < 3)
-            nd = cg_writers(e, tin, inpax, deps, nd, 64);
+            cg_writers(e, tin, inpax);
         first++;
         int64_t h = cg_dma(e, (int)(r0 / rchunk) & 1, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
         if (h < 0)
@@ -84,16 +84,15 @@ static int reshape_blocks(struct cg_em *e, int32_t op, const int8_t *pax, const 
     for (int64_t j = 0; j * vi->pblk < P; j++) {
         int64_t rows = cg_min(vi->pblk, P - j * vi->pblk);
         struct sim_operand src = block_rows(vi, j, rows, F), dst = block_rows(vo, j, rows, F);
-        int64_t deps[72];
-        size_t nd = cg_writers(e, x->inputs[0], pax[0], deps, 0, 64);
+        cg_writers(e, x->inputs[0], pax[0]);
         int64_t h;
         if (cg_resident(vi) && cg_resident(vo)) {
             struct sim_instr in = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
             in.src = src;
             in.dst = dst;
-            h = cg_emit(e, &in, deps, nd);
+            h = cg_emit(e, &in, NULL, 0);
         } else {
-            h = cg_dma(e, cg_resident(vo) ? 0 : 1, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+            h = cg_dma(e, cg_resident(vo) ? 0 : 1, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
         }
         if (h < 0)
             return e->fail;
@@ -124,9 +123,8 @@ int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
         struct sim_operand src = sim_hbm((uint32_t)r, (int32_t)cols, vi.base, vi.dt, (uint32_t)cols);
         struct sim_operand dst = sim_hbm((uint32_t)r, (int32_t)cols, vo.base, vo.dt, (uint32_t)cols);
         (void)es;
-        int64_t deps[72];
-        size_t nd = cg_writers(e, x->inputs[0], pax[0], deps, 0, 64);
-        int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+        cg_writers(e, x->inputs[0], pax[0]);
+        int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
         cg_wrote(e, x->output, pax[1], h);
         return e->fail;
     }
@@ -186,7 +184,7 @@ int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
         int64_t deps[72];
         size_t nd = 0;
         if (tile < 2)
-            nd = cg_writers(e, x->inputs[1], pax[1], deps, nd, 64);
+            cg_writers(e, x->inputs[1], pax[1]);
         if (last_store[b] >= 0)
             deps[nd++] = last_store[b];
         int64_t hi = cg_dma(e, 0, &idst, &isrc, SIM_OP_DMA_COPY, deps, nd);
@@ -211,7 +209,7 @@ int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
             int64_t gd[72];
             size_t ng = 0;
             if (tile < 2)
-                ng = cg_writers(e, x->inputs[0], pax[0], gd, ng, 64);
+                cg_writers(e, x->inputs[0], pax[0]);
             gd[ng++] = hi;
             if (last_store[b] >= 0)
                 gd[ng++] = last_store[b];
