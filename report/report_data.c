@@ -139,6 +139,15 @@ double rp_roofline_reached(const struct rp *r, int t, int m, int tb)
     return rp_roofline(r, t, m, tb) / rp_sim(r, t, m, 3, tb);
 }
 
+const char *rp_fmt_pct(double pct, char *buf, size_t n)
+{
+    if (isnan(pct))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.1f%%", pct);
+    return buf;
+}
+
 double rp_spread(const struct rp *r, int t, int m, int tb)
 {
     double lo = NAN, hi = NAN;

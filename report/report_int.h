@@ -72,6 +72,8 @@ double rp_roofline_reached(const struct rp *r, int t, int m, int tb);
 /* How much layouts matter: the worst simulated strategy over the best, minus 1 (NAN with
  * fewer than two); and the share of Exact's instruction time spent in conversions. */
 double rp_spread(const struct rp *r, int t, int m, int tb);
+/* A percentage already scaled (12.3 -> "12.3%"), "-" for NaN. */
+const char *rp_fmt_pct(double pct, char *buf, size_t n);
 double rp_conv_share(const struct rp *r, int t, int m, int tb);
 /* Exact's engine busy fractions as "PE/ACT/DVE/POOL/DMA" percentages ("-" when unknown). */
 const char *rp_fmt_busy(const struct study_cell *c, char *buf, size_t n);

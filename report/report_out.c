@@ -423,16 +423,6 @@ int rp_write_csv(const struct rp *r, const char *dir, struct ls_error *err)
 
 /* ---- terminal -------------------------------------------------------------------------- */
 
-/* "12.3%", or "-" for NaN */
-static const char *pct(double v, char *buf, size_t n)
-{
-    if (isnan(v))
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%.1f%%", 100 * v);
-    return buf;
-}
-
 void rp_terminal(const struct rp *r, FILE *out)
 {
     char b[RP_SIM + 1][CELL];
@@ -462,8 +452,8 @@ void rp_terminal(const struct rp *r, FILE *out)
             double reached = rp_roofline_reached(r, t, m, tb);
             fprintf(out, " %6d %9s", r->m[m].tw, rp_fmt_mcycles(rp_roofline(r, t, m, tb), b[0], CELL));
             double spread = rp_spread(r, t, m, tb), conv = rp_conv_share(r, t, m, tb);
-            fprintf(out, " %8s %7s %6s\n", pct(reached, b[1], CELL), pct(spread, b[2], CELL),
-                    pct(conv, b[3], CELL));
+            fprintf(out, " %8s %7s %6s\n", rp_fmt_pct(100 * reached, b[1], CELL),
+                    rp_fmt_pct(100 * spread, b[2], CELL), rp_fmt_pct(100 * conv, b[3], CELL));
         }
         for (int s = 0; s < RP_SIM; s++) {
             double *y = RP_ROW(r, 0);

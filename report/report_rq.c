@@ -8,14 +8,6 @@
 
 #define CELL 48
 
-static const char *fmt_pct(double v, char *b, size_t n)
-{
-    if (isnan(v))
-        snprintf(b, n, "-");
-    else
-        snprintf(b, n, "%.1f%%", v);
-    return b;
-}
 
 /* Table 1's roofline columns for model m: Exact's bound (M cycles and the binding limit),
  * the fraction of it Exact reaches, Exact's engine busy shares, how much the strategies
@@ -31,11 +23,11 @@ static void table1_roofline(const struct rp *r, int t, int m, int tb, char b[ROO
     else
         snprintf(b[0], CELL, "%s (%s)", rp_fmt_mcycles(bound, mc, CELL), ex->roofline_by);
     double reached = rp_roofline_reached(r, t, m, tb);
-    fmt_pct(isnan(reached) ? NAN : 100 * reached, b[1], CELL);
+    rp_fmt_pct(100 * reached, b[1], CELL);
     rp_fmt_busy(ex, b[2], CELL);
     double spread = rp_spread(r, t, m, tb), conv = rp_conv_share(r, t, m, tb);
-    fmt_pct(isnan(spread) ? NAN : 100 * spread, b[3], CELL);
-    fmt_pct(isnan(conv) ? NAN : 100 * conv, b[4], CELL);
+    rp_fmt_pct(100 * spread, b[3], CELL);
+    rp_fmt_pct(100 * conv, b[4], CELL);
 }
 
 /* Table 1: the four strategies, then MCTS (when the store has mcts cells), then the
@@ -139,8 +131,8 @@ static void rq1(const struct rp *r, struct doc *d, int t)
         mean = se[s].n ? mean / se[s].n : NAN;
         doc_p(d, "%s: %s of the best known simulated time on average, %s at the worst decile "
                  "(%d models).",
-              rp_label[s], fmt_pct(mean, b1, CELL),
-              fmt_pct(rp_quantile(se[s].y, se[s].n, 0.1), b2, CELL), se[s].n);
+              rp_label[s], rp_fmt_pct(mean, b1, CELL),
+              rp_fmt_pct(rp_quantile(se[s].y, se[s].n, 0.1), b2, CELL), se[s].n);
     }
     doc_figs_row_begin(d);
     cdf_figure(d, "(a) All models", "% of best known result", se, RP_SIM, 0, 100,
@@ -365,10 +357,10 @@ static void rq4(const struct rp *r, struct doc *d, int t)
         rp_fidelity(r, t, tb, &f[tb]);
         char p[CELL], a[CELL], k[CELL], e1[CELL], e2[CELL], s1[CELL];
         snprintf(p, CELL, "%d", f[tb].pw.pairs);
-        fmt_pct(100 * study_pairwise_accuracy(&f[tb].pw), a, CELL);
+        rp_fmt_pct(100 * study_pairwise_accuracy(&f[tb].pw), a, CELL);
         snprintf(k, CELL, "%.2f", f[tb].tau_mean);
-        fmt_pct(100 * f[tb].err_median, e1, CELL);
-        fmt_pct(100 * f[tb].err_max, e2, CELL);
+        rp_fmt_pct(100 * f[tb].err_median, e1, CELL);
+        rp_fmt_pct(100 * f[tb].err_max, e2, CELL);
         snprintf(s1, CELL, "%d", f[tb].models_single);
         const char *row[7] = {rp_table_label[tb], p, a, k, e1, e2, s1};
         doc_row(d, row, 0);
@@ -419,9 +411,9 @@ static void rq4(const struct rp *r, struct doc *d, int t)
             if (i != ex && c.gap[i] > g)
                 g = c.gap[i];
         char a[CELL], b[CELL], e[CELL];
-        fmt_pct(100 * g, a, CELL);
-        fmt_pct(100 * c.exact_error, b, CELL);
-        fmt_pct(100 * c.exact_vs_best, e, CELL);
+        rp_fmt_pct(100 * g, a, CELL);
+        rp_fmt_pct(100 * c.exact_error, b, CELL);
+        rp_fmt_pct(100 * c.exact_vs_best, e, CELL);
         const char *row[5] = {r->m[m].name, a, b, e, c.exact_pays ? "yes" : "no"};
         doc_row(d, row, 0);
     }
