@@ -10,7 +10,8 @@
 
 int model_opts_any(const struct zoo_opts *o)
 {
-    return o && (o->layers || o->seq || o->batch || o->hidden || o->image || o->dtype >= 0);
+    return o && (o->layers || o->seq || o->batch || o->hidden || o->image || o->decode ||
+                 o->dtype >= 0);
 }
 
 static int ends_with(const char *s, const char *suffix)
