@@ -22,6 +22,9 @@ int tfjs_is_model(const char *buf, size_t len)
     json_t *root = json_loadb(buf, len, JSON_DECODE_ANY, NULL);
     int yes = json_is_object(root) && (json_object_get(root, "modelTopology") ||
                                        json_object_get(root, "weightsManifest"));
+    static const char key[] = "\"modelTopology\"";
+    for (size_t i = 0; !root && i + sizeof key - 1 <= len && !yes; i++)
+        yes = !memcmp(buf + i, key, sizeof key - 1); /* malformed: the TF.js reader reports */
     json_decref(root);
     return yes;
 }
