@@ -230,6 +230,22 @@ static int32_t fused_tail(struct tfjs *c, struct tnode *n, int32_t y, int64_t o,
     return y;
 }
 
+/* One output channel over a large image: codegen would have to partition the image and
+ * hold all of it in SBUF, so the weight gets two output channels (the caller slices one
+ * away). 1 when *w was replaced. */
+static int widen(struct tfjs *c, struct tv *f, int32_t xt, int32_t *w)
+{
+    if (xt < 0 || *w < 0)
+        return 0;
+    const struct graph_tensor *wt = graph_tensor(c->g, *w), *x = graph_tensor(c->g, xt);
+    if (wt->shape.dims[0].size != 1 || !f->weight ||
+        x->shape.dims[2].size * x->shape.dims[3].size < 4096)
+        return 0;
+    int64_t d[4] = {2, wt->shape.dims[1].size, wt->shape.dims[2].size, wt->shape.dims[3].size};
+    *w = graph_weight(c->g, tf_name_of(c, f->name, "o2"), wt->dtype, 4, d, NULL);
+    return 1;
+}
+
 static int op_conv(struct tfjs *c, struct tnode *n)
 {
     int nchw = nchw_format(c, n);
@@ -257,8 +273,11 @@ static int op_conv(struct tfjs *c, struct tnode *n)
     int64_t wi = graph_tensor(c->g, w)->shape.dims[1].size;
     int64_t groups = depthwise ? ch : (wi > 0 && ch % wi == 0 ? ch / wi : 1);
     int fused = n->op[0] == '_' || !strncmp(n->op, "Fused", 5);
+    int narrow = !depthwise && groups == 1 && widen(c, f, xt, &w);
     int32_t y = conv(c, n, nchw, xt, w, groups,
                      fused ? tf_name(c, "conv") : tf_name(c, "nchw"));
+    if (narrow && y >= 0)
+        y = graph_slice(c->g, tf_name(c, "o1"), y, 1, 0, 1, 1);
     if (y >= 0 && fused)
         y = fused_tail(c, n, y, graph_tensor(c->g, y)->shape.dims[1].size, 1);
     return finish_nchw(c, n, nchw, y);
@@ -266,14 +285,13 @@ static int op_conv(struct tfjs *c, struct tnode *n)
 
 /* Transposed conv (Conv2DBackpropInput: output_shape, filter [KH,KW,O,I], x): the input is
  * upsampled to the output size by index gathers, then a stride-1 SAME conv runs on it. */
-static int32_t upsample(struct tfjs *c, int32_t x, int axis, int64_t to)
+static int32_t upsample(struct tfjs *c, int32_t x, int axis, int64_t to, const char *name)
 {
-    int64_t from = graph_tensor(c->g, x)->shape.dims[axis].size;
-    if (from == to)
+    if (x < 0 || graph_tensor(c->g, x)->shape.dims[axis].size == to)
         return x;
-    int32_t ids = graph_weight(c->g, tf_name(c, axis == 1 || axis == 2 ? "ids_h" : "ids_w"),
-                               LS_DT_INT32, GRAPH_DIMS(to), NULL);
-    return graph_gather(c->g, tf_name(c, "up"), x, ids, axis);
+    int32_t ids = graph_weight(c->g, tf_name(c, name ? "ids_h" : "ids_w"), LS_DT_INT32,
+                               GRAPH_DIMS(to), NULL);
+    return graph_gather(c->g, tf_name(c, name), x, ids, axis);
 }
 
 static int op_conv_transpose(struct tfjs *c, struct tnode *n)
@@ -288,8 +306,9 @@ static int op_conv_transpose(struct tfjs *c, struct tnode *n)
         return c->rc ? c->rc : tf_fail(c, "filter must be rank 4");
     int32_t xt = x_nchw(c, n, x, nchw);
     int h = nchw ? 2 : 1;
-    xt = upsample(c, upsample(c, xt, 2, os[h]), 3, os[h + 1]);
+    xt = upsample(c, upsample(c, xt, 2, os[h], "up_h"), 3, os[h + 1], "up_w");
     int32_t w = tf_perm(c, f, IOHW, tf_name_of(c, f->name, "oihw"));
+    int narrow = widen(c, f, xt, &w);
     if (xt < 0 || w < 0)
         return c->rc ? c->rc : tf_fail(c, "%s", graph_error(c->g)->msg);
     const struct graph_tensor *wt = graph_tensor(c->g, w);
@@ -302,6 +321,8 @@ static int op_conv_transpose(struct tfjs *c, struct tnode *n)
     int32_t in[2] = {xt, w};
     int32_t y = fit(c, graph_op_infer(c->g, tf_name(c, "nchw"), GRAPH_OP_CONV2D, in, 2, &at),
                     &win);
+    if (narrow && y >= 0)
+        y = graph_slice(c->g, tf_name(c, "o1"), y, 1, 0, 1, 1);
     return finish_nchw(c, n, nchw, y);
 }
 
@@ -326,6 +347,15 @@ static int op_pool(struct tfjs *c, struct tnode *n)
             return tf_fail(c, "ksize out of range");
         at.kernel[i] = k[i], at.stride[i] = w.stride[i];
         at.pad[i] = w.pad[i] < k[i] ? w.pad[i] : k[i] - 1;
+    }
+    const struct graph_tensor *xs = graph_tensor(c->g, xt);
+    if (w.out[0] == 1 && w.out[1] == 1 && !w.pad[0] && !w.pad[1] &&
+        xs->shape.dims[2].size == k[0] && xs->shape.dims[3].size == k[1]) {
+        /* a window over the whole image: the global pool it is (a reduction over H, W) */
+        enum graph_op_kind rk = kind == GRAPH_OP_POOL_MAX ? GRAPH_OP_REDUCE_MAX
+                                                          : GRAPH_OP_REDUCE_MEAN;
+        return finish_nchw(c, n, nchw, graph_reduce(c->g, tf_name(c, "nchw"), rk, xt,
+                                                    GRAPH_AXES(2, 3), 1));
     }
     /* N = C = 1: the IR's pool partitions N or C, so the channel is doubled and the copy
      * sliced away after */
@@ -691,7 +721,9 @@ static int op_resize(struct tfjs *c, struct tnode *n)
     if (x->rank != 4 || sz[0] < 1 || sz[1] < 1 || sz[0] > GRAPH_MAX_DIM || sz[1] > GRAPH_MAX_DIM)
         return tf_fail(c, "expects a rank-4 NHWC input and a positive size");
     int32_t t = tf_mat(c, x, NULL);
-    t = upsample(c, upsample(c, t, 1, sz[0]), 2, sz[1]);
+    int64_t w = x->dims[2];
+    t = upsample(c, t, 1, sz[0], w == sz[1] ? NULL : "up_h");
+    t = upsample(c, t, 2, sz[1], NULL);
     if (t >= 0 && t == tf_mat(c, x, NULL))
         t = graph_unary(c->g, tf_name(c, NULL), GRAPH_OP_COPY, t);
     return tf_set(c, n, 0, t);

@@ -397,10 +397,16 @@ static int multi_slice(struct tfjs *c, struct tnode *n, const int64_t *b, const 
         return rc;
     }
     int32_t t = tf_mat(c, x, NULL);
+    int last = -1, reshape = r != x->rank;
+    for (int i = 0; i < x->rank; i++) {
+        if (b[i] != 0 || len[i] != x->dims[i] || st[i] != 1)
+            last = i;
+        reshape |= i < r && out[i] != len[i];
+    }
     for (int i = 0; i < x->rank && t >= 0; i++)
         if (b[i] != 0 || len[i] != x->dims[i] || st[i] != 1)
-            t = graph_slice(c->g, tf_name(c, "s"), t, i, b[i], b[i] + (len[i] - 1) * st[i] + 1,
-                            st[i]);
+            t = graph_slice(c->g, tf_name(c, i == last && !reshape ? NULL : "s"), t, i, b[i],
+                            b[i] + (len[i] - 1) * st[i] + 1, st[i]);
     if (t < 0)
         return tf_set(c, n, 0, t);
     int rank;
@@ -538,7 +544,12 @@ static int op_pad(struct tfjs *c, struct tnode *n)
     if (x->weight)
         return tf_set_value(c, n, 0, x->dt, x->rank, d, NULL);
     int32_t t = tf_mat(c, x, NULL);
-    int refl = strcmp(mode, "SYMMETRIC") != 0;
+    int refl = strcmp(mode, "SYMMETRIC") != 0, last = -1;
+    for (int i = 0; i < x->rank; i++)
+        if (p[2 * i] || p[2 * i + 1])
+            last = i;
+    if (last < 0)
+        t = graph_unary(c->g, tf_name(c, NULL), GRAPH_OP_COPY, t);
     for (int i = 0; i < x->rank && t >= 0; i++) {
         if (!p[2 * i] && !p[2 * i + 1])
             continue;
@@ -565,7 +576,7 @@ static int op_pad(struct tfjs *c, struct tnode *n)
                                            graph_tensor(c->g, t)->dtype, rank, bd, NULL);
             }
         }
-        t = graph_concat(c->g, tf_name(c, "pad"), np, parts, i);
+        t = graph_concat(c->g, tf_name(c, i == last ? NULL : "pad"), np, parts, i);
     }
     return tf_set(c, n, 0, t);
 }
@@ -587,12 +598,16 @@ static int op_tile(struct tfjs *c, struct tnode *n)
     int32_t t = tf_mat(c, x, NULL), *parts = malloc(GRAPH_MAX_INPUTS * sizeof *parts);
     if (!parts)
         return NOMEM(c);
+    int last = -1;
+    for (int i = 0; i < x->rank; i++)
+        if (m[i] > 1)
+            last = i;
     for (int i = 0; i < x->rank && t >= 0; i++) {
         if (m[i] == 1)
             continue;
         for (int64_t k = 0; k < m[i]; k++)
             parts[k] = t;
-        t = graph_concat(c->g, tf_name(c, "tile"), (int)m[i], parts, i);
+        t = graph_concat(c->g, tf_name(c, i == last ? NULL : "tile"), (int)m[i], parts, i);
     }
     free(parts);
     if (t == tf_mat(c, x, NULL))
