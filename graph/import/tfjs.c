@@ -95,6 +95,12 @@ int64_t tf_numel(int rank, const int64_t *dims)
     return n;
 }
 
+int64_t tf_to_int(double x)
+{
+    const double lim = (double)((int64_t)1 << 50); /* beyond any size; no overflow later */
+    return x != x ? 0 : x > lim ? (int64_t)lim : x < -lim ? -(int64_t)lim : (int64_t)x;
+}
+
 int tf_axis(struct tfjs *c, int64_t a, int rank)
 {
     int64_t r = a < 0 ? a + rank : a;
@@ -370,7 +376,7 @@ int tf_ints(struct tfjs *c, struct tnode *n, int i, int64_t *v, int max)
         return tf_fail(c, "input %d has %lld values, at most %d expected", i, (long long)m, max),
                -1;
     for (int64_t k = 0; k < m; k++)
-        v[k] = (int64_t)x->vals[k];
+        v[k] = tf_to_int(x->vals[k]);
     return (int)m;
 }
 

@@ -89,6 +89,8 @@ int tf_ints(struct tfjs *c, struct tnode *n, int i, int64_t *v, int max);
 int tf_set_value(struct tfjs *c, struct tnode *n, int k, enum ls_dtype dt, int rank,
                  const int64_t *dims, const double *vals);
 int64_t tf_numel(int rank, const int64_t *dims);
+/* A constant's value as an integer, clamped to +-2^50 (NaN: 0). */
+int64_t tf_to_int(double x);
 /* Normalize a possibly negative axis; -1 (after an error) when out of range. */
 int tf_axis(struct tfjs *c, int64_t a, int rank);
 

@@ -335,6 +335,8 @@ static int op_pool(struct tfjs *c, struct tnode *n)
         return c->rc;
     int32_t xt = x_nchw(c, n, x, nchw);
     int64_t k[2] = {ks[nchw ? 2 : 1], ks[nchw ? 3 : 2]};
+    if (k[0] < 1 || k[1] < 1 || k[0] > 1 << 20 || k[1] > 1 << 20)
+        return tf_fail(c, "ksize out of range");
     struct win w;
     if (xt < 0 || window(c, n, nchw, xt, k, &w))
         return c->rc;
@@ -343,8 +345,6 @@ static int op_pool(struct tfjs *c, struct tnode *n)
     int ranks[1] = {4};
     graph_attrs_default(kind, ranks, 1, &at);
     for (int i = 0; i < 2; i++) {
-        if (k[i] < 1 || k[i] > 1 << 20)
-            return tf_fail(c, "ksize out of range");
         at.kernel[i] = k[i], at.stride[i] = w.stride[i];
         at.pad[i] = w.pad[i] < k[i] ? w.pad[i] : k[i] - 1;
     }

@@ -60,7 +60,7 @@ static int op_reshape(struct tfjs *c, struct tnode *n)
         else if (d[i] < 1)
             return tf_fail(c, "target dim %d is %lld", i, (long long)d[i]);
         else
-            known = tf_numel(1, &d[i]) <= GRAPH_MAX_ELEMS / known ? known * d[i] : 0;
+            known = known && d[i] <= GRAPH_MAX_ELEMS / known ? known * d[i] : 0;
     }
     if (free_axis >= 0)
         d[free_axis] = known && m % known == 0 ? m / known : 0;
@@ -177,6 +177,10 @@ static int concat_out(struct tfjs *c, struct tnode *n, int first, int cnt, int64
         if (x->rank != x0->rank)
             return tf_fail(c, "input %d has rank %d, input %d has %d", first + i, x->rank, first,
                            x0->rank);
+        for (int k = 0; k < x->rank; k++)
+            if (k != axis && x->dims[k] != x0->dims[k])
+                return tf_fail(c, "input %d's axis %d is %lld, input %d's is %lld", first + i,
+                               k, (long long)x->dims[k], first, (long long)x0->dims[k]);
         allconst &= x->weight, allvals &= x->vals != NULL;
         d[axis] += x->dims[axis];
     }
@@ -727,7 +731,7 @@ static int op_gather(struct tfjs *c, struct tnode *n)
                 return NOMEM(c);
             for (int64_t o = 0; o < m / (nid * inner != 0 ? nid * inner : 1); o++)
                 for (int64_t j = 0; j < nid; j++) {
-                    int64_t id = (int64_t)ids->vals[j];
+                    int64_t id = tf_to_int(ids->vals[j]);
                     if (id < 0 || id >= p->dims[a])
                         return free(src), tf_fail(c, "index %lld out of range", (long long)id);
                     for (int64_t e = 0; e < inner; e++)
@@ -838,7 +842,7 @@ static int op_sparse_to_dense(struct tfjs *c, struct tnode *n)
         for (int64_t k = 0; k < nid; k++) {
             int64_t f = 0;
             for (int j = 0; j < width; j++) {
-                int64_t x = (int64_t)ids->vals[k * width + j];
+                int64_t x = tf_to_int(ids->vals[k * width + j]);
                 if (x < 0 || x >= (r ? d[j] : 1))
                     return free(v), tf_fail(c, "index out of range");
                 f = f * (r ? d[j] : 1) + x;
