@@ -231,18 +231,14 @@ static int32_t fused_tail(struct tfjs *c, struct tnode *n, int32_t y, int64_t o,
 }
 
 /* One output channel over a large image: codegen would have to partition the image and
- * hold all of it in SBUF, so the weight gets two output channels (the caller slices one
- * away). 1 when *w was replaced. */
-static int widen(struct tfjs *c, struct tv *f, int32_t xt, int32_t *w)
+ * hold all of it in SBUF, so the filter (a constant, output axis oaxis) gets two output
+ * channels; the caller slices one away. 1 when *f was widened. */
+static int widen(struct tv *f, int oaxis, const struct tv *x, int nchw)
 {
-    if (xt < 0 || *w < 0)
+    int64_t px = x->rank == 4 ? x->dims[nchw ? 2 : 1] * x->dims[nchw ? 3 : 2] : 0;
+    if (f->rank != 4 || !f->weight || f->t >= 0 || f->dims[oaxis] != 1 || px < 4096)
         return 0;
-    const struct graph_tensor *wt = graph_tensor(c->g, *w), *x = graph_tensor(c->g, xt);
-    if (wt->shape.dims[0].size != 1 || !f->weight ||
-        x->shape.dims[2].size * x->shape.dims[3].size < 4096)
-        return 0;
-    int64_t d[4] = {2, wt->shape.dims[1].size, wt->shape.dims[2].size, wt->shape.dims[3].size};
-    *w = graph_weight(c->g, tf_name_of(c, f->name, "o2"), wt->dtype, 4, d, NULL);
+    f->dims[oaxis] = 2;
     return 1;
 }
 
@@ -253,17 +249,19 @@ static int op_conv(struct tfjs *c, struct tnode *n)
     struct tv *x = tf_in(c, n, 0), *f = tf_in(c, n, 1);
     if (!x || !f)
         return c->rc;
-    struct tv wide;
+    struct tv wide = *f;
+    int narrow = !depthwise && widen(&wide, 3, x, nchw), dup = 0;
     if (!depthwise && x->rank == 4 && f->rank == 4 && x->dims[nchw ? 1 : 3] == 1 &&
         f->dims[2] == 1 && f->weight && f->t < 0) {
         /* one input channel: the IR's conv partitions C, so the channel is doubled (the
          * input concatenated with itself, a filter of 2 channels) */
-        wide = *f;
         wide.dims[2] = 2;
-        f = &wide;
+        dup = 1;
     }
+    if (narrow || dup)
+        f = &wide;
     int32_t xt = x_nchw(c, n, x, nchw), w = filter(c, f, depthwise);
-    if (f == &wide && xt >= 0) {
+    if (dup && xt >= 0) {
         int32_t two[2] = {xt, xt};
         xt = graph_concat(c->g, tf_name(c, "c2"), 2, two, 1);
     }
@@ -273,7 +271,6 @@ static int op_conv(struct tfjs *c, struct tnode *n)
     int64_t wi = graph_tensor(c->g, w)->shape.dims[1].size;
     int64_t groups = depthwise ? ch : (wi > 0 && ch % wi == 0 ? ch / wi : 1);
     int fused = n->op[0] == '_' || !strncmp(n->op, "Fused", 5);
-    int narrow = !depthwise && groups == 1 && widen(c, f, xt, &w);
     int32_t y = conv(c, n, nchw, xt, w, groups,
                      fused ? tf_name(c, "conv") : tf_name(c, "nchw"));
     if (narrow && y >= 0)
@@ -289,7 +286,7 @@ static int32_t upsample(struct tfjs *c, int32_t x, int axis, int64_t to, const c
 {
     if (x < 0 || graph_tensor(c->g, x)->shape.dims[axis].size == to)
         return x;
-    int32_t ids = graph_weight(c->g, tf_name(c, name ? "ids_h" : "ids_w"), LS_DT_INT32,
+    int32_t ids = graph_weight(c->g, tf_name(c, "ids"), LS_DT_INT32,
                                GRAPH_DIMS(to), NULL);
     return graph_gather(c->g, tf_name(c, name), x, ids, axis);
 }
@@ -300,15 +297,20 @@ static int op_conv_transpose(struct tfjs *c, struct tnode *n)
     int nchw = nchw_format(c, n);
     if (tf_ints(c, n, 0, os, 4) != 4)
         return c->rc ? c->rc : tf_fail(c, "output_shape must have 4 values");
-    struct tv *f = tf_in(c, n, 1), *x = tf_in(c, n, 2);
+    struct tv *f = tf_in(c, n, 1), *x = tf_in(c, n, 2), wide;
     static const int IOHW[4] = {2, 3, 0, 1};
     if (!f || !x || f->rank != 4)
         return c->rc ? c->rc : tf_fail(c, "filter must be rank 4");
+    wide = *f;
+    struct tv out = *x; /* the output's spatial size decides */
+    out.rank = 4;
+    out.dims[nchw ? 2 : 1] = os[nchw ? 2 : 1], out.dims[nchw ? 3 : 2] = os[nchw ? 3 : 2];
+    int narrow = widen(&wide, 2, &out, nchw);
+    f = &wide;
     int32_t xt = x_nchw(c, n, x, nchw);
     int h = nchw ? 2 : 1;
     xt = upsample(c, upsample(c, xt, 2, os[h], "up_h"), 3, os[h + 1], "up_w");
     int32_t w = tf_perm(c, f, IOHW, tf_name_of(c, f->name, "oihw"));
-    int narrow = widen(c, f, xt, &w);
     if (xt < 0 || w < 0)
         return c->rc ? c->rc : tf_fail(c, "%s", graph_error(c->g)->msg);
     const struct graph_tensor *wt = graph_tensor(c->g, w);
