@@ -34,6 +34,19 @@ done
 # unknown dims: --batch fills axis 0; options with nothing to scale are refused
 expect 0 "--batch 4" "$LAYSIM" graph "$D/cnn.json" --batch 4 -o "$T/b4.lg"
 if grep -q '^input image fp32 \[4,32,32,3\]' "$T/b4.lg"; then ok; else bad "--batch 4 not applied"; fi
+python3 - "$D/cnn.json" "$T/anysize.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for n in d["modelTopology"]["node"]:
+    if n["op"] == "Placeholder":
+        n["attr"]["shape"]["shape"]["dim"][1:3] = [{"size": "-1"}, {"size": "-1"}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "--image 32" "$LAYSIM" graph "$T/anysize.json" --image 32 -o "$T/i32.lg"
+if grep -q '^input image fp32 \[1,32,32,3\]' "$T/i32.lg"; then ok; else bad "--image 32 not applied"; fi
+# the default 224 does not fit the model's fixed 16x16 resize: exit 2 naming the node
+expect 2 "default image size" "$LAYSIM" graph "$T/anysize.json"
+expect_err "node 'cat' \(ConcatV2\): input 1's axis 1 is 56, input 0's is 8" "default 224"
 expect 2 "--layers on a TF.js model" "$LAYSIM" graph "$D/cnn.json" --layers 2
 expect_err 'TF.js model takes --batch and --image' "--layers refused"
 
