@@ -75,6 +75,8 @@ expect 0 "compile" "$LAYSIM" compile "$D/cnn.json" --layout "$T/s.sol" -o "$T/m.
 expect 0 "sim --json" "$LAYSIM" sim "$T/m.prog" --json
 if [ "$(json 'd["cycles"] > 0')" = True ]; then ok; else bad "sim: no cycles"; fi
 expect 0 "explain" "$LAYSIM" explain "$D/cnn.json" --op fc.matmul
+expect 0 "solve MODEL" "$LAYSIM" solve "$D/cnn.json" --solver exact -o "$T/s2.sol"
+expect 0 "tune" "$LAYSIM" tune "$D/cnn.json" --evaluations 5 -o "$T/t.sol"
 expect 0 "problem post.json" "$LAYSIM" problem "$D/post.json" -o "$T/p2.lsp"
 expect 0 "validate" "$LAYSIM" validate "$D/cnn.json" --json
 expect 0 "study --models FILE" "$LAYSIM" study --models "$D/cnn.json" --no-calibrate \
