@@ -1,5 +1,6 @@
-/* graph/import: TF.js importer internals shared by tfjs.c (reading, order, values),
- * tfjs_ops.c (compute ops) and tfjs_shape.c (data movement and constant folding). */
+/* graph/import: TF.js importer internals shared by its files: tfjs.c (parsing, order,
+ * outputs), tfjs_source.c (manifest, sources), tfjs_value.c (attributes, node values),
+ * tfjs_conv.c, tfjs_ops.c, tfjs_shape.c, tfjs_move.c (lowerings), tfjs_fold.c (folding). */
 #ifndef LS_GRAPH_IMPORT_TFJS_INT_H
 #define LS_GRAPH_IMPORT_TFJS_INT_H
 
@@ -52,7 +53,23 @@ struct tfjs {
     int32_t cur;             /* node being lowered, for messages */
 };
 
+struct tfjs;
+struct tnode;
+/* Lowering of one op; 0 or LS_ERR_INPUT. */
+typedef int (*tf_lower_fn)(struct tfjs *c, struct tnode *n);
+
 /* Errors name the current node: "node 'NAME' (OP): ...". Return LS_ERR_INPUT. */
+/* An error at a JSON path ("weightsManifest[0]"): FILE:LINE:COL: msg. */
+int tf_fail_path(struct tfjs *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+const char *tf_kind_of(const json_t *v);              /* "an array", "a string"... */
+/* An integer written as a number or a decimal string ("256", "-1"); 0 or -1. */
+int tf_json_int(const json_t *j, int64_t *v);
+void tf_sanitize(char *s);                            /* to the IR's name characters */
+/* tfjs_source.c: the manifest (name -> group, offset, shape, dtype, quantization) and the
+ * lowering of an op (sources and pass-throughs here, then tfjs_ops.c, tfjs_shape.c). */
+int tf_read_manifest(struct tfjs *c);
+tf_lower_fn tf_find_op(const char *op);
 int tf_fail(struct tfjs *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Inputs and outputs of node n. */
@@ -94,10 +111,24 @@ int64_t tf_to_int(double x);
 /* Normalize a possibly negative axis; -1 (after an error) when out of range. */
 int tf_axis(struct tfjs *c, int64_t a, int rank);
 
-/* Lowering of one op; 0 or LS_ERR_INPUT. */
-typedef int (*tf_lower_fn)(struct tfjs *c, struct tnode *n);
 /* The lowering of op name, NULL when unsupported. */
-tf_lower_fn tf_ops_find(const char *op);
-tf_lower_fn tf_shape_ops_find(const char *op);
+tf_lower_fn tf_conv_ops_find(const char *op);   /* tfjs_conv.c */
+tf_lower_fn tf_ops_find(const char *op);        /* tfjs_ops.c */
+tf_lower_fn tf_shape_ops_find(const char *op);  /* tfjs_shape.c */
+tf_lower_fn tf_move_ops_find(const char *op);   /* tfjs_move.c */
+
+/* tfjs_conv.c helpers shared with tfjs_ops.c: the node's data_format is NCHW; a
+ * per-channel vector of o elements shaped [o,1,1]; a fused op's tail (BiasAdd,
+ * FusedBatchNorm, activation; nchw_axis: channels on axis 1, else last). */
+int tf_nchw_format(struct tfjs *c, struct tnode *n);
+int32_t tf_chan_vec(struct tfjs *c, struct tv *v, int64_t o, const char *what);
+int32_t tf_fused_tail(struct tfjs *c, struct tnode *n, int32_t y, int64_t o, int nchw_axis);
+/* tfjs_fold.c: fold the node when its inputs are constants; 1 when handled. */
+int tf_fold_binary(struct tfjs *c, struct tnode *n);
+int tf_fold_unary(struct tfjs *c, struct tnode *n);
+int tf_fold_reduce(struct tfjs *c, struct tnode *n);
+/* tfjs_shape.c: output k as constant x reshaped (values permuted by src, NULL: in order). */
+int tf_const_out(struct tfjs *c, struct tnode *n, int k, struct tv *x, int rank,
+                 const int64_t *dims, const int64_t *src);
 
 #endif
