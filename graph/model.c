@@ -26,10 +26,10 @@ static int ends_with(const char *s, const char *suffix)
 static int load_tfjs(const char *spec, const char *buf, size_t len, const struct zoo_opts *o,
                      struct graph **out, struct ls_error *err)
 {
-    if (o->layers || o->seq || o->hidden || o->dtype >= 0)
+    if (o->layers || o->seq || o->hidden || o->decode || o->dtype >= 0)
         return ls_error_set(err, LS_ERR_INPUT, spec, 0, 0,
                             "a TF.js model takes --batch and --image (its unknown input dims) "
-                            "but not --layers, --seq, --hidden or --dtype");
+                            "but not --layers, --seq, --hidden, --decode or --dtype");
     struct tfjs_opts t;
     tfjs_opts_init(&t);
     if (o->batch)

@@ -49,6 +49,8 @@ expect 2 "default image size" "$LAYSIM" graph "$T/anysize.json"
 expect_err "node 'cat' \(ConcatV2\): input 1's axis 1 is 56, input 0's is 8" "default 224"
 expect 2 "--layers on a TF.js model" "$LAYSIM" graph "$D/cnn.json" --layers 2
 expect_err 'TF.js model takes --batch and --image' "--layers refused"
+expect 2 "--decode on a TF.js model" "$LAYSIM" graph "$D/cnn.json" --decode 12
+expect_err 'not --layers, --seq, --hidden, --decode' "--decode refused"
 
 # malformed and unsupported models: exit 2 naming file:line and the node
 expect 2 "unsupported op" "$LAYSIM" graph "$D/bad_unsupported.json"
