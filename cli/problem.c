@@ -61,7 +61,7 @@ int cmd_problem(int argc, char **argv)
     struct ls_error err = {0};
     if ((rc = cli_modelcmd_open(&mc, argv[optind], 1, &err)))
         goto out;
-    /* header comment with the hashes, then the normative body */
+    /* header comments, then the normative body */
     char *body = NULL;
     size_t blen = 0;
     FILE *mf = open_memstream(&body, &blen);
@@ -69,10 +69,9 @@ int cmd_problem(int argc, char **argv)
         rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
         goto out;
     }
-    fprintf(mf, "# laysim problem %s\n# target %s hash %016" PRIx64 "\n# table hash %016" PRIx64
-                "\n# exact-transpose %d\n# built in %.3f s\n",
-            argv[optind], mc.t.name, sim_target_hash(&mc.t), cm_table_hash(&mc.tb),
-            mc.cg.exact_transpose, mc.build_seconds);
+    /* lsp_write_fp adds the model/target/table/codegen hash headers (solver/tie.h) */
+    fprintf(mf, "# laysim problem %s\n# target %s\n# built in %.3f s\n", argv[optind],
+            mc.t.name, mc.build_seconds);
     lsp_write_fp(mc.in->p, mf);
     fclose(mf);
     if (strcmp(outp, "-") == 0)

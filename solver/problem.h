@@ -29,6 +29,7 @@
 #include "util/arena.h"
 #include "util/error.h"
 #include "util/intern.h"
+#include "solver/tie.h"
 
 /* Costs are exact integers; the sum of all costs of a problem stays below 2^53. */
 #define LSP_COST_LIMIT ((int64_t)1 << 53)
@@ -77,6 +78,9 @@ struct lsp_problem {
     int32_t max_cfg;         /* largest ncfg of any op */
     int32_t max_layouts;     /* largest L of any tensor */
     int finished;
+    /* The `# key: value` headers read from the file or set by the builder (model, target,
+     * table, codegen); written back by lsp_write and copied into every .sol of it. */
+    struct lsp_tie tie;
 
     size_t cap_tensors, cap_ops, cap_tr, cap_cfg, cap_layout;  /* builder bookkeeping */
 };
@@ -151,6 +155,11 @@ int64_t lsp_eval_tensor(const struct lsp_problem *p, const int32_t *cfg, int32_t
 int lsp_check_assignment(const struct lsp_problem *p, const int32_t *cfg,
                          struct ls_error *err);
 
+/* FNV-1a-64 over the problem's content (names, labels, transpose matrices, ops, every
+ * configuration's cost and layouts; not comments): equal for two files that differ only
+ * in comments or spacing. The problem-hash header of .sol files. */
+uint64_t lsp_problem_hash(const struct lsp_problem *p);
+
 /* ---- .lsp text ------------------------------------------------------------------- */
 
 /* Parse a whole .lsp text (file is used in messages). On success *out is a finished
@@ -176,6 +185,7 @@ struct lsp_solution {
     int has_bound;
     int64_t bound;           /* best proven lower bound, <= cost; == cost when optimal */
     int32_t cost_line;       /* line of the cost in the .sol it was read from; 0 otherwise */
+    struct lsp_tie tie;      /* the headers read from the .sol (empty when it has none) */
 };
 
 void lsp_solution_init(struct lsp_solution *s);
@@ -195,6 +205,7 @@ int lsp_sol_read(const struct lsp_problem *p, const char *path, struct lsp_solut
 int lsp_sol_write_fp(const struct lsp_problem *p, const struct lsp_solution *s, FILE *fp);
 int lsp_sol_write(const struct lsp_problem *p, const struct lsp_solution *s, const char *path,
                   struct ls_error *err);
+/* lsp_sol_write writes p->tie and the problem-hash of p before the body. */
 /* Recompute the objective of s and compare with s->cost (and the bound). */
 int lsp_solution_verify(const struct lsp_problem *p, const struct lsp_solution *s,
                         struct ls_error *err);
