@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/layouts.h"
 #include "cli/modelcmd.h"
 #include "solver/answer.h"
 #include "solver/solver.h"
@@ -12,6 +13,7 @@
 const char cmd_solve_help[] =
     "usage: laysim solve P.lsp|MODEL [--solver NAME] [--time-limit S] [--seed N]\n"
     "                          [--threads N] [--param KEY=VALUE]... [-o S.sol] [--json] [-q]\n"
+    "                          [--layouts]\n"
     "                          [model options]\n"
     "       laysim solve P.lsp|MODEL --from-external FORMAT=ANSWER [-o S.sol] [--json]\n"
     "       laysim solve --list\n"
@@ -40,6 +42,11 @@ const char cmd_solve_help[] =
     "                    lines as literals or bit-string), cfn (toulbar2 -w=ANSWER), lp\n"
     "                    (cbc ... solve solu ANSWER). Status optimal only when the answer\n"
     "                    claims it with the recomputed objective (docs/solvers.md)\n"
+    "  --layouts         also list, per tensor, the produced layout (label) and producer,\n"
+    "                    each consumer slot's requested layout and the conversions paid\n"
+    "                    (stdout; with --json a \"layouts\" array of {tensor, layout,\n"
+    "                    producer, producer_cfg, consumers: [{op, slot, layout}],\n"
+    "                    conversions: [{to, cost}]})\n"
     "  --list            list the registered solvers (with --json: an array of\n"
     "                    {name, summary})\n"
     "\n"
@@ -104,6 +111,7 @@ int cmd_solve(int argc, char **argv)
         {"param", required_argument, NULL, 'P'},  {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'J'},         {"list", no_argument, NULL, 'L'},
         {"quiet", no_argument, NULL, 'q'},        {"from-external", required_argument, NULL, 'X'},
+        {"layouts", no_argument, NULL, 'Y'},
         CLI_MODELCMD_LONGOPTS,                    {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
@@ -111,7 +119,7 @@ int cmd_solve(int argc, char **argv)
     struct lsp_solve_opts so;
     lsp_opts_init(&so);
     const char *solver = "rulebased", *out = NULL, *external = NULL;
-    int json = 0, list = 0, quiet = 0, c;
+    int json = 0, list = 0, quiet = 0, layouts = 0, c;
     unsigned long long v;
     struct ls_error err;
     ls_error_clear(&err);
@@ -146,6 +154,7 @@ int cmd_solve(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'L': list = 1; break;
         case 'X': external = optarg; break;
+        case 'Y': layouts = 1; break;
         default:
             if (cli_modelcmd_opt(&mc, "solve", c, optarg, &mrc)) {
                 model_opts = 1;
@@ -216,9 +225,11 @@ int cmd_solve(int argc, char **argv)
         cli_modelcmd_close(&mc);
         return cli_report(&err);
     }
-    int ret = CLI_OK;
+    int ret = CLI_OK, has_assignment = r.sol.cfg && r.sol.nops == p->nops;
     if (json) {
         json_t *o = result_json(solver, p, &r);
+        if (layouts && has_assignment)
+            json_object_set_new(o, "layouts", cli_layouts_json(p, r.sol.cfg));
         if (external)
             json_object_set_new(o, "answer_objective",
                                 claim.has_objective ? json_integer(claim.objective) : json_null());
@@ -234,6 +245,12 @@ int cmd_solve(int argc, char **argv)
                    (long long)claim.objective);
         else
             printf(" (%d ops, %.3f s)\n", p->nops, r.seconds);
+    }
+    if (!json && layouts && has_assignment) {
+        if (out && !strcmp(out, "-"))   /* stdout holds the .sol: keep the listing apart */
+            cli_layouts_print(p, r.sol.cfg, stderr);
+        else
+            cli_layouts_print(p, r.sol.cfg, stdout);
     }
     lsp_result_free(&r);
     lsp_free(owned);

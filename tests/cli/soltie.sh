@@ -59,4 +59,20 @@ grep -v '^#' "$T/b.sol" >"$T/old.sol"
 expect 0 "check old .sol" "$L" check "$T/b.lsp" "$T/old.sol"
 expect 0 "compile old .sol" "$L" compile "${M[@]}" --layout "$T/old.sol" -o "$T/x.prog"
 expect_err 'warning: .*records no hashes' "old .sol warns"
+
+# solve --layouts: per tensor, readable without the .lsp; conversions add up to the
+# transpose part of the objective
+expect 0 "--layouts json" "$L" solve "$T/b.lsp" --solver exact --layouts --json
+[ "$(json 'sum(c["cost"] for t in d["layouts"] for c in t["conversions"]) == d["transpose_cost"]')" = True ] \
+  && ok || bad "--layouts conversions do not add up to transpose_cost"
+[ "$(json 'len(d["layouts"]) == sum(1 for l in open("'"$T/b.lsp"'") if l.startswith("tensor "))')" = True ] \
+  && ok || bad "--layouts: not one entry per tensor"
+[ "$(json 'sorted(d["layouts"][0])')" = "['consumers', 'conversions', 'layout', 'producer', 'producer_cfg', 'tensor']" ] \
+  && ok || bad "--layouts fields"
+[ "$(json 'all(c["layout"].startswith("p:") for t in d["layouts"] for c in t["consumers"])')" = True ] \
+  && ok || bad "--layouts: consumers' layouts are not labels"
+nconv=$(json 'sum(len(t["conversions"]) for t in d["layouts"])')
+expect 0 "--layouts text" "$L" solve "$T/b.lsp" --solver exact --layouts
+grep -Eq '^  embed\.norm\.bf16: p:[a-z]+ <- embed\.norm\.bf16 \(cfg [0-9]+\) -> ' "$T/out" && ok || bad "--layouts text line"
+grep -q "^$nconv conversions, cost " "$T/out" && ok || bad "--layouts text total"
 finish
