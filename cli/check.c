@@ -81,12 +81,7 @@ int cmd_check(int argc, char **argv)
         for (int32_t l = 0; l < x->nlayouts; l++) {
             if (l == src)
                 continue;
-            int asked = 0;
-            for (int32_t i = p->use_off[t]; i < p->use_off[t + 1] && !asked; i++) {
-                int32_t o = p->use_op[i];
-                asked = lsp_cfg_layouts(p, o, s.cfg[o])[p->use_slot[i]] == l;
-            }
-            if (!asked)
+            if (!lsp_tensor_requests(p, s.cfg, t, l))
                 continue;
             int64_t tc = lsp_tr_cost(p, t, src, l);
             if (json) {

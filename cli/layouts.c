@@ -20,21 +20,6 @@ static int32_t produced(const struct lsp_problem *p, const int32_t *cfg, int32_t
     return lsp_cfg_out_layout(p, pr, cfg[pr]);
 }
 
-static int32_t requested(const struct lsp_problem *p, const int32_t *cfg, int32_t use)
-{
-    int32_t o = p->use_op[use];
-    return lsp_cfg_layouts(p, o, cfg[o])[p->use_slot[use]];
-}
-
-/* 1 when some consumer slot of t requests layout l. */
-static int asked(const struct lsp_problem *p, const int32_t *cfg, int32_t t, int32_t l)
-{
-    for (int32_t i = p->use_off[t]; i < p->use_off[t + 1]; i++)
-        if (requested(p, cfg, i) == l)
-            return 1;
-    return 0;
-}
-
 void cli_layouts_print(const struct lsp_problem *p, const int32_t *cfg, FILE *fp)
 {
     char b1[24], b2[24];
@@ -49,9 +34,9 @@ void cli_layouts_print(const struct lsp_problem *p, const int32_t *cfg, FILE *fp
             fputs(" (no consumer)", fp);
         for (int32_t i = p->use_off[t]; i < p->use_off[t + 1]; i++)
             fprintf(fp, " %s[%d] %s", p->ops[p->use_op[i]].name, p->use_slot[i],
-                    label(p, t, requested(p, cfg, i), b2, sizeof b2));
+                    label(p, t, lsp_use_layout(p, cfg, i), b2, sizeof b2));
         for (int32_t l = 0; l < p->tensors[t].nlayouts; l++) {
-            if (l == src || !asked(p, cfg, t, l))
+            if (l == src || !lsp_tensor_requests(p, cfg, t, l))
                 continue;
             int64_t c = lsp_tr_cost(p, t, src, l);
             fprintf(fp, "; convert %s -> %s cost %" PRId64, label(p, t, src, b1, sizeof b1),
@@ -77,9 +62,9 @@ static json_t *tensor_json(const struct lsp_problem *p, const int32_t *cfg, int3
         json_array_append_new(cons, json_pack("{s:s, s:i, s:s}", "op",
                                               p->ops[p->use_op[i]].name, "slot",
                                               p->use_slot[i], "layout",
-                                              label(p, t, requested(p, cfg, i), b, sizeof b)));
+                                              label(p, t, lsp_use_layout(p, cfg, i), b, sizeof b)));
     for (int32_t l = 0; l < p->tensors[t].nlayouts; l++)
-        if (l != src && asked(p, cfg, t, l))
+        if (l != src && lsp_tensor_requests(p, cfg, t, l))
             json_array_append_new(conv, json_pack("{s:s, s:I}", "to", label(p, t, l, b, sizeof b),
                                                   "cost", (json_int_t)lsp_tr_cost(p, t, src, l)));
     json_object_set_new(o, "consumers", cons);

@@ -151,6 +151,17 @@ int64_t lsp_eval(const struct lsp_problem *p, const int32_t *cfg, int64_t *op_pa
  * distinct conversions (requested layouts != producer layout). */
 int64_t lsp_eval_tensor(const struct lsp_problem *p, const int32_t *cfg, int32_t t,
                         int32_t *nconv);
+/* The layout that use i of a tensor (use_off[t] <= i < use_off[t+1]) requests under cfg. */
+static inline int32_t lsp_use_layout(const struct lsp_problem *p, const int32_t *cfg,
+                                     int32_t i)
+{
+    int32_t o = p->use_op[i];
+    return lsp_cfg_layouts(p, o, cfg[o])[p->use_slot[i]];
+}
+/* 1 when some consumer slot of tensor t requests layout l under cfg. With the producer's
+ * layout src, the objective charges tr[t][src][l] once for each such l != src. */
+int lsp_tensor_requests(const struct lsp_problem *p, const int32_t *cfg, int32_t t,
+                        int32_t l);
 /* 0 when every cfg[op] is a valid index, else LS_ERR_INPUT naming the op. */
 int lsp_check_assignment(const struct lsp_problem *p, const int32_t *cfg,
                          struct ls_error *err);
