@@ -279,8 +279,8 @@ static int to_solution(struct reader *r, struct lsp_solution *s)
     const struct lsp_problem *p = r->p;
     for (int32_t o = 0; o < p->nops; o++)
         if (r->cfg[o] < 0)
-            return ls_error_set(r->err, LS_ERR_INPUT, r->sc.file, 0, 0,
-                                "the answer picks no configuration of op %s (x%" PRId64
+            return ls_error_set(r->err, LS_ERR_INPUT, r->sc.file, r->sc.line + 1, 1,
+                                "end of file: the answer picks no configuration of op %s (x%" PRId64
                                 "..x%" PRId64 " all false)", p->ops[o].name,
                                 lsp_export_xvar(p, o, 0), lsp_export_xvar(p, o, p->ops[o].ncfg - 1));
     if (lsp_solution_alloc(s, p, r->err))

@@ -216,7 +216,8 @@ int lsp_sol_read(const struct lsp_problem *p, const char *path, struct lsp_solut
 int lsp_sol_write_fp(const struct lsp_problem *p, const struct lsp_solution *s, FILE *fp);
 int lsp_sol_write(const struct lsp_problem *p, const struct lsp_solution *s, const char *path,
                   struct ls_error *err);
-/* lsp_sol_write writes p->tie and the problem-hash of p before the body. */
+/* lsp_sol_write writes p->tie and the problem-hash of p before the body (when s has an
+ * assignment: `unknown` without one stays two lines). */
 /* Recompute the objective of s and compare with s->cost (and the bound). */
 int lsp_solution_verify(const struct lsp_problem *p, const struct lsp_solution *s,
                         struct ls_error *err);

@@ -199,11 +199,14 @@ int lsp_sol_read(const struct lsp_problem *p, const char *path, struct lsp_solut
 
 int lsp_sol_write_fp(const struct lsp_problem *p, const struct lsp_solution *s, FILE *fp)
 {
-    struct lsp_tie tie = p->tie;
-    lsp_tie_set_hash(&tie, LSP_TIE_PROBLEM, lsp_problem_hash(p));
-    lsp_tie_write(&tie, fp);
+    int has = s->cfg && s->nops == p->nops;
+    if (has) {   /* `unknown` without an assignment stays the format's two lines */
+        struct lsp_tie tie = p->tie;
+        lsp_tie_set_hash(&tie, LSP_TIE_PROBLEM, lsp_problem_hash(p));
+        lsp_tie_write(&tie, fp);
+    }
     fprintf(fp, "lsp-solution 1\nstatus %s\n", lsp_status_name(s->status));
-    if (s->cfg && s->nops == p->nops) {
+    if (has) {
         fprintf(fp, "cost %" PRId64 "\n", s->cost);
         if (s->has_bound)
             fprintf(fp, "bound %" PRId64 "\n", s->bound);
