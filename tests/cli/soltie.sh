@@ -51,6 +51,8 @@ expect_err 'warning: .*model differs.*--ignore-mismatch' "--ignore-mismatch warn
 # a hand-edited .lsp: only the problem hash tells
 sed 's/^cfg 0 /cfg 1 /' "$T/b.lsp" >"$T/e.lsp"
 expect 0 "solve edited" "$L" solve "$T/e.lsp" --solver greedy -o "$T/e.sol"
+expect 2 "check against the edited problem (costs changed)" "$L" check "$T/e.lsp" "$T/b.sol"
+expect_err 'warning: .*b\.sol records problem-hash [0-9a-f]{16}, .*e\.lsp has [0-9a-f]{16}' "check warns"
 expect 2 "edited problem" "$L" compile "${M[@]}" --layout "$T/e.sol" -o "$T/x.prog"
 expect_err 'problem differs \(problem-hash' "edited problem"
 
