@@ -20,7 +20,8 @@ const char cmd_problem_help[] =
     "  -o, --output FILE   where to write the problem (default stdout)\n"
     "  --write-table FILE  also write the latency table used\n"
     "  --json              a summary as one JSON object on stdout (ops, tensors,\n"
-    "                      configurations, target and table hashes, build_seconds); needs -o\n"
+    "                      configurations, target, table and model hashes, codegen_version,\n"
+    "                      build_seconds); needs -o\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 int cmd_problem(int argc, char **argv)
@@ -95,6 +96,8 @@ int cmd_problem(int argc, char **argv)
         json_object_set_new(o, "target", json_string(mc.t.name));
         json_object_set_new(o, "target_hash", json_string(th));
         json_object_set_new(o, "table_hash", json_string(bh));
+        json_object_set_new(o, "model_hash", json_string(p->tie.v[LSP_TIE_MODEL]));
+        json_object_set_new(o, "codegen_version", json_string(p->tie.v[LSP_TIE_CODEGEN]));
         json_object_set_new(o, "ops", json_integer(p->nops));
         json_object_set_new(o, "tensors", json_integer(p->ntensors));
         json_object_set_new(o, "configurations", json_integer(cfgs));
