@@ -95,9 +95,14 @@ static int parse_pin(const struct graph *g, const char *spec, int *pins, struct 
     return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* The model-hash: FNV-1a-64 over a canonical text of what shapes the graph and the
  * lowering: the zoo name (or, for a file, its contents, so a moved file still matches),
- * the scaling options, autocast, --exact-transpose and the pins in command-line order. */
+ * the scaling options, autocast, --exact-transpose and the pins (sorted). */
 static int model_hash(const struct cli_modelcmd *mc, const char *model, uint64_t *out,
                       struct ls_error *err)
 {
@@ -123,8 +128,11 @@ static int model_hash(const struct cli_modelcmd *mc, const char *model, uint64_t
                 "autocast %d\nexact-transpose %d\n",
             (long long)z->layers, (long long)z->seq, (long long)z->batch, (long long)z->hidden,
             (long long)z->image, z->dtype, z->autocast, mc->cg.exact_transpose);
+    const char *pins[CLI_MODELCMD_MAX_PINS];   /* sorted: the order of the flags is moot */
+    memcpy(pins, mc->pin_specs, sizeof *pins * (size_t)mc->npins);
+    qsort(pins, (size_t)mc->npins, sizeof *pins, cmp_str);
     for (int i = 0; i < mc->npins; i++)
-        fprintf(fp, "pin %s\n", mc->pin_specs[i]);
+        fprintf(fp, "pin %s\n", pins[i]);
     fclose(fp);
     *out = ls_fnv1a64(text, len);
     free(text);
