@@ -54,19 +54,14 @@ static int pick_x(struct reader *r, int64_t k, size_t i)
     return pick(r, o, c, i);
 }
 
-static int tok_is(const struct ls_token *t, const char *s)
-{
-    return ls_tok_eq(t, s);
-}
-
 /* ---- MaxSAT: c / s / o / v lines ------------------------------------------------------ */
 
 static int maxsat_status(struct reader *r)
 {
     struct ls_scan *sc = &r->sc;
-    if (sc->ntok >= 3 && tok_is(&sc->tok[1], "OPTIMUM") && tok_is(&sc->tok[2], "FOUND"))
+    if (sc->ntok >= 3 && ls_tok_eq(&sc->tok[1], "OPTIMUM") && ls_tok_eq(&sc->tok[2], "FOUND"))
         r->claim->optimal = 1;
-    else if (sc->ntok >= 2 && tok_is(&sc->tok[1], "UNSATISFIABLE"))
+    else if (sc->ntok >= 2 && ls_tok_eq(&sc->tok[1], "UNSATISFIABLE"))
         return ls_scan_error(sc, 1, r->err, "the solver reports UNSATISFIABLE, but every "
                              "laysim export has a solution: an answer to another file?");
     return 0;
@@ -114,19 +109,19 @@ static int parse_maxsat(struct reader *r)
     char buf[32];
     while ((rc = ls_scan_next(sc, r->err)) > 0) {
         const struct ls_token *k = &sc->tok[0];
-        if (tok_is(k, "c"))
+        if (ls_tok_eq(k, "c"))
             continue;
-        if (tok_is(k, "s")) {
+        if (ls_tok_eq(k, "s")) {
             if (maxsat_status(r))
                 return LS_ERR_INPUT;
-        } else if (tok_is(k, "o")) {
+        } else if (ls_tok_eq(k, "o")) {
             uint64_t o;
             if (ls_scan_arity(sc, 2, 2, "o <cost>", r->err) ||
                 ls_scan_u64(sc, 1, "cost", &o, r->err))
                 return LS_ERR_INPUT;
             r->claim->has_objective = 1;
             r->claim->objective = (int64_t)(o > INT64_MAX ? INT64_MAX : o);
-        } else if (tok_is(k, "v")) {
+        } else if (ls_tok_eq(k, "v")) {
             vlines++;
             if (maxsat_v(r))
                 return LS_ERR_INPUT;
@@ -218,19 +213,19 @@ static int cbc_status(struct reader *r)
     struct ls_scan *sc = &r->sc;
     size_t v = 0;
     for (size_t i = 1; i + 1 < sc->ntok && !v; i++)
-        if (tok_is(&sc->tok[i], "objective") && tok_is(&sc->tok[i + 1], "value"))
+        if (ls_tok_eq(&sc->tok[i], "objective") && ls_tok_eq(&sc->tok[i + 1], "value"))
             v = i + 2;
     if (!v)
         return ls_scan_error(sc, 0, r->err, "expected cbc's status line '<status> - objective "
                              "value <number>'");
-    if (tok_is(&sc->tok[0], "Infeasible") || tok_is(&sc->tok[0], "Integer") ||
-        tok_is(&sc->tok[0], "Unbounded"))
+    if (ls_tok_eq(&sc->tok[0], "Infeasible") || ls_tok_eq(&sc->tok[0], "Integer") ||
+        ls_tok_eq(&sc->tok[0], "Unbounded"))
         return ls_scan_error(sc, 0, r->err, "cbc found no solution (every laysim export has "
                              "one: an answer to another file?)");
     double obj;
     if (ls_scan_double(sc, v, "objective value", &obj, r->err))
         return LS_ERR_INPUT;
-    r->claim->optimal = tok_is(&sc->tok[0], "Optimal");
+    r->claim->optimal = ls_tok_eq(&sc->tok[0], "Optimal");
     if (isfinite(obj) && fabs(obj) < 9e18) {
         r->claim->has_objective = 1;
         r->claim->objective = llround(obj);
@@ -241,7 +236,7 @@ static int cbc_status(struct reader *r)
 static int cbc_var(struct reader *r)
 {
     struct ls_scan *sc = &r->sc;
-    size_t b = tok_is(&sc->tok[0], "**");   /* cbc flags an infeasible row or column */
+    size_t b = ls_tok_eq(&sc->tok[0], "**");   /* cbc flags an infeasible row or column */
     uint64_t idx, k;
     double val;
     if (ls_scan_arity(sc, b + 3, (long)b + 4, "<index> <name> <value> [<reduced cost>]",
