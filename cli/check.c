@@ -21,6 +21,9 @@ const char cmd_check_help[] =
     "  --json   one JSON object: valid, status, cost, claimed_cost, bound, op_cost,\n"
     "           transpose_cost, transposes (list of {tensor, from, to, cost})\n"
     "\n"
+    "A .sol whose problem-hash header differs from the problem's gets a warning on stderr\n"
+    "(docs/formats.md); it is still judged on its content.\n"
+    "\n"
     "Exit status 0 when the solution is valid, 2 when it is malformed or its cost is wrong.\n";
 
 static const char *layout_name(const struct lsp_problem *p, int32_t t, int32_t l, char *buf,
@@ -58,6 +61,14 @@ int cmd_check(int argc, char **argv)
         lsp_free(p);
         return cli_report(&err);
     }
+    /* a .sol solved for another problem can still be a valid assignment of this one:
+     * say so, but judge it on its content as always */
+    char here[20];
+    snprintf(here, sizeof here, "%016" PRIx64, lsp_problem_hash(p));
+    const char *rec = s.tie.v[LSP_TIE_PROBLEM];
+    if (rec[0] && strcmp(rec, here))
+        fprintf(stderr, "laysim check: warning: %s records problem-hash %s, %s has %s\n",
+                argv[optind + 1], rec, argv[optind], here);
     int has = s.cfg && s.nops == p->nops && p->nops > 0;
     int64_t opc = 0, trc = 0, cost = 0;
     if (has)
@@ -81,12 +92,7 @@ int cmd_check(int argc, char **argv)
         for (int32_t l = 0; l < x->nlayouts; l++) {
             if (l == src)
                 continue;
-            int asked = 0;
-            for (int32_t i = p->use_off[t]; i < p->use_off[t + 1] && !asked; i++) {
-                int32_t o = p->use_op[i];
-                asked = lsp_cfg_layouts(p, o, s.cfg[o])[p->use_slot[i]] == l;
-            }
-            if (!asked)
+            if (!lsp_tensor_requests(p, s.cfg, t, l))
                 continue;
             int64_t tc = lsp_tr_cost(p, t, src, l);
             if (json) {

@@ -12,14 +12,18 @@
 const char cmd_compile_help[] =
     "usage: laysim compile MODEL [--layout SOL] [--target ...] [--set ...] [--table FILE]\n"
     "                      [--output-layout TENSOR=AXIS]... [--exact-transpose] [-o OUT.prog]\n"
-    "                      [--json]\n"
+    "                      [--ignore-mismatch] [--json]\n"
     "Lower every operator of MODEL under the configurations of SOL (a .sol for the problem\n"
     "that `laysim problem` writes with the same options; default: cfg 0 everywhere), insert\n"
     "one conversion per distinct consumer layout, and write the program text (stdout when\n"
     "-o is absent); run it with `laysim sim`. Prints the program's table price to stderr.\n"
     CLI_MODELCMD_HELP
     CLI_MODELCMD_TIME_HELP
-    "  --layout FILE.sol   the assignment (default: cfg 0 everywhere)\n"
+    "  --layout FILE.sol   the assignment (default: cfg 0 everywhere). A .sol whose hash\n"
+    "                      headers (model, target, table, codegen, problem) differ from\n"
+    "                      this command's is refused (exit 2, naming what differs); one\n"
+    "                      without hashes is taken with a warning (docs/formats.md)\n"
+    "  --ignore-mismatch   take a mismatched .sol anyway (with a warning)\n"
     "  -o, --output FILE   where to write the program (default stdout)\n"
     "  --json              the summary as one JSON object on stdout (instructions, ops_lowered,\n"
     "                      conversions, hbm_bytes, memory_plan (resident and spilled tensors\n"
@@ -41,17 +45,64 @@ static json_t *roofline_json(const struct graph *g, const struct sim_target *t)
     return o;
 }
 
+/* The differing tie keys of the .sol and of this command's own problem, as one phrase;
+ * the problem hash is named only when nothing upstream of it differs. */
+static int tie_mismatch(const struct lsp_tie *sol, const struct lsp_tie *here, char *buf,
+                        size_t n)
+{
+    int found = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < LSP_TIE_NKEYS; k++) {
+        if (k == LSP_TIE_PROBLEM && found)
+            break;
+        if (!sol->v[k][0] || !here->v[k][0] || !strcmp(sol->v[k], here->v[k]))
+            continue;
+        int w = snprintf(buf + used, n - used, "%s%s differs (%s %s in the .sol, %s here)",
+                         found ? "; " : "", lsp_tie_what(k), lsp_tie_key_name(k), sol->v[k],
+                         here->v[k]);
+        if (w > 0 && (size_t)w < n - used)
+            used += (size_t)w;
+        found = 1;
+    }
+    return found;
+}
+
+/* Refuse a .sol solved for another problem unless ignore; warn when it cannot be told. */
+static int check_tie(const struct lsp_problem *p, const struct lsp_solution *s,
+                     const char *sol, int ignore, struct ls_error *err)
+{
+    if (lsp_tie_empty(&s->tie)) {
+        fprintf(stderr, "laysim compile: warning: %s records no hashes: it cannot be checked "
+                        "against this model, target and table\n", sol);
+        return 0;
+    }
+    struct lsp_tie here = p->tie;
+    lsp_tie_set_hash(&here, LSP_TIE_PROBLEM, lsp_problem_hash(p));
+    char what[1024];
+    if (!tie_mismatch(&s->tie, &here, what, sizeof what))
+        return 0;
+    if (ignore) {
+        fprintf(stderr, "laysim compile: warning: %s was solved for another problem: %s "
+                        "(--ignore-mismatch)\n", sol, what);
+        return 0;
+    }
+    return ls_error_msg(err, LS_ERR_INPUT, "%s was solved for another problem: %s "
+                        "(--ignore-mismatch to compile it anyway)", sol, what);
+}
+
 int cmd_compile(int argc, char **argv)
 {
     static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS,
                                        {"layout", required_argument, NULL, 'L'},
                                        {"output", required_argument, NULL, 'o'},
                                        {"json", no_argument, NULL, 'J'},
+                                       {"ignore-mismatch", no_argument, NULL, 'I'},
                                        {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
     const char *outp = "-", *sol = NULL;
-    int c, rc = CLI_OK, json = 0;
+    int c, rc = CLI_OK, json = 0, ignore = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
         if (c == 'o')
@@ -60,6 +111,8 @@ int cmd_compile(int argc, char **argv)
             sol = optarg;
         else if (c == 'J')
             json = 1;
+        else if (c == 'I')
+            ignore = 1;
         else if (!cli_modelcmd_opt(&mc, "compile", c, optarg, &rc))
             rc = cli_bad_option("compile", argv, "o:");
         if (rc) {
@@ -92,6 +145,8 @@ int cmd_compile(int argc, char **argv)
             rc = ls_error_msg(&err, LS_ERR_INPUT, "%s: the solution has no assignment", sol);
             goto out;
         }
+        if ((rc = check_tie(p, &s, sol, ignore, &err)))
+            goto out;
         cfg = s.cfg;
         objective = lsp_eval(p, cfg, NULL, NULL);
     } else {

@@ -20,7 +20,8 @@ const char cmd_problem_help[] =
     "  -o, --output FILE   where to write the problem (default stdout)\n"
     "  --write-table FILE  also write the latency table used\n"
     "  --json              a summary as one JSON object on stdout (ops, tensors,\n"
-    "                      configurations, target and table hashes, build_seconds); needs -o\n"
+    "                      configurations, target, table and model hashes, codegen_version,\n"
+    "                      build_seconds); needs -o\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 int cmd_problem(int argc, char **argv)
@@ -61,7 +62,7 @@ int cmd_problem(int argc, char **argv)
     struct ls_error err = {0};
     if ((rc = cli_modelcmd_open(&mc, argv[optind], 1, &err)))
         goto out;
-    /* header comment with the hashes, then the normative body */
+    /* header comments, then the normative body */
     char *body = NULL;
     size_t blen = 0;
     FILE *mf = open_memstream(&body, &blen);
@@ -69,10 +70,9 @@ int cmd_problem(int argc, char **argv)
         rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
         goto out;
     }
-    fprintf(mf, "# laysim problem %s\n# target %s hash %016" PRIx64 "\n# table hash %016" PRIx64
-                "\n# exact-transpose %d\n# built in %.3f s\n",
-            argv[optind], mc.t.name, sim_target_hash(&mc.t), cm_table_hash(&mc.tb),
-            mc.cg.exact_transpose, mc.build_seconds);
+    /* lsp_write_fp adds the model/target/table/codegen hash headers (solver/tie.h) */
+    fprintf(mf, "# laysim problem %s\n# target %s\n# built in %.3f s\n", argv[optind],
+            mc.t.name, mc.build_seconds);
     lsp_write_fp(mc.in->p, mf);
     fclose(mf);
     if (strcmp(outp, "-") == 0)
@@ -96,6 +96,8 @@ int cmd_problem(int argc, char **argv)
         json_object_set_new(o, "target", json_string(mc.t.name));
         json_object_set_new(o, "target_hash", json_string(th));
         json_object_set_new(o, "table_hash", json_string(bh));
+        json_object_set_new(o, "model_hash", json_string(p->tie.v[LSP_TIE_MODEL]));
+        json_object_set_new(o, "codegen_version", json_string(p->tie.v[LSP_TIE_CODEGEN]));
         json_object_set_new(o, "ops", json_integer(p->nops));
         json_object_set_new(o, "tensors", json_integer(p->ntensors));
         json_object_set_new(o, "configurations", json_integer(cfgs));

@@ -4,14 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/layouts.h"
 #include "cli/modelcmd.h"
+#include "solver/answer.h"
 #include "solver/solver.h"
 #include "study/tune.h"
 
 const char cmd_solve_help[] =
     "usage: laysim solve P.lsp|MODEL [--solver NAME] [--time-limit S] [--seed N]\n"
     "                          [--threads N] [--param KEY=VALUE]... [-o S.sol] [--json] [-q]\n"
+    "                          [--layouts]\n"
     "                          [model options]\n"
+    "       laysim solve P.lsp|MODEL --from-external FORMAT=ANSWER [-o S.sol] [--json]\n"
     "       laysim solve --list\n"
     "\n"
     "Solve a layout selection problem and write the solution (.sol). The problem is a\n"
@@ -31,6 +35,18 @@ const char cmd_solve_help[] =
     "  -o FILE           write the solution (.sol) atomically ('-' = stdout)\n"
     "  --json            print one JSON object: solver, status, cost, lower_bound (null when\n"
     "                    unknown), seconds, op_cost, transpose_cost, ops and stats\n"
+    "  --from-external FORMAT=ANSWER\n"
+    "                    run no solver: read an external solver's ANSWER to\n"
+    "                    `laysim export --to FORMAT` of the same problem, check it and\n"
+    "                    write it as a .sol. FORMAT: wcnf (a MaxSAT solver's output, `v`\n"
+    "                    lines as literals or bit-string), cfn (toulbar2 -w=ANSWER), lp\n"
+    "                    (cbc ... solve solu ANSWER). Status optimal only when the answer\n"
+    "                    claims it with the recomputed objective (docs/solvers.md)\n"
+    "  --layouts         also list, per tensor, the produced layout (label) and producer,\n"
+    "                    each consumer slot's requested layout and the conversions paid\n"
+    "                    (stdout; with --json a \"layouts\" array of {tensor, layout,\n"
+    "                    producer, producer_cfg, consumers: [{op, slot, layout}],\n"
+    "                    conversions: [{to, cost}]})\n"
     "  --list            list the registered solvers (with --json: an array of\n"
     "                    {name, summary})\n"
     "\n"
@@ -70,6 +86,23 @@ static json_t *result_json(const char *name, const struct lsp_problem *p,
     return o;
 }
 
+/* --from-external FORMAT=FILE: the answer read back, checked, as r->sol. */
+static int read_external(const char *spec, const struct lsp_problem *p, struct lsp_result *r,
+                         struct lsp_answer_claim *claim, struct ls_error *err)
+{
+    const char *eq = strchr(spec, '=');
+    char fmt[16];
+    snprintf(fmt, sizeof fmt, "%.*s", eq ? (int)(eq - spec) : 0, spec);
+    int f = eq ? lsp_answer_format_parse(fmt) : -1;
+    if (f < 0)
+        return ls_error_msg(err, LS_ERR_INPUT, "--from-external %s: expected FORMAT=FILE with "
+                            "FORMAT wcnf, cfn or lp", spec);
+    int rc = lsp_answer_read(p, f, eq + 1, &r->sol, claim, err);
+    if (!rc)
+        rc = lsp_solution_verify(p, &r->sol, err);
+    return rc;
+}
+
 int cmd_solve(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -77,15 +110,16 @@ int cmd_solve(int argc, char **argv)
         {"seed", required_argument, NULL, 'S'},   {"threads", required_argument, NULL, 'j'},
         {"param", required_argument, NULL, 'P'},  {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'J'},         {"list", no_argument, NULL, 'L'},
-        {"quiet", no_argument, NULL, 'q'},
+        {"quiet", no_argument, NULL, 'q'},        {"from-external", required_argument, NULL, 'X'},
+        {"layouts", no_argument, NULL, 'Y'},
         CLI_MODELCMD_LONGOPTS,                    {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
     int mrc = CLI_OK, model_opts = 0;
     struct lsp_solve_opts so;
     lsp_opts_init(&so);
-    const char *solver = "rulebased", *out = NULL;
-    int json = 0, list = 0, quiet = 0, c;
+    const char *solver = "rulebased", *out = NULL, *external = NULL;
+    int json = 0, list = 0, quiet = 0, layouts = 0, c;
     unsigned long long v;
     struct ls_error err;
     ls_error_clear(&err);
@@ -119,6 +153,8 @@ int cmd_solve(int argc, char **argv)
         case 'J': json = 1; break;
         case 'q': quiet = 1; break;
         case 'L': list = 1; break;
+        case 'X': external = optarg; break;
+        case 'Y': layouts = 1; break;
         default:
             if (cli_modelcmd_opt(&mc, "solve", c, optarg, &mrc)) {
                 model_opts = 1;
@@ -169,7 +205,11 @@ int cmd_solve(int argc, char **argv)
         p = mc.in->p;
         study_tune_reward(&sim, mc.in, &mc.t, &so);
     }
-    if (!rc) {
+    struct lsp_answer_claim claim = {0};
+    if (!rc && external) {
+        rc = read_external(external, p, &r, &claim, &err);
+        solver = "external";
+    } else if (!rc) {
         struct cli_ticker tk;
         if (so.time_limit > 0)
             cli_ticker_start(&tk, "solve", so.time_limit, quiet);
@@ -185,16 +225,32 @@ int cmd_solve(int argc, char **argv)
         cli_modelcmd_close(&mc);
         return cli_report(&err);
     }
-    int ret = CLI_OK;
+    int ret = CLI_OK, has_assignment = r.sol.cfg && r.sol.nops == p->nops;
     if (json) {
-        ret = cli_print_json(result_json(solver, p, &r));
+        json_t *o = result_json(solver, p, &r);
+        if (layouts && has_assignment)
+            json_object_set_new(o, "layouts", cli_layouts_json(p, r.sol.cfg));
+        if (external)
+            json_object_set_new(o, "answer_objective",
+                                claim.has_objective ? json_integer(claim.objective) : json_null());
+        ret = cli_print_json(o);
     } else if (!out || strcmp(out, "-")) {
         printf("%s: %s", solver, lsp_status_name(r.sol.status));
         if (r.sol.cfg && r.sol.nops == p->nops)
             printf(" cost %lld", (long long)r.sol.cost);
         if (r.sol.has_bound)
             printf(" bound %lld", (long long)r.sol.bound);
-        printf(" (%d ops, %.3f s)\n", p->nops, r.seconds);
+        if (external && claim.has_objective)
+            printf(" (%d ops; the answer's objective %lld)\n", p->nops,
+                   (long long)claim.objective);
+        else
+            printf(" (%d ops, %.3f s)\n", p->nops, r.seconds);
+    }
+    if (!json && layouts && has_assignment) {
+        if (out && !strcmp(out, "-"))   /* stdout holds the .sol: keep the listing apart */
+            cli_layouts_print(p, r.sol.cfg, stderr);
+        else
+            cli_layouts_print(p, r.sol.cfg, stdout);
     }
     lsp_result_free(&r);
     lsp_free(owned);

@@ -19,13 +19,7 @@ int lsp_export_format_parse(const char *name)
     return -1;
 }
 
-/* y variable numbering: ybase[t] + l, or 0 when tensor t has none. */
-struct vars {
-    int64_t *ybase;
-    int64_t nvars;
-};
-
-static int make_vars(const struct lsp_problem *p, struct vars *v)
+int lsp_export_vars_init(const struct lsp_problem *p, struct lsp_export_vars *v)
 {
     v->ybase = calloc((size_t)p->ntensors + 1, sizeof *v->ybase);
     if (!v->ybase)
@@ -39,9 +33,24 @@ static int make_vars(const struct lsp_problem *p, struct vars *v)
     return 0;
 }
 
-static int64_t xvar(const struct lsp_problem *p, int32_t o, int32_t c)
+void lsp_export_vars_free(struct lsp_export_vars *v)
 {
-    return 1 + p->ops[o].cfg0 + c;
+    free(v->ybase);
+    v->ybase = NULL;
+}
+
+int32_t lsp_export_xvar_op(const struct lsp_problem *p, int64_t k, int32_t *c)
+{
+    int32_t lo = 0, hi = p->nops - 1;   /* the last op whose cfg0 < k */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo + 1) / 2;
+        if (p->ops[mid].cfg0 < k)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    *c = (int32_t)(k - 1 - p->ops[lo].cfg0);
+    return lo;
 }
 
 /* 1 when slot s of cfg c of o repeats the (tensor, layout) of an earlier input slot. */
@@ -58,17 +67,17 @@ static int repeated(const struct lsp_problem *p, int32_t o, int32_t c, int32_t s
 /* Walk the clauses of the MaxSAT encoding; emit(ctx, weight or -1 for hard, lits, n). */
 typedef void (*clause_fn)(void *ctx, int64_t w, const int64_t *lits, int n);
 
-static void clauses(const struct lsp_problem *p, const struct vars *v, clause_fn emit, void *ctx,
-                    int64_t *lits)
+static void clauses(const struct lsp_problem *p, const struct lsp_export_vars *v,
+                    clause_fn emit, void *ctx, int64_t *lits)
 {
     for (int32_t o = 0; o < p->nops; o++) {
         const struct lsp_op *op = &p->ops[o];
         for (int32_t c = 0; c < op->ncfg; c++)   /* at least one cfg */
-            lits[c] = xvar(p, o, c);
+            lits[c] = lsp_export_xvar(p, o, c);
         emit(ctx, -1, lits, op->ncfg);
         for (int32_t a = 0; a < op->ncfg; a++)   /* at most one cfg */
             for (int32_t b = a + 1; b < op->ncfg; b++) {
-                int64_t l2[2] = {-xvar(p, o, a), -xvar(p, o, b)};
+                int64_t l2[2] = {-lsp_export_xvar(p, o, a), -lsp_export_xvar(p, o, b)};
                 emit(ctx, -1, l2, 2);
             }
         for (int32_t c = 0; c < op->ncfg; c++) {
@@ -77,11 +86,11 @@ static void clauses(const struct lsp_problem *p, const struct vars *v, clause_fn
                 int32_t t = op->in[s];
                 if (!v->ybase[t] || repeated(p, o, c, s))
                     continue;
-                int64_t l2[2] = {-xvar(p, o, c), v->ybase[t] + lay[s]};
+                int64_t l2[2] = {-lsp_export_xvar(p, o, c), v->ybase[t] + lay[s]};
                 emit(ctx, -1, l2, 2);
             }
             if (lsp_cfg_cost(p, o, c) > 0) {
-                int64_t l1 = -xvar(p, o, c);
+                int64_t l1 = -lsp_export_xvar(p, o, c);
                 emit(ctx, lsp_cfg_cost(p, o, c), &l1, 1);
             }
             int32_t t = op->out;
@@ -92,7 +101,7 @@ static void clauses(const struct lsp_problem *p, const struct vars *v, clause_fn
                 int64_t w = lsp_tr_cost(p, t, src, l);
                 if (l == src || w == 0)
                     continue;
-                int64_t l2[2] = {-xvar(p, o, c), -(v->ybase[t] + l)};
+                int64_t l2[2] = {-lsp_export_xvar(p, o, c), -(v->ybase[t] + l)};
                 emit(ctx, w, l2, 2);
             }
         }
@@ -125,8 +134,8 @@ static void write_clause(void *ctx, int64_t w, const int64_t *lits, int n)
     fputs(" 0\n", c->fp);
 }
 
-static int export_wcnf(const struct lsp_problem *p, const struct vars *v, int old, FILE *fp,
-                       int64_t *lits)
+static int export_wcnf(const struct lsp_problem *p, const struct lsp_export_vars *v, int old,
+                       FILE *fp, int64_t *lits)
 {
     struct wcnf c = {.fp = fp, .old = old};
     clauses(p, v, count_clause, &c, lits);
@@ -151,7 +160,7 @@ static void cfn_costs_open(FILE *fp, int *first, const char *fname, const char *
     *first = 0;
 }
 
-static int export_cfn(const struct lsp_problem *p, const struct vars *v, FILE *fp)
+static int export_cfn(const struct lsp_problem *p, const struct lsp_export_vars *v, FILE *fp)
 {
     int64_t top = p->cost_sum + 1;
     fprintf(fp, "{\n  \"problem\": {\"name\": \"laysim\", \"mustbe\": \"<%" PRId64 "\"},\n",
@@ -252,7 +261,7 @@ static int produces(const struct lsp_problem *p, int32_t t, int32_t l)
     return 0;
 }
 
-static int export_lp(const struct lsp_problem *p, const struct vars *v, FILE *fp)
+static int export_lp(const struct lsp_problem *p, const struct lsp_export_vars *v, FILE *fp)
 {
     struct lpw w = {.fp = fp};
     fprintf(fp, "\\ laysim layout selection problem: %d ops, %d tensors\n", p->nops, p->ntensors);
@@ -262,7 +271,7 @@ static int export_lp(const struct lsp_problem *p, const struct vars *v, FILE *fp
     for (int32_t o = 0; o < p->nops; o++)
         for (int32_t c = 0; c < p->ops[o].ncfg; c++)
             if (lsp_cfg_cost(p, o, c) > 0)
-                lp_term(&w, lsp_cfg_cost(p, o, c), "x", xvar(p, o, c));
+                lp_term(&w, lsp_cfg_cost(p, o, c), "x", lsp_export_xvar(p, o, c));
     for (int32_t t = 0; t < p->ntensors; t++) {
         int32_t L = p->tensors[t].nlayouts;
         for (int32_t l = 0; v->ybase[t] && l < L; l++)
@@ -283,7 +292,7 @@ static int export_lp(const struct lsp_problem *p, const struct vars *v, FILE *fp
         w.terms = 0;
         fprintf(fp, " one%d:", o);
         for (int32_t c = 0; c < p->ops[o].ncfg; c++)
-            lp_term(&w, 1, "x", xvar(p, o, c));
+            lp_term(&w, 1, "x", lsp_export_xvar(p, o, c));
         fputs(" = 1\n", fp);
         for (int32_t c = 0; c < p->ops[o].ncfg; c++)
             for (int32_t s = 0; s < p->ops[o].nin; s++) {
@@ -291,7 +300,7 @@ static int export_lp(const struct lsp_problem *p, const struct vars *v, FILE *fp
                 if (!v->ybase[t] || repeated(p, o, c, s))
                     continue;
                 fprintf(fp, " req%d_%d_%d: y%" PRId64 " - x%" PRId64 " >= 0\n", o, c, s,
-                        v->ybase[t] + lsp_cfg_layouts(p, o, c)[s], xvar(p, o, c));
+                        v->ybase[t] + lsp_cfg_layouts(p, o, c)[s], lsp_export_xvar(p, o, c));
             }
     }
     for (int32_t t = 0; t < p->ntensors; t++) {
@@ -305,7 +314,7 @@ static int export_lp(const struct lsp_problem *p, const struct vars *v, FILE *fp
                         v->ybase[t] + m);
                 for (int32_t c = 0; c < p->ops[pr].ncfg; c++)
                     if (lsp_cfg_out_layout(p, pr, c) == l)
-                        lp_term(&w, -1, "x", xvar(p, pr, c));
+                        lp_term(&w, -1, "x", lsp_export_xvar(p, pr, c));
                 fputs(" >= -1\n", fp);
             }
     }
@@ -321,12 +330,12 @@ static int export_lp(const struct lsp_problem *p, const struct vars *v, FILE *fp
 
 int lsp_export_fp(const struct lsp_problem *p, int format, FILE *fp, struct ls_error *err)
 {
-    struct vars v;
-    if (make_vars(p, &v))
+    struct lsp_export_vars v;
+    if (lsp_export_vars_init(p, &v))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     int64_t *lits = malloc(((size_t)p->max_cfg + 2) * sizeof *lits);
     if (!lits) {
-        free(v.ybase);
+        lsp_export_vars_free(&v);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
     int rc;
@@ -340,7 +349,7 @@ int lsp_export_fp(const struct lsp_problem *p, int format, FILE *fp, struct ls_e
     default: rc = ls_error_msg(err, LS_ERR_INPUT, "unknown export format %d", format);
     }
     free(lits);
-    free(v.ybase);
+    lsp_export_vars_free(&v);
     if (!rc && ferror(fp))
         rc = ls_error_msg(err, LS_ERR_IO, "write error");
     return rc;

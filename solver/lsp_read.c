@@ -346,6 +346,8 @@ int lsp_parse(const char *file, const char *buf, size_t len, struct lsp_problem 
         lsp_free(r.p);
         return rc;
     }
+    lsp_tie_scan(buf, len, &r.p->tie);
+    r.p->tie.v[LSP_TIE_PROBLEM][0] = '\0';   /* a .sol key: a problem does not carry it */
     *out = r.p;
     return 0;
 }

@@ -440,6 +440,15 @@ int64_t lsp_eval(const struct lsp_problem *p, const int32_t *cfg, int64_t *op_pa
     return ops + trs;
 }
 
+int lsp_tensor_requests(const struct lsp_problem *p, const int32_t *cfg, int32_t t,
+                        int32_t l)
+{
+    for (int32_t i = p->use_off[t]; i < p->use_off[t + 1]; i++)
+        if (lsp_use_layout(p, cfg, i) == l)
+            return 1;
+    return 0;
+}
+
 int lsp_check_assignment(const struct lsp_problem *p, const int32_t *cfg,
                          struct ls_error *err)
 {

@@ -29,6 +29,7 @@
 #include "util/arena.h"
 #include "util/error.h"
 #include "util/intern.h"
+#include "solver/tie.h"
 
 /* Costs are exact integers; the sum of all costs of a problem stays below 2^53. */
 #define LSP_COST_LIMIT ((int64_t)1 << 53)
@@ -77,6 +78,9 @@ struct lsp_problem {
     int32_t max_cfg;         /* largest ncfg of any op */
     int32_t max_layouts;     /* largest L of any tensor */
     int finished;
+    /* The `# key: value` headers read from the file or set by the builder (model, target,
+     * table, codegen); written back by lsp_write and copied into every .sol of it. */
+    struct lsp_tie tie;
 
     size_t cap_tensors, cap_ops, cap_tr, cap_cfg, cap_layout;  /* builder bookkeeping */
 };
@@ -147,9 +151,25 @@ int64_t lsp_eval(const struct lsp_problem *p, const int32_t *cfg, int64_t *op_pa
  * distinct conversions (requested layouts != producer layout). */
 int64_t lsp_eval_tensor(const struct lsp_problem *p, const int32_t *cfg, int32_t t,
                         int32_t *nconv);
+/* The layout that use i of a tensor (use_off[t] <= i < use_off[t+1]) requests under cfg. */
+static inline int32_t lsp_use_layout(const struct lsp_problem *p, const int32_t *cfg,
+                                     int32_t i)
+{
+    int32_t o = p->use_op[i];
+    return lsp_cfg_layouts(p, o, cfg[o])[p->use_slot[i]];
+}
+/* 1 when some consumer slot of tensor t requests layout l under cfg. With the producer's
+ * layout src, the objective charges tr[t][src][l] once for each such l != src. */
+int lsp_tensor_requests(const struct lsp_problem *p, const int32_t *cfg, int32_t t,
+                        int32_t l);
 /* 0 when every cfg[op] is a valid index, else LS_ERR_INPUT naming the op. */
 int lsp_check_assignment(const struct lsp_problem *p, const int32_t *cfg,
                          struct ls_error *err);
+
+/* FNV-1a-64 over the problem's content (names, labels, transpose matrices, ops, every
+ * configuration's cost and layouts; not comments): equal for two files that differ only
+ * in comments or spacing. The problem-hash header of .sol files. */
+uint64_t lsp_problem_hash(const struct lsp_problem *p);
 
 /* ---- .lsp text ------------------------------------------------------------------- */
 
@@ -176,6 +196,7 @@ struct lsp_solution {
     int has_bound;
     int64_t bound;           /* best proven lower bound, <= cost; == cost when optimal */
     int32_t cost_line;       /* line of the cost in the .sol it was read from; 0 otherwise */
+    struct lsp_tie tie;      /* the headers read from the .sol (empty when it has none) */
 };
 
 void lsp_solution_init(struct lsp_solution *s);
@@ -195,6 +216,8 @@ int lsp_sol_read(const struct lsp_problem *p, const char *path, struct lsp_solut
 int lsp_sol_write_fp(const struct lsp_problem *p, const struct lsp_solution *s, FILE *fp);
 int lsp_sol_write(const struct lsp_problem *p, const struct lsp_solution *s, const char *path,
                   struct ls_error *err);
+/* lsp_sol_write writes p->tie and the problem-hash of p before the body (when s has an
+ * assignment: `unknown` without one stays two lines). */
 /* Recompute the objective of s and compare with s->cost (and the bound). */
 int lsp_solution_verify(const struct lsp_problem *p, const struct lsp_solution *s,
                         struct ls_error *err);

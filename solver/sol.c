@@ -175,6 +175,8 @@ int lsp_sol_parse(const struct lsp_problem *p, const char *file, const char *buf
     ls_scan_init(&sc, file, buf, len);
     int rc = parse_sol(p, &sc, s, seen, err);
     ls_scan_free(&sc);
+    if (!rc)
+        lsp_tie_scan(buf, len, &s->tie);
     free(seen);
     if (rc)
         lsp_solution_free(s);
@@ -197,8 +199,14 @@ int lsp_sol_read(const struct lsp_problem *p, const char *path, struct lsp_solut
 
 int lsp_sol_write_fp(const struct lsp_problem *p, const struct lsp_solution *s, FILE *fp)
 {
+    int has = s->cfg && s->nops == p->nops;
+    if (has) {   /* `unknown` without an assignment stays the format's two lines */
+        struct lsp_tie tie = p->tie;
+        lsp_tie_set_hash(&tie, LSP_TIE_PROBLEM, lsp_problem_hash(p));
+        lsp_tie_write(&tie, fp);
+    }
     fprintf(fp, "lsp-solution 1\nstatus %s\n", lsp_status_name(s->status));
-    if (s->cfg && s->nops == p->nops) {
+    if (has) {
         fprintf(fp, "cost %" PRId64 "\n", s->cost);
         if (s->has_bound)
             fprintf(fp, "bound %" PRId64 "\n", s->bound);

@@ -4,7 +4,7 @@ B="$1"; S="$2"; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok() { if "$@"; then pass=$((pass+1)); else echo "FAIL: $*"; fail=$((fail+1)); fi; }
 ok "$B" problem "$S/examples/fig1.lg" -o "$T/f1.lsp"
-ok grep -q '^# table hash' "$T/f1.lsp"
+ok grep -q '^# table-hash: [0-9a-f]\{16\}$' "$T/f1.lsp"
 ok grep -q '^tensor C 2 p:0 p:1' "$T/f1.lsp"
 ok "$B" compile "$S/examples/fig2.lg" -o "$T/f2.prog"
 ok "$B" sim "$T/f2.prog" --json

@@ -9,7 +9,7 @@
 #               (default build-fuzz in the source tree; env FUZZ_OUT)
 #   -b          build only, do not fuzz
 #   -j JOBS     fuzz JOBS targets at a time (default 1; env FUZZ_JOBS)
-#   TARGET      lg lsp sol lstrace csv prog target hf tfjs cmtable (default: all)
+#   TARGET      lg lsp sol answer lstrace csv prog target hf tfjs cmtable (default: all)
 #
 # Every target first replays its reproducers (tests/data/fuzz/TARGET/*), then fuzzes from a
 # corpus seeded with the repository's examples and test data. Exits 1 when any target
@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-ALL="lg lsp sol lstrace csv prog target hf tfjs cmtable"
+ALL="lg lsp sol answer lstrace csv prog target hf tfjs cmtable"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -43,7 +43,7 @@ CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC $SA
 layers_of() {
     case $1 in
     lg | hf | tfjs) echo "graph util" ;;
-    lsp | sol) echo "solver util" ;;
+    lsp | sol | answer) echo "solver util" ;;
     lstrace | csv) echo "traces util" ;;
     prog | target) echo "sim traces util" ;;
     cmtable) echo "costmodel codegen solver sim graph traces util" ;;
