@@ -49,8 +49,9 @@ const char cmd_trace_help[] =
     "             names...) map to laysim's through one table; others are kept, counted and\n"
     "             listed. Unusable records are counted per reason. Nothing usable: exit 2.\n"
     "             --time-unit: of the timestamps (default: ns for CSV, or the '# laysim\n"
-    "             trace:' line; us for JSON); cycles needs --clock-mhz. --clock-mhz F: the\n"
-    "             engines' clock (required for compute records unless the file gives it).\n"
+    "             trace:' line; us for JSON); cycles needs --clock-mhz (ticks at the first\n"
+    "             engine's). --clock-mhz F or F,F,F,F,F (pe,act,dve,pool,dma): the engine\n"
+    "             clocks, required for compute records unless the file gives them.\n"
     "             --tick-hz HZ: integer timestamps at HZ (the older form of --time-unit).\n"
     "             --json: the import summary as JSON on stdout.\n"
     "  synth      write N synthetic records shaped like a tiled matmul pipeline (for tests\n"
@@ -78,8 +79,32 @@ struct opts {
     unsigned long long hash;
     enum trace_import_format format;
     enum trace_time_unit unit;
-    double clock_mhz;
+    double clock_mhz[LS_ENGINE_COUNT];
 };
+
+/* --clock-mhz F (every engine) or F,F,F,F,F (pe,act,dve,pool,dma, as in the CSV's
+ * "# laysim trace:" line). */
+static int parse_clocks(const char *arg, double *mhz)
+{
+    const char *p = arg;
+    int n = 0;
+    for (;;) {
+        char *end;
+        double f = strtod(p, &end);
+        if (end == p || !(f > 0 && f <= 1e6) || n >= LS_ENGINE_COUNT)
+            return -1;
+        mhz[n++] = f;
+        if (!*end)
+            break;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+    if (n == 1)
+        for (int e = 1; e < LS_ENGINE_COUNT; e++)
+            mhz[e] = mhz[0];
+    return n == 1 || n == LS_ENGINE_COUNT ? 0 : -1;
+}
 
 static int parse_unit(const char *s, enum trace_time_unit *u)
 {
@@ -119,10 +144,9 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
                 return cli_usage("trace", "--time-unit: expected ns, us or cycles, got '%s'", optarg);
             break;
         case 'C':
-            if ((rc = cli_parse_double("trace", "--clock-mhz", optarg, &o->clock_mhz)))
-                return rc;
-            if (!(o->clock_mhz > 0 && o->clock_mhz <= 1e6))
-                return cli_usage("trace", "--clock-mhz: expected 0 < F <= 1e6, got '%s'", optarg);
+            if (parse_clocks(optarg, o->clock_mhz))
+                return cli_usage("trace", "--clock-mhz: expected F or F,F,F,F,F (pe,act,dve,"
+                                 "pool,dma; 0 < F <= 1e6), got '%s'", optarg);
             break;
         case 'X':
             o->hash = strtoull(optarg, &end, 16);
@@ -338,7 +362,8 @@ static int do_import(int argc, char **argv)
     if (o.tick_hz && o.unit != TRACE_UNIT_DEFAULT)
         return cli_usage("trace", "import: give --tick-hz or --time-unit, not both");
     struct trace_import_opts io = {o.tick_hz, o.target, o.set_hash, o.hash, o.format, o.unit,
-                                   o.clock_mhz};
+                                   {0}};
+    memcpy(io.clock_mhz, o.clock_mhz, sizeof io.clock_mhz);
     struct ls_error err;
     ls_error_clear(&err);
     struct trace_import_stats st;

@@ -208,7 +208,7 @@ int imp_parse_time(const struct imp *s, const char *t, size_t n, uint64_t *ticks
             return -1;
         ip = ip * 10 + (uint64_t)(t[i++] - '0');
     }
-    if (i == n) {
+    if (i == n && !(s->scale > 0)) {
         if (ip > UINT64_MAX / s->mult)
             return -1;
         *ticks = ip * s->mult;
@@ -218,7 +218,7 @@ int imp_parse_time(const struct imp *s, const char *t, size_t n, uint64_t *ticks
     buf[n] = '\0';
     char *end;
     double v = strtod(buf, &end);
-    double x = v * (double)s->mult;
+    double x = v * (s->scale > 0 ? s->scale : (double)s->mult);
     if (*end || !(x >= 0) || x >= 1.8e19)
         return -1;
     *ticks = (uint64_t)llround(x);
@@ -249,12 +249,17 @@ static int detect(struct imp *s, struct ls_error *err)
 static int set_units(struct imp *s, struct ls_error *err)
 {
     const struct trace_import_opts *o = s->o;
-    double mhz = o->clock_mhz;
-    if (mhz < 0 || mhz > 1e6)
-        return ls_error_msg(err, LS_ERR_INPUT, "--clock-mhz: expected 0 < F <= 1e6, got %g", mhz);
-    for (int e = 0; e < LS_ENGINE_COUNT; e++)
-        if (mhz > 0 && e != LS_ENGINE_DMA)
-            s->h.clock_mhz[e] = (uint32_t)lround(mhz < 1 ? 1 : mhz);
+    double mhz = 0; /* the clock of cycle timestamps: the first engine's given */
+    for (int e = LS_ENGINE_COUNT - 1; e >= 0; e--) {
+        double f = o->clock_mhz[e];
+        if (f < 0 || f > 1e6)
+            return ls_error_msg(err, LS_ERR_INPUT, "--clock-mhz: expected 0 < F <= 1e6, got %g", f);
+        if (f > 0) {
+            s->h.clock_mhz[e] = (uint32_t)lround(f < 1 ? 1 : f);
+            s->have_clock = 1;
+            mhz = f;
+        }
+    }
     s->mult = 1;
     enum trace_time_unit u = o->time_unit;
     if (u == TRACE_UNIT_DEFAULT && !o->tick_hz)
@@ -313,6 +318,12 @@ static int import_passes(struct imp *s, struct ls_error *err)
         rc = run_pass(s, 1, err);
     if (rc)
         return rc;
+    if (s->json_tick_hz && !s->o->tick_hz && s->o->time_unit == TRACE_UNIT_DEFAULT) {
+        /* laysim's own JSON: keep its tick rate (exact ticks from args.start_tick/end_tick,
+         * ts/dur in us otherwise) */
+        s->h.tick_hz = s->json_tick_hz;
+        s->scale = (double)s->json_tick_hz / 1e6;
+    }
     s->h.nopcodes = (uint32_t)s->opcodes.count;
     s->h.opcodes = s->opcodes.strs;
     s->st->tick_hz = s->h.tick_hz;

@@ -47,7 +47,8 @@ struct trace_import_opts {
     uint64_t target_hash;
     enum trace_import_format format;  /* AUTO = detect from the content */
     enum trace_time_unit time_unit;
-    double clock_mhz;      /* engine clock (all compute engines); 0 = the file's, if any */
+    double clock_mhz[LS_ENGINE_COUNT]; /* each engine's clock (enum ls_engine order); all 0 =
+                                          the file's, if it gives them */
 };
 
 struct trace_import_stats {

@@ -194,7 +194,7 @@ static void read_meta(struct imp *s, const char *b, size_t len)
                 s->h.tick_hz = x;
         } else if (kl == 11 && !strncmp(k, "target_hash", 11) && !s->o->set_target_hash) {
             s->h.target_hash = strtoull(val, NULL, 16);
-        } else if (kl == 9 && !strncmp(k, "clock_mhz", 9) && !(s->o->clock_mhz > 0)) {
+        } else if (kl == 9 && !strncmp(k, "clock_mhz", 9) && !s->have_clock) {
             char *q = val;
             for (int e = 0; e < LS_ENGINE_COUNT && *q; e++) {
                 s->h.clock_mhz[e] = (uint32_t)strtoul(q, &q, 10);

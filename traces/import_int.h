@@ -34,8 +34,10 @@ struct imp {
     struct trace_import_stats *st;
     struct trace_header h;
     char target[TRACE_MAX_NAME + 1];
-    int have_meta_tick;           /* laysim CSV: its "# laysim trace:" line gave tick_hz */
+    int have_clock;               /* clocks came from the options */
     uint64_t mult;                /* ticks per unit of the input's timestamps */
+    double scale;                 /* > 0: ticks per unit when not a whole number */
+    uint64_t json_tick_hz;        /* otherData.tick_hz of laysim's JSON export */
     struct ls_intern opcodes;     /* the written trace's opcode table */
     struct ls_intern unmapped;    /* names the table does not know (stats) */
     struct trace_writer *w;

@@ -25,13 +25,15 @@ struct thread {
 struct jev {
     char ph[8], ts[J_SHORT], dur[J_SHORT], cat[J_SHORT], tidname[J_SHORT];
     char engine[J_SHORT], dtype[J_SHORT], src[J_SHORT], dst[J_SHORT], stall[J_SHORT];
+    char cause[J_SHORT];
     char name[TRACE_MAX_NAME + 1], argname[TRACE_MAX_NAME + 1];
     char op[TRACE_MAX_NAME + 1], conv[TRACE_MAX_NAME + 1];
     size_t name_n, op_n, conv_n, argname_n;
     int64_t pid, tid;
     int have_ts, have_dur, have_id, op_rank;
     uint64_t id, partitions, free_size, stationary, descriptors, bpp, chunk, queue;
-    int have_queue, bad_field;
+    uint64_t start_tick, end_tick;
+    int have_queue, bad_field, have_ticks;
     int line;
 };
 
@@ -304,18 +306,21 @@ static int jarg(struct jr *j, struct ls_error *err)
     if (!strcmp(k, "id"))
         return e->have_id = 1, juint(j, &e->id, err);
     static const char *const nums[] = {"partitions", "free_size", "stationary", "descriptors",
-                                       "bytes_per_partition", "chunk_bytes", "queue"};
+                                       "bytes_per_partition", "chunk_bytes", "queue",
+                                       "start_tick", "end_tick"};
     uint64_t *dst[] = {&e->partitions, &e->free_size, &e->stationary, &e->descriptors,
-                       &e->bpp, &e->chunk, &e->queue};
+                       &e->bpp, &e->chunk, &e->queue, &e->start_tick, &e->end_tick};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (!strcmp(k, nums[i])) {
             e->have_queue |= i == 6;
+            e->have_ticks |= (i == 7) + 2 * (i == 8);
             return juint(j, dst[i], err);
         }
     if (!strcmp(k, "dtype")) return jshort_string(j, e->dtype, J_SHORT, &ok, err);
     if (!strcmp(k, "src")) return jshort_string(j, e->src, J_SHORT, &ok, err);
     if (!strcmp(k, "dst")) return jshort_string(j, e->dst, J_SHORT, &ok, err);
     if (!strcmp(k, "engine")) return jshort_string(j, e->engine, J_SHORT, &ok, err);
+    if (!strcmp(k, "stall_cause")) return jshort_string(j, e->cause, J_SHORT, &ok, err);
     if (!strcmp(k, "stall_ns")) return jws(j, err) == '"' ? jskip(j, 1, err) : jnumber(j, e->stall, err);
     return jskip(j, 1, err);
 }
@@ -439,9 +444,15 @@ static int slice_record(struct jr *j, struct imp_raw *raw)
     struct trace_record *r = &raw->r;
     memset(raw, 0, sizeof *raw);
     raw->line = e->line;
+    raw->opcode = e->name;
+    raw->opcode_n = e->name_n;
+    r->engine = LS_ENGINE_COUNT;
     r->op_id = r->conv_id = TRACE_NO_ID;
     uint64_t dur;
-    if (!e->have_ts || !e->have_dur || imp_parse_time(j->s, e->ts, strlen(e->ts), &r->start) ||
+    if (j->s->scale > 0 && e->have_ticks == 3 && e->end_tick >= e->start_tick) {
+        r->start = e->start_tick; /* laysim's export: its exact ticks */
+        dur = e->end_tick - e->start_tick;
+    } else if (!e->have_ts || !e->have_dur || imp_parse_time(j->s, e->ts, strlen(e->ts), &r->start) ||
         imp_parse_time(j->s, e->dur, strlen(e->dur), &dur) || dur > UINT64_MAX - r->start)
         return 1 + TRACE_DROP_BAD_TIME;
     if (!dur)
@@ -456,6 +467,9 @@ static int slice_record(struct jr *j, struct imp_raw *raw)
         src < 0 || dst < 0 || e->partitions > UINT32_MAX || e->stationary > UINT32_MAX ||
         e->descriptors > UINT32_MAX)
         return 1 + TRACE_DROP_BAD_FIELD;
+    for (int c = 0; e->cause[0] && c < LS_STALL_COUNT; c++)
+        if (!strcmp(e->cause, ls_stall_name((enum ls_stall)c)))
+            r->stall_cause = (uint8_t)c;
     r->dtype = (uint8_t)dt;
     r->src_mem = (uint8_t)src;
     r->dst_mem = (uint8_t)dst;
@@ -471,8 +485,6 @@ static int slice_record(struct jr *j, struct imp_raw *raw)
         if (ns > 0 && ns < 1e15)
             r->stall = (uint64_t)(ns * (double)j->s->h.tick_hz / 1e9 + 0.5);
     }
-    raw->opcode = e->name;
-    raw->opcode_n = e->name_n;
     raw->op = e->op;
     raw->op_n = e->op_n;
     raw->conv = e->conv;
@@ -488,6 +500,8 @@ static int jevent(struct jr *j, struct ls_error *err)
     e->name_n = e->op_n = e->conv_n = e->argname_n = 0;
     e->pid = e->tid = 0;
     e->have_ts = e->have_dur = e->have_id = e->op_rank = e->have_queue = e->bad_field = 0;
+    e->have_ticks = 0;
+    e->start_tick = e->end_tick = 0;
     e->id = e->partitions = e->free_size = e->stationary = e->descriptors = 0;
     e->bpp = e->chunk = e->queue = 0;
     e->line = j->line;
@@ -509,6 +523,8 @@ static int jevent(struct jr *j, struct ls_error *err)
     }
     struct imp_raw raw;
     int drop = slice_record(j, &raw);
+    if (drop && j->s->pass == 1) /* the time base may change after pass 1: keep its name */
+        return imp_emit(j->s, &raw, err);
     if (drop) {
         imp_drop(j->s, (enum trace_drop)(drop - 1), e->line);
         return LS_OK;
@@ -541,8 +557,57 @@ static int jevents(struct jr *j, struct ls_error *err)
     }
 }
 
+/* otherData.clock_mhz: the engine clocks laysim's export writes. */
+static int jclocks(struct jr *j, struct ls_error *err)
+{
+    uint32_t mhz[LS_ENGINE_COUNT] = {0};
+    int n = 0, c;
+    if (jexpect(j, '[', err))
+        return err->code;
+    while ((c = jws(j, err)) != ']') {
+        uint64_t v = 0;
+        if (n && jexpect(j, ',', err))
+            return err->code;
+        j->ev.bad_field = 0;
+        if (juint(j, &v, err))
+            return err->code;
+        if (n < LS_ENGINE_COUNT && !j->ev.bad_field && v <= 1000000)
+            mhz[n] = (uint32_t)v;
+        n++;
+    }
+    j->in->pos++;
+    if (!j->s->have_clock && j->s->pass == 1)
+        memcpy(j->s->h.clock_mhz, mhz, sizeof mhz);
+    return LS_OK;
+}
+
+static int jother(struct jr *j, struct ls_error *err)
+{
+    if (!strcmp(j->key, "clock_mhz") && jws(j, err) == '[')
+        return jclocks(j, err);
+    if (!strcmp(j->key, "tick_hz") && j->s->pass == 1) {
+        j->ev.bad_field = 0;
+        int rc = juint(j, &j->s->json_tick_hz, err);
+        if (j->ev.bad_field || j->s->json_tick_hz > 1000000000000000ULL)
+            j->s->json_tick_hz = 0;
+        return rc;
+    }
+    if (!strcmp(j->key, "target_hash") && jws(j, err) == '"' && j->s->pass == 1) {
+        char hex[J_SHORT];
+        int rc = jstring(j, hex, J_SHORT - 1, NULL, err);
+        if (!j->s->o->set_target_hash)
+            j->s->h.target_hash = strtoull(hex, NULL, 16);
+        return rc;
+    }
+    if (!strcmp(j->key, "target") && jws(j, err) == '"' && !j->s->o->target && j->s->pass == 1)
+        return jstring(j, j->s->target, TRACE_MAX_NAME, NULL, err);
+    return jskip(j, 1, err);
+}
+
 static int jtop_member(struct jr *j, struct ls_error *err)
 {
+    if (!strcmp(j->key, "otherData") && jws(j, err) == '{')
+        return jobject(j, jother, err);
     return strcmp(j->key, "traceEvents") ? jskip(j, 1, err) : jevents(j, err);
 }
 
