@@ -105,6 +105,24 @@ void imp_drop(struct imp *s, enum trace_drop why, int line)
         s->st->drop_line[why] = line;
 }
 
+/* trace_opmap_lookup through a small direct-mapped cache: profiles repeat a few names. */
+static const char *map_opcode(struct imp *s, const char *name, size_t n, int engine)
+{
+    if (n >= sizeof s->cache[0].name || engine < 0 || engine > LS_ENGINE_COUNT)
+        return trace_opmap_lookup(name, n, engine);
+    unsigned h = ((unsigned)n * 31u + (unsigned char)name[0] * 7u +
+                  (unsigned char)name[n ? n - 1 : 0] + (unsigned)engine * 13u) % 32u;
+    struct imp_mapped *m = &s->cache[h];
+    if (m->used && m->n == n && m->engine == engine && !memcmp(m->name, name, n))
+        return m->to;
+    m->to = trace_opmap_lookup(name, n, engine);
+    memcpy(m->name, name, n);
+    m->n = (uint8_t)n;
+    m->engine = (uint8_t)engine;
+    m->used = 1;
+    return m->to;
+}
+
 /* Opcode names of pass 1: the mapped name, or every name the record could map to when its
  * engine is not known yet (a JSON thread name may come after its slices). */
 static int intern_names(struct imp *s, const struct imp_raw *raw, struct ls_error *err)
@@ -112,7 +130,7 @@ static int intern_names(struct imp *s, const struct imp_raw *raw, struct ls_erro
     int engines = raw->r.engine < LS_ENGINE_COUNT ? 1 : LS_ENGINE_COUNT;
     for (int i = 0; i < engines; i++) {
         int e = engines == 1 ? raw->r.engine : i;
-        const char *to = trace_opmap_lookup(raw->opcode, raw->opcode_n, e);
+        const char *to = map_opcode(s, raw->opcode, raw->opcode_n, e);
         if (ls_intern_add(&s->opcodes, to ? to : raw->opcode, to ? strlen(to) : raw->opcode_n) < 0)
             return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
@@ -168,7 +186,7 @@ int imp_emit(struct imp *s, struct imp_raw *raw, struct ls_error *err)
     s->last_line = raw->line;
     if (s->pass == 1)
         return intern_names(s, raw, err);
-    const char *to = trace_opmap_lookup(raw->opcode, raw->opcode_n, raw->r.engine);
+    const char *to = map_opcode(s, raw->opcode, raw->opcode_n, raw->r.engine);
     int32_t id = to ? ls_intern_find(&s->opcodes, to, strlen(to))
                     : ls_intern_find(&s->opcodes, raw->opcode, raw->opcode_n);
     if (id < 0)
@@ -207,6 +225,28 @@ int imp_parse_time(const struct imp *s, const char *t, size_t n, uint64_t *ticks
         if (ip > (UINT64_MAX - 9) / 10)
             return -1;
         ip = ip * 10 + (uint64_t)(t[i++] - '0');
+    }
+    if (i < n && t[i] == '.') { /* a fraction: fixed point, up to 9 digits counted */
+        uint64_t frac = 0, p10 = 1;
+        size_t k = i + 1;
+        for (; k < n && t[k] >= '0' && t[k] <= '9'; k++)
+            if (p10 < 1000000000ULL) {
+                frac = frac * 10 + (uint64_t)(t[k] - '0');
+                p10 *= 10;
+            }
+        if (k == n && k > 1) {
+            if (s->scale > 0) {
+                double x = ((double)ip + (double)frac / (double)p10) * s->scale;
+                if (!(x < 1.8e19))
+                    return -1;
+                *ticks = (uint64_t)llround(x);
+                return 0;
+            }
+            if (ip > (UINT64_MAX - s->mult) / s->mult)
+                return -1;
+            *ticks = ip * s->mult + (frac * s->mult + p10 / 2) / p10;
+            return 0;
+        }
     }
     if (i == n && !(s->scale > 0)) {
         if (ip > UINT64_MAX / s->mult)

@@ -43,6 +43,12 @@ struct csv {
     size_t nf, capf;
     char *scratch;        /* unquoted text of the current row */
     size_t capscratch;
+    struct {                 /* engine names parsed so far (rows repeat a few) */
+        char name[24];
+        size_t n;
+        int e;
+    } engines[8];
+    unsigned nengines;
     int colmap[MAX_COLS];
     int has[C_COUNT];
     size_t ncols;
@@ -115,12 +121,12 @@ static int csv_row(struct csv *c, struct ls_error *err)
         if (nul)
             return -ls_error_set(err, LS_ERR_INPUT, c->s->path, c->line, (int)(nul - b) + 1,
                                  "NUL byte in line");
-        if (LS_ARRAY_RESERVE(c->scratch, c->capscratch, stop + 1))
+        if (stop + 1 > c->capscratch && LS_ARRAY_RESERVE(c->scratch, c->capscratch, stop + 1))
             return -ls_error_msg(err, LS_ERR_NOMEM, "out of memory reading %s", c->s->path);
         size_t out = 0, p = 0;
         c->nf = 0;
         for (;;) {
-            if (LS_ARRAY_RESERVE(c->f, c->capf, c->nf + 1))
+            if (c->nf + 1 > c->capf && LS_ARRAY_RESERVE(c->f, c->capf, c->nf + 1))
                 return -ls_error_msg(err, LS_ERR_NOMEM, "out of memory reading %s", c->s->path);
             struct field *f = &c->f[c->nf++];
             f->col = (int)p + 1;
@@ -329,6 +335,22 @@ static int get_time(const struct csv *c, const struct field *f, const char *what
     return LS_OK;
 }
 
+static int engine_of(struct csv *c, const struct field *f)
+{
+    unsigned have = c->nengines < 8 ? c->nengines : 8;
+    for (unsigned i = 0; i < have; i++)
+        if (c->engines[i].n == f->n && !memcmp(c->engines[i].name, f->s, f->n))
+            return c->engines[i].e;
+    int e = trace_engine_parse(f->s, f->n);
+    if (f->n < sizeof c->engines[0].name) { /* round robin */
+        unsigned i = c->nengines++ % 8;
+        memcpy(c->engines[i].name, f->s, f->n);
+        c->engines[i].n = f->n;
+        c->engines[i].e = e;
+    }
+    return e;
+}
+
 /* Index of a name among names[0..n) (exact, n chars), or -1. */
 static int lookup(const char *(*name)(int), int n, const struct field *f)
 {
@@ -359,7 +381,7 @@ static int parse_field(struct csv *c, int k, const struct field *f, struct imp_r
     switch (k) {
     case C_ID: rc = get_u64(c, f, "id", UINT64_MAX, &r->id, err); if (!f->n) r->id = c->s->index; break;
     case C_ENGINE:
-        if ((e = trace_engine_parse(f->s, f->n)) < 0) {
+        if ((e = engine_of(c, f)) < 0) {
             if (c->lenient) { e = LS_ENGINE_COUNT; break; } /* maybe the track names it */
             return field_err(c, f, err, "engine", "pe, act, dve, pool or dma");
         }
@@ -488,6 +510,31 @@ static int parse_row(struct csv *c, struct imp_raw *raw, int *drop, struct ls_er
     return finish_row(c, raw, &t, drop, err);
 }
 
+/* Pass 1 needs only the opcode names (mapped with the row's engine): the rest of the row
+ * is checked in pass 2, which also reports any error. */
+static int name_row(struct csv *c, struct imp_raw *raw, struct ls_error *err)
+{
+    memset(raw, 0, sizeof *raw);
+    raw->line = c->line;
+    raw->r.engine = LS_ENGINE_COUNT;
+    const struct field *track = NULL;
+    for (size_t i = 0; i < c->nf && i < c->ncols; i++) {
+        const struct field *f = &c->f[i];
+        int k = c->colmap[i], e;
+        if (k == C_OPCODE) {
+            raw->opcode = f->s;
+            raw->opcode_n = f->n;
+        } else if (k == C_ENGINE && (e = engine_of(c, f)) >= 0)
+            raw->r.engine = (uint8_t)e;
+        else if (k == C_TRACK)
+            track = f;
+    }
+    int e;
+    if (raw->r.engine == LS_ENGINE_COUNT && track && (e = trace_engine_parse(track->s, track->n)) >= 0)
+        raw->r.engine = (uint8_t)e;
+    return raw->opcode_n ? imp_emit(c->s, raw, err) : LS_OK;
+}
+
 int imp_read_csv(struct imp *s, struct ls_error *err)
 {
     struct csv c;
@@ -497,8 +544,12 @@ int imp_read_csv(struct imp *s, struct ls_error *err)
     struct imp_raw raw;
     while (!rc && (rc = csv_row(&c, err)) == 1) {
         int drop = 0;
-        s->st->events += s->pass == 2;
         s->last_line = c.line;
+        if (s->pass == 1) {
+            rc = name_row(&c, &raw, err);
+            continue;
+        }
+        s->st->events++;
         if ((rc = parse_row(&c, &raw, &drop, err)))
             break;
         if (drop)

@@ -44,6 +44,11 @@ struct imp {
     uint64_t index;               /* records seen this pass (default ids) */
     int no_clock_line;            /* first compute record without an engine clock */
     int last_line;
+    struct imp_mapped {          /* recent opcode lookups (profmap's table is linear) */
+        char name[24];
+        uint8_t n, engine, used;
+        const char *to;
+    } cache[32];
     void *json_threads;           /* import_json.c: track names found in pass 1 */
     size_t json_nthreads;
 };

@@ -46,16 +46,25 @@ struct jr {
     struct thread *threads;
     size_t nthreads, last;
     char key[J_SHORT];
+    size_t key_n;
 };
 
-static int jpeek(struct jr *j, struct ls_error *err)
+/* The member name just read is the literal k. */
+#define KEY(j, k) ((j)->key_n == sizeof(k) - 1 && !memcmp((j)->key, k, sizeof(k) - 1))
+
+static int jpeek_slow(struct jr *j, struct ls_error *err)
 {
-    if (j->in->pos < j->in->len)
-        return (unsigned char)j->in->buf[j->in->pos];
     int rc = imp_in_fill(j->in, 0, err);
     if (rc < 0)
         return -2;
     return rc ? (unsigned char)j->in->buf[j->in->pos] : -1;
+}
+
+static inline int jpeek(struct jr *j, struct ls_error *err)
+{
+    if (j->in->pos < j->in->len)
+        return (unsigned char)j->in->buf[j->in->pos];
+    return jpeek_slow(j, err);
 }
 
 static int jerr(struct jr *j, struct ls_error *err, const char *what)
@@ -68,7 +77,7 @@ static int jerr(struct jr *j, struct ls_error *err, const char *what)
 }
 
 /* Skip whitespace; the next byte, -1 at end, -2 on a read error. */
-static int jws(struct jr *j, struct ls_error *err)
+static int jws_slow(struct jr *j, struct ls_error *err)
 {
     for (;;) {
         int c = jpeek(j, err);
@@ -82,8 +91,21 @@ static int jws(struct jr *j, struct ls_error *err)
     }
 }
 
+static inline int jws(struct jr *j, struct ls_error *err)
+{
+    struct imp_in *in = j->in;
+    if (in->pos < in->len && (unsigned char)in->buf[in->pos] > ' ')
+        return (unsigned char)in->buf[in->pos];
+    return jws_slow(j, err);
+}
+
 static int jexpect(struct jr *j, int want, struct ls_error *err)
 {
+    struct imp_in *in = j->in;
+    if (in->pos < in->len && in->buf[in->pos] == want) {
+        in->pos++;
+        return LS_OK;
+    }
     if (jws(j, err) != want) {
         char msg[32];
         snprintf(msg, sizeof msg, "expected '%c'", want);
@@ -138,8 +160,26 @@ static int jstring(struct jr *j, char *dst, size_t cap, size_t *n, struct ls_err
     size_t len = 0;
     if (jexpect(j, '"', err))
         return err->code;
+    struct imp_in *in = j->in;
+    const char *b = in->buf + in->pos, *q = memchr(b, '"', in->len - in->pos);
+    if (q && !memchr(b, '\\', (size_t)(q - b))) { /* the usual case: no escape, all here */
+        const char *p = b;
+        while (p < q && (unsigned char)*p >= 0x20)
+            p++;
+        if (p == q) {
+            len = (size_t)(q - b);
+            if (dst) {
+                size_t m = len < cap ? len : cap;
+                memcpy(dst, b, m);
+                dst[m] = '\0';
+            }
+            if (n)
+                *n = len;
+            in->pos += len + 1;
+            return LS_OK;
+        }
+    }
     for (;;) {
-        struct imp_in *in = j->in;
         while (in->pos < in->len) { /* the fast path: plain bytes */
             char c = in->buf[in->pos];
             if (c == '"' || c == '\\' || (unsigned char)c < 0x20)
@@ -154,6 +194,11 @@ static int jstring(struct jr *j, char *dst, size_t cap, size_t *n, struct ls_err
         in->pos++;
         if (c == '"')
             break;
+        if (c != '\\') { /* the buffer ended inside the string: an ordinary byte */
+            if (dst && len < cap)
+                dst[len++] = (char)c;
+            continue;
+        }
         if (jescape(j, dst, cap, &len, err))
             return err->code;
     }
@@ -169,7 +214,8 @@ static int jnumber(struct jr *j, char *dst, struct ls_error *err)
 {
     size_t n = 0;
     int c;
-    while ((c = jpeek(j, err)) >= 0 && strchr("0123456789+-.eE", c) && c) {
+    while ((c = jpeek(j, err)) >= 0 &&
+           ((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')) {
         if (n + 1 >= J_SHORT)
             return jerr(j, err, "number too long");
         dst[n++] = (char)c;
@@ -192,6 +238,37 @@ static int jword(struct jr *j, const char *w, struct ls_error *err)
 }
 
 static int jskip(struct jr *j, int depth, struct ls_error *err);
+
+/* Pass 1 over a slice's args: only brackets and strings matter (pass 2 parses them and
+ * reports any error), so bytes are scanned, not tokenized. */
+static int jskip_raw(struct jr *j, struct ls_error *err)
+{
+    int depth = 0, in_str = 0, esc = 0;
+    for (;;) {
+        struct imp_in *in = j->in;
+        while (in->pos < in->len) {
+            char c = in->buf[in->pos++];
+            if (in_str) {
+                if (esc) esc = 0;
+                else if (c == '\\') esc = 1;
+                else if (c == '"') in_str = 0;
+            } else if (c == '"') in_str = 1;
+            else if (c == '{' || c == '[') depth++;
+            else if (c == '}' || c == ']') {
+                if (--depth <= 0)
+                    return LS_OK;
+            } else if (c == '\n') {
+                j->line++;
+                j->line_start = in->base + in->pos;
+            }
+        }
+        int c = jpeek(j, err);
+        if (c == -2)
+            return err->code;
+        if (c < 0)
+            return jerr(j, err, "unexpected end of input");
+    }
+}
 
 /* Walk an object or array, skipping its members. */
 static int jskip_container(struct jr *j, int open, int depth, struct ls_error *err)
@@ -272,7 +349,11 @@ static int jint(struct jr *j, int64_t *v, char *name, struct ls_error *err)
         return jskip(j, 1, err);
     if (jnumber(j, num, err))
         return err->code;
-    *v = strtoll(num, NULL, 10);
+    int64_t x = 0; /* a plain parse: ids are small integers */
+    const char *p = num + (num[0] == '-');
+    while (*p >= '0' && *p <= '9' && x < INT64_MAX / 10 - 9)
+        x = x * 10 + (*p++ - '0');
+    *v = num[0] == '-' ? -x : x;
     return LS_OK;
 }
 
@@ -289,21 +370,21 @@ static int jarg(struct jr *j, struct ls_error *err)
 {
     struct jev *e = &j->ev;
     const char *k = j->key;
-    int ok, rank = !strcmp(k, "op") ? 3 : !strcmp(k, "label") ? 2
-                 : !strcmp(k, "hlo_name") || !strcmp(k, "layer") ? 1 : 0;
+    int ok, rank = KEY(j, "op") ? 3 : KEY(j, "label") ? 2
+                 : KEY(j, "hlo_name") || KEY(j, "layer") ? 1 : 0;
     if (rank > e->op_rank) {
         if (jws(j, err) != '"')
             return jskip(j, 1, err);
         e->op_rank = rank;
         return jstring(j, e->op, TRACE_MAX_NAME, &e->op_n, err);
     }
-    if (!strcmp(k, "name"))
+    if (KEY(j, "name"))
         return jws(j, err) == '"' ? jstring(j, e->argname, TRACE_MAX_NAME, &e->argname_n, err)
                                   : jskip(j, 1, err);
-    if (!strcmp(k, "conversion"))
+    if (KEY(j, "conversion"))
         return jws(j, err) == '"' ? jstring(j, e->conv, TRACE_MAX_NAME, &e->conv_n, err)
                                   : jskip(j, 1, err);
-    if (!strcmp(k, "id"))
+    if (KEY(j, "id"))
         return e->have_id = 1, juint(j, &e->id, err);
     static const char *const nums[] = {"partitions", "free_size", "stationary", "descriptors",
                                        "bytes_per_partition", "chunk_bytes", "queue",
@@ -311,17 +392,17 @@ static int jarg(struct jr *j, struct ls_error *err)
     uint64_t *dst[] = {&e->partitions, &e->free_size, &e->stationary, &e->descriptors,
                        &e->bpp, &e->chunk, &e->queue, &e->start_tick, &e->end_tick};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-        if (!strcmp(k, nums[i])) {
+        if (j->key_n == strlen(nums[i]) && !memcmp(k, nums[i], j->key_n)) {
             e->have_queue |= i == 6;
             e->have_ticks |= (i == 7) + 2 * (i == 8);
             return juint(j, dst[i], err);
         }
-    if (!strcmp(k, "dtype")) return jshort_string(j, e->dtype, J_SHORT, &ok, err);
-    if (!strcmp(k, "src")) return jshort_string(j, e->src, J_SHORT, &ok, err);
-    if (!strcmp(k, "dst")) return jshort_string(j, e->dst, J_SHORT, &ok, err);
-    if (!strcmp(k, "engine")) return jshort_string(j, e->engine, J_SHORT, &ok, err);
-    if (!strcmp(k, "stall_cause")) return jshort_string(j, e->cause, J_SHORT, &ok, err);
-    if (!strcmp(k, "stall_ns")) return jws(j, err) == '"' ? jskip(j, 1, err) : jnumber(j, e->stall, err);
+    if (KEY(j, "dtype")) return jshort_string(j, e->dtype, J_SHORT, &ok, err);
+    if (KEY(j, "src")) return jshort_string(j, e->src, J_SHORT, &ok, err);
+    if (KEY(j, "dst")) return jshort_string(j, e->dst, J_SHORT, &ok, err);
+    if (KEY(j, "engine")) return jshort_string(j, e->engine, J_SHORT, &ok, err);
+    if (KEY(j, "stall_cause")) return jshort_string(j, e->cause, J_SHORT, &ok, err);
+    if (KEY(j, "stall_ns")) return jws(j, err) == '"' ? jskip(j, 1, err) : jnumber(j, e->stall, err);
     return jskip(j, 1, err);
 }
 
@@ -337,7 +418,7 @@ static int jobject(struct jr *j, int (*fn)(struct jr *, struct ls_error *), stru
     for (;;) {
         if (jws(j, err) != '"')
             return jerr(j, err, "expected a member name");
-        if (jstring(j, j->key, J_SHORT - 1, NULL, err) || jexpect(j, ':', err) || fn(j, err))
+        if (jstring(j, j->key, J_SHORT - 1, &j->key_n, err) || jexpect(j, ':', err) || fn(j, err))
             return err->code;
         int c = jws(j, err);
         j->in->pos++;
@@ -353,20 +434,25 @@ static int jobject(struct jr *j, int (*fn)(struct jr *, struct ls_error *), stru
 static int jmember(struct jr *j, struct ls_error *err)
 {
     struct jev *e = &j->ev;
-    const char *k = j->key;
     int ok;
-    if (!strcmp(k, "ph")) return jshort_string(j, e->ph, sizeof e->ph, &ok, err);
-    if (!strcmp(k, "name"))
+    if (KEY(j, "ph")) return jshort_string(j, e->ph, sizeof e->ph, &ok, err);
+    if (KEY(j, "name"))
         return jws(j, err) == '"' ? jstring(j, e->name, TRACE_MAX_NAME, &e->name_n, err)
                                   : jskip(j, 1, err);
-    if (!strcmp(k, "ts")) return jtime(j, e->ts, &e->have_ts, err);
-    if (!strcmp(k, "dur")) return jtime(j, e->dur, &e->have_dur, err);
-    if (!strcmp(k, "tid")) return jint(j, &e->tid, e->tidname, err);
+    if (KEY(j, "ts")) return jtime(j, e->ts, &e->have_ts, err);
+    if (KEY(j, "dur")) return jtime(j, e->dur, &e->have_dur, err);
+    if (KEY(j, "tid")) return jint(j, &e->tid, e->tidname, err);
     char pidname[J_SHORT];
-    if (!strcmp(k, "pid")) return jint(j, &e->pid, pidname, err); /* a string pid: ignored */
-    if (!strcmp(k, "cat")) return jshort_string(j, e->cat, J_SHORT, &ok, err);
-    if (!strcmp(k, "args"))
-        return jws(j, err) == '{' ? jobject(j, jarg, err) : jskip(j, 1, err);
+    if (KEY(j, "pid")) return jint(j, &e->pid, pidname, err); /* a string pid: ignored */
+    if (KEY(j, "cat")) return jshort_string(j, e->cat, J_SHORT, &ok, err);
+    if (KEY(j, "args")) {
+        int c = jws(j, err);
+        if (c == '{' && j->s->pass == 1 && e->ph[0] && strcmp(e->ph, "M"))
+            return jskip_raw(j, err);
+        return c == '{' ? jobject(j, jarg, err) : jskip(j, 1, err);
+    }
+    if (j->s->pass == 1 && (KEY(j, "ts") || KEY(j, "dur")) && e->ph[0] == 'X')
+        return jskip(j, 1, err);
     return jskip(j, 1, err);
 }
 
@@ -431,6 +517,8 @@ static void set_engine(struct jr *j, struct trace_record *r)
 
 static int mem_of(const char *s)
 {
+    if (!s[0])
+        return 0;
     for (int m = 0; m < LS_MEM_COUNT; m++)
         if (!strcmp(s, ls_mem_name((enum ls_mem)m)))
             return m;
@@ -522,9 +610,15 @@ static int jevent(struct jr *j, struct ls_error *err)
         return LS_OK;
     }
     struct imp_raw raw;
-    int drop = slice_record(j, &raw);
-    if (drop && j->s->pass == 1) /* the time base may change after pass 1: keep its name */
+    if (j->s->pass == 1) { /* names only (times are read in pass 2, in its time base) */
+        memset(&raw, 0, sizeof raw);
+        raw.line = e->line;
+        raw.opcode = e->name;
+        raw.opcode_n = e->name_n;
+        set_engine(j, &raw.r);
         return imp_emit(j->s, &raw, err);
+    }
+    int drop = slice_record(j, &raw);
     if (drop) {
         imp_drop(j->s, (enum trace_drop)(drop - 1), e->line);
         return LS_OK;
@@ -583,32 +677,32 @@ static int jclocks(struct jr *j, struct ls_error *err)
 
 static int jother(struct jr *j, struct ls_error *err)
 {
-    if (!strcmp(j->key, "clock_mhz") && jws(j, err) == '[')
+    if (KEY(j, "clock_mhz") && jws(j, err) == '[')
         return jclocks(j, err);
-    if (!strcmp(j->key, "tick_hz") && j->s->pass == 1) {
+    if (KEY(j, "tick_hz") && j->s->pass == 1) {
         j->ev.bad_field = 0;
         int rc = juint(j, &j->s->json_tick_hz, err);
         if (j->ev.bad_field || j->s->json_tick_hz > 1000000000000000ULL)
             j->s->json_tick_hz = 0;
         return rc;
     }
-    if (!strcmp(j->key, "target_hash") && jws(j, err) == '"' && j->s->pass == 1) {
+    if (KEY(j, "target_hash") && jws(j, err) == '"' && j->s->pass == 1) {
         char hex[J_SHORT];
         int rc = jstring(j, hex, J_SHORT - 1, NULL, err);
         if (!j->s->o->set_target_hash)
             j->s->h.target_hash = strtoull(hex, NULL, 16);
         return rc;
     }
-    if (!strcmp(j->key, "target") && jws(j, err) == '"' && !j->s->o->target && j->s->pass == 1)
+    if (KEY(j, "target") && jws(j, err) == '"' && !j->s->o->target && j->s->pass == 1)
         return jstring(j, j->s->target, TRACE_MAX_NAME, NULL, err);
     return jskip(j, 1, err);
 }
 
 static int jtop_member(struct jr *j, struct ls_error *err)
 {
-    if (!strcmp(j->key, "otherData") && jws(j, err) == '{')
+    if (KEY(j, "otherData") && jws(j, err) == '{')
         return jobject(j, jother, err);
-    return strcmp(j->key, "traceEvents") ? jskip(j, 1, err) : jevents(j, err);
+    return !KEY(j, "traceEvents") ? jskip(j, 1, err) : jevents(j, err);
 }
 
 int imp_read_json(struct imp *s, struct ls_error *err)
