@@ -564,10 +564,14 @@ static int slice_record(struct jr *j, struct imp_raw *raw)
     r->id = e->have_id ? e->id : j->s->index;
     r->partitions = (uint32_t)e->partitions;
     r->free_size = e->free_size;
-    r->stationary = (uint32_t)e->stationary;
-    r->descriptors = (uint32_t)e->descriptors;
-    r->bytes_per_partition = e->bpp;
-    r->chunk_bytes = e->chunk;
+    if (r->engine == LS_ENGINE_PE) /* engine-specific operands, as record.h has them */
+        r->stationary = (uint32_t)e->stationary;
+    if (r->engine == LS_ENGINE_DMA) {
+        r->descriptors = (uint32_t)e->descriptors;
+        r->bytes_per_partition = e->bpp;
+        r->chunk_bytes = e->chunk;
+    } else
+        r->queue = TRACE_NO_QUEUE;
     if (e->stall[0]) { /* stall_ns, as laysim's export writes it */
         double ns = strtod(e->stall, NULL);
         if (ns > 0 && ns < 1e15)
