@@ -2,13 +2,16 @@
 # bench/trace_import.sh: `laysim trace import` speed and memory on generated profiles of
 # 1 M and 10 M records in two formats: the CSV export of a Neuron Explorer Instruction
 # table and Chrome/Perfetto trace-event JSON. Not run by CI (it writes a few GB to $TMPDIR).
-# Usage: bench/trace_import.sh [LAYSIM] [SIZES]   (SIZES default "1000000 10000000")
-# Prints one line per run (format, records, seconds, peak RSS from /usr/bin/time -v), then
-# one JSON object last, with the issue-18 bar: 10 M records <= 30 s and
-# RSS(10 M) <= 1.1 x RSS(1 M) for each format.
+# Usage: bench/trace_import.sh [LAYSIM] [SIZES] [FORMATS]
+#   SIZES default "1000000 10000000", FORMATS default "neuron-csv chrome-json"
+# Prints one line per run (format, records, wall seconds, CPU seconds (user + sys), peak RSS,
+# all from /usr/bin/time -v, and the machine's load average), then one JSON object last,
+# with the issue-18 bar: 10 M records <= 30 s and RSS(10 M) <= 1.1 x RSS(1 M) per format.
+# On a shared machine the wall time follows the load: compare CPU seconds too.
 set -euo pipefail
 laysim=${1:-build/laysim}
 sizes=${2:-"1000000 10000000"}
+formats=${3:-"neuron-csv chrome-json"}
 [ -x "$laysim" ] || { echo "bench/trace_import.sh: no laysim binary at $laysim" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench/trace_import.sh: needs /usr/bin/time" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -51,8 +54,8 @@ gen_json() {
 }
 
 results=()
-printf '%-12s %10s %9s %10s %s\n' format records seconds peakMiB status
-for fmt in neuron-csv chrome-json; do
+printf '%-12s %10s %9s %9s %10s %6s %s\n' format records seconds cpu_s peakMiB load status
+for fmt in $formats; do
   for n in $sizes; do
     in="$tmp/p.$n"
     if [ "$fmt" = neuron-csv ]; then gen_csv "$n" "$in"; else gen_json "$n" "$in"; fi
@@ -65,10 +68,12 @@ for fmt in neuron-csv chrome-json; do
     secs=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, a, ":"); s = 0;
              for (i = 1; i <= n; i++) s = s * 60 + a[i]; print s }' "$tv")
     kib=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tv")
+    cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$tv")
+    load=$(cut -d' ' -f1 /proc/loadavg)
     kept=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kept"])' "$tmp/sum.json" 2>/dev/null || echo 0)
-    printf '%-12s %10s %9s %10.1f %s\n' "$fmt" "$n" "$secs" "$(echo "$kib / 1024" | bc -l)" \
+    printf '%-12s %10s %9s %9s %10.1f %6s %s\n' "$fmt" "$n" "$secs" "$cpu" "$(echo "$kib / 1024" | bc -l)" "$load" \
       "$([ $rc = 0 ] && echo "ok, kept $kept" || echo "exit $rc: $(head -c 200 "$tmp/err")")"
-    results+=("{\"format\": \"$fmt\", \"records\": $n, \"seconds\": $secs, \"peak_rss_kib\": $kib, \"kept\": $kept, \"exit\": $rc}")
+    results+=("{\"format\": \"$fmt\", \"records\": $n, \"seconds\": $secs, \"cpu_seconds\": $cpu, \"peak_rss_kib\": $kib, \"load\": $load, \"kept\": $kept, \"exit\": $rc}")
     rm -f "$in" "$tmp/out.lstrace"
   done
 done
@@ -80,7 +85,8 @@ for fmt in sorted({r["format"] for r in runs}):
     rs = {r["records"]: r for r in runs if r["format"] == fmt}
     if 1000000 in rs and 10000000 in rs:
         big, small = rs[10000000], rs[1000000]
-        bar[fmt] = {"seconds_10m": big["seconds"], "rss_ratio": round(big["peak_rss_kib"] / small["peak_rss_kib"], 3),
+        bar[fmt] = {"seconds_10m": big["seconds"], "cpu_seconds_10m": big["cpu_seconds"],
+                    "rss_ratio": round(big["peak_rss_kib"] / small["peak_rss_kib"], 3),
                     "ok": big["exit"] == 0 and big["seconds"] <= 30 and big["peak_rss_kib"] <= 1.1 * small["peak_rss_kib"]}
 print(json.dumps({"runs": runs, "bar": bar}))
 PY

@@ -99,13 +99,8 @@ static inline int jws(struct jr *j, struct ls_error *err)
     return jws_slow(j, err);
 }
 
-static int jexpect(struct jr *j, int want, struct ls_error *err)
+static int jexpect_slow(struct jr *j, int want, struct ls_error *err)
 {
-    struct imp_in *in = j->in;
-    if (in->pos < in->len && in->buf[in->pos] == want) {
-        in->pos++;
-        return LS_OK;
-    }
     if (jws(j, err) != want) {
         char msg[32];
         snprintf(msg, sizeof msg, "expected '%c'", want);
@@ -113,6 +108,16 @@ static int jexpect(struct jr *j, int want, struct ls_error *err)
     }
     j->in->pos++;
     return LS_OK;
+}
+
+static inline int jexpect(struct jr *j, int want, struct ls_error *err)
+{
+    struct imp_in *in = j->in;
+    if (in->pos < in->len && in->buf[in->pos] == want) {
+        in->pos++;
+        return LS_OK;
+    }
+    return jexpect_slow(j, want, err);
 }
 
 static void put_utf8(char *dst, size_t cap, size_t *n, unsigned u)
@@ -161,23 +166,20 @@ static int jstring(struct jr *j, char *dst, size_t cap, size_t *n, struct ls_err
     if (jexpect(j, '"', err))
         return err->code;
     struct imp_in *in = j->in;
-    const char *b = in->buf + in->pos, *q = memchr(b, '"', in->len - in->pos);
-    if (q && !memchr(b, '\\', (size_t)(q - b))) { /* the usual case: no escape, all here */
-        const char *p = b;
-        while (p < q && (unsigned char)*p >= 0x20)
-            p++;
-        if (p == q) {
-            len = (size_t)(q - b);
-            if (dst) {
-                size_t m = len < cap ? len : cap;
-                memcpy(dst, b, m);
-                dst[m] = '\0';
-            }
-            if (n)
-                *n = len;
-            in->pos += len + 1;
-            return LS_OK;
+    const char *b = in->buf + in->pos, *q = b, *end = in->buf + in->len;
+    while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+        q++;
+    if (q < end && *q == '"') { /* the usual case: no escape, all buffered */
+        len = (size_t)(q - b);
+        if (dst) {
+            size_t m = len < cap ? len : cap;
+            memcpy(dst, b, m);
+            dst[m] = '\0';
         }
+        if (n)
+            *n = len;
+        in->pos += len + 1;
+        return LS_OK;
     }
     for (;;) {
         while (in->pos < in->len) { /* the fast path: plain bytes */
