@@ -433,10 +433,38 @@ static int jobject(struct jr *j, int (*fn)(struct jr *, struct ls_error *), stru
     }
 }
 
+/* Pass 1 over a value it does not need: strings and numbers scanned to their end, containers
+ * by jskip_raw (pass 2 reads every value properly and reports any error). */
+static int jskip_fast(struct jr *j, struct ls_error *err)
+{
+    int c = jws(j, err);
+    if (c == '{' || c == '[')
+        return jskip_raw(j, err);
+    if (c == '"')
+        return jstring(j, NULL, 0, NULL, err);
+    struct imp_in *in = j->in;
+    for (;;) {
+        while (in->pos < in->len) {
+            char b = in->buf[in->pos];
+            if (b == ',' || b == '}' || b == ']' || b == ' ' || b == '\n' || b == '\r' || b == '\t')
+                return LS_OK;
+            in->pos++;
+        }
+        int p = jpeek(j, err);
+        if (p == -2)
+            return err->code;
+        if (p < 0)
+            return LS_OK;
+    }
+}
+
 static int jmember(struct jr *j, struct ls_error *err)
 {
     struct jev *e = &j->ev;
     int ok;
+    if (j->s->pass == 1 && !KEY(j, "ph") && !KEY(j, "name") && !KEY(j, "tid") &&
+        !KEY(j, "pid") && !KEY(j, "args") && !KEY(j, "cat"))
+        return jskip_fast(j, err);
     if (KEY(j, "ph")) return jshort_string(j, e->ph, sizeof e->ph, &ok, err);
     if (KEY(j, "name"))
         return jws(j, err) == '"' ? jstring(j, e->name, TRACE_MAX_NAME, &e->name_n, err)
@@ -453,8 +481,6 @@ static int jmember(struct jr *j, struct ls_error *err)
             return jskip_raw(j, err);
         return c == '{' ? jobject(j, jarg, err) : jskip(j, 1, err);
     }
-    if (j->s->pass == 1 && (KEY(j, "ts") || KEY(j, "dur")) && e->ph[0] == 'X')
-        return jskip(j, 1, err);
     return jskip(j, 1, err);
 }
 
