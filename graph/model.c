@@ -6,17 +6,37 @@
 #include "graph/hf.h"
 #include "graph/lg.h"
 #include "graph/model.h"
+#include "graph/tfjs.h"
 #include "util/fileio.h"
 
 int model_opts_any(const struct zoo_opts *o)
 {
-    return o && (o->layers || o->seq || o->batch || o->hidden || o->image || o->dtype >= 0);
+    return o && (o->layers || o->seq || o->batch || o->hidden || o->image || o->decode ||
+                 o->dtype >= 0);
 }
 
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* A TF.js model.json: --batch and --image fill its unknown input dims; the other scaling
+ * options have nothing to scale. */
+static int load_tfjs(const char *spec, const char *buf, size_t len, const struct zoo_opts *o,
+                     struct graph **out, struct ls_error *err)
+{
+    if (o->layers || o->seq || o->hidden || o->dtype >= 0)
+        return ls_error_set(err, LS_ERR_INPUT, spec, 0, 0,
+                            "a TF.js model takes --batch and --image (its unknown input dims) "
+                            "but not --layers, --seq, --hidden or --dtype");
+    struct tfjs_opts t;
+    tfjs_opts_init(&t);
+    if (o->batch)
+        t.batch = o->batch;
+    if (o->image)
+        t.image = o->image;
+    return tfjs_import(spec, buf, len, &t, out, err);
 }
 
 /* The graph of spec as its source describes it (scaled, no dtype pass). */
@@ -48,6 +68,11 @@ static int load_raw(const char *spec, const struct zoo_opts *opts, struct graph 
         while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
             i++;
         json = i < len && buf[i] == '{';
+    }
+    if (json && tfjs_is_model(buf, len)) {
+        rc = load_tfjs(spec, buf, len, opts, out, err);
+        free(buf);
+        return rc;
     }
     if (json) {
         struct zoo_arch a;

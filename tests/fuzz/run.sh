@@ -9,7 +9,7 @@
 #               (default build-fuzz in the source tree; env FUZZ_OUT)
 #   -b          build only, do not fuzz
 #   -j JOBS     fuzz JOBS targets at a time (default 1; env FUZZ_JOBS)
-#   TARGET      lg lsp sol lstrace csv tracejson neuroncsv prog target hf cmtable
+#   TARGET      lg lsp sol lstrace csv tracejson neuroncsv prog target hf tfjs cmtable
 #               (default: all)
 #
 # Every target first replays its reproducers (tests/data/fuzz/TARGET/*), then fuzzes from a
@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-ALL="lg lsp sol lstrace csv tracejson neuroncsv prog target hf cmtable"
+ALL="lg lsp sol lstrace csv tracejson neuroncsv prog target hf tfjs cmtable"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -43,7 +43,7 @@ CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC $SA
 # Layers each target links (lowest last) and its external libraries.
 layers_of() {
     case $1 in
-    lg | hf) echo "graph util" ;;
+    lg | hf | tfjs) echo "graph util" ;;
     lsp | sol) echo "solver util" ;;
     lstrace | csv | tracejson | neuroncsv) echo "traces util" ;;
     prog | target) echo "sim traces util" ;;
@@ -62,6 +62,7 @@ seeds_of() {
     prog) ls "$SRC"/tests/data/prog/*.lsprog "$SRC"/tests/data/prog/bad/*.lsprog ;;
     hf) ls "$SRC"/tests/data/hf/*.json ;;
     tracejson | neuroncsv) ls "$SRC"/tests/data/traces/* ;;
+    tfjs) ls "$SRC"/tests/data/tfjs/*.json ;;
     *) ;;  # lstrace, csv: written by seed_traces (below)
     esac
     # Seeds for formats the test data lacks (target INIs, latency tables, a generated .lsp).
