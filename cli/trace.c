@@ -20,8 +20,9 @@ const char cmd_trace_help[] =
     "       laysim trace FILE perfetto -o OUT.json\n"
     "       laysim trace FILE csv [-o OUT.csv]\n"
     "       laysim trace FILE check\n"
-    "       laysim trace import MEASURED.csv -o OUT.lstrace [--tick-hz HZ] [--target NAME]\n"
-    "                    [--target-hash HEX]\n"
+    "       laysim trace import PROFILE -o OUT.lstrace [--format F] [--time-unit ns|us|cycles]\n"
+    "                    [--clock-mhz F] [--tick-hz HZ] [--target NAME] [--target-hash HEX]\n"
+    "                    [--json]\n"
     "       laysim trace synth N -o OUT.lstrace [--seed S]\n"
     "\n"
     "Traces (.lstrace, docs/formats.md) hold one record per instruction: engine, opcode,\n"
@@ -38,10 +39,21 @@ const char cmd_trace_help[] =
     "  csv        one row per record (the layout `trace import` reads; default stdout).\n"
     "  check      read every block and record, verify CRCs, print the record count, a\n"
     "             digest of all records, bytes per record and read speed.\n"
-    "  import     convert a measured-profile CSV (header row required; columns engine,\n"
-    "             opcode, start and end or duration, optional shape columns; see\n"
-    "             docs/formats.md) into a trace. --tick-hz gives the time unit of\n"
-    "             start/end (default: the file's '# laysim trace:' line, else 1e9 = ns).\n"
+    "  import     convert a measured profile into a trace (docs/formats.md). Formats, found\n"
+    "             from the content or forced with --format: laysim-csv (laysim's CSV: engine,\n"
+    "             opcode, start, end or duration, shape columns), neuron-csv (the CSV export\n"
+    "             of a Neuron Explorer Instruction table: start_ts, end_ts, duration_ns,\n"
+    "             engine, timeline_track, opcode, hlo_name...), chrome-json (trace-event\n"
+    "             JSON: \"X\" slices, engine from the thread name, opcode = slice name,\n"
+    "             operands and op from args). Profiler opcodes (MATMUL, ACTIVATE, DMA queue\n"
+    "             names...) map to laysim's through one table; others are kept, counted and\n"
+    "             listed. Unusable records are counted per reason. Nothing usable: exit 2.\n"
+    "             --time-unit: of the timestamps (default: ns for CSV, or the '# laysim\n"
+    "             trace:' line; us for JSON); cycles needs --clock-mhz (ticks at the first\n"
+    "             engine's). --clock-mhz F or F,F,F,F,F (pe,act,dve,pool,dma): the engine\n"
+    "             clocks, required for compute records unless the file gives them.\n"
+    "             --tick-hz HZ: integer timestamps at HZ (the older form of --time-unit).\n"
+    "             --json: the import summary as JSON on stdout.\n"
     "  synth      write N synthetic records shaped like a tiled matmul pipeline (for tests\n"
     "             and benchmarks); prints the record digest.\n"
     "\n"    "options:\n"
@@ -55,7 +67,9 @@ static const struct option long_opts[] = {
     {"json", no_argument, NULL, 'j'},       {"top", required_argument, NULL, 't'},
     {"output", required_argument, NULL, 'o'}, {"tick-hz", required_argument, NULL, 'H'},
     {"target", required_argument, NULL, 'T'}, {"target-hash", required_argument, NULL, 'X'},
-    {"seed", required_argument, NULL, 's'},  {NULL, 0, NULL, 0}};
+    {"seed", required_argument, NULL, 's'},  {"format", required_argument, NULL, 'F'},
+    {"time-unit", required_argument, NULL, 'U'}, {"clock-mhz", required_argument, NULL, 'C'},
+    {NULL, 0, NULL, 0}};
 
 struct opts {
     int json;
@@ -63,7 +77,45 @@ struct opts {
     const char *out, *target;
     int set_hash;
     unsigned long long hash;
+    enum trace_import_format format;
+    enum trace_time_unit unit;
+    double clock_mhz[LS_ENGINE_COUNT];
 };
+
+/* --clock-mhz F (every engine) or F,F,F,F,F (pe,act,dve,pool,dma, as in the CSV's
+ * "# laysim trace:" line). */
+static int parse_clocks(const char *arg, double *mhz)
+{
+    const char *p = arg;
+    int n = 0;
+    for (;;) {
+        char *end;
+        double f = strtod(p, &end);
+        if (end == p || !(f > 0 && f <= 1e6) || n >= LS_ENGINE_COUNT)
+            return -1;
+        mhz[n++] = f;
+        if (!*end)
+            break;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+    if (n == 1)
+        for (int e = 1; e < LS_ENGINE_COUNT; e++)
+            mhz[e] = mhz[0];
+    return n == 1 || n == LS_ENGINE_COUNT ? 0 : -1;
+}
+
+static int parse_unit(const char *s, enum trace_time_unit *u)
+{
+    static const char *const names[] = {"ns", "us", "cycles"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *u = (enum trace_time_unit)(TRACE_UNIT_NS + i);
+            return 0;
+        }
+    return -1;
+}
 
 static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
 {
@@ -72,7 +124,7 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":jt:o:H:T:X:s:", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":jt:o:H:T:X:s:F:U:C:", long_opts, NULL)) != -1) {
         int rc = 0;
         char *end;
         switch (c) {
@@ -82,6 +134,20 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
         case 'H': rc = cli_parse_u64("trace", "--tick-hz", optarg, &o->tick_hz); break;
         case 'T': o->target = optarg; break;
         case 's': rc = cli_parse_u64("trace", "--seed", optarg, &o->seed); break;
+        case 'F':
+            if (trace_import_format_parse(optarg, &o->format))
+                return cli_usage("trace", "--format: expected auto, laysim-csv, neuron-csv or "
+                                 "chrome-json, got '%s'", optarg);
+            break;
+        case 'U':
+            if (parse_unit(optarg, &o->unit))
+                return cli_usage("trace", "--time-unit: expected ns, us or cycles, got '%s'", optarg);
+            break;
+        case 'C':
+            if (parse_clocks(optarg, o->clock_mhz))
+                return cli_usage("trace", "--clock-mhz: expected F or F,F,F,F,F (pe,act,dve,"
+                                 "pool,dma; 0 < F <= 1e6), got '%s'", optarg);
+            break;
         case 'X':
             o->hash = strtoull(optarg, &end, 16);
             if (!*optarg || *end)
@@ -230,10 +296,61 @@ static int do_check(const char *path, struct trace_reader *r)
     return CLI_OK;
 }
 
+static json_t *import_json(const struct trace_import_stats *st, const char *out,
+                           const struct ls_error *err)
+{
+    json_t *j = json_object(), *drops = json_object(), *un = json_array();
+    json_object_set_new(j, "format", json_string(trace_import_format_name(st->format)));
+    json_object_set_new(j, "output", err ? json_null() : json_string(out));
+    json_object_set_new(j, "tick_hz", json_integer((json_int_t)st->tick_hz));
+    json_object_set_new(j, "events", json_integer((json_int_t)st->events));
+    json_object_set_new(j, "kept", json_integer((json_int_t)st->kept));
+    json_object_set_new(j, "mapped", json_integer((json_int_t)st->mapped));
+    json_object_set_new(j, "unmapped", json_integer((json_int_t)(st->kept - st->mapped)));
+    for (int d = 0; d < TRACE_DROP_COUNT; d++)
+        json_object_set_new(drops, trace_drop_name((enum trace_drop)d),
+                            json_integer((json_int_t)st->dropped[d]));
+    json_object_set_new(j, "dropped", drops);
+    for (size_t i = 0; i < st->nunmapped; i++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "opcode", json_string(st->unmapped[i]));
+        json_object_set_new(x, "records", json_integer((json_int_t)st->unmapped_count[i]));
+        json_array_append_new(un, x);
+    }
+    json_object_set_new(j, "unmapped_opcodes", un);
+    json_object_set_new(j, "error", err ? json_string(err->msg) : json_null());
+    return j;
+}
+
+/* The import summary: what was kept, what was left out and why, which opcodes the
+ * table did not know. On stderr, so stdout stays clean for pipes. */
+static void import_text(const struct trace_import_stats *st, const char *out, int ok)
+{
+    fprintf(stderr, "laysim trace: %s %llu of %llu records%s%s (format %s)\n",
+            ok ? "imported" : "read", (unsigned long long)st->kept,
+            (unsigned long long)st->events, ok ? " into " : "", ok ? out : "",
+            trace_import_format_name(st->format));
+    fprintf(stderr, "  laysim opcodes: %llu records", (unsigned long long)st->mapped);
+    if (st->nunmapped) {
+        fprintf(stderr, "; unmapped opcodes (kept, not fitted): %llu records:",
+                (unsigned long long)(st->kept - st->mapped));
+        for (size_t i = 0; i < st->nunmapped && i < 20; i++)
+            fprintf(stderr, " %s %llu", st->unmapped[i], (unsigned long long)st->unmapped_count[i]);
+        if (st->nunmapped > 20)
+            fprintf(stderr, " ... (%zu names, --json lists all)", st->nunmapped);
+    }
+    fputc('\n', stderr);
+    for (int d = 0; d < TRACE_DROP_COUNT; d++)
+        if (st->dropped[d])
+            fprintf(stderr, "  dropped %llu: %s (first at line %d)\n",
+                    (unsigned long long)st->dropped[d], trace_drop_name((enum trace_drop)d),
+                    st->drop_line[d]);
+}
+
 static int do_import(int argc, char **argv)
 {
     if (argc < 2)
-        return cli_usage("trace", "import: expected a CSV file");
+        return cli_usage("trace", "import: expected a profile file");
     struct opts o;
     int rc = parse_opts("import", argc - 1, argv + 1, &o);
     if (rc)
@@ -242,14 +359,24 @@ static int do_import(int argc, char **argv)
         return cli_usage("trace", "import: unexpected argument '%s'", argv[1 + optind]);
     if (!o.out)
         return cli_usage("trace", "import: -o OUT.lstrace is required");
-    struct trace_import_opts io = {o.tick_hz, o.target, o.set_hash, o.hash};
+    if (o.tick_hz && o.unit != TRACE_UNIT_DEFAULT)
+        return cli_usage("trace", "import: give --tick-hz or --time-unit, not both");
+    struct trace_import_opts io = {o.tick_hz, o.target, o.set_hash, o.hash, o.format, o.unit,
+                                   {0}};
+    memcpy(io.clock_mhz, o.clock_mhz, sizeof io.clock_mhz);
     struct ls_error err;
     ls_error_clear(&err);
-    uint64_t n = 0;
-    if ((rc = trace_import_csv(argv[1], o.out, &io, &n, &err)))
-        return cli_report(&err);
-    fprintf(stderr, "laysim trace: imported %llu records into %s\n", (unsigned long long)n, o.out);
-    return CLI_OK;
+    struct trace_import_stats st;
+    rc = trace_import(argv[1], o.out, &io, &st, &err);
+    if (o.json) {
+        json_t *j = import_json(&st, o.out, rc ? &err : NULL);
+        if (j)
+            cli_print_json(j);
+        json_decref(j);
+    } else if (!rc || st.events)
+        import_text(&st, o.out, !rc);
+    trace_import_stats_free(&st);
+    return rc ? cli_report(&err) : CLI_OK;
 }
 
 static int do_synth(int argc, char **argv)

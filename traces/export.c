@@ -115,7 +115,11 @@ int trace_export_perfetto(struct trace_reader *rd, const char *out_path, struct 
     json_str(fp, trace_producer_name(h->producer));
     fputs(",\"target\":", fp);
     json_str(fp, h->target ? h->target : "");
-    fprintf(fp, ",\"tick_hz\":%llu},\n\"traceEvents\":[\n", (unsigned long long)h->tick_hz);
+    fprintf(fp, ",\"target_hash\":\"%016llx\",\"tick_hz\":%llu,\"clock_mhz\":[",
+            (unsigned long long)h->target_hash, (unsigned long long)h->tick_hz);
+    for (int e = 0; e < LS_ENGINE_COUNT; e++) /* so that `trace import` gets them back */
+        fprintf(fp, "%s%u", e ? "," : "", h->clock_mhz[e]);
+    fputs("]},\n\"traceEvents\":[\n", fp);
     fputs("{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":", fp);
     char pname[TRACE_MAX_NAME + 64];
     snprintf(pname, sizeof pname, "laysim %s (%s)", h->target ? h->target : "",

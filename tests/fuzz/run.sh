@@ -9,7 +9,8 @@
 #               (default build-fuzz in the source tree; env FUZZ_OUT)
 #   -b          build only, do not fuzz
 #   -j JOBS     fuzz JOBS targets at a time (default 1; env FUZZ_JOBS)
-#   TARGET      lg lsp sol answer lstrace csv prog target hf tfjs cmtable (default: all)
+#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog target hf tfjs cmtable
+#               (default: all)
 #
 # Every target first replays its reproducers (tests/data/fuzz/TARGET/*), then fuzzes from a
 # corpus seeded with the repository's examples and test data. Exits 1 when any target
@@ -28,12 +29,12 @@ while [ $# -gt 0 ]; do
     -o) OUT=${2:?-o needs DIR}; shift 2 ;;
     -j) JOBS=${2:?-j needs JOBS}; shift 2 ;;
     -b) BUILD_ONLY=1; shift ;;
-    -h) sed -n '2,17p' "$0"; exit 0 ;;
+    -h) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
     esac
 done
-ALL="lg lsp sol answer lstrace csv prog target hf tfjs cmtable"
+ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog target hf tfjs cmtable"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -44,7 +45,7 @@ layers_of() {
     case $1 in
     lg | hf | tfjs) echo "graph util" ;;
     lsp | sol | answer) echo "solver util" ;;
-    lstrace | csv) echo "traces util" ;;
+    lstrace | csv | tracejson | neuroncsv) echo "traces util" ;;
     prog | target) echo "sim traces util" ;;
     cmtable) echo "costmodel codegen solver sim graph traces util" ;;
     *) echo "unknown target: $1" >&2; exit 2 ;;
@@ -60,6 +61,7 @@ seeds_of() {
     sol) ls "$SRC"/tests/data/lsp/*.sol ;;
     prog) ls "$SRC"/tests/data/prog/*.lsprog "$SRC"/tests/data/prog/bad/*.lsprog ;;
     hf) ls "$SRC"/tests/data/hf/*.json ;;
+    tracejson | neuroncsv) ls "$SRC"/tests/data/traces/* ;;
     tfjs) ls "$SRC"/tests/data/tfjs/*.json ;;
     *) ;;  # lstrace, csv: written by seed_traces (below)
     esac
