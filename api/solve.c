@@ -26,11 +26,99 @@ LAYSIM_API int laysim_problem_read(laysim_ctx *cx, const char *path, laysim_prob
     return api_done(cx, 0);
 }
 
+LAYSIM_API int laysim_problem_new(laysim_ctx *cx, laysim_problem **out)
+{
+    API_CX(cx);
+    int rc = api_need(cx, out, "laysim_problem_new", "out");
+    if (rc)
+        return rc;
+    *out = calloc(1, sizeof **out);
+    if (*out && !((*out)->p = lsp_new())) {
+        free(*out);
+        *out = NULL;
+    }
+    if (!*out)
+        return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    (*out)->owned = 1;
+    return api_done(cx, 0);
+}
+
+/* The builder calls take a problem still open for additions. */
+static int need_open(laysim_ctx *cx, const laysim_problem *p, const char *fn)
+{
+    int rc = api_need(cx, p, fn, "problem");
+    if (!rc && p->p->finished)
+        rc = api_fail(cx, LAYSIM_EINPUT, "%s: the problem is finished (read-only)", fn);
+    return rc;
+}
+
+LAYSIM_API int laysim_problem_add_tensor(laysim_ctx *cx, laysim_problem *p, const char *name,
+                                         int32_t nlayouts, const char *const *labels,
+                                         const int64_t *transpose, int32_t *id)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = need_open(cx, p, "laysim_problem_add_tensor")) ||
+        (rc = api_need(cx, name, "laysim_problem_add_tensor", "name")))
+        return rc;
+    int32_t t;
+    rc = lsp_add_tensor(p->p, name, nlayouts, labels, transpose, &t, &cx->err);
+    if (!rc && id)
+        *id = t;
+    return api_done(cx, rc);
+}
+
+LAYSIM_API int laysim_problem_add_op(laysim_ctx *cx, laysim_problem *p, const char *name,
+                                     const char *kind, int32_t nin, const int32_t *in,
+                                     int32_t out, int32_t *id)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = need_open(cx, p, "laysim_problem_add_op")) ||
+        (rc = api_need(cx, name, "laysim_problem_add_op", "name")) ||
+        (rc = api_need(cx, kind, "laysim_problem_add_op", "kind")))
+        return rc;
+    if (nin > 0 && !in)
+        return api_fail(cx, LAYSIM_EINPUT, "laysim_problem_add_op: %d inputs but in is NULL", nin);
+    int32_t o;
+    rc = lsp_add_op(p->p, name, kind, nin, in, out, &o, &cx->err);
+    if (!rc && id)
+        *id = o;
+    return api_done(cx, rc);
+}
+
+LAYSIM_API int laysim_problem_add_config(laysim_ctx *cx, laysim_problem *p, int32_t op,
+                                         int64_t cost, const int32_t *layouts)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = need_open(cx, p, "laysim_problem_add_config")) ||
+        (rc = api_need(cx, layouts, "laysim_problem_add_config", "layouts")))
+        return rc;
+    return api_done(cx, lsp_add_cfg(p->p, op, cost, layouts, NULL, &cx->err));
+}
+
+LAYSIM_API int laysim_problem_finish(laysim_ctx *cx, laysim_problem *p)
+{
+    API_CX(cx);
+    int rc = need_open(cx, p, "laysim_problem_finish");
+    return rc ? rc : api_done(cx, lsp_finish(p->p, &cx->err));
+}
+
+/* Solving, writing and evaluating take a finished problem. */
+static int need_finished(laysim_ctx *cx, const laysim_problem *p, const char *fn)
+{
+    int rc = api_need(cx, p, fn, "problem");
+    if (!rc && !p->p->finished)
+        rc = api_fail(cx, LAYSIM_EINPUT, "%s: call laysim_problem_finish first", fn);
+    return rc;
+}
+
 LAYSIM_API int laysim_problem_write(laysim_ctx *cx, const laysim_problem *p, const char *path)
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, p, "laysim_problem_write", "problem")) ||
+    if ((rc = need_finished(cx, p, "laysim_problem_write")) ||
         (rc = api_need(cx, path, "laysim_problem_write", "path")))
         return rc;
     return api_done(cx, lsp_write(p->p, path, &cx->err));
@@ -84,7 +172,7 @@ LAYSIM_API const char *laysim_problem_tensor_name(const laysim_problem *p, int32
 
 LAYSIM_API int64_t laysim_problem_eval(const laysim_problem *p, const int32_t *cfg)
 {
-    if (!p || !cfg || lsp_check_assignment(p->p, cfg, NULL))
+    if (!p || !p->p->finished || !cfg || lsp_check_assignment(p->p, cfg, NULL))
         return -1;
     return lsp_eval(p->p, cfg, NULL, NULL);
 }
@@ -185,7 +273,7 @@ static int solve_checked(laysim_ctx *cx, const struct laysim_instance *in,
                          const laysim_solve_options *o, laysim_solution **out)
 {
     int rc;
-    if ((rc = api_need(cx, p, "laysim_solve", "problem")) ||
+    if ((rc = need_finished(cx, p, "laysim_solve")) ||
         (rc = api_need(cx, solver, "laysim_solve", "solver")) ||
         (rc = api_need(cx, out, "laysim_solve", "out")))
         return rc;
@@ -226,7 +314,7 @@ LAYSIM_API int laysim_solution_read(laysim_ctx *cx, const laysim_problem *p, con
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, p, "laysim_solution_read", "problem")) ||
+    if ((rc = need_finished(cx, p, "laysim_solution_read")) ||
         (rc = api_need(cx, path, "laysim_solution_read", "path")) ||
         (rc = api_need(cx, out, "laysim_solution_read", "out")))
         return rc;
@@ -249,7 +337,7 @@ LAYSIM_API int laysim_solution_write(laysim_ctx *cx, const laysim_problem *p,
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, p, "laysim_solution_write", "problem")) ||
+    if ((rc = need_finished(cx, p, "laysim_solution_write")) ||
         (rc = api_need(cx, s, "laysim_solution_write", "solution")) ||
         (rc = api_need(cx, path, "laysim_solution_write", "path")))
         return rc;

@@ -131,6 +131,38 @@ static void test_files(void **state)
     laysim_solution_free(s);
 }
 
+/* The two-op problem of docs/design.md's objective, built by hand. */
+static void test_build(void **state)
+{
+    struct fixture *f = *state;
+    laysim_problem *p;
+    laysim_solution *s;
+    int32_t x, src, use;
+    const char *labels[] = {"p:a", "p:b"};
+    const int64_t tr[] = {0, 5, 7, 0};
+    assert_int_equal(laysim_problem_new(f->cx, &p), 0);
+    assert_int_equal(laysim_problem_add_tensor(f->cx, p, "x", 2, labels, tr, &x), 0);
+    assert_int_equal(laysim_problem_add_op(f->cx, p, "src", "source", 0, NULL, x, &src), 0);
+    assert_int_equal(laysim_problem_add_config(f->cx, p, src, 1, (int32_t[]){0}), 0);
+    assert_int_equal(laysim_problem_add_config(f->cx, p, src, 3, (int32_t[]){1}), 0);
+    assert_int_equal(laysim_problem_add_op(f->cx, p, "use", "matmul", 1, &x, -1, &use), 0);
+    assert_int_equal(laysim_problem_add_config(f->cx, p, use, 10, (int32_t[]){1}), 0);
+    assert_int_equal(laysim_problem_add_config(f->cx, p, use, 20, (int32_t[]){2}), LAYSIM_EINPUT);
+    assert_non_null(strstr(laysim_errmsg(f->cx), "out of range"));
+    assert_int_equal(laysim_problem_add_config(f->cx, p, use, 20, (int32_t[]){0}), 0);
+    assert_int_equal(laysim_solve(f->cx, p, "exact", NULL, &s), LAYSIM_EINPUT);
+    assert_non_null(strstr(laysim_errmsg(f->cx), "finish"));
+    assert_int_equal(laysim_problem_finish(f->cx, p), 0);
+    assert_int_equal(laysim_solve(f->cx, p, "exact", NULL, &s), 0);
+    assert_int_equal(laysim_solution_cost(s), 13);
+    const char *label;
+    assert_int_equal(laysim_solution_layout(p, s, x, &label), 1);
+    assert_string_equal(label, "p:b");
+    assert_int_equal(laysim_problem_add_tensor(f->cx, p, "y", 1, NULL, NULL, NULL), LAYSIM_EINPUT);
+    laysim_solution_free(s);
+    laysim_problem_free(p);
+}
+
 static void test_calibrate(void **state)
 {
     struct fixture *f = *state;
@@ -231,6 +263,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loop),     cmocka_unit_test(test_files),
+        cmocka_unit_test(test_build),
         cmocka_unit_test(test_calibrate), cmocka_unit_test(test_reward),
         cmocka_unit_test(test_errors),
     };

@@ -123,7 +123,23 @@ LAYSIM_API const laysim_problem *laysim_instance_problem(const laysim_instance *
 LAYSIM_API int laysim_problem_read(laysim_ctx *cx, const char *path, laysim_problem **out);
 /* Written atomically in the normative format. */
 LAYSIM_API int laysim_problem_write(laysim_ctx *cx, const laysim_problem *p, const char *path);
-/* Only for problems from laysim_problem_read (not borrowed ones). */
+/* Build a problem by hand, in the order of a .lsp file: declare each tensor (L layouts,
+ * labels NULL or L names, transpose NULL when L == 1 or the L x L row-major matrix with a
+ * zero diagonal) before its producer; add ops in topological order (in: nin tensor ids,
+ * out: a tensor id or -1), each followed by its configurations (layouts of the inputs in
+ * order, then of the output). Ids are dense from 0. laysim_problem_finish checks the whole
+ * problem; only a finished problem can be solved or written. */
+LAYSIM_API int laysim_problem_new(laysim_ctx *cx, laysim_problem **out);
+LAYSIM_API int laysim_problem_add_tensor(laysim_ctx *cx, laysim_problem *p, const char *name,
+                                         int32_t nlayouts, const char *const *labels,
+                                         const int64_t *transpose, int32_t *id);
+LAYSIM_API int laysim_problem_add_op(laysim_ctx *cx, laysim_problem *p, const char *name,
+                                     const char *kind, int32_t nin, const int32_t *in,
+                                     int32_t out, int32_t *id);
+LAYSIM_API int laysim_problem_add_config(laysim_ctx *cx, laysim_problem *p, int32_t op,
+                                         int64_t cost, const int32_t *layouts);
+LAYSIM_API int laysim_problem_finish(laysim_ctx *cx, laysim_problem *p);
+/* Only for problems from laysim_problem_read or _new (not borrowed ones). */
 LAYSIM_API void laysim_problem_free(laysim_problem *p);
 LAYSIM_API int32_t laysim_problem_ops(const laysim_problem *p);
 LAYSIM_API int32_t laysim_problem_tensors(const laysim_problem *p);

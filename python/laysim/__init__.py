@@ -207,6 +207,7 @@ def calibrate(target, traces=(), microbench=False, prior=None):
 
 
 def _solve_options(time_limit, seed, threads, node_limit, params, reward, keep):
+    """laysim_solve_options from solve()'s keywords; keep holds what C points into."""
     o = _lib.SolveOptions()
     lib.laysim_solve_options_init(ctypes.byref(o))
     o.time_limit = time_limit or 0.0
@@ -226,8 +227,18 @@ def _solve_options(time_limit, seed, threads, node_limit, params, reward, keep):
     return o
 
 
+def _solve(c_solve, handle, problem, solver, time_limit=None, seed=1, threads=1, node_limit=0,
+           params=None, reward=None):
+    keep = []
+    o = _solve_options(time_limit, seed, threads, node_limit, params, reward, keep)
+    h = ctypes.c_void_p()
+    _check(c_solve(_ctx(), handle, _b(solver), ctypes.byref(o), ctypes.byref(h)))
+    return Solution(h.value, problem)
+
+
 class Problem(_Handle):
-    """A layout selection problem (.lsp): Problem.read(path) or Instance.problem."""
+    """A layout selection problem (.lsp): Problem.read(path), Problem.new() to build one,
+    or Instance.problem."""
     _free = "laysim_problem_free"
 
     def __init__(self, handle, owner=None):
@@ -239,6 +250,45 @@ class Problem(_Handle):
         h = ctypes.c_void_p()
         _check(lib.laysim_problem_read(_ctx(), _b(path), ctypes.byref(h)))
         return cls(h.value)
+
+    @classmethod
+    def new(cls):
+        """An empty problem to build by hand: add_tensor, add_op, add_config, finish."""
+        h = ctypes.c_void_p()
+        _check(lib.laysim_problem_new(_ctx(), ctypes.byref(h)))
+        return cls(h.value)
+
+    def add_tensor(self, name, layouts, transpose=None):
+        """layouts: the number of layouts, or their labels; transpose: L rows of L costs
+        (None when L == 1). Returns the tensor's id."""
+        labels = None if isinstance(layouts, int) else list(layouts)
+        n = layouts if labels is None else len(labels)
+        tr = None
+        if transpose is not None:
+            flat = [int(c) for row in transpose for c in row]
+            tr = (ctypes.c_int64 * len(flat))(*flat)
+        i = ctypes.c_int32()
+        _check(lib.laysim_problem_add_tensor(_ctx(), self.handle, _b(name), n, _strings(labels),
+                                             tr, ctypes.byref(i)))
+        return i.value
+
+    def add_op(self, name, kind, inputs=(), output=None):
+        """inputs: tensor ids (already produced); output: a declared tensor id or None.
+        Returns the op's id; its configurations follow with add_config."""
+        ins = (ctypes.c_int32 * max(len(inputs), 1))(*inputs)
+        i = ctypes.c_int32()
+        _check(lib.laysim_problem_add_op(_ctx(), self.handle, _b(name), _b(kind), len(inputs),
+                                         ins, -1 if output is None else output, ctypes.byref(i)))
+        return i.value
+
+    def add_config(self, op, cost, layouts):
+        """A configuration of the last added op: the layouts of its inputs, then output."""
+        arr = (ctypes.c_int32 * max(len(layouts), 1))(*layouts)
+        _check(lib.laysim_problem_add_config(_ctx(), self.handle, op, int(cost), arr))
+
+    def finish(self):
+        _check(lib.laysim_problem_finish(_ctx(), self.handle))
+        return self
 
     def close(self):
         if self._owner is not None:  # borrowed: the instance frees it
@@ -269,18 +319,11 @@ class Problem(_Handle):
             raise InputError(1, "a configuration index is out of range")
         return v
 
-    def solve(self, solver="rulebased", *, time_limit=None, seed=1, threads=1, node_limit=0,
-              params=None, reward=None):
-        """Run a solver; reward (mcts): a function of the configuration list, lower is
-        better."""
-        keep = []
-        o = _solve_options(time_limit, seed, threads, node_limit, params, reward, keep)
-        h = ctypes.c_void_p()
-        _check(self._solve(_b(solver), ctypes.byref(o), ctypes.byref(h)))
-        return Solution(h.value, self)
-
-    def _solve(self, solver, opts, out):
-        return lib.laysim_solve(_ctx(), self.handle, solver, opts, out)
+    def solve(self, solver="rulebased", **options):
+        """Run a solver. Keywords: time_limit (s), seed, threads, node_limit, params (a dict
+        of the solver's knobs), reward (mcts: a function of the configuration list, lower
+        is better; a bare problem has no simulator, so mcts needs one)."""
+        return _solve(lib.laysim_solve, self.handle, self, solver, **options)
 
     def read_solution(self, path):
         h = ctypes.c_void_p()
@@ -342,41 +385,33 @@ class Solution(_Handle):
                 "seconds": self.seconds, "configs": self.configs}
 
 
-class Instance(Problem):
+class Instance(_Handle):
     """A model priced on a target with a latency table (default: the target's datasheet
-    table): its problem, solving with the simulated time as mcts's reward, compiling."""
+    table): its problem, solving (mcts rewarded by the simulated time unless given a
+    reward), compiling. The model must stay open while the instance is used."""
     _free = "laysim_instance_free"
 
     def __init__(self, model, target, table=None):
         h = ctypes.c_void_p()
         _check(lib.laysim_instance_new(_ctx(), model.handle, target.handle,
                                        table.handle if table else None, ctypes.byref(h)))
-        _Handle.__init__(self, h.value)
-        self._owner = None
-        self.model = model           # the instance borrows the model's graph
-        self._problem = Problem(lib.laysim_instance_problem(self._h), owner=self)
-
-    @property
-    def problem(self):
-        return self._problem
-
-    @property
-    def handle(self):
-        return self._problem.handle if self._h else _Handle.handle.fget(self)
+        super().__init__(h.value)
+        self.model = model
+        self.problem = Problem(lib.laysim_instance_problem(self._h), owner=self)
 
     def close(self):
         if self._h:
-            self._problem.close()
-            lib.laysim_instance_free(self._h)
-        self._h = None
+            self.problem.close()
+        super().close()
 
-    def _solve(self, solver, opts, out):
-        return lib.laysim_instance_solve(_ctx(), self._h, solver, opts, out)
+    def solve(self, solver="rulebased", **options):
+        """As Problem.solve, on this instance's problem."""
+        return _solve(lib.laysim_instance_solve, self.handle, self.problem, solver, **options)
 
     def compile(self, solution=None):
         """The program of a solution (None: configuration 0 everywhere)."""
         h = ctypes.c_void_p()
-        _check(lib.laysim_compile(_ctx(), self._h, solution.handle if solution else None,
+        _check(lib.laysim_compile(_ctx(), self.handle, solution.handle if solution else None,
                                   ctypes.byref(h)))
         return Program(h.value)
 

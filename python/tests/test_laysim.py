@@ -54,6 +54,25 @@ class Loop(unittest.TestCase):
             self.assertEqual(again.configs, sol.configs)
             self.assertEqual(p.solve("exact").cost, self.inst.solve("exact").cost)
 
+    def test_build_by_hand(self):
+        with laysim.Problem.new() as p:
+            x = p.add_tensor("x", ["p:a", "p:b"], [[0, 5], [7, 0]])
+            src = p.add_op("src", "source", [], x)
+            p.add_config(src, 1, [0])
+            p.add_config(src, 3, [1])
+            use = p.add_op("use", "matmul", [x], None)
+            p.add_config(use, 10, [1])
+            p.add_config(use, 20, [0])
+            with self.assertRaises(laysim.InputError):
+                p.solve("exact")            # not finished yet
+            p.finish()
+            sol = p.solve("exact")
+            self.assertEqual(sol.cost, 13)  # src in b (3) + use reading b (10), no transpose
+            self.assertEqual(sol.layouts, {"x": "p:b"})
+            self.assertEqual(p.evaluate([0, 0]), 1 + 10 + 5)
+            with self.assertRaises(laysim.InputError):
+                p.add_tensor("y", 1)        # finished problems are read-only
+
     def test_compile_and_simulate(self):
         prog = self.inst.compile(self.inst.solve("rulebased"))
         self.assertGreater(prog.instructions, 0)
