@@ -68,5 +68,7 @@ int api_done(laysim_ctx *cx, int rc);
 int api_fail(laysim_ctx *cx, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* LAYSIM_EINPUT naming the argument when p is NULL (the out-pointer and handle checks). */
 int api_need(laysim_ctx *cx, const void *p, const char *fn, const char *what);
+/* LAYSIM_EINPUT unless p is a finished problem (solving, writing and evaluating need one). */
+int api_need_finished(laysim_ctx *cx, const laysim_problem *p, const char *fn);
 
 #endif
