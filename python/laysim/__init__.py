@@ -79,11 +79,11 @@ def _s(b):
 
 
 def _strings(items):
-    """A NULL-terminated char ** (and the buffers it points into, to keep alive)."""
+    """A NULL-terminated char ** for a list of strings, or None for an empty one (the
+    ctypes array holds references to its bytes, so they live as long as it does)."""
     if not items:
         return None
-    arr = (ctypes.c_char_p * (len(items) + 1))(*[_b(x) for x in items], None)
-    return arr
+    return (ctypes.c_char_p * (len(items) + 1))(*[_b(x) for x in items], None)
 
 
 class _Handle:
