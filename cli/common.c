@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "graph/model.h"
 #include "util/dtype.h"
 #include "util/fileio.h"
 #include "util/progress.h"
@@ -204,38 +205,7 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double *ou
 int cli_model_opt_set(struct zoo_opts *o, const char *name, const char *value,
                       struct ls_error *err)
 {
-    if (!strcmp(name, "dtype")) {
-        enum ls_dtype dt;
-        if (ls_dtype_parse(value, strlen(value), &dt) || dt == LS_DT_INT32 || dt == LS_DT_INT8)
-            return ls_error_msg(err, LS_ERR_INPUT,
-                                "--dtype: expected fp32, bf16, fp16 or fp8, got '%s'", value);
-        o->dtype = (int)dt;
-        return 0;
-    }
-    if (!strcmp(name, "autocast")) {
-        enum graph_autocast m;
-        if (graph_autocast_parse(value, &m))
-            return ls_error_msg(err, LS_ERR_INPUT,
-                                "--autocast: expected none or matmul, got '%s'", value);
-        o->autocast = (int)m;
-        return 0;
-    }
-    int64_t *slot = !strcmp(name, "layers")   ? &o->layers
-                    : !strcmp(name, "seq")    ? &o->seq
-                    : !strcmp(name, "batch")  ? &o->batch
-                    : !strcmp(name, "hidden") ? &o->hidden
-                    : !strcmp(name, "image")  ? &o->image
-                    : !strcmp(name, "decode") ? &o->decode : NULL;
-    if (!slot)
-        return ls_error_msg(err, LS_ERR_INPUT, "unknown scaling option --%s", name);
-    char *end = NULL;
-    long long v = strtoll(value, &end, 10);
-    if (!*value || *end || v < 1 || v > (1LL << 20))
-        return ls_error_msg(err, LS_ERR_INPUT,
-                            "--%s: expected an integer in 1..%lld, got '%s'", name, 1LL << 20,
-                            value);
-    *slot = v;
-    return 0;
+    return model_opts_set(o, name, value, err);
 }
 
 int cli_model_opt(struct zoo_opts *zo, int c, const char *arg, int *rc)

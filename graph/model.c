@@ -2,17 +2,56 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/autocast.h"
 #include "graph/foldbn.h"
 #include "graph/hf.h"
 #include "graph/lg.h"
 #include "graph/model.h"
 #include "graph/tfjs.h"
+#include "util/dtype.h"
 #include "util/fileio.h"
 
 int model_opts_any(const struct zoo_opts *o)
 {
     return o && (o->layers || o->seq || o->batch || o->hidden || o->image || o->decode ||
                  o->dtype >= 0);
+}
+
+int model_opts_set(struct zoo_opts *o, const char *name, const char *value,
+                   struct ls_error *err)
+{
+    if (!strcmp(name, "dtype")) {
+        enum ls_dtype dt;
+        if (ls_dtype_parse(value, strlen(value), &dt) || dt == LS_DT_INT32 || dt == LS_DT_INT8)
+            return ls_error_msg(err, LS_ERR_INPUT,
+                                "--dtype: expected fp32, bf16, fp16 or fp8, got '%s'", value);
+        o->dtype = (int)dt;
+        return 0;
+    }
+    if (!strcmp(name, "autocast")) {
+        enum graph_autocast m;
+        if (graph_autocast_parse(value, &m))
+            return ls_error_msg(err, LS_ERR_INPUT,
+                                "--autocast: expected none or matmul, got '%s'", value);
+        o->autocast = (int)m;
+        return 0;
+    }
+    int64_t *slot = !strcmp(name, "layers")   ? &o->layers
+                    : !strcmp(name, "seq")    ? &o->seq
+                    : !strcmp(name, "batch")  ? &o->batch
+                    : !strcmp(name, "hidden") ? &o->hidden
+                    : !strcmp(name, "image")  ? &o->image
+                    : !strcmp(name, "decode") ? &o->decode : NULL;
+    if (!slot)
+        return ls_error_msg(err, LS_ERR_INPUT, "unknown scaling option --%s", name);
+    char *end = NULL;
+    long long v = strtoll(value, &end, 10);
+    if (!*value || *end || v < 1 || v > (1LL << 20))
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "--%s: expected an integer in 1..%lld, got '%s'", name, 1LL << 20,
+                            value);
+    *slot = v;
+    return 0;
 }
 
 static int ends_with(const char *s, const char *suffix)

@@ -29,6 +29,12 @@
 int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out,
                struct ls_error *err);
 
+/* Set one option by its command-line name (layers, seq, batch, hidden, image, dtype,
+ * autocast) from text; LS_ERR_INPUT naming the option for an unknown name or bad value.
+ * The one parser of these options: the CLI and the library API both call it. */
+int model_opts_set(struct zoo_opts *opts, const char *name, const char *value,
+                   struct ls_error *err);
+
 /* 1 when any scaling option is set (--autocast is not one: it applies to every source). */
 int model_opts_any(const struct zoo_opts *opts);
 

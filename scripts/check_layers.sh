@@ -16,6 +16,7 @@ declare -A allowed=(
   [costmodel]="util graph solver traces sim codegen costmodel"
   [study]="util graph solver traces sim codegen costmodel study"
   [report]="util study report"
+  [api]="util graph solver traces sim codegen costmodel study report api laysim"
   [cli]="util graph solver traces sim codegen costmodel study report cli harness"
   [hw]="util traces sim harness"
 )

@@ -64,6 +64,10 @@ int sim_check(const struct sim_target *t, const struct sim_program *p, struct ls
  * order the simulator settles them (start times are nearly but not strictly sorted). */
 int sim_run(const struct sim_target *t, const struct sim_program *p, const struct trace_sink *sink,
             struct sim_stats *st, struct ls_error *err);
+/* sim_run with every record written to a new .lstrace file at path (atomically: nothing
+ * is left there on failure), the program's op/conversion tags as the trace's strings. */
+int sim_run_trace(const struct sim_target *t, const struct sim_program *p, const char *path,
+                  struct sim_stats *st, struct ls_error *err);
 
 /* Contiguous chunks (descriptors) per partition of a DMA moving e elements per partition
  * whose source and destination patterns have contiguous runs of a and b elements (each

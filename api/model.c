@@ -1,0 +1,223 @@
+/* api/model: models, targets, latency tables and calibration. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_int.h"
+#include "costmodel/calibrate.h"
+#include "graph/model.h"
+#include "util/arch.h"
+
+_Static_assert((int)LAYSIM_EINPUT == LS_ERR_INPUT && (int)LAYSIM_EIO == LS_ERR_IO &&
+                   (int)LAYSIM_ENOMEM == LS_ERR_NOMEM && (int)LAYSIM_ELIMIT == LS_ERR_LIMIT &&
+                   (int)LAYSIM_EINTERNAL == LS_ERR_INTERNAL,
+               "the public status codes are the layers' ls_status codes");
+_Static_assert(LAYSIM_ENGINES == LS_ENGINE_COUNT, "one result per engine");
+
+/* "key=value" options into zoo_opts, each through the CLI's own parser. */
+static int parse_model_options(laysim_ctx *cx, const char *const *options, struct zoo_opts *zo)
+{
+    zoo_opts_init(zo);
+    for (size_t i = 0; options && options[i]; i++) {
+        const char *eq = strchr(options[i], '=');
+        char key[32];
+        if (!eq || eq == options[i] || (size_t)(eq - options[i]) >= sizeof key)
+            return api_fail(cx, LAYSIM_EINPUT, "model option '%s': expected KEY=VALUE", options[i]);
+        memcpy(key, options[i], (size_t)(eq - options[i]));
+        key[eq - options[i]] = '\0';
+        if (model_opts_set(zo, key, eq + 1, &cx->err))
+            return api_done(cx, cx->err.code);
+    }
+    return 0;
+}
+
+LAYSIM_API int laysim_model_load(laysim_ctx *cx, const char *spec, const char *const *options,
+                                 laysim_model **out)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, spec, "laysim_model_load", "spec")) ||
+        (rc = api_need(cx, out, "laysim_model_load", "out")))
+        return rc;
+    *out = NULL;
+    struct zoo_opts zo;
+    if ((rc = parse_model_options(cx, options, &zo)))
+        return rc;
+    laysim_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    if ((rc = model_load(spec, &zo, &m->g, &cx->err))) {
+        free(m);
+        return api_done(cx, rc);
+    }
+    *out = m;
+    return api_done(cx, 0);
+}
+
+LAYSIM_API void laysim_model_free(laysim_model *m)
+{
+    if (m)
+        graph_free(m->g);
+    free(m);
+}
+
+LAYSIM_API int32_t laysim_model_ops(const laysim_model *m)
+{
+    return m ? graph_nops(m->g) : 0;
+}
+
+LAYSIM_API int32_t laysim_model_tensors(const laysim_model *m)
+{
+    return m ? graph_ntensors(m->g) : 0;
+}
+
+LAYSIM_API int laysim_target_load(laysim_ctx *cx, const char *name_or_file, laysim_target **out)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, name_or_file, "laysim_target_load", "name_or_file")) ||
+        (rc = api_need(cx, out, "laysim_target_load", "out")))
+        return rc;
+    *out = NULL;
+    laysim_target *t = calloc(1, sizeof *t);
+    if (!t)
+        return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    if (sim_target_builtin(&t->t, name_or_file) == 0) {
+        *out = t;
+        return api_done(cx, 0);
+    }
+    if (!strchr(name_or_file, '/') && !strchr(name_or_file, '.')) {
+        free(t);
+        return api_fail(cx, LAYSIM_EINPUT, "target '%s': not a built-in target (nc-v2, nc-v3) "
+                        "nor a file path", name_or_file);
+    }
+    if ((rc = sim_target_load_file(&t->t, name_or_file, &cx->err))) {
+        free(t);
+        return api_done(cx, rc == LS_ERR_IO ? LAYSIM_EINPUT : rc);
+    }
+    *out = t;
+    return api_done(cx, 0);
+}
+
+LAYSIM_API int laysim_target_set(laysim_ctx *cx, laysim_target *t, const char *key,
+                                 const char *value)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, t, "laysim_target_set", "target")) ||
+        (rc = api_need(cx, key, "laysim_target_set", "key")) ||
+        (rc = api_need(cx, value, "laysim_target_set", "value")))
+        return rc;
+    struct sim_target next = t->t;
+    if ((rc = sim_target_set(&next, key, value, &cx->err)) ||
+        (rc = sim_target_validate(&next, &cx->err)))
+        return api_done(cx, rc);
+    t->t = next;
+    return api_done(cx, 0);
+}
+
+LAYSIM_API void laysim_target_free(laysim_target *t)
+{
+    free(t);
+}
+
+LAYSIM_API const char *laysim_target_name(const laysim_target *t)
+{
+    return t ? t->t.name : NULL;
+}
+
+LAYSIM_API uint64_t laysim_target_hash(const laysim_target *t)
+{
+    return t ? sim_target_hash(&t->t) : 0;
+}
+
+static int new_table(laysim_ctx *cx, laysim_table **out)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? 0 : ls_error_msg(&cx->err, LS_ERR_NOMEM, "out of memory");
+}
+
+LAYSIM_API int laysim_table_default(laysim_ctx *cx, const laysim_target *t, laysim_table **out)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, t, "laysim_table_default", "target")) ||
+        (rc = api_need(cx, out, "laysim_table_default", "out")))
+        return rc;
+    if ((rc = new_table(cx, out)))
+        return api_done(cx, rc);
+    cm_table_default(&t->t, &(*out)->tb);
+    return api_done(cx, 0);
+}
+
+LAYSIM_API int laysim_table_load(laysim_ctx *cx, const char *path, laysim_table **out)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, path, "laysim_table_load", "path")) ||
+        (rc = api_need(cx, out, "laysim_table_load", "out")))
+        return rc;
+    if ((rc = new_table(cx, out)))
+        return api_done(cx, rc);
+    if ((rc = cm_table_load(path, &(*out)->tb, &cx->err))) {
+        free(*out);
+        *out = NULL;
+    }
+    return api_done(cx, rc);
+}
+
+LAYSIM_API int laysim_table_write(laysim_ctx *cx, const laysim_table *tb, const char *path)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, tb, "laysim_table_write", "table")) ||
+        (rc = api_need(cx, path, "laysim_table_write", "path")))
+        return rc;
+    return api_done(cx, cm_table_write(&tb->tb, path, &cx->err));
+}
+
+LAYSIM_API void laysim_table_free(laysim_table *tb)
+{
+    free(tb);
+}
+
+/* The samples of `laysim calibrate`: the microbenchmarks first, then each trace. */
+static int collect_samples(laysim_ctx *cx, const struct sim_target *t, const char *const *traces,
+                           int microbench, struct cm_calib *cal)
+{
+    size_t nmb = 0;
+    int rc = microbench ? cm_microbench_run(t, cal, NULL, &nmb, &cx->err) : 0;
+    for (size_t i = 0; !rc && traces && traces[i]; i++)
+        rc = cm_calib_add_trace(cal, traces[i], t->dma_engines, &cx->err);
+    return rc;
+}
+
+LAYSIM_API int laysim_calibrate(laysim_ctx *cx, const laysim_target *t, const laysim_table *prior,
+                                const char *const *traces, int microbench, laysim_table **out)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, t, "laysim_calibrate", "target")) ||
+        (rc = api_need(cx, out, "laysim_calibrate", "out")))
+        return rc;
+    *out = NULL;
+    if (!microbench && !(traces && traces[0]))
+        return api_fail(cx, LAYSIM_EINPUT, "laysim_calibrate: nothing to fit: give traces or "
+                        "microbench");
+    struct cm_table start;
+    if (prior)
+        start = prior->tb;
+    else
+        cm_table_default(&t->t, &start);
+    struct cm_calib cal;
+    cm_calib_init(&cal);
+    laysim_table *fit = NULL;
+    if (!(rc = collect_samples(cx, &t->t, traces, microbench, &cal)) && !(rc = new_table(cx, &fit)))
+        rc = cm_calib_fit(&cal, &start, &fit->tb, NULL, &cx->err);
+    cm_calib_free(&cal);
+    if (rc) {
+        free(fit);
+        return api_done(cx, rc);
+    }
+    *out = fit;
+    return api_done(cx, 0);
+}

@@ -1,0 +1,174 @@
+/* api/run: instances (model + target + table -> problem), compiling and simulating. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api/api_int.h"
+#include "sim/sim.h"
+#include "util/fileio.h"
+
+/* The CLI's --max-instructions default (cli/modelcmd.h): generous, but it stops a shape
+ * that would lower to billions of instructions before memory runs out. */
+#define API_MAX_INSTRUCTIONS 50000000ull
+
+LAYSIM_API int laysim_instance_new(laysim_ctx *cx, const laysim_model *m, const laysim_target *t,
+                                   const laysim_table *table, laysim_instance **out)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, m, "laysim_instance_new", "model")) ||
+        (rc = api_need(cx, t, "laysim_instance_new", "target")) ||
+        (rc = api_need(cx, out, "laysim_instance_new", "out")))
+        return rc;
+    *out = NULL;
+    laysim_instance *in = calloc(1, sizeof *in);
+    if (!in)
+        return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    in->t = t->t;
+    if (table)
+        in->tb = table->tb;
+    else
+        cm_table_default(&in->t, &in->tb);
+    struct cg_options cg = {0};
+    cg.max_instructions = API_MAX_INSTRUCTIONS;
+    in->m = cm_model_new(m->g, &in->t, &in->tb, &cg);
+    if (!in->m)
+        rc = ls_error_msg(&cx->err, LS_ERR_NOMEM, "out of memory");
+    else
+        rc = cm_instance_create(in->m, NULL, &in->in, &cx->err);
+    if (rc) {
+        laysim_instance_free(in);
+        return api_done(cx, rc);
+    }
+    in->problem.p = in->in->p;
+    *out = in;
+    return api_done(cx, 0);
+}
+
+LAYSIM_API void laysim_instance_free(laysim_instance *in)
+{
+    if (!in)
+        return;
+    cm_instance_free(in->in);
+    cm_model_free(in->m);
+    free(in);
+}
+
+LAYSIM_API const laysim_problem *laysim_instance_problem(const laysim_instance *in)
+{
+    return in ? &in->problem : NULL;
+}
+
+LAYSIM_API int laysim_compile(laysim_ctx *cx, const laysim_instance *in, const laysim_solution *s,
+                              laysim_program **out)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, in, "laysim_compile", "instance")) ||
+        (rc = api_need(cx, out, "laysim_compile", "out")))
+        return rc;
+    *out = NULL;
+    if (s && (!s->sol.cfg || s->sol.nops != in->in->p->nops))
+        return api_fail(cx, LAYSIM_EINPUT, "laysim_compile: the solution has no assignment for "
+                        "this instance's %d ops", in->in->p->nops);
+    laysim_program *pr = calloc(1, sizeof *pr);
+    if (!pr)
+        return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    struct cg_compile_stats st;
+    if ((rc = cm_instance_compile(in->in, s ? s->sol.cfg : NULL, &pr->p, &st, &cx->err))) {
+        free(pr);
+        return api_done(cx, rc);
+    }
+    *out = pr;
+    return api_done(cx, 0);
+}
+
+LAYSIM_API int laysim_program_load(laysim_ctx *cx, const char *path, laysim_program **out)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, path, "laysim_program_load", "path")) ||
+        (rc = api_need(cx, out, "laysim_program_load", "out")))
+        return rc;
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    if ((rc = sim_program_load(&(*out)->p, path, &cx->err))) {
+        free(*out);
+        *out = NULL;
+    }
+    return api_done(cx, rc);
+}
+
+LAYSIM_API int laysim_program_write(laysim_ctx *cx, const laysim_program *pr, const char *path)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, pr, "laysim_program_write", "program")) ||
+        (rc = api_need(cx, path, "laysim_program_write", "path")))
+        return rc;
+    char *body = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&body, &len);
+    if (!mf)
+        return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    sim_program_write(pr->p, mf);
+    if (fclose(mf)) {
+        free(body);
+        return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    }
+    rc = ls_write_file_atomic(path, body, len, &cx->err);
+    free(body);
+    return api_done(cx, rc);
+}
+
+LAYSIM_API void laysim_program_free(laysim_program *pr)
+{
+    if (pr)
+        sim_program_free(pr->p);
+    free(pr);
+}
+
+LAYSIM_API uint64_t laysim_program_instructions(const laysim_program *pr)
+{
+    return pr ? sim_program_count(pr->p) : 0;
+}
+
+/* The figures `laysim sim --json` prints, from the simulator's statistics. */
+static void fill_result(const struct sim_target *t, const struct sim_stats *st,
+                        laysim_sim_result *r)
+{
+    r->cycles = sim_ticks_base_cycles(t, st->ticks);
+    r->ns = sim_ticks_ns(st, st->ticks);
+    r->instructions = st->instructions;
+    r->dma_bytes = st->dma_bytes;
+    r->conversion_share =
+        st->instr_ticks ? (double)st->conv_instr_ticks / (double)st->instr_ticks : 0.0;
+    for (int e = 0; e < LAYSIM_ENGINES; e++) {
+        const struct sim_engine_stats *es = &st->engine[e];
+        r->engine[e].instructions = es->instructions;
+        r->engine[e].busy_cycles = sim_ticks_cycles(t, (enum ls_engine)e, es->busy_ticks);
+        r->engine[e].utilization = st->ticks ? (double)es->busy_ticks / (double)st->ticks : 0.0;
+    }
+}
+
+LAYSIM_API int laysim_simulate(laysim_ctx *cx, const laysim_target *t, const laysim_program *pr,
+                               const char *trace_path, laysim_sim_result *out)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, t, "laysim_simulate", "target")) ||
+        (rc = api_need(cx, pr, "laysim_simulate", "program")) ||
+        (rc = api_need(cx, out, "laysim_simulate", "out")))
+        return rc;
+    struct sim_stats *st = calloc(1, sizeof *st);
+    if (!st)
+        return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    rc = trace_path ? sim_run_trace(&t->t, pr->p, trace_path, st, &cx->err)
+                    : sim_run(&t->t, pr->p, NULL, st, &cx->err);
+    if (!rc) {
+        *out = (laysim_sim_result){0};
+        fill_result(&t->t, st, out);
+    }
+    free(st);
+    return api_done(cx, rc);
+}

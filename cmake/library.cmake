@@ -1,0 +1,60 @@
+# liblaysim.a / liblaysim.so and their installation (docs/api.md). Included from the top
+# CMakeLists.txt after the layer libraries exist.
+include(GNUInstallDirs)
+
+# External libraries every layer together needs, for static links and laysim.pc.
+set(LAYSIM_PC_REQUIRES_PRIVATE "jansson zlib gsl sqlite3")
+if(Z3_FOUND)
+  string(APPEND LAYSIM_PC_REQUIRES_PRIVATE " z3")
+endif()
+set(LAYSIM_PC_LIBS_PRIVATE "-lz3 -lgsl -lgslcblas -lsqlite3 -ljansson -lz -lm -lpthread")
+if(NOT Z3_FOUND)
+  string(REPLACE "-lz3 " "" LAYSIM_PC_LIBS_PRIVATE "${LAYSIM_PC_LIBS_PRIVATE}")
+endif()
+
+set(layer_objects)
+foreach(layer IN LISTS LAYSIM_PRESENT_LAYERS)
+  list(APPEND layer_objects $<TARGET_OBJECTS:laysim_${layer}>)
+endforeach()
+
+add_library(laysim_static STATIC ${layer_objects})
+set_target_properties(laysim_static PROPERTIES OUTPUT_NAME laysim)
+
+# The version script keeps the dynamic symbol table to the public prefix even for symbols
+# the compiler or a sanitizer runtime would otherwise export.
+add_library(laysim_shared SHARED ${layer_objects})
+set_target_properties(laysim_shared PROPERTIES
+  OUTPUT_NAME laysim
+  VERSION ${PROJECT_VERSION}
+  SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+  LINK_DEPENDS ${CMAKE_SOURCE_DIR}/cmake/laysim.map)
+target_link_options(laysim_shared PRIVATE -Wl,--version-script=${CMAKE_SOURCE_DIR}/cmake/laysim.map
+                    -Wl,--no-undefined)
+foreach(layer IN LISTS LAYSIM_PRESENT_LAYERS)
+  get_target_property(ext laysim_${layer} INTERFACE_LINK_LIBRARIES)
+  foreach(lib IN LISTS ext)
+    if(NOT lib MATCHES "^laysim_")
+      target_link_libraries(laysim_shared PRIVATE ${lib})
+    endif()
+  endforeach()
+endforeach()
+target_link_libraries(laysim_shared PRIVATE pthread)
+
+configure_file(${CMAKE_SOURCE_DIR}/cmake/laysim.pc.in ${CMAKE_BINARY_DIR}/laysim.pc @ONLY)
+configure_file(${CMAKE_SOURCE_DIR}/cmake/laysimConfig.cmake.in
+               ${CMAKE_BINARY_DIR}/laysimConfig.cmake @ONLY)
+include(CMakePackageConfigHelpers)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/laysimConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+
+install(TARGETS laysim_static laysim_shared
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/laysim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${CMAKE_BINARY_DIR}/laysim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${CMAKE_BINARY_DIR}/laysimConfig.cmake ${CMAKE_BINARY_DIR}/laysimConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/laysim)
+# The Python package sits beside the library and finds it there (python/laysim/_lib.py).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/python/laysim
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/python3/site-packages
+        PATTERN __pycache__ EXCLUDE)

@@ -1,0 +1,261 @@
+/* laysim.h: the public C API of laysim (docs/api.md; Python binding: docs/python.md).
+ *
+ * Every object is an opaque handle made inside one context. A context is not shared
+ * between threads (make one per thread); the objects of different contexts are
+ * independent. Functions that can fail return a status code (0 = LAYSIM_OK) and leave
+ * the message in the context (laysim_errmsg); they never print and never exit.
+ *
+ *     laysim_ctx *cx = laysim_new();
+ *     laysim_model *m;      laysim_model_load(cx, "zoo:bert-base", NULL, &m);
+ *     laysim_target *t;     laysim_target_load(cx, "nc-v2", &t);
+ *     laysim_instance *in;  laysim_instance_new(cx, m, t, NULL, &in);
+ *     laysim_solution *s;   laysim_instance_solve(cx, in, "exact", NULL, &s);
+ *     laysim_program *pr;   laysim_compile(cx, in, s, &pr);
+ *     laysim_sim_result r;  laysim_simulate(cx, t, pr, NULL, &r);
+ *     ... laysim_solution_cost(s), r.cycles ...
+ *     laysim_program_free(pr); laysim_solution_free(s); laysim_instance_free(in);
+ *     laysim_target_free(t); laysim_model_free(m); laysim_free(cx);
+ *
+ * Handles borrowed from another (laysim_instance_problem) live as long as their owner.
+ * Free functions accept NULL. */
+#ifndef LAYSIM_LAYSIM_H
+#define LAYSIM_LAYSIM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define LAYSIM_API __attribute__((visibility("default")))
+#else
+#define LAYSIM_API
+#endif
+
+/* ---- context and errors ------------------------------------------------------------- */
+
+enum laysim_status {
+    LAYSIM_OK = 0,
+    LAYSIM_EINPUT = 1,     /* bad input: malformed file, unknown name, bad option */
+    LAYSIM_EIO = 2,        /* an output cannot be written */
+    LAYSIM_ENOMEM = 3,     /* out of memory */
+    LAYSIM_ELIMIT = 4,     /* a time or size limit was reached */
+    LAYSIM_EINTERNAL = 5   /* a bug in laysim */
+};
+
+typedef struct laysim_ctx laysim_ctx;
+typedef struct laysim_model laysim_model;
+typedef struct laysim_target laysim_target;
+typedef struct laysim_table laysim_table;
+typedef struct laysim_instance laysim_instance;
+typedef struct laysim_problem laysim_problem;
+typedef struct laysim_solution laysim_solution;
+typedef struct laysim_program laysim_program;
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+LAYSIM_API const char *laysim_version(void);
+/* NULL when out of memory. */
+LAYSIM_API laysim_ctx *laysim_new(void);
+LAYSIM_API void laysim_free(laysim_ctx *cx);
+/* The status and message of the last failed call in cx ("" and 0 after a success). The
+ * message names the file, line and field or the option when there is one. */
+LAYSIM_API int laysim_errcode(const laysim_ctx *cx);
+LAYSIM_API const char *laysim_errmsg(const laysim_ctx *cx);
+
+/* ---- models ------------------------------------------------------------------------- */
+
+/* spec: "zoo:NAME" (laysim zoo lists them), a graph file (.lg) or a HuggingFace
+ * config.json. options: NULL or a NULL-terminated list of "key=value" strings with the
+ * CLI's scaling options: layers, seq, batch, hidden, image, dtype, autocast
+ * (e.g. {"layers=2", "seq=128", NULL}; docs/zoo.md). */
+LAYSIM_API int laysim_model_load(laysim_ctx *cx, const char *spec, const char *const *options,
+                                 laysim_model **out);
+LAYSIM_API void laysim_model_free(laysim_model *m);
+LAYSIM_API int32_t laysim_model_ops(const laysim_model *m);
+LAYSIM_API int32_t laysim_model_tensors(const laysim_model *m);
+/* The number of zoo models, and the name of zoo model i (NULL when out of range). */
+LAYSIM_API int32_t laysim_zoo_count(void);
+LAYSIM_API const char *laysim_zoo_name(int32_t i);
+
+/* ---- targets (hardware configurations, docs/targets.md) ---------------------------- */
+
+/* name_or_file: a built-in target ("nc-v2", "nc-v3") or a target INI file. */
+LAYSIM_API int laysim_target_load(laysim_ctx *cx, const char *name_or_file, laysim_target **out);
+/* Set one key ("pe.rows", "dma.transpose"...) and re-validate; on failure the target is
+ * left as it was. */
+LAYSIM_API int laysim_target_set(laysim_ctx *cx, laysim_target *t, const char *key,
+                                 const char *value);
+LAYSIM_API void laysim_target_free(laysim_target *t);
+LAYSIM_API const char *laysim_target_name(const laysim_target *t);
+/* The hash `laysim sim --print-target` prints. */
+LAYSIM_API uint64_t laysim_target_hash(const laysim_target *t);
+
+/* ---- latency tables (docs/costmodel.md) -------------------------------------------- */
+
+/* The datasheet table of a target. */
+LAYSIM_API int laysim_table_default(laysim_ctx *cx, const laysim_target *t, laysim_table **out);
+/* A table file (JSON, as `laysim calibrate` writes). */
+LAYSIM_API int laysim_table_load(laysim_ctx *cx, const char *path, laysim_table **out);
+/* Written atomically. */
+LAYSIM_API int laysim_table_write(laysim_ctx *cx, const laysim_table *tb, const char *path);
+LAYSIM_API void laysim_table_free(laysim_table *tb);
+
+/* Fit a table from traces and/or the built-in microbenchmarks (`laysim calibrate`).
+ * prior: NULL = the target's datasheet table; traces: NULL or a NULL-terminated list of
+ * .lstrace paths; microbench: 1 to run the microbenchmarks on the target. */
+LAYSIM_API int laysim_calibrate(laysim_ctx *cx, const laysim_target *t, const laysim_table *prior,
+                                const char *const *traces, int microbench, laysim_table **out);
+
+/* ---- instances: model + target + table -> the priced layout selection problem ------- */
+
+/* Enumerate and price every configuration of every op, as `laysim problem` does. The
+ * instance keeps its own copies of the target and table; the model must outlive it.
+ * table: NULL = the target's datasheet table. */
+LAYSIM_API int laysim_instance_new(laysim_ctx *cx, const laysim_model *m, const laysim_target *t,
+                                   const laysim_table *table, laysim_instance **out);
+LAYSIM_API void laysim_instance_free(laysim_instance *in);
+/* The instance's problem (borrowed: lives as long as the instance). */
+LAYSIM_API const laysim_problem *laysim_instance_problem(const laysim_instance *in);
+
+/* ---- problems (.lsp, docs/design.md) ----------------------------------------------- */
+
+LAYSIM_API int laysim_problem_read(laysim_ctx *cx, const char *path, laysim_problem **out);
+/* Written atomically in the normative format. */
+LAYSIM_API int laysim_problem_write(laysim_ctx *cx, const laysim_problem *p, const char *path);
+/* Build a problem by hand, in the order of a .lsp file: declare each tensor (L layouts,
+ * labels NULL or L names, transpose NULL when L == 1 or the L x L row-major matrix with a
+ * zero diagonal) before its producer; add ops in topological order (in: nin tensor ids,
+ * out: a tensor id or -1), each followed by its configurations (layouts of the inputs in
+ * order, then of the output). Ids are dense from 0. laysim_problem_finish checks the whole
+ * problem; only a finished problem can be solved or written. */
+LAYSIM_API int laysim_problem_new(laysim_ctx *cx, laysim_problem **out);
+LAYSIM_API int laysim_problem_add_tensor(laysim_ctx *cx, laysim_problem *p, const char *name,
+                                         int32_t nlayouts, const char *const *labels,
+                                         const int64_t *transpose, int32_t *id);
+LAYSIM_API int laysim_problem_add_op(laysim_ctx *cx, laysim_problem *p, const char *name,
+                                     const char *kind, int32_t nin, const int32_t *in,
+                                     int32_t out, int32_t *id);
+LAYSIM_API int laysim_problem_add_config(laysim_ctx *cx, laysim_problem *p, int32_t op,
+                                         int64_t cost, const int32_t *layouts);
+LAYSIM_API int laysim_problem_finish(laysim_ctx *cx, laysim_problem *p);
+/* Only for problems from laysim_problem_read or _new (not borrowed ones). */
+LAYSIM_API void laysim_problem_free(laysim_problem *p);
+LAYSIM_API int32_t laysim_problem_ops(const laysim_problem *p);
+LAYSIM_API int32_t laysim_problem_tensors(const laysim_problem *p);
+/* Names; NULL when out of range. Ops are in topological order. */
+LAYSIM_API const char *laysim_problem_op_name(const laysim_problem *p, int32_t op);
+LAYSIM_API const char *laysim_problem_op_kind(const laysim_problem *p, int32_t op);
+LAYSIM_API const char *laysim_problem_tensor_name(const laysim_problem *p, int32_t tensor);
+/* Feasible configurations of op (0 when out of range). */
+LAYSIM_API int32_t laysim_problem_op_configs(const laysim_problem *p, int32_t op);
+/* The objective of a full assignment (cfg[op] for every op), or -1 when one is out of
+ * range. */
+LAYSIM_API int64_t laysim_problem_eval(const laysim_problem *p, const int32_t *cfg);
+
+/* ---- solving (docs/solvers.md) ----------------------------------------------------- */
+
+/* The cost of running an assignment (nops configuration indices), lower is better; for
+ * laysim, simulated cycles. Return 0, or non-zero to stop the solver with an error. A
+ * design that cannot run scores HUGE_VAL. */
+typedef int (*laysim_reward_fn)(void *user, const int32_t *cfg, int32_t nops, double *reward);
+
+typedef struct laysim_solve_options {
+    double time_limit;             /* seconds; <= 0: none */
+    uint64_t seed;                 /* randomized solvers (default 1) */
+    int threads;                   /* solvers that use threads (default 1) */
+    uint64_t node_limit;           /* count budget; 0: none */
+    const char *const *params;     /* NULL or NULL-terminated "key=value" knobs */
+    /* mcts's reward. NULL: laysim_instance_solve uses the simulated time of the program
+     * (compile + simulate on the instance's target); laysim_solve has none. */
+    laysim_reward_fn reward;
+    void *reward_user;
+} laysim_solve_options;
+
+/* Defaults: no limits, seed 1, one thread, no params, no reward. */
+LAYSIM_API void laysim_solve_options_init(laysim_solve_options *o);
+/* The number of registered solvers, and the name and summary of solver i (NULL when out
+ * of range). */
+LAYSIM_API int32_t laysim_solver_count(void);
+LAYSIM_API const char *laysim_solver_name(int32_t i);
+LAYSIM_API const char *laysim_solver_summary(int32_t i);
+
+/* Run solver `solver` on a problem. o: NULL = defaults. The cost is re-checked against an
+ * independent evaluation of the objective. */
+LAYSIM_API int laysim_solve(laysim_ctx *cx, const laysim_problem *p, const char *solver,
+                            const laysim_solve_options *o, laysim_solution **out);
+/* The same on an instance's problem; mcts gets the simulated time as its reward unless
+ * o->reward is set. */
+LAYSIM_API int laysim_instance_solve(laysim_ctx *cx, const laysim_instance *in, const char *solver,
+                                     const laysim_solve_options *o, laysim_solution **out);
+
+/* ---- solutions (.sol) -------------------------------------------------------------- */
+
+enum laysim_solution_status { LAYSIM_UNKNOWN = 0, LAYSIM_FEASIBLE = 1, LAYSIM_OPTIMAL = 2 };
+
+/* A .sol for problem p (names must be p's ops); its cost is verified. */
+LAYSIM_API int laysim_solution_read(laysim_ctx *cx, const laysim_problem *p, const char *path,
+                                    laysim_solution **out);
+LAYSIM_API int laysim_solution_write(laysim_ctx *cx, const laysim_problem *p,
+                                     const laysim_solution *s, const char *path);
+LAYSIM_API void laysim_solution_free(laysim_solution *s);
+/* enum laysim_solution_status, and its name ("optimal", "feasible", "unknown"). */
+LAYSIM_API int laysim_solution_status(const laysim_solution *s);
+LAYSIM_API const char *laysim_solution_status_name(const laysim_solution *s);
+/* 1 when the solution has an assignment (every op configured). */
+LAYSIM_API int laysim_solution_has_assignment(const laysim_solution *s);
+/* The objective (undefined without an assignment). */
+LAYSIM_API int64_t laysim_solution_cost(const laysim_solution *s);
+/* 1 and *bound = the proven lower bound when the solver proved one. */
+LAYSIM_API int laysim_solution_bound(const laysim_solution *s, int64_t *bound);
+/* Wall-clock seconds of the solve (0 for a solution read from a file). */
+LAYSIM_API double laysim_solution_seconds(const laysim_solution *s);
+/* The configuration index of op (-1 without an assignment or out of range). */
+LAYSIM_API int32_t laysim_solution_config(const laysim_solution *s, int32_t op);
+/* The layout tensor `tensor` is produced in: its index (-1 when out of range or without
+ * an assignment), and in *label (may be NULL) its label ("p:hidden") or NULL when the
+ * problem has no labels for it. */
+LAYSIM_API int32_t laysim_solution_layout(const laysim_problem *p, const laysim_solution *s,
+                                          int32_t tensor, const char **label);
+
+/* ---- programs and the simulator ---------------------------------------------------- */
+
+/* Lower every op of the instance's model under the solution's configurations (NULL: cfg 0
+ * everywhere), inserting one conversion per distinct consumer layout (`laysim compile`). */
+LAYSIM_API int laysim_compile(laysim_ctx *cx, const laysim_instance *in, const laysim_solution *s,
+                              laysim_program **out);
+/* Program text (.lsprog, docs/formats.md). */
+LAYSIM_API int laysim_program_load(laysim_ctx *cx, const char *path, laysim_program **out);
+LAYSIM_API int laysim_program_write(laysim_ctx *cx, const laysim_program *pr, const char *path);
+LAYSIM_API void laysim_program_free(laysim_program *pr);
+LAYSIM_API uint64_t laysim_program_instructions(const laysim_program *pr);
+
+/* Engines, in the order of laysim_sim_result.engine: pe, act, dve, pool, dma. */
+#define LAYSIM_ENGINES 5
+LAYSIM_API const char *laysim_engine_name(int engine);
+
+typedef struct laysim_engine_result {
+    uint64_t instructions;
+    uint64_t busy_cycles;          /* in the engine's own clock */
+    double utilization;            /* busy time / total time */
+} laysim_engine_result;
+
+typedef struct laysim_sim_result {
+    uint64_t cycles;               /* total, in the target's base clock */
+    double ns;
+    uint64_t instructions;
+    uint64_t dma_bytes;
+    double conversion_share;       /* layout conversions' share of instruction time */
+    laysim_engine_result engine[LAYSIM_ENGINES];
+} laysim_sim_result;
+
+/* Run a program on target t (`laysim sim`); trace_path: NULL, or a .lstrace to write with
+ * one record per instruction. */
+LAYSIM_API int laysim_simulate(laysim_ctx *cx, const laysim_target *t, const laysim_program *pr,
+                               const char *trace_path, laysim_sim_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
