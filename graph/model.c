@@ -1,4 +1,4 @@
-/* graph/model: zoo:NAME | config.json | .lg -> graph. */
+/* graph/model: zoo:NAME | config.json | .onnx | .lg -> graph. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,6 +6,7 @@
 #include "graph/hf.h"
 #include "graph/lg.h"
 #include "graph/model.h"
+#include "graph/onnx.h"
 #include "util/fileio.h"
 
 int model_opts_any(const struct zoo_opts *o)
@@ -43,6 +44,17 @@ static int load_raw(const char *spec, const struct zoo_opts *opts, struct graph 
         }
         return rc;
     }
+    if (ends_with(spec, ".onnx") || (!json && onnx_sniff(buf, len))) {
+        if (opts->layers || opts->hidden || opts->image || opts->dtype >= 0) {
+            free(buf);
+            return ls_error_set(err, LS_ERR_INPUT, spec, 0, 0,
+                                "--layers, --hidden, --image and --dtype scale zoo: models and "
+                                "config.json files; an ONNX model takes --input, --batch, --seq");
+        }
+        rc = onnx_import(spec, buf, len, opts, out, err);
+        free(buf);
+        return rc;
+    }
     if (!json) {
         size_t i = 0;
         while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
@@ -59,11 +71,12 @@ static int load_raw(const char *spec, const struct zoo_opts *opts, struct graph 
             rc = zoo_arch_build(&a, out, err);
         return rc;
     }
-    if (model_opts_any(opts)) {
+    if (model_opts_any(opts) || opts->inputs) {
         free(buf);
         return ls_error_set(err, LS_ERR_INPUT, spec, 0, 0,
                             "scaling options (--layers, --seq, --batch, --hidden...) apply to "
-                            "zoo: models and config.json files, not to graph files");
+                            "zoo: models and config.json files and --input/--batch/--seq to "
+                            "ONNX models, not to graph files");
     }
     rc = graph_read(spec, buf, len, out, err);
     free(buf);
