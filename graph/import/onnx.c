@@ -441,8 +441,8 @@ static int read_inputs(struct ox *x)
                            dt);
         char nm[GRAPH_MAX_NAME + 1];
         unique_name(x, vi->name, "", nm, sizeof nm);
-        int weight = looks_like_param(vi->name) && !roles[0];
         int has_role = strchr(roles, 'b') || strchr(roles, 's');
+        int weight = looks_like_param(vi->name) && !has_role;
         v->t = weight ? graph_weight(x->g, nm, ld, rank, dims, NULL)
                       : graph_input(x->g, nm, ld, rank, dims, has_role ? roles : NULL);
         if (v->t < 0)
