@@ -42,8 +42,43 @@ static const struct quick_scale *quick_of(const char *name)
     return NULL;
 }
 
+/* A model file (an .onnx, .lg or config.json path): its row is named after the file. */
+static int is_model_file(const char *s)
+{
+    size_t n = strlen(s);
+    return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".onnx")) ||
+           (n > 3 && !strcmp(s + n - 3, ".lg")) || (n > 5 && !strcmp(s + n - 5, ".json"));
+}
+
+static int add_file_model(struct study_models *ms, const char *path, struct ls_error *err)
+{
+    if (strlen(path) >= sizeof ms->m[0].spec)
+        return ls_error_msg(err, LS_ERR_INPUT, "--models: path '%s' is longer than %zu bytes",
+                            path, sizeof ms->m[0].spec - 1);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(base, "."), base);
+    if (!strcmp(base, "config.json") && base != path)   /* HF: the directory's name */
+        snprintf(name, sizeof name, "%.*s", (int)(base - 1 - path), path);
+    for (size_t i = 0; i < ms->n; i++)
+        if (!strcmp(ms->m[i].name, name))
+            return ls_error_msg(err, LS_ERR_INPUT, "--models: %s listed twice", name);
+    if (ls_vec_reserve_((void **)&ms->m, &ms->cap, ms->n + 1, sizeof *ms->m))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    struct study_model *m = &ms->m[ms->n++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    snprintf(m->spec, sizeof m->spec, "%s", path);
+    snprintf(m->family, sizeof m->family, "file");
+    snprintf(m->group, sizeof m->group, "complex");
+    zoo_opts_init(&m->opts);
+    return 0;
+}
+
 static int add_model(struct study_models *ms, const char *name, int quick, struct ls_error *err)
 {
+    if (is_model_file(name))
+        return add_file_model(ms, name, err);
     const struct zoo_entry *e = NULL;
     for (size_t i = 0; i < zoo_count(); i++)
         if (!strcmp(zoo_entry(i)->name, name))
