@@ -149,7 +149,9 @@ static int op_binary(struct ox *x, enum graph_op_kind k)
         int32_t b = operand(x, i);
         if (b < 0 || unify(x, &acc, &b))
             return -1;
-        snprintf(sfx, sizeof sfx, i == n - 1 && !cmp ? "" : ".%d", i);
+        snprintf(sfx, sizeof sfx, ".%d", i);
+        if (i == n - 1 && !cmp)
+            sfx[0] = 0;
         acc = graph_binary(x->g, ox_name(x, sfx, nm, sizeof nm), k, acc, b);
     }
     if (cmp && acc >= 0)

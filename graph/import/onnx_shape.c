@@ -307,7 +307,9 @@ int oxo_slice(struct ox *x)
         /* a reversed range is taken as the forward range of the same extent (docs) */
         int64_t step = st[i] < 0 ? -st[i] : st[i];
         int64_t lo = st[i] < 0 ? b[i] + st[i] * (c[i] - 1) : b[i];
-        snprintf(sfx, sizeof sfx, i == last ? "" : ".ax%d", i);
+        snprintf(sfx, sizeof sfx, ".ax%d", i);
+        if (i == last)
+            sfx[0] = 0;
         t = graph_slice(x->g, ox_name(x, sfx, nm, sizeof nm), t, i, lo,
                         lo + step * (c[i] - 1) + 1, step);
     }
@@ -483,7 +485,9 @@ static int32_t resize_to(struct ox *x, int32_t t, const int64_t *out)
         char nm[GRAPH_MAX_NAME + 1], sfx[32];
         snprintf(sfx, sizeof sfx, ".idx%d", a);
         int32_t ids = ox_block(x, sfx, LS_DT_INT32, 1, &out[a]);
-        snprintf(sfx, sizeof sfx, a == last ? "" : ".ax%d", a);
+        snprintf(sfx, sizeof sfx, ".ax%d", a);
+        if (a == last)
+            sfx[0] = 0;
         t = graph_gather(x->g, ox_name(x, sfx, nm, sizeof nm), t, ids, a);
     }
     return t;
@@ -552,7 +556,9 @@ int oxo_tile(struct ox *x)
         for (int k = 0; k < rep[a]; k++)
             parts[k] = t;
         char nm[GRAPH_MAX_NAME + 1], sfx[32];
-        snprintf(sfx, sizeof sfx, a == last ? "" : ".ax%d", a);
+        snprintf(sfx, sizeof sfx, ".ax%d", a);
+        if (a == last)
+            sfx[0] = 0;
         t = graph_concat(x->g, ox_name(x, sfx, nm, sizeof nm), (int)rep[a], parts, a);
     }
     return ox_bind(x, 0, t);
