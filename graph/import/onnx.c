@@ -72,12 +72,26 @@ enum ls_dtype ox_dtype(int dt)
     }
 }
 
-int64_t ox_numel(const struct ox_val *v)
+int64_t ox_dims_numel(int rank, const int64_t *dims)
 {
     int64_t n = 1;
-    for (int i = 0; i < v->rank; i++)
-        n = v->dims[i] > 0 && n > INT64_MAX / v->dims[i] ? INT64_MAX : n * v->dims[i];
+    for (int i = 0; i < rank; i++)
+        if (dims[i] <= 0)
+            return 0;
+    for (int i = 0; i < rank; i++)
+        n = n > INT64_MAX / dims[i] ? INT64_MAX : n * dims[i];
     return n;
+}
+
+int64_t ox_numel(const struct ox_val *v)
+{
+    return ox_dims_numel(v->rank, v->dims);
+}
+
+int64_t ox_i64(double d)
+{
+    const double lim = 4611686018427387904.0;   /* 2^62 */
+    return d != d ? 0 : d >= lim ? (int64_t)lim : d <= -lim ? -(int64_t)lim : (int64_t)d;
 }
 
 static int name_char_ok(char c)
@@ -190,7 +204,8 @@ struct ox_val *ox_bind_const(struct ox *x, int k, int onnx_dt, int rank, const i
     v->defined = v->konst = 1;
     v->onnx_dt = onnx_dt;
     v->rank = rank;
-    memcpy(v->dims, dims, sizeof(int64_t) * (size_t)rank);
+    if (rank > 0)
+        memcpy(v->dims, dims, sizeof(int64_t) * (size_t)rank);
     return v;
 }
 
@@ -253,7 +268,7 @@ int ox_in_ints(struct ox *x, int k, int64_t *out, int max)
     if (!v->konst || !v->vals || n > max)
         return -2;
     for (int64_t i = 0; i < n; i++)
-        out[i] = (int64_t)v->vals[i];
+        out[i] = ox_i64(v->vals[i]);
     return (int)n;
 }
 

@@ -77,10 +77,7 @@ static struct ox_val *out(struct ox *x, int dt, int rank, const int64_t *dims)
 
 static int64_t numel_of(int rank, const int64_t *d)
 {
-    int64_t n = 1;
-    for (int i = 0; i < rank; i++)
-        n *= d[i];
-    return n;
+    return ox_dims_numel(rank, d);
 }
 
 /* Elementwise ops with broadcasting over up to 3 inputs (Where). */
@@ -195,6 +192,8 @@ static int fold_gather(struct ox *x)
     memcpy(d, a->dims, sizeof(int64_t) * (size_t)ax);
     memcpy(d + ax, ix->dims, sizeof(int64_t) * (size_t)ix->rank);
     memcpy(d + ax + ix->rank, a->dims + ax + 1, sizeof(int64_t) * (size_t)(r - ax - 1));
+    if (numel_of(ro, d) > OX_MAX_CONST)
+        return 0;
     struct ox_val *o = out(x, a->onnx_dt, ro, d);
     if (!o)
         return -1;
@@ -202,7 +201,7 @@ static int fold_gather(struct ox *x)
     int64_t ni = ox_numel(ix), n = a->dims[ax];
     for (int64_t i = 0; i < outer; i++)
         for (int64_t j = 0; j < ni; j++) {
-            int64_t k = (int64_t)ix->vals[j];
+            int64_t k = ox_i64(ix->vals[j]);
             if (k < -n || k >= n)
                 return ox_fail(x, "index %lld out of range for size %lld", (long long)k,
                                (long long)n);
@@ -243,7 +242,7 @@ static int fold_range(struct ox *x)
     if (dl == 0)
         return ox_fail(x, "delta is 0");
     double cnt = ceil((lim - st) / dl);
-    int64_t n = cnt > 0 ? (int64_t)cnt : 0;
+    int64_t n = cnt > 0 ? ox_i64(cnt) : 0;
     if (n > OX_MAX_CONST)
         return ox_fail(x, "range of %lld elements", (long long)n);
     struct ox_val *o = out(x, ox_in(x, 0)->onnx_dt, 1, &n);
@@ -290,7 +289,7 @@ static int fold_expand(struct ox *x)
     if (ns > OX_MAX_RANK)
         return ox_fail(x, "shape of rank %d", ns);
     for (int i = 0; i < ns; i++)
-        sd[i] = (int64_t)s->vals[i];
+        sd[i] = ox_i64(s->vals[i]);
     if (oxo_broadcast_shape(x, a->rank, a->dims, ns, sd, &r, d))
         return -1;
     if (numel_of(r, d) > OX_MAX_CONST)

@@ -47,6 +47,10 @@ struct ox_val *ox_val(struct ox *x, const char *name);     /* NULL when out of m
 int ox_fail(struct ox *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 enum ls_dtype ox_dtype(int onnx_dt);
 int64_t ox_numel(const struct ox_val *v);
+/* Product of rank dims, 0 when any is 0, saturating at INT64_MAX (no overflow). */
+int64_t ox_dims_numel(int rank, const int64_t *dims);
+/* A constant's element as an integer: clamped to +-2^62, NaN as 0 (no undefined casts). */
+int64_t ox_i64(double d);
 /* The IR tensor of a value, creating the weight of a constant on first use (dtype like:
  * an IR dtype to use for a constant without a float/int type preference, or -1). */
 int32_t ox_tensor(struct ox *x, struct ox_val *v, int like);

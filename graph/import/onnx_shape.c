@@ -48,9 +48,8 @@ int ox_reshape_target(struct ox *x, int rank, const int64_t *dims, int *orank, i
         if (a < -rank || a > rank)
             return ox_fail(x, "axis %lld out of range for rank %d", (long long)a, rank);
         a = a < 0 ? a + rank : a;
-        odims[0] = odims[1] = 1;
-        for (int i = 0; i < rank; i++)
-            odims[i >= a] *= dims[i];
+        odims[0] = ox_dims_numel((int)a, dims);
+        odims[1] = ox_dims_numel(rank - (int)a, dims + a);
         *orank = 2;
         return 0;
     }
@@ -103,9 +102,7 @@ int ox_reshape_target(struct ox *x, int rank, const int64_t *dims, int *orank, i
     if (n < 0)
         return n == -3 ? LS_ERR_INPUT : ox_fail(x, "no target shape");
     int allowzero = (int)ox_attr_i(x, "allowzero", 0), infer = -1;
-    int64_t known = 1, total = 1;
-    for (int i = 0; i < rank; i++)
-        total *= dims[i];
+    int64_t known = 1, total = ox_dims_numel(rank, dims);
     for (int i = 0; i < n; i++) {
         int64_t d = v[i];
         if (d == 0 && !allowzero) {
@@ -122,14 +119,14 @@ int ox_reshape_target(struct ox *x, int rank, const int64_t *dims, int *orank, i
             return ox_fail(x, "target dim %d is %lld", i, (long long)v[i]);
         }
         odims[i] = d;
-        known *= d;
     }
+    known = ox_dims_numel(n, odims);
     if (infer >= 0) {
         if (known < 1 || total % known)
             return ox_fail(x, "cannot infer the -1 dim: %lld elements over %lld",
                            (long long)total, (long long)known);
         odims[infer] = total / known;
-        known = total;
+        known = ox_dims_numel(n, odims);
     }
     if (known != total)
         return ox_fail(x, "%lld elements cannot become %lld", (long long)total, (long long)known);
@@ -371,7 +368,7 @@ int oxo_gather(struct ox *x)
     int64_t n = s->dims[axis].size;
     char nm[GRAPH_MAX_NAME + 1];
     if (iv->konst && iv->vals && iv->rank == 0) {   /* one index: a slice, axis dropped */
-        int64_t i = (int64_t)iv->vals[0];
+        int64_t i = ox_i64(iv->vals[0]);
         if (i < -n || i >= n)
             return ox_fail(x, "index %lld out of range for size %lld", (long long)i,
                            (long long)n);
@@ -514,11 +511,11 @@ int oxo_resize(struct ox *x)
     for (int a = 0; a < r; a++) {
         int64_t d = s->dims[a].size;
         if (sz && sz->konst && sz->vals && ox_numel(sz) == r)
-            out[a] = (int64_t)sz->vals[a];
+            out[a] = ox_i64(sz->vals[a]);
         else if (sc && sc->konst && sc->vals && ox_numel(sc) == r)
-            out[a] = (int64_t)floor((double)d * sc->vals[a]);
+            out[a] = ox_i64(floor((double)d * sc->vals[a]));
         else if (!sc && !sz && sa && sa->n_floats == (size_t)r)
-            out[a] = (int64_t)floor((double)d * sa->floats[a]);
+            out[a] = ox_i64(floor((double)d * sa->floats[a]));
         else {
             int rr;
             if (oxo_value_info(x, 0, &rr, out) || rr != r)
