@@ -51,7 +51,7 @@ static int is_int_type(int dt)
 /* Integer graph inputs become initializers holding their test data. Returns the tensors
  * added (freed by the caller) via *added. */
 static void inline_int_inputs(const char *dir, Onnx__ModelProto *m, Onnx__TensorProto **added,
-                              size_t *nadded, Onnx__TensorProto ***inits)
+                              char **names, size_t *nadded, Onnx__TensorProto ***inits)
 {
     Onnx__GraphProto *g = m->graph;
     *nadded = 0;
@@ -67,7 +67,8 @@ static void inline_int_inputs(const char *dir, Onnx__ModelProto *m, Onnx__Tensor
         Onnx__TensorProto *t = read_tensor(dir, "input", i);
         if (!t)
             continue;
-        t->name = g->input[i]->name;   /* borrowed: reset before freeing */
+        names[*nadded] = t->name;   /* its own name, restored before freeing */
+        t->name = g->input[i]->name;
         added[(*nadded)++] = t;
         (*inits)[n++] = t;
     }
@@ -92,10 +93,11 @@ static int check_model(const char *dir, const char *name)
             return -1;
         }
     Onnx__TensorProto *added[64];
+    char *names[64];
     size_t nadded = 0, nold = m->graph->n_initializer;
     Onnx__TensorProto **inits = NULL, **old = m->graph->initializer;
     if (m->graph->n_input < 64)
-        inline_int_inputs(dir, m, added, &nadded, &inits);
+        inline_int_inputs(dir, m, added, names, &nadded, &inits);
     size_t plen = onnx__model_proto__get_packed_size(m);
     uint8_t *packed = malloc(plen);
     onnx__model_proto__pack(m, packed);
@@ -105,7 +107,7 @@ static int check_model(const char *dir, const char *name)
         free(inits);
     }
     for (size_t i = 0; i < nadded; i++) {
-        added[i]->name = NULL;
+        added[i]->name = names[i];
         onnx__tensor_proto__free_unpacked(added[i], NULL);
     }
     struct graph *g = NULL;

@@ -246,7 +246,8 @@ int ox_attr_ints(struct ox *x, const char *name, int64_t *out, int max)
     if (a->n_ints > (size_t)max)
         return ox_fail(x, "attribute '%s' has %zu values (at most %d)", name, a->n_ints, max),
                -3;
-    memcpy(out, a->ints, a->n_ints * sizeof *out);
+    if (a->n_ints)   /* protobuf-c leaves ints NULL when empty */
+        memcpy(out, a->ints, a->n_ints * sizeof *out);
     return (int)a->n_ints;
 }
 
@@ -255,7 +256,9 @@ const char *ox_attr_s(const struct ox *x, const char *name, char *buf, size_t n)
     const Onnx__AttributeProto *a = ox_attr(x, name);
     if (!a || !a->has_s)
         return NULL;
-    snprintf(buf, n, "%.*s", (int)(a->s.len < n ? a->s.len : n - 1), (const char *)a->s.data);
+    buf[0] = 0;
+    if (a->s.len && a->s.data)
+        snprintf(buf, n, "%.*s", (int)(a->s.len < n ? a->s.len : n - 1), (const char *)a->s.data);
     return buf;
 }
 
