@@ -236,6 +236,67 @@ static int fold_slice(struct ox *x)
     return FOLDED;
 }
 
+static int fold_transpose(struct ox *x)
+{
+    struct ox_val *a = ox_in(x, 0);
+    int r = a->rank, perm[OX_MAX_RANK], used[OX_MAX_RANK] = {0};
+    int64_t p[OX_MAX_RANK], d[OX_MAX_RANK], stride[OX_MAX_RANK];
+    int n = ox_attr_ints(x, "perm", p, OX_MAX_RANK);
+    if (n == -3)
+        return -1;
+    if (n >= 0 && n != r)
+        return ox_fail(x, "perm has %d entries for rank %d", n, r);
+    for (int i = 0; i < r; i++) {
+        perm[i] = n < 0 ? r - 1 - i : (int)p[i];
+        if (perm[i] < 0 || perm[i] >= r || used[perm[i]]++)
+            return ox_fail(x, "perm is not a permutation of 0..%d", r - 1);
+        d[i] = a->dims[perm[i]];
+    }
+    for (int i = r - 1, s = 1; i >= 0; s *= (int)a->dims[i], i--)
+        stride[i] = s;
+    struct ox_val *o = out(x, a->onnx_dt, r, d);
+    if (!o)
+        return -1;
+    for (int64_t i = 0; i < ox_numel(o); i++) {
+        int64_t rem = i, off = 0;
+        for (int k = r - 1; k >= 0; k--) {
+            off += (rem % d[k]) * stride[perm[k]];
+            rem /= d[k];
+        }
+        o->vals[i] = a->vals[off];
+    }
+    return FOLDED;
+}
+
+/* ScatterND(data, indices[..., k], updates): each index tuple overwrites a slice. */
+static int fold_scatter_nd(struct ox *x)
+{
+    struct ox_val *a = ox_in(x, 0), *ix = ox_in(x, 1), *up = ox_in(x, 2);
+    int r = a->rank, k = ix->rank ? (int)ix->dims[ix->rank - 1] : 0;
+    if (ix->rank < 1 || k < 1 || k > r)
+        return ox_fail(x, "indices must end in an axis of 1..%d", r);
+    int64_t slice = ox_dims_numel(r - k, a->dims + k), nt = ox_numel(ix) / k;
+    if (ox_numel(up) != nt * slice)
+        return ox_fail(x, "updates have %lld elements, expected %lld",
+                       (long long)ox_numel(up), (long long)(nt * slice));
+    struct ox_val *o = out(x, a->onnx_dt, r, a->dims);
+    if (!o)
+        return -1;
+    memcpy(o->vals, a->vals, sizeof(double) * (size_t)ox_numel(a));
+    for (int64_t t = 0; t < nt; t++) {
+        int64_t off = 0;
+        for (int j = 0; j < k; j++) {
+            int64_t i = ox_i64(ix->vals[t * k + j]), n = a->dims[j];
+            if (i < -n || i >= n)
+                return ox_fail(x, "index %lld out of range for size %lld", (long long)i,
+                               (long long)n);
+            off = off * n + (i < 0 ? i + n : i);
+        }
+        memcpy(o->vals + off * slice, up->vals + t * slice, sizeof(double) * (size_t)slice);
+    }
+    return FOLDED;
+}
+
 static int fold_range(struct ox *x)
 {
     double st = ox_in(x, 0)->vals[0], lim = ox_in(x, 1)->vals[0], dl = ox_in(x, 2)->vals[0];
@@ -340,6 +401,10 @@ int ox_fold(struct ox *x)
         return fold_range(x);
     if (!strcmp(op, "Cast"))
         return fold_cast(x);
+    if (!strcmp(op, "Transpose"))
+        return fold_transpose(x);
+    if (!strcmp(op, "ScatterND") && nd->n_input == 3 && ox_in(x, 1) && ox_in(x, 2))
+        return fold_scatter_nd(x);
     if (!strcmp(op, "Expand") && ox_in(x, 1))
         return fold_expand(x);
     return 0;

@@ -281,6 +281,15 @@ static int op_cast(struct ox *x)
     return ox_bind(x, 0, graph_cast(x->g, ox_name(x, "", nm, sizeof nm), t, to));
 }
 
+/* ScatterND/ScatterElements on tensors: the data's shape, a copy (updates not modelled). */
+static int op_scatter(struct ox *x)
+{
+    int32_t t = oxo_req(x, 0);
+    char nm[GRAPH_MAX_NAME + 1];
+    return ox_bind(x, 0, t < 0 ? -1 : graph_unary(x->g, ox_name(x, "", nm, sizeof nm),
+                                                  GRAPH_OP_COPY, t));
+}
+
 /* ---- operators that produce constants ---- */
 
 static int op_shape(struct ox *x)
@@ -412,7 +421,8 @@ static const struct op_entry ops[] = {
     {"ReduceSumSquare", op_reduce}, {"ArgMax", op_arg}, {"ArgMin", op_arg},
     {"Cast", op_cast}, {"CastLike", op_cast}, {"Shape", op_shape}, {"Size", op_shape},
     {"Constant", op_constant}, {"ConstantOfShape", op_constant_of_shape},
-    {"Identity", op_alias}, {"Dropout", op_alias},
+    {"Identity", op_alias}, {"Dropout", op_alias}, {"ScatterND", op_scatter},
+    {"ScatterElements", op_scatter},
 };
 
 int ox_import_node(struct ox *x)
