@@ -252,7 +252,8 @@ int cli_model_opt_set(struct zoo_opts *o, const char *name, const char *value,
                     : !strcmp(name, "seq")    ? &o->seq
                     : !strcmp(name, "batch")  ? &o->batch
                     : !strcmp(name, "hidden") ? &o->hidden
-                    : !strcmp(name, "image")  ? &o->image : NULL;
+                    : !strcmp(name, "image")  ? &o->image
+                    : !strcmp(name, "decode") ? &o->decode : NULL;
     if (!slot)
         return ls_error_msg(err, LS_ERR_INPUT, "unknown scaling option --%s", name);
     char *end = NULL;
@@ -267,8 +268,8 @@ int cli_model_opt_set(struct zoo_opts *o, const char *name, const char *value,
 
 int cli_model_opt(struct zoo_opts *zo, int c, const char *arg, int *rc)
 {
-    static const char *const names[] = {"layers", "seq",   "batch",    "hidden",
-                                        "image",  "dtype", "autocast", "input"};
+    static const char *const names[] = {"layers", "seq",      "batch",  "hidden", "image",
+                                        "dtype",  "autocast", "decode", "input"};
     if (c < CLI_OPT_LAYERS || c > CLI_OPT_INPUT)
         return 0;
     struct ls_error err;

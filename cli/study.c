@@ -35,7 +35,6 @@ const char cmd_study_help[] =
     "  --quick             the default model set: one model per family, scaled down\n"
     "  --models SET        quick (default), full (every zoo model, published size),\n"
     "                      all-quick (every zoo model, quick scale), or NAME[:quick],...\n"
-    "                      where NAME may also be a model file (.onnx, .lg, config.json)\n"
     CLI_TARGET_HELP
     "  --out DIR           output directory (default out/study)\n"
     "  --resume            keep DIR/results.sqlite and skip (model, target) cells in it\n"

@@ -10,7 +10,7 @@
 
 const char cmd_zoo_help[] =
     "usage: laysim zoo [--json] [--layers N] [--seq N] [--batch N] [--hidden N]\n"
-    "                  [--image N] [--dtype T] [NAME...]\n"
+    "                  [--image N] [--dtype T] [--decode N] [NAME...]\n"
     "\n"
     "Build every model of the built-in zoo (or the NAMEs given) and list its family,\n"
     "operator count (sources and returns included), compute operators, tensors and the\n"
@@ -27,6 +27,8 @@ const char cmd_zoo_help[] =
     "  --hidden N    model width (heads keep their size; FFN widths scale along)\n"
     "  --image N     image side in pixels (vision and multimodal models)\n"
     "  --dtype T     fp32, bf16, fp16 or fp8\n"
+    "  --decode N    the one-token decode step over a KV cache of N tokens (decoder\n"
+    "                models; others are skipped or, when named, rejected; not with --seq)\n"
     "\n"
     "Without NAMEs, a model that cannot take an option (--layers 1 for ResNet) is\n"
     "skipped with a note on stderr.\n"
@@ -49,7 +51,8 @@ int cmd_zoo(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},          {"layers", required_argument, NULL, 'L'},
         {"seq", required_argument, NULL, 'S'},     {"batch", required_argument, NULL, 'B'},
         {"hidden", required_argument, NULL, 'H'},  {"image", required_argument, NULL, 'I'},
-        {"dtype", required_argument, NULL, 'D'},   {"help", no_argument, NULL, 'h'},
+        {"dtype", required_argument, NULL, 'D'},   {"decode", required_argument, NULL, 'K'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int json = 0, c, idx = 0;
@@ -63,7 +66,7 @@ int cmd_zoo(int argc, char **argv)
         switch (c) {
         case 'j': json = 1; break;
         case 'h': fputs(cmd_zoo_help, stdout); return CLI_OK;
-        case 'L': case 'S': case 'B': case 'H': case 'I': case 'D':
+        case 'L': case 'S': case 'B': case 'H': case 'I': case 'D': case 'K':
             if (cli_model_opt_set(&zo, opts[idx].name, optarg, &err))
                 return cli_usage("zoo", "%s", err.msg);
             break;

@@ -27,6 +27,13 @@ void cg_tensor_layouts(const struct graph *g, int32_t t, struct cg_layouts *out)
     for (int i = 0; i < x->shape.rank; i++)
         if (i != def && x->shape.dims[i].size > 1)
             out->pax[out->n++] = i;
+    /* A row vector [1,..,1,H] of rank >= 3 (one token of a decode step, [B=1,1,H]) also
+     * has the row layout: the extent-1 axis before H on partitions, all of H on one
+     * partition's free axis, so a norm along an H wider than the partitions has a
+     * configuration. Rank 2 ([1,C] classifier inputs, [1,S] ids) keeps the plain rule. */
+    int r = x->shape.rank;
+    if (out->n == 1 && def == r - 1 && r >= 3 && x->role != GRAPH_ROLE_WEIGHT)
+        out->pax[out->n++] = r - 2;
 }
 
 int cg_layout_index(const struct graph *g, int32_t t, int pax)

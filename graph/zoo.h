@@ -89,6 +89,9 @@ struct zoo_arch {
     enum zoo_join join;
     int64_t merge;               /* ZOO_JOIN_MERGE: spatial merge factor */
     int64_t resampler_queries;   /* ZOO_JOIN_RESAMPLE */
+    int64_t decode;              /* > 0: the one-token decode step of the decoder over a KV
+                                    cache of `decode` tokens, the new one included
+                                    (docs/zoo.md "Decode steps"); 0: the prefill graph */
 };
 
 /* Scaling overrides; 0 (or -1 for dtype) keeps the model's default. */
@@ -100,6 +103,8 @@ struct zoo_opts {
     int64_t hidden;     /* model width (heads scale to keep the head size; FFN scales too) */
     int64_t image;      /* image side in pixels (vision models) */
     int dtype;          /* enum ls_dtype or -1 */
+    int64_t decode;     /* KV cache length N: build the one-token decode step instead of the
+                           prefill (decoder models only; excludes seq) */
     /* Not a scaling option: the dtype pass model_load applies to every model source (zoo,
      * config.json, .lg); zoo_build ignores it. enum graph_autocast, default MATMUL. */
     int autocast;
@@ -124,7 +129,8 @@ const struct zoo_entry *zoo_entry(size_t i);   /* NULL when out of range */
  * (the message lists the known ones). */
 int zoo_arch_get(const char *name, struct zoo_arch *a, struct ls_error *err);
 /* Apply scaling overrides; LS_ERR_INPUT naming the option when a value does not fit
- * (hidden size not a multiple of the head size, unsupported ResNet depth...). */
+ * (hidden size not a multiple of the head size, unsupported ResNet depth, --decode on a
+ * model without a decoder or together with --seq...). */
 int zoo_arch_scale(struct zoo_arch *a, const struct zoo_opts *o, struct ls_error *err);
 /* Check the hyperparameters (positive sizes, divisibility); LS_ERR_INPUT naming the field. */
 int zoo_arch_check(const struct zoo_arch *a, struct ls_error *err);

@@ -34,7 +34,7 @@
 
 struct study_model {
     char name[64];        /* the row key: "bert-base" */
-    char spec[256];       /* model_load spec: "zoo:bert-base", or a file path */
+    char spec[1024];      /* model_load spec: "zoo:bert-base", or a model file's path */
     char family[32];      /* zoo family of the entry ("encoder", "vision"...) */
     char group[32];       /* Table 1 group: "dense" or "complex" */
     struct zoo_opts opts; /* scaling */
@@ -49,9 +49,9 @@ struct study_models {
 /* SET: "quick" (default set: one model per architecture family, scaled down so the whole
  * study takes a few minutes on 2 cores), "full" (every zoo model at its published size),
  * "all-quick" (every zoo model at the quick scale), or a comma-separated list of zoo names
- * (optionally NAME:quick to take the quick scale) and model files (a path with a '/' or
- * ending in .onnx, .lg or .json; the row is named after the file, family "file").
- * LS_ERR_INPUT naming the bad entry. */
+ * (optionally NAME:quick to take the quick scale) and model files (an entry with a '/' or
+ * ending in .json, .lg or .onnx: its path, row key its base name, or the directory name of
+ * a .../NAME/model.json). LS_ERR_INPUT naming the bad entry. */
 int study_models_select(const char *set, struct study_models *out, struct ls_error *err);
 void study_models_free(struct study_models *ms);
 

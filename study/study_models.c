@@ -42,24 +42,23 @@ static const struct quick_scale *quick_of(const char *name)
     return NULL;
 }
 
-/* A model file (an .onnx, .lg or config.json path): its row is named after the file. */
-static int is_model_file(const char *s)
+/* A model file (a path: it names a directory or ends in .json/.lg/.onnx): its row key is
+ * the base name (the parent directory's too for model.json), its spec the path. */
+static int add_file(struct study_models *ms, const char *path, struct ls_error *err)
 {
-    size_t n = strlen(s);
-    return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".onnx")) ||
-           (n > 3 && !strcmp(s + n - 3, ".lg")) || (n > 5 && !strcmp(s + n - 5, ".json"));
-}
-
-static int add_file_model(struct study_models *ms, const char *path, struct ls_error *err)
-{
-    if (strlen(path) >= sizeof ms->m[0].spec)
-        return ls_error_msg(err, LS_ERR_INPUT, "--models: path '%s' is longer than %zu bytes",
-                            path, sizeof ms->m[0].spec - 1);
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    char name[64];
-    snprintf(name, sizeof name, "%.*s", (int)strcspn(base, "."), base);
-    if (!strcmp(base, "config.json") && base != path)   /* HF: the directory's name */
-        snprintf(name, sizeof name, "%.*s", (int)(base - 1 - path), path);
+    size_t len = strlen(path);
+    if (len >= sizeof ms->m[0].spec)
+        return ls_error_msg(err, LS_ERR_INPUT, "--models: path too long: %s", path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char name[sizeof ms->m[0].name];
+    snprintf(name, sizeof name, "%s", base);
+    if (!strcmp(base, "model.json") && base > path + 1) { /* .../NAME/model.json -> NAME */
+        const char *p = base - 1;
+        while (p > path && p[-1] != '/')
+            p--;
+        snprintf(name, sizeof name, "%.*s", (int)(base - 1 - p), p);
+    }
     for (size_t i = 0; i < ms->n; i++)
         if (!strcmp(ms->m[i].name, name))
             return ls_error_msg(err, LS_ERR_INPUT, "--models: %s listed twice", name);
@@ -75,11 +74,20 @@ static int add_file_model(struct study_models *ms, const char *path, struct ls_e
     return 0;
 }
 
+static int is_path(const char *s)
+{
+    size_t n = strlen(s);
+    return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json")) ||
+           (n > 3 && !strcmp(s + n - 3, ".lg")) || (n > 5 && !strcmp(s + n - 5, ".onnx"));
+}
+
 static int add_model(struct study_models *ms, const char *name, int quick, struct ls_error *err)
 {
-    if (is_model_file(name))
-        return add_file_model(ms, name, err);
     const struct zoo_entry *e = NULL;
+    if (is_path(name))
+        return quick ? ls_error_msg(err, LS_ERR_INPUT, "--models: %s: ':quick' applies to zoo "
+                                    "models only", name)
+                     : add_file(ms, name, err);
     for (size_t i = 0; i < zoo_count(); i++)
         if (!strcmp(zoo_entry(i)->name, name))
             e = zoo_entry(i);

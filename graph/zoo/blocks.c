@@ -264,16 +264,35 @@ static int32_t repeat_kv(struct zb *z, const char *name, int32_t x, int64_t g)
                          GRAPH_DIMS(b, kv * g, s, hd), "batch,heads,seq,head_dim");
 }
 
-int32_t zb_attention(struct zb *z, const char *name, int32_t x, int32_t mem,
-                     const struct zoo_stack *s, int64_t out, int rotary, int causal)
+/* A cached K or V of a decode step: graph input "<scope><name>" [B,kvh,len,hd]. */
+static int32_t kv_cache(struct zb *z, const char *name, int64_t kvh, int64_t len, int64_t hd)
 {
-    int self = mem == x;
-    int64_t b = zb_dim(z, x, 0), sq = zb_dim(z, x, 1), sk = zb_dim(z, mem, 1);
+    char full[512];
+    snprintf(full, sizeof full, "%s%s", z->path, name);
+    return zb_input(z, full, z->dt, GRAPH_DIMS(z->batch, kvh, len, hd),
+                    "batch,heads,seq,head_dim");
+}
+
+/* Decode: the kv_len - 1 cached positions followed by the new token's k or v [B,kvh,1,hd]. */
+static int32_t append_cache(struct zb *z, const char *name, int32_t x)
+{
+    char cn[160], an[160];
+    snprintf(cn, sizeof cn, "%s_cache", name);
+    snprintf(an, sizeof an, "%s.append", name);
+    int32_t c = kv_cache(z, cn, zb_dim(z, x, 1), z->kv_len - 1, zb_dim(z, x, 3));
+    return graph_concat(z->g, an, 2, (const int32_t[]){c, x}, 2);
+}
+
+/* q, k, v projections of x (k and v from mem), head-split, q/k-normed, rotated: q
+ * [B,nh,Sq,hd], k and v [B,kvh,Sk,hd]. A cached memory (ZB_MEM_CACHED) projects q only. */
+static void project_qkv(struct zb *z, int32_t x, int32_t mem, const struct zoo_stack *s,
+                        int rotary, int32_t qkv_out[3])
+{
+    int self = mem == x, cached = mem == ZB_MEM_CACHED;
     int64_t nh = s->heads, kvh = s->kv_heads ? s->kv_heads : s->heads, hd = s->head_dim;
-    int bias = s->bias || s->qkv_bias;
+    int bias = s->bias || s->qkv_bias, hn = s->qk_norm == ZOO_QKNORM_HEAD;
     struct graph *g = z->g;
-    int32_t q, k, v;
-    zb_push(z, name, 0);
+    int32_t q, k = -1, v = -1;
     if (s->fused_qkv && self) {
         int32_t qkv = zb_linear(z, "qkv", x, (nh + 2 * kvh) * hd, bias);
         q = graph_slice(g, "q", qkv, 2, 0, nh * hd, 1);
@@ -281,28 +300,57 @@ int32_t zb_attention(struct zb *z, const char *name, int32_t x, int32_t mem,
         v = graph_slice(g, "v", qkv, 2, (nh + kvh) * hd, (nh + 2 * kvh) * hd, 1);
     } else {
         q = zb_linear(z, "q", x, nh * hd, bias);
-        k = zb_linear(z, "k", mem, kvh * hd, bias);
-        v = zb_linear(z, "v", mem, kvh * hd, bias);
+        if (!cached) {
+            k = zb_linear(z, "k", mem, kvh * hd, bias);
+            v = zb_linear(z, "v", mem, kvh * hd, bias);
+        }
     }
     if (s->qk_norm == ZOO_QKNORM_FULL) {
         q = zb_norm(z, "q_norm", q, ZOO_RMSNORM);
-        k = zb_norm(z, "k_norm", k, ZOO_RMSNORM);
+        if (!cached)
+            k = zb_norm(z, "k_norm", k, ZOO_RMSNORM);
     }
-    int hn = s->qk_norm == ZOO_QKNORM_HEAD;
     q = split_heads(z, "q", q, nh, hd, hn);
-    k = split_heads(z, "k", k, kvh, hd, hn);
-    v = split_heads(z, "v", v, kvh, hd, 0);
+    if (cached) {   /* the memory's keys and values were projected once, at prefill */
+        k = kv_cache(z, "k_cache", kvh, z->mem_len, hd);
+        v = kv_cache(z, "v_cache", kvh, z->mem_len, hd);
+    } else {
+        k = split_heads(z, "k", k, kvh, hd, hn);
+        v = split_heads(z, "v", v, kvh, hd, 0);
+    }
     if (rotary && self) {
         q = rope(z, "q.rope", q);
         k = rope(z, "k.rope", k);
     }
+    if (self && z->kv_len > 0) {
+        k = append_cache(z, "k", k);
+        v = append_cache(z, "v", v);
+    }
+    qkv_out[0] = q;
+    qkv_out[1] = k;
+    qkv_out[2] = v;
+}
+
+int32_t zb_attention(struct zb *z, const char *name, int32_t x, int32_t mem,
+                     const struct zoo_stack *s, int64_t out, int rotary, int causal)
+{
+    int self = mem == x;
+    int64_t b = zb_dim(z, x, 0), sq = zb_dim(z, x, 1);
+    int64_t nh = s->heads, kvh = s->kv_heads ? s->kv_heads : s->heads, hd = s->head_dim;
+    struct graph *g = z->g;
+    int32_t qkv[3];
+    zb_push(z, name, 0);
+    project_qkv(z, x, mem, s, rotary, qkv);
+    int32_t q = qkv[0], k = qkv[1], v = qkv[2];
+    int64_t sk = zb_dim(z, k, 2);
     if (kvh < nh) {
         k = repeat_kv(z, "k", k, nh / kvh);
         v = repeat_kv(z, "v", v, nh / kvh);
     }
     /* scores [B,nh,Sq,Sk]; the 1/sqrt(hd) scale is folded into Wq (docs/zoo.md) */
     int32_t sc = graph_batch_matmul(g, "scores", q, k, 1);
-    if (causal && self) {
+    /* a decode step's one query is the last position: it sees the whole cache, no mask */
+    if (causal && self && z->kv_len == 0) {
         char mn[64];
         snprintf(mn, sizeof mn, "causal_mask.%lld", (long long)sq);
         int32_t m = zb_input(z, mn, z->dt, GRAPH_DIMS(1, 1, sq, sk), ",,seq,seq");
@@ -407,7 +455,7 @@ static int32_t sublayer(struct zb *z, const char *name, int kind, int32_t x, int
 int32_t zb_layer(struct zb *z, int32_t x, int32_t mem, const struct zoo_stack *s, int rotary)
 {
     x = sublayer(z, "self", SUB_SELF, x, -1, s, rotary);
-    if (mem >= 0)
+    if (mem >= 0 || mem == ZB_MEM_CACHED)
         x = sublayer(z, "cross", SUB_CROSS, x, mem, s, 0);
     return sublayer(z, "ffn", SUB_FFN, x, -1, s, 0);
 }

@@ -54,7 +54,8 @@ int zoo_arch_check(const struct zoo_arch *a, struct ls_error *err)
         return ls_error_msg(err, LS_ERR_INPUT, "unknown model family %d", (int)a->family);
     if (chk(err, "", "batch", a->batch, 1, 1 << 16) ||
         chk(err, "", "seq", a->seq, 1, LIM_DIM) ||
-        chk(err, "", "vocab_size", a->vocab, 1, 1 << 24))
+        chk(err, "", "vocab_size", a->vocab, 1, 1 << 24) ||
+        (a->decode && chk(err, "", "decode", a->decode, 2, LIM_DIM)))
         return LS_ERR_INPUT;
     if ((unsigned)a->dtype >= LS_DT_COUNT)
         return ls_error_msg(err, LS_ERR_INPUT, "bad dtype %d", (int)a->dtype);

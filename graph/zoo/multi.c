@@ -9,7 +9,10 @@ int32_t zb_build_whisper(struct zb *z, const struct zoo_arch *a)
     const struct zoo_stack *e = &a->main, *d = &a->aux;
     int64_t b = a->batch, t = a->src_seq, h = e->hidden;
     int32_t mem = -1;
-    if (a->whisper_parts & 1) {
+    if (a->decode) {   /* the encoder ran at prefill; cross K/V of its t frames are cached */
+        mem = ZB_MEM_CACHED;
+        z->mem_len = t;
+    } else if (a->whisper_parts & 1) {
         /* log-mel frames [B, mels, 1, 2T]: the 1-D convolutions as conv2d over a unit height */
         int32_t mel = zb_input(z, "mel", z->dt, GRAPH_DIMS(b, a->mels, 1, 2 * t),
                                "batch,mels,,frames");
@@ -83,9 +86,10 @@ static int32_t vlm_join(struct zb *z, const struct zoo_arch *a, int32_t v)
     return graph_fail(z->g, LS_ERR_INTERNAL, "zoo: unknown join %d", (int)a->join);
 }
 
-int32_t zb_build_vlm(struct zb *z, const struct zoo_arch *a)
+/* The vision tower and join: image tokens [B,N',Hd] for the language model. */
+static int32_t vlm_image_tokens(struct zb *z, const struct zoo_arch *a)
 {
-    const struct zoo_stack *m = &a->main, *v = &a->aux;
+    const struct zoo_stack *v = &a->aux;
     int64_t b = a->batch, n = (a->image / a->patch) * (a->image / a->patch);
     int32_t img = zb_input(z, "image", z->dt, GRAPH_DIMS(b, a->channels, a->image, a->image),
                            "batch,channels,height,width");
@@ -94,12 +98,21 @@ int32_t zb_build_vlm(struct zb *z, const struct zoo_arch *a)
     x = zb_add(z, "pos", x, zb_weight(z, "pos.table", GRAPH_DIMS(n, v->hidden), "seq,hidden"));
     zb_pop(z);
     x = zb_stack(z, "vision", x, -1, v, 0, 1);
-    int32_t im = vlm_join(z, a, x);
+    return vlm_join(z, a, x);
+}
+
+/* A decode step has no image input: the image tokens sit in the language model's KV cache
+ * with the text, so the step is the language model alone. */
+int32_t zb_build_vlm(struct zb *z, const struct zoo_arch *a)
+{
+    const struct zoo_stack *m = &a->main;
+    int32_t im = a->decode ? -1 : vlm_image_tokens(z, a);
     int32_t table = -1;
-    int32_t ids = zb_input(z, "ids", LS_DT_INT32, GRAPH_DIMS(b, a->seq), "batch,seq");
+    int32_t ids = zb_input(z, "ids", LS_DT_INT32, GRAPH_DIMS(a->batch, a->seq), "batch,seq");
     zb_push(z, "embed", 0);
-    int32_t t = zb_embed(z, "word", ids, a->vocab, m->hidden, &table);
-    int32_t y = graph_concat(z->g, "join", 2, (const int32_t[]){im, t}, 1);
+    int32_t y = zb_embed(z, "word", ids, a->vocab, m->hidden, &table);
+    if (im >= 0)
+        y = graph_concat(z->g, "join", 2, (const int32_t[]){im, y}, 1);
     if (a->pos == ZOO_POS_LEARNED) {
         int64_t tot = zb_dim(z, y, 1);
         y = zb_add(z, "pos", y, zb_weight(z, "pos.table", GRAPH_DIMS(tot, m->hidden),

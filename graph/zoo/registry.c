@@ -390,10 +390,51 @@ static int scale_stack(struct zoo_stack *s, int64_t h, struct ls_error *err)
     return 0;
 }
 
+/* 1 when the description has a causal decoder whose one-token step can be built. */
+static int has_decoder(const struct zoo_arch *a)
+{
+    switch (a->family) {
+    case ZOO_DECODER:
+    case ZOO_ENCDEC:
+    case ZOO_MUSICGEN:
+    case ZOO_VLM:
+        return 1;
+    case ZOO_WHISPER:
+        return (a->whisper_parts & 2) != 0;
+    default:
+        return 0;
+    }
+}
+
+/* --decode N: one new token per sequence (seq 1) over a KV cache of N tokens. */
+static int scale_decode(struct zoo_arch *a, const struct zoo_opts *o, struct ls_error *err)
+{
+    if (o->seq)
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "--seq and --decode exclude each other: a decode step has one new "
+                            "token per sequence and --decode N sets its KV cache length");
+    if (o->decode < 2)
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "--decode %lld: the KV cache holds the new token and at least one "
+                            "earlier one, so N >= 2 (one token alone is the prefill --seq 1)",
+                            (long long)o->decode);
+    if (!has_decoder(a))
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "--decode: '%s' (family %s) has no decoder, so no KV cache to step "
+                            "over; decode steps need a decoder-only, MoE, encoder-decoder, "
+                            "whisper decoder, musicgen or vision-language model",
+                            a->name, zoo_family_name(a->family));
+    a->decode = o->decode;
+    a->seq = 1;
+    return 0;
+}
+
 int zoo_arch_scale(struct zoo_arch *a, const struct zoo_opts *o, struct ls_error *err)
 {
     if (!o)
         return 0;
+    if (o->decode && scale_decode(a, o, err))
+        return LS_ERR_INPUT;
     if (o->layers) {
         int64_t l = o->layers;
         switch (a->family) {
@@ -473,6 +514,7 @@ int zoo_arch_build(const struct zoo_arch *a, struct graph **out, struct ls_error
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     struct zb z;
     zb_init(&z, g, a->dtype, a->batch);
+    z.kv_len = a->decode;
     static int32_t (*const build[ZOO_FAMILY_COUNT])(struct zb *, const struct zoo_arch *) = {
         [ZOO_ENCODER] = zb_build_encoder,   [ZOO_ENCDEC] = zb_build_encdec,
         [ZOO_DECODER] = zb_build_decoder,   [ZOO_WHISPER] = zb_build_whisper,

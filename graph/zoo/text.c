@@ -48,15 +48,21 @@ static int32_t lm_head(struct zb *z, const struct zoo_arch *a, int32_t x, int32_
     return zb_linear(z, "logits", x, a->vocab, 0);
 }
 
+/* Decode steps run the decoder only: the encoder ran once at prefill and each layer's
+ * cross-attention reads its cached K/V of src_seq positions. */
 int32_t zb_build_encdec(struct zb *z, const struct zoo_arch *a)
 {
     const struct zoo_stack *e = &a->main, *d = &a->aux;
-    int32_t table = -1;
-    int32_t src = zb_input(z, "src_ids", LS_DT_INT32, GRAPH_DIMS(a->batch, a->src_seq),
-                           "batch,seq");
+    int32_t table = -1, mem = ZB_MEM_CACHED;
+    if (a->decode) {
+        z->mem_len = a->src_seq;
+    } else {
+        int32_t src = zb_input(z, "src_ids", LS_DT_INT32, GRAPH_DIMS(a->batch, a->src_seq),
+                               "batch,seq");
+        int32_t x = embed_tokens(z, "enc_embed", src, &table, a, e->hidden, 1, 1);
+        mem = zb_stack(z, "enc", x, -1, e, 0, e->norm_pos != ZOO_POST);
+    }
     int32_t tgt = zb_input(z, "ids", LS_DT_INT32, GRAPH_DIMS(a->batch, a->seq), "batch,seq");
-    int32_t x = embed_tokens(z, "enc_embed", src, &table, a, e->hidden, 1, 1);
-    int32_t mem = zb_stack(z, "enc", x, -1, e, 0, e->norm_pos != ZOO_POST);
     int32_t y = embed_tokens(z, "dec_embed", tgt, &table, a, d->hidden, 1, 1);
     y = zb_stack(z, "dec", y, mem, d, 0, d->norm_pos != ZOO_POST);
     return graph_output(z->g, lm_head(z, a, y, table));
@@ -89,9 +95,14 @@ int32_t zb_build_musicgen(struct zb *z, const struct zoo_arch *a)
     }
     x = zb_add(z, "pos", x, zb_weight(z, "pos.table", GRAPH_DIMS(sq, h), "seq,hidden"));
     zb_pop(z);
-    int32_t cond = zb_input(z, "cond", z->dt, GRAPH_DIMS(b, a->src_seq, a->cond_dim),
-                            "batch,seq,hidden");
-    int32_t mem = zb_linear(z, "enc_to_dec", cond, h, 1);
+    int32_t mem = ZB_MEM_CACHED;   /* decode: cross K/V of the conditioning are cached */
+    if (a->decode) {
+        z->mem_len = a->src_seq;
+    } else {
+        int32_t cond = zb_input(z, "cond", z->dt, GRAPH_DIMS(b, a->src_seq, a->cond_dim),
+                                "batch,seq,hidden");
+        mem = zb_linear(z, "enc_to_dec", cond, h, 1);
+    }
     x = zb_stack(z, "dec", x, mem, s, 0, 1);
     int32_t r = -1;
     for (int64_t k = 0; k < a->codebooks; k++) {

@@ -20,7 +20,15 @@ struct zb {
     char path[256], wpath[256];      /* activation prefix, weight prefix */
     size_t plen[ZB_DEPTH], wlen[ZB_DEPTH];
     int depth;
+    /* Decode steps (docs/zoo.md): kv_len > 0 makes every self-attention attend over a KV
+     * cache of kv_len >= 2 tokens (kv_len - 1 cached, graph inputs "<scope>k_cache" and
+     * "<scope>v_cache", plus the new token's); cross-attention given ZB_MEM_CACHED reads
+     * cached K/V of mem_len memory positions instead of projecting a memory tensor. */
+    int64_t kv_len, mem_len;
 };
+
+/* The `mem` argument of a layer/stack/attention whose memory K/V are cached (decode). */
+#define ZB_MEM_CACHED (-2)
 
 void zb_init(struct zb *z, struct graph *g, enum ls_dtype dt, int64_t batch);
 /* Enter a name scope ("attn"); layer scopes are left out of weight names while sharing. */

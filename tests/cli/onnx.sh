@@ -24,6 +24,10 @@ expect_err "--input 'x=3xx5'" "--input names the bad entry"
 expect 2 "--hidden on onnx" "$LAYSIM" graph "$CNN" --hidden 64
 expect_err "ONNX model takes --input" "--hidden rejected for ONNX"
 expect 2 "--input on .lg" "$LAYSIM" graph "$T/a.lg" --input x=1x2
+# the same flag gives a TF.js model's input shape (graph/tfjs.h inputs hook)
+expect 0 "--input on TF.js" "$LAYSIM" graph "$SRC/tests/data/tfjs/cnn.json" --input image=2x32x32x3 \
+    -o "$T/t.lg"
+if grep -q '^input image fp32 \[2,32,32,3\]' "$T/t.lg"; then ok; else bad "--input image ignored"; fi
 
 # the whole loop and every other model command
 expect 0 "problem" "$LAYSIM" problem "$CNN" -o "$T/p.lsp"

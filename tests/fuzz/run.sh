@@ -9,7 +9,7 @@
 #               (default build-fuzz in the source tree; env FUZZ_OUT)
 #   -b          build only, do not fuzz
 #   -j JOBS     fuzz JOBS targets at a time (default 1; env FUZZ_JOBS)
-#   TARGET      lg lsp sol lstrace csv prog target hf onnx cmtable (default: all)
+#   TARGET      lg lsp sol lstrace csv prog target hf tfjs onnx cmtable (default: all)
 #
 # Every target first replays its reproducers (tests/data/fuzz/TARGET/*), then fuzzes from a
 # corpus seeded with the repository's examples and test data. Exits 1 when any target
@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-ALL="lg lsp sol lstrace csv prog target hf onnx cmtable"
+ALL="lg lsp sol lstrace csv prog target hf tfjs onnx cmtable"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -42,7 +42,7 @@ CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC -I$
 # Layers each target links (lowest last) and its external libraries.
 layers_of() {
     case $1 in
-    lg | hf | onnx) echo "graph util" ;;
+    lg | hf | tfjs | onnx) echo "graph util" ;;
     lsp | sol) echo "solver util" ;;
     lstrace | csv) echo "traces util" ;;
     prog | target) echo "sim traces util" ;;
@@ -60,6 +60,7 @@ seeds_of() {
     sol) ls "$SRC"/tests/data/lsp/*.sol ;;
     prog) ls "$SRC"/tests/data/prog/*.lsprog "$SRC"/tests/data/prog/bad/*.lsprog ;;
     hf) ls "$SRC"/tests/data/hf/*.json ;;
+    tfjs) ls "$SRC"/tests/data/tfjs/*.json ;;
     onnx) ls "$SRC"/tests/data/onnx/*.onnx "$SRC"/tests/data/onnx/bad/*.onnx ;;
     *) ;;  # lstrace, csv: written by seed_traces (below)
     esac

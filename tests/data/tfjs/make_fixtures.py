@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Writes the small TF.js graph-model fixtures of tests/cli/tfjs.sh (run from this directory).
+
+Each fixture is a model.json in the layout tfjs_converter writes: modelTopology.node with
+base64 string attrs and decimal-string ints, weights listed in weightsManifest (no .bin:
+float weights need only their shapes). Shape constants carry their values inline (intVal)."""
+import base64
+import json
+
+
+def s(x):
+    return {"s": base64.b64encode(x.encode()).decode()}
+
+
+def ints(*v):
+    return {"list": {"i": [str(i) for i in v]}}
+
+
+def shape(*dims):
+    return {"dim": [{"size": str(d)} for d in dims]}
+
+
+class M:
+    def __init__(self):
+        self.nodes, self.weights = [], []
+
+    def node(self, name, op, inputs=(), **attr):
+        n = {"name": name, "op": op, "attr": attr}
+        if inputs:
+            n["input"] = list(inputs)
+        self.nodes.append(n)
+        return name
+
+    def input(self, name, *dims):
+        return self.node(name, "Placeholder", dtype={"type": "DT_FLOAT"},
+                         shape={"shape": shape(*dims)})
+
+    def weight(self, name, *dims):
+        self.weights.append({"name": name, "shape": list(dims), "dtype": "float32"})
+        return self.node(name, "Const", dtype={"type": "DT_FLOAT"},
+                         value={"tensor": {"dtype": "DT_FLOAT", "tensorShape": shape(*dims)}})
+
+    def ints(self, name, *vals, dims=None):
+        dims = [len(vals)] if dims is None else dims
+        return self.node(name, "Const", dtype={"type": "DT_INT32"},
+                         value={"tensor": {"dtype": "DT_INT32", "tensorShape": shape(*dims),
+                                           "intVal": list(vals)}})
+
+    def write(self, path):
+        doc = {"format": "graph-model", "generatedBy": "laysim tests",
+               "modelTopology": {"node": self.nodes, "versions": {"producer": 1}},
+               "weightsManifest": [{"paths": ["weights.bin"], "weights": self.weights}]}
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+
+
+T = {"T": {"type": "DT_FLOAT"}}
+NHWC = {"data_format": s("NHWC")}
+
+
+def cnn():
+    """Convolutions, pooling, padding, normalization, shape arithmetic and a dense head."""
+    m = M()
+    x = m.input("image", -1, 32, 32, 3)
+    w1, b1 = m.weight("w1", 3, 3, 3, 16), m.weight("b1", 16)
+    c1 = m.node("conv1", "_FusedConv2D", [x, w1, b1], **NHWC, strides=ints(1, 2, 2, 1),
+                padding=s("SAME"), dilations=ints(1, 1, 1, 1), num_args={"i": "1"},
+                fused_ops={"list": {"s": [s("BiasAdd")["s"], s("Relu")["s"]]}})
+    dw = m.weight("dw", 3, 3, 16, 1)
+    d = m.node("dw1", "DepthwiseConv2dNative", [c1, dw], **NHWC, strides=ints(1, 1, 1, 1),
+               padding=s("SAME"), dilations=ints(1, 1, 1, 1))
+    r6 = m.node("relu6", "Relu6", [d], **T)
+    a = m.weight("alpha", 16)
+    pr = m.node("prelu", "Prelu", [r6, a], **T)
+    mp = m.node("pool", "MaxPool", [pr], **NHWC, ksize=ints(1, 2, 2, 1),
+                strides=ints(1, 2, 2, 1), padding=s("VALID"))
+    pads = m.ints("pads", 0, 0, 1, 1, 1, 1, 0, 0, dims=[4, 2])
+    pd = m.node("pad", "Pad", [mp, pads], **T)
+    w2 = m.weight("w2", 3, 3, 16, 32)
+    c2 = m.node("conv2", "Conv2D", [pd, w2], **NHWC, strides=ints(1, 1, 1, 1),
+                padding=s("VALID"), dilations=ints(1, 1, 1, 1))
+    sc, of, mu, va = (m.weight(n, 32) for n in ("bn_s", "bn_o", "bn_m", "bn_v"))
+    bn = m.node("bn", "FusedBatchNormV3", [c2, sc, of, mu, va], **T, **NHWC,
+                epsilon={"f": 0.001})
+    sg = m.node("sig", "Sigmoid", [bn], **T)
+    size = m.ints("size", 16, 16)
+    up = m.node("up", "ResizeBilinear", [sg, size], **T)
+    mp2 = m.node("avg", "AvgPool", [up], **NHWC, ksize=ints(1, 2, 2, 1),
+                 strides=ints(1, 2, 2, 1), padding=s("SAME"))
+    ax = m.ints("axis3", 3, dims=[])
+    cat = m.node("cat", "ConcatV2", [mp2, bn, ax], **T, N={"i": "2"})
+    red = m.ints("hw", 1, 2)
+    mean = m.node("gap", "Mean", [cat, red], **T, keep_dims={"b": False})
+    shp = m.node("shape", "Shape", [mean], **T)
+    b0, b1_, st = m.ints("beg0", 0), m.ints("beg1", 1), m.ints("st1", 1)
+    batch = m.node("batch", "StridedSlice", [shp, b0, b1_, st], **T,
+                   shrink_axis_mask={"i": "1"})
+    m1 = m.ints("m1", -1, dims=[])
+    tgt = m.node("target", "Pack", [batch, m1], **T, axis={"i": "0"})
+    flat = m.node("flat", "Reshape", [mean, tgt], **T)
+    wd, bd = m.weight("wd", 64, 10), m.weight("bd", 10)
+    fc = m.node("fc", "_FusedMatMul", [flat, wd, bd], **T, transpose_a={"b": False},
+                transpose_b={"b": False}, num_args={"i": "1"},
+                fused_ops={"list": {"s": [s("BiasAdd")["s"]]}})
+    sm = m.node("probs", "Softmax", [fc], **T)
+    m.node("Identity", "Identity", [sm], **T)
+    return m
+
+
+def post():
+    """Elementwise math, slicing, splitting, batched matmuls and bounded selections."""
+    m = M()
+    x = m.input("feat", 1, 8, 6)
+    sq = m.node("sq", "Square", [x], **T)
+    rs = m.node("rs", "Rsqrt", [sq], **T)
+    th = m.node("th", "Tanh", [rs], **T)
+    half = m.weight("half", 1)
+    mx = m.node("mx", "Maximum", [th, half], **T)
+    mn = m.node("mn", "Minimum", [mx, half], **T)
+    sub = m.node("sub", "Sub", [mn, x], **T)
+    dv = m.node("dv", "RealDiv", [sub, half], **T)
+    perm = m.ints("perm", 0, 2, 1)
+    tr = m.node("tr", "Transpose", [dv, perm], **T)
+    bmm = m.node("bmm", "BatchMatMulV2", [dv, tr], **T, adj_x={"b": False}, adj_y={"b": False})
+    two = m.ints("two", 2, dims=[])
+    sp = m.node("split", "Split", [two, bmm], **T, num_split={"i": "2"})
+    ad = m.node("add", "AddV2", [sp, sp + ":1"], **T)
+    b = m.ints("sb", 0, 0, 1)
+    e = m.ints("se", 1, 4, 4)
+    st = m.ints("sstride", 1, 1, 2)
+    ss = m.node("ss", "StridedSlice", [ad, b, e, st], **T, begin_mask={"i": "1"})
+    sq0 = m.node("squeeze", "Squeeze", [ss], **T, squeeze_dims=ints(0))
+    un = m.node("unpack", "Unpack", [sq0], **T, num={"i": "4"}, axis={"i": "0"})
+    pk = m.node("pack", "Pack", [un, un + ":1", un + ":3"], **T, axis={"i": "1"})
+    mpad = m.ints("mpad", 1, 1, 0, 0, dims=[2, 2])
+    mp = m.node("mirror", "MirrorPad", [pk, mpad], **T, mode=s("REFLECT"))
+    mul = m.ints("mult", 1, 2)
+    tl = m.node("tile", "Tile", [mp, mul], **T)
+    k = m.ints("k", 3, dims=[])
+    tk = m.node("topk", "TopKV2", [tl, k], **T)
+    idx = m.ints("idx", 0, 2)
+    ga = m.node("gather", "GatherV2", [tk, idx, m.ints("ax0", 0, dims=[])], **T)
+    m.node("out_vals", "Identity", [ga], **T)
+    boxes = m.input("boxes", 20, 4)
+    scores = m.input("scores", 20)
+    mo = m.ints("max_out", 5, dims=[])
+    iou = m.weight("iou", 1)
+    nms = m.node("nms", "NonMaxSuppressionV5", [boxes, scores, mo, iou, iou, iou], **T)
+    ids = m.node("ids_f", "Cast", [nms], SrcT={"type": "DT_INT32"}, DstT={"type": "DT_FLOAT"})
+    m.node("out_ids", "Identity", [ids], **T)
+    return m
+
+
+def bad_cases():
+    cases = {}
+    m = M()
+    x = m.input("x", 1, 4)
+    m.node("y", "Cumsum", [x, m.ints("a", 0, dims=[])], **T)
+    cases["unsupported.json"] = m
+    m = M()
+    x = m.input("x", 1, 4)
+    m.node("y", "Relu", [x, "nowhere"], **T)
+    cases["missing_input.json"] = m
+    m = M()
+    x = m.input("x", 1, 4)
+    m.node("a", "AddV2", [x, "b"], **T)
+    m.node("b", "Relu", ["a"], **T)
+    cases["cycle.json"] = m
+    m = M()
+    x = m.input("x", 1, 4)
+    m.node("y", "Relu", [x], **T)
+    m.nodes[-1]["input"] = 7
+    cases["wrong_type.json"] = m
+    m = M()
+    x = m.input("x", 1, 4)
+    tgt = m.node("t", "Shape", [x], **T)
+    sq = m.node("v", "Relu", [x], **T)
+    m.node("y", "Reshape", [x, m.node("tt", "Cast", [sq], DstT={"type": "DT_INT32"})], **T)
+    cases["dynamic_reshape.json"] = m
+    return cases
+
+
+if __name__ == "__main__":
+    cnn().write("cnn.json")
+    post().write("post.json")
+    for name, m in bad_cases().items():
+        m.write("bad_" + name)
+    with open("bad_malformed.json", "w") as f:
+        f.write('{"modelTopology": {"node": [{"name": "x", "op": "Placeholder",}]}}\n')

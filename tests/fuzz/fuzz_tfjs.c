@@ -1,0 +1,44 @@
+// libFuzzer target for the TF.js graph-model import (graph/import/tfjs*.c). Not built by
+// default: tests/fuzz/run.sh builds and runs it (see tests/fuzz/README.md).
+/* The input is a model.json text; no weight shards exist beside it, so constants whose
+ * values shapes need must be inline. Import must give a valid graph that writes as .lg and
+ * re-reads equal, or LS_ERR_INPUT with a message. Anything else aborts. Unknown dims get
+ * small sizes so a mutated shape cannot make the graph huge. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "graph/graph.h"
+#include "graph/lg.h"
+#include "graph/tfjs.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct tfjs_opts o;
+    tfjs_opts_init(&o);
+    o.image = 8;
+    struct ls_error err;
+    ls_error_clear(&err);
+    struct graph *g = NULL;
+    int rc = tfjs_import("fuzz-no-such-dir/model.json", (const char *)data, size, &o, &g, &err);
+    if (rc) {
+        if (g || rc != LS_ERR_INPUT || err.msg[0] == 0)
+            abort();
+        return 0;
+    }
+    if (graph_validate(g, &err))
+        abort();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp || graph_write(g, fp, &err))
+        abort();
+    fclose(fp);
+    struct graph *h = NULL;
+    if (graph_read("again.lg", buf, len, &h, &err) || !graph_equal(g, h, NULL, 0))
+        abort();
+    graph_free(h);
+    graph_free(g);
+    free(buf);
+    return 0;
+}
