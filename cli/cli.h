@@ -82,7 +82,7 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double *ou
 
 /* Scaling options of every command that takes a MODEL (zoo:NAME, .lg, config.json). */
 enum { CLI_OPT_LAYERS = 0x200, CLI_OPT_SEQ, CLI_OPT_BATCH, CLI_OPT_HIDDEN, CLI_OPT_IMAGE,
-       CLI_OPT_DTYPE, CLI_OPT_AUTOCAST, CLI_OPT_DECODE };
+       CLI_OPT_DTYPE, CLI_OPT_AUTOCAST, CLI_OPT_DECODE, CLI_OPT_INPUT };
 #define CLI_MODEL_LONGOPTS                                                              \
     {"layers", required_argument, NULL, CLI_OPT_LAYERS},                                \
         {"seq", required_argument, NULL, CLI_OPT_SEQ},                                  \
@@ -91,21 +91,27 @@ enum { CLI_OPT_LAYERS = 0x200, CLI_OPT_SEQ, CLI_OPT_BATCH, CLI_OPT_HIDDEN, CLI_O
         {"image", required_argument, NULL, CLI_OPT_IMAGE},                              \
         {"dtype", required_argument, NULL, CLI_OPT_DTYPE},                              \
         {"autocast", required_argument, NULL, CLI_OPT_AUTOCAST},                        \
-        {"decode", required_argument, NULL, CLI_OPT_DECODE}
+        {"decode", required_argument, NULL, CLI_OPT_DECODE},                            \
+        {"input", required_argument, NULL, CLI_OPT_INPUT}
 #define CLI_MODEL_HELP                                                                  \
     "  --layers N, --seq N, --batch N, --hidden N, --image N, --dtype T\n"              \
-    "                      scale a zoo: or config.json model (docs/zoo.md)\n"             \
+    "                      scale a zoo: or config.json model (docs/zoo.md); an ONNX\n"   \
+    "                      model's unknown input dims: axis 0 from --batch (default 1),\n" \
+    "                      sequence-like dims from --seq (default 128)\n"                  \
     "  --decode N          a decoder model's one-token decode step over a KV cache of N\n" \
     "                      tokens instead of the prefill (not with --seq; docs/zoo.md)\n" \
+    "  --input NAME=DxDx.. shape of the ONNX or TF.js graph input NAME (repeatable;\n"   \
+    "                      docs/import.md)\n"                                             \
     "  --autocast MODE     matmul (default): the inference compiler's passes, batchnorms\n" \
     "                      folded into their convolutions and matmul/conv operands in\n"  \
     "                      bf16 with fp32 accumulation; none: the model as loaded (its\n" \
     "                      dtypes and batchnorms; any model, .lg files too;\n"           \
     "                      docs/costmodel.md \"Graph passes\")\n"
 /* Set one model option from its command-line spelling: name is "layers", "seq", "batch",
- * "hidden", "image", "decode" (positive integers), "dtype" (fp32, bf16, fp16, fp8) or
- * "autocast" (none, matmul; not a scaling option). LS_ERR_INPUT with a message naming
- * --NAME when the value is bad or the name unknown. */
+ * "hidden", "image", "decode" (positive integers), "dtype" (fp32, bf16, fp16, fp8),
+ * "autocast" (none, matmul; not a scaling option) or "input" (NAME=1x3x224x224, appended
+ * to zo->inputs with ';'; the joined text lives until the process exits). LS_ERR_INPUT
+ * with a message naming --NAME when the value is bad or the name unknown. */
 int cli_model_opt_set(struct zoo_opts *zo, const char *name, const char *value,
                       struct ls_error *err);
 /* 1 when getopt code c is a model option: applied to zo, or on a bad value the error is

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "graph/model.h"
+#include "graph/inputs.h"
 #include "util/dtype.h"
 #include "util/fileio.h"
 #include "util/progress.h"
@@ -202,17 +203,44 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double *ou
     return CLI_OK;
 }
 
+/* --input entries joined by ';' for zoo_opts.inputs: one buffer per process, kept (and so
+ * reachable) until exit, like the option values getopt hands out. */
+static char *input_specs;
+
+static int input_append(struct zoo_opts *o, const char *value, struct ls_error *err)
+{
+    if (graph_inputs_check(value, err))
+        return LS_ERR_INPUT;
+    if (strchr(value, ';'))
+        return ls_error_msg(err, LS_ERR_INPUT, "--input '%s': one NAME=DIMS per --input",
+                            value);
+    size_t old = o->inputs ? strlen(o->inputs) : 0, n = strlen(value);
+    char *buf = malloc(old + n + 2);
+    if (!buf)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (old)
+        memcpy(buf, o->inputs, old);
+    buf[old] = ';';
+    memcpy(buf + old + (old ? 1 : 0), value, n + 1);
+    free(input_specs);
+    input_specs = buf;
+    o->inputs = buf;
+    return 0;
+}
+
 int cli_model_opt_set(struct zoo_opts *o, const char *name, const char *value,
                       struct ls_error *err)
 {
+    if (!strcmp(name, "input"))
+        return input_append(o, value, err);
     return model_opts_set(o, name, value, err);
 }
 
 int cli_model_opt(struct zoo_opts *zo, int c, const char *arg, int *rc)
 {
-    static const char *const names[] = {"layers", "seq",   "batch",   "hidden",
-                                        "image",  "dtype", "autocast", "decode"};
-    if (c < CLI_OPT_LAYERS || c > CLI_OPT_DECODE)
+    static const char *const names[] = {"layers", "seq",      "batch",  "hidden", "image",
+                                        "dtype",  "autocast", "decode", "input"};
+    if (c < CLI_OPT_LAYERS || c > CLI_OPT_INPUT)
         return 0;
     struct ls_error err;
     ls_error_clear(&err);

@@ -1,12 +1,14 @@
-/* graph/model: zoo:NAME | config.json | .lg -> graph. */
+/* graph/model: zoo:NAME | config.json | TF.js model.json | .onnx | .lg -> graph. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph/autocast.h"
 #include "graph/foldbn.h"
 #include "graph/hf.h"
+#include "graph/inputs.h"
 #include "graph/lg.h"
 #include "graph/model.h"
+#include "graph/onnx.h"
 #include "graph/tfjs.h"
 #include "util/dtype.h"
 #include "util/fileio.h"
@@ -60,8 +62,39 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* A TF.js model.json: --batch and --image fill its unknown input dims; the other scaling
- * options have nothing to scale. */
+#define MAX_INPUT_SPECS 64
+
+/* The --input entries (zoo_opts.inputs) as TF.js input shapes; names point into *copy
+ * (freed by the caller). */
+static int tfjs_input_specs(const char *spec, struct tfjs_input_shape *in, size_t *n,
+                            char **copy, struct ls_error *err)
+{
+    *n = 0;
+    *copy = NULL;
+    if (!spec || !*spec)
+        return 0;
+    if (graph_inputs_check(spec, err))
+        return LS_ERR_INPUT;
+    if (!(*copy = strdup(spec)))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (char *p = *copy; p && *p; *n += 1) {
+        if (*n == MAX_INPUT_SPECS)
+            return ls_error_msg(err, LS_ERR_INPUT, "more than %d --input entries",
+                                MAX_INPUT_SPECS);
+        char *next = strchr(p, ';'), *eq = strchr(p, '=');
+        if (next)
+            *next++ = 0;
+        *eq = 0;   /* graph_inputs_check saw NAME=DIMS */
+        in[*n].name = p;
+        if (graph_inputs_find(spec, p, &in[*n].rank, in[*n].dims, err) != 1)
+            return LS_ERR_INPUT;
+        p = next;
+    }
+    return 0;
+}
+
+/* A TF.js model.json: --input, --batch and --image fill its unknown input dims; the other
+ * scaling options have nothing to scale. */
 static int load_tfjs(const char *spec, const char *buf, size_t len, const struct zoo_opts *o,
                      struct graph **out, struct ls_error *err)
 {
@@ -75,7 +108,14 @@ static int load_tfjs(const char *spec, const char *buf, size_t len, const struct
         t.batch = o->batch;
     if (o->image)
         t.image = o->image;
-    return tfjs_import(spec, buf, len, &t, out, err);
+    struct tfjs_input_shape in[MAX_INPUT_SPECS];
+    char *copy = NULL;
+    int rc = tfjs_input_specs(o->inputs, in, &t.ninputs, &copy, err);
+    t.inputs = in;
+    if (!rc)
+        rc = tfjs_import(spec, buf, len, &t, out, err);
+    free(copy);
+    return rc;
 }
 
 /* The graph of spec as its source describes it (scaled, no dtype pass). */
@@ -102,6 +142,18 @@ static int load_raw(const char *spec, const struct zoo_opts *opts, struct graph 
         }
         return rc;
     }
+    if (ends_with(spec, ".onnx") || (!json && onnx_sniff(buf, len))) {
+        if (opts->layers || opts->hidden || opts->image || opts->decode || opts->dtype >= 0) {
+            free(buf);
+            return ls_error_set(err, LS_ERR_INPUT, spec, 0, 0,
+                                "--layers, --hidden, --image, --decode and --dtype apply to "
+                                "zoo: models and config.json files; an ONNX model takes --input, "
+                                "--batch and --seq");
+        }
+        rc = onnx_import(spec, buf, len, opts, out, err);
+        free(buf);
+        return rc;
+    }
     if (!json) {
         size_t i = 0;
         while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
@@ -123,11 +175,12 @@ static int load_raw(const char *spec, const struct zoo_opts *opts, struct graph 
             rc = zoo_arch_build(&a, out, err);
         return rc;
     }
-    if (model_opts_any(opts)) {
+    if (model_opts_any(opts) || opts->inputs) {
         free(buf);
         return ls_error_set(err, LS_ERR_INPUT, spec, 0, 0,
                             "scaling options (--layers, --seq, --batch, --hidden...) apply to "
-                            "zoo: models and config.json files, not to graph files");
+                            "zoo: models and config.json files and --input to ONNX and TF.js "
+                            "models, not to graph files");
     }
     rc = graph_read(spec, buf, len, out, err);
     free(buf);

@@ -3,17 +3,20 @@
  *
  *     zoo:NAME              a built-in zoo model (graph/zoo.h), scaled by opts
  *     path/to/config.json   a HuggingFace config (graph/hf.h), scaled by opts
- *     path/to/model.json    a TF.js graph model (graph/tfjs.h); --batch/--image fill
- *                           its unknown input dims
+ *     path/to/model.onnx    an ONNX model (graph/onnx.h): --input, --batch and --seq give
+ *                           its unknown input dims; the other scaling options are rejected
+ *     path/to/model.json    a TF.js graph model (graph/tfjs.h); --input, --batch/--image
+ *                           fill its unknown input dims
  *     path/to/file.lg       a graph file (graph/lg.h); scaling options are rejected
  *
  * then applies the bf16 auto-cast of matmul/conv operands (graph/autocast.h) unless
  * opts->autocast is GRAPH_AUTOCAST_NONE.
  *     -                     a graph file on stdin
  *
- * A path is taken as JSON when it ends in ".json" or its first non-blank byte is '{';
- * JSON with a top-level "modelTopology" or "weightsManifest" key is a TF.js model, any
- * other JSON a HuggingFace config; anything else is read as .lg. */
+ * A path is taken as ONNX when it ends in ".onnx" or its content starts like a protobuf
+ * ModelProto (graph/onnx.h onnx_sniff); as JSON when it ends in ".json" or its first
+ * non-blank byte is '{': JSON with a top-level "modelTopology" or "weightsManifest" key is a
+ * TF.js model, any other JSON a HuggingFace config; anything else is read as .lg. */
 #ifndef LS_GRAPH_MODEL_H
 #define LS_GRAPH_MODEL_H
 

@@ -108,6 +108,9 @@ struct zoo_opts {
     /* Not a scaling option: the dtype pass model_load applies to every model source (zoo,
      * config.json, .lg); zoo_build ignores it. enum graph_autocast, default MATMUL. */
     int autocast;
+    /* Not a scaling option: shapes of imported models' inputs whose dims are unknown,
+     * "NAME=1x3x224x224;NAME2=..." (`--input`, graph/inputs.h); NULL = none. */
+    const char *inputs;
 };
 
 /* All overrides off, autocast GRAPH_AUTOCAST_MATMUL. */

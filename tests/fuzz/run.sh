@@ -9,8 +9,7 @@
 #               (default build-fuzz in the source tree; env FUZZ_OUT)
 #   -b          build only, do not fuzz
 #   -j JOBS     fuzz JOBS targets at a time (default 1; env FUZZ_JOBS)
-#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog target hf tfjs cmtable
-#               (default: all)
+#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog target hf tfjs onnx cmtable (default: all)
 #
 # Every target first replays its reproducers (tests/data/fuzz/TARGET/*), then fuzzes from a
 # corpus seeded with the repository's examples and test data. Exits 1 when any target
@@ -34,16 +33,16 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog target hf tfjs cmtable"
+ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog target hf tfjs onnx cmtable"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC $SAN"
+CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC -I$OUT/gen $SAN"
 
 # Layers each target links (lowest last) and its external libraries.
 layers_of() {
     case $1 in
-    lg | hf | tfjs) echo "graph util" ;;
+    lg | hf | tfjs | onnx) echo "graph util" ;;
     lsp | sol | answer) echo "solver util" ;;
     lstrace | csv | tracejson | neuroncsv) echo "traces util" ;;
     prog | target) echo "sim traces util" ;;
@@ -51,7 +50,7 @@ layers_of() {
     *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }
-LIBS="-lgsl -lgslcblas -ljansson -lz -lm"
+LIBS="-lgsl -lgslcblas -ljansson -lprotobuf-c -lz -lm"
 
 # Seed corpora: the repository's examples and test data for each format.
 seeds_of() {
@@ -63,13 +62,19 @@ seeds_of() {
     hf) ls "$SRC"/tests/data/hf/*.json ;;
     tracejson | neuroncsv) ls "$SRC"/tests/data/traces/* ;;
     tfjs) ls "$SRC"/tests/data/tfjs/*.json ;;
+    onnx) ls "$SRC"/tests/data/onnx/*.onnx "$SRC"/tests/data/onnx/bad/*.onnx ;;
     *) ;;  # lstrace, csv: written by seed_traces (below)
     esac
     # Seeds for formats the test data lacks (target INIs, latency tables, a generated .lsp).
     if [ -d "$SRC/tests/fuzz/seeds/$1" ]; then ls "$SRC/tests/fuzz/seeds/$1"/*; fi
 }
 
-mkdir -p "$OUT/obj" "$OUT/bin"
+mkdir -p "$OUT/obj" "$OUT/bin" "$OUT/gen"
+# The graph layer's ONNX importer uses protobuf-c code generated from Debian's onnx.proto
+# (as the CMake build does).
+if [ ! -e "$OUT/gen/onnx.pb-c.c" ] || [ /usr/include/onnx/onnx.proto -nt "$OUT/gen/onnx.pb-c.c" ]; then
+    protoc-c --c_out="$OUT/gen" -I/usr/include/onnx onnx.proto
+fi
 
 # Compile one layer's sources into lib<layer>.a (rebuilding changed files only).
 build_layer() {
@@ -83,7 +88,7 @@ build_layer() {
             changed=1
         fi
         objs+=("$o")
-    done < <(find "$SRC/$layer" -name '*.c' | sort)
+    done < <(find "$SRC/$layer" -name '*.c' | sort; [ "$layer" != graph ] || echo "$OUT/gen/onnx.pb-c.c")
     if [ "$changed" = 1 ] || [ ! -e "$lib" ] || [ "$(ls "$OUT/obj/$layer" | wc -l)" != "${#objs[@]}" ]; then
         rm -f "$OUT/obj/$layer"/*.o.stale "$lib"
         ar rcs "$lib" "${objs[@]}"

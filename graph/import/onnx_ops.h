@@ -1,0 +1,43 @@
+/* graph/import: the operator handlers of the ONNX importer (onnx_ops.c, onnx_shape.c,
+ * onnx_nn.c). Each imports x->node and binds its outputs; 0 or nonzero (error set). */
+#ifndef LS_GRAPH_IMPORT_ONNX_OPS_H
+#define LS_GRAPH_IMPORT_ONNX_OPS_H
+
+#include "graph/import/onnx_int.h"
+
+/* The tensor of required input k (ox_fail when absent). */
+int32_t oxo_req(struct ox *x, int k);
+/* The static shape value_info (or a graph output) declares for output k: 0 or -1. */
+int oxo_value_info(struct ox *x, int k, int *rank, int64_t *dims);
+int32_t oxo_reshape_to(struct ox *x, int32_t t, int rank, const int64_t *dims,
+                       const char *suffix);
+int32_t oxo_pad(struct ox *x, int32_t t, const int64_t *before, const int64_t *after,
+                const char *suffix);
+int32_t oxo_broadcast(struct ox *x, int32_t t, int rank, const int64_t *dims, const char *sfx);
+int oxo_broadcast_shape(struct ox *x, int ra, const int64_t *a, int rb, const int64_t *b,
+                        int *ro, int64_t *o);
+int oxo_slice_params(struct ox *x, int rank, const int64_t *dims, int64_t *begin,
+                     int64_t *count, int64_t *step, int allow_empty);
+
+int oxo_reshape(struct ox *x);
+int oxo_transpose(struct ox *x);
+int oxo_concat(struct ox *x);
+int oxo_slice(struct ox *x);
+int oxo_split(struct ox *x);
+int oxo_gather(struct ox *x);
+int oxo_pad_node(struct ox *x);
+int oxo_resize(struct ox *x);
+int oxo_tile(struct ox *x);
+int oxo_expand(struct ox *x);
+
+int oxo_matmul(struct ox *x);
+int oxo_gemm(struct ox *x);
+int oxo_einsum(struct ox *x);
+int oxo_conv(struct ox *x);
+int oxo_conv_transpose(struct ox *x);
+int oxo_pool(struct ox *x);
+int oxo_global_pool(struct ox *x);
+int oxo_batchnorm(struct ox *x);
+int oxo_layernorm(struct ox *x);
+
+#endif

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# ONNX models as MODEL: every model command takes a .onnx file (tests/data/onnx, written by
+# make_fixtures.py); --input/--batch/--seq set unknown dims; malformed files exit 2 naming
+# the node or the byte offset. A libonnx-testdata node model too when the package is there.
+# usage: bash tests/cli/onnx.sh <laysim-binary> <source-dir>
+LAYSIM=${1:?laysim binary}
+SRC=${2:?source dir}
+source "$(dirname "$0")/lib.bash"
+D=$SRC/tests/data/onnx
+CNN=$D/tiny_cnn.onnx
+ATTN=$D/tiny_attn.onnx
+
+# graph: ONNX node names become op names; unknown dims from --batch / --seq / --input
+expect 0 "graph tiny_cnn" "$LAYSIM" graph "$CNN" --json --autocast none
+if grep -q '"/fc/Gemm"' "$T/out" && grep -q "\"/conv1/Conv\"" "$T/out"; then ok
+else bad "graph --json lacks the ONNX node names"; fi
+expect 0 "graph tiny_attn --batch --seq" "$LAYSIM" graph "$ATTN" --batch 2 --seq 16 -o "$T/a.lg"
+if grep -q '^input x fp32 \[batch:2,seq:16,32\]' "$T/a.lg"; then ok
+else bad "x is not [2,16,32]: $(grep "^input x " "$T/a.lg")"; fi
+expect 0 "graph --input" "$LAYSIM" graph "$ATTN" --input x=3x5x32 --input mask=3x1x1x5 -o "$T/b.lg"
+if grep -q '^input x fp32 \[3,5,32\]' "$T/b.lg"; then ok; else bad "--input x=3x5x32 ignored"; fi
+expect 2 "--input malformed" "$LAYSIM" graph "$ATTN" --input x=3xx5
+expect_err "--input 'x=3xx5'" "--input names the bad entry"
+expect 2 "--hidden on onnx" "$LAYSIM" graph "$CNN" --hidden 64
+expect_err "ONNX model takes --input" "--hidden rejected for ONNX"
+expect 2 "--input on .lg" "$LAYSIM" graph "$T/a.lg" --input x=1x2
+# the same flag gives a TF.js model's input shape (graph/tfjs.h inputs hook)
+expect 0 "--input on TF.js" "$LAYSIM" graph "$SRC/tests/data/tfjs/cnn.json" --input image=2x32x32x3 \
+    -o "$T/t.lg"
+if grep -q '^input image fp32 \[2,32,32,3\]' "$T/t.lg"; then ok; else bad "--input image ignored"; fi
+
+# the whole loop and every other model command
+expect 0 "problem" "$LAYSIM" problem "$CNN" -o "$T/p.lsp"
+expect 0 "solve exact" "$LAYSIM" solve "$T/p.lsp" --solver exact -o "$T/s.sol" -q
+expect 0 "compile" "$LAYSIM" compile "$CNN" --layout "$T/s.sol" -o "$T/m.prog"
+expect 0 "sim" "$LAYSIM" sim "$T/m.prog" --json
+if [ "$(json 'd["cycles"] > 0')" = True ]; then ok; else bad "sim: no cycles"; fi
+expect 0 "solve MODEL" "$LAYSIM" solve "$ATTN" --solver exact -q -o "$T/a.sol"
+expect 0 "explain" "$LAYSIM" explain "$ATTN" --op /scores
+expect 0 "tune" "$LAYSIM" tune "$ATTN" --evaluations 3 -q
+expect 0 "validate" "$LAYSIM" validate "$ATTN"
+expect 0 "study --models FILE" "$LAYSIM" study --models "$ATTN" --out "$T/study" \
+    --threads 1 --no-calibrate --json
+if [ "$(json 'd["cells_failed"]')" = 0 ]; then ok; else bad "study: failed cells"; fi
+
+# malformed or unsupported: exit 2 naming the node or the offset
+for f in cycle:"'add_in_cycle' \(Add\).*cycle" missing_input:"'add_missing' \(Add\).*'nowhere'" \
+    unsupported:"'nz' \(NonZero\): unsupported operator" \
+    wrong_rank:"'conv_on_a_matrix' \(Conv\)" unknown_dim:"--input x2=" \
+    truncated:"byte offset [0-9]+" wrong_type:"byte offset 2 \(field 'graph'\): wrong wire type"; do
+    name=${f%%:*} pat=${f#*:}
+    expect 2 "bad/$name" "$LAYSIM" problem "$D/bad/$name.onnx" -o "$T/bad.lsp"
+    expect_err "$pat" "bad/$name message"
+    if [ ! -e "$T/bad.lsp" ]; then ok; else bad "bad/$name left an output"; fi
+done
+expect 0 "unknown dim given" "$LAYSIM" graph "$D/bad/unknown_dim.onnx" --input x2=1x4
+
+# a Debian libonnx-testdata node model, when installed (sniffed as ONNX by content too)
+N=/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding/model.onnx
+if [ -r "$N" ]; then
+    cp "$N" "$T/model.bin"
+    expect 0 "testdata conv by content" "$LAYSIM" graph "$T/model.bin"
+fi
+finish

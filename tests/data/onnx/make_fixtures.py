@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""Writes the small ONNX fixtures of tests/data/onnx (run by hand when they change; needs
+Debian's python3-onnx, which the build and the tests do not). Weights are initializers
+without data or graph inputs (export_params=False style): the importer reads shapes only."""
+import os
+import onnx
+from onnx import TensorProto as T, helper as h
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def shape_only(name, dims, dtype=T.FLOAT):
+    """An initializer with dims and no data (the importer never reads float data)."""
+    t = onnx.TensorProto()
+    t.name, t.data_type = name, dtype
+    t.dims.extend(dims)
+    return t
+
+
+def ints(name, vals):
+    return h.make_tensor(name, T.INT64, [len(vals)], vals)
+
+
+def save(model, path):
+    model.ir_version = 8
+    onnx.save(model, os.path.join(HERE, path))
+
+
+def tiny_cnn():
+    n = [
+        h.make_node("Conv", ["x", "conv1.weight"], ["c1"], "/conv1/Conv", kernel_shape=[3, 3],
+                    pads=[1, 1, 1, 1], strides=[2, 2]),
+        h.make_node("BatchNormalization", ["c1", "bn.s", "bn.b", "bn.m", "bn.v"], ["b1"], "/bn1/BN"),
+        h.make_node("Clip", ["b1", "lo", "hi"], ["r1"], "/relu6"),
+        h.make_node("MaxPool", ["r1"], ["p1"], "/pool", kernel_shape=[3, 3], strides=[2, 2],
+                    pads=[0, 0, 1, 1], ceil_mode=1),
+        h.make_node("Conv", ["p1", "dw.weight"], ["d1"], "/dw/Conv", kernel_shape=[3, 3],
+                    pads=[1, 1, 1, 1], group=8),
+        h.make_node("HardSwish", ["d1"], ["hs"], "/hswish"),
+        h.make_node("Resize", ["hs", "", "scales"], ["up"], "/up/Resize", mode="nearest"),
+        h.make_node("Pad", ["up", "pads"], ["pd"], "/pad"),
+        h.make_node("ConvTranspose", ["pd", "deconv.weight"], ["ct"], "/deconv",
+                    kernel_shape=[2, 2], strides=[2, 2]),
+        h.make_node("Concat", ["ct", "ct"], ["cat"], "/cat", axis=1),
+        h.make_node("GlobalAveragePool", ["cat"], ["gap"], "/gap"),
+        h.make_node("Flatten", ["gap"], ["flat"], "/flatten"),
+        h.make_node("Gemm", ["flat", "fc.weight", "fc.bias"], ["logits"], "/fc/Gemm", transB=1),
+    ]
+    inits = [shape_only("conv1.weight", [8, 3, 3, 3]), shape_only("bn.s", [8]),
+             shape_only("bn.b", [8]), shape_only("bn.m", [8]), shape_only("bn.v", [8]),
+             h.make_tensor("lo", T.FLOAT, [], [0.0]), h.make_tensor("hi", T.FLOAT, [], [6.0]),
+             shape_only("dw.weight", [8, 1, 3, 3]),
+             h.make_tensor("scales", T.FLOAT, [4], [1.0, 1.0, 2.0, 2.0]),
+             ints("pads", [0, 0, 1, 1, 0, 0, 1, 1]), shape_only("deconv.weight", [8, 4, 2, 2]),
+             shape_only("fc.bias", [10])]
+    g = h.make_graph(n, "tiny_cnn",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["batch", 3, 32, 32]),
+                      h.make_tensor_value_info("fc.weight", T.FLOAT, [10, 8])],
+                     [h.make_tensor_value_info("logits", T.FLOAT, ["batch", 10])], inits)
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "tiny_cnn.onnx")
+
+
+def tiny_attn():
+    """One attention block with the shape arithmetic torch exports for dynamic axes."""
+    n = [
+        h.make_node("LayerNormalization", ["x", "ln.g", "ln.b"], ["ln"], "/ln", axis=-1),
+        h.make_node("MatMul", ["ln", "qkv.weight"], ["qkv"], "/qkv/MatMul"),
+        h.make_node("Split", ["qkv", "split"], ["q", "k", "v"], "/split", axis=2),
+        h.make_node("Shape", ["x"], ["shp"], "/shape"),
+        h.make_node("Gather", ["shp", "i0"], ["bsz"], "/g0", axis=0),
+        h.make_node("Gather", ["shp", "i1"], ["len"], "/g1", axis=0),
+        h.make_node("Unsqueeze", ["bsz", "ax0"], ["bsz1"], "/u0"),
+        h.make_node("Unsqueeze", ["len", "ax0"], ["len1"], "/u1"),
+        h.make_node("Concat", ["bsz1", "len1", "heads"], ["hs"], "/hs", axis=0),
+        h.make_node("Reshape", ["q", "hs"], ["q4"], "/q/Reshape"),
+        h.make_node("Reshape", ["k", "hs"], ["k4"], "/k/Reshape"),
+        h.make_node("Reshape", ["v", "hs"], ["v4"], "/v/Reshape"),
+        h.make_node("Transpose", ["q4"], ["qt"], "/q/T", perm=[0, 2, 1, 3]),
+        h.make_node("Transpose", ["k4"], ["kt"], "/k/T", perm=[0, 2, 3, 1]),
+        h.make_node("Transpose", ["v4"], ["vt"], "/v/T", perm=[0, 2, 1, 3]),
+        h.make_node("MatMul", ["qt", "kt"], ["s"], "/scores"),
+        h.make_node("Div", ["s", "scale"], ["sd"], "/scale"),
+        h.make_node("Where", ["mask", "sd", "neg"], ["sm"], "/mask"),
+        h.make_node("Softmax", ["sm"], ["p"], "/softmax", axis=-1),
+        h.make_node("Einsum", ["p", "vt"], ["o"], "/pv", equation="bhqk,bhkd->bhqd"),
+        h.make_node("Transpose", ["o"], ["ot"], "/o/T", perm=[0, 2, 1, 3]),
+        h.make_node("Reshape", ["ot", "flat"], ["of"], "/o/Reshape"),
+        h.make_node("Gemm", ["of", "proj.weight"], ["pj"], "/proj/Gemm"),
+        h.make_node("Reshape", ["pj", "shp"], ["pr"], "/proj/Reshape"),
+        h.make_node("Add", ["x", "pr"], ["res"], "/res"),
+        h.make_node("Mul", ["res", "half"], ["h1"], "/gelu/mul"),
+        h.make_node("Div", ["res", "sqrt2"], ["h2"], "/gelu/div"),
+        h.make_node("Erf", ["h2"], ["h3"], "/gelu/erf"),
+        h.make_node("Add", ["h3", "one"], ["h4"], "/gelu/add"),
+        h.make_node("Mul", ["h1", "h4"], ["y"], "/gelu/out"),
+        h.make_node("ReduceMean", ["y"], ["pooled"], "/pool", axes=[1], keepdims=0),
+        h.make_node("ArgMax", ["pooled"], ["cls"], "/argmax", axis=-1, keepdims=0),
+    ]
+    inits = [shape_only("ln.g", [32]), shape_only("ln.b", [32]),
+             shape_only("qkv.weight", [32, 96]), ints("split", [32, 32, 32]),
+             ints("i0", [0]), ints("i1", [1]), ints("ax0", [0]), ints("heads", [4, 8]),
+             h.make_tensor("scale", T.FLOAT, [], [2.828]), h.make_tensor("neg", T.FLOAT, [], [-1e4]),
+             ints("flat", [-1, 32]), shape_only("proj.weight", [32, 32]),
+             h.make_tensor("half", T.FLOAT, [], [0.5]), h.make_tensor("sqrt2", T.FLOAT, [], [1.414]),
+             h.make_tensor("one", T.FLOAT, [], [1.0])]
+    for t in inits:   # the indices Gather takes as scalars
+        if t.name in ("i0", "i1"):
+            del t.dims[:]
+    g = h.make_graph(n, "tiny_attn",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["batch", "sequence", 32]),
+                      h.make_tensor_value_info("mask", T.BOOL, ["batch", 1, 1, "sequence"])],
+                     [h.make_tensor_value_info("cls", T.INT64, ["batch"])], inits)
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "tiny_attn.onnx")
+
+
+def bad():
+    x = [h.make_tensor_value_info("x", T.FLOAT, [2, 3])]
+    y = [h.make_tensor_value_info("y", T.FLOAT, [2, 3])]
+    cyc = h.make_graph([h.make_node("Add", ["x", "z"], ["y"], "add_in_cycle"),
+                        h.make_node("Relu", ["y"], ["z"], "relu_in_cycle")], "cycle", x, y)
+    save(h.make_model(cyc), "bad/cycle.onnx")
+    miss = h.make_graph([h.make_node("Add", ["x", "nowhere"], ["y"], "add_missing")],
+                        "missing", x, y)
+    save(h.make_model(miss), "bad/missing_input.onnx")
+    uns = h.make_graph([h.make_node("NonZero", ["x"], ["y"], "nz")], "unsupported", x, y)
+    save(h.make_model(uns), "bad/unsupported.onnx")
+    rank = h.make_graph([h.make_node("Conv", ["x", "w"], ["y"], "conv_on_a_matrix")], "rank",
+                        x, y, [shape_only("w", [3, 3, 1, 1])])
+    save(h.make_model(rank), "bad/wrong_rank.onnx")
+    unk = h.make_graph([h.make_node("Relu", ["x2"], ["y"], "relu")], "unknown",
+                       [h.make_tensor_value_info("x2", T.FLOAT, [1, "height"])], y)
+    save(h.make_model(unk), "bad/unknown_dim.onnx")
+    whole = open(os.path.join(HERE, "tiny_cnn.onnx"), "rb").read()
+    open(os.path.join(HERE, "bad/truncated.onnx"), "wb").write(whole[: len(whole) // 2])
+    # field 7 (graph) written as a varint instead of a message
+    open(os.path.join(HERE, "bad/wrong_type.onnx"), "wb").write(bytes([0x08, 0x08, 0x38, 0x05]))
+
+
+if __name__ == "__main__":
+    tiny_cnn()
+    tiny_attn()
+    bad()
