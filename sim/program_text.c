@@ -12,6 +12,28 @@
 
 typedef LS_VEC(uint32_t) dep_vec;
 
+/* What a line needs besides the program: its dependency list and the last tag interned
+ * (consecutive instructions mostly carry the same tag: compared, not hashed). */
+struct line_ctx {
+    dep_vec deps;
+    const char *tag;
+    size_t tag_n;
+    int32_t tag_id;
+};
+
+static int32_t intern_tag(struct sim_program *p, struct line_ctx *lc, const char *v, size_t vn)
+{
+    if (lc->tag && lc->tag_n == vn && !memcmp(lc->tag, v, vn))
+        return lc->tag_id;
+    int32_t id = ls_intern_add(&p->strs, v, vn);
+    if (id >= 0) {
+        lc->tag = ls_intern_str(&p->strs, id);
+        lc->tag_n = vn;
+        lc->tag_id = id;
+    }
+    return id;
+}
+
 /* A small cursor over one token for the operand grammar. */
 struct cur {
     const char *s;
@@ -137,10 +159,14 @@ static const char *parse_operand(const char *s, size_t n, struct sim_operand *o)
     return NULL;
 }
 
-static int tok_key(const struct ls_token *t, const char *key, const char **val, size_t *vn)
+/* "key=value": key is a literal, so its length is known at compile time (no strlen per
+ * token: the parser tries up to ten keys on every token). */
+#define TOK_KEY(t, key, val, vn) tok_key((t), key, sizeof key - 1, (val), (vn))
+
+static inline int tok_key(const struct ls_token *t, const char *key, size_t k, const char **val,
+                          size_t *vn)
 {
-    size_t k = strlen(key);
-    if (t->n > k && !memcmp(t->s, key, k) && t->s[k] == '=') {
+    if (t->n > k && t->s[k] == '=' && !memcmp(t->s, key, k)) {
         *val = t->s + k + 1;
         *vn = t->n - k - 1;
         return 1;
@@ -148,9 +174,24 @@ static int tok_key(const struct ls_token *t, const char *key, const char **val, 
     return 0;
 }
 
-static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error *err,
-                      dep_vec *deps)
+/* Name instruction idx by the label token (without its ':'); a label seen before is an
+ * error. */
+static int add_label(struct sim_program *p, struct ls_scan *sc, uint32_t idx,
+                     struct ls_error *err)
 {
+    const struct ls_token *t = &sc->tok[0];
+    int rc = sim_label_add(p, idx, t->s, t->n - 1);
+    if (rc < 0)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (rc)
+        return ls_scan_error(sc, 0, err, "label '%.*s' is defined twice", (int)t->n - 1, t->s);
+    return 0;
+}
+
+static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error *err,
+                      struct line_ctx *lc)
+{
+    dep_vec *deps = &lc->deps;
     char buf[128];
     size_t t0 = 0;
     const struct ls_token *tk = sc->tok;
@@ -162,9 +203,6 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
                   ch == '_' || ch == '.' || ch == '-' || ch == '/'))
                 return ls_scan_error(sc, 0, err, "label: character '%c' not allowed", ch);
         }
-        if (ls_intern_find(&p->label_names, tk[0].s, tk[0].n - 1) >= 0)
-            return ls_scan_error(sc, 0, err, "label '%.*s' is defined twice", (int)tk[0].n - 1,
-                                 tk[0].s);
         label = 0;
         t0 = 1;
     }
@@ -189,11 +227,11 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
         size_t vn;
         const struct ls_token *t = &tk[i];
         struct sim_operand *slot = NULL;
-        if (tok_key(t, "dst", &v, &vn))
+        if (TOK_KEY(t, "dst", &v, &vn))
             slot = &in.dst;
-        else if (tok_key(t, "src", &v, &vn))
+        else if (TOK_KEY(t, "src", &v, &vn))
             slot = &in.src;
-        else if (tok_key(t, "src2", &v, &vn))
+        else if (TOK_KEY(t, "src2", &v, &vn))
             slot = &in.src2;
         if (slot) {
             if (slot->mem != LS_MEM_NONE)
@@ -204,46 +242,46 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
             continue;
         }
         uint64_t u;
-        if (tok_key(t, "func", &v, &vn)) {
+        if (TOK_KEY(t, "func", &v, &vn)) {
             enum sim_func f;
             if (sim_func_parse(v, vn, &f))
                 return ls_scan_error(sc, i, err, "unknown func '%.*s'", (int)vn, v);
             in.func = (uint8_t)f;
-        } else if (tok_key(t, "acc", &v, &vn) || tok_key(t, "all", &v, &vn)) {
+        } else if (TOK_KEY(t, "acc", &v, &vn) || TOK_KEY(t, "all", &v, &vn)) {
             if (ls_parse_u64(v, vn, &u) || u > 1)
                 return ls_scan_error(sc, i, err, "expected 0 or 1");
             unsigned fl = t->s[1] == 'c' ? SIM_F_ACCUMULATE : SIM_F_ALL;
             if (u)
                 in.flags |= (uint8_t)fl;
-        } else if (tok_key(t, "q", &v, &vn)) {
+        } else if (TOK_KEY(t, "q", &v, &vn)) {
             if (e != LS_ENGINE_DMA)
                 return ls_scan_error(sc, i, err, "q= (DMA queue) is for dma instructions only");
             if (ls_parse_u64(v, vn, &u) || u >= SIM_MAX_QUEUES)
                 return ls_scan_error(sc, i, err, "queue: expected 0..%d", SIM_MAX_QUEUES - 1);
             in.queue = (uint16_t)u;
             seen_q = 1;
-        } else if (tok_key(t, "tag", &v, &vn) || tok_key(t, "conv", &v, &vn)) {
+        } else if (TOK_KEY(t, "tag", &v, &vn) || TOK_KEY(t, "conv", &v, &vn)) {
             if (vn == 0)
                 return ls_scan_error(sc, i, err, "empty tag");
-            int32_t id = ls_intern_add(&p->strs, v, vn);
+            int32_t id = intern_tag(p, lc, v, vn);
             if (id < 0)
                 return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
             if (t->s[0] == 't')
                 in.op_tag = id;
             else
                 in.conv_tag = id;
-        } else if (tok_key(t, "after", &v, &vn)) {
+        } else if (TOK_KEY(t, "after", &v, &vn)) {
             size_t a = 0;
             while (a <= vn) {
                 size_t b = a;
                 while (b < vn && v[b] != ',')
                     b++;
-                int32_t id = ls_intern_find(&p->label_names, v + a, b - a);
-                if (b == a || id < 0)
+                int64_t dep = sim_label_find(p, v + a, b - a);
+                if (b == a || dep < 0)
                     return ls_scan_error(sc, i, err,
                                          "after: '%.*s' is not the label of an earlier instruction",
                                          (int)(b - a), v + a);
-                if (LS_VEC_PUSH(deps, p->label_index.data[id]))
+                if (LS_VEC_PUSH(deps, (uint32_t)dep))
                     return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
                 a = b + 1;
             }
@@ -262,21 +300,14 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
         return ls_error_set(err, e2.code, sc->file, sc->line, tk[0].col, "%s", e2.msg);
     if (LS_VEC_PUSH(&p->lines, sc->line))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    if (label == 0) {
-        char name[256];
-        if (tk[0].n - 1 >= sizeof name)
-            return ls_scan_error(sc, 0, err, "label longer than %zu bytes", sizeof name - 1);
-        memcpy(name, tk[0].s, tk[0].n - 1);
-        name[tk[0].n - 1] = '\0';
-        if (sim_program_label(p, (uint32_t)idx, name, &e2))
-            return ls_error_set(err, e2.code, sc->file, sc->line, tk[0].col, "%s", e2.msg);
-    }
-    return 0;
+    return label == 0 ? add_label(p, sc, (uint32_t)idx, err) : 0;
 }
 
 int sim_program_parse(struct sim_program **out, const char *file, const char *text, size_t len,
                       struct ls_error *err)
 {
+    if (sim_program_is_binary(text, len))
+        return sim_program_parse_binary(out, file, text, len, err);
     *out = NULL;
     struct sim_program *p = sim_program_new();
     if (!p || !(p->file = strdup(file ? file : ""))) {
@@ -285,7 +316,7 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
     }
     struct ls_scan sc;
     ls_scan_init(&sc, p->file, text, len);
-    dep_vec deps = {0};
+    struct line_ctx lc = {{0}, NULL, 0, -1};
     int rc = 0, r, header = 0;
     while ((r = ls_scan_next(&sc, err)) == 1) {
         if (!header) {
@@ -300,14 +331,14 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
             header = 1;
             continue;
         }
-        if ((rc = parse_line(p, &sc, err, &deps)))
+        if ((rc = parse_line(p, &sc, err, &lc)))
             break;
     }
     if (r < 0)
         rc = err->code;
     if (!rc && !header)
         rc = ls_error_set(err, LS_ERR_INPUT, p->file, 1, 1, "empty program: expected 'lsprog 1'");
-    free(deps.data);
+    free(lc.deps.data);
     ls_scan_free(&sc);
     if (rc) {
         sim_program_free(p);
