@@ -234,12 +234,11 @@ static const char *get_instr(struct rd *r, uint32_t idx, struct sim_instr *in,
     in->deps_off = (uint32_t)p->deps.len;
     if (p->deps.len + nd > UINT32_MAX || LS_VEC_RESERVE(&p->deps, p->deps.len + nd))
         return "out of memory or too many dependencies";
-    uint32_t *deps = p->deps.data + p->deps.len;
     for (uint64_t d = 0; d < nd; d++) {
         uint64_t dist = rd_u(r);
         if (dist == 0 || dist > idx)
             return "dependency on no earlier instruction";
-        deps[d] = idx - (uint32_t)dist;
+        p->deps.data[p->deps.len + d] = idx - (uint32_t)dist;
     }
     uint64_t t0 = b1 & HAS_OP_TAG ? rd_u(r) : UINT64_MAX;
     uint64_t t1 = b1 & HAS_CONV_TAG ? rd_u(r) : UINT64_MAX, nstrs = p->strs.count;
