@@ -167,8 +167,9 @@ static const char *parse_operand(const char *s, size_t n, struct sim_operand *o)
  * token: the parser tries up to ten keys on every token). */
 #define TOK_KEY(t, key, val, vn) tok_key((t), key, sizeof key - 1, (val), (vn))
 
-static inline int tok_key(const struct ls_token *t, const char *key, size_t k, const char **val,
-                          size_t *vn)
+/* always inlined so that memcmp sees a constant length and becomes a compare or two */
+static inline __attribute__((always_inline)) int
+tok_key(const struct ls_token *t, const char *key, size_t k, const char **val, size_t *vn)
 {
     if (t->n > k && t->s[k] == '=' && !memcmp(t->s, key, k)) {
         *val = t->s + k + 1;
