@@ -132,14 +132,6 @@ void sim_operand_dims(struct sim_operand *o, int ndim, const uint32_t *size,
     }
 }
 
-uint64_t sim_operand_free(const struct sim_operand *o)
-{
-    uint64_t n = 1;
-    for (int i = 0; i < o->ndim; i++)
-        n *= o->size[i];
-    return n;
-}
-
 uint64_t sim_operand_run(const struct sim_operand *o)
 {
     uint64_t run = 1;

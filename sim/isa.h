@@ -152,8 +152,15 @@ static inline struct sim_operand sim_hbm(uint32_t nparts, int32_t pstride, uint6
 void sim_operand_dims(struct sim_operand *o, int ndim, const uint32_t *size,
                       const int32_t *stride);
 
-/* Elements per partition (product of the sizes; 1 for ndim 0). */
-uint64_t sim_operand_free(const struct sim_operand *o);
+/* Elements per partition (product of the sizes; 1 for ndim 0). Inline: the simulator and
+ * its checks ask several times per instruction. */
+static inline uint64_t sim_operand_free(const struct sim_operand *o)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < o->ndim; i++)
+        n *= o->size[i];
+    return n;
+}
 /* Innermost contiguous run, in elements: product of the innermost dims that are dense. */
 uint64_t sim_operand_run(const struct sim_operand *o);
 /* Lowest and one-past-highest byte touched inside one partition (HBM: one row, from addr).
