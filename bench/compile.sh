@@ -29,7 +29,7 @@ for m in $MODELS; do
         bytes=$(stat -c %s "$w.$form")
         printf '%-12s %-7s %8d instructions, %6.2f s CPU, %8d instr/CPU-s, peak RSS %4d MB, %5.1f bytes/instr\n' \
             "$m" "$form" "$n" "$cpu" "$ips" $((rss / 1024)) "$(echo "$bytes / $n" | bc -l)"
-        json="$json${json:+, }{\"model\": \"$m\", \"format\": \"$form\", \"instructions\": $n, \"cpu_seconds\": $cpu, \"instructions_per_cpu_second\": $ips, \"peak_rss_mb\": $((rss / 1024)), \"bytes\": $bytes}"
+        json="$json${json:+, }{\"model\": \"$m\", \"format\": \"$form\", \"instructions\": $n, \"cpu_seconds\": $(printf %.3f "$cpu"), \"instructions_per_cpu_second\": $ips, \"peak_rss_mb\": $((rss / 1024)), \"bytes\": $bytes}"
     done
 done
 echo "{\"bench\": \"compile\", \"runs\": [$json], \"target_instructions_per_cpu_second\": 500000, \"target_peak_rss_mb\": 150}"

@@ -34,7 +34,7 @@ for m in $MODELS; do
         ips=$(echo "$n / $best" | bc)
         printf '%-12s %-7s %8d instructions, %6.2f s CPU (best of 3), %8d instr/s, peak RSS %4d MB, %6.1f bytes/instr\n' \
             "$m" "$form" "$n" "$best" "$ips" $((rss / 1024)) "$(echo "$bytes / $n" | bc -l)"
-        json="$json${json:+, }{\"model\": \"$m\", \"format\": \"$form\", \"instructions\": $n, \"cpu_seconds\": $best, \"instructions_per_second\": $ips, \"bytes\": $bytes, \"cycles\": $(jq .cycles "$WORK/sim.json")}"
+        json="$json${json:+, }{\"model\": \"$m\", \"format\": \"$form\", \"instructions\": $n, \"cpu_seconds\": $(printf %.3f "$best"), \"instructions_per_second\": $ips, \"bytes\": $bytes, \"cycles\": $(jq .cycles "$WORK/sim.json")}"
     done
 done
 echo "{\"bench\": \"prog\", \"mix_instructions_per_second\": $mix, \"runs\": [$json], \"target_binary\": 5000000, \"target_text\": 1500000, \"target_bytes_per_instruction\": 20}"
