@@ -21,9 +21,9 @@ for m in $MODELS; do
     [ -s "$w.sol" ] || { "$LAYSIM" problem "zoo:$m" -o "$w.lsp" && "$LAYSIM" solve "$w.lsp" --solver exact -o "$w.sol"; } >/dev/null
     for form in lsprog lsprogz; do
         /usr/bin/time -f '%U %S %M' -o "$w.time" "$LAYSIM" compile "zoo:$m" --layout "$w.sol" \
-            -o "$w.$form" --json >"$w.compile.json"
+            -o "$w.$form" 2>"$w.compile.log"
         read -r user sys rss <"$w.time"
-        n=$(jq -r .instructions "$w.compile.json")
+        n=$(sed -n 's/^laysim compile: \([0-9]*\) instructions.*/\1/p' "$w.compile.log")
         cpu=$(echo "$user + $sys" | bc -l)
         ips=$(echo "$n / $cpu" | bc)
         bytes=$(stat -c %s "$w.$form")
