@@ -21,9 +21,9 @@ const char cmd_sim_help[] =
     "       laysim sim --micro SPEC [options]\n"
     "       laysim sim --print-target [--target ...] [--set ...]\n"
     "\n"
-    "Simulate an instruction program (.lsprog, docs/formats.md) on a NeuronCore target and\n"
-    "print the total time, per-engine busy time and utilization, per-queue DMA bytes and\n"
-    "efficiency, and stall time by cause.\n"
+    "Simulate an instruction program (.lsprog text or .lsprogz binary, told apart by content;\n"
+    "docs/formats.md) on a NeuronCore target and print the total time, per-engine busy time\n"
+    "and utilization, per-queue DMA bytes and efficiency, and stall time by cause.\n"
     "\n"
     "options:\n" CLI_TARGET_HELP
     "  --json              print one JSON object: cycles (base clock), ns, instructions,\n"

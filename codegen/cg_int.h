@@ -64,9 +64,13 @@ int cg_box(const struct cg_view *v, const int64_t *lo, const int64_t *len,
 int cg_box_tiles(const struct cg_view *v, int64_t kb0, int64_t n, const int64_t *lo,
                  const int64_t *len, const int *fax, int nf, struct sim_operand *o);
 
-/* SBUF operand: nparts partitions from part0, `free` contiguous elements at addr. */
-struct sim_operand cg_sb(uint32_t part0, uint32_t nparts, uint64_t addr, enum ls_dtype dt,
-                         uint64_t free);
+/* SBUF operand: nparts partitions from part0, `free` contiguous elements at addr. Inline
+ * (as cg_instr): out of line, its returned copy was a tenth of compiling a large model. */
+static inline struct sim_operand cg_sb(uint32_t part0, uint32_t nparts, uint64_t addr,
+                                       enum ls_dtype dt, uint64_t free)
+{
+    return sim_sbuf(part0, nparts, addr, dt, (uint32_t)free);
+}
 /* Pattern helper: set o's free dims from (size, stride) lists (drops size-1 dims, merges);
  * when more than 4 dims remain, falls back to 1-D of the same element count. */
 void cg_pattern(struct sim_operand *o, int n, const int64_t *size, const int64_t *stride);
@@ -81,8 +85,15 @@ uint64_t cg_ring_alloc(struct cg_em *e, uint64_t bytes);
 
 /* Emit. Returns the handle or -1 (e->fail set). */
 int64_t cg_emit(struct cg_em *e, struct sim_instr *in, const int64_t *deps, size_t nd);
-struct sim_instr cg_instr(struct cg_em *e, enum ls_engine eng, enum sim_opcode op,
-                          enum sim_func fn);
+static inline struct sim_instr cg_instr(struct cg_em *e, enum ls_engine eng,
+                                        enum sim_opcode op, enum sim_func fn)
+{
+    struct sim_instr in = sim_instr_init(eng, op);
+    in.func = (uint8_t)fn;
+    in.op_tag = e->s->op_tag;
+    in.conv_tag = e->s->conv_tag;
+    return in;
+}
 /* DMA queue classes: loads of activations, stores, and loads of constants (weights),
  * which depend on no producer and so get queues of their own (no head-of-line blocking
  * behind loads that wait for the previous op's results). */

@@ -265,12 +265,6 @@ int cg_box(const struct cg_view *v, const int64_t *lo, const int64_t *len, const
     return box_dims(v, len, step, fax, nf, 1, 1, o);
 }
 
-struct sim_operand cg_sb(uint32_t part0, uint32_t nparts, uint64_t addr, enum ls_dtype dt,
-                         uint64_t free)
-{
-    return sim_sbuf(part0, nparts, addr, dt, (uint32_t)free);
-}
-
 /* ---- allocation and emission ------------------------------------------------------- */
 
 int cg_fail(struct cg_em *e, const char *fmt, ...)
@@ -320,16 +314,6 @@ uint64_t cg_budget(const struct cg_em *e)
 {
     uint64_t end = e->s->sbuf_base + e->s->sbuf_bytes;
     return end > e->sbuf_next ? end - e->sbuf_next : 0;
-}
-
-struct sim_instr cg_instr(struct cg_em *e, enum ls_engine eng, enum sim_opcode op,
-                          enum sim_func fn)
-{
-    struct sim_instr in = sim_instr_init(eng, op);
-    in.func = (uint8_t)fn;
-    in.op_tag = e->s->op_tag;
-    in.conv_tag = e->s->conv_tag;
-    return in;
 }
 
 static int xdeps_room(struct cg_sink *s, size_t n)

@@ -120,52 +120,6 @@ int sim_engine_parse(const char *s, size_t n, enum ls_engine *out)
     return -1;
 }
 
-static struct sim_operand make(uint8_t mem, uint32_t p0, uint32_t np, uint64_t addr,
-                               enum ls_dtype dt, uint32_t free)
-{
-    struct sim_operand o;
-    memset(&o, 0, sizeof o);
-    o.mem = mem;
-    o.dtype = (uint8_t)dt;
-    o.part_start = p0;
-    o.nparts = np;
-    o.addr = addr;
-    o.ndim = 1;
-    o.size[0] = free;
-    o.stride[0] = 1;
-    return o;
-}
-
-struct sim_instr sim_instr_init(enum ls_engine e, enum sim_opcode op)
-{
-    struct sim_instr in;
-    memset(&in, 0, sizeof in); /* every field, the unused operand dims included */
-    in.engine = (uint8_t)e;
-    in.opcode = (uint8_t)op;
-    in.op_tag = in.conv_tag = -1;
-    return in;
-}
-
-struct sim_operand sim_sbuf(uint32_t part_start, uint32_t nparts, uint64_t addr,
-                            enum ls_dtype dt, uint32_t free)
-{
-    return make(LS_MEM_SBUF, part_start, nparts, addr, dt, free);
-}
-
-struct sim_operand sim_psum(uint32_t part_start, uint32_t nparts, uint64_t addr,
-                            enum ls_dtype dt, uint32_t free)
-{
-    return make(LS_MEM_PSUM, part_start, nparts, addr, dt, free);
-}
-
-struct sim_operand sim_hbm(uint32_t nparts, int32_t pstride, uint64_t addr, enum ls_dtype dt,
-                           uint32_t free)
-{
-    struct sim_operand o = make(LS_MEM_HBM, 0, nparts, addr, dt, free);
-    o.pstride = pstride;
-    return o;
-}
-
 void sim_operand_dims(struct sim_operand *o, int ndim, const uint32_t *size,
                       const int32_t *stride)
 {
@@ -176,14 +130,6 @@ void sim_operand_dims(struct sim_operand *o, int ndim, const uint32_t *size,
         o->size[i] = i < o->ndim ? size[i] : 0;
         o->stride[i] = i < o->ndim ? stride[i] : 0;
     }
-}
-
-uint64_t sim_operand_free(const struct sim_operand *o)
-{
-    uint64_t n = 1;
-    for (int i = 0; i < o->ndim; i++)
-        n *= o->size[i];
-    return n;
 }
 
 uint64_t sim_operand_run(const struct sim_operand *o)

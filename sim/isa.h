@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/arch.h"
 #include "util/dtype.h"
@@ -99,23 +100,67 @@ int sim_engine_parse(const char *s, size_t n, enum ls_engine *out);
 
 /* The one starting point of every instruction builder: opcode op on engine e, every operand
  * absent (LS_MEM_NONE), no function, flags or queue, no graph-op or conversion tag (-1).
- * Callers fill the operands; the program fills the dependencies. */
-struct sim_instr sim_instr_init(enum ls_engine e, enum sim_opcode op);
+ * Callers fill the operands; the program fills the dependencies. Inline, as the operand
+ * helpers below: codegen calls them millions of times and, out of line, the returned copies
+ * were a fifth of `laysim compile`. */
+static inline struct sim_instr sim_instr_init(enum ls_engine e, enum sim_opcode op)
+{
+    struct sim_instr in;
+    memset(&in, 0, sizeof in); /* every field, the unused operand dims included */
+    in.engine = (uint8_t)e;
+    in.opcode = (uint8_t)op;
+    in.op_tag = in.conv_tag = -1;
+    return in;
+}
+
+static inline struct sim_operand sim_operand_1d_(uint8_t mem, uint32_t p0, uint32_t np,
+                                                 uint64_t addr, enum ls_dtype dt, uint32_t free)
+{
+    struct sim_operand o;
+    memset(&o, 0, sizeof o);
+    o.mem = mem;
+    o.dtype = (uint8_t)dt;
+    o.part_start = p0;
+    o.nparts = np;
+    o.addr = addr;
+    o.ndim = 1;
+    o.size[0] = free;
+    o.stride[0] = 1;
+    return o;
+}
 
 /* Operand helpers for builders. All are contiguous 1-D patterns of `free` elements. */
-struct sim_operand sim_sbuf(uint32_t part_start, uint32_t nparts, uint64_t addr,
-                            enum ls_dtype dt, uint32_t free);
-struct sim_operand sim_psum(uint32_t part_start, uint32_t nparts, uint64_t addr,
-                            enum ls_dtype dt, uint32_t free);
+static inline struct sim_operand sim_sbuf(uint32_t part_start, uint32_t nparts, uint64_t addr,
+                                          enum ls_dtype dt, uint32_t free)
+{
+    return sim_operand_1d_(LS_MEM_SBUF, part_start, nparts, addr, dt, free);
+}
+static inline struct sim_operand sim_psum(uint32_t part_start, uint32_t nparts, uint64_t addr,
+                                          enum ls_dtype dt, uint32_t free)
+{
+    return sim_operand_1d_(LS_MEM_PSUM, part_start, nparts, addr, dt, free);
+}
 /* HBM: nparts rows of `free` elements, rows pstride elements apart, from byte addr. */
-struct sim_operand sim_hbm(uint32_t nparts, int32_t pstride, uint64_t addr, enum ls_dtype dt,
-                           uint32_t free);
+static inline struct sim_operand sim_hbm(uint32_t nparts, int32_t pstride, uint64_t addr,
+                                         enum ls_dtype dt, uint32_t free)
+{
+    struct sim_operand o = sim_operand_1d_(LS_MEM_HBM, 0, nparts, addr, dt, free);
+    o.pstride = pstride;
+    return o;
+}
 /* Replace the free pattern of o by ndim (size, stride) dims, outermost first. */
 void sim_operand_dims(struct sim_operand *o, int ndim, const uint32_t *size,
                       const int32_t *stride);
 
-/* Elements per partition (product of the sizes; 1 for ndim 0). */
-uint64_t sim_operand_free(const struct sim_operand *o);
+/* Elements per partition (product of the sizes; 1 for ndim 0). Inline: the simulator and
+ * its checks ask several times per instruction. */
+static inline uint64_t sim_operand_free(const struct sim_operand *o)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < o->ndim; i++)
+        n *= o->size[i];
+    return n;
+}
 /* Innermost contiguous run, in elements: product of the innermost dims that are dense. */
 uint64_t sim_operand_run(const struct sim_operand *o);
 /* Lowest and one-past-highest byte touched inside one partition (HBM: one row, from addr).

@@ -70,20 +70,71 @@ int32_t sim_program_tag(struct sim_program *p, const char *name)
     return ls_intern_add(&p->strs, name, strlen(name));
 }
 
+/* N when s[0..n) is "i<N>" (decimal, no leading zero), else -1. */
+static int64_t numbered(const char *s, size_t n)
+{
+    if (n < 2 || n > 11 || s[0] != 'i' || (s[1] == '0' && n > 2))
+        return -1;
+    int64_t v = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v <= UINT32_MAX ? v : -1;
+}
+
+static int is_numbered_at(const struct sim_program *p, int64_t k)
+{
+    return k >= 0 && (uint64_t)k < p->labels.len && p->labels.data[k] == SIM_LABEL_NUMBERED;
+}
+
+int sim_label_add(struct sim_program *p, uint32_t idx, const char *s, size_t n)
+{
+    if (LS_VEC_RESERVE(&p->labels, (size_t)idx + 1))
+        return -1;
+    while (p->labels.len <= idx)
+        p->labels.data[p->labels.len++] = -1;
+    if (p->labels.data[idx] != -1)
+        return 1;
+    int64_t k = numbered(s, n);
+    if (k == idx && !p->numbered_interned) {
+        p->labels.data[idx] = SIM_LABEL_NUMBERED;
+        return 0;
+    }
+    if (is_numbered_at(p, k))
+        return 1;
+    size_t before = p->label_names.count;
+    int32_t id = ls_intern_add(&p->label_names, s, n);
+    if (id < 0 || LS_VEC_RESERVE(&p->label_index, p->label_names.count))
+        return -1;
+    if (p->label_names.count == before)
+        return 1;
+    p->label_index.data[p->label_index.len++] = idx;
+    p->labels.data[idx] = id;
+    p->numbered_interned += k >= 0;
+    return 0;
+}
+
+int64_t sim_label_find(const struct sim_program *p, const char *s, size_t n)
+{
+    int64_t k = numbered(s, n);
+    if (is_numbered_at(p, k))
+        return k;
+    int32_t id = ls_intern_find(&p->label_names, s, n);
+    return id < 0 ? -1 : (int64_t)p->label_index.data[id];
+}
+
 int sim_program_label(struct sim_program *p, uint32_t index, const char *label,
                       struct ls_error *err)
 {
     if (index >= p->ins.len)
         return ls_error_msg(err, LS_ERR_INPUT, "label '%s': no instruction %u", label, index);
-    size_t n = strlen(label);
-    if (ls_intern_find(&p->label_names, label, n) >= 0)
-        return ls_error_msg(err, LS_ERR_INPUT, "label '%s' is defined twice", label);
-    int32_t id = ls_intern_add(&p->label_names, label, n);
-    if (id < 0 || LS_VEC_RESERVE(&p->labels, p->ins.len) || LS_VEC_PUSH(&p->label_index, index))
+    int rc = sim_label_add(p, index, label, strlen(label));
+    if (rc < 0)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    while (p->labels.len < p->ins.len)
-        p->labels.data[p->labels.len++] = -1;
-    p->labels.data[index] = id;
+    if (rc)
+        return ls_error_msg(err, LS_ERR_INPUT, "label '%s' is defined twice", label);
     return 0;
 }
 
@@ -129,7 +180,10 @@ const char *sim_program_label_of(const struct sim_program *p, size_t i)
 const char *sim_program_where(const struct sim_program *p, size_t i, char *buf, size_t n)
 {
     const struct sim_instr *in = &p->ins.data[i];
+    char num[24];
     const char *label = sim_program_label_of(p, i);
+    if (i < p->labels.len && p->labels.data[i] == SIM_LABEL_NUMBERED)
+        snprintf(num, sizeof num, "i%zu", i), label = num;
     snprintf(buf, n, "instruction %zu%s%s%s (%s %s)", i, label ? " '" : "", label ? label : "",
              label ? "'" : "", ls_engine_name((enum ls_engine)in->engine),
              sim_opcode_name((enum sim_opcode)in->opcode));

@@ -40,7 +40,8 @@ const struct ls_intern *sim_program_strings(const struct sim_program *p);
 /* Where instruction i came from: source file and line (NULL/0 for built programs). */
 const char *sim_program_file(const struct sim_program *p);
 int sim_program_line(const struct sim_program *p, size_t i);
-/* Label of instruction i, or NULL. */
+/* Label of instruction i, or NULL (also for a label "i<i>", the text writer's own, which is
+ * kept implicit; sim_program_where still names it). */
 const char *sim_program_label_of(const struct sim_program *p, size_t i);
 
 /* Describe instruction i for messages: "file:line: instruction 7 'mm3' (pe matmul)". */
@@ -52,5 +53,16 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
 int sim_program_load(struct sim_program **out, const char *path, struct ls_error *err);
 /* Write the text form (parses back to the same program). */
 int sim_program_write(const struct sim_program *p, FILE *f);
+
+/* The binary form (.lsprogz, docs/formats.md "Binary programs"): zlib blocks of varint-coded
+ * instructions, ~10 bytes per instruction, read without tokenizing. Labels are not kept
+ * (the text writer renumbers them i<N> too); tags are. sim_program_parse and
+ * sim_program_load recognise it by its magic and read either form. */
+#define SIM_PROGZ_MAGIC "LSPROGZ\x1a"
+#define SIM_PROGZ_VERSION 1
+int sim_program_write_binary(const struct sim_program *p, FILE *f);
+int sim_program_is_binary(const void *data, size_t len);
+int sim_program_parse_binary(struct sim_program **out, const char *file, const void *data,
+                             size_t len, struct ls_error *err);
 
 #endif

@@ -21,6 +21,16 @@ struct sim_program {
     struct ls_intern strs;        /* op / conversion tags */
     struct ls_intern label_names;
     char *file;                   /* source file, or NULL */
+    uint32_t numbered_interned;   /* interned labels that look like i<N> (see below) */
 };
+
+/* labels[i] of an instruction whose label is "i<i>" (what the text writer writes): such
+ * labels are not interned, so that a million of them cost no hashing. */
+#define SIM_LABEL_NUMBERED (-2)
+
+/* Label instruction idx s[0..n): 0, 1 when the label is already taken, -1 out of memory. */
+int sim_label_add(struct sim_program *p, uint32_t idx, const char *s, size_t n);
+/* Instruction labelled s[0..n), or -1. */
+int64_t sim_label_find(const struct sim_program *p, const char *s, size_t n);
 
 #endif

@@ -6,11 +6,37 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/fileio.h"
 #include "util/scan.h"
 
 typedef LS_VEC(uint32_t) dep_vec;
+
+/* What a line needs besides the program: its dependency list and the last tag interned
+ * (consecutive instructions mostly carry the same tag: compared, not hashed). */
+struct line_ctx {
+    dep_vec deps;
+    const char *tag;
+    size_t tag_n;
+    int32_t tag_id;
+};
+
+static int32_t intern_tag(struct sim_program *p, struct line_ctx *lc, const char *v, size_t vn)
+{
+    if (lc->tag && lc->tag_n == vn && !memcmp(lc->tag, v, vn))
+        return lc->tag_id;
+    int32_t id = ls_intern_add(&p->strs, v, vn);
+    if (id >= 0) {
+        lc->tag = ls_intern_str(&p->strs, id);
+        lc->tag_n = vn;
+        lc->tag_id = id;
+    }
+    return id;
+}
 
 /* A small cursor over one token for the operand grammar. */
 struct cur {
@@ -137,10 +163,15 @@ static const char *parse_operand(const char *s, size_t n, struct sim_operand *o)
     return NULL;
 }
 
-static int tok_key(const struct ls_token *t, const char *key, const char **val, size_t *vn)
+/* "key=value": key is a literal, so its length is known at compile time (no strlen per
+ * token: the parser tries up to ten keys on every token). */
+#define TOK_KEY(t, key, val, vn) tok_key((t), key, sizeof key - 1, (val), (vn))
+
+/* always inlined so that memcmp sees a constant length and becomes a compare or two */
+static inline __attribute__((always_inline)) int
+tok_key(const struct ls_token *t, const char *key, size_t k, const char **val, size_t *vn)
 {
-    size_t k = strlen(key);
-    if (t->n > k && !memcmp(t->s, key, k) && t->s[k] == '=') {
+    if (t->n > k && t->s[k] == '=' && !memcmp(t->s, key, k)) {
         *val = t->s + k + 1;
         *vn = t->n - k - 1;
         return 1;
@@ -148,9 +179,24 @@ static int tok_key(const struct ls_token *t, const char *key, const char **val, 
     return 0;
 }
 
-static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error *err,
-                      dep_vec *deps)
+/* Name instruction idx by the label token (without its ':'); a label seen before is an
+ * error. */
+static int add_label(struct sim_program *p, struct ls_scan *sc, uint32_t idx,
+                     struct ls_error *err)
 {
+    const struct ls_token *t = &sc->tok[0];
+    int rc = sim_label_add(p, idx, t->s, t->n - 1);
+    if (rc < 0)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (rc)
+        return ls_scan_error(sc, 0, err, "label '%.*s' is defined twice", (int)t->n - 1, t->s);
+    return 0;
+}
+
+static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error *err,
+                      struct line_ctx *lc)
+{
+    dep_vec *deps = &lc->deps;
     char buf[128];
     size_t t0 = 0;
     const struct ls_token *tk = sc->tok;
@@ -162,9 +208,6 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
                   ch == '_' || ch == '.' || ch == '-' || ch == '/'))
                 return ls_scan_error(sc, 0, err, "label: character '%c' not allowed", ch);
         }
-        if (ls_intern_find(&p->label_names, tk[0].s, tk[0].n - 1) >= 0)
-            return ls_scan_error(sc, 0, err, "label '%.*s' is defined twice", (int)tk[0].n - 1,
-                                 tk[0].s);
         label = 0;
         t0 = 1;
     }
@@ -189,11 +232,11 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
         size_t vn;
         const struct ls_token *t = &tk[i];
         struct sim_operand *slot = NULL;
-        if (tok_key(t, "dst", &v, &vn))
+        if (TOK_KEY(t, "dst", &v, &vn))
             slot = &in.dst;
-        else if (tok_key(t, "src", &v, &vn))
+        else if (TOK_KEY(t, "src", &v, &vn))
             slot = &in.src;
-        else if (tok_key(t, "src2", &v, &vn))
+        else if (TOK_KEY(t, "src2", &v, &vn))
             slot = &in.src2;
         if (slot) {
             if (slot->mem != LS_MEM_NONE)
@@ -204,46 +247,46 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
             continue;
         }
         uint64_t u;
-        if (tok_key(t, "func", &v, &vn)) {
+        if (TOK_KEY(t, "func", &v, &vn)) {
             enum sim_func f;
             if (sim_func_parse(v, vn, &f))
                 return ls_scan_error(sc, i, err, "unknown func '%.*s'", (int)vn, v);
             in.func = (uint8_t)f;
-        } else if (tok_key(t, "acc", &v, &vn) || tok_key(t, "all", &v, &vn)) {
+        } else if (TOK_KEY(t, "acc", &v, &vn) || TOK_KEY(t, "all", &v, &vn)) {
             if (ls_parse_u64(v, vn, &u) || u > 1)
                 return ls_scan_error(sc, i, err, "expected 0 or 1");
             unsigned fl = t->s[1] == 'c' ? SIM_F_ACCUMULATE : SIM_F_ALL;
             if (u)
                 in.flags |= (uint8_t)fl;
-        } else if (tok_key(t, "q", &v, &vn)) {
+        } else if (TOK_KEY(t, "q", &v, &vn)) {
             if (e != LS_ENGINE_DMA)
                 return ls_scan_error(sc, i, err, "q= (DMA queue) is for dma instructions only");
             if (ls_parse_u64(v, vn, &u) || u >= SIM_MAX_QUEUES)
                 return ls_scan_error(sc, i, err, "queue: expected 0..%d", SIM_MAX_QUEUES - 1);
             in.queue = (uint16_t)u;
             seen_q = 1;
-        } else if (tok_key(t, "tag", &v, &vn) || tok_key(t, "conv", &v, &vn)) {
+        } else if (TOK_KEY(t, "tag", &v, &vn) || TOK_KEY(t, "conv", &v, &vn)) {
             if (vn == 0)
                 return ls_scan_error(sc, i, err, "empty tag");
-            int32_t id = ls_intern_add(&p->strs, v, vn);
+            int32_t id = intern_tag(p, lc, v, vn);
             if (id < 0)
                 return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
             if (t->s[0] == 't')
                 in.op_tag = id;
             else
                 in.conv_tag = id;
-        } else if (tok_key(t, "after", &v, &vn)) {
+        } else if (TOK_KEY(t, "after", &v, &vn)) {
             size_t a = 0;
             while (a <= vn) {
                 size_t b = a;
                 while (b < vn && v[b] != ',')
                     b++;
-                int32_t id = ls_intern_find(&p->label_names, v + a, b - a);
-                if (b == a || id < 0)
+                int64_t dep = sim_label_find(p, v + a, b - a);
+                if (b == a || dep < 0)
                     return ls_scan_error(sc, i, err,
                                          "after: '%.*s' is not the label of an earlier instruction",
                                          (int)(b - a), v + a);
-                if (LS_VEC_PUSH(deps, p->label_index.data[id]))
+                if (LS_VEC_PUSH(deps, (uint32_t)dep))
                     return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
                 a = b + 1;
             }
@@ -262,21 +305,14 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
         return ls_error_set(err, e2.code, sc->file, sc->line, tk[0].col, "%s", e2.msg);
     if (LS_VEC_PUSH(&p->lines, sc->line))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    if (label == 0) {
-        char name[256];
-        if (tk[0].n - 1 >= sizeof name)
-            return ls_scan_error(sc, 0, err, "label longer than %zu bytes", sizeof name - 1);
-        memcpy(name, tk[0].s, tk[0].n - 1);
-        name[tk[0].n - 1] = '\0';
-        if (sim_program_label(p, (uint32_t)idx, name, &e2))
-            return ls_error_set(err, e2.code, sc->file, sc->line, tk[0].col, "%s", e2.msg);
-    }
-    return 0;
+    return label == 0 ? add_label(p, sc, (uint32_t)idx, err) : 0;
 }
 
 int sim_program_parse(struct sim_program **out, const char *file, const char *text, size_t len,
                       struct ls_error *err)
 {
+    if (sim_program_is_binary(text, len))
+        return sim_program_parse_binary(out, file, text, len, err);
     *out = NULL;
     struct sim_program *p = sim_program_new();
     if (!p || !(p->file = strdup(file ? file : ""))) {
@@ -285,7 +321,7 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
     }
     struct ls_scan sc;
     ls_scan_init(&sc, p->file, text, len);
-    dep_vec deps = {0};
+    struct line_ctx lc = {{0}, NULL, 0, -1};
     int rc = 0, r, header = 0;
     while ((r = ls_scan_next(&sc, err)) == 1) {
         if (!header) {
@@ -300,14 +336,14 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
             header = 1;
             continue;
         }
-        if ((rc = parse_line(p, &sc, err, &deps)))
+        if ((rc = parse_line(p, &sc, err, &lc)))
             break;
     }
     if (r < 0)
         rc = err->code;
     if (!rc && !header)
         rc = ls_error_set(err, LS_ERR_INPUT, p->file, 1, 1, "empty program: expected 'lsprog 1'");
-    free(deps.data);
+    free(lc.deps.data);
     ls_scan_free(&sc);
     if (rc) {
         sim_program_free(p);
@@ -317,11 +353,39 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
     return 0;
 }
 
+/* A regular file is mapped rather than copied into the heap: a 100 MB program read with
+ * read(2) cost as much in page faults and copying as the parsing itself. */
+static int load_mapped(struct sim_program **out, const char *path, int *mapped,
+                       struct ls_error *err)
+{
+    *mapped = 0;
+    int fd = strcmp(path, "-") ? open(path, O_RDONLY) : -1;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    size_t len = (size_t)st.st_size;
+    void *data = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (data == MAP_FAILED)
+        return 0;
+    (void)madvise(data, len, MADV_SEQUENTIAL);
+    *mapped = 1;
+    int rc = sim_program_parse(out, path, data, len, err);
+    munmap(data, len);
+    return rc;
+}
+
 int sim_program_load(struct sim_program **out, const char *path, struct ls_error *err)
 {
+    int mapped, rc = load_mapped(out, path, &mapped, err);
+    if (mapped)
+        return rc;
     char *data;
     size_t len;
-    int rc = ls_read_file(path, &data, &len, err);
+    rc = ls_read_file(path, &data, &len, err);
     if (rc)
         return rc;
     rc = sim_program_parse(out, path, data, len, err);
@@ -331,52 +395,150 @@ int sim_program_load(struct sim_program **out, const char *path, struct ls_error
 
 /* ---- writer ----------------------------------------------------------------------------- */
 
-static void write_operand(FILE *f, const char *key, const struct sim_operand *o)
+/* The writer formats into a buffer by hand: with fprintf, formatting was half of what
+ * `laysim compile` spent on a million-instruction program. */
+struct out {
+    char *b;
+    size_t len, cap;
+    int failed;
+};
+
+static char *out_room(struct out *o, size_t n)
+{
+    if (o->len + n > o->cap && LS_ARRAY_RESERVE(o->b, o->cap, o->len + n)) {
+        o->failed = 1;
+        return NULL;
+    }
+    return o->b + o->len;
+}
+
+static void out_str(struct out *o, const char *s, size_t n)
+{
+    char *d = out_room(o, n);
+    if (d) {
+        memcpy(d, s, n);
+        o->len += n;
+    }
+}
+
+#define OUT_LIT(o, lit) out_str((o), lit, sizeof lit - 1)
+
+static void out_cstr(struct out *o, const char *s)
+{
+    out_str(o, s, strlen(s));
+}
+
+static void out_u64(struct out *o, uint64_t v)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    out_str(o, tmp + i, sizeof tmp - i);
+}
+
+static void out_i64(struct out *o, int64_t v)
+{
+    if (v < 0) {
+        OUT_LIT(o, "-");
+        out_u64(o, (uint64_t)0 - (uint64_t)v);
+    } else {
+        out_u64(o, (uint64_t)v);
+    }
+}
+
+static void write_operand(struct out *f, const char *key, const struct sim_operand *o)
 {
     if (o->mem == LS_MEM_NONE)
         return;
-    if (o->mem == LS_MEM_HBM)
-        fprintf(f, " %s=hbm[%u/%d]", key, o->nparts, o->pstride);
-    else
-        fprintf(f, " %s=%s[%u:%u]", key, ls_mem_name((enum ls_mem)o->mem), o->part_start,
-                o->part_start + o->nparts);
-    fprintf(f, "@%" PRIu64 ":%s:", o->addr, ls_dtype_name((enum ls_dtype)o->dtype));
-    for (int d = 0; d < o->ndim; d++)
-        fprintf(f, "%s%u/%d", d ? "x" : "", o->size[d], o->stride[d]);
+    OUT_LIT(f, " ");
+    out_cstr(f, key);
+    OUT_LIT(f, "=");
+    out_cstr(f, ls_mem_name((enum ls_mem)o->mem));
+    OUT_LIT(f, "[");
+    if (o->mem == LS_MEM_HBM) {
+        out_u64(f, o->nparts);
+        OUT_LIT(f, "/");
+        out_i64(f, o->pstride);
+    } else {
+        out_u64(f, o->part_start);
+        OUT_LIT(f, ":");
+        out_u64(f, (uint64_t)o->part_start + o->nparts);
+    }
+    OUT_LIT(f, "]@");
+    out_u64(f, o->addr);
+    OUT_LIT(f, ":");
+    out_cstr(f, ls_dtype_name((enum ls_dtype)o->dtype));
+    OUT_LIT(f, ":");
+    for (int d = 0; d < o->ndim; d++) {
+        if (d)
+            OUT_LIT(f, "x");
+        out_u64(f, o->size[d]);
+        OUT_LIT(f, "/");
+        out_i64(f, o->stride[d]);
+    }
     if (o->ndim == 0)
-        fprintf(f, "1/1");
+        OUT_LIT(f, "1/1");
+}
+
+static void write_instr(struct out *f, const struct sim_program *p, size_t i)
+{
+    const struct sim_instr *in = &p->ins.data[i];
+    OUT_LIT(f, "i"); /* labels are renumbered i<N> so that references always resolve */
+    out_u64(f, i);
+    OUT_LIT(f, ": ");
+    out_cstr(f, ls_engine_name((enum ls_engine)in->engine));
+    OUT_LIT(f, " ");
+    out_cstr(f, sim_opcode_name((enum sim_opcode)in->opcode));
+    write_operand(f, "dst", &in->dst);
+    write_operand(f, "src", &in->src);
+    write_operand(f, "src2", &in->src2);
+    if (in->func) {
+        OUT_LIT(f, " func=");
+        out_cstr(f, sim_func_name((enum sim_func)in->func));
+    }
+    if (in->flags & SIM_F_ACCUMULATE)
+        OUT_LIT(f, " acc=1");
+    if (in->flags & SIM_F_ALL)
+        OUT_LIT(f, " all=1");
+    if (in->engine == LS_ENGINE_DMA) {
+        OUT_LIT(f, " q=");
+        out_u64(f, in->queue);
+    }
+    for (uint32_t d = 0; d < in->ndeps; d++) {
+        if (d)
+            OUT_LIT(f, ",i");
+        else
+            OUT_LIT(f, " after=i");
+        out_u64(f, p->deps.data[in->deps_off + d]);
+    }
+    if (in->op_tag >= 0) {
+        OUT_LIT(f, " tag=");
+        out_str(f, ls_intern_str(&p->strs, in->op_tag), p->strs.lens[in->op_tag]);
+    }
+    if (in->conv_tag >= 0) {
+        OUT_LIT(f, " conv=");
+        out_str(f, ls_intern_str(&p->strs, in->conv_tag), p->strs.lens[in->conv_tag]);
+    }
+    OUT_LIT(f, "\n");
 }
 
 int sim_program_write(const struct sim_program *p, FILE *f)
 {
-    fprintf(f, "lsprog 1\n");
-    for (size_t i = 0; i < p->ins.len; i++) {
-        const struct sim_instr *in = &p->ins.data[i];
-        const char *label = sim_program_label_of(p, i);
-        fprintf(f, "i%zu: %s %s", i, ls_engine_name((enum ls_engine)in->engine),
-                sim_opcode_name((enum sim_opcode)in->opcode));
-        (void)label; /* labels are renumbered i<N> so that references always resolve */
-        write_operand(f, "dst", &in->dst);
-        write_operand(f, "src", &in->src);
-        write_operand(f, "src2", &in->src2);
-        if (in->func)
-            fprintf(f, " func=%s", sim_func_name((enum sim_func)in->func));
-        if (in->flags & SIM_F_ACCUMULATE)
-            fprintf(f, " acc=1");
-        if (in->flags & SIM_F_ALL)
-            fprintf(f, " all=1");
-        if (in->engine == LS_ENGINE_DMA)
-            fprintf(f, " q=%u", in->queue);
-        if (in->ndeps) {
-            fprintf(f, " after=");
-            for (uint32_t d = 0; d < in->ndeps; d++)
-                fprintf(f, "%si%u", d ? "," : "", p->deps.data[in->deps_off + d]);
+    struct out o = {0};
+    OUT_LIT(&o, "lsprog 1\n");
+    for (size_t i = 0; i < p->ins.len && !o.failed; i++) {
+        write_instr(&o, p, i);
+        if (o.len >= (1u << 20)) { /* flush every MiB: the buffer stays small */
+            if (fwrite(o.b, 1, o.len, f) != o.len)
+                o.failed = 1;
+            o.len = 0;
         }
-        if (in->op_tag >= 0)
-            fprintf(f, " tag=%s", ls_intern_str(&p->strs, in->op_tag));
-        if (in->conv_tag >= 0)
-            fprintf(f, " conv=%s", ls_intern_str(&p->strs, in->conv_tag));
-        fputc('\n', f);
     }
-    return ferror(f) ? LS_ERR_IO : 0;
+    if (!o.failed && o.len && fwrite(o.b, 1, o.len, f) != o.len)
+        o.failed = 1;
+    free(o.b);
+    return o.failed || ferror(f) ? LS_ERR_IO : 0;
 }

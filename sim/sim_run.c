@@ -89,6 +89,13 @@ double sim_dma_efficiency(const struct sim_target *t, const struct sim_stats *st
     return (double)st->dma_bytes / (ns * t->dma_engines * t->dma_bytes_per_ns);
 }
 
+/* sim_program_deps, inlined: asked twice per simulated instruction */
+static inline const uint32_t *deps_of(const struct sim_program *p, size_t i, size_t *nd)
+{
+    *nd = p->ins.data[i].ndeps;
+    return *nd ? p->deps.data + p->ins.data[i].deps_off : NULL;
+}
+
 static uint64_t ns_to_ticks(const struct run *r, double ns)
 {
     double v = ceil(ns * r->ticks_per_ns - 1e-9);
@@ -142,7 +149,7 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
      * and the consumer's read access (+ the static overhead when tiny). */
     if (s->prev != UINT32_MAX) {
         size_t nd;
-        const uint32_t *deps = sim_program_deps(r->p, i, &nd);
+        const uint32_t *deps = deps_of(r->p, i, &nd);
         for (size_t k = 0; k < nd; k++)
             if (deps[k] == s->prev) {
                 uint64_t extra = 2 * (uint64_t)t->vec_access_overhead +
@@ -345,7 +352,7 @@ static void head_estimate(struct run *r, struct stream *s)
     }
     uint32_t i = s->idx[s->pos];
     size_t nd;
-    const uint32_t *deps = sim_program_deps(r->p, i, &nd);
+    const uint32_t *deps = deps_of(r->p, i, &nd);
     uint64_t m = 0;
     for (size_t k = 0; k < nd; k++) {
         uint64_t e = r->end[deps[k]];

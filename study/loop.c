@@ -1,6 +1,7 @@
 /* study/loop: the closed calibration loop with a frozen out-of-sample evaluation set per
  * model and leave-one-family-out fits. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,64 @@ static int micro_fit(const struct study_loop_opts *o, const struct cm_table *t0,
     return rc;
 }
 
+/* One model's strategies, run on a worker thread of study_loop_calibrate. */
+struct cal_model {
+    const struct graph *g;
+    const struct study_loop_opts *o;
+    const struct cm_table *t0, *tmicro;
+    struct study_pipe *p;
+    const struct study_run *runs[STUDY_NSTRATEGIES];
+    int rc;
+    struct ls_error err;
+};
+
+static void *cal_model_run(void *arg)
+{
+    struct cal_model *c = arg;
+    c->rc = lp_run_strategies(c->g, c->o, c->t0, c->tmicro, NULL, &c->p, c->runs, &c->err);
+    return NULL;
+}
+
+/* Add model c's distinct programs to the calibration set (in model order, so that the fit
+ * does not depend on the number of threads). */
+static int cal_model_add(struct cal_model *c, struct cm_groups *all, int *used,
+                         const struct study_loop_opts *o, struct ls_error *err)
+{
+    int r = c->rc, rc = 0;
+    if (r == LS_ERR_NOMEM || r == LS_ERR_INTERNAL || r == LS_ERR_IO)
+        return ls_error_msg(err, r, "%s", c->err.msg);
+    if (r)
+        return 0; /* a model the strategies cannot handle is left out of the fit */
+    for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
+        int dup = 0; /* every distinct program once (strategies often agree) */
+        for (int q = 0; q < s && !dup; q++)
+            dup = !memcmp(c->runs[q]->sol.cfg, c->runs[s]->sol.cfg,
+                          sizeof(int32_t) * (size_t)c->runs[s]->sol.nops);
+        if (dup)
+            continue;
+        if (add_groups(all, c->runs[s], &o->target))
+            rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        else
+            (*used)++;
+    }
+    return rc;
+}
+
+/* Models [i0, i1) in parallel (one thread each; this thread runs the first). */
+static void cal_batch(struct cal_model *cm, int i0, int i1)
+{
+    pthread_t th[64];
+    int started[64] = {0};
+    for (int i = i0 + 1; i < i1; i++)
+        started[i - i0] = cm[i].g && !pthread_create(&th[i - i0], NULL, cal_model_run, &cm[i]);
+    for (int i = i0; i < i1; i++) /* the first, and any whose thread did not start */
+        if (cm[i].g && !started[i - i0])
+            cal_model_run(&cm[i]);
+    for (int i = i0 + 1; i < i1; i++)
+        if (started[i - i0])
+            pthread_join(th[i - i0], NULL);
+}
+
 int study_loop_calibrate(const struct graph *const *gs, int n, const struct study_loop_opts *o,
                          struct cm_table *out, int *programs, struct ls_error *err)
 {
@@ -252,34 +311,24 @@ int study_loop_calibrate(const struct graph *const *gs, int n, const struct stud
     int rc = micro_fit(o, &t0, &tmicro, &nmicro, &nsamples, err), used = 0;
     if (rc)
         return rc;
+    struct cal_model *cm = calloc((size_t)n + 1, sizeof *cm);
+    if (!cm)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++)
+        cm[i] = (struct cal_model){.g = gs[i], .o = o, .t0 = &t0, .tmicro = &tmicro};
+    int nth = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
     struct cm_groups all;
     cm_groups_init(&all, tmicro.n);
-    for (int i = 0; i < n && !rc; i++) {
-        if (!gs[i])
-            continue;
-        struct study_pipe *p = NULL;
-        const struct study_run *runs[STUDY_NSTRATEGIES];
-        struct ls_error e2 = {0};
-        int r = lp_run_strategies(gs[i], o, &t0, &tmicro, NULL, &p, runs, &e2);
-        if (r == LS_ERR_NOMEM || r == LS_ERR_INTERNAL || r == LS_ERR_IO) {
-            rc = ls_error_msg(err, r, "%s", e2.msg);
-        } else if (!r) {
-            /* every distinct program once (strategies often agree) */
-            for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
-                int dup = 0;
-                for (int q = 0; q < s && !dup; q++)
-                    dup = !memcmp(runs[q]->sol.cfg, runs[s]->sol.cfg,
-                                  sizeof(int32_t) * (size_t)runs[s]->sol.nops);
-                if (dup)
-                    continue;
-                if (add_groups(&all, runs[s], &o->target))
-                    rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-                else
-                    used++;
-            }
+    for (int b = 0; b < n && !rc; b += nth) { /* at most nth pipelines alive at a time */
+        int e = b + nth < n ? b + nth : n;
+        cal_batch(cm, b, e);
+        for (int i = b; i < e; i++) {
+            if (!rc && cm[i].g)
+                rc = cal_model_add(&cm[i], &all, &used, o, err);
+            study_pipe_free(cm[i].p);
         }
-        study_pipe_free(p);
     }
+    free(cm);
     if (!rc)
         rc = fit_groups(&all, &tmicro, o, out, NULL, err);
     cm_groups_free(&all);

@@ -41,6 +41,8 @@ struct study_loop_opts {
     const char *const *extra_traces; /* more calibration traces (per-instruction fit) */
     int nextra;
     struct study_progress_cb progress; /* per model and iteration (optional) */
+    int threads;                  /* study_loop_calibrate: models solved and simulated at
+                                     once (default 1); results are merged in model order */
 };
 
 void study_loop_opts_init(struct study_loop_opts *o);

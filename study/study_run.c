@@ -61,6 +61,7 @@ int study_calibrated_table(const struct study_opts *o, const struct sim_target *
         study_loop_opts_init(&lo);
         lo.target = *t;
         lo.solve.time_limit = o->exact_time_limit;
+        lo.threads = o->jobs;
         rc = study_loop_calibrate((const struct graph *const *)gs, (int)n, &lo, out, NULL, err);
     }
     for (size_t i = 0; i < n; i++)

@@ -6,14 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "traces/block.h"
 #include "traces/record.h"
 
 #define TRACE_MAGIC "LSTRACE\x1a"
 #define TRACE_MAGIC_LEN 8
-#define TRACE_END_MARK 0xffffffffu
-#define TRACE_FRAME_LEN 16               /* nrec, raw_len, comp_len, crc (u32 LE each) */
 #define TRACE_BLOCK_TARGET (128u << 10)  /* the writer flushes a block at this raw size */
-#define TRACE_BLOCK_MAX_RAW (16u << 20)  /* readers reject larger blocks */
 #define TRACE_HEADER_MAX (16u << 20)
 #define TRACE_REC_MAX 160                /* upper bound of one encoded record */
 /* zlib level of the writer: 1 writes ~40% faster than 6 for ~12% more bytes (bench/traces.sh). */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "traces/block.h"
 #include "traces/codec.h"
 #include "traces/trace.h"
 #include "util/arena.h"
@@ -214,20 +215,21 @@ static int read_end(struct trace_reader *r, const uint8_t *f, struct ls_error *e
 {
     uint8_t tail[8];
     unsigned long long at = (unsigned long long)r->block_off;
-    if (trace_get_u32le(f + 8) != 8)
-        return fail(r, err, LS_ERR_INPUT, "end frame (byte offset %llu): bad length", at);
     if (read_some(r, tail, 8) < 8)
         return fail(r, err, LS_ERR_INPUT, "end frame (byte offset %llu): truncated", at);
-    uint32_t crc = (uint32_t)crc32(crc32(0, f, 12), tail, 8);
-    if (crc != trace_get_u32le(f + 12))
+    uint32_t nblocks;
+    uint64_t total;
+    enum trace_block_status st = trace_block_check_end(f, tail, &nblocks, &total);
+    if (st == TRACE_BLOCK_BAD_LENGTHS)
+        return fail(r, err, LS_ERR_INPUT, "end frame (byte offset %llu): bad length", at);
+    if (st != TRACE_BLOCK_OK)
         return fail(r, err, LS_ERR_INPUT, "end frame (byte offset %llu): CRC-32 mismatch", at);
-    uint64_t total = trace_get_u64le(tail);
-    if (trace_get_u32le(f + 4) != r->nblocks || total != r->nrec)
+    if (nblocks != r->nblocks || total != r->nrec)
         return fail(r, err, LS_ERR_INPUT,
                     "end frame (byte offset %llu): says %u blocks and %llu records, read %llu "
                     "and %llu (blocks missing)",
-                    at, trace_get_u32le(f + 4), (unsigned long long)total,
-                    (unsigned long long)r->nblocks, (unsigned long long)r->nrec);
+                    at, nblocks, (unsigned long long)total, (unsigned long long)r->nblocks,
+                    (unsigned long long)r->nrec);
     if (fgetc(r->fp) != EOF)
         return fail(r, err, LS_ERR_INPUT, "byte offset %llu: trailing bytes after the end frame",
                     (unsigned long long)r->off);
@@ -253,9 +255,8 @@ static int next_block(struct trace_reader *r, struct ls_error *err)
     uint32_t nrec = trace_get_u32le(f);
     if (nrec == TRACE_END_MARK)
         return read_end(r, f, err);
-    uint32_t raw_len = trace_get_u32le(f + 4), comp_len = trace_get_u32le(f + 8);
-    if (raw_len > TRACE_BLOCK_MAX_RAW || comp_len > compressBound(TRACE_BLOCK_MAX_RAW) ||
-        raw_len == 0 || comp_len == 0)
+    uint32_t raw_len, comp_len, crc;
+    if (trace_block_lengths(f, &nrec, &raw_len, &comp_len) != TRACE_BLOCK_OK)
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): implausible lengths (raw %u, compressed %u): "
                     "corrupt file", bn, at, raw_len, comp_len);
@@ -266,17 +267,14 @@ static int next_block(struct trace_reader *r, struct ls_error *err)
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): truncated: %u compressed bytes expected, "
                     "file ends after %zu", bn, at, comp_len, got);
-    uint32_t crc = (uint32_t)crc32(crc32(0, f, 12), r->comp, comp_len);
-    if (crc != trace_get_u32le(f + 12))
+    enum trace_block_status st = trace_block_unpack(f, r->comp, r->raw, &crc);
+    if (st == TRACE_BLOCK_BAD_CRC)
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): CRC-32 mismatch (stored 0x%08x, computed "
                     "0x%08x): corrupt file", bn, at, trace_get_u32le(f + 12), crc);
-    uLongf dlen = raw_len;
-    int zrc = uncompress(r->raw, &dlen, r->comp, comp_len);
-    if (zrc != Z_OK || dlen != raw_len)
+    if (st != TRACE_BLOCK_OK)
         return fail(r, err, LS_ERR_INPUT,
-                    "block %llu (byte offset %llu): does not decompress (zlib %d): corrupt file",
-                    bn, at, zrc);
+                    "block %llu (byte offset %llu): does not decompress: corrupt file", bn, at);
     /* String definitions come first. */
     uint64_t nstr;
     size_t pos = trace_get_varint(r->raw, raw_len, &nstr);

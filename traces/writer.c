@@ -2,6 +2,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "traces/block.h"
 #include "traces/codec.h"
 #include "traces/trace.h"
 #include "util/dtype.h"
@@ -169,32 +170,16 @@ static int flush_block(struct trace_writer *w, struct ls_error *err)
     size_t raw = np + w->strs.len + w->recs.len;
     if (raw > TRACE_BLOCK_MAX_RAW)
         return ls_error_set(err, LS_ERR_LIMIT, w->path, 0, 0, "trace block too large");
-    size_t bound = deflateBound(&w->zs, raw) + TRACE_FRAME_LEN;
-    w->comp.len = 0;
-    if (buf_reserve(&w->comp, bound))
+    struct trace_block_part parts[3] = {
+        {prefix, np}, {w->strs.data, w->strs.len}, {w->recs.data, w->recs.len}};
+    size_t flen;
+    int prc =
+        trace_block_pack(&w->zs, w->block_nrec, parts, 3, &w->comp.data, &w->comp.cap, &flen);
+    if (prc == -1)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory compressing a trace block");
-    if (deflateReset(&w->zs) != Z_OK)
-        return ls_error_msg(err, LS_ERR_INTERNAL, "zlib: deflateReset failed");
-    w->zs.next_out = w->comp.data + TRACE_FRAME_LEN;
-    w->zs.avail_out = (uInt)(bound - TRACE_FRAME_LEN);
-    struct {
-        uint8_t *p;
-        size_t n;
-    } parts[3] = {{prefix, np}, {w->strs.data, w->strs.len}, {w->recs.data, w->recs.len}};
-    for (int i = 0; i < 3; i++) {
-        w->zs.next_in = parts[i].p;
-        w->zs.avail_in = (uInt)parts[i].n;
-        int zrc = deflate(&w->zs, i == 2 ? Z_FINISH : Z_NO_FLUSH);
-        if (zrc == Z_STREAM_ERROR || w->zs.avail_in != 0 || (i == 2 && zrc != Z_STREAM_END))
-            return ls_error_msg(err, LS_ERR_INTERNAL, "zlib: deflate failed (%d)", zrc);
-    }
-    size_t clen = w->zs.total_out;
-    uint8_t *f = w->comp.data;
-    trace_put_u32le(f, w->block_nrec);
-    trace_put_u32le(f + 4, (uint32_t)raw);
-    trace_put_u32le(f + 8, (uint32_t)clen);
-    trace_put_u32le(f + 12, (uint32_t)crc32(crc32(0, f, 12), f + TRACE_FRAME_LEN, (uInt)clen));
-    int rc = write_bytes(w, f, TRACE_FRAME_LEN + clen, err);
+    if (prc)
+        return ls_error_msg(err, LS_ERR_INTERNAL, "zlib: deflate failed");
+    int rc = write_bytes(w, w->comp.data, flen, err);
     if (rc)
         return rc;
     w->nblocks++;
@@ -325,12 +310,8 @@ int trace_writer_close(struct trace_writer *w, struct ls_error *err)
     }
     int rc = flush_block(w, err);
     if (!rc) {
-        uint8_t f[TRACE_FRAME_LEN + 8];
-        trace_put_u32le(f, TRACE_END_MARK);
-        trace_put_u32le(f + 4, (uint32_t)w->nblocks);
-        trace_put_u32le(f + 8, 8);
-        trace_put_u64le(f + 16, w->nrec);
-        trace_put_u32le(f + 12, (uint32_t)crc32(crc32(0, f, 12), f + 16, 8));
+        uint8_t f[TRACE_END_LEN];
+        trace_block_end(f, (uint32_t)w->nblocks, w->nrec);
         if (w->nblocks > UINT32_MAX)
             rc = ls_error_set(err, LS_ERR_LIMIT, w->path, 0, 0, "too many trace blocks");
         else

@@ -23,36 +23,43 @@ void ls_scan_free(struct ls_scan *sc)
     sc->ntok = sc->captok = 0;
 }
 
+/* Bytes that end a token: blanks, '#', NUL (a 256-entry table: this loop reads every byte
+ * of every text file laysim loads, a million-line program among them). */
+static const unsigned char token_end[256] = {[' '] = 1, ['\t'] = 1, ['\r'] = 1, ['#'] = 1,
+                                              ['\0'] = 1};
+
 int ls_scan_next(struct ls_scan *sc, struct ls_error *err)
 {
     while (sc->pos < sc->len) {
         sc->line++;
         sc->ntok = 0;
         size_t start = sc->pos;
-        size_t end = start;
-        while (end < sc->len && sc->buf[end] != '\n')
-            end++;
+        const char *nl = memchr(sc->buf + start, '\n', sc->len - start);
+        size_t end = nl ? (size_t)(nl - sc->buf) : sc->len;
         sc->pos = end < sc->len ? end + 1 : end;
-        int in_comment = 0;
         for (size_t i = start; i < end;) {
-            char c = sc->buf[i];
+            unsigned char c = (unsigned char)sc->buf[i];
             if (c == '\0')
                 return ls_error_set(err, LS_ERR_INPUT, sc->file, sc->line, (int)(i - start) + 1,
                                     "NUL byte in text file"), -1;
-            if (in_comment || c == ' ' || c == '\t' || c == '\r') {
-                i++;
-                continue;
-            }
             if (c == '#') {
-                in_comment = 1;
+                /* the rest of the line is a comment, but a NUL there is still an error */
+                const char *z = memchr(sc->buf + i, '\0', end - i);
+                if (z)
+                    return ls_error_set(err, LS_ERR_INPUT, sc->file, sc->line,
+                                        (int)(z - sc->buf - start) + 1, "NUL byte in text file"),
+                           -1;
+                break;
+            }
+            if (token_end[c]) {
                 i++;
                 continue;
             }
-            size_t j = i;
-            while (j < end && sc->buf[j] != ' ' && sc->buf[j] != '\t' && sc->buf[j] != '\r' &&
-                   sc->buf[j] != '#' && sc->buf[j] != '\0')
+            size_t j = i + 1;
+            while (j < end && !token_end[(unsigned char)sc->buf[j]])
                 j++;
-            if (ls_vec_reserve_((void **)&sc->tok, &sc->captok, sc->ntok + 1, sizeof *sc->tok))
+            if (sc->ntok == sc->captok &&
+                ls_vec_reserve_((void **)&sc->tok, &sc->captok, sc->ntok + 1, sizeof *sc->tok))
                 return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
             sc->tok[sc->ntok].s = sc->buf + i;
             sc->tok[sc->ntok].n = j - i;

@@ -9,7 +9,7 @@
 #               (default build-fuzz in the source tree; env FUZZ_OUT)
 #   -b          build only, do not fuzz
 #   -j JOBS     fuzz JOBS targets at a time (default 1; env FUZZ_JOBS)
-#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog target hf tfjs onnx cmtable (default: all)
+#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx cmtable (default: all)
 #
 # Every target first replays its reproducers (tests/data/fuzz/TARGET/*), then fuzzes from a
 # corpus seeded with the repository's examples and test data. Exits 1 when any target
@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog target hf tfjs onnx cmtable"
+ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx cmtable"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -45,7 +45,7 @@ layers_of() {
     lg | hf | tfjs | onnx) echo "graph util" ;;
     lsp | sol | answer) echo "solver util" ;;
     lstrace | csv | tracejson | neuroncsv) echo "traces util" ;;
-    prog | target) echo "sim traces util" ;;
+    prog | progz | target) echo "sim traces util" ;;
     cmtable) echo "costmodel codegen solver sim graph traces util" ;;
     *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
@@ -123,6 +123,14 @@ case " $TARGETS " in
         $LIBS -o "$OUT/bin/seed_traces"
     ;;
 esac
+case " $TARGETS " in
+*" progz "*)
+    # Binary programs are written from the text test programs (no binaries in the repo).
+    # shellcheck disable=SC2086
+    $CC $CFLAGS "$SRC/tests/fuzz/seed_progz.c" "$OUT/obj/libsim.a" "$OUT/obj/libtraces.a" \
+        "$OUT/obj/libutil.a" $LIBS -o "$OUT/bin/seed_progz"
+    ;;
+esac
 [ "$BUILD_ONLY" = 1 ] && exit 0
 
 # Fuzz one target; its summary goes to DIR/TARGET.result, its status is the exit code.
@@ -134,6 +142,7 @@ fuzz_one() {
     for f in $(seeds_of "$t"); do cp "$f" "$corpus/"; done
     case $t in
     lstrace | csv) "$OUT/bin/seed_traces" "$t" "$corpus" ;;
+    progz) "$OUT/bin/seed_progz" "$corpus" "$SRC/tests/data/prog" ;;
     esac
     if [ -d "$repro" ] && [ -n "$(ls -A "$repro")" ]; then
         if ! "$OUT/bin/fuzz_$t" "$repro"/* >"$OUT/$t.replay.log" 2>&1; then

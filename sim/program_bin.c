@@ -1,0 +1,433 @@
+/* sim/program_bin: the .lsprogz binary form (docs/formats.md, "Binary programs"): a 16-byte
+ * header, then traces/block zlib blocks of varint-coded instructions, then an end frame.
+ * Read straight into the program's arrays: no tokens, no labels, one hash per tag string. */
+#include "sim/program.h"
+#include "sim/program_int.h"
+#include "sim/target.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "traces/block.h"
+#include "traces/codec.h"
+
+#define PROGZ_HEADER_LEN 16
+#define PROGZ_BLOCK_TARGET (256u << 10)
+#define PROGZ_INSTR_MAX (16 + 5 * 3 + 3 * (3 + 4 * 10 + 2 * 10 * SIM_AP_MAX_DIMS))
+
+/* ---- encoding ------------------------------------------------------------------------- */
+
+enum { HAS_OP_TAG = 1 << 6, HAS_CONV_TAG = 1 << 7 };
+
+static uint8_t *put_operand(uint8_t *b, const struct sim_operand *o)
+{
+    /* ndim 0 is written as the 1/1 pattern it means, as the text writer does */
+    int nd = o->ndim ? o->ndim : 1;
+    *b++ = (uint8_t)(o->mem | nd << 2);
+    *b++ = o->dtype;
+    b += trace_put_varint(b, o->part_start);
+    b += trace_put_varint(b, o->nparts);
+    b += trace_put_varint(b, trace_zigzag(o->pstride));
+    b += trace_put_varint(b, o->addr);
+    for (int d = 0; d < nd; d++) {
+        b += trace_put_varint(b, o->ndim ? o->size[d] : 1);
+        b += trace_put_varint(b, trace_zigzag(o->ndim ? o->stride[d] : 1));
+    }
+    return b;
+}
+
+static size_t put_instr(const struct sim_program *p, uint32_t idx, uint8_t *out)
+{
+    const struct sim_instr *in = &p->ins.data[idx];
+    uint8_t *b = out;
+    *b++ = (uint8_t)(in->engine | in->opcode << 3);
+    *b++ = (uint8_t)(in->func | (in->flags & 3) << 4 | (in->op_tag >= 0 ? HAS_OP_TAG : 0) |
+                     (in->conv_tag >= 0 ? HAS_CONV_TAG : 0));
+    *b++ = (uint8_t)((in->dst.mem != LS_MEM_NONE) | (in->src.mem != LS_MEM_NONE) << 1 |
+                     (in->src2.mem != LS_MEM_NONE) << 2);
+    if (in->engine == LS_ENGINE_DMA)
+        b += trace_put_varint(b, in->queue);
+    b += trace_put_varint(b, in->ndeps);
+    for (uint32_t d = 0; d < in->ndeps; d++) /* backwards distance: small, >= 1 */
+        b += trace_put_varint(b, idx - p->deps.data[in->deps_off + d]);
+    if (in->op_tag >= 0)
+        b += trace_put_varint(b, (uint64_t)in->op_tag);
+    if (in->conv_tag >= 0)
+        b += trace_put_varint(b, (uint64_t)in->conv_tag);
+    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
+    for (int k = 0; k < 3; k++)
+        if (ops[k]->mem != LS_MEM_NONE)
+            b = put_operand(b, ops[k]);
+    return (size_t)(b - out);
+}
+
+struct bin_writer {
+    FILE *f;
+    z_stream zs;
+    LS_VEC(uint8_t) strs, recs;
+    uint8_t *comp;
+    size_t comp_cap;
+    uint32_t nstr_written, block_n, nblocks;
+};
+
+/* Queue the definitions of tag strings up to id (ids are dense, defined in order). */
+static int define_strings(struct bin_writer *w, const struct ls_intern *t, int32_t id)
+{
+    for (; id >= 0 && w->nstr_written <= (uint32_t)id; w->nstr_written++) {
+        size_t n = t->lens[w->nstr_written];
+        if (LS_VEC_RESERVE(&w->strs, w->strs.len + n + 10))
+            return -1;
+        w->strs.len += trace_put_varint(w->strs.data + w->strs.len, n);
+        memcpy(w->strs.data + w->strs.len, t->strs[w->nstr_written], n);
+        w->strs.len += n;
+    }
+    return 0;
+}
+
+static int flush(struct bin_writer *w, uint32_t nstr_before)
+{
+    uint8_t prefix[10];
+    size_t np = trace_put_varint(prefix, w->nstr_written - nstr_before);
+    struct trace_block_part parts[3] = {
+        {prefix, np}, {w->strs.data, w->strs.len}, {w->recs.data, w->recs.len}};
+    size_t flen;
+    if (trace_block_pack(&w->zs, w->block_n, parts, 3, &w->comp, &w->comp_cap, &flen))
+        return -1;
+    if (fwrite(w->comp, 1, flen, w->f) != flen)
+        return -1;
+    w->strs.len = w->recs.len = 0;
+    w->block_n = 0;
+    w->nblocks++;
+    return 0;
+}
+
+static int write_blocks(const struct sim_program *p, struct bin_writer *w)
+{
+    uint32_t nstr_before = 0;
+    for (size_t i = 0; i < p->ins.len; i++) {
+        const struct sim_instr *in = &p->ins.data[i];
+        int32_t top = in->op_tag > in->conv_tag ? in->op_tag : in->conv_tag;
+        if (define_strings(w, &p->strs, top) ||
+            LS_VEC_RESERVE(&w->recs, w->recs.len + PROGZ_INSTR_MAX + 5u * in->ndeps))
+            return -1;
+        w->recs.len += put_instr(p, (uint32_t)i, w->recs.data + w->recs.len);
+        w->block_n++;
+        if (w->recs.len + w->strs.len >= PROGZ_BLOCK_TARGET) {
+            if (flush(w, nstr_before))
+                return -1;
+            nstr_before = w->nstr_written;
+        }
+    }
+    if (w->block_n && flush(w, nstr_before))
+        return -1;
+    uint8_t end[TRACE_END_LEN];
+    trace_block_end(end, w->nblocks, p->ins.len);
+    return fwrite(end, 1, sizeof end, w->f) == sizeof end ? 0 : -1;
+}
+
+int sim_program_write_binary(const struct sim_program *p, FILE *f)
+{
+    uint8_t h[PROGZ_HEADER_LEN] = {0};
+    memcpy(h, SIM_PROGZ_MAGIC, 8);
+    trace_put_u32le(h + 8, SIM_PROGZ_VERSION);
+    if (fwrite(h, 1, sizeof h, f) != sizeof h)
+        return LS_ERR_IO;
+    struct bin_writer w = {.f = f};
+    if (deflateInit(&w.zs, 1) != Z_OK) /* level 1: as fast as the text writer, ~10 B/instr */
+        return LS_ERR_NOMEM;
+    int rc = write_blocks(p, &w);
+    deflateEnd(&w.zs);
+    free(w.strs.data);
+    free(w.recs.data);
+    free(w.comp);
+    return rc || ferror(f) ? LS_ERR_IO : 0;
+}
+
+/* ---- decoding ------------------------------------------------------------------------- */
+
+struct rd {
+    const uint8_t *p, *end;
+    int bad;
+};
+
+/* LEB128 as trace_get_varint reads it, inline: this loop is most of the decoding time. */
+static inline uint64_t rd_u(struct rd *r)
+{
+    uint64_t v = 0;
+    for (int shift = 0; r->p < r->end && shift < 64; shift += 7) {
+        uint64_t b = *r->p++;
+        v |= (b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return shift == 63 && b > 1 ? (r->bad = 1, 0) : v;
+    }
+    r->bad = 1;
+    return 0;
+}
+
+static inline uint8_t rd_byte(struct rd *r)
+{
+    if (r->p < r->end)
+        return *r->p++;
+    r->bad = 1;
+    return 0;
+}
+
+/* A signed value that must fit the text format's range, -INT32_MAX..INT32_MAX. */
+static inline int32_t rd_i32(struct rd *r)
+{
+    int64_t v = trace_unzigzag(rd_u(r));
+    r->bad |= v > INT32_MAX || v < -INT32_MAX;
+    return (int32_t)v;
+}
+
+/* The same operands the text parser accepts; NULL or what is wrong. */
+static const char *get_operand(struct rd *r, struct sim_operand *o)
+{
+    uint8_t b = rd_byte(r);
+    o->mem = b & 3;
+    o->ndim = b >> 2;
+    o->dtype = rd_byte(r);
+    uint64_t ps = rd_u(r), np = rd_u(r);
+    o->pstride = rd_i32(r);
+    o->addr = rd_u(r);
+    if (o->mem == LS_MEM_NONE || o->ndim < 1 || o->ndim > SIM_AP_MAX_DIMS)
+        return "operand: bad memory or dim count";
+    if (o->dtype >= LS_DT_COUNT)
+        return "operand: bad dtype";
+    if (np == 0 || np > UINT32_MAX || ps > UINT32_MAX - np ||
+        (o->mem == LS_MEM_HBM ? ps != 0 : o->pstride != 0))
+        return "operand: bad partitions";
+    o->part_start = (uint32_t)ps;
+    o->nparts = (uint32_t)np;
+    for (int d = 0; d < o->ndim; d++) {
+        uint64_t sz = rd_u(r);
+        if (sz == 0 || sz > UINT32_MAX)
+            return "operand: bad dim size";
+        o->size[d] = (uint32_t)sz;
+        o->stride[d] = rd_i32(r);
+    }
+    return NULL;
+}
+
+/* Decode instruction idx into *in and its dependencies into deps. */
+static const char *get_instr(struct rd *r, uint32_t idx, struct sim_instr *in,
+                             struct sim_program *p)
+{
+    uint8_t b0 = rd_byte(r), b1 = rd_byte(r), ops = rd_byte(r);
+    enum ls_engine e = (enum ls_engine)(b0 & 7);
+    enum sim_opcode op = (enum sim_opcode)(b0 >> 3);
+    if (e >= LS_ENGINE_COUNT || op >= SIM_OP_COUNT || !sim_opcode_on_engine(op, e))
+        return "bad engine or opcode";
+    memset(in, 0, sizeof *in); /* sim_instr_init, without the copy */
+    in->engine = (uint8_t)e;
+    in->opcode = (uint8_t)op;
+    in->func = b1 & 15;
+    in->flags = (b1 >> 4) & 3;
+    if (in->func >= SIM_FN_COUNT || ops > 7)
+        return "bad function or operand mask";
+    uint64_t q = e == LS_ENGINE_DMA ? rd_u(r) : 0, nd = rd_u(r);
+    if (q >= SIM_MAX_QUEUES || nd > UINT16_MAX)
+        return "bad queue or dependency count";
+    in->queue = (uint16_t)q;
+    in->ndeps = (uint16_t)nd;
+    in->deps_off = (uint32_t)p->deps.len;
+    if (p->deps.len + nd > UINT32_MAX || LS_VEC_RESERVE(&p->deps, p->deps.len + nd))
+        return "out of memory or too many dependencies";
+    for (uint64_t d = 0; d < nd; d++) {
+        uint64_t dist = rd_u(r);
+        if (dist == 0 || dist > idx)
+            return "dependency on no earlier instruction";
+        p->deps.data[p->deps.len + d] = idx - (uint32_t)dist;
+    }
+    uint64_t t0 = b1 & HAS_OP_TAG ? rd_u(r) : UINT64_MAX;
+    uint64_t t1 = b1 & HAS_CONV_TAG ? rd_u(r) : UINT64_MAX, nstrs = p->strs.count;
+    if ((t0 != UINT64_MAX && t0 >= nstrs) || (t1 != UINT64_MAX && t1 >= nstrs))
+        return "tag names no string defined so far";
+    in->op_tag = t0 == UINT64_MAX ? -1 : (int32_t)t0;
+    in->conv_tag = t1 == UINT64_MAX ? -1 : (int32_t)t1;
+    struct sim_operand *slot[3] = {&in->dst, &in->src, &in->src2};
+    for (int k = 0; k < 3; k++) {
+        const char *msg = ops >> k & 1 ? get_operand(r, slot[k]) : NULL;
+        if (msg)
+            return msg;
+    }
+    if (r->bad)
+        return "truncated or malformed instruction";
+    p->deps.len += nd;
+    return NULL;
+}
+
+/* A tag as the text format can carry it: no blanks, no '#', no control bytes. */
+static int tag_ok(const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] <= ' ' || s[i] == '#' || s[i] == 0x7f)
+            return 0;
+    return n > 0;
+}
+
+static const char *get_strings(struct rd *r, struct sim_program *p)
+{
+    uint64_t n = rd_u(r);
+    for (uint64_t i = 0; i < n && !r->bad; i++) {
+        uint64_t len = rd_u(r);
+        if (r->bad || len > (uint64_t)(r->end - r->p) || !tag_ok(r->p, len))
+            return "malformed tag string";
+        size_t before = p->strs.count;
+        if (ls_intern_add(&p->strs, (const char *)r->p, len) < 0)
+            return "out of memory";
+        if (p->strs.count == before)
+            return "tag string defined twice";
+        r->p += len;
+    }
+    return r->bad ? "malformed string count" : NULL;
+}
+
+struct bin_reader {
+    const char *file;
+    const uint8_t *data;
+    size_t len, off;
+    uint8_t *raw;
+    size_t raw_cap;
+    uint32_t nblocks;
+};
+
+static int bad(const struct bin_reader *b, struct ls_error *err, size_t off, const char *what)
+{
+    return ls_error_set(err, LS_ERR_INPUT, b->file, 0, 0, "byte offset %zu: %s", off, what);
+}
+
+/* Decode one block's strings and instructions into p. */
+static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count, uint32_t raw_len,
+                     struct ls_error *err)
+{
+    struct rd r = {b->raw, b->raw + raw_len, 0};
+    const char *msg = get_strings(&r, p);
+    if (msg)
+        return bad(b, err, b->off, msg);
+    for (uint32_t k = 0; k < count; k++) {
+        size_t idx = p->ins.len, at = (size_t)(r.p - b->raw);
+        if (idx >= UINT32_MAX - 1)
+            return ls_error_set(err, LS_ERR_LIMIT, b->file, 0, 0, "too many instructions");
+        if (LS_VEC_RESERVE(&p->ins, idx + 1) || LS_VEC_RESERVE(&p->sid, idx + 1))
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        struct sim_instr *in = &p->ins.data[idx];
+        if ((msg = get_instr(&r, (uint32_t)idx, in, p))) {
+            char m[200];
+            snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
+                     b->nblocks, idx, at, msg);
+            return bad(b, err, b->off, m);
+        }
+        p->ins.len++;
+        p->sid.data[p->sid.len++] =
+            (uint8_t)(in->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
+    }
+    if (r.p != r.end)
+        return bad(b, err, b->off, "bytes left over after the block's instructions");
+    return 0;
+}
+
+/* Frames from b->off on until the end frame. */
+static int get_blocks(struct bin_reader *b, struct sim_program *p, struct ls_error *err)
+{
+    for (;;) {
+        const uint8_t *f = b->data + b->off;
+        if (b->len - b->off < TRACE_FRAME_LEN)
+            return bad(b, err, b->off, "truncated file: block frame or end frame missing");
+        uint32_t count, raw_len, comp_len, crc, nbl;
+        uint64_t total;
+        if (trace_get_u32le(f) == TRACE_END_MARK) {
+            if (b->len - b->off < TRACE_END_LEN)
+                return bad(b, err, b->off, "truncated end frame");
+            if (trace_block_check_end(f, f + TRACE_FRAME_LEN, &nbl, &total) != TRACE_BLOCK_OK)
+                return bad(b, err, b->off, "corrupt end frame (length or CRC-32)");
+            if (nbl != b->nblocks || total != p->ins.len)
+                return bad(b, err, b->off, "end frame disagrees: blocks missing");
+            if (b->off + TRACE_END_LEN != b->len)
+                return bad(b, err, b->off + TRACE_END_LEN, "trailing bytes after the end frame");
+            return 0;
+        }
+        if (trace_block_lengths(f, &count, &raw_len, &comp_len) != TRACE_BLOCK_OK)
+            return bad(b, err, b->off, "implausible block lengths: corrupt file");
+        if (comp_len > b->len - b->off - TRACE_FRAME_LEN)
+            return bad(b, err, b->off, "truncated block");
+        if (LS_ARRAY_RESERVE(b->raw, b->raw_cap, raw_len))
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        enum trace_block_status st = trace_block_unpack(f, f + TRACE_FRAME_LEN, b->raw, &crc);
+        if (st != TRACE_BLOCK_OK)
+            return bad(b, err, b->off, st == TRACE_BLOCK_BAD_CRC ? "block CRC-32 mismatch: corrupt file"
+                                                                 : "block does not decompress");
+        int rc = get_block(b, p, count, raw_len, err);
+        if (rc)
+            return rc;
+        b->nblocks++;
+        b->off += TRACE_FRAME_LEN + comp_len;
+    }
+}
+
+int sim_program_is_binary(const void *data, size_t len)
+{
+    return len >= 8 && !memcmp(data, SIM_PROGZ_MAGIC, 8);
+}
+
+/* Ask for transparent huge pages under a large fresh array: first-touch page faults were a
+ * fifth of loading a million-instruction program (4 KiB pages, 168 bytes per instruction). */
+static void huge_pages(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p, (void)n;
+#endif
+}
+
+/* Room for the instructions the end frame announces, so that the arrays never move; capped
+ * by the file size so that a corrupt count cannot reserve much. */
+static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
+{
+    if (len < PROGZ_HEADER_LEN + TRACE_END_LEN)
+        return 0;
+    const uint8_t *e = data + len - TRACE_END_LEN;
+    uint64_t total = trace_get_u32le(e) == TRACE_END_MARK ? trace_get_u64le(e + 16) : 0;
+    if (total > 8 * (uint64_t)len)
+        total = 8 * (uint64_t)len;
+    if (LS_VEC_RESERVE_EXACT(&p->ins, total) || LS_VEC_RESERVE_EXACT(&p->sid, total) ||
+        LS_VEC_RESERVE_EXACT(&p->deps, 2 * total))
+        return -1;
+    huge_pages(p->ins.data, total * sizeof *p->ins.data);
+    return 0;
+}
+
+int sim_program_parse_binary(struct sim_program **out, const char *file, const void *data,
+                             size_t len, struct ls_error *err)
+{
+    *out = NULL;
+    struct sim_program *p = sim_program_new();
+    if (!p || !(p->file = strdup(file ? file : "")) || reserve(p, data, len)) {
+        sim_program_free(p);
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
+    struct bin_reader b = {p->file, data, len, PROGZ_HEADER_LEN, NULL, 0, 0};
+    int rc = 0;
+    if (!sim_program_is_binary(data, len))
+        rc = bad(&b, err, 0, "not a binary laysim program (magic LSPROGZ)");
+    else if (len < PROGZ_HEADER_LEN)
+        rc = bad(&b, err, len, "truncated header");
+    else if (trace_get_u32le(b.data + 8) != SIM_PROGZ_VERSION)
+        rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1)");
+    else if (trace_get_u32le(b.data + 12) != 0)
+        rc = bad(&b, err, 12, "reserved header field is not 0");
+    else
+        rc = get_blocks(&b, p, err);
+    free(b.raw);
+    if (rc) {
+        sim_program_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
