@@ -92,6 +92,7 @@ static int check_tie(const struct lsp_problem *p, const struct lsp_solution *s,
     }
     return ls_error_msg(err, LS_ERR_INPUT, "%s was solved for another problem: %s "
                         "(--ignore-mismatch to compile it anyway)", sol, what);
+}
 
 /* Write prog to path ("-" = stdout) atomically, as text or in the binary form. */
 static int write_program(const struct sim_program *prog, const char *path, int binary,
