@@ -31,12 +31,26 @@ const char cmd_calibrate_help[] =
     "  --table TABLE          start from this table (default: the datasheet table);\n"
     "                         --prior is the old spelling (deprecated)\n"
     "  --aggregate MODE       aggregation of the output table (default: the prior's)\n"
+    "  --holdout FRACTION     share of each entry's samples held out of its fit to judge\n"
+    "                         it against the prior (default 0.2; 0 = none). An entry whose\n"
+    "                         fit predicts them worse than the prior keeps the prior\n"
+    "                         (verdict 'rejected'); the summary compares the whole table\n"
+    "                         with its prior on every held-out sample\n"
     "  -o FILE                the fitted table (required)\n"
     "  -q, --quiet            no progress bar (one step per trace, then the fit; stderr,\n"
     "                         terminal only)\n"
     "  --report FILE          the fit report as JSON (per entry: samples, R2, max and\n"
     "                         median relative error, residual plot data)\n"
     "  --json                 print the fit report to stdout\n" CLI_TARGET_HELP;
+
+/* 1 / 0 when the held-out samples say the table beats / does not beat its prior; -1 when
+ * nothing was held out. */
+static int better_than_prior(const struct cm_fit_report *rep)
+{
+    if (rep->held_out == 0)
+        return -1;
+    return rep->holdout_fit <= rep->holdout_prior;
+}
 
 static json_t *report_json(const struct cm_table *tb, const struct cm_fit_report *rep)
 {
@@ -50,6 +64,10 @@ static json_t *report_json(const struct cm_table *tb, const struct cm_fit_report
         json_object_set_new(o, "mem", json_string(e->mem < 0 ? "*" : ls_mem_name((enum ls_mem)e->mem)));
         json_object_set_new(o, "samples", json_integer(f->samples));
         json_object_set_new(o, "fitted", json_boolean(f->fitted));
+        json_object_set_new(o, "verdict", json_string(cm_verdict_name(f->verdict)));
+        json_object_set_new(o, "held_out", json_integer(f->held_out));
+        json_object_set_new(o, "holdout_median_rel_error", cli_json_num(f->holdout_fit));
+        json_object_set_new(o, "holdout_median_rel_error_prior", cli_json_num(f->holdout_prior));
         json_object_set_new(o, "r2", json_real(f->r2));
         json_object_set_new(o, "max_rel_error", json_real(f->max_rel));
         json_object_set_new(o, "median_rel_error", json_real(f->median_rel));
@@ -66,6 +84,15 @@ static json_t *report_json(const struct cm_table *tb, const struct cm_fit_report
     }
     json_t *root = json_object();
     json_object_set_new(root, "entries", arr);
+    json_t *v = json_object();
+    for (int k = 0; k < 4; k++)
+        json_object_set_new(v, cm_verdict_name((enum cm_verdict)k), json_integer(rep->verdicts[k]));
+    json_object_set_new(root, "verdicts", v);
+    json_object_set_new(root, "held_out", json_integer(rep->held_out));
+    json_object_set_new(root, "holdout_median_rel_error", cli_json_num(rep->holdout_fit));
+    json_object_set_new(root, "holdout_median_rel_error_prior", cli_json_num(rep->holdout_prior));
+    json_object_set_new(root, "better_than_prior", better_than_prior(rep) < 0 ? json_null()
+                                                   : json_boolean(better_than_prior(rep)));
     return root;
 }
 
@@ -94,16 +121,35 @@ static int report_fit(struct cm_table *fit, const struct cm_fit_report *rep, siz
     }
     if (json)
         return cli_print_json(rj) ? CLI_FAIL : CLI_OK;
-    printf("fitted %d entries from %zu samples (%zu microbenchmarks) -> %s\n", rep->n, ns, nmb, outp);
+    printf("%d of %d entries with samples fitted (%d good, %d weak; %d rejected, %d kept the "
+           "prior) from %zu samples (%zu microbenchmarks) -> %s\n",
+           rep->verdicts[CM_GOOD] + rep->verdicts[CM_WEAK], rep->n, rep->verdicts[CM_GOOD],
+           rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR], ns,
+           nmb, outp);
+    int better = better_than_prior(rep);
+    if (better < 0)
+        printf("held out: no samples (too few per entry, or --holdout 0): the table is not "
+               "checked against its prior\n");
+    else
+        printf("held out: %d samples, median relative error %.4f against the prior's %.4f: %s\n",
+               rep->held_out, rep->holdout_fit, rep->holdout_prior,
+               better ? "better than the prior" : "WORSE than the prior");
+    printf("  %-18s %-5s %-5s %5s %-10s %7s %10s %9s %9s\n", "opcode", "dtype", "mem", "n",
+           "verdict", "R2", "median_rel", "max_rel", "held_out");
     for (int i = 0; i < rep->n; i++) {
         const struct cm_fit_entry *f = &rep->e[i];
         const struct cm_entry *e = &fit->e[f->entry];
-        printf("  %-18s %-5s %-5s n=%-4d %s R2=%.4f median_rel=%.4f max_rel=%.4f\n",
+        char ho[48] = "-";
+        if (f->held_out)
+            snprintf(ho, sizeof ho, "%.4f/%.4f", f->holdout_fit, f->holdout_prior);
+        printf("  %-18s %-5s %-5s %5d %-10s %7.4f %10.4f %9.4f %s\n",
                sim_opcode_name((enum sim_opcode)e->opcode),
                e->dtype < 0 ? "*" : ls_dtype_name((enum ls_dtype)e->dtype),
                e->mem < 0 ? "*" : ls_mem_name((enum ls_mem)e->mem), f->samples,
-               f->fitted ? "fit " : "kept", f->r2, f->median_rel, f->max_rel);
+               cm_verdict_name(f->verdict), f->r2, f->median_rel, f->max_rel, ho);
     }
+    printf("  (held_out: median relative error of the held-out samples, fit/prior; a fit "
+           "worse than its prior there is rejected)\n");
     json_decref(rj);
     return CLI_OK;
 }
@@ -116,10 +162,12 @@ int cmd_calibrate(int argc, char **argv)
         {"write-microbench", required_argument, NULL, 'w'},
         {"report", required_argument, NULL, 'R'},   {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'J'},           {"quiet", no_argument, NULL, 'q'},
+        {"holdout", required_argument, NULL, 'H'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     struct cli_target_args ta = {0};
     const char *traces[64], *prior = NULL, *aggn = NULL, *mbtrace = NULL, *report = NULL, *outp = NULL;
     int ntr = 0, micro = 0, json = 0, quiet = 0, c, rc;
+    double holdout = CM_HOLDOUT_DEFAULT;
     struct ls_error err;
     ls_error_clear(&err);
     optind = 1;
@@ -143,6 +191,17 @@ int cmd_calibrate(int argc, char **argv)
         case 'R': report = optarg; break;
         case 'o': outp = optarg; break;
         case 'J': json = 1; break;
+        case 'H':
+            if (cli_parse_double("calibrate", "--holdout", optarg, &holdout)) {
+                cli_target_args_free(&ta);
+                return CLI_USAGE;
+            }
+            if (holdout < 0 || holdout > 0.5) {
+                cli_target_args_free(&ta);
+                return cli_usage("calibrate", "--holdout: expected a fraction in 0..0.5, got '%s'",
+                                 optarg);
+            }
+            break;
         case 'q': quiet = 1; break;
         case CLI_OPT_TARGET:
         case CLI_OPT_SET:
@@ -184,6 +243,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     struct cm_calib cal;
     cm_calib_init(&cal);
+    cal.holdout = holdout;
     size_t nmb = 0;
     struct ls_progress pb;   /* one step for the microbenchmarks, one per trace, the fit */
     ls_progress_begin(&pb, "calibrate", (uint64_t)(micro + ntr + 1), quiet);

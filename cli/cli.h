@@ -39,6 +39,8 @@ int cli_wants_help(int argc, char **argv);
 int cli_print_help(const char *cmd, FILE *out);
 /* Print a JSON value (indented) to stdout followed by a newline and release it. */
 int cli_print_json(json_t *v);
+/* A finite number as a JSON real, anything else (NaN: not measured) as null. */
+json_t *cli_json_num(double v);
 /* Parse a non-negative integer / a double option value; on error print and return CLI_USAGE. */
 /* After getopt_long returned '?' (opterr is 0: getopt itself prints nothing): print
  * "laysim CMD: unknown option 'X'" or "option 'X' needs a value"; returns CLI_USAGE. */

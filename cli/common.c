@@ -170,6 +170,11 @@ int cli_wants_help(int argc, char **argv)
     return 0;
 }
 
+json_t *cli_json_num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
 int cli_print_json(json_t *v)
 {
     if (!v) {

@@ -2,13 +2,9 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "cli/cli.h"
 #include "cli/fidelity.h"
 #include "solver/problem.h"
-
-static json_t *num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
 
 static json_t *metrics_json(const struct study_metrics *m)
 {
@@ -16,10 +12,10 @@ static json_t *metrics_json(const struct study_metrics *m)
     json_object_set_new(o, "pairs", json_integer(m->pw.pairs));
     json_object_set_new(o, "pairs_correct", json_integer(m->pw.correct));
     json_object_set_new(o, "pairs_identical", json_integer(m->pw.identical));
-    json_object_set_new(o, "pairwise_accuracy", num(m->pairwise_accuracy));
-    json_object_set_new(o, "kendall_tau", num(m->kendall_tau));
-    json_object_set_new(o, "median_rel_error", num(m->median_rel_error));
-    json_object_set_new(o, "max_rel_error", num(m->max_rel_error));
+    json_object_set_new(o, "pairwise_accuracy", cli_json_num(m->pairwise_accuracy));
+    json_object_set_new(o, "kendall_tau", cli_json_num(m->kendall_tau));
+    json_object_set_new(o, "median_rel_error", cli_json_num(m->median_rel_error));
+    json_object_set_new(o, "max_rel_error", cli_json_num(m->max_rel_error));
     return o;
 }
 
@@ -28,17 +24,17 @@ static void agg_json(json_t *o, const char *prefix, const struct study_metrics *
 {
     char k[96];
     snprintf(k, sizeof k, "%spairwise_accuracy", prefix);
-    json_object_set_new(o, k, num(m->pairwise_accuracy));
+    json_object_set_new(o, k, cli_json_num(m->pairwise_accuracy));
     snprintf(k, sizeof k, "%spairs", prefix);
     json_object_set_new(o, k, json_integer(m->pw.pairs));
     snprintf(k, sizeof k, "%spairs_identical", prefix);
     json_object_set_new(o, k, json_integer(m->pw.identical));
     snprintf(k, sizeof k, "%skendall_tau", prefix);
-    json_object_set_new(o, k, num(m->kendall_tau));
+    json_object_set_new(o, k, cli_json_num(m->kendall_tau));
     snprintf(k, sizeof k, "%smedian_rel_error", prefix);
-    json_object_set_new(o, k, num(m->median_rel_error));
+    json_object_set_new(o, k, cli_json_num(m->median_rel_error));
     snprintf(k, sizeof k, "%smax_rel_error", prefix);
-    json_object_set_new(o, k, num(m->max_rel_error));
+    json_object_set_new(o, k, cli_json_num(m->max_rel_error));
 }
 
 static json_t *runs_json(const struct study_model_eval *e)
@@ -50,7 +46,7 @@ static json_t *runs_json(const struct study_model_eval *e)
         json_object_set_new(o, "strategy", json_string(r->strategy));
         json_object_set_new(o, "predicted", json_integer(r->predicted));
         json_object_set_new(o, "simulated", json_integer(r->simulated));
-        json_object_set_new(o, "rel_error", num(r->rel_error));
+        json_object_set_new(o, "rel_error", cli_json_num(r->rel_error));
         json_object_set_new(o, "status", json_string(lsp_status_name(r->status)));
         json_object_set_new(o, "solve_seconds", json_real(r->solve_seconds));
         json_object_set_new(o, "conversions", json_integer(r->conversions));
@@ -68,9 +64,9 @@ static json_t *criterion_json(const struct study_model_eval *e)
     for (int i = 0; i < STUDY_NSTRATEGIES - 1; i++)
         json_object_set_new(gap, e->runs[i].strategy, json_real(c->gap[i]));
     json_object_set_new(o, "optimality_gap", gap);
-    json_object_set_new(o, "model_error", num(c->model_error));
-    json_object_set_new(o, "exact_error", num(c->exact_error));
-    json_object_set_new(o, "exact_vs_best_simulated", num(c->exact_vs_best));
+    json_object_set_new(o, "model_error", cli_json_num(c->model_error));
+    json_object_set_new(o, "exact_error", cli_json_num(c->exact_error));
+    json_object_set_new(o, "exact_vs_best_simulated", cli_json_num(c->exact_vs_best));
     json_object_set_new(o, "exact_within_1pct", json_boolean(c->exact_within_1pct));
     json_object_set_new(o, "exact_pays", json_boolean(c->exact_pays));
     return o;
@@ -120,10 +116,10 @@ json_t *cli_validation_json(const struct study_validation *v)
     }
     json_object_set_new(root, "pairs", json_integer(v->all.pw.pairs));
     json_object_set_new(root, "pairs_identical", json_integer(v->all.pw.identical));
-    json_object_set_new(root, "pairwise_accuracy", num(v->all.pairwise_accuracy));
-    json_object_set_new(root, "kendall_tau", num(v->all.kendall_tau));
-    json_object_set_new(root, "median_rel_error", num(v->all.median_rel_error));
-    json_object_set_new(root, "max_rel_error", num(v->all.max_rel_error));
+    json_object_set_new(root, "pairwise_accuracy", cli_json_num(v->all.pairwise_accuracy));
+    json_object_set_new(root, "kendall_tau", cli_json_num(v->all.kendall_tau));
+    json_object_set_new(root, "median_rel_error", cli_json_num(v->all.median_rel_error));
+    json_object_set_new(root, "max_rel_error", cli_json_num(v->all.max_rel_error));
     json_object_set_new(root, "exact_within_1pct_all", json_boolean(v->exact_within_1pct_all));
     return root;
 }
@@ -168,7 +164,7 @@ json_t *cli_loop_json(const struct study_loop_result *r)
             json_array_append_new(mj, loop_model_json(&it->models.data[k]));
         json_object_set_new(ij, "models", mj);
         if (it->has_fit)
-            json_object_set_new(ij, "fit_in_sample_rel_error", num(it->fit_rel_error));
+            json_object_set_new(ij, "fit_in_sample_rel_error", cli_json_num(it->fit_rel_error));
         json_array_append_new(iters, ij);
     }
     return root;

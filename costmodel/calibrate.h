@@ -39,7 +39,12 @@ struct cm_sample {
 struct cm_calib {
     struct cm_sample *s;
     size_t n, cap;
+    /* Share of each entry's samples held out of its fit (every k-th sample, k = 1/share)
+     * to judge it against the prior; cm_calib_init sets CM_HOLDOUT_DEFAULT, 0 = none. */
+    double holdout;
 };
+
+#define CM_HOLDOUT_DEFAULT 0.2
 
 void cm_calib_init(struct cm_calib *c);
 void cm_calib_free(struct cm_calib *c);
@@ -56,11 +61,25 @@ int cm_calib_add_trace(struct cm_calib *c, const char *path, uint32_t dma_engine
 
 #define CM_RESID_MAX 64
 
+/* What became of a table entry (cm_verdict_name: "good", "weak"...). */
+enum cm_verdict {
+    CM_KEPT_PRIOR,             /* fewer than CM_FIT_MIN_SAMPLES samples: the prior is kept */
+    CM_REJECTED,               /* the fit predicts its held-out samples worse than the prior
+                                  does: the prior is kept */
+    CM_WEAK,                   /* fitted; R2 < 0.9 or median relative error > 10% */
+    CM_GOOD                    /* fitted; R2 >= 0.9 and median relative error <= 10% */
+};
+#define CM_FIT_MIN_SAMPLES 3
+const char *cm_verdict_name(enum cm_verdict v);
+
 struct cm_fit_entry {
     int entry;                 /* index in the table */
     int samples;
-    int fitted;                /* 0: too few samples, the prior was kept */
-    double r2, max_rel, median_rel;
+    int fitted;                /* verdict good or weak: the entry holds the fitted values */
+    enum cm_verdict verdict;
+    int held_out;              /* samples held out of the fit */
+    double holdout_fit, holdout_prior; /* their median relative error: fit / prior (NAN: none) */
+    double r2, max_rel, median_rel;    /* of the entry's values over all its samples */
     int nresid;                /* residual plot data: x (N or D), measured, predicted */
     double rx[CM_RESID_MAX], ry[CM_RESID_MAX], rp[CM_RESID_MAX];
 };
@@ -68,9 +87,15 @@ struct cm_fit_entry {
 struct cm_fit_report {
     int n;
     struct cm_fit_entry e[96];
+    int verdicts[4];            /* entries per enum cm_verdict */
+    int held_out;               /* samples held out over all entries */
+    double holdout_fit, holdout_prior; /* their median relative error: table / prior */
 };
 
-/* Fit every entry of prior that has at least 3 samples; the others keep their values.
+/* Fit every entry of prior that has at least CM_FIT_MIN_SAMPLES samples; the others keep
+ * their values. An entry with held-out samples (c->holdout) is first fitted without them;
+ * when that fit predicts them worse than the prior (median relative error), the entry keeps
+ * the prior (rejected); otherwise it is refitted on all its samples.
  * out may be prior. rep may be NULL. */
 int cm_calib_fit(const struct cm_calib *c, const struct cm_table *prior, struct cm_table *out,
                  struct cm_fit_report *rep, struct ls_error *err);
@@ -114,16 +139,29 @@ struct cm_groups {
     double *x;                 /* n * LS_ENGINE_COUNT * 2 * nent */
     double *w;                 /* weights */
     size_t capw, capx;
+    /* Programs: rows [pstart[k], pstart[k + 1]) (the last ends at n) are program k's
+     * groups. Programs with the same key >= 0 (one model's programs) also give the fit a
+     * difference row each pair: predicted(A) - predicted(B) against simulated(A) -
+     * simulated(B), because layout selection ranks a model's programs by exactly that
+     * difference, which matching every group's time on its own fits only loosely. */
+    size_t nprog, capprog, capkey;
+    size_t *pstart;
+    int32_t *pkey;
 };
 void cm_groups_init(struct cm_groups *g, int nent);
 void cm_groups_free(struct cm_groups *g);
 /* Add one program's groups: parts[i] and rec[i] for instruction i (records indexed by
  * instruction id), tag[i] = op / conversion tag id of instruction i (-1: own group). The
  * exposed time of a group: the growth of the running maximum end time over the group's
- * instructions in program order, so the groups' exposed times sum to the program time. */
+ * instructions in program order, so the groups' exposed times sum to the program time.
+ * key: the model the program belongs to (programs of one key are ranked against each
+ * other by the fit, see struct cm_groups); -1: none. */
 int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
                           const struct trace_record *rec, const int32_t *tag, size_t n,
-                          size_t ntags, uint64_t tick_mhz, uint32_t base_mhz, double weight);
+                          size_t ntags, uint64_t tick_mhz, uint32_t base_mhz, double weight,
+                          int32_t key);
+/* Append every row and program of src to dst (same nent); keys are kept as they are. */
+int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src);
 /* Fit scales into tb (whose entries produced the parts) for aggregation mode agg.
  * in-sample relative error of the summed prediction goes to *rel (may be NULL). */
 int cm_group_fit(const struct cm_groups *g, enum cm_aggregate agg, const struct sim_target *t,

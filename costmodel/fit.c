@@ -14,6 +14,13 @@
 void cm_calib_init(struct cm_calib *c)
 {
     memset(c, 0, sizeof *c);
+    c->holdout = CM_HOLDOUT_DEFAULT;
+}
+
+const char *cm_verdict_name(enum cm_verdict v)
+{
+    static const char *const names[] = {"kept-prior", "rejected", "weak", "good"};
+    return (unsigned)v < 4 ? names[v] : "?";
 }
 
 void cm_calib_free(struct cm_calib *c)
@@ -157,6 +164,13 @@ static int dcmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* Median of v[0..n) (n >= 1; sorts v). */
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, dcmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static size_t distinct(double *v, size_t n)
@@ -344,10 +358,11 @@ static void report_entry(const struct cm_entry *e, const struct cm_sample *const
             pts[i][2] = f;
         }
     }
-    r->r2 = sst > 0 ? 1 - sse / sst : (sse == 0 ? 1 : 0);
+    /* constant samples (sst = 0): R2 1 when the entry reproduces them to rounding */
+    r->r2 = sst > 1e-12 * mean * mean * (double)n ? 1 - sse / sst
+                                                  : (sse <= 1e-9 * mean * mean * (double)n ? 1 : 0);
     if (rel && n) {
-        qsort(rel, n, sizeof *rel, dcmp);
-        r->median_rel = n % 2 ? rel[n / 2] : 0.5 * (rel[n / 2 - 1] + rel[n / 2]);
+        r->median_rel = median_of(rel, n);
     }
     if (pts && n) {
         qsort(pts, n, sizeof *pts, cmp_rx);
@@ -364,42 +379,160 @@ static void report_entry(const struct cm_entry *e, const struct cm_sample *const
     free(pts);
 }
 
+static double median_rel(const struct cm_entry *e, const struct cm_sample *const *S, size_t n)
+{
+    double *rel = malloc(sizeof *rel * (n ? n : 1));
+    if (!rel || n == 0) {
+        free(rel);
+        return NAN;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double f = cm_entry_eval(e, S[i]);
+        rel[i] = S[i]->y > 0 ? fabs(f - S[i]->y) / S[i]->y : 0;
+    }
+    double m = median_of(rel, n);
+    free(rel);
+    return m;
+}
+
+static int fit_entry(const struct cm_sample **S, size_t n, struct cm_entry *e)
+{
+    int isdma = e->opcode == SIM_OP_DMA_COPY || e->opcode == SIM_OP_DMA_TRANSPOSE;
+    return isdma ? fit_dma(S, n, e) : fit_compute(S, n, e);
+}
+
+/* Every k-th sample of an entry is held out (k = 1 / share, at least 2), when that leaves
+ * at least CM_FIT_MIN_SAMPLES to fit and holds out at least 2. The held-out samples move
+ * to the end of S; returns how many there are. */
+static size_t hold_out(const struct cm_sample **S, size_t n, double share, const struct cm_sample **tmp)
+{
+    if (!(share > 0))
+        return 0;
+    size_t k = share >= 0.5 ? 2 : (size_t)llround(1.0 / share);
+    size_t nh = n / k;
+    if (nh < 2 || n - nh < CM_FIT_MIN_SAMPLES)
+        return 0;
+    size_t a = 0, b = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i % k == k - 1 && b < nh)
+            tmp[b++] = S[i];
+        else
+            S[a++] = S[i];
+    }
+    memcpy(S + a, tmp, b * sizeof *tmp);
+    return b;
+}
+
+/* Fit entry e from its n samples S (reordered), judging the fit on held-out samples. */
+static int judge_entry(const struct cm_calib *c, const struct cm_sample **S, size_t n,
+                       const struct cm_sample **tmp, struct cm_entry *e, struct cm_fit_entry *r)
+{
+    struct cm_entry prior = *e;
+    r->holdout_fit = r->holdout_prior = NAN;
+    if (n < CM_FIT_MIN_SAMPLES) {
+        r->verdict = CM_KEPT_PRIOR;
+        return 0;
+    }
+    size_t nh = hold_out(S, n, c->holdout, tmp);
+    int rc;
+    if (nh) {
+        if ((rc = fit_entry(S, n - nh, e)))
+            return rc;
+        r->held_out = (int)nh;
+        r->holdout_fit = median_rel(e, S + n - nh, nh);
+        r->holdout_prior = median_rel(&prior, S + n - nh, nh);
+        *e = prior;
+        /* worse by more than rounding: both are often exact (0) on simulator traces */
+        if (r->holdout_fit > r->holdout_prior * (1 + 1e-3) + 1e-6) {
+            r->verdict = CM_REJECTED;
+            return 0;
+        }
+    }
+    if ((rc = fit_entry(S, n, e)))
+        return rc;
+    r->fitted = 1;
+    report_entry(e, S, n, r);
+    r->verdict = r->r2 >= 0.9 && r->median_rel <= 0.1 ? CM_GOOD : CM_WEAK;
+    return 0;
+}
+
+/* The report's totals: verdict counts and the held-out median error of table and prior. */
+static int report_totals(const struct cm_calib *c, const struct cm_table *prior,
+                         const struct cm_table *tb, struct cm_fit_report *rep)
+{
+    LS_VEC(double) fit = {0}, pri = {0};
+    int rc = 0;
+    for (int i = 0; i < rep->n; i++)
+        rep->verdicts[rep->e[i].verdict]++;
+    /* the same every-k-th choice hold_out made, per entry, over the table's entries */
+    for (int k = 0; k < tb->n && !rc; k++) {
+        const struct cm_fit_entry *r = NULL;
+        for (int i = 0; i < rep->n; i++)
+            if (rep->e[i].entry == k)
+                r = &rep->e[i];
+        if (!r || r->held_out == 0)
+            continue;
+        size_t step = c->holdout >= 0.5 ? 2 : (size_t)llround(1.0 / c->holdout), j = 0;
+        int taken = 0;
+        for (size_t i = 0; i < c->n && !rc && taken < r->held_out; i++) {
+            const struct cm_sample *s = &c->s[i];
+            if (cm_table_find(prior, s->opcode, s->dtype, s->mem) != k)
+                continue;
+            if (j++ % step != step - 1)
+                continue;
+            taken++;
+            double y = s->y > 0 ? s->y : 1;
+            if (LS_VEC_PUSH(&fit, fabs(cm_entry_eval(&tb->e[k], s) - s->y) / y) ||
+                LS_VEC_PUSH(&pri, fabs(cm_entry_eval(&prior->e[k], s) - s->y) / y))
+                rc = LS_ERR_NOMEM;
+        }
+    }
+    rep->held_out = (int)fit.len;
+    rep->holdout_fit = fit.len ? median_of(fit.data, fit.len) : NAN;
+    rep->holdout_prior = pri.len ? median_of(pri.data, pri.len) : NAN;
+    LS_VEC_FREE(&fit);
+    LS_VEC_FREE(&pri);
+    return rc;
+}
+
 int cm_calib_fit(const struct cm_calib *c, const struct cm_table *prior, struct cm_table *out,
                  struct cm_fit_report *rep, struct ls_error *err)
 {
     gsl_set_error_handler_off(); /* GSL must report, never abort the process */
     struct cm_table tb = *prior;
     const struct cm_sample **S = malloc(sizeof *S * (c->n + 1));
-    if (!S)
+    const struct cm_sample **tmp = malloc(sizeof *tmp * (c->n + 1));
+    int rc = 0;
+    if (!S || !tmp) {
+        free(S);
+        free(tmp);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
     if (rep)
         memset(rep, 0, sizeof *rep);
-    for (int k = 0; k < tb.n; k++) {
+    for (int k = 0; k < tb.n && !rc; k++) {
         size_t n = 0;
         for (size_t i = 0; i < c->n; i++)
             if (cm_table_find(prior, c->s[i].opcode, c->s[i].dtype, c->s[i].mem) == k)
                 S[n++] = &c->s[i];
-        struct cm_entry *e = &tb.e[k];
-        int fitted = 0;
-        if (n >= 3) {
-            int isdma = e->opcode == SIM_OP_DMA_COPY || e->opcode == SIM_OP_DMA_TRANSPOSE;
-            int rc = isdma ? fit_dma(S, n, e) : fit_compute(S, n, e);
-            if (rc) {
-                free(S);
-                return ls_error_msg(err, rc, "out of memory");
-            }
-            fitted = 1;
-        }
-        if (rep && n > 0 && rep->n < (int)(sizeof rep->e / sizeof rep->e[0])) {
-            struct cm_fit_entry *r = &rep->e[rep->n++];
-            memset(r, 0, sizeof *r);
-            r->entry = k;
-            r->samples = (int)n;
-            r->fitted = fitted;
-            report_entry(e, S, n, r);
-        }
+        if (n == 0)
+            continue;
+        struct cm_fit_entry r;
+        memset(&r, 0, sizeof r);
+        r.entry = k;
+        r.samples = (int)n;
+        rc = judge_entry(c, S, n, tmp, &tb.e[k], &r);
+        if (!r.fitted)
+            report_entry(&tb.e[k], S, n, &r);
+        if (rep && rep->n < (int)(sizeof rep->e / sizeof rep->e[0]))
+            rep->e[rep->n++] = r;
     }
     free(S);
+    free(tmp);
+    if (!rc && rep)
+        rc = report_totals(c, prior, &tb, rep);
+    if (rc)
+        return ls_error_msg(err, rc, "out of memory");
     *out = tb;
     return 0;
 }

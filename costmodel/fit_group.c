@@ -22,6 +22,8 @@ void cm_groups_free(struct cm_groups *g)
     free(g->y);
     free(g->x);
     free(g->w);
+    free(g->pstart);
+    free(g->pkey);
     memset(g, 0, sizeof *g);
 }
 
@@ -43,10 +45,42 @@ static double *new_row(struct cm_groups *g)
     return r;
 }
 
+static int new_program(struct cm_groups *g, size_t first_row, int32_t key)
+{
+    if (LS_ARRAY_RESERVE(g->pstart, g->capprog, g->nprog + 1) ||
+        LS_ARRAY_RESERVE(g->pkey, g->capkey, g->nprog + 1))
+        return LS_ERR_NOMEM;
+    g->pstart[g->nprog] = first_row;
+    g->pkey[g->nprog] = key;
+    g->nprog++;
+    return 0;
+}
+
+int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src)
+{
+    size_t rl = rowlen(src), n = dst->n + src->n;
+    if (dst->nent != src->nent)
+        return LS_ERR_INPUT;
+    if (LS_ARRAY_RESERVE(dst->y, dst->cap, n) || LS_ARRAY_RESERVE(dst->w, dst->capw, n) ||
+        LS_ARRAY_RESERVE(dst->x, dst->capx, n * rl))
+        return LS_ERR_NOMEM;
+    for (size_t k = 0; k < src->nprog; k++)
+        if (new_program(dst, dst->n + src->pstart[k], src->pkey[k]))
+            return LS_ERR_NOMEM;
+    memcpy(dst->y + dst->n, src->y, src->n * sizeof *src->y);
+    memcpy(dst->w + dst->n, src->w, src->n * sizeof *src->w);
+    memcpy(dst->x + dst->n * rl, src->x, src->n * rl * sizeof *src->x);
+    dst->n = n;
+    return 0;
+}
+
 int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
                           const struct trace_record *rec, const int32_t *tag, size_t n,
-                          size_t ntags, uint64_t tick_mhz, uint32_t base_mhz, double weight)
+                          size_t ntags, uint64_t tick_mhz, uint32_t base_mhz, double weight,
+                          int32_t key)
 {
+    if (new_program(g, g->n, key))
+        return LS_ERR_NOMEM;
     /* row index per tag, created on first use; untagged instructions: own rows */
     long *row = malloc(sizeof *row * (ntags + 1));
     if (!row)
@@ -107,69 +141,186 @@ static double predict(const struct cm_groups *g, size_t i, const double *th, dou
     return agg == CM_AGG_MAX ? best + (sum > 0 ? L : 0) : sum;
 }
 
-/* Ridge-regularized (towards th = 1) weighted least squares on the current linearization. */
+/* Row i of the linearized design (unweighted): for "max" only the argmax engine's
+ * features, plus the intercept column. Returns 1 when the row has any feature. */
+static int lin_row(const struct cm_groups *g, size_t i, enum cm_aggregate agg, int arg,
+                   double *out, size_t p)
+{
+    const double *x = g->x + i * rowlen(g);
+    size_t per = 2 * (size_t)g->nent;
+    int any = 0;
+    memset(out, 0, p * sizeof *out);
+    for (int e = 0; e < NE; e++) {
+        if (agg == CM_AGG_MAX && e != arg)
+            continue;
+        for (size_t j = 0; j < per; j++)
+            if (x[e * per + j] != 0) {
+                any = 1;
+                out[j] += x[e * per + j];
+            }
+    }
+    if (agg == CM_AGG_MAX && any)
+        out[per] = 1;
+    return any;
+}
+
+/* Weight of a difference row relative to one group row of the same program: the pairs of
+ * a model are few (at most 6 for four strategies) against hundreds of groups, and a
+ * ranking is lost by an error of 0.5% of the program time in their difference. */
+#define CM_DIFF_WEIGHT 64.0
+
+static size_t prog_end(const struct cm_groups *g, size_t k)
+{
+    return k + 1 < g->nprog ? g->pstart[k + 1] : g->n;
+}
+
+static size_t count_diffs(const struct cm_groups *g)
+{
+    size_t nd = 0;
+    for (size_t k = 0; k < g->nprog; k++)
+        for (size_t l = k + 1; l < g->nprog; l++)
+            nd += g->pkey[k] >= 0 && g->pkey[k] == g->pkey[l];
+    return nd;
+}
+
+/* Per program: the sum of its linearized rows (S, nprog * p) and of its exposed times (Y). */
+static int program_sums(const struct cm_groups *g, enum cm_aggregate agg, const int *arg,
+                        size_t p, double *S, double *Y)
+{
+    double *row = malloc(p * sizeof *row);
+    if (!row)
+        return LS_ERR_NOMEM;
+    for (size_t k = 0; k < g->nprog; k++) {
+        double *s = S + k * p;
+        memset(s, 0, p * sizeof *s);
+        Y[k] = 0;
+        for (size_t i = g->pstart[k]; i < prog_end(g, k); i++) {
+            lin_row(g, i, agg, arg[i], row, p);
+            for (size_t j = 0; j < p; j++)
+                s[j] += row[j];
+            Y[k] += g->y[i];
+        }
+    }
+    free(row);
+    return 0;
+}
+
+/* The difference rows (see struct cm_groups) from row `at` of A and b on. */
+static void add_diff_rows(const struct cm_groups *g, const double *S, const double *Y, size_t p,
+                          gsl_matrix *A, gsl_vector *b, size_t at)
+{
+    for (size_t k = 0; k < g->nprog; k++)
+        for (size_t l = k + 1; l < g->nprog; l++) {
+            if (g->pkey[k] < 0 || g->pkey[k] != g->pkey[l])
+                continue;
+            size_t ik = g->pstart[k], il = g->pstart[l];
+            double wk = ik < prog_end(g, k) ? g->w[ik] : 0, wl = il < prog_end(g, l) ? g->w[il] : 0;
+            double w = sqrt(CM_DIFF_WEIGHT * 0.5 * (wk + wl));
+            for (size_t j = 0; j < p; j++)
+                gsl_matrix_set(A, at, j, (S[k * p + j] - S[l * p + j]) * w);
+            gsl_vector_set(b, at, (Y[k] - Y[l]) * w);
+            at++;
+        }
+}
+
+/* Bounds of a fitted scale: a scale far from 1 says the prior's form is wrong, and an
+ * entry fitted to almost nothing (because overlap hides it in the programs seen) makes
+ * layouts that lean on it look free to the solvers. */
+#define CM_SCALE_MIN 0.02
+#define CM_SCALE_MAX 50.0
+
+/* Least squares with the scales (columns < per) kept in bounds: solve, pin every scale
+ * that left its bounds at the bound it crossed (a heavy ridge row), solve again, until
+ * none leaves. Rows [at, at + p) of A, b are the ridge rows (weights ridge[j], towards 1
+ * for scales and L for the intercept). */
+static int bounded_solve(gsl_matrix *A, gsl_vector *b, gsl_vector *c, gsl_matrix *cov,
+                         gsl_multifit_linear_workspace *ws, size_t at, size_t per, size_t p,
+                         const double *ridge, double L)
+{
+    const double lo = CM_SCALE_MIN, hi = CM_SCALE_MAX;
+    for (size_t j = 0; j < p; j++) {
+        gsl_matrix_set(A, at + j, j, ridge[j]);
+        gsl_vector_set(b, at + j, ridge[j] * (j < per ? 1.0 : L));
+    }
+    for (size_t round = 0; round <= per; round++) {
+        double chi;
+        if (gsl_multifit_linear(A, b, c, cov, &chi, ws))
+            return LS_ERR_INTERNAL;
+        int moved = 0;
+        for (size_t j = 0; j < per; j++) {
+            double v = gsl_vector_get(c, j);
+            double pin = !isfinite(v) ? 1.0 : v < lo * (1 - 1e-9) ? lo : v > hi * (1 + 1e-9) ? hi : NAN;
+            if (isnan(pin))
+                continue;
+            /* a weight that dwarfs every data row keeps th_j at pin */
+            double big = 1e4 * ridge[j];
+            gsl_matrix_set(A, at + j, j, big);
+            gsl_vector_set(b, at + j, big * pin);
+            moved = 1;
+        }
+        if (!moved)
+            break;
+    }
+    for (size_t j = 0; j < per; j++) {
+        double v = gsl_vector_get(c, j);
+        gsl_vector_set(c, j, isfinite(v) ? fmin(fmax(v, lo), hi) : 1.0);
+    }
+    return 0;
+}
+
+/* Ridge-regularized (towards th = 1) weighted least squares on the current linearization:
+ * the group rows, the difference rows, then one ridge row per parameter. */
 static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *arg, double *th,
                  double *L)
 {
     size_t per = 2 * (size_t)g->nent;
     size_t p = per + (agg == CM_AGG_MAX);
-    size_t n = g->n + p;
+    size_t nd = count_diffs(g);
+    size_t n = g->n + nd + p;
     gsl_matrix *A = gsl_matrix_calloc(n, p), *cov = gsl_matrix_alloc(p, p);
     gsl_vector *b = gsl_vector_calloc(n), *c = gsl_vector_alloc(p);
     gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(n, p);
+    double *norm = calloc(p, sizeof *norm), *row = malloc(p * sizeof *row);
+    double *S = malloc((g->nprog * p + 1) * sizeof *S), *Y = malloc((g->nprog + 1) * sizeof *Y);
     int rc = LS_ERR_NOMEM;
-    if (!A || !cov || !b || !c || !ws)
-        goto out;
-    double *norm = calloc(p, sizeof *norm);
-    if (!norm)
+    if (!A || !cov || !b || !c || !ws || !norm || !row || !S || !Y)
         goto out;
     for (size_t i = 0; i < g->n; i++) {
-        const double *x = g->x + i * rowlen(g);
         double w = sqrt(g->w[i]);
-        int any = 0;
-        for (int e = 0; e < NE; e++) {
-            if (agg == CM_AGG_MAX && e != arg[i])
-                continue;
-            for (size_t j = 0; j < per; j++) {
-                double v = x[e * per + j];
-                if (v != 0) {
-                    any = 1;
-                    gsl_matrix_set(A, i, j, gsl_matrix_get(A, i, j) + v * w);
-                }
-            }
-        }
-        if (agg == CM_AGG_MAX && any)
-            gsl_matrix_set(A, i, per, w);
+        lin_row(g, i, agg, arg[i], row, p);
+        for (size_t j = 0; j < p; j++)
+            if (row[j] != 0)
+                gsl_matrix_set(A, i, j, row[j] * w);
         gsl_vector_set(b, i, g->y[i] * w);
+    }
+    if (nd) {
+        if ((rc = program_sums(g, agg, arg, p, S, Y)))
+            goto out;
+        add_diff_rows(g, S, Y, p, A, b, g->n);
+    }
+    for (size_t i = 0; i < g->n + nd; i++)
         for (size_t j = 0; j < p; j++)
             norm[j] += gsl_matrix_get(A, i, j) * gsl_matrix_get(A, i, j);
-    }
     /* ridge rows: lambda * ||column|| * (th_j - prior_j) = 0 */
     const double lambda = 0.05;
     for (size_t j = 0; j < p; j++) {
         double s = lambda * sqrt(norm[j]);
-        if (s == 0)
-            s = 1;  /* unused column: pinned at its prior */
-        double prior = j < per ? 1.0 : *L;
-        gsl_matrix_set(A, g->n + j, j, s);
-        gsl_vector_set(b, g->n + j, s * prior);
+        norm[j] = s == 0 ? 1 : s;  /* unused column: pinned at its prior */
     }
-    free(norm);
-    double chi;
-    if (gsl_multifit_linear(A, b, c, cov, &chi, ws)) {
-        rc = LS_ERR_INTERNAL;
+    if ((rc = bounded_solve(A, b, c, cov, ws, g->n + nd, per, p, norm, *L)))
         goto out;
-    }
-    for (size_t j = 0; j < per; j++) {
-        double v = gsl_vector_get(c, j);
-        th[j] = isfinite(v) ? fmin(fmax(v, 0.02), 50.0) : 1.0;
-    }
+    for (size_t j = 0; j < per; j++)
+        th[j] = gsl_vector_get(c, j);
     if (agg == CM_AGG_MAX) {
         double v = gsl_vector_get(c, per);
         *L = isfinite(v) && v > 0 ? v : 0;
     }
     rc = 0;
 out:
+    free(norm);
+    free(row);
+    free(S);
+    free(Y);
     gsl_matrix_free(A);
     gsl_matrix_free(cov);
     gsl_vector_free(b);

@@ -15,6 +15,7 @@
 
 struct mstate {
     const char *spec, *family;
+    int32_t key;                  /* index among the loop's models: ranks its programs */
     struct graph *g;
     int32_t nops;
     int npts;
@@ -25,6 +26,12 @@ struct mstate {
     int ncal;
     LS_VEC(int32_t) calcfg;       /* ncal * nops: assignments of the calibration programs */
     LS_VEC(double) calsim;        /* ncal */
+};
+
+/* assignments of one model, nops entries each */
+struct cfg_list {
+    int32_t *data;
+    size_t len, cap;
 };
 
 static void points_of(const struct mstate *m, const int32_t *cfgs, const double *sims, int n,
@@ -91,11 +98,12 @@ static int build_frozen(struct mstate *m, const struct study_loop_opts *o,
 }
 
 /* One simulated program's groups, weighted by 1 / simulated time squared (relative error). */
-static int add_groups(struct cm_groups *g, const struct study_run *r, const struct sim_target *t)
+static int add_groups(struct cm_groups *g, const struct study_run *r, const struct sim_target *t,
+                      int32_t key)
 {
     double w = r->sim_cycles ? 1.0 / (double)r->sim_cycles : 1.0;
     return cm_groups_add_program(g, r->parts, r->recs, r->tag, r->nrecs, r->ntags,
-                                 sim_target_tick_mhz(t), t->base_mhz, w * w);
+                                 sim_target_tick_mhz(t), t->base_mhz, w * w, key);
 }
 
 static int add_cal(struct mstate *m, const struct study_run *r, const struct sim_target *t)
@@ -114,7 +122,7 @@ static int add_cal(struct mstate *m, const struct study_run *r, const struct sim
     memcpy(m->calcfg.data + at, r->sol.cfg, sizeof(int32_t) * (size_t)m->nops);
     m->calcfg.len = at + (size_t)m->nops;
     m->ncal++;
-    return add_groups(&m->groups, r, t);
+    return add_groups(&m->groups, r, t, m->key);
 }
 
 /* The group fit of g over base into out (no groups: base with aggregation agg). */
@@ -138,29 +146,11 @@ static int merged_fit(struct mstate *ms, int n, const char *skip, const struct c
 {
     struct cm_groups all;
     cm_groups_init(&all, base->n);
-    size_t rl = (size_t)LS_ENGINE_COUNT * 2 * (size_t)base->n, total = 1;
     for (int i = 0; i < n; i++)
-        if (!skip || strcmp(ms[i].family, skip) != 0)
-            total += ms[i].groups.n;
-    /* sized once from the models' groups */
-    all.y = malloc(total * sizeof *all.y);
-    all.w = malloc(total * sizeof *all.w);
-    all.x = malloc(total * rl * sizeof *all.x);
-    if (!all.y || !all.w || !all.x) {
-        cm_groups_free(&all);
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    }
-    all.cap = all.capw = total;
-    all.capx = total * rl;
-    for (int i = 0; i < n; i++) {
-        if (skip && strcmp(ms[i].family, skip) == 0)
-            continue;
-        const struct cm_groups *g = &ms[i].groups;
-        memcpy(all.y + all.n, g->y, g->n * sizeof *g->y);
-        memcpy(all.w + all.n, g->w, g->n * sizeof *g->w);
-        memcpy(all.x + all.n * rl, g->x, g->n * rl * sizeof *g->x);
-        all.n += g->n;
-    }
+        if ((!skip || strcmp(ms[i].family, skip) != 0) && cm_groups_append(&all, &ms[i].groups)) {
+            cm_groups_free(&all);
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        }
     int rc = fit_groups(&all, base, o, out, rel, err);
     cm_groups_free(&all);
     return rc;
@@ -244,11 +234,11 @@ static int micro_fit(const struct study_loop_opts *o, const struct cm_table *t0,
     return rc;
 }
 
-/* One model's strategies, run on a worker thread of study_loop_calibrate. */
+/* One model's strategies, run on a worker thread of a calibration round. */
 struct cal_model {
     const struct graph *g;
     const struct study_loop_opts *o;
-    const struct cm_table *t0, *tmicro;
+    const struct cm_table *tb, *tmicro;
     struct study_pipe *p;
     const struct study_run *runs[STUDY_NSTRATEGIES];
     int rc;
@@ -258,14 +248,23 @@ struct cal_model {
 static void *cal_model_run(void *arg)
 {
     struct cal_model *c = arg;
-    c->rc = lp_run_strategies(c->g, c->o, c->t0, c->tmicro, NULL, &c->p, c->runs, &c->err);
+    c->rc = lp_run_strategies(c->g, c->o, c->tb, c->tmicro, NULL, &c->p, c->runs, &c->err);
     return NULL;
 }
 
-/* Add model c's distinct programs to the calibration set (in model order, so that the fit
- * does not depend on the number of threads). */
-static int cal_model_add(struct cal_model *c, struct cm_groups *all, int *used,
-                         const struct study_loop_opts *o, struct ls_error *err)
+/* Whether cfg (nops entries) is in the list seen; adds it when not. -1: out of memory. */
+static int seen_before(struct cfg_list *seen, const int32_t *cfg, int32_t nops)
+{
+    for (size_t at = 0; at + (size_t)nops <= seen->len; at += (size_t)nops)
+        if (!memcmp(seen->data + at, cfg, sizeof *cfg * (size_t)nops))
+            return 1;
+    return LS_VEC_APPEND(seen, cfg, (size_t)nops) ? -1 : 0;
+}
+
+/* Add model `key`'s programs not fitted before to the calibration set (in model order, so
+ * that the fit does not depend on the number of threads). */
+static int cal_model_add(struct cal_model *c, int32_t key, struct cfg_list *seen,
+                         struct cm_groups *all, int *used, struct ls_error *err)
 {
     int r = c->rc, rc = 0;
     if (r == LS_ERR_NOMEM || r == LS_ERR_INTERNAL || r == LS_ERR_IO)
@@ -273,15 +272,10 @@ static int cal_model_add(struct cal_model *c, struct cm_groups *all, int *used,
     if (r)
         return 0; /* a model the strategies cannot handle is left out of the fit */
     for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
-        int dup = 0; /* every distinct program once (strategies often agree) */
-        for (int q = 0; q < s && !dup; q++)
-            dup = !memcmp(c->runs[q]->sol.cfg, c->runs[s]->sol.cfg,
-                          sizeof(int32_t) * (size_t)c->runs[s]->sol.nops);
-        if (dup)
-            continue;
-        if (add_groups(all, c->runs[s], &o->target))
+        int k = seen_before(seen, c->runs[s]->sol.cfg, c->runs[s]->sol.nops);
+        if (k < 0 || (k == 0 && add_groups(all, c->runs[s], &c->o->target, key)))
             rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        else
+        else if (k == 0)
             (*used)++;
     }
     return rc;
@@ -302,6 +296,28 @@ static void cal_batch(struct cal_model *cm, int i0, int i1)
             pthread_join(th[i - i0], NULL);
 }
 
+/* One calibration round: every model's four strategies solved under tb (nth models at a
+ * time); their programs not fitted before join all. */
+static int calib_round(struct cal_model *cm, int n, int nth, const struct cm_table *tb,
+                       struct cfg_list *seen, struct cm_groups *all, int *used,
+                       struct ls_error *err)
+{
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        cm[i].tb = tb;
+    for (int b = 0; b < n && !rc; b += nth) { /* at most nth pipelines alive at a time */
+        int e = b + nth < n ? b + nth : n;
+        cal_batch(cm, b, e);
+        for (int i = b; i < e; i++) {
+            if (!rc && cm[i].g)
+                rc = cal_model_add(&cm[i], i, &seen[i], all, used, err);
+            study_pipe_free(cm[i].p);
+            cm[i].p = NULL;
+        }
+    }
+    return rc;
+}
+
 int study_loop_calibrate(const struct graph *const *gs, int n, const struct study_loop_opts *o,
                          struct cm_table *out, int *programs, struct ls_error *err)
 {
@@ -312,26 +328,34 @@ int study_loop_calibrate(const struct graph *const *gs, int n, const struct stud
     if (rc)
         return rc;
     struct cal_model *cm = calloc((size_t)n + 1, sizeof *cm);
-    if (!cm)
+    struct cfg_list *seen = calloc((size_t)n + 1, sizeof *seen);
+    if (!cm || !seen) {
+        free(cm);
+        free(seen);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
     for (int i = 0; i < n; i++)
-        cm[i] = (struct cal_model){.g = gs[i], .o = o, .t0 = &t0, .tmicro = &tmicro};
+        cm[i] = (struct cal_model){.g = gs[i], .o = o, .tb = &t0, .tmicro = &tmicro};
     int nth = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
     struct cm_groups all;
     cm_groups_init(&all, tmicro.n);
-    for (int b = 0; b < n && !rc; b += nth) { /* at most nth pipelines alive at a time */
-        int e = b + nth < n ? b + nth : n;
-        cal_batch(cm, b, e);
-        for (int i = b; i < e; i++) {
-            if (!rc && cm[i].g)
-                rc = cal_model_add(&cm[i], &all, &used, o, err);
-            study_pipe_free(cm[i].p);
-        }
+    /* Round 0 fits the datasheet table's choices; each later round adds the programs the
+     * table fitted so far chooses, so the fit also sees (and corrects) the assignments it
+     * makes look cheap: a one-shot fit ranks its own choices worst. */
+    int rounds = o->iterations > 0 ? o->iterations : 1;
+    for (int round = 0; round < rounds && !rc; round++) {
+        int before = used;
+        rc = calib_round(cm, n, nth, round ? out : &t0, seen, &all, &used, err);
+        if (!rc && (round == 0 || used > before))
+            rc = fit_groups(&all, &tmicro, o, out, NULL, err);
+        if (!rc && round > 0 && used == before)
+            break;     /* the fit chose nothing new: it is final */
     }
-    free(cm);
-    if (!rc)
-        rc = fit_groups(&all, &tmicro, o, out, NULL, err);
     cm_groups_free(&all);
+    for (int i = 0; i < n; i++)
+        LS_VEC_FREE(&seen[i]);
+    free(seen);
+    free(cm);
     if (programs)
         *programs = used;
     return rc;
@@ -497,6 +521,7 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
     int maxpts = 1;
     for (int i = 0; i < n && !rc; i++) {
         ms[i].spec = models[i];
+        ms[i].key = i;
         ms[i].family = study_model_family(models[i]);
         cm_groups_init(&ms[i].groups, tmicro.n);
         if (!(rc = model_load(models[i], &o->zo, &ms[i].g, err)))

@@ -205,7 +205,7 @@ static void test_group_fit(void **st)
             recs[i].end = now;
             tag[i] = i / 2;                  /* 3 groups of 2 instructions */
         }
-        assert_int_equal(cm_groups_add_program(&g, parts, recs, tag, N, 3, 4, 1, 1.0), 0);
+        assert_int_equal(cm_groups_add_program(&g, parts, recs, tag, N, 3, 4, 1, 1.0, -1), 0);
     }
     assert_int_equal(g.n, 60);
     struct ls_error err = {0};
@@ -217,6 +217,107 @@ static void test_group_fit(void **st)
     near(out.e[k].c, 2.0 * tb.e[k].c, 0.02);
     assert_string_equal(out.aggregate, "sum");
     cm_groups_free(&g);
+}
+
+/* Samples that follow the prior where held out (every 5th) and three times the prior
+ * elsewhere: the fit follows the majority, predicts the held-out samples worse than the
+ * prior, and is rejected, keeping the prior; exact samples give a "good" entry. */
+static void test_verdicts(void **st)
+{
+    (void)st;
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    struct cm_table prior, out;
+    cm_table_default(&t, &prior);
+    uint32_t clk[LS_ENGINE_COUNT] = {1400, 1400, 1400, 1400, 1400};
+    int ka = cm_table_find(&prior, SIM_OP_ACTIVATION, LS_DT_BF16, LS_MEM_SBUF);
+    int kt = cm_table_find(&prior, SIM_OP_TENSOR_SCALAR, LS_DT_BF16, LS_MEM_SBUF);
+    assert_true(ka >= 0 && kt >= 0);
+    struct cm_calib cal;
+    cm_calib_init(&cal);
+    for (int i = 0; i < 20; i++) {
+        uint64_t n = 256 + 512 * (uint64_t)i;
+        struct cm_sample probe = {.engine = LS_ENGINE_ACT, .n = (double)n};
+        double y = cm_entry_eval(&prior.e[ka], &probe) * (i % 5 == 4 ? 1.0 : 3.0);
+        struct trace_record r = rec_compute(LS_ENGINE_ACT, n, y, clk[1]);
+        assert_int_equal(cm_calib_add_record(&cal, &r, "activation", TICK_HZ, clk, 16), 0);
+        probe.engine = LS_ENGINE_DVE;
+        r = rec_compute(LS_ENGINE_DVE, n, 2.0 * cm_entry_eval(&prior.e[kt], &probe), clk[2]);
+        assert_int_equal(cm_calib_add_record(&cal, &r, "tensor_scalar", TICK_HZ, clk, 16), 0);
+    }
+    struct cm_fit_report rep;
+    struct ls_error err = {0};
+    assert_int_equal(cm_calib_fit(&cal, &prior, &out, &rep, &err), 0);
+    for (int i = 0; i < rep.n; i++) {
+        const struct cm_fit_entry *f = &rep.e[i];
+        if (f->entry == ka) {
+            assert_int_equal(f->verdict, CM_REJECTED);
+            assert_false(f->fitted);
+            assert_int_equal(f->held_out, 4);
+            assert_true(f->holdout_fit > f->holdout_prior);
+            assert_true(out.e[ka].c == prior.e[ka].c);
+        } else if (f->entry == kt) {
+            assert_int_equal(f->verdict, CM_GOOD);
+            near(out.e[kt].c, 2.0 * prior.e[kt].c, 0.02);
+        }
+    }
+    assert_int_equal(rep.verdicts[CM_REJECTED], 1);
+    assert_int_equal(rep.verdicts[CM_GOOD], 1);
+    assert_int_equal(rep.held_out, 8);
+    cal.holdout = 0;   /* nothing held out: nothing to reject, the fit is taken */
+    assert_int_equal(cm_calib_fit(&cal, &prior, &out, &rep, &err), 0);
+    assert_int_equal(rep.held_out, 0);
+    assert_true(out.e[ka].c > prior.e[ka].c);
+    cm_calib_free(&cal);
+}
+
+/* Programs keep their rows and keys through cm_groups_append, and a fit with the
+ * difference rows of programs sharing a key still recovers a known scale. */
+static void test_group_programs(void **st)
+{
+    (void)st;
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    struct cm_table tb;
+    cm_table_default(&t, &tb);
+    int k = cm_table_find(&tb, SIM_OP_ACTIVATION, LS_DT_BF16, LS_MEM_SBUF);
+    struct cm_groups a, all;
+    cm_groups_init(&a, tb.n);
+    cm_groups_init(&all, tb.n);
+    for (int prog = 0; prog < 3; prog++) {
+        enum { N = 4 };
+        struct cm_parts parts[N];
+        struct trace_record recs[N];
+        int32_t tag[N];
+        uint64_t now = 0;
+        for (int i = 0; i < N; i++) {
+            parts[i].entry = (int16_t)k;
+            parts[i].engine = LS_ENGINE_ACT;
+            parts[i].fixed = 0;
+            parts[i].var = (float)(100 * (prog + 1) + 10 * i);
+            memset(&recs[i], 0, sizeof recs[i]);
+            recs[i].start = now;
+            now += (uint64_t)llround(1.5 * parts[i].var * 4);
+            recs[i].end = now;
+            tag[i] = i;
+        }
+        assert_int_equal(cm_groups_add_program(&a, parts, recs, tag, N, N, 4, 1, 1e-6, 7), 0);
+    }
+    assert_int_equal(a.nprog, 3);
+    assert_int_equal(cm_groups_append(&all, &a), 0);
+    assert_int_equal(cm_groups_append(&all, &a), 0);
+    assert_int_equal(all.nprog, 6);
+    assert_int_equal(all.n, 2 * a.n);
+    assert_int_equal(all.pstart[3], a.n);
+    assert_int_equal(all.pkey[4], 7);
+    struct ls_error err = {0};
+    struct cm_table out = tb;
+    double rel;
+    assert_int_equal(cm_group_fit(&all, CM_AGG_SUM, &t, &out, &rel, &err), 0);
+    assert_true(rel < 0.01);
+    near(out.e[k].c, 1.5 * tb.e[k].c, 0.02);
+    cm_groups_free(&a);
+    cm_groups_free(&all);
 }
 
 static void test_table_max_roundtrip(void **st)
@@ -292,7 +393,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fit_compute), cmocka_unit_test(test_fit_dma),
         cmocka_unit_test(test_microbench),  cmocka_unit_test(test_group_fit),
-        cmocka_unit_test(test_table_max_roundtrip),
+        cmocka_unit_test(test_table_max_roundtrip), cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_group_programs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
