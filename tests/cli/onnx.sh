@@ -21,6 +21,11 @@ expect 0 "graph --input" "$LAYSIM" graph "$ATTN" --input x=3x5x32 --input mask=3
 if grep -q '^input x fp32 \[3,5,32\]' "$T/b.lg"; then ok; else bad "--input x=3x5x32 ignored"; fi
 expect 2 "--input malformed" "$LAYSIM" graph "$ATTN" --input x=3xx5
 expect_err "--input 'x=3xx5'" "--input names the bad entry"
+expect 2 "--input unknown name" "$LAYSIM" graph "$ATTN" --input y=3x5x32 -o "$T/u.lg"
+expect_err "--input y=...: the model has no input 'y' \(its inputs: x, mask\)" "unknown name listed"
+if [ ! -e "$T/u.lg" ]; then ok; else bad "--input y left an output"; fi
+expect 2 "--input wrong rank" "$LAYSIM" graph "$ATTN" --input x=3x5
+expect_err "--input x=...: rank 2, the model declares rank 3" "rank mismatch named"
 expect 2 "--hidden on onnx" "$LAYSIM" graph "$CNN" --hidden 64
 expect_err "ONNX model takes --input" "--hidden rejected for ONNX"
 expect 2 "--input on .lg" "$LAYSIM" graph "$T/a.lg" --input x=1x2
