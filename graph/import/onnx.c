@@ -100,6 +100,17 @@ static int name_char_ok(char c)
            c == '_' || c == '.' || c == '@' || c == '/' || c == '-';
 }
 
+/* The graph's name made valid (PaddlePaddle exports name it "Model from PaddlePaddle."). */
+static void valid_graph_name(const char *name, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = name ? name : ""; *p && k + 1 < n; p++)
+        buf[k++] = name_char_ok(*p) ? *p : '_';
+    buf[k] = 0;
+    if (!k || buf[0] == '-')
+        snprintf(buf, n, "onnx");
+}
+
 /* A valid unique tensor name from base + suffix. */
 static const char *unique_name(struct ox *x, const char *base, const char *suffix, char *buf,
                                size_t n)
@@ -634,7 +645,9 @@ static int import_model(struct ox *x, const Onnx__ModelProto *m, struct graph **
         return ls_error_set(x->err, LS_ERR_INPUT, x->file, 0, 0, "the model has no graph");
     x->gp = m->graph;
     x->opset = main_opset(m);
-    x->g = graph_new(m->graph->name && *m->graph->name ? m->graph->name : "onnx");
+    char gname[GRAPH_MAX_NAME + 1];
+    valid_graph_name(m->graph->name, gname, 200);
+    x->g = graph_new(gname);
     if (!x->g)
         return ls_error_msg(x->err, LS_ERR_NOMEM, "out of memory");
     int rc = read_initializers(x);

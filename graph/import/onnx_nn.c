@@ -232,8 +232,10 @@ struct win {
     int64_t k[2], s[2], d[2], pb[2], pe[2];
 };
 
+/* nsp: spatial axes of the node (1 for a 1-D form run as 2-D with height 1: its attribute
+ * entries describe the width, axis 1). */
 static int window(struct ox *x, const int64_t *in, const int64_t *kernel, int transposed,
-                  struct win *w)
+                  int nsp, struct win *w)
 {
     int64_t v[8];
     for (int i = 0; i < 2; i++) {
@@ -241,18 +243,16 @@ static int window(struct ox *x, const int64_t *in, const int64_t *kernel, int tr
         w->s[i] = w->d[i] = 1;
         w->pb[i] = w->pe[i] = 0;
     }
-    int n;
-    if ((n = ox_attr_ints(x, "strides", v, 8)) == 2)
-        memcpy(w->s, v, sizeof w->s);
-    if ((n = ox_attr_ints(x, "dilations", v, 8)) == 2)
-        memcpy(w->d, v, sizeof w->d);
-    if ((n = ox_attr_ints(x, "pads", v, 8)) == 4) {
-        w->pb[0] = v[0];
-        w->pb[1] = v[1];
-        w->pe[0] = v[2];
-        w->pe[1] = v[3];
+    int n, a = 2 - nsp;   /* first axis the attributes describe */
+    if ((n = ox_attr_ints(x, "strides", v, 8)) == nsp)
+        memcpy(w->s + a, v, sizeof *v * (size_t)nsp);
+    if ((n = ox_attr_ints(x, "dilations", v, 8)) == nsp)
+        memcpy(w->d + a, v, sizeof *v * (size_t)nsp);
+    if ((n = ox_attr_ints(x, "pads", v, 8)) == 2 * nsp) {
+        memcpy(w->pb + a, v, sizeof *v * (size_t)nsp);
+        memcpy(w->pe + a, v + nsp, sizeof *v * (size_t)nsp);
     } else if (n >= 0) {
-        return ox_fail(x, "pads has %d entries, expected 4", n);
+        return ox_fail(x, "pads has %d entries, expected %d", n, 2 * nsp);
     }
     char ap[32];
     if (ox_attr_s(x, "auto_pad", ap, sizeof ap) && strncmp(ap, "SAME", 4) == 0 && !transposed) {
@@ -331,19 +331,8 @@ int oxo_conv(struct ox *x)
     int64_t in[2] = {shp(x, t)->dims[2].size, shp(x, t)->dims[3].size};
     int64_t ks[2] = {shp(x, w)->dims[2].size, shp(x, w)->dims[3].size}, sym[2];
     struct win wn;
-    if (window(x, in, ks, 0, &wn))
+    if (window(x, in, ks, 0, rank - 2, &wn))
         return -1;
-    if (rank == 3) {   /* the 1-D attributes describe the width */
-        int64_t v[4];
-        wn.s[1] = wn.s[0], wn.d[1] = wn.d[0], wn.s[0] = wn.d[0] = 1;
-        if (ox_attr_ints(x, "strides", v, 4) == 1)
-            wn.s[1] = v[0];
-        if (ox_attr_ints(x, "dilations", v, 4) == 1)
-            wn.d[1] = v[0];
-        wn.pb[1] = wn.pe[1] = wn.pb[0] = wn.pe[0] = 0;
-        if (ox_attr_ints(x, "pads", v, 4) == 2)
-            wn.pb[1] = v[0], wn.pe[1] = v[1];
-    }
     t = pad_rest(x, t, &wn, sym);
     struct graph_attrs at;
     int ranks[2] = {4, 4};
@@ -380,7 +369,7 @@ int oxo_conv_transpose(struct ox *x)
         return ox_fail(x, "weight [%lld,...] does not match %lld input channels in %lld groups",
                        (long long)wv->dims[0], (long long)c, (long long)g);
     struct win wn;
-    if (window(x, in, ks, 1, &wn))
+    if (window(x, in, ks, 1, 2, &wn))
         return -1;
     if (ox_attr_ints(x, "output_padding", v, 4) == 2)
         outpad[0] = v[0], outpad[1] = v[1];
@@ -445,16 +434,8 @@ int oxo_pool(struct ox *x)
     const struct graph_shape *s = shp(x, t);
     int64_t in[2] = {s->dims[2].size, s->dims[3].size}, sym[2];
     struct win w;
-    if (window(x, in, ks, 0, &w))
+    if (window(x, in, ks, 0, rank - 2, &w))
         return -1;
-    if (rank == 3) {
-        int64_t v[4];
-        w.s[0] = w.d[0] = 1;
-        w.s[1] = ox_attr_ints(x, "strides", v, 4) == 1 ? v[0] : 1;
-        w.pb[0] = w.pe[0] = w.pb[1] = w.pe[1] = 0;
-        if (ox_attr_ints(x, "pads", v, 4) == 2)
-            w.pb[1] = v[0], w.pe[1] = v[1];
-    }
     for (int i = 0; i < 2; i++) {
         w.k[i] = w.d[i] * (w.k[i] - 1) + 1;   /* dilated max pool: its span (docs) */
         if (ox_attr_i(x, "ceil_mode", 0)) {

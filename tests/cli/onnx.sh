@@ -34,6 +34,14 @@ expect 0 "--input on TF.js" "$LAYSIM" graph "$SRC/tests/data/tfjs/cnn.json" --in
     -o "$T/t.lg"
 if grep -q '^input image fp32 \[2,32,32,3\]' "$T/t.lg"; then ok; else bad "--input image ignored"; fi
 
+# 1-D Conv/MaxPool with 1-D attributes (strides, dilations, 2-entry pads), a graph name with
+# spaces made valid
+expect 0 "graph conv1d" "$LAYSIM" graph "$D/conv1d.onnx" --autocast none -o "$T/c1.lg"
+if grep -q '^name Model_from_Test\.$' "$T/c1.lg"; then ok; else bad "graph name not made valid"; fi
+if grep -q '^op conv1d.1d fp32 \[batch:1,8,21\]' "$T/c1.lg" &&
+    grep -q '^op pool1d.1d fp32 \[batch:1,8,11\]' "$T/c1.lg"; then ok
+else bad "conv1d/pool1d shapes: $(grep -E '^op (conv|pool)1d.1d' "$T/c1.lg")"; fi
+
 # the whole loop and every other model command
 expect 0 "problem" "$LAYSIM" problem "$CNN" -o "$T/p.lsp"
 expect 0 "solve exact" "$LAYSIM" solve "$T/p.lsp" --solver exact -o "$T/s.sol" -q

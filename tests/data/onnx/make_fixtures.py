@@ -113,6 +113,20 @@ def tiny_attn():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "tiny_attn.onnx")
 
 
+def conv1d():
+    """1-D Conv and MaxPool with 1-entry strides/dilations and 2-entry pads (silero-vad's STFT
+    conv), in a graph whose name is no valid IR name (PaddlePaddle's exports)."""
+    n = [h.make_node("Conv", ["x", "w"], ["c"], "conv1d", strides=[2], dilations=[2],
+                     pads=[3, 5]),
+         h.make_node("MaxPool", ["c"], ["y"], "pool1d", kernel_shape=[3], strides=[2],
+                     pads=[1, 1])]
+    g = h.make_graph(n, "Model from Test.",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["batch", 4, 64])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)],
+                     [shape_only("w", [8, 4, 16])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "conv1d.onnx")
+
+
 def bad():
     x = [h.make_tensor_value_info("x", T.FLOAT, [2, 3])]
     y = [h.make_tensor_value_info("y", T.FLOAT, [2, 3])]
@@ -139,4 +153,5 @@ def bad():
 if __name__ == "__main__":
     tiny_cnn()
     tiny_attn()
+    conv1d()
     bad()
