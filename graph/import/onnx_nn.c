@@ -316,6 +316,31 @@ static int32_t add_bias(struct ox *x, int32_t y, struct ox_val *bv, const char *
     return bt < 0 ? -1 : graph_binary(x->g, ox_name(x, sfx, nm, sizeof nm), GRAPH_OP_ADD, y, bt);
 }
 
+/* conv2d of t by w. One output channel over an input image of >= 4096 pixels would make
+ * codegen hold the whole image in SBUF ("the swapped conv needs the whole input image"):
+ * the filter is doubled along its output axis and the extra channel sliced away after
+ * (PaddleOCR's DB head; the TF.js importer does the same). At most twice this op's work. */
+static int32_t conv2d(struct ox *x, int32_t t, int32_t w, const struct graph_attrs *at,
+                      const char *sfx)
+{
+    const struct graph_shape *ts = shp(x, t), *ws = shp(x, w);
+    int one = ws->dims[0].size == 1 && at->groups == 1 &&
+              ts->dims[2].size * ts->dims[3].size >= 4096;
+    char nm[GRAPH_MAX_NAME + 1];
+    int32_t ins[2] = {t, w};
+    if (one) {
+        int32_t two[2] = {w, w};
+        ins[1] = graph_concat(x->g, ox_name(x, ".w2", nm, sizeof nm), 2, two, 0);
+        if (ins[1] < 0)
+            return -1;
+    }
+    int32_t y = graph_op_infer(x->g, ox_name(x, one ? ".conv2" : sfx, nm, sizeof nm),
+                               GRAPH_OP_CONV2D, ins, 2, at);
+    if (one && y >= 0)
+        y = graph_slice(x->g, ox_name(x, sfx, nm, sizeof nm), y, 1, 0, 1, 1);
+    return y;
+}
+
 int oxo_conv(struct ox *x)
 {
     int32_t t = oxo_req(x, 0), w = oxo_req(x, 1);
@@ -344,10 +369,7 @@ int oxo_conv(struct ox *x)
     }
     at.groups = ox_attr_i(x, "group", 1);
     struct ox_val *bv = ox_in(x, 2);
-    char nm[GRAPH_MAX_NAME + 1];
-    int32_t ins[2] = {t, w};
-    int32_t y = graph_op_infer(x->g, ox_name(x, bv || rank == 3 ? ".conv" : "", nm, sizeof nm),
-                               GRAPH_OP_CONV2D, ins, 2, &at);
+    int32_t y = conv2d(x, t, w, &at, bv || rank == 3 ? ".conv" : "");
     y = add_bias(x, y, bv, rank == 3 ? ".biased" : "");
     return bind_nd(x, y, rank);
 }
@@ -410,9 +432,7 @@ int oxo_conv_transpose(struct ox *x)
     at.dilation[1] = wn.d[1];
     at.groups = g;
     struct ox_val *bv = ox_in(x, 2);
-    int32_t ins[2] = {t, w};
-    int32_t y = graph_op_infer(x->g, ox_name(x, bv ? ".conv" : "", nm, sizeof nm),
-                               GRAPH_OP_CONV2D, ins, 2, &at);
+    int32_t y = conv2d(x, t, w, &at, bv ? ".conv" : "");
     return ox_bind(x, 0, add_bias(x, y, bv, ""));
 }
 

@@ -42,6 +42,13 @@ if grep -q '^op conv1d.1d fp32 \[batch:1,8,21\]' "$T/c1.lg" &&
     grep -q '^op pool1d.1d fp32 \[batch:1,8,11\]' "$T/c1.lg"; then ok
 else bad "conv1d/pool1d shapes: $(grep -E '^op (conv|pool)1d.1d' "$T/c1.lg")"; fi
 
+# one output channel over a large image (PaddleOCR's DB head): the filter is doubled and the
+# extra channel sliced away, else codegen refuses it ("needs the whole input image in SBUF")
+expect 0 "problem one_channel" "$LAYSIM" problem "$D/one_channel.onnx" -o "$T/oc.lsp"
+expect 0 "graph one_channel" "$LAYSIM" graph "$D/one_channel.onnx" --autocast none -o "$T/oc.lg"
+if grep -q '^op up.conv fp32 \[1,1,256,256\] = slice up.conv2 axis=1' "$T/oc.lg"; then ok
+else bad "one_channel: no sliced 2-channel conv"; fi
+
 # the whole loop and every other model command
 expect 0 "problem" "$LAYSIM" problem "$CNN" -o "$T/p.lsp"
 expect 0 "solve exact" "$LAYSIM" solve "$T/p.lsp" --solver exact -o "$T/s.sol" -q

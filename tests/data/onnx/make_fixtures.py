@@ -127,6 +127,16 @@ def conv1d():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "conv1d.onnx")
 
 
+def one_channel():
+    """A ConvTranspose to one output channel over a 256x256 image (PaddleOCR's DB head)."""
+    n = [h.make_node("ConvTranspose", ["x", "w", "b"], ["y"], "up", strides=[2, 2])]
+    g = h.make_graph(n, "one_channel",
+                     [h.make_tensor_value_info("x", T.FLOAT, [1, 4, 128, 128])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)],
+                     [shape_only("w", [4, 1, 2, 2]), shape_only("b", [1])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 11)]), "one_channel.onnx")
+
+
 def bad():
     x = [h.make_tensor_value_info("x", T.FLOAT, [2, 3])]
     y = [h.make_tensor_value_info("y", T.FLOAT, [2, 3])]
@@ -154,4 +164,5 @@ if __name__ == "__main__":
     tiny_cnn()
     tiny_attn()
     conv1d()
+    one_channel()
     bad()
