@@ -55,6 +55,8 @@ static int32_t param_as(struct ox *x, struct ox_val *v, enum ls_dtype dt, int ra
 
 /* ---- MatMul, Gemm, Einsum ---- */
 
+static int32_t matmul2(struct ox *x, int32_t a, int32_t b, int ta, int tb, const char *sfx);
+
 /* a[..., M, K] @ b[..., K, N] with numpy broadcasting of the batch axes (ranks >= 2). */
 static int32_t bmm(struct ox *x, int32_t a, int32_t b, const char *sfx)
 {
@@ -69,6 +71,8 @@ static int32_t bmm(struct ox *x, int32_t a, int32_t b, const char *sfx)
         allone_b &= db[i] == 1;
     if (allone_b && ra >= rb) {   /* b is one matrix: a plain matmul */
         int32_t b2 = oxo_reshape_to(x, b, 2, db + rb - 2, ".rhs");
+        if (b2 >= 0 && ra == 2)
+            return matmul2(x, a, b2, 0, 0, sfx);
         return b2 < 0 ? -1 : graph_matmul(x->g, ox_name(x, sfx, nm, sizeof nm), a, b2);
     }
     /* batch axes broadcast to a common shape first (a zero-block add where they differ) */
@@ -120,6 +124,31 @@ int oxo_matmul(struct ox *x)
     return ox_bind(x, 0, bmm(x, a, b, ""));
 }
 
+/* A product with a single output element ([1,K] x [K,1]): the IR's matmul needs an output
+ * axis longer than 1 to partition (no layout is feasible otherwise), so it is the elementwise
+ * product of the two rows summed over K (as the TF.js importer does). arow, brow: [1,K]. */
+static int32_t dot_row(struct ox *x, int32_t arow, int32_t brow, const char *sfx)
+{
+    char nm[GRAPH_MAX_NAME + 1];
+    int32_t m = graph_binary(x->g, ox_name(x, ".prod", nm, sizeof nm), GRAPH_OP_MUL, arow, brow);
+    int ax[1] = {1};
+    return m < 0 ? -1 : graph_reduce(x->g, ox_name(x, sfx, nm, sizeof nm), GRAPH_OP_REDUCE_SUM,
+                                     m, 1, ax, 1);
+}
+
+/* a x b of matrices with transposes ta, tb; a dot_row when the result is [1,1]. */
+static int32_t matmul2(struct ox *x, int32_t a, int32_t b, int ta, int tb, const char *sfx)
+{
+    const struct graph_shape *sa = shp(x, a), *sb = shp(x, b);
+    int64_t m = sa->dims[ta ? 1 : 0].size, n = sb->dims[tb ? 0 : 1].size;
+    int64_t row[2] = {1, sa->dims[ta ? 0 : 1].size};
+    if (m == 1 && n == 1)
+        return dot_row(x, ta ? oxo_reshape_to(x, a, 2, row, ".row") : a,
+                       tb ? b : oxo_reshape_to(x, b, 2, row, ".rhs_row"), sfx);
+    char nm[GRAPH_MAX_NAME + 1];
+    return graph_matmul_axes(x->g, ox_name(x, sfx, nm, sizeof nm), a, b, ta ? 0 : 1, tb ? 1 : 0);
+}
+
 int oxo_gemm(struct ox *x)
 {
     int32_t a = oxo_req(x, 0), b = oxo_req(x, 1);
@@ -131,8 +160,7 @@ int oxo_gemm(struct ox *x)
     int ta = (int)ox_attr_i(x, "transA", 0), tb = (int)ox_attr_i(x, "transB", 0);
     struct ox_val *c = ox_in(x, 2);
     char nm[GRAPH_MAX_NAME + 1];
-    int32_t m = graph_matmul_axes(x->g, ox_name(x, c ? ".matmul" : "", nm, sizeof nm), a, b,
-                                  ta ? 0 : 1, tb ? 1 : 0);
+    int32_t m = matmul2(x, a, b, ta, tb, c ? ".matmul" : "");
     if (!c || m < 0)
         return ox_bind(x, 0, m);
     int32_t ct = same_dtype(x, m, ox_tensor(x, c, graph_tensor(x->g, m)->dtype), ".bias_cast");
@@ -328,6 +356,16 @@ static int32_t conv2d(struct ox *x, int32_t t, int32_t w, const struct graph_att
               ts->dims[2].size * ts->dims[3].size >= 4096;
     char nm[GRAPH_MAX_NAME + 1];
     int32_t ins[2] = {t, w};
+    if (ts->dims[1].size == 1 && at->groups == 1) {
+        /* one input channel: the IR's conv partitions C, so the input is concatenated with
+         * itself and the filter gets 2 channels (audio front ends, grayscale inputs) */
+        int32_t tt[2] = {t, t}, ww[2] = {w, w};
+        ins[0] = graph_concat(x->g, ox_name(x, ".c2", nm, sizeof nm), 2, tt, 1);
+        ins[1] = graph_concat(x->g, ox_name(x, ".wc2", nm, sizeof nm), 2, ww, 1);
+        if (ins[0] < 0 || ins[1] < 0)
+            return -1;
+        w = ins[1];
+    }
     if (one) {
         int32_t two[2] = {w, w};
         ins[1] = graph_concat(x->g, ox_name(x, ".w2", nm, sizeof nm), 2, two, 0);

@@ -49,6 +49,14 @@ expect 0 "graph one_channel" "$LAYSIM" graph "$D/one_channel.onnx" --autocast no
 if grep -q '^op up.conv fp32 \[1,1,256,256\] = slice up.conv2 axis=1' "$T/oc.lg"; then ok
 else bad "one_channel: no sliced 2-channel conv"; fi
 
+# one input channel (conv input and filter doubled) and a Gemm to one element (mul +
+# reduce_sum): no layout would be feasible otherwise
+expect 0 "problem narrow" "$LAYSIM" problem "$D/narrow.onnx" -o "$T/n.lsp"
+expect 0 "graph narrow" "$LAYSIM" graph "$D/narrow.onnx" --autocast none -o "$T/n.lg"
+if grep -q '^op conv.c2 fp32 \[1,2,16,16\] = concat x x axis=1' "$T/n.lg" &&
+    grep -q '^op fc.matmul fp32 \[1,1\] = reduce_sum fc.prod axes=1' "$T/n.lg"; then ok
+else bad "narrow: the conv or the gemm not rewritten"; fi
+
 # the whole loop and every other model command
 expect 0 "problem" "$LAYSIM" problem "$CNN" -o "$T/p.lsp"
 expect 0 "solve exact" "$LAYSIM" solve "$T/p.lsp" --solver exact -o "$T/s.sol" -q

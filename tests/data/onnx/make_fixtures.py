@@ -137,6 +137,21 @@ def one_channel():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 11)]), "one_channel.onnx")
 
 
+def narrow():
+    """A Conv over one input channel and a Gemm to a single output element (openWakeWord's
+    models): both are rewritten into forms the IR can partition."""
+    n = [h.make_node("Conv", ["x", "w"], ["c"], "conv", pads=[1, 1, 1, 1]),
+         h.make_node("GlobalAveragePool", ["c"], ["p"], "gap"),
+         h.make_node("Flatten", ["p"], ["f"], "flat"),
+         h.make_node("Gemm", ["f", "fc_w", "fc_b"], ["y"], "fc", transB=1)]
+    g = h.make_graph(n, "narrow",
+                     [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 16, 16])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)],
+                     [shape_only("w", [4, 1, 3, 3]), shape_only("fc_w", [1, 4]),
+                      shape_only("fc_b", [1])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "narrow.onnx")
+
+
 def bad():
     x = [h.make_tensor_value_info("x", T.FLOAT, [2, 3])]
     y = [h.make_tensor_value_info("y", T.FLOAT, [2, 3])]
@@ -165,4 +180,5 @@ if __name__ == "__main__":
     tiny_attn()
     conv1d()
     one_channel()
+    narrow()
     bad()
