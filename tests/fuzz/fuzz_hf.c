@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "graph/graph.h"
+#include "fuzz_graph.h"
 #include "graph/hf.h"
 #include "graph/lg.h"
 #include "graph/zoo.h"
@@ -35,23 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!rc)
         rc = zoo_arch_build(&a, &g, &err);
     if (rc) {
-        if (g || rc != LS_ERR_INPUT || err.msg[0] == 0)
-            abort();
+        fuzz_check_failure(rc, g, &err);
         return 0;
     }
-    if (graph_validate(g, &err))
-        abort();
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    if (!fp || graph_write(g, fp, &err))
-        abort();
-    fclose(fp);
-    struct graph *h = NULL;
-    if (graph_read("again.lg", buf, len, &h, &err) || !graph_equal(g, h, NULL, 0))
-        abort();
-    graph_free(h);
-    graph_free(g);
-    free(buf);
+    fuzz_check_graph(g);
     return 0;
 }
