@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from . import _lib
 from ._lib import lib
 
+IGNORE_MISMATCH = 1     # LAYSIM_IGNORE_MISMATCH
+
 __all__ = ["Error", "InputError", "LimitError", "Model", "Target", "Table", "Instance",
            "Problem", "Solution", "Program", "SimResult", "EngineResult", "version", "zoo",
            "solvers", "calibrate"]
@@ -89,6 +91,7 @@ def _strings(items):
 class _Handle:
     """An owned C handle, freed by close(), a with block or collection."""
     _free = None
+    _h = None        # a constructor that raised before __init__ leaves nothing to free
 
     def __init__(self, handle):
         self._h = handle
@@ -444,11 +447,14 @@ class Instance(_Handle):
         """As Problem.solve, on this instance's problem."""
         return _solve(lib.laysim_instance_solve, self.handle, self.problem, solver, **options)
 
-    def compile(self, solution=None):
-        """The program of a solution (None: configuration 0 everywhere)."""
+    def compile(self, solution=None, ignore_mismatch=False):
+        """The program of a solution (None: configuration 0 everywhere). A solution whose
+        hash headers name another model, target, table or problem raises InputError
+        saying what differs, unless ignore_mismatch."""
         h = ctypes.c_void_p()
-        _check(lib.laysim_compile(_ctx(), self.handle, solution.handle if solution else None,
-                                  ctypes.byref(h)))
+        flags = IGNORE_MISMATCH if ignore_mismatch else 0
+        _check(lib.laysim_compile_ex(_ctx(), self.handle, solution.handle if solution else None,
+                                     flags, ctypes.byref(h)))
         return Program(h.value)
 
 

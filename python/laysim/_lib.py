@@ -121,6 +121,7 @@ _PROTOTYPES = {
     "laysim_solution_conversion": (c_int32, [_H, _H, c_int32, c_int32, POINTER(c_char_p),
                                              POINTER(c_int64)]),
     "laysim_compile": (c_int, [_H, _H, _H, POINTER(_H)]),
+    "laysim_compile_ex": (c_int, [_H, _H, _H, ctypes.c_uint, POINTER(_H)]),
     "laysim_program_load": (c_int, [_H, c_char_p, POINTER(_H)]),
     "laysim_program_write": (c_int, [_H, _H, c_char_p]),
     "laysim_program_free": (None, [_H]),
