@@ -67,7 +67,9 @@ static int build_opts(laysim_ctx *cx, const laysim_solve_options *o, struct lsp_
     if (o->time_limit > 0 && isfinite(o->time_limit))
         so->time_limit = o->time_limit;
     so->seed = o->seed;
-    so->threads = o->threads < 1 ? 1 : o->threads;
+    if (o->threads > 1)   /* accepting it would promise a speed-up nothing delivers */
+        return ls_error_msg(&cx->err, LS_ERR_INPUT, "laysim_solve: threads %d: no solver uses "
+                            "threads (give 1)", o->threads);
     so->node_limit = o->node_limit;
     for (size_t i = 0; o->params && o->params[i]; i++)
         if (lsp_opts_add_param(so, o->params[i], &cx->err))

@@ -1,7 +1,8 @@
 /* The public API's side of `laysim solve --layouts` (the per-tensor listing on a problem
  * whose answer is known), of the .sol hash headers (the same lines as the CLI writes for
  * the same model; compile refuses a solution of another problem unless told to ignore it)
- * and of the imported model formats (ONNX, TF.js) loaded through laysim_model_load. */
+ * and of the imported model formats (ONNX, TF.js) loaded through laysim_model_load;
+ * threads > 1 is refused (no solver uses threads). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,6 +63,11 @@ static void test_layout_listing(void **state)
     assert_null(label);
     assert_int_equal(laysim_solution_conversion(p, s, 1, 0, NULL, NULL), -1);
     laysim_solution_free(s);
+    laysim_solve_options o;    /* no solver uses threads: more than one is refused */
+    laysim_solve_options_init(&o);
+    o.threads = 2;
+    assert_int_equal(laysim_solve(cx, p, "exact", &o, &s), LAYSIM_EINPUT);
+    assert_non_null(strstr(laysim_errmsg(cx), "threads"));
     laysim_problem_free(p);
     laysim_free(cx);
 }

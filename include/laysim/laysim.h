@@ -163,7 +163,7 @@ typedef int (*laysim_reward_fn)(void *user, const int32_t *cfg, int32_t nops, do
 typedef struct laysim_solve_options {
     double time_limit;             /* seconds; <= 0: none */
     uint64_t seed;                 /* randomized solvers (default 1) */
-    int threads;                   /* solvers that use threads (default 1) */
+    int threads;                   /* 1: no solver uses threads yet; > 1 is refused */
     uint64_t node_limit;           /* count budget; 0: none */
     const char *const *params;     /* NULL or NULL-terminated "key=value" knobs */
     /* mcts's reward. NULL: laysim_instance_solve uses the simulated time of the program
