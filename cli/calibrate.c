@@ -31,6 +31,13 @@ const char cmd_calibrate_help[] =
     "  --table TABLE          start from this table (default: the datasheet table);\n"
     "                         --prior is the old spelling (deprecated)\n"
     "  --aggregate MODE       aggregation of the output table (default: the prior's)\n"
+    "  --no-group-fit         skip the overlap-aware group fit. By default, when the\n"
+    "                         traces carry op attribution (laysim's own, or imported\n"
+    "                         with an op/hlo_name column), the per-instruction table is\n"
+    "                         then scaled so that each op's aggregated price matches its\n"
+    "                         exposed time in the traces (aggregation max unless\n"
+    "                         --aggregate sum; docs/calibration.md), and every k-th trace\n"
+    "                         (k = 1/FRACTION of --holdout) is held out and predicted\n"
     "  --holdout FRACTION     share of each entry's samples held out of its fit to judge\n"
     "                         it against the prior (default 0.2; 0 = none). An entry whose\n"
     "                         fit predicts them worse than the prior keeps the prior\n"
@@ -97,9 +104,49 @@ static json_t *report_json(const struct cm_table *tb, const struct cm_fit_report
 }
 
 /* Write the fitted table (and the report), then print the summary. */
-static int report_fit(struct cm_table *fit, const struct cm_fit_report *rep, size_t nmb,
-                      size_t ns, const char *aggn, const char *outp, const char *report,
-                      int json)
+static json_t *group_json(const struct cm_trace_fit *gr)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "done", json_boolean(gr->done));
+    json_object_set_new(o, "base", json_string(gr->from_prior ? "prior" : "per-instruction"));
+    json_object_set_new(o, "fitted_traces", json_integer(gr->fitted_traces));
+    json_object_set_new(o, "held_out_traces", json_integer(gr->held_traces));
+    json_object_set_new(o, "groups", json_integer((json_int_t)gr->groups));
+    json_object_set_new(o, "attributed_records", json_integer((json_int_t)gr->attributed));
+    json_object_set_new(o, "in_sample_rel_error", cli_json_num(gr->rel_in));
+    json_object_set_new(o, "held_out_median_rel_error_prior", cli_json_num(gr->held_prior));
+    json_object_set_new(o, "held_out_median_rel_error_before", cli_json_num(gr->held_before));
+    json_object_set_new(o, "held_out_median_rel_error_after", cli_json_num(gr->held_after));
+    return o;
+}
+
+static void group_print(const struct cm_trace_fit *gr, int ntraces)
+{
+    if (ntraces == 0)
+        return;
+    if (!gr->done) {
+        printf("group fit: skipped (no trace carries op attribution, or --no-group-fit): the "
+               "per-instruction fit ignores engine overlap, so whole-program predictions may be "
+               "far off\n");
+        return;
+    }
+    printf("group fit (overlap-aware, scaling the %s table): %zu groups from %d traces, "
+           "in-sample error %.4f", gr->from_prior ? "prior" : "per-instruction", gr->groups,
+           gr->fitted_traces, gr->rel_in);
+    if (gr->held_traces)
+        printf("; %d held-out traces: median program-time error %.4f (the prior table), "
+               "%.4f (per-instruction fit), %.4f (group fit)", gr->held_traces, gr->held_prior,
+               gr->held_before, gr->held_after);
+    printf("\n");
+    if (gr->held_traces && gr->held_after > gr->held_prior)
+        printf("WARNING: the fitted table predicts the held-out programs WORSE than its prior "
+               "(%.4f against %.4f): do not use it in place of the prior\n", gr->held_after,
+               gr->held_prior);
+}
+
+static int report_fit(struct cm_table *fit, const struct cm_fit_report *rep,
+                      const struct cm_trace_fit *gr, int ntraces, size_t nmb, size_t ns,
+                      const char *aggn, const char *outp, const char *report, int json)
 {
     struct ls_error err = {0};
     int rc;
@@ -110,6 +157,8 @@ static int report_fit(struct cm_table *fit, const struct cm_fit_report *rep, siz
     json_t *rj = report_json(fit, rep);
     json_object_set_new(rj, "microbenchmarks", json_integer((json_int_t)nmb));
     json_object_set_new(rj, "samples", json_integer((json_int_t)ns));
+    if (ntraces)
+        json_object_set_new(rj, "group_fit", group_json(gr));
     if (report) {
         char *s = json_dumps(rj, JSON_INDENT(2));
         rc = s ? ls_write_file_atomic(report, s, strlen(s), &err) : LS_ERR_NOMEM;
@@ -126,6 +175,7 @@ static int report_fit(struct cm_table *fit, const struct cm_fit_report *rep, siz
            rep->verdicts[CM_GOOD] + rep->verdicts[CM_WEAK], rep->n, rep->verdicts[CM_GOOD],
            rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR], ns,
            nmb, outp);
+    group_print(gr, ntraces);
     int better = better_than_prior(rep);
     if (better < 0)
         printf("held out: no samples (too few per entry, or --holdout 0): the table is not "
@@ -163,10 +213,11 @@ int cmd_calibrate(int argc, char **argv)
         {"report", required_argument, NULL, 'R'},   {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'J'},           {"quiet", no_argument, NULL, 'q'},
         {"holdout", required_argument, NULL, 'H'},
+        {"no-group-fit", no_argument, NULL, 'N'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     struct cli_target_args ta = {0};
     const char *traces[64], *prior = NULL, *aggn = NULL, *mbtrace = NULL, *report = NULL, *outp = NULL;
-    int ntr = 0, micro = 0, json = 0, quiet = 0, c, rc;
+    int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, c, rc;
     double holdout = CM_HOLDOUT_DEFAULT;
     struct ls_error err;
     ls_error_clear(&err);
@@ -191,6 +242,7 @@ int cmd_calibrate(int argc, char **argv)
         case 'R': report = optarg; break;
         case 'o': outp = optarg; break;
         case 'J': json = 1; break;
+        case 'N': no_group = 1; break;
         case 'H':
             if (cli_parse_double("calibrate", "--holdout", optarg, &holdout)) {
                 cli_target_args_free(&ta);
@@ -259,6 +311,12 @@ int cmd_calibrate(int argc, char **argv)
         rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
     if (!rc)
         rc = cm_calib_fit(&cal, &tb, &fit, rep, &err);
+    struct cm_trace_fit gr;
+    memset(&gr, 0, sizeof gr);
+    if (!rc && ntr && !no_group)
+        rc = cm_trace_group_fit(traces, ntr, &t, holdout,
+                                aggn && !strcmp(aggn, "sum") ? CM_AGG_SUM : CM_AGG_MAX, &tb, &fit,
+                                &gr, &err);
     ls_progress_update(&pb, (uint64_t)(micro + ntr + 1));
     ls_progress_end(&pb);
     size_t ns = cal.n;
@@ -267,7 +325,7 @@ int cmd_calibrate(int argc, char **argv)
         free(rep);
         return cli_report(&err);
     }
-    rc = report_fit(&fit, rep, nmb, ns, aggn, outp, report, json);
+    rc = report_fit(&fit, rep, &gr, ntr, nmb, ns, aggn, outp, report, json);
     free(rep);
     return rc;
 }

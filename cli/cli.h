@@ -82,7 +82,8 @@ json_t *cli_study_json(const char *kind, const char *dir, const struct study_cel
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
 
-/* Scaling options of every command that takes a MODEL (zoo:NAME, .lg, config.json). */
+/* Scaling options of every command that takes a MODEL (zoo:NAME, .lg, config.json, .onnx,
+ * a TF.js model.json). */
 enum { CLI_OPT_LAYERS = 0x200, CLI_OPT_SEQ, CLI_OPT_BATCH, CLI_OPT_HIDDEN, CLI_OPT_IMAGE,
        CLI_OPT_DTYPE, CLI_OPT_AUTOCAST, CLI_OPT_DECODE, CLI_OPT_INPUT };
 #define CLI_MODEL_LONGOPTS                                                              \

@@ -12,9 +12,10 @@ const char cmd_problem_help[] =
     "usage: laysim problem MODEL [--target ...] [--set ...] [--table FILE] [-o OUT.lsp]\n"
     "                      [--output-layout TENSOR=AXIS]... [--exact-transpose]\n"
     "                      [--write-table FILE] [--json]\n"
-    "Lower every operator of MODEL (zoo:NAME, a .lg file or a config.json) under every\n"
-    "admissible layout configuration, price the instructions with the latency table and\n"
-    "write the layout selection problem (.lsp; stdout when -o is absent).\n"
+    "Lower every operator of MODEL (zoo:NAME, a .lg file, a config.json, a .onnx or a TF.js\n"
+    "model.json) under every admissible layout configuration, price the instructions with\n"
+    "the latency table and write the layout selection problem (.lsp; stdout when -o is\n"
+    "absent).\n"
     CLI_MODELCMD_HELP
     CLI_MODELCMD_TIME_HELP
     "  -o, --output FILE   where to write the problem (default stdout)\n"

@@ -241,7 +241,8 @@ int cmd_tune(int argc, char **argv)
     size_t mlen = strlen(model);
     if (!strcmp(model, "-") || (mlen > 4 && !strcmp(model + mlen - 4, ".lsp"))) {
         cli_modelcmd_close(&mc);
-        return cli_usage("tune", "%s: tuning needs a MODEL (zoo:NAME, .lg, config.json): a bare "
+        return cli_usage("tune", "%s: tuning needs a MODEL (zoo:NAME, .lg, config.json, "
+                                 ".onnx, model.json): a bare "
                                  ".lsp problem has no program to simulate",
                          model);
     }

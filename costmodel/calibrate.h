@@ -53,6 +53,9 @@ int cm_calib_push(struct cm_calib *c, const struct cm_sample *s);
  * records of unknown opcodes are skipped (returns 0). dma_engines: of the target. */
 int cm_calib_add_record(struct cm_calib *c, const struct trace_record *r, const char *opcode,
                         uint64_t tick_hz, const uint32_t *clock_mhz, uint32_t dma_engines);
+/* The sample of one record (0: not usable: unknown opcode, empty, no clock), 1: *s set. */
+int cm_record_sample(const struct trace_record *r, const char *opcode, uint64_t tick_hz,
+                     const uint32_t *clock_mhz, uint32_t dma_engines, struct cm_sample *s);
 /* Every record of a .lstrace file. */
 int cm_calib_add_trace(struct cm_calib *c, const char *path, uint32_t dma_engines,
                        struct ls_error *err);
@@ -162,6 +165,43 @@ int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
                           int32_t key);
 /* Append every row and program of src to dst (same nent); keys are kept as they are. */
 int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src);
+/* Add the groups of one trace (one program run) whose records carry op or conversion
+ * attribution: the parts of each record are priced under tb from the record's shape (the
+ * program itself is not needed), records in instruction-id order, groups by op/conversion
+ * name, weight 1 / (program time)^2. *attributed: records with a group (0: the trace
+ * carries no attribution, nothing was added). */
+int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
+                        const struct sim_target *t, const char *path, int32_t key,
+                        size_t *attributed, struct ls_error *err);
+
+/* The overlap-aware stage of `calibrate --traces`: the group fit (aggregation agg) of tb
+ * (in: the per-instruction fit; out: scaled) on the traces that carry op attribution,
+ * every k-th trace (k = 1 / holdout, when two remain to fit) held out and predicted before
+ * and after. With held-out traces the fit is also made from the prior, and the base whose
+ * fit predicts them better is kept. done = 0 when no trace carries attribution (tb
+ * unchanged). */
+struct cm_trace_fit {
+    int done;
+    int from_prior;                    /* the group fit scaled the prior, not the
+                                          per-instruction fit (it predicted the held-out
+                                          traces better) */
+    int fitted_traces, held_traces;
+    size_t groups, attributed;         /* groups fitted; records with an op or conversion */
+    double rel_in;                     /* in-sample weighted relative error of the groups */
+    double held_prior, held_before, held_after; /* median relative error of the held-out
+                                          programs' time: prior / per-instruction table /
+                                          group-fitted table */
+};
+int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target *t,
+                       double holdout, enum cm_aggregate agg, const struct cm_table *prior,
+                       struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err);
+
+/* Program k of g (parts priced under some table T): T's predicted time and the measured
+ * time, base-clock cycles; group_cycles: T's per-group latency for "max" (group_ns in
+ * base cycles). */
+void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggregate agg,
+                            double group_cycles, double *predicted, double *measured);
+
 /* Fit scales into tb (whose entries produced the parts) for aggregation mode agg.
  * in-sample relative error of the summed prediction goes to *rel (may be NULL). */
 int cm_group_fit(const struct cm_groups *g, enum cm_aggregate agg, const struct sim_target *t,

@@ -37,35 +37,43 @@ int cm_calib_push(struct cm_calib *c, const struct cm_sample *s)
     return 0;
 }
 
-int cm_calib_add_record(struct cm_calib *c, const struct trace_record *r, const char *opcode,
-                        uint64_t tick_hz, const uint32_t *clock_mhz, uint32_t dma_engines)
+int cm_record_sample(const struct trace_record *r, const char *opcode, uint64_t tick_hz,
+                     const uint32_t *clock_mhz, uint32_t dma_engines, struct cm_sample *s)
 {
     enum sim_opcode op;
     if (!opcode || sim_opcode_parse(opcode, strlen(opcode), &op) || r->end <= r->start ||
         tick_hz == 0 || r->engine >= LS_ENGINE_COUNT)
         return 0;
-    struct cm_sample s;
-    memset(&s, 0, sizeof s);
-    s.opcode = op;
-    s.engine = r->engine;
-    s.dtype = r->dtype;
-    s.mem = r->src_mem != LS_MEM_NONE ? r->src_mem : r->dst_mem;
+    memset(s, 0, sizeof *s);
+    s->opcode = op;
+    s->engine = r->engine;
+    s->dtype = r->dtype;
+    s->mem = r->src_mem != LS_MEM_NONE ? r->src_mem : r->dst_mem;
     double ticks = (double)(r->end - r->start);
     if (r->engine == LS_ENGINE_DMA) {
         uint32_t E = dma_engines ? dma_engines : 1, P = r->partitions ? r->partitions : 1;
         double per_row = (double)r->descriptors / P;
-        s.d = (double)((P + E - 1) / E) * per_row;
-        s.chunk = (double)r->chunk_bytes;
-        s.y = ticks * 1e9 / (double)tick_hz;
-    } else {
-        uint32_t mhz = clock_mhz ? clock_mhz[r->engine] : 0;
-        if (!mhz)
-            return 0;
-        s.y = ticks * mhz * 1e6 / (double)tick_hz;
-        s.n = op == SIM_OP_LOAD_STATIONARY ? r->partitions
-              : op == SIM_OP_PE_TRANSPOSE  ? r->stationary
-                                           : (double)r->free_size;
+        s->d = (double)((P + E - 1) / E) * per_row;
+        s->chunk = (double)r->chunk_bytes;
+        s->y = ticks * 1e9 / (double)tick_hz;
+        return 1;
     }
+    uint32_t mhz = clock_mhz ? clock_mhz[r->engine] : 0;
+    if (!mhz)
+        return 0;
+    s->y = ticks * mhz * 1e6 / (double)tick_hz;
+    s->n = op == SIM_OP_LOAD_STATIONARY ? r->partitions
+           : op == SIM_OP_PE_TRANSPOSE  ? r->stationary
+                                        : (double)r->free_size;
+    return 1;
+}
+
+int cm_calib_add_record(struct cm_calib *c, const struct trace_record *r, const char *opcode,
+                        uint64_t tick_hz, const uint32_t *clock_mhz, uint32_t dma_engines)
+{
+    struct cm_sample s;
+    if (!cm_record_sample(r, opcode, tick_hz, clock_mhz, dma_engines, &s))
+        return 0;
     return cm_calib_push(c, &s);
 }
 

@@ -1,7 +1,7 @@
 /* costmodel/fit_group: fit per-entry scales of the latency and throughput terms (and the
  * exposed latency group_ns of "max" tables) to the exposed simulated time of groups. */
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +141,28 @@ static double predict(const struct cm_groups *g, size_t i, const double *th, dou
     return agg == CM_AGG_MAX ? best + (sum > 0 ? L : 0) : sum;
 }
 
+static size_t prog_end(const struct cm_groups *g, size_t k);
+
+void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggregate agg,
+                            double group_cycles, double *predicted, double *measured)
+{
+    size_t per = 2 * (size_t)g->nent;
+    double *ones = malloc(sizeof *ones * (per + 1));
+    *predicted = *measured = 0;
+    if (!ones || k >= g->nprog) {
+        free(ones);
+        return;
+    }
+    for (size_t j = 0; j < per; j++)
+        ones[j] = 1;
+    for (size_t i = g->pstart[k]; i < prog_end(g, k); i++) {
+        int arg;
+        *predicted += predict(g, i, ones, group_cycles, agg, &arg);
+        *measured += g->y[i];
+    }
+    free(ones);
+}
+
 /* Row i of the linearized design (unweighted): for "max" only the argmax engine's
  * features, plus the intercept column. Returns 1 when the row has any feature. */
 static int lin_row(const struct cm_groups *g, size_t i, enum cm_aggregate agg, int arg,
@@ -205,22 +227,38 @@ static int program_sums(const struct cm_groups *g, enum cm_aggregate agg, const 
     return 0;
 }
 
-/* The difference rows (see struct cm_groups) from row `at` of A and b on. */
-static void add_diff_rows(const struct cm_groups *g, const double *S, const double *Y, size_t p,
-                          gsl_matrix *A, gsl_vector *b, size_t at)
+/* Accumulate one data row (unweighted features x, target y, weight w) into G = A'A, h = A'b. */
+static void add_row(gsl_matrix *G, gsl_vector *h, const double *x, size_t p, double y, double w)
 {
+    for (size_t j = 0; j < p; j++) {
+        if (x[j] == 0)
+            continue;
+        *gsl_vector_ptr(h, j) += w * x[j] * y;
+        for (size_t k = 0; k < p; k++)
+            if (x[k] != 0)
+                *gsl_matrix_ptr(G, j, k) += w * x[j] * x[k];
+    }
+}
+
+/* The difference rows (see struct cm_groups), accumulated into G and h. */
+static int add_diff_rows(const struct cm_groups *g, const double *S, const double *Y, size_t p,
+                         gsl_matrix *G, gsl_vector *h)
+{
+    double *d = malloc(p * sizeof *d);
+    if (!d)
+        return LS_ERR_NOMEM;
     for (size_t k = 0; k < g->nprog; k++)
         for (size_t l = k + 1; l < g->nprog; l++) {
             if (g->pkey[k] < 0 || g->pkey[k] != g->pkey[l])
                 continue;
             size_t ik = g->pstart[k], il = g->pstart[l];
             double wk = ik < prog_end(g, k) ? g->w[ik] : 0, wl = il < prog_end(g, l) ? g->w[il] : 0;
-            double w = sqrt(CM_DIFF_WEIGHT * 0.5 * (wk + wl));
             for (size_t j = 0; j < p; j++)
-                gsl_matrix_set(A, at, j, (S[k * p + j] - S[l * p + j]) * w);
-            gsl_vector_set(b, at, (Y[k] - Y[l]) * w);
-            at++;
+                d[j] = S[k * p + j] - S[l * p + j];
+            add_row(G, h, d, p, Y[k] - Y[l], CM_DIFF_WEIGHT * 0.5 * (wk + wl));
         }
+    free(d);
+    return 0;
 }
 
 /* Bounds of a fitted scale: a scale far from 1 says the prior's form is wrong, and an
@@ -229,104 +267,107 @@ static void add_diff_rows(const struct cm_groups *g, const double *S, const doub
 #define CM_SCALE_MIN 0.02
 #define CM_SCALE_MAX 50.0
 
-/* Least squares with the scales (columns < per) kept in bounds: solve, pin every scale
- * that left its bounds at the bound it crossed (a heavy ridge row), solve again, until
- * none leaves. Rows [at, at + p) of A, b are the ridge rows (weights ridge[j], towards 1
- * for scales and L for the intercept). */
-static int bounded_solve(gsl_matrix *A, gsl_vector *b, gsl_vector *c, gsl_matrix *cov,
-                         gsl_multifit_linear_workspace *ws, size_t at, size_t per, size_t p,
-                         const double *ridge, double L)
+/* Least squares with the scales (th_j, j < per) kept in bounds, on the normal equations
+ * (G = A'A and h = A'b of the data rows, p x p: the active set below re-solves this small
+ * system, not the data): ridge rows add ridge_j^2 (th_j - prior_j)^2; a scale that leaves
+ * its bounds is pinned at the bound it crossed (a ridge that dwarfs its column) and the
+ * rest re-solved, until none leaves. */
+static int bounded_solve(const gsl_matrix *G, const gsl_vector *h, const double *ridge,
+                         size_t per, size_t p, double L, double *th)
 {
     const double lo = CM_SCALE_MIN, hi = CM_SCALE_MAX;
-    for (size_t j = 0; j < p; j++) {
-        gsl_matrix_set(A, at + j, j, ridge[j]);
-        gsl_vector_set(b, at + j, ridge[j] * (j < per ? 1.0 : L));
-    }
+    gsl_matrix *M = gsl_matrix_alloc(p, p);
+    gsl_vector *r = gsl_vector_alloc(p), *x = gsl_vector_alloc(p);
+    double *pin = malloc(sizeof *pin * p);
+    int rc = LS_ERR_NOMEM;
+    if (!M || !r || !x || !pin)
+        goto out;
+    for (size_t j = 0; j < p; j++)
+        pin[j] = NAN;
     for (size_t round = 0; round <= per; round++) {
-        double chi;
-        if (gsl_multifit_linear(A, b, c, cov, &chi, ws))
-            return LS_ERR_INTERNAL;
+        gsl_matrix_memcpy(M, G);
+        gsl_vector_memcpy(r, h);
+        for (size_t j = 0; j < p; j++) {
+            double w = isnan(pin[j]) ? ridge[j] : 1e4 * ridge[j];
+            double target = !isnan(pin[j]) ? pin[j] : j < per ? 1.0 : L;
+            *gsl_matrix_ptr(M, j, j) += w * w;
+            *gsl_vector_ptr(r, j) += w * w * target;
+        }
+        if (gsl_linalg_cholesky_decomp1(M) || gsl_linalg_cholesky_solve(M, r, x)) {
+            rc = LS_ERR_INTERNAL;
+            goto out;
+        }
         int moved = 0;
         for (size_t j = 0; j < per; j++) {
-            double v = gsl_vector_get(c, j);
-            double pin = !isfinite(v) ? 1.0 : v < lo * (1 - 1e-9) ? lo : v > hi * (1 + 1e-9) ? hi : NAN;
-            if (isnan(pin))
+            double v = gsl_vector_get(x, j);
+            if (!isnan(pin[j]))
                 continue;
-            /* a weight that dwarfs every data row keeps th_j at pin */
-            double big = 1e4 * ridge[j];
-            gsl_matrix_set(A, at + j, j, big);
-            gsl_vector_set(b, at + j, big * pin);
-            moved = 1;
+            double bound = !isfinite(v) ? 1.0 : v < lo * (1 - 1e-9) ? lo : v > hi * (1 + 1e-9) ? hi : NAN;
+            if (!isnan(bound)) {
+                pin[j] = bound;
+                moved = 1;
+            }
         }
         if (!moved)
             break;
     }
-    for (size_t j = 0; j < per; j++) {
-        double v = gsl_vector_get(c, j);
-        gsl_vector_set(c, j, isfinite(v) ? fmin(fmax(v, lo), hi) : 1.0);
+    for (size_t j = 0; j < p; j++) {
+        double v = gsl_vector_get(x, j);
+        th[j] = j >= per ? v : isfinite(v) ? fmin(fmax(v, lo), hi) : 1.0;
     }
-    return 0;
+    rc = 0;
+out:
+    gsl_matrix_free(M);
+    gsl_vector_free(r);
+    gsl_vector_free(x);
+    free(pin);
+    return rc;
 }
 
 /* Ridge-regularized (towards th = 1) weighted least squares on the current linearization:
- * the group rows, the difference rows, then one ridge row per parameter. */
+ * the group rows and the difference rows, accumulated into the normal equations, then one
+ * ridge term per parameter. */
 static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *arg, double *th,
                  double *L)
 {
     size_t per = 2 * (size_t)g->nent;
     size_t p = per + (agg == CM_AGG_MAX);
     size_t nd = count_diffs(g);
-    size_t n = g->n + nd + p;
-    gsl_matrix *A = gsl_matrix_calloc(n, p), *cov = gsl_matrix_alloc(p, p);
-    gsl_vector *b = gsl_vector_calloc(n), *c = gsl_vector_alloc(p);
-    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(n, p);
-    double *norm = calloc(p, sizeof *norm), *row = malloc(p * sizeof *row);
+    gsl_matrix *G = gsl_matrix_calloc(p, p);
+    gsl_vector *h = gsl_vector_calloc(p);
+    double *row = malloc(p * sizeof *row), *sol = malloc(p * sizeof *sol);
     double *S = malloc((g->nprog * p + 1) * sizeof *S), *Y = malloc((g->nprog + 1) * sizeof *Y);
     int rc = LS_ERR_NOMEM;
-    if (!A || !cov || !b || !c || !ws || !norm || !row || !S || !Y)
+    if (!G || !h || !row || !sol || !S || !Y)
         goto out;
     for (size_t i = 0; i < g->n; i++) {
-        double w = sqrt(g->w[i]);
         lin_row(g, i, agg, arg[i], row, p);
-        for (size_t j = 0; j < p; j++)
-            if (row[j] != 0)
-                gsl_matrix_set(A, i, j, row[j] * w);
-        gsl_vector_set(b, i, g->y[i] * w);
+        add_row(G, h, row, p, g->y[i], g->w[i]);
     }
     if (nd) {
-        if ((rc = program_sums(g, agg, arg, p, S, Y)))
+        if ((rc = program_sums(g, agg, arg, p, S, Y)) || (rc = add_diff_rows(g, S, Y, p, G, h)))
             goto out;
-        add_diff_rows(g, S, Y, p, A, b, g->n);
     }
-    for (size_t i = 0; i < g->n + nd; i++)
-        for (size_t j = 0; j < p; j++)
-            norm[j] += gsl_matrix_get(A, i, j) * gsl_matrix_get(A, i, j);
-    /* ridge rows: lambda * ||column|| * (th_j - prior_j) = 0 */
+    /* ridge: lambda * ||column|| (an unused column: weight 1, pinned at its prior) */
     const double lambda = 0.05;
     for (size_t j = 0; j < p; j++) {
-        double s = lambda * sqrt(norm[j]);
-        norm[j] = s == 0 ? 1 : s;  /* unused column: pinned at its prior */
+        double s = lambda * sqrt(gsl_matrix_get(G, j, j));
+        row[j] = s == 0 ? 1 : s;
     }
-    if ((rc = bounded_solve(A, b, c, cov, ws, g->n + nd, per, p, norm, *L)))
+    if ((rc = bounded_solve(G, h, row, per, p, *L, sol)))
         goto out;
     for (size_t j = 0; j < per; j++)
-        th[j] = gsl_vector_get(c, j);
-    if (agg == CM_AGG_MAX) {
-        double v = gsl_vector_get(c, per);
-        *L = isfinite(v) && v > 0 ? v : 0;
-    }
+        th[j] = sol[j];
+    if (agg == CM_AGG_MAX)
+        *L = isfinite(sol[per]) && sol[per] > 0 ? sol[per] : 0;
     rc = 0;
 out:
-    free(norm);
     free(row);
+    free(sol);
     free(S);
     free(Y);
-    gsl_matrix_free(A);
-    gsl_matrix_free(cov);
-    gsl_vector_free(b);
-    gsl_vector_free(c);
-    if (ws)
-        gsl_multifit_linear_free(ws);
+    gsl_matrix_free(G);
+    gsl_vector_free(h);
     return rc;
 }
 

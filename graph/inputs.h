@@ -18,4 +18,14 @@ int graph_inputs_check(const char *spec, struct ls_error *err);
 int graph_inputs_find(const char *spec, const char *name, int *rank, int64_t *dims,
                       struct ls_error *err);
 
+/* Every entry of spec must name one of the model's inputs names[0..n) (with tf_ports, "x:0"
+ * names input "x" too). 0, or LS_ERR_INPUT naming the first unknown entry and listing the
+ * model's inputs (file: for the message). */
+int graph_inputs_known(const char *spec, const char *const *names, size_t n, int tf_ports,
+                       const char *file, struct ls_error *err);
+
+/* The same for one entry name name[0..len). */
+int graph_input_known(const char *name, size_t len, const char *const *names, size_t n,
+                      int tf_ports, const char *file, struct ls_error *err);
+
 #endif

@@ -254,9 +254,9 @@ static void test_cnn(void **state)
     assert_int_equal(shape_of(g, "/conv/Conv.conv")->dims[3].size, 16);
     assert_int_equal(shape_of(g, "fc")->dims[0].size, 2);
     graph_free(g);
-    o.inputs = "x=2x3x16";   /* rank 3 for a conv: rejected naming the node */
+    o.inputs = "x=2x3x16";   /* rank 3 where the model declares 4: rejected before any node */
     assert_int_equal(import(b, &o, &g, &err), LS_ERR_INPUT);
-    assert_non_null(strstr(err.msg, "/conv/Conv"));
+    assert_non_null(strstr(err.msg, "--input x=...: rank 3, the model declares rank 4"));
     o.inputs = "x=2xx3";
     assert_int_equal(import(b, &o, &g, &err), LS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "--input"));
@@ -310,7 +310,10 @@ static void test_shape_math(void **state)
     graph_free(g);
     struct zoo_opts o;
     zoo_opts_init(&o);
-    o.inputs = "other=1;t=2x5x16";
+    o.inputs = "other=1;t=2x5x16";   /* an entry naming no graph input is an error */
+    assert_int_equal(import(b, &o, &g, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "no input 'other' (its inputs: t)"));
+    o.inputs = "t=2x5x16";
     assert_int_equal(import(b, &o, &g, &err), 0);
     s = shape_of(g, "reshape");
     assert_int_equal(s->dims[0].size, 2);

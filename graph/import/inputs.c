@@ -1,4 +1,5 @@
 /* graph/import/inputs: parse `--input NAME=AxBxC` entries (graph/inputs.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,4 +70,53 @@ int graph_inputs_find(const char *spec, const char *name, int *rank, int64_t *di
 {
     int rc = walk(spec, name, rank, dims, err);
     return rc < 0 ? -1 : rc;
+}
+
+/* Does entry name e[0..l) name input `name`? */
+static int names_input(const char *e, size_t l, const char *name, int tf_ports)
+{
+    size_t n = strlen(name);
+    if (n == l && !memcmp(e, name, l))
+        return 1;
+    return tf_ports && l == n + 2 && !memcmp(e, name, n) && !memcmp(e + n, ":0", 2);
+}
+
+/* "a, b, c" (cut with "..." when it does not fit). */
+static void list_names(const char *const *names, size_t n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", names[i]);
+    if (used >= cap && cap > 4)
+        memcpy(buf + cap - 4, "...", 4);
+    if (!n)
+        snprintf(buf, cap, "none");
+}
+
+int graph_input_known(const char *name, size_t len, const char *const *names, size_t n,
+                      int tf_ports, const char *file, struct ls_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (names_input(name, len, names[i], tf_ports))
+            return 0;
+    char list[400];
+    list_names(names, n, list, sizeof list);
+    return ls_error_set(err, LS_ERR_INPUT, file, 0, 0,
+                        "--input %.*s=...: the model has no input '%.*s' (its inputs: %s)",
+                        (int)len, name, (int)len, name, list);
+}
+
+int graph_inputs_known(const char *spec, const char *const *names, size_t n, int tf_ports,
+                       const char *file, struct ls_error *err)
+{
+    for (const char *p = spec ? spec : ""; *p;) {
+        const char *end = strchr(p, ';');
+        size_t elen = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', elen);
+        if (graph_input_known(p, eq ? (size_t)(eq - p) : elen, names, n, tf_ports, file, err))
+            return LS_ERR_INPUT;
+        p += elen + (end != NULL);
+    }
+    return 0;
 }

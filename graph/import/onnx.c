@@ -100,6 +100,17 @@ static int name_char_ok(char c)
            c == '_' || c == '.' || c == '@' || c == '/' || c == '-';
 }
 
+/* The graph's name made valid (PaddlePaddle exports name it "Model from PaddlePaddle."). */
+static void valid_graph_name(const char *name, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = name ? name : ""; *p && k + 1 < n; p++)
+        buf[k++] = name_char_ok(*p) ? *p : '_';
+    buf[k] = 0;
+    if (!k || buf[0] == '-')
+        snprintf(buf, n, "onnx");
+}
+
 /* A valid unique tensor name from base + suffix. */
 static const char *unique_name(struct ox *x, const char *base, const char *suffix, char *buf,
                                size_t n)
@@ -390,6 +401,9 @@ static int input_dims(struct ox *x, const Onnx__ValueInfoProto *vi, int *rank, i
     if (found < 0)
         return LS_ERR_INPUT;
     roles[0] = 0;
+    if (found && tt->shape && (int)tt->shape->n_dim != *rank)
+        return ox_fail(x, "--input %s=...: rank %d, the model declares rank %zu", vi->name,
+                       *rank, tt->shape->n_dim);
     if (found)
         return 0;
     if (!tt->shape)
@@ -435,6 +449,28 @@ static int input_dims(struct ox *x, const Onnx__ValueInfoProto *vi, int *rank, i
 static int looks_like_param(const char *name)
 {
     return strchr(name, '.') != NULL || !strncmp(name, "onnx::", 6);
+}
+
+/* Every --input entry must name a graph input that is not an initializer; the message lists
+ * the model's inputs, those that do not look like parameters first. */
+static int check_input_names(struct ox *x)
+{
+    if (!x->opts->inputs || !*x->opts->inputs)
+        return 0;
+    const char **names = malloc((x->gp->n_input ? x->gp->n_input : 1) * sizeof *names);
+    if (!names)
+        return ls_error_msg(x->err, LS_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (int params = 0; params < 2; params++)
+        for (size_t i = 0; i < x->gp->n_input; i++) {
+            const char *nm = x->gp->input[i]->name;
+            struct ox_val *v = nm ? ox_val(x, nm) : NULL;
+            if (v && !v->defined && looks_like_param(nm) == params)
+                names[n++] = nm;
+        }
+    int rc = graph_inputs_known(x->opts->inputs, names, n, 0, x->file, x->err);
+    free(names);
+    return rc;
 }
 
 static int read_inputs(struct ox *x)
@@ -609,10 +645,14 @@ static int import_model(struct ox *x, const Onnx__ModelProto *m, struct graph **
         return ls_error_set(x->err, LS_ERR_INPUT, x->file, 0, 0, "the model has no graph");
     x->gp = m->graph;
     x->opset = main_opset(m);
-    x->g = graph_new(m->graph->name && *m->graph->name ? m->graph->name : "onnx");
+    char gname[GRAPH_MAX_NAME + 1];
+    valid_graph_name(m->graph->name, gname, 200);
+    x->g = graph_new(gname);
     if (!x->g)
         return ls_error_msg(x->err, LS_ERR_NOMEM, "out of memory");
     int rc = read_initializers(x);
+    if (!rc)
+        rc = check_input_names(x);   /* before read_inputs: only initializers are defined */
     if (!rc)
         rc = read_inputs(x);
     if (!rc)

@@ -55,6 +55,8 @@ static int32_t param_as(struct ox *x, struct ox_val *v, enum ls_dtype dt, int ra
 
 /* ---- MatMul, Gemm, Einsum ---- */
 
+static int32_t matmul2(struct ox *x, int32_t a, int32_t b, int ta, int tb, const char *sfx);
+
 /* a[..., M, K] @ b[..., K, N] with numpy broadcasting of the batch axes (ranks >= 2). */
 static int32_t bmm(struct ox *x, int32_t a, int32_t b, const char *sfx)
 {
@@ -69,6 +71,8 @@ static int32_t bmm(struct ox *x, int32_t a, int32_t b, const char *sfx)
         allone_b &= db[i] == 1;
     if (allone_b && ra >= rb) {   /* b is one matrix: a plain matmul */
         int32_t b2 = oxo_reshape_to(x, b, 2, db + rb - 2, ".rhs");
+        if (b2 >= 0 && ra == 2)
+            return matmul2(x, a, b2, 0, 0, sfx);
         return b2 < 0 ? -1 : graph_matmul(x->g, ox_name(x, sfx, nm, sizeof nm), a, b2);
     }
     /* batch axes broadcast to a common shape first (a zero-block add where they differ) */
@@ -120,6 +124,31 @@ int oxo_matmul(struct ox *x)
     return ox_bind(x, 0, bmm(x, a, b, ""));
 }
 
+/* A product with a single output element ([1,K] x [K,1]): the IR's matmul needs an output
+ * axis longer than 1 to partition (no layout is feasible otherwise), so it is the elementwise
+ * product of the two rows summed over K (as the TF.js importer does). arow, brow: [1,K]. */
+static int32_t dot_row(struct ox *x, int32_t arow, int32_t brow, const char *sfx)
+{
+    char nm[GRAPH_MAX_NAME + 1];
+    int32_t m = graph_binary(x->g, ox_name(x, ".prod", nm, sizeof nm), GRAPH_OP_MUL, arow, brow);
+    int ax[1] = {1};
+    return m < 0 ? -1 : graph_reduce(x->g, ox_name(x, sfx, nm, sizeof nm), GRAPH_OP_REDUCE_SUM,
+                                     m, 1, ax, 1);
+}
+
+/* a x b of matrices with transposes ta, tb; a dot_row when the result is [1,1]. */
+static int32_t matmul2(struct ox *x, int32_t a, int32_t b, int ta, int tb, const char *sfx)
+{
+    const struct graph_shape *sa = shp(x, a), *sb = shp(x, b);
+    int64_t m = sa->dims[ta ? 1 : 0].size, n = sb->dims[tb ? 0 : 1].size;
+    int64_t row[2] = {1, sa->dims[ta ? 0 : 1].size};
+    if (m == 1 && n == 1)
+        return dot_row(x, ta ? oxo_reshape_to(x, a, 2, row, ".row") : a,
+                       tb ? b : oxo_reshape_to(x, b, 2, row, ".rhs_row"), sfx);
+    char nm[GRAPH_MAX_NAME + 1];
+    return graph_matmul_axes(x->g, ox_name(x, sfx, nm, sizeof nm), a, b, ta ? 0 : 1, tb ? 1 : 0);
+}
+
 int oxo_gemm(struct ox *x)
 {
     int32_t a = oxo_req(x, 0), b = oxo_req(x, 1);
@@ -131,8 +160,7 @@ int oxo_gemm(struct ox *x)
     int ta = (int)ox_attr_i(x, "transA", 0), tb = (int)ox_attr_i(x, "transB", 0);
     struct ox_val *c = ox_in(x, 2);
     char nm[GRAPH_MAX_NAME + 1];
-    int32_t m = graph_matmul_axes(x->g, ox_name(x, c ? ".matmul" : "", nm, sizeof nm), a, b,
-                                  ta ? 0 : 1, tb ? 1 : 0);
+    int32_t m = matmul2(x, a, b, ta, tb, c ? ".matmul" : "");
     if (!c || m < 0)
         return ox_bind(x, 0, m);
     int32_t ct = same_dtype(x, m, ox_tensor(x, c, graph_tensor(x->g, m)->dtype), ".bias_cast");
@@ -232,8 +260,10 @@ struct win {
     int64_t k[2], s[2], d[2], pb[2], pe[2];
 };
 
+/* nsp: spatial axes of the node (1 for a 1-D form run as 2-D with height 1: its attribute
+ * entries describe the width, axis 1). */
 static int window(struct ox *x, const int64_t *in, const int64_t *kernel, int transposed,
-                  struct win *w)
+                  int nsp, struct win *w)
 {
     int64_t v[8];
     for (int i = 0; i < 2; i++) {
@@ -241,18 +271,16 @@ static int window(struct ox *x, const int64_t *in, const int64_t *kernel, int tr
         w->s[i] = w->d[i] = 1;
         w->pb[i] = w->pe[i] = 0;
     }
-    int n;
-    if ((n = ox_attr_ints(x, "strides", v, 8)) == 2)
-        memcpy(w->s, v, sizeof w->s);
-    if ((n = ox_attr_ints(x, "dilations", v, 8)) == 2)
-        memcpy(w->d, v, sizeof w->d);
-    if ((n = ox_attr_ints(x, "pads", v, 8)) == 4) {
-        w->pb[0] = v[0];
-        w->pb[1] = v[1];
-        w->pe[0] = v[2];
-        w->pe[1] = v[3];
+    int n, a = 2 - nsp;   /* first axis the attributes describe */
+    if ((n = ox_attr_ints(x, "strides", v, 8)) == nsp)
+        memcpy(w->s + a, v, sizeof *v * (size_t)nsp);
+    if ((n = ox_attr_ints(x, "dilations", v, 8)) == nsp)
+        memcpy(w->d + a, v, sizeof *v * (size_t)nsp);
+    if ((n = ox_attr_ints(x, "pads", v, 8)) == 2 * nsp) {
+        memcpy(w->pb + a, v, sizeof *v * (size_t)nsp);
+        memcpy(w->pe + a, v + nsp, sizeof *v * (size_t)nsp);
     } else if (n >= 0) {
-        return ox_fail(x, "pads has %d entries, expected 4", n);
+        return ox_fail(x, "pads has %d entries, expected %d", n, 2 * nsp);
     }
     char ap[32];
     if (ox_attr_s(x, "auto_pad", ap, sizeof ap) && strncmp(ap, "SAME", 4) == 0 && !transposed) {
@@ -316,6 +344,41 @@ static int32_t add_bias(struct ox *x, int32_t y, struct ox_val *bv, const char *
     return bt < 0 ? -1 : graph_binary(x->g, ox_name(x, sfx, nm, sizeof nm), GRAPH_OP_ADD, y, bt);
 }
 
+/* conv2d of t by w. One output channel over an input image of >= 4096 pixels would make
+ * codegen hold the whole image in SBUF ("the swapped conv needs the whole input image"):
+ * the filter is doubled along its output axis and the extra channel sliced away after
+ * (PaddleOCR's DB head; the TF.js importer does the same). At most twice this op's work. */
+static int32_t conv2d(struct ox *x, int32_t t, int32_t w, const struct graph_attrs *at,
+                      const char *sfx)
+{
+    const struct graph_shape *ts = shp(x, t), *ws = shp(x, w);
+    int one = ws->dims[0].size == 1 && at->groups == 1 &&
+              ts->dims[2].size * ts->dims[3].size >= 4096;
+    char nm[GRAPH_MAX_NAME + 1];
+    int32_t ins[2] = {t, w};
+    if (ts->dims[1].size == 1 && at->groups == 1) {
+        /* one input channel: the IR's conv partitions C, so the input is concatenated with
+         * itself and the filter gets 2 channels (audio front ends, grayscale inputs) */
+        int32_t tt[2] = {t, t}, ww[2] = {w, w};
+        ins[0] = graph_concat(x->g, ox_name(x, ".c2", nm, sizeof nm), 2, tt, 1);
+        ins[1] = graph_concat(x->g, ox_name(x, ".wc2", nm, sizeof nm), 2, ww, 1);
+        if (ins[0] < 0 || ins[1] < 0)
+            return -1;
+        w = ins[1];
+    }
+    if (one) {
+        int32_t two[2] = {w, w};
+        ins[1] = graph_concat(x->g, ox_name(x, ".w2", nm, sizeof nm), 2, two, 0);
+        if (ins[1] < 0)
+            return -1;
+    }
+    int32_t y = graph_op_infer(x->g, ox_name(x, one ? ".conv2" : sfx, nm, sizeof nm),
+                               GRAPH_OP_CONV2D, ins, 2, at);
+    if (one && y >= 0)
+        y = graph_slice(x->g, ox_name(x, sfx, nm, sizeof nm), y, 1, 0, 1, 1);
+    return y;
+}
+
 int oxo_conv(struct ox *x)
 {
     int32_t t = oxo_req(x, 0), w = oxo_req(x, 1);
@@ -331,19 +394,8 @@ int oxo_conv(struct ox *x)
     int64_t in[2] = {shp(x, t)->dims[2].size, shp(x, t)->dims[3].size};
     int64_t ks[2] = {shp(x, w)->dims[2].size, shp(x, w)->dims[3].size}, sym[2];
     struct win wn;
-    if (window(x, in, ks, 0, &wn))
+    if (window(x, in, ks, 0, rank - 2, &wn))
         return -1;
-    if (rank == 3) {   /* the 1-D attributes describe the width */
-        int64_t v[4];
-        wn.s[1] = wn.s[0], wn.d[1] = wn.d[0], wn.s[0] = wn.d[0] = 1;
-        if (ox_attr_ints(x, "strides", v, 4) == 1)
-            wn.s[1] = v[0];
-        if (ox_attr_ints(x, "dilations", v, 4) == 1)
-            wn.d[1] = v[0];
-        wn.pb[1] = wn.pe[1] = wn.pb[0] = wn.pe[0] = 0;
-        if (ox_attr_ints(x, "pads", v, 4) == 2)
-            wn.pb[1] = v[0], wn.pe[1] = v[1];
-    }
     t = pad_rest(x, t, &wn, sym);
     struct graph_attrs at;
     int ranks[2] = {4, 4};
@@ -355,10 +407,7 @@ int oxo_conv(struct ox *x)
     }
     at.groups = ox_attr_i(x, "group", 1);
     struct ox_val *bv = ox_in(x, 2);
-    char nm[GRAPH_MAX_NAME + 1];
-    int32_t ins[2] = {t, w};
-    int32_t y = graph_op_infer(x->g, ox_name(x, bv || rank == 3 ? ".conv" : "", nm, sizeof nm),
-                               GRAPH_OP_CONV2D, ins, 2, &at);
+    int32_t y = conv2d(x, t, w, &at, bv || rank == 3 ? ".conv" : "");
     y = add_bias(x, y, bv, rank == 3 ? ".biased" : "");
     return bind_nd(x, y, rank);
 }
@@ -380,7 +429,7 @@ int oxo_conv_transpose(struct ox *x)
         return ox_fail(x, "weight [%lld,...] does not match %lld input channels in %lld groups",
                        (long long)wv->dims[0], (long long)c, (long long)g);
     struct win wn;
-    if (window(x, in, ks, 1, &wn))
+    if (window(x, in, ks, 1, 2, &wn))
         return -1;
     if (ox_attr_ints(x, "output_padding", v, 4) == 2)
         outpad[0] = v[0], outpad[1] = v[1];
@@ -421,9 +470,7 @@ int oxo_conv_transpose(struct ox *x)
     at.dilation[1] = wn.d[1];
     at.groups = g;
     struct ox_val *bv = ox_in(x, 2);
-    int32_t ins[2] = {t, w};
-    int32_t y = graph_op_infer(x->g, ox_name(x, bv ? ".conv" : "", nm, sizeof nm),
-                               GRAPH_OP_CONV2D, ins, 2, &at);
+    int32_t y = conv2d(x, t, w, &at, bv ? ".conv" : "");
     return ox_bind(x, 0, add_bias(x, y, bv, ""));
 }
 
@@ -445,16 +492,8 @@ int oxo_pool(struct ox *x)
     const struct graph_shape *s = shp(x, t);
     int64_t in[2] = {s->dims[2].size, s->dims[3].size}, sym[2];
     struct win w;
-    if (window(x, in, ks, 0, &w))
+    if (window(x, in, ks, 0, rank - 2, &w))
         return -1;
-    if (rank == 3) {
-        int64_t v[4];
-        w.s[0] = w.d[0] = 1;
-        w.s[1] = ox_attr_ints(x, "strides", v, 4) == 1 ? v[0] : 1;
-        w.pb[0] = w.pe[0] = w.pb[1] = w.pe[1] = 0;
-        if (ox_attr_ints(x, "pads", v, 4) == 2)
-            w.pb[1] = v[0], w.pe[1] = v[1];
-    }
     for (int i = 0; i < 2; i++) {
         w.k[i] = w.d[i] * (w.k[i] - 1) + 1;   /* dilated max pool: its span (docs) */
         if (ox_attr_i(x, "ceil_mode", 0)) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "graph/import/tfjs_int.h"
+#include "graph/inputs.h"
 #include "util/jsonpos.h"
 
 void tfjs_opts_init(struct tfjs_opts *o)
@@ -299,6 +300,25 @@ static int add_outputs(struct tfjs *c)
     return c->rc;
 }
 
+/* Every --input entry must name a Placeholder ("x" or "x:0"); the message lists them. */
+static int check_input_names(struct tfjs *c)
+{
+    if (!c->o.ninputs)
+        return 0;
+    const char **names = malloc((c->n ? c->n : 1) * sizeof *names);
+    if (!names)
+        return c->rc = ls_error_msg(c->err, LS_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->nodes[i].op, "Placeholder"))
+            names[n++] = c->nodes[i].name;
+    for (size_t i = 0; i < c->o.ninputs && !c->rc; i++)
+        c->rc = graph_input_known(c->o.inputs[i].name, strlen(c->o.inputs[i].name), names, n,
+                                  1, c->file, c->err);
+    free(names);
+    return c->rc;
+}
+
 static void cleanup(struct tfjs *c)
 {
     for (size_t i = 0; c->nodes && i < c->n; i++) {
@@ -338,7 +358,8 @@ int tfjs_import(const char *file, const char *buf, size_t len, const struct tfjs
     if (!c.root)
         return ls_error_set(err, LS_ERR_INPUT, c.file, je.line, je.column, "%s", je.text);
     int32_t *ord = NULL;
-    if (!tf_read_manifest(&c) && !read_nodes(&c) && !link_inputs(&c)) {
+    if (!tf_read_manifest(&c) && !read_nodes(&c) && !link_inputs(&c) &&
+        !check_input_names(&c)) {
         ord = malloc((c.n ? c.n : 1) * sizeof *ord);
         char gname[GRAPH_MAX_NAME + 1];
         const char *base = strrchr(c.file, '/');

@@ -169,25 +169,36 @@ static int shape_proto(struct tfjs *c, json_t *sp, int64_t *dims)
     return (int)json_array_size(dl);
 }
 
+/* The --input entry naming Placeholder `name` ("name" or "name:0"), NULL when none. */
+static const struct tfjs_input_shape *given_shape(const struct tfjs *c, const char *name)
+{
+    size_t l = strlen(name);
+    for (size_t i = 0; i < c->o.ninputs; i++) {
+        const char *s = c->o.inputs[i].name;
+        if (!strncmp(s, name, l) && (!s[l] || !strcmp(s + l, ":0")))
+            return &c->o.inputs[i];
+    }
+    return NULL;
+}
+
 static int op_placeholder(struct tfjs *c, struct tnode *n)
 {
     json_t *a = json_object_get(n->j, "attr");
     json_t *sh = json_object_get(json_object_get(a, "shape"), "shape");
     json_t *dt = json_object_get(json_object_get(a, "dtype"), "type");
+    const struct tfjs_input_shape *s = given_shape(c, n->name);
     int64_t d[GRAPH_MAX_RANK];
-    int rank = sh ? shape_proto(c, sh, d) : 0;
+    int unknown_rank = !sh || json_is_true(json_object_get(sh, "unknownRank"));
+    int rank = unknown_rank ? 0 : shape_proto(c, sh, d);
     if (rank < 0)
         return c->rc;
-    if (!sh || json_is_true(json_object_get(sh, "unknownRank")))
+    if (unknown_rank && !s)
         return tf_fail(c, "input of unknown rank: give its shape with --input %s=...", n->name);
-    for (size_t i = 0; i < c->o.ninputs; i++) {
-        const struct tfjs_input_shape *s = &c->o.inputs[i];
-        size_t l = strlen(n->name);
-        if (!strncmp(s->name, n->name, l) && (!s->name[l] || !strcmp(s->name + l, ":0"))) {
-            if (s->rank != rank)
-                return tf_fail(c, "--input gives rank %d, the model has rank %d", s->rank, rank);
-            memcpy(d, s->dims, sizeof d);
-        }
+    if (s && !unknown_rank && s->rank != rank)
+        return tf_fail(c, "--input gives rank %d, the model has rank %d", s->rank, rank);
+    if (s) {
+        rank = s->rank;
+        memcpy(d, s->dims, sizeof d);
     }
     for (int i = 0; i < rank; i++)
         if (d[i] <= 0)

@@ -18,6 +18,31 @@ ok grep -q '"group_ns"' "$T/max.json"
 line=$("$B" compile "$S/examples/fig2.lg" --table "$T/max.json" -o "$T/f2.prog" 2>&1)
 p=$(echo "$line" | sed -n 's/.*table price \([0-9]*\).*/\1/p'); o=$(echo "$line" | sed -n 's/.*objective \([0-9]*\)).*/\1/p')
 ok test -n "$p" -a "$p" = "$o"
+# traces with op attribution get the overlap-aware group fit; with 5 programs one is held
+# out and compared with the prior and the per-instruction fit; --no-group-fit skips it
+"$B" problem zoo:bert-base --layers 1 --seq 64 -o "$T/b.lsp" >/dev/null
+trs=()
+for s in local greedy rulebased exact cfg0; do   # cfg0: no --layout, cfg 0 everywhere
+    lay=()
+    if [ "$s" != cfg0 ]; then
+        "$B" solve "$T/b.lsp" --solver "$s" -o "$T/b_$s.sol" -q >/dev/null 2>&1
+        lay=(--layout "$T/b_$s.sol")
+    fi
+    "$B" compile zoo:bert-base --layers 1 --seq 64 "${lay[@]}" -o "$T/b_$s.prog" 2>/dev/null
+    "$B" sim "$T/b_$s.prog" --trace "$T/b_$s.lstrace" >/dev/null
+    trs+=(--traces "$T/b_$s.lstrace")
+done
+"$B" calibrate "${trs[@]}" -o "$T/g.json" --json > "$T/g.out"; ok test $? = 0
+ok python3 -c "
+import json; d=json.load(open('$T/g.out'))['group_fit']
+assert d['done'] and d['fitted_traces']==4 and d['held_out_traces']==1 and d['groups']>0, d
+assert d['base'] in ('prior','per-instruction'), d
+for k in ('held_out_median_rel_error_prior','held_out_median_rel_error_before','held_out_median_rel_error_after'): assert d[k] is not None, k"
+ok grep -q '"aggregate": "max"' "$T/g.json"
+"$B" calibrate "${trs[@]}" -o "$T/g2.json" | grep -q 'group fit (overlap-aware'; ok test $? = 0
+"$B" calibrate "${trs[@]}" --no-group-fit -o "$T/g3.json" | grep -q 'group fit: skipped'; ok test $? = 0
+# a trace without op attribution (the microbenchmarks) gets no group fit
+"$B" calibrate --traces "$T/mb.lstrace" -o "$T/g4.json" | grep -q 'group fit: skipped'; ok test $? = 0
 # validate: JSON with the paper's metrics
 "$B" validate "$S/examples/fig1.lg" "$S/examples/fig2.lg" --json > "$T/v.json"; ok test $? = 0
 ok python3 -c "

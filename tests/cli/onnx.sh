@@ -21,6 +21,11 @@ expect 0 "graph --input" "$LAYSIM" graph "$ATTN" --input x=3x5x32 --input mask=3
 if grep -q '^input x fp32 \[3,5,32\]' "$T/b.lg"; then ok; else bad "--input x=3x5x32 ignored"; fi
 expect 2 "--input malformed" "$LAYSIM" graph "$ATTN" --input x=3xx5
 expect_err "--input 'x=3xx5'" "--input names the bad entry"
+expect 2 "--input unknown name" "$LAYSIM" graph "$ATTN" --input y=3x5x32 -o "$T/u.lg"
+expect_err "--input y=...: the model has no input 'y' \(its inputs: x, mask\)" "unknown name listed"
+if [ ! -e "$T/u.lg" ]; then ok; else bad "--input y left an output"; fi
+expect 2 "--input wrong rank" "$LAYSIM" graph "$ATTN" --input x=3x5
+expect_err "--input x=...: rank 2, the model declares rank 3" "rank mismatch named"
 expect 2 "--hidden on onnx" "$LAYSIM" graph "$CNN" --hidden 64
 expect_err "ONNX model takes --input" "--hidden rejected for ONNX"
 expect 2 "--input on .lg" "$LAYSIM" graph "$T/a.lg" --input x=1x2
@@ -28,6 +33,29 @@ expect 2 "--input on .lg" "$LAYSIM" graph "$T/a.lg" --input x=1x2
 expect 0 "--input on TF.js" "$LAYSIM" graph "$SRC/tests/data/tfjs/cnn.json" --input image=2x32x32x3 \
     -o "$T/t.lg"
 if grep -q '^input image fp32 \[2,32,32,3\]' "$T/t.lg"; then ok; else bad "--input image ignored"; fi
+
+# 1-D Conv/MaxPool with 1-D attributes (strides, dilations, 2-entry pads), a graph name with
+# spaces made valid
+expect 0 "graph conv1d" "$LAYSIM" graph "$D/conv1d.onnx" --autocast none -o "$T/c1.lg"
+if grep -q '^name Model_from_Test\.$' "$T/c1.lg"; then ok; else bad "graph name not made valid"; fi
+if grep -q '^op conv1d.1d fp32 \[batch:1,8,21\]' "$T/c1.lg" &&
+    grep -q '^op pool1d.1d fp32 \[batch:1,8,11\]' "$T/c1.lg"; then ok
+else bad "conv1d/pool1d shapes: $(grep -E '^op (conv|pool)1d.1d' "$T/c1.lg")"; fi
+
+# one output channel over a large image (PaddleOCR's DB head): the filter is doubled and the
+# extra channel sliced away, else codegen refuses it ("needs the whole input image in SBUF")
+expect 0 "problem one_channel" "$LAYSIM" problem "$D/one_channel.onnx" -o "$T/oc.lsp"
+expect 0 "graph one_channel" "$LAYSIM" graph "$D/one_channel.onnx" --autocast none -o "$T/oc.lg"
+if grep -q '^op up.conv fp32 \[1,1,256,256\] = slice up.conv2 axis=1' "$T/oc.lg"; then ok
+else bad "one_channel: no sliced 2-channel conv"; fi
+
+# one input channel (conv input and filter doubled) and a Gemm to one element (mul +
+# reduce_sum): no layout would be feasible otherwise
+expect 0 "problem narrow" "$LAYSIM" problem "$D/narrow.onnx" -o "$T/n.lsp"
+expect 0 "graph narrow" "$LAYSIM" graph "$D/narrow.onnx" --autocast none -o "$T/n.lg"
+if grep -q '^op conv.c2 fp32 \[1,2,16,16\] = concat x x axis=1' "$T/n.lg" &&
+    grep -q '^op fc.matmul fp32 \[1,1\] = reduce_sum fc.prod axes=1' "$T/n.lg"; then ok
+else bad "narrow: the conv or the gemm not rewritten"; fi
 
 # the whole loop and every other model command
 expect 0 "problem" "$LAYSIM" problem "$CNN" -o "$T/p.lsp"

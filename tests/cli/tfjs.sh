@@ -47,6 +47,27 @@ if grep -q '^input image fp32 \[1,32,32,3\]' "$T/i32.lg"; then ok; else bad "--i
 # the default 224 does not fit the model's fixed 16x16 resize: exit 2 naming the node
 expect 2 "default image size" "$LAYSIM" graph "$T/anysize.json"
 expect_err "node 'cat' \(ConcatV2\): input 1's axis 1 is 56, input 0's is 8" "default 224"
+# --input: a name that is no Placeholder, or a wrong rank, exits 2 listing the inputs
+expect 0 "--input image:0" "$LAYSIM" graph "$D/cnn.json" --input image:0=2x32x32x3 -o "$T/in.lg"
+if grep -q '^input image fp32 \[2,32,32,3\]' "$T/in.lg"; then ok; else bad "--input image:0 ignored"; fi
+expect 2 "--input unknown name" "$LAYSIM" graph "$D/cnn.json" --input img=1x32x32x3 -o "$T/u.lg"
+expect_err "--input img=...: the model has no input 'img' \(its inputs: image\)" "unknown name"
+if [ ! -e "$T/u.lg" ]; then ok; else bad "--input img left an output"; fi
+expect 2 "--input wrong rank" "$LAYSIM" graph "$D/cnn.json" --input image=32x32x3
+expect_err "--input gives rank 3, the model has rank 4" "rank mismatch"
+# an input of unknown rank (as rvm.json's) takes its whole shape from --input
+python3 - "$D/cnn.json" "$T/norank.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for n in d["modelTopology"]["node"]:
+    if n["op"] == "Placeholder":
+        n["attr"]["shape"]["shape"] = {"unknownRank": True}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 2 "unknown rank" "$LAYSIM" graph "$T/norank.json"
+expect_err "input of unknown rank: give its shape with --input image=" "unknown rank named"
+expect 0 "unknown rank + --input" "$LAYSIM" graph "$T/norank.json" --input image=1x32x32x3 -o "$T/nr.lg"
+if grep -q '^input image fp32 \[1,32,32,3\]' "$T/nr.lg"; then ok; else bad "--input image (unknown rank) ignored"; fi
 expect 2 "--layers on a TF.js model" "$LAYSIM" graph "$D/cnn.json" --layers 2
 expect_err 'TF.js model takes --batch and --image' "--layers refused"
 expect 2 "--decode on a TF.js model" "$LAYSIM" graph "$D/cnn.json" --decode 12

@@ -113,6 +113,45 @@ def tiny_attn():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "tiny_attn.onnx")
 
 
+def conv1d():
+    """1-D Conv and MaxPool with 1-entry strides/dilations and 2-entry pads (silero-vad's STFT
+    conv), in a graph whose name is no valid IR name (PaddlePaddle's exports)."""
+    n = [h.make_node("Conv", ["x", "w"], ["c"], "conv1d", strides=[2], dilations=[2],
+                     pads=[3, 5]),
+         h.make_node("MaxPool", ["c"], ["y"], "pool1d", kernel_shape=[3], strides=[2],
+                     pads=[1, 1])]
+    g = h.make_graph(n, "Model from Test.",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["batch", 4, 64])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)],
+                     [shape_only("w", [8, 4, 16])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "conv1d.onnx")
+
+
+def one_channel():
+    """A ConvTranspose to one output channel over a 256x256 image (PaddleOCR's DB head)."""
+    n = [h.make_node("ConvTranspose", ["x", "w", "b"], ["y"], "up", strides=[2, 2])]
+    g = h.make_graph(n, "one_channel",
+                     [h.make_tensor_value_info("x", T.FLOAT, [1, 4, 128, 128])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)],
+                     [shape_only("w", [4, 1, 2, 2]), shape_only("b", [1])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 11)]), "one_channel.onnx")
+
+
+def narrow():
+    """A Conv over one input channel and a Gemm to a single output element (openWakeWord's
+    models): both are rewritten into forms the IR can partition."""
+    n = [h.make_node("Conv", ["x", "w"], ["c"], "conv", pads=[1, 1, 1, 1]),
+         h.make_node("GlobalAveragePool", ["c"], ["p"], "gap"),
+         h.make_node("Flatten", ["p"], ["f"], "flat"),
+         h.make_node("Gemm", ["f", "fc_w", "fc_b"], ["y"], "fc", transB=1)]
+    g = h.make_graph(n, "narrow",
+                     [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 16, 16])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)],
+                     [shape_only("w", [4, 1, 3, 3]), shape_only("fc_w", [1, 4]),
+                      shape_only("fc_b", [1])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "narrow.onnx")
+
+
 def bad():
     x = [h.make_tensor_value_info("x", T.FLOAT, [2, 3])]
     y = [h.make_tensor_value_info("y", T.FLOAT, [2, 3])]
@@ -139,4 +178,7 @@ def bad():
 if __name__ == "__main__":
     tiny_cnn()
     tiny_attn()
+    conv1d()
+    one_channel()
+    narrow()
     bad()

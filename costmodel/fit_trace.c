@@ -1,0 +1,248 @@
+/* costmodel/fit_trace: the group samples of a trace (calibrate --traces): one program run,
+ * its records grouped by the op or conversion they carry, priced under a table from the
+ * records' shapes alone. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "costmodel/calibrate.h"
+#include "sim/sim.h"
+#include "traces/trace.h"
+#include "util/vec.h"
+
+/* The parts of one sample under tb, in base-clock cycles (entry -1: no entry prices it). */
+static struct cm_parts sample_parts(const struct cm_table *tb, const struct sim_target *t,
+                                    const struct cm_sample *s)
+{
+    struct cm_parts p = {.entry = -1, .engine = (uint8_t)s->engine};
+    int k = cm_table_find(tb, s->opcode, s->dtype, s->mem);
+    if (k < 0)
+        return p;
+    const struct cm_entry *e = &tb->e[k];
+    p.entry = (int16_t)k;
+    if (s->engine == LS_ENGINE_DMA) {
+        double bw = e->bytes_per_ns > 0 ? e->bytes_per_ns : 1, to_base = t->base_mhz / 1000.0;
+        p.fixed = (float)(e->fixed_ns * to_base);
+        p.var = (float)(s->d * (e->desc_min_ns > s->chunk / bw ? e->desc_min_ns : s->chunk / bw) *
+                        to_base);
+        return p;
+    }
+    uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)s->engine);
+    double to_base = t->base_mhz / (double)(mhz ? mhz : t->base_mhz);
+    double v = e->c * s->n > e->b ? e->c * s->n : e->b;
+    p.fixed = (float)(e->a * to_base);
+    p.var = (float)(v * to_base);
+    return p;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const struct trace_record *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Every record of the trace, in instruction-id order, times relative to the first start. */
+static int read_records(struct trace_reader *rd, struct trace_record **out, size_t *n,
+                        struct ls_error *err)
+{
+    LS_VEC(struct trace_record) v = {0};
+    struct trace_record r;
+    int k;
+    while ((k = trace_reader_next(rd, &r, err)) == 1)
+        if (LS_VEC_PUSH(&v, r)) {
+            free(v.data);
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        }
+    if (k < 0) {
+        free(v.data);
+        return -k;
+    }
+    uint64_t t0 = UINT64_MAX;
+    for (size_t i = 0; i < v.len; i++)
+        if (v.data[i].start < t0)
+            t0 = v.data[i].start;
+    for (size_t i = 0; i < v.len; i++) {
+        v.data[i].start -= t0;
+        v.data[i].end = v.data[i].end > t0 ? v.data[i].end - t0 : 0;
+    }
+    qsort(v.data, v.len, sizeof *v.data, by_id);
+    *out = v.data;
+    *n = v.len;
+    return 0;
+}
+
+int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
+                        const struct sim_target *t, const char *path, int32_t key,
+                        size_t *attributed, struct ls_error *err)
+{
+    struct trace_reader *rd;
+    *attributed = 0;
+    int rc = trace_reader_open(&rd, path, err);
+    if (rc)
+        return rc;
+    const struct trace_header *h = trace_reader_header(rd);
+    struct trace_record *rec = NULL;
+    size_t n = 0;
+    if ((rc = read_records(rd, &rec, &n, err))) {
+        trace_reader_close(rd);
+        return rc;
+    }
+    struct cm_parts *parts = malloc(sizeof *parts * (n + 1));
+    int32_t *tag = malloc(sizeof *tag * (n + 1));
+    uint64_t tick_mhz = h->tick_hz / 1000000u, end = 0;
+    if (!parts || !tag)
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct cm_sample s;
+        const char *op = trace_reader_opcode(rd, rec[i].opcode);
+        parts[i] = (struct cm_parts){.entry = -1, .engine = rec[i].engine};
+        if (cm_record_sample(&rec[i], op, h->tick_hz, h->clock_mhz, t->dma_engines, &s))
+            parts[i] = sample_parts(tb, t, &s);
+        tag[i] = rec[i].op_id >= 0 ? rec[i].op_id : rec[i].conv_id;
+        *attributed += tag[i] >= 0;
+        if (rec[i].end > end)
+            end = rec[i].end;
+    }
+    if (!rc && tick_mhz == 0)
+        rc = ls_error_msg(err, LS_ERR_INPUT, "%s: %llu ticks per second: below one per "
+                          "microsecond, too coarse for a group fit", path,
+                          (unsigned long long)h->tick_hz);
+    if (!rc && *attributed) {
+        double cycles = (double)end * t->base_mhz / (double)tick_mhz;
+        double w = cycles > 0 ? 1.0 / cycles : 1.0;
+        if (cm_groups_add_program(g, parts, rec, tag, n, trace_reader_nstrings(rd), tick_mhz,
+                                  t->base_mhz, w * w, key))
+            rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
+    free(parts);
+    free(tag);
+    free(rec);
+    trace_reader_close(rd);
+    return rc;
+}
+
+/* Median relative error of predicted against measured program time over h's programs. */
+static double programs_error(const struct cm_groups *h, const struct cm_table *tb,
+                             const struct sim_target *t)
+{
+    LS_VEC(double) rel = {0};
+    double gc = tb->agg == CM_AGG_MAX ? tb->group_ns * t->base_mhz / 1000.0 : 0, m = NAN;
+    for (size_t k = 0; k < h->nprog; k++) {
+        double p, y;
+        cm_groups_program_time(h, k, tb->agg, gc, &p, &y);
+        if (y > 0 && LS_VEC_PUSH(&rel, fabs(p - y) / y))
+            break;
+    }
+    if (rel.len) {
+        qsort(rel.data, rel.len, sizeof *rel.data, cmp_double);
+        m = rel.len % 2 ? rel.data[rel.len / 2]
+                        : 0.5 * (rel.data[rel.len / 2 - 1] + rel.data[rel.len / 2]);
+    }
+    LS_VEC_FREE(&rel);
+    return m;
+}
+
+/* Groups of the traces in set `held` (1: the held-out ones) priced under tb. */
+static int add_traces(struct cm_groups *g, const char *const *paths, int n, int every,
+                      int held, const struct cm_table *tb, const struct sim_target *t,
+                      struct cm_trace_fit *rep, struct ls_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        int is_held = every > 0 && i % every == every - 1;
+        if (is_held != held)
+            continue;
+        size_t attr = 0;
+        int rc = cm_groups_add_trace(g, tb, t, paths[i], -1, &attr, err);
+        if (rc)
+            return rc;
+        if (attr && !held)
+            rep->fitted_traces++;
+        if (attr && held)
+            rep->held_traces++;
+        rep->attributed += attr;
+    }
+    return 0;
+}
+
+/* Median held-out error of the traces of set `held` priced under tb (NAN: none held). */
+static int held_error(const char *const *paths, int n, int every, const struct cm_table *tb,
+                      const struct sim_target *t, double *out, struct ls_error *err)
+{
+    struct cm_trace_fit scratch;
+    struct cm_groups h;
+    memset(&scratch, 0, sizeof scratch);
+    cm_groups_init(&h, tb->n);
+    int rc = add_traces(&h, paths, n, every, 1, tb, t, &scratch, err);
+    *out = !rc && h.nprog ? programs_error(&h, tb, t) : NAN;
+    cm_groups_free(&h);
+    return rc;
+}
+
+/* The group fit of the training traces with parts priced under base, into out. */
+static int fit_from(const struct cm_table *base, const char *const *paths, int n, int every,
+                    const struct sim_target *t, enum cm_aggregate agg, struct cm_table *out,
+                    struct cm_trace_fit *rep, struct ls_error *err)
+{
+    struct cm_groups g;
+    cm_groups_init(&g, base->n);
+    memset(rep, 0, sizeof *rep);
+    rep->rel_in = NAN;
+    int rc = add_traces(&g, paths, n, every, 0, base, t, rep, err);
+    rep->groups = g.n;
+    *out = *base;
+    if (!rc && g.n > 0) {
+        rc = cm_group_fit(&g, agg, t, out, &rep->rel_in, err);
+        rep->done = !rc;
+    }
+    cm_groups_free(&g);
+    return rc;
+}
+
+int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target *t,
+                       double holdout, enum cm_aggregate agg, const struct cm_table *prior,
+                       struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err)
+{
+    /* every k-th trace held out, when at least two traces remain to fit */
+    int every = holdout > 0 ? (int)lround(1.0 / holdout) : 0;
+    if (every < 2 || n - n / every < 2)
+        every = 0;
+    struct cm_table from_fit, from_prior;
+    struct cm_trace_fit r2;
+    double e_fit = NAN, e_prior = NAN;
+    int rc = fit_from(tb, paths, n, every, t, agg, &from_fit, rep, err);
+    if (!rc && rep->done && every)
+        rc = fit_from(prior, paths, n, every, t, agg, &from_prior, &r2, err);
+    if (!rc && rep->done && every)
+        rc = held_error(paths, n, every, &from_fit, t, &e_fit, err);
+    if (!rc && rep->done && every)
+        rc = held_error(paths, n, every, &from_prior, t, &e_prior, err);
+    if (!rc && rep->done && every) {
+        struct cm_trace_fit count;
+        memset(&count, 0, sizeof count);
+        struct cm_groups h;
+        cm_groups_init(&h, tb->n);
+        rc = add_traces(&h, paths, n, every, 1, tb, t, &count, err);
+        rep->held_traces = count.held_traces;
+        rep->held_before = h.nprog ? programs_error(&h, tb, t) : NAN;
+        cm_groups_free(&h);
+        if (!rc)
+            rc = held_error(paths, n, every, prior, t, &rep->held_prior, err);
+    }
+    if (rc)
+        return rc;
+    /* the group fit scales a base table; of the two bases (the per-instruction fit, the
+     * prior) the one whose fit predicts the held-out programs better is kept */
+    rep->from_prior = e_prior < e_fit;
+    if (rep->done)
+        *tb = rep->from_prior ? from_prior : from_fit;
+    rep->held_after = rep->from_prior ? e_prior : e_fit;
+    if (rep->from_prior)
+        rep->rel_in = r2.rel_in;
+    return 0;
+}
