@@ -21,6 +21,7 @@ struct laysim_ctx {
 
 struct laysim_model {
     struct graph *g;
+    uint64_t hash;           /* cm_model_hash at load: the model-hash of its instances */
 };
 
 struct laysim_target {

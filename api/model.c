@@ -4,6 +4,7 @@
 
 #include "api/api_int.h"
 #include "costmodel/calibrate.h"
+#include "costmodel/tie.h"
 #include "graph/model.h"
 #include "util/arch.h"
 
@@ -45,8 +46,11 @@ LAYSIM_API int laysim_model_load(laysim_ctx *cx, const char *spec, const char *c
     laysim_model *m = calloc(1, sizeof *m);
     if (!m)
         return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
-    if ((rc = model_load(spec, &zo, &m->g, &cx->err))) {
-        free(m);
+    /* hashed as `laysim problem` does (no pins, no --exact-transpose): the .lsp and .sol
+     * of the API and of the CLI carry the same headers */
+    if ((rc = model_load(spec, &zo, &m->g, &cx->err)) ||
+        (rc = cm_model_hash(spec, &zo, 0, NULL, 0, &m->hash, &cx->err))) {
+        laysim_model_free(m);
         return api_done(cx, rc);
     }
     *out = m;

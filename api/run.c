@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "api/api_int.h"
+#include "costmodel/tie.h"
 #include "sim/sim.h"
 #include "util/fileio.h"
 
@@ -40,6 +41,7 @@ LAYSIM_API int laysim_instance_new(laysim_ctx *cx, const laysim_model *m, const 
         return api_done(cx, rc);
     }
     in->problem.p = in->in->p;
+    cm_tie_set(&in->problem.p->tie, m->hash, &in->t, &in->tb);
     *out = in;
     return api_done(cx, 0);
 }
@@ -58,8 +60,27 @@ LAYSIM_API const laysim_problem *laysim_instance_problem(const laysim_instance *
     return in ? &in->problem : NULL;
 }
 
+/* Refuse a solution whose headers say it was solved for another problem (as `laysim
+ * compile` does), unless the caller said to ignore them. */
+static int check_tie(laysim_ctx *cx, const laysim_instance *in, const laysim_solution *s,
+                     unsigned flags)
+{
+    char what[1024];
+    if (flags & LAYSIM_IGNORE_MISMATCH ||
+        lsp_sol_tie_check(in->in->p, &s->sol, what, sizeof what) != LSP_TIE_MISMATCH)
+        return 0;
+    return api_fail(cx, LAYSIM_EINPUT, "laysim_compile: the solution was solved for another "
+                    "problem: %s (LAYSIM_IGNORE_MISMATCH to compile it anyway)", what);
+}
+
 LAYSIM_API int laysim_compile(laysim_ctx *cx, const laysim_instance *in, const laysim_solution *s,
                               laysim_program **out)
+{
+    return laysim_compile_ex(cx, in, s, 0, out);
+}
+
+LAYSIM_API int laysim_compile_ex(laysim_ctx *cx, const laysim_instance *in,
+                                 const laysim_solution *s, unsigned flags, laysim_program **out)
 {
     API_CX(cx);
     int rc;
@@ -70,6 +91,8 @@ LAYSIM_API int laysim_compile(laysim_ctx *cx, const laysim_instance *in, const l
     if (s && (!s->sol.cfg || s->sol.nops != in->in->p->nops))
         return api_fail(cx, LAYSIM_EINPUT, "laysim_compile: the solution has no assignment for "
                         "this instance's %d ops", in->in->p->nops);
+    if (s && (rc = check_tie(cx, in, s, flags)))
+        return rc;
     laysim_program *pr = calloc(1, sizeof *pr);
     if (!pr)
         return api_fail(cx, LAYSIM_ENOMEM, "out of memory");

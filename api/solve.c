@@ -67,7 +67,9 @@ static int build_opts(laysim_ctx *cx, const laysim_solve_options *o, struct lsp_
     if (o->time_limit > 0 && isfinite(o->time_limit))
         so->time_limit = o->time_limit;
     so->seed = o->seed;
-    so->threads = o->threads < 1 ? 1 : o->threads;
+    if (o->threads > 1)   /* accepting it would promise a speed-up nothing delivers */
+        return ls_error_msg(&cx->err, LS_ERR_INPUT, "laysim_solve: threads %d: no solver uses "
+                            "threads (give 1)", o->threads);
     so->node_limit = o->node_limit;
     for (size_t i = 0; o->params && o->params[i]; i++)
         if (lsp_opts_add_param(so, o->params[i], &cx->err))
@@ -92,6 +94,7 @@ static int run_solver(laysim_ctx *cx, const struct lsp_problem *p, const char *s
     }
     s->sol = r.sol;          /* the solution's arrays move to the handle */
     s->seconds = r.seconds;
+    lsp_sol_tie_of(p, &s->sol.tie);   /* tied to p, as its .sol will be */
     lsp_solution_init(&r.sol);
     lsp_result_free(&r);
     *out = s;
@@ -223,18 +226,73 @@ LAYSIM_API int32_t laysim_solution_config(const laysim_solution *s, int32_t op)
     return laysim_solution_has_assignment(s) && op >= 0 && op < s->sol.nops ? s->sol.cfg[op] : -1;
 }
 
+/* 1 when s assigns every op of p and tensor is one of p's. */
+static int fits(const laysim_problem *p, const laysim_solution *s, int32_t tensor)
+{
+    return p && laysim_solution_has_assignment(s) && s->sol.nops == p->p->nops && tensor >= 0 &&
+           tensor < p->p->ntensors;
+}
+
+static const char *label_of(const laysim_problem *p, int32_t tensor, int32_t layout)
+{
+    const char *const *labels = p->p->tensors[tensor].labels;
+    return labels && layout >= 0 ? labels[layout] : NULL;
+}
+
 LAYSIM_API int32_t laysim_solution_layout(const laysim_problem *p, const laysim_solution *s,
                                           int32_t tensor, const char **label)
 {
     if (label)
         *label = NULL;
-    if (!p || !laysim_solution_has_assignment(s) || s->sol.nops != p->p->nops || tensor < 0 ||
-        tensor >= p->p->ntensors)
+    if (!fits(p, s, tensor))
         return -1;
-    const struct lsp_tensor *x = &p->p->tensors[tensor];
-    int32_t op = x->producer;
-    int32_t layout = lsp_cfg_out_layout(p->p, op, s->sol.cfg[op]);
-    if (label && x->labels && layout >= 0)
-        *label = x->labels[layout];
+    int32_t layout = lsp_tensor_layout(p->p, s->sol.cfg, tensor);
+    if (label)
+        *label = label_of(p, tensor, layout);
+    return layout;
+}
+
+LAYSIM_API int32_t laysim_problem_tensor_producer(const laysim_problem *p, int32_t tensor)
+{
+    return p && tensor >= 0 && tensor < p->p->ntensors ? p->p->tensors[tensor].producer : -1;
+}
+
+LAYSIM_API int32_t laysim_problem_tensor_uses(const laysim_problem *p, int32_t tensor)
+{
+    if (!p || !p->p->finished || tensor < 0 || tensor >= p->p->ntensors)
+        return 0;
+    return p->p->use_off[tensor + 1] - p->p->use_off[tensor];
+}
+
+LAYSIM_API int32_t laysim_solution_use_layout(const laysim_problem *p, const laysim_solution *s,
+                                              int32_t tensor, int32_t i, int32_t *op,
+                                              int32_t *slot, const char **label)
+{
+    if (label)
+        *label = NULL;
+    if (!fits(p, s, tensor) || i < 0 || i >= laysim_problem_tensor_uses(p, tensor))
+        return -1;
+    int32_t u = p->p->use_off[tensor] + i;
+    int32_t layout = lsp_use_layout(p->p, s->sol.cfg, u);
+    if (op)
+        *op = p->p->use_op[u];
+    if (slot)
+        *slot = p->p->use_slot[u];
+    if (label)
+        *label = label_of(p, tensor, layout);
+    return layout;
+}
+
+LAYSIM_API int32_t laysim_solution_conversion(const laysim_problem *p, const laysim_solution *s,
+                                              int32_t tensor, int32_t i, const char **label,
+                                              int64_t *cost)
+{
+    if (label)
+        *label = NULL;
+    if (!fits(p, s, tensor) || i < 0)
+        return -1;
+    int32_t layout = lsp_tensor_conversion(p->p, s->sol.cfg, tensor, i, cost);
+    if (label)
+        *label = label_of(p, tensor, layout);
     return layout;
 }

@@ -48,42 +48,18 @@ static json_t *roofline_json(const struct graph *g, const struct sim_target *t)
     return o;
 }
 
-/* The differing tie keys of the .sol and of this command's own problem, as one phrase;
- * the problem hash is named only when nothing upstream of it differs. */
-static int tie_mismatch(const struct lsp_tie *sol, const struct lsp_tie *here, char *buf,
-                        size_t n)
-{
-    int found = 0;
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < LSP_TIE_NKEYS; k++) {
-        if (k == LSP_TIE_PROBLEM && found)
-            break;
-        if (!sol->v[k][0] || !here->v[k][0] || !strcmp(sol->v[k], here->v[k]))
-            continue;
-        int w = snprintf(buf + used, n - used, "%s%s differs (%s %s in the .sol, %s here)",
-                         found ? "; " : "", lsp_tie_what(k), lsp_tie_key_name(k), sol->v[k],
-                         here->v[k]);
-        if (w > 0 && (size_t)w < n - used)
-            used += (size_t)w;
-        found = 1;
-    }
-    return found;
-}
-
 /* Refuse a .sol solved for another problem unless ignore; warn when it cannot be told. */
 static int check_tie(const struct lsp_problem *p, const struct lsp_solution *s,
                      const char *sol, int ignore, struct ls_error *err)
 {
-    if (lsp_tie_empty(&s->tie)) {
+    char what[1024];
+    int verdict = lsp_sol_tie_check(p, s, what, sizeof what);
+    if (verdict == LSP_TIE_UNCHECKED) {
         fprintf(stderr, "laysim compile: warning: %s records no hashes: it cannot be checked "
                         "against this model, target and table\n", sol);
         return 0;
     }
-    struct lsp_tie here = p->tie;
-    lsp_tie_set_hash(&here, LSP_TIE_PROBLEM, lsp_problem_hash(p));
-    char what[1024];
-    if (!tie_mismatch(&s->tie, &here, what, sizeof what))
+    if (verdict == LSP_TIE_MATCH)
         return 0;
     if (ignore) {
         fprintf(stderr, "laysim compile: warning: %s was solved for another problem: %s "

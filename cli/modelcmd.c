@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
+#include "costmodel/tie.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/hash.h"
@@ -95,63 +95,16 @@ static int parse_pin(const struct graph *g, const char *spec, int *pins, struct 
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The model-hash: FNV-1a-64 over a canonical text of what shapes the graph and the
- * lowering: the zoo name (or, for a file, its contents, so a moved file still matches),
- * the scaling options, autocast, --exact-transpose and the pins (sorted). */
-static int model_hash(const struct cli_modelcmd *mc, const char *model, uint64_t *out,
-                      struct ls_error *err)
-{
-    char *text = NULL, *file = NULL;
-    size_t len = 0, flen = 0;
-    FILE *fp = open_memstream(&text, &len);
-    if (!fp)
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    if (strncmp(model, "zoo:", 4) == 0) {
-        fprintf(fp, "model %s\n", model);
-    } else {
-        int rc = ls_read_file(model, &file, &flen, err);
-        if (rc) {
-            fclose(fp);
-            free(text);
-            return rc;
-        }
-        fprintf(fp, "model-file %016llx\n", (unsigned long long)ls_fnv1a64(file, flen));
-        free(file);
-    }
-    const struct zoo_opts *z = &mc->zo;
-    fprintf(fp, "layers %lld\nseq %lld\nbatch %lld\nhidden %lld\nimage %lld\ndtype %d\n"
-                "autocast %d\nexact-transpose %d\n",
-            (long long)z->layers, (long long)z->seq, (long long)z->batch, (long long)z->hidden,
-            (long long)z->image, z->dtype, z->autocast, mc->cg.exact_transpose);
-    const char *pins[CLI_MODELCMD_MAX_PINS];   /* sorted: the order of the flags is moot */
-    memcpy(pins, mc->pin_specs, sizeof *pins * (size_t)mc->npins);
-    qsort(pins, (size_t)mc->npins, sizeof *pins, cmp_str);
-    for (int i = 0; i < mc->npins; i++)
-        fprintf(fp, "pin %s\n", pins[i]);
-    fclose(fp);
-    *out = ls_fnv1a64(text, len);
-    free(text);
-    return 0;
-}
-
+/* The tie headers of the problem (costmodel/tie.h, shared with the API). */
 static int set_tie(const struct cli_modelcmd *mc, const char *model, struct lsp_tie *t,
                    struct ls_error *err)
 {
     uint64_t mh = 0;
-    int rc = model_hash(mc, model, &mh, err);
-    if (rc)
-        return rc;
-    memset(t, 0, sizeof *t);
-    lsp_tie_set_hash(t, LSP_TIE_MODEL, mh);
-    lsp_tie_set_hash(t, LSP_TIE_TARGET, sim_target_hash(&mc->t));
-    lsp_tie_set_hash(t, LSP_TIE_TABLE, cm_table_hash(&mc->tb));
-    lsp_tie_set(t, LSP_TIE_CODEGEN, CG_VERSION);
-    return 0;
+    int rc = cm_model_hash(model, &mc->zo, mc->cg.exact_transpose, mc->pin_specs, mc->npins,
+                           &mh, err);
+    if (!rc)
+        cm_tie_set(t, mh, &mc->t, &mc->tb);
+    return rc;
 }
 
 int cli_modelcmd_open(struct cli_modelcmd *mc, const char *model, int build_problem,

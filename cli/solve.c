@@ -12,8 +12,7 @@
 
 const char cmd_solve_help[] =
     "usage: laysim solve P.lsp|MODEL [--solver NAME] [--time-limit S] [--seed N]\n"
-    "                          [--threads N] [--param KEY=VALUE]... [-o S.sol] [--json] [-q]\n"
-    "                          [--layouts]\n"
+    "                          [--param KEY=VALUE]... [-o S.sol] [--json] [-q] [--layouts]\n"
     "                          [model options]\n"
     "       laysim solve P.lsp|MODEL --from-external FORMAT=ANSWER [-o S.sol] [--json]\n"
     "       laysim solve --list\n"
@@ -30,7 +29,6 @@ const char cmd_solve_help[] =
     "                    bar shows the time used (stderr, terminal only)\n"
     "  -q, --quiet       no progress bar\n"
     "  --seed N          seed for randomized solvers (default 1)\n"
-    "  --threads N       threads for solvers that use them (default 1)\n"
     "  --param KEY=VAL   solver-specific knob, repeatable (docs/solvers.md), e.g.\n"
     "                    rb.exhaustive_max=1e5  rb.split_max_ops=100000  rb.node_limit=0\n"
     "  -o FILE           write the solution (.sol) atomically ('-' = stdout)\n"
@@ -42,7 +40,9 @@ const char cmd_solve_help[] =
     "                    write it as a .sol. FORMAT: wcnf (a MaxSAT solver's output, `v`\n"
     "                    lines as literals or bit-string), cfn (toulbar2 -w=ANSWER), lp\n"
     "                    (cbc ... solve solu ANSWER). Status optimal only when the answer\n"
-    "                    claims it with the recomputed objective (docs/solvers.md)\n"
+    "                    claims it with the recomputed objective (docs/solvers.md).\n"
+    "                    The solver options (--solver, --time-limit, --seed, --param)\n"
+    "                    do not apply and are refused\n"
     "  --layouts         also list, per tensor, the produced layout (label) and producer,\n"
     "                    each consumer slot's requested layout and the conversions paid\n"
     "                    (stdout; with --json a \"layouts\" array of {tensor, layout,\n"
@@ -120,6 +120,7 @@ int cmd_solve(int argc, char **argv)
     struct lsp_solve_opts so;
     lsp_opts_init(&so);
     const char *solver = "rulebased", *out = NULL, *external = NULL;
+    const char *solver_opts = NULL;   /* the last solver option given, for --from-external */
     int json = 0, list = 0, quiet = 0, layouts = 0, c;
     unsigned long long v;
     struct ls_error err;
@@ -127,28 +128,30 @@ int cmd_solve(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
         switch (c) {
-        case 's': solver = optarg; break;
+        case 's':
+            solver = optarg;
+            solver_opts = "--solver";
+            break;
         case 't':
             if (cli_parse_double("solve", "--time-limit", optarg, &so.time_limit))
                 return CLI_USAGE;
             if (so.time_limit < 0)
                 return cli_usage("solve", "--time-limit must be >= 0");
+            solver_opts = "--time-limit";
             break;
         case 'S':
             if (cli_parse_u64("solve", "--seed", optarg, &v))
                 return CLI_USAGE;
             so.seed = v;
+            solver_opts = "--seed";
             break;
-        case 'j':
-            if (cli_parse_u64("solve", "--threads", optarg, &v))
-                return CLI_USAGE;
-            if (v < 1 || v > 1024)
-                return cli_usage("solve", "--threads must be 1..1024");
-            so.threads = (int)v;
-            break;
+        case 'j':    /* kept only to say why it went (docs/cli.md) */
+            return cli_usage("solve", "--threads was removed: no solver uses threads (study "
+                                      "and calibrate take --threads)");
         case 'P':
             if (lsp_opts_add_param(&so, optarg, &err))
                 return cli_usage("solve", "%s", err.msg);
+            solver_opts = "--param";
             break;
         case 'o': out = optarg; break;
         case 'J': json = 1; break;
@@ -185,6 +188,11 @@ int cmd_solve(int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_usage("solve", "expected exactly one problem file or MODEL");
+    if (external && solver_opts) {
+        cli_modelcmd_close(&mc);
+        return cli_usage("solve", "%s does not apply to --from-external, which runs no solver",
+                         solver_opts);
+    }
     if (!lsp_solver_find(solver))
         return cli_usage("solve", "unknown solver '%s' (see --list)", solver);
     const char *arg = argv[optind];

@@ -449,6 +449,35 @@ int lsp_tensor_requests(const struct lsp_problem *p, const int32_t *cfg, int32_t
     return 0;
 }
 
+int32_t lsp_tensor_layout(const struct lsp_problem *p, const int32_t *cfg, int32_t t)
+{
+    int32_t pr = p->tensors[t].producer;
+    return lsp_cfg_out_layout(p, pr, cfg[pr]);
+}
+
+int32_t lsp_tensor_conversion(const struct lsp_problem *p, const int32_t *cfg, int32_t t,
+                              int32_t i, int64_t *cost)
+{
+    int32_t src = lsp_tensor_layout(p, cfg, t);
+    for (int32_t l = 0; l < p->tensors[t].nlayouts; l++) {
+        if (l == src || !lsp_tensor_requests(p, cfg, t, l) || i-- > 0)
+            continue;
+        if (cost)
+            *cost = lsp_tr_cost(p, t, src, l);
+        return l;
+    }
+    return -1;
+}
+
+const char *lsp_layout_label(const struct lsp_problem *p, int32_t t, int32_t l, char *buf,
+                             size_t n)
+{
+    if (p->tensors[t].labels)
+        return p->tensors[t].labels[l];
+    snprintf(buf, n, "%d", l);
+    return buf;
+}
+
 int lsp_check_assignment(const struct lsp_problem *p, const int32_t *cfg,
                          struct ls_error *err)
 {

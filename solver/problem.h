@@ -162,6 +162,19 @@ static inline int32_t lsp_use_layout(const struct lsp_problem *p, const int32_t 
  * layout src, the objective charges tr[t][src][l] once for each such l != src. */
 int lsp_tensor_requests(const struct lsp_problem *p, const int32_t *cfg, int32_t t,
                         int32_t l);
+/* The layouts of an assignment per tensor, as `laysim solve --layouts` and the API's
+ * laysim_solution_conversion list them (one definition for both). The layout tensor t is
+ * produced in under cfg: */
+int32_t lsp_tensor_layout(const struct lsp_problem *p, const int32_t *cfg, int32_t t);
+/* Conversion i (0-based, in layout order) that the objective charges for tensor t under
+ * cfg: its destination layout, and in *cost (may be NULL) tr[t][produced][destination];
+ * -1 when t has at most i conversions. */
+int32_t lsp_tensor_conversion(const struct lsp_problem *p, const int32_t *cfg, int32_t t,
+                              int32_t i, int64_t *cost);
+/* The label of layout l of tensor t, or its index written into buf (n >= 12) when the
+ * tensor has no labels. */
+const char *lsp_layout_label(const struct lsp_problem *p, int32_t t, int32_t l, char *buf,
+                             size_t n);
 /* 0 when every cfg[op] is a valid index, else LS_ERR_INPUT naming the op. */
 int lsp_check_assignment(const struct lsp_problem *p, const int32_t *cfg,
                          struct ls_error *err);
@@ -218,6 +231,14 @@ int lsp_sol_write(const struct lsp_problem *p, const struct lsp_solution *s, con
                   struct ls_error *err);
 /* lsp_sol_write writes p->tie and the problem-hash of p before the body (when s has an
  * assignment: `unknown` without one stays two lines). */
+/* Compare the headers of a .sol (s->tie) with those of the problem it is used with (p->tie
+ * and p's problem-hash): LSP_TIE_UNCHECKED when s records none, LSP_TIE_MISMATCH with the
+ * differences in what (lsp_tie_mismatch), else LSP_TIE_MATCH. */
+enum { LSP_TIE_MATCH = 0, LSP_TIE_MISMATCH = 1, LSP_TIE_UNCHECKED = 2 };
+int lsp_sol_tie_check(const struct lsp_problem *p, const struct lsp_solution *s, char *what,
+                      size_t n);
+/* The headers lsp_sol_write gives a solution of p: p->tie plus p's problem-hash. */
+void lsp_sol_tie_of(const struct lsp_problem *p, struct lsp_tie *out);
 /* Recompute the objective of s and compare with s->cost (and the bound). */
 int lsp_solution_verify(const struct lsp_problem *p, const struct lsp_solution *s,
                         struct ls_error *err);

@@ -197,12 +197,29 @@ int lsp_sol_read(const struct lsp_problem *p, const char *path, struct lsp_solut
     return rc;
 }
 
+void lsp_sol_tie_of(const struct lsp_problem *p, struct lsp_tie *out)
+{
+    *out = p->tie;
+    lsp_tie_set_hash(out, LSP_TIE_PROBLEM, lsp_problem_hash(p));
+}
+
+int lsp_sol_tie_check(const struct lsp_problem *p, const struct lsp_solution *s, char *what,
+                      size_t n)
+{
+    what[0] = '\0';
+    if (lsp_tie_empty(&s->tie))
+        return LSP_TIE_UNCHECKED;
+    struct lsp_tie here;
+    lsp_sol_tie_of(p, &here);
+    return lsp_tie_mismatch(&s->tie, &here, what, n) ? LSP_TIE_MISMATCH : LSP_TIE_MATCH;
+}
+
 int lsp_sol_write_fp(const struct lsp_problem *p, const struct lsp_solution *s, FILE *fp)
 {
     int has = s->cfg && s->nops == p->nops;
     if (has) {   /* `unknown` without an assignment stays the format's two lines */
-        struct lsp_tie tie = p->tie;
-        lsp_tie_set_hash(&tie, LSP_TIE_PROBLEM, lsp_problem_hash(p));
+        struct lsp_tie tie;
+        lsp_sol_tie_of(p, &tie);
         lsp_tie_write(&tie, fp);
     }
     fprintf(fp, "lsp-solution 1\nstatus %s\n", lsp_status_name(s->status));

@@ -92,3 +92,23 @@ int lsp_tie_diff(const struct lsp_tie *a, const struct lsp_tie *b)
             return k;
     return -1;
 }
+
+int lsp_tie_mismatch(const struct lsp_tie *sol, const struct lsp_tie *here, char *buf, size_t n)
+{
+    int found = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < LSP_TIE_NKEYS; k++) {
+        if (k == LSP_TIE_PROBLEM && found)
+            break;
+        if (!sol->v[k][0] || !here->v[k][0] || !strcmp(sol->v[k], here->v[k]))
+            continue;
+        int w = snprintf(buf + used, n - used, "%s%s differs (%s %s in the .sol, %s here)",
+                         found ? "; " : "", lsp_tie_what(k), lsp_tie_key_name(k), sol->v[k],
+                         here->v[k]);
+        if (w > 0 && (size_t)w < n - used)
+            used += (size_t)w;
+        found = 1;
+    }
+    return found;
+}

@@ -46,5 +46,10 @@ void lsp_tie_scan(const char *buf, size_t len, struct lsp_tie *t);
 void lsp_tie_write(const struct lsp_tie *t, FILE *fp);
 /* The first key (in enum order) present in both with different values; -1 when none. */
 int lsp_tie_diff(const struct lsp_tie *a, const struct lsp_tie *b);
+/* The keys on which a .sol's headers (sol) differ from a problem's own (here), as one
+ * phrase "target differs (target-hash X in the .sol, Y here); ..." in buf; the problem
+ * hash is named only when nothing upstream of it differs. Returns 1 when some key
+ * differs, else 0 (buf ""). `laysim compile` and laysim_compile share it. */
+int lsp_tie_mismatch(const struct lsp_tie *sol, const struct lsp_tie *here, char *buf, size_t n);
 
 #endif

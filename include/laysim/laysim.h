@@ -163,7 +163,7 @@ typedef int (*laysim_reward_fn)(void *user, const int32_t *cfg, int32_t nops, do
 typedef struct laysim_solve_options {
     double time_limit;             /* seconds; <= 0: none */
     uint64_t seed;                 /* randomized solvers (default 1) */
-    int threads;                   /* solvers that use threads (default 1) */
+    int threads;                   /* 1: no solver uses threads yet; > 1 is refused */
     uint64_t node_limit;           /* count budget; 0: none */
     const char *const *params;     /* NULL or NULL-terminated "key=value" knobs */
     /* mcts's reward. NULL: laysim_instance_solve uses the simulated time of the program
@@ -191,6 +191,10 @@ LAYSIM_API int laysim_instance_solve(laysim_ctx *cx, const laysim_instance *in, 
 
 /* ---- solutions (.sol) -------------------------------------------------------------- */
 
+/* Solutions are tied to their problem: a solution carries the problem's hash headers
+ * (model, target, table, codegen version, problem; the `# key: value` lines of `laysim
+ * solve`), so a .sol written here is the CLI's for the same model, target and table. */
+
 enum laysim_solution_status { LAYSIM_UNKNOWN = 0, LAYSIM_FEASIBLE = 1, LAYSIM_OPTIMAL = 2 };
 
 /* A .sol for problem p (names must be p's ops); its cost is verified. */
@@ -217,13 +221,36 @@ LAYSIM_API int32_t laysim_solution_config(const laysim_solution *s, int32_t op);
  * problem has no labels for it. */
 LAYSIM_API int32_t laysim_solution_layout(const laysim_problem *p, const laysim_solution *s,
                                           int32_t tensor, const char **label);
+/* The rest of the listing of `laysim solve --layouts`, computed by the same code. The
+ * producer op of tensor, and the number of its uses (input slots that read it); -1 / 0
+ * when out of range. */
+LAYSIM_API int32_t laysim_problem_tensor_producer(const laysim_problem *p, int32_t tensor);
+LAYSIM_API int32_t laysim_problem_tensor_uses(const laysim_problem *p, int32_t tensor);
+/* Use i of tensor: the layout it requests under s (-1 when out of range or without an
+ * assignment), its op in *op and input slot in *slot, *label as above (each may be NULL). */
+LAYSIM_API int32_t laysim_solution_use_layout(const laysim_problem *p, const laysim_solution *s,
+                                              int32_t tensor, int32_t i, int32_t *op,
+                                              int32_t *slot, const char **label);
+/* The conversions the objective charges for tensor under s, one per requested layout other
+ * than the produced one, in layout order: conversion i's destination layout (-1 past the
+ * last), its label in *label and its cost in *cost (each may be NULL). */
+LAYSIM_API int32_t laysim_solution_conversion(const laysim_problem *p, const laysim_solution *s,
+                                              int32_t tensor, int32_t i, const char **label,
+                                              int64_t *cost);
 
 /* ---- programs and the simulator ---------------------------------------------------- */
 
 /* Lower every op of the instance's model under the solution's configurations (NULL: cfg 0
- * everywhere), inserting one conversion per distinct consumer layout (`laysim compile`). */
+ * everywhere), inserting one conversion per distinct consumer layout (`laysim compile`).
+ * A solution tied to another problem (its hash headers, docs/formats.md, name another
+ * model, target, table, codegen or problem) is refused with LAYSIM_EINPUT naming what
+ * differs; one without headers (hand-written, from an external solver) is accepted. */
 LAYSIM_API int laysim_compile(laysim_ctx *cx, const laysim_instance *in, const laysim_solution *s,
                               laysim_program **out);
+/* flags for laysim_compile_ex: compile a mismatched solution anyway (--ignore-mismatch). */
+#define LAYSIM_IGNORE_MISMATCH 1u
+LAYSIM_API int laysim_compile_ex(laysim_ctx *cx, const laysim_instance *in,
+                                 const laysim_solution *s, unsigned flags, laysim_program **out);
 /* Program text (.lsprog, docs/formats.md). */
 LAYSIM_API int laysim_program_load(laysim_ctx *cx, const char *path, laysim_program **out);
 LAYSIM_API int laysim_program_write(laysim_ctx *cx, const laysim_program *pr, const char *path);

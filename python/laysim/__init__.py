@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from . import _lib
 from ._lib import lib
 
+IGNORE_MISMATCH = 1     # LAYSIM_IGNORE_MISMATCH
+
 __all__ = ["Error", "InputError", "LimitError", "Model", "Target", "Table", "Instance",
            "Problem", "Solution", "Program", "SimResult", "EngineResult", "version", "zoo",
            "solvers", "calibrate"]
@@ -89,6 +91,7 @@ def _strings(items):
 class _Handle:
     """An owned C handle, freed by close(), a with block or collection."""
     _free = None
+    _h = None        # a constructor that raised before __init__ leaves nothing to free
 
     def __init__(self, handle):
         self._h = handle
@@ -377,6 +380,42 @@ class Solution(_Handle):
             out[_s(lib.laysim_problem_tensor_name(p, t))] = _s(label.value) if label.value else idx
         return out
 
+    def layout_listing(self):
+        """What `laysim solve --layouts --json` lists under "layouts": per tensor a dict with
+        tensor, layout (label, or index as a string), producer, producer_cfg, consumers
+        [{op, slot, layout}] and the conversions paid [{to, cost}]. [] without an
+        assignment."""
+        if not self.has_assignment:
+            return []
+        n = lib.laysim_problem_tensors(self.problem.handle)
+        return [self._tensor_listing(t) for t in range(n)]
+
+    def _tensor_listing(self, t):
+        p, s = self.problem.handle, self.handle
+        label = ctypes.c_char_p()
+
+        def name(idx):                     # the CLI's spelling: the label, else the index
+            return _s(label.value) if label.value else str(idx)
+
+        producer = lib.laysim_problem_tensor_producer(p, t)
+        out = {"tensor": _s(lib.laysim_problem_tensor_name(p, t)),
+               "layout": name(lib.laysim_solution_layout(p, s, t, ctypes.byref(label))),
+               "producer": _s(lib.laysim_problem_op_name(p, producer)),
+               "producer_cfg": lib.laysim_solution_config(s, producer),
+               "consumers": [], "conversions": []}
+        op, slot, cost = ctypes.c_int32(), ctypes.c_int32(), ctypes.c_int64()
+        for i in range(lib.laysim_problem_tensor_uses(p, t)):
+            layout = lib.laysim_solution_use_layout(p, s, t, i, ctypes.byref(op),
+                                                    ctypes.byref(slot), ctypes.byref(label))
+            out["consumers"].append({"op": _s(lib.laysim_problem_op_name(p, op.value)),
+                                     "slot": slot.value, "layout": name(layout)})
+        i = 0
+        while (to := lib.laysim_solution_conversion(p, s, t, i, ctypes.byref(label),
+                                                    ctypes.byref(cost))) >= 0:
+            out["conversions"].append({"to": name(to), "cost": cost.value})
+            i += 1
+        return out
+
     def write(self, path):
         _check(lib.laysim_solution_write(_ctx(), self.problem.handle, self.handle, _b(path)))
 
@@ -408,11 +447,14 @@ class Instance(_Handle):
         """As Problem.solve, on this instance's problem."""
         return _solve(lib.laysim_instance_solve, self.handle, self.problem, solver, **options)
 
-    def compile(self, solution=None):
-        """The program of a solution (None: configuration 0 everywhere)."""
+    def compile(self, solution=None, ignore_mismatch=False):
+        """The program of a solution (None: configuration 0 everywhere). A solution whose
+        hash headers name another model, target, table or problem raises InputError
+        saying what differs, unless ignore_mismatch."""
         h = ctypes.c_void_p()
-        _check(lib.laysim_compile(_ctx(), self.handle, solution.handle if solution else None,
-                                  ctypes.byref(h)))
+        flags = IGNORE_MISMATCH if ignore_mismatch else 0
+        _check(lib.laysim_compile_ex(_ctx(), self.handle, solution.handle if solution else None,
+                                     flags, ctypes.byref(h)))
         return Program(h.value)
 
 

@@ -1,7 +1,9 @@
 """The Python binding against the built liblaysim.so (CTest: python_binding; run by hand
 with LAYSIM_LIBRARY=build/liblaysim.so PYTHONPATH=python python3 -m unittest discover
 -s python/tests)."""
+import json
 import os
+import subprocess
 import tempfile
 import unittest
 
@@ -86,6 +88,45 @@ class Loop(unittest.TestCase):
         table = laysim.calibrate(self.target, traces=[self.path("t.lstrace")])
         table.write(self.path("fitted.json"))
         laysim.Table.load(self.path("fitted.json")).close()
+
+    def test_layout_listing_is_the_clis(self):
+        sol = self.inst.solve("exact")
+        listing = sol.layout_listing()
+        self.assertEqual([x["tensor"] for x in listing], self.inst.problem.tensors)
+        for x in listing:
+            self.assertEqual(x["layout"], str(sol.layouts[x["tensor"]]))
+        cli = os.environ.get("LAYSIM_BIN")
+        if not cli:
+            self.skipTest("LAYSIM_BIN not set: no CLI to compare with")
+        out = subprocess.run([cli, "solve", "zoo:cnn", "--solver", "exact", "--layouts",
+                              "--json"], check=True, capture_output=True, text=True).stdout
+        self.assertEqual(listing, json.loads(out)["layouts"])
+
+    def test_mismatched_solution_refused(self):
+        sol = self.inst.solve("greedy")
+        sol.write(self.path("tied.sol"))
+        other_target = laysim.Target("nc-v2", **{"dma.transpose": 1})
+        with laysim.Instance(self.model, other_target) as other:
+            tied = other.problem.read_solution(self.path("tied.sol"))
+            with self.assertRaises(laysim.InputError) as e:
+                other.compile(tied)
+            self.assertIn("target differs", str(e.exception))
+            self.assertGreater(other.compile(tied, ignore_mismatch=True).instructions, 0)
+        with open(self.path("tied.sol")) as f:
+            heads = [line.split(":")[0] for line in f if line.startswith("# ")]
+        self.assertEqual(heads, ["# model-hash", "# target-hash", "# table-hash",
+                                 "# codegen-version", "# problem-hash"])
+
+    def test_imported_models(self):
+        data = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data")
+        for rel in ("onnx/tiny_cnn.onnx", "onnx/tiny_attn.onnx", "tfjs/cnn.json"):
+            with laysim.Model(os.path.join(data, rel)) as m, laysim.Instance(m, self.target) as i:
+                self.assertGreater(m.ops, 0)
+                res = i.compile(i.solve("rulebased")).simulate(self.target)
+                self.assertGreater(res.cycles, 0)
+        with self.assertRaises(laysim.InputError) as e:
+            laysim.Model(os.path.join(data, "onnx", "bad", "truncated.onnx"))
+        self.assertIn("truncated.onnx", str(e.exception))
 
     def test_reward_callback(self):
         seen = []
