@@ -368,15 +368,13 @@ static int do_import(int argc, char **argv)
     ls_error_clear(&err);
     struct trace_import_stats st;
     rc = trace_import(argv[1], o.out, &io, &st, &err);
-    if (o.json) {
-        json_t *j = import_json(&st, o.out, rc ? &err : NULL);
-        if (j)
-            cli_print_json(j);
-        json_decref(j);
-    } else if (!rc || st.events)
+    int out = CLI_OK;
+    if (o.json) /* cli_print_json takes the reference (and reports a NULL as out of memory) */
+        out = cli_print_json(import_json(&st, o.out, rc ? &err : NULL));
+    else if (!rc || st.events)
         import_text(&st, o.out, !rc);
     trace_import_stats_free(&st);
-    return rc ? cli_report(&err) : CLI_OK;
+    return rc ? cli_report(&err) : out;
 }
 
 static int do_synth(int argc, char **argv)
