@@ -44,6 +44,22 @@ static const struct quick_scale *quick_of(const char *name)
 
 /* A model file (a path: it names a directory or ends in .json/.lg/.onnx): its row key is
  * the base name (the parent directory's too for model.json), its spec the path. */
+/* *out: a new, zeroed entry named name; fails on a name listed twice or out of memory. */
+static int new_model(struct study_models *ms, const char *name, struct study_model **out,
+                     struct ls_error *err)
+{
+    for (size_t i = 0; i < ms->n; i++)
+        if (!strcmp(ms->m[i].name, name))
+            return ls_error_msg(err, LS_ERR_INPUT, "--models: %s listed twice", name);
+    if (LS_ARRAY_RESERVE(ms->m, ms->cap, ms->n + 1))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    struct study_model *m = &ms->m[ms->n++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    *out = m;
+    return 0;
+}
+
 static int add_file(struct study_models *ms, const char *path, struct ls_error *err)
 {
     size_t len = strlen(path);
@@ -59,14 +75,10 @@ static int add_file(struct study_models *ms, const char *path, struct ls_error *
             p--;
         snprintf(name, sizeof name, "%.*s", (int)(base - 1 - p), p);
     }
-    for (size_t i = 0; i < ms->n; i++)
-        if (!strcmp(ms->m[i].name, name))
-            return ls_error_msg(err, LS_ERR_INPUT, "--models: %s listed twice", name);
-    if (ls_vec_reserve_((void **)&ms->m, &ms->cap, ms->n + 1, sizeof *ms->m))
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    struct study_model *m = &ms->m[ms->n++];
-    memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "%s", name);
+    struct study_model *m;
+    int rc = new_model(ms, name, &m, err);
+    if (rc)
+        return rc;
     snprintf(m->spec, sizeof m->spec, "%s", path);
     snprintf(m->family, sizeof m->family, "file");
     snprintf(m->group, sizeof m->group, "complex");
@@ -98,14 +110,10 @@ static int add_model(struct study_models *ms, const char *name, int quick, struc
         /* formatted from a copy: err's own message cannot be its argument */
         return ls_error_msg(err, LS_ERR_INPUT, "--models: %s", known.msg[0] ? known.msg : name);
     }
-    for (size_t i = 0; i < ms->n; i++)
-        if (!strcmp(ms->m[i].name, name))
-            return ls_error_msg(err, LS_ERR_INPUT, "--models: %s listed twice", name);
-    if (ls_vec_reserve_((void **)&ms->m, &ms->cap, ms->n + 1, sizeof *ms->m))
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    struct study_model *m = &ms->m[ms->n++];
-    memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "%s", name);
+    struct study_model *m;
+    int rc = new_model(ms, name, &m, err);
+    if (rc)
+        return rc;
     snprintf(m->spec, sizeof m->spec, "zoo:%s", name);
     snprintf(m->family, sizeof m->family, "%s", e->family);
     struct zoo_arch a;
