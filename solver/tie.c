@@ -60,6 +60,8 @@ static void scan_line(const char *s, size_t n, struct lsp_tie *t)
         while (b > a && is_space(s[b - 1]))
             b--;
         size_t len = b - a < LSP_TIE_VALUE_MAX - 1 ? b - a : LSP_TIE_VALUE_MAX - 1;
+        while (len > 0 && is_space(s[a + len - 1]))  /* truncation may end on a space: */
+            len--;                                    /* trim again so writing re-reads */
         memcpy(t->v[k], s + a, len);
         t->v[k][len] = '\0';
         return;
