@@ -13,9 +13,9 @@
 //    weight and makes it active, exactly when the new matmul's wavefront arrives;
 //  - a control word (PSUM address, flags, instruction id) rides along: delayed ROWS-1
 //    cycles, then one column per cycle, so ctl_col[c] is aligned with psum_out[c].
-// The grid is kept in arrays updated by loops (next state computed combinationally, then
-// registered): the same registers as ROWS x COLS `pe` instances, but the Verilator model keeps the
-// loops rolled, so building a 128 x 128 model stays quick.
+// The grid is kept in unpacked arrays updated by loops (next state computed combinationally,
+// then registered): the same registers as ROWS x COLS `pe` instances, but the Verilator model
+// keeps the loops rolled, so building a 128 x 128 model stays quick.
 module systolic_array #(
     parameter int ROWS = 128,
     parameter int COLS = 128,
@@ -34,25 +34,34 @@ module systolic_array #(
     output logic [COLS-1:0][31:0]        psum_out,
     output logic [COLS-1:0][CTLW-1:0]    ctl_col
 );
-    // PE registers (packed: one wide vector per field, copied whole at the clock edge)
-    logic [ROWS-1:0][COLS-1:0][15:0]            a_r, a_n, wa_r, wa_n, ws_r, ws_n;
-    logic [ROWS-1:0][COLS-1:0]                  s_r, s_n, wv_r, wv_n;
-    logic [ROWS-1:0][COLS-1:0][31:0]            p_r, p_n;
-    logic [ROWS-1:0][COLS-1:0][BW-1:0]          wb_r, wb_n;
-    logic [ROWS-1:0][COLS-1:0][MAX_S-1:0][15:0] wd_r, wd_n;
+    // PE registers, one unpacked array per field: Verilator makes them plain C++ arrays, so
+    // an element access is one load or store. (Packed vectors of ROWS x COLS fields become
+    // one wide word each, whose variable-index slices cost shifts and masks: 128 x 128 ran
+    // at about 260 cycles/s that way.)
+    logic [15:0]            a_r [ROWS][COLS], a_n [ROWS][COLS];
+    logic [15:0]            wa_r [ROWS][COLS], wa_n [ROWS][COLS];
+    logic [15:0]            ws_r [ROWS][COLS], ws_n [ROWS][COLS];
+    logic                   s_r [ROWS][COLS], s_n [ROWS][COLS];
+    logic                   wv_r [ROWS][COLS], wv_n [ROWS][COLS];
+    logic [31:0]            p_r [ROWS][COLS], p_n [ROWS][COLS];
+    logic [BW-1:0]          wb_r [ROWS][COLS], wb_n [ROWS][COLS];
+    logic [MAX_S-1:0][15:0] wd_r [ROWS][COLS], wd_n [ROWS][COLS];
     // edge skew triangles (row r uses dq[r][0..r-1]; column c uses the top queues [c][0..c-1])
-    logic [ROWS-1:0][ROWS-1:0][15:0]            dq_r, dq_n;
-    logic [ROWS-1:0][ROWS-1:0]                  sq_r, sq_n;
-    logic [COLS-1:0][COLS-1:0]                  tv_r, tv_n;
-    logic [COLS-1:0][COLS-1:0][BW-1:0]          tb_r, tb_n;
-    logic [COLS-1:0][COLS-1:0][MAX_S-1:0][15:0] td_r, td_n;
+    logic [15:0]            dq_r [ROWS][ROWS], dq_n [ROWS][ROWS];
+    logic                   sq_r [ROWS][ROWS], sq_n [ROWS][ROWS];
+    logic                   tv_r [COLS][COLS], tv_n [COLS][COLS];
+    logic [BW-1:0]          tb_r [COLS][COLS], tb_n [COLS][COLS];
+    logic [MAX_S-1:0][15:0] td_r [COLS][COLS], td_n [COLS][COLS];
     // control word chain
-    logic [ROWS-1:0][CTLW-1:0]                  cd_r, cd_n;
-    logic [COLS-1:0][CTLW-1:0]                  cc_r, cc_n;
+    logic [CTLW-1:0]        cd_r [ROWS], cd_n [ROWS];
+    logic [CTLW-1:0]        cc_r [COLS], cc_n [COLS];
 
     initial begin
-        wa_r = '0;
-        ws_r = '0;
+        for (int r = 0; r < ROWS; r++)
+            for (int c = 0; c < COLS; c++) begin
+                wa_r[r][c] = '0;
+                ws_r[r][c] = '0;
+            end
     end
 
     always_comb begin
