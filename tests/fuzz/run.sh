@@ -164,17 +164,23 @@ fuzz_one() {
     return $rc
 }
 
+# Each target's status goes to DIR/TARGET.rc: `wait PID` on a job that `jobs` has already
+# reported finished can answer "not a child of this shell" and count a passed target as failed.
 status=0
-declare -A PIDS=()
 for t in $TARGETS; do
     echo "== fuzz_$t: ${TIME}s"
-    fuzz_one "$t" &
-    PIDS[$t]=$!
+    rm -f "$OUT/$t.rc"
+    { rc=0; fuzz_one "$t" || rc=$?; echo "$rc" >"$OUT/$t.rc"; } &
     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
 done
+wait
 passed=0 failed=0
 for t in $TARGETS; do
-    if wait "${PIDS[$t]}"; then passed=$((passed + 1)); else failed=$((failed + 1)) status=1; fi
+    if [ "$(cat "$OUT/$t.rc" 2>/dev/null)" = 0 ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)) status=1
+    fi
     cat "$OUT/$t.result"
 done
 echo "fuzz: $passed passed, $failed failed"
