@@ -28,7 +28,8 @@ const char cmd_cosim_help[] =
     "  --rows R, --cols C  array size (default 32 x 32; must be a size the build verilated)\n"
     "  --json              print {\"rows\", \"cols\", \"target_hash\", \"cases\": [{name, kind,\n"
     "                      rtl_cycles, sim_cycles, diff, tolerance, timing_ok, result_ok}],\n"
-    "                      \"passed\", \"failed\", \"rtl_cycles_per_second\"}\n"
+    "                      \"passed\", \"failed\", \"rtl_cycles_per_second\",\n"
+    "                      \"rtl_cpu_seconds\", \"rtl_cycles_per_cpu_second\"}\n"
     "  --trace OUT         write the RTL retire events as a trace (producer rtl)\n"
     "  -q, --quiet         no progress bar (drawn on stderr only when it is a terminal)\n"
     "\n"
@@ -102,6 +103,8 @@ int cmd_cosim(int argc, char **argv)
     for (size_t i = 0; i < rep.n; i++)
         failed += !(rep.cases[i].timing_ok && rep.cases[i].result_ok);
     double cps = rep.rtl_seconds > 0 ? (double)rep.rtl_cycles_simulated / rep.rtl_seconds : 0;
+    double cpu_cps =
+        rep.rtl_cpu_seconds > 0 ? (double)rep.rtl_cycles_simulated / rep.rtl_cpu_seconds : 0;
     if (json) {
         json_t *root = json_object(), *arr = json_array();
         json_object_set_new(root, "rows", json_integer((json_int_t)rows));
@@ -130,6 +133,8 @@ int cmd_cosim(int argc, char **argv)
         json_object_set_new(root, "rtl_cycles", json_integer((json_int_t)rep.rtl_cycles_simulated));
         json_object_set_new(root, "rtl_seconds", json_real(rep.rtl_seconds));
         json_object_set_new(root, "rtl_cycles_per_second", json_real(cps));
+        json_object_set_new(root, "rtl_cpu_seconds", json_real(rep.rtl_cpu_seconds));
+        json_object_set_new(root, "rtl_cycles_per_cpu_second", json_real(cpu_cps));
         cli_print_json(root);
     } else {
         printf("%-40s %-13s %10s %10s %6s %4s %-6s %-6s\n", "case", "kind", "rtl", "sim", "diff",
@@ -141,9 +146,10 @@ int cmd_cosim(int argc, char **argv)
                    (long long)k->diff, (unsigned long long)k->tolerance,
                    k->timing_ok ? "ok" : "FAIL", k->result_ok ? "ok" : "FAIL");
         }
-        printf("%zu cases, %zu passed, %zu failed; %llu RTL cycles in %.3f s (%.0f cycles/s)\n",
+        printf("%zu cases, %zu passed, %zu failed; %llu RTL cycles in %.3f s (%.0f cycles/s; "
+               "%.3f CPU s, %.0f cycles per CPU second)\n",
                rep.n, rep.n - failed, failed, (unsigned long long)rep.rtl_cycles_simulated,
-               rep.rtl_seconds, cps);
+               rep.rtl_seconds, cps, rep.rtl_cpu_seconds, cpu_cps);
     }
     rtl_cosim_report_free(&rep);
     return failed ? CLI_FAIL : CLI_OK;

@@ -37,6 +37,7 @@ struct rtl_cosim_report {
     size_t n, cap;
     uint64_t rtl_cycles_simulated; /* every RTL clock cycle stepped, loading included */
     double rtl_seconds;            /* wall time inside the RTL model */
+    double rtl_cpu_seconds;        /* CPU time of the same (what a loaded machine does not inflate) */
     uint64_t target_hash;          /* hash of the base cosim target */
 };
 
