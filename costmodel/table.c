@@ -221,10 +221,11 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
                          const struct sim_program *p)
 {
     size_t n = sim_program_count(p);
+    struct sim_instr buf;
     if (tb->agg != CM_AGG_MAX) {
         int64_t sum = 0;
         for (size_t i = 0; i < n; i++)
-            sum += cm_price(tb, t, sim_program_instr(p, i));
+            sum += cm_price(tb, t, sim_program_get(p, i, &buf));
         return sum;
     }
     /* groups by tag id (op and conversion tags share the program's string table) */
@@ -234,7 +235,7 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
         return -1;
     int64_t total = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct sim_instr *in = sim_program_instr(p, i);
+        const struct sim_instr *in = sim_program_get(p, i, &buf);
         int64_t pr = cm_price(tb, t, in);
         int32_t tag = in->op_tag >= 0 ? in->op_tag : in->conv_tag;
         if (tag < 0 || (size_t)tag >= ng) {

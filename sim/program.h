@@ -33,7 +33,11 @@ int sim_program_label(struct sim_program *p, uint32_t index, const char *label,
                       struct ls_error *err);
 
 size_t sim_program_count(const struct sim_program *p);
-const struct sim_instr *sim_program_instr(const struct sim_program *p, size_t i);
+/* Engine of instruction i, without decoding the rest. */
+enum ls_engine sim_program_engine(const struct sim_program *p, size_t i);
+/* Instruction i, decoded into *buf (the program keeps a compact form); returns buf. */
+const struct sim_instr *sim_program_get(const struct sim_program *p, size_t i,
+                                        struct sim_instr *buf);
 const uint32_t *sim_program_deps(const struct sim_program *p, size_t i, size_t *ndeps);
 /* The tag strings (ids as in op_tag / conv_tag). */
 const struct ls_intern *sim_program_strings(const struct sim_program *p);

@@ -485,7 +485,8 @@ static void write_operand(struct out *f, const char *key, const struct sim_opera
 
 static void write_instr(struct out *f, const struct sim_program *p, size_t i)
 {
-    const struct sim_instr *in = &p->ins.data[i];
+    struct sim_instr buf;
+    const struct sim_instr *in = sim_program_get(p, i, &buf);
     OUT_LIT(f, "i"); /* labels are renumbered i<N> so that references always resolve */
     out_u64(f, i);
     OUT_LIT(f, ": ");

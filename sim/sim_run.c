@@ -401,7 +401,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     }
     /* Counting sort of the instructions into their streams, keeping program order. */
     for (size_t i = 0; i < n; i++) {
-        streams[p->sid.data[i]].n++;
+        streams[p->ins.data[i].sid].n++;
         r.end[i] = NONE64;
     }
     size_t off = 0;
@@ -412,7 +412,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         streams[k].prev = UINT32_MAX;
     }
     for (size_t i = 0; i < n; i++) {
-        struct stream *s = &streams[p->sid.data[i]];
+        struct stream *s = &streams[p->ins.data[i].sid];
         s->idx[s->n++] = (uint32_t)i;
     }
     uint8_t active[NFIXED + SIM_MAX_QUEUES];
@@ -443,8 +443,10 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         }
         struct stream *s = &streams[active[best]];
         uint32_t i = s->idx[s->pos];
-        const struct sim_instr *in = &p->ins.data[i];
-        if ((rc = sim_check_instr(t, p, i, &cs, err)))
+        struct sim_instr ibuf;
+        const struct sim_instr *in = &ibuf;
+        sim_irec_get(p, i, &ibuf);
+        if ((rc = sim_check_instr(t, p, i, in, &cs, err)))
             break;
         struct trace_record rec;
         memset(&rec, 0, sizeof rec);
@@ -496,10 +498,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         s->prev = i;
         s->pos++;
         if (s->pos + 6 < s->n) { /* streams are sequential: fetch ahead of the scheduler */
-            const char *nx = (const char *)&p->ins.data[s->idx[s->pos + 6]];
-            __builtin_prefetch(nx);
-            __builtin_prefetch(nx + 64);
-            __builtin_prefetch(nx + 128);
+            __builtin_prefetch(&p->ins.data[s->idx[s->pos + 6]]);
         }
         if (s->pos == s->n)
             active[best] = active[--nactive];
