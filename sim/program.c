@@ -22,6 +22,7 @@ void sim_program_free(struct sim_program *p)
         return;
     LS_VEC_FREE(&p->ins);
     LS_VEC_FREE(&p->deps);
+    LS_VEC_FREE(&p->sid);
     LS_VEC_FREE(&p->shapes);
     free(p->shape_slots);
     LS_VEC_FREE(&p->lines);
@@ -119,7 +120,7 @@ static inline uint32_t shape_of(struct sim_program *p, uint8_t sid, int k,
 
 int sim_program_push(struct sim_program *p, const struct sim_instr *in)
 {
-    if (LS_VEC_RESERVE(&p->ins, p->ins.len + 1))
+    if (LS_VEC_RESERVE(&p->ins, p->ins.len + 1) || LS_VEC_RESERVE(&p->sid, p->ins.len + 1))
         return -1;
     struct sim_irec *r = &p->ins.data[p->ins.len];
     uint8_t sid = (uint8_t)(in->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
@@ -142,8 +143,8 @@ int sim_program_push(struct sim_program *p, const struct sim_instr *in)
     r->func = in->func;
     r->flags = in->flags;
     r->queue = (uint8_t)in->queue;
-    r->sid = sid;
-    p->ins.len++;
+    p->sid.data[p->ins.len++] = sid;
+    p->sid.len = p->ins.len;
     return 0;
 }
 

@@ -112,7 +112,7 @@ static size_t put_instr(const struct sim_program *p, uint32_t idx, struct progz_
 {
     struct sim_instr buf;
     const struct sim_instr *in = sim_program_get(p, idx, &buf);
-    struct progz_stream *st = &streams[p->ins.data[idx].sid];
+    struct progz_stream *st = &streams[p->sid.data[idx]];
     unsigned m0 = tag_mode(in->op_tag, st->op_tag), m1 = tag_mode(in->conv_tag, st->conv_tag);
     const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
     uint8_t *b = out;
@@ -551,7 +551,8 @@ static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
     uint64_t total = trace_get_u32le(e) == TRACE_END_MARK ? trace_get_u64le(e + 16) : 0;
     if (total > 8 * (uint64_t)len)
         total = 8 * (uint64_t)len;
-    if (LS_VEC_RESERVE_EXACT(&p->ins, total) || LS_VEC_RESERVE_EXACT(&p->deps, 2 * total))
+    if (LS_VEC_RESERVE_EXACT(&p->ins, total) || LS_VEC_RESERVE_EXACT(&p->sid, total) ||
+        LS_VEC_RESERVE_EXACT(&p->deps, 2 * total))
         return -1;
     huge_pages(p->ins.data, total * sizeof *p->ins.data);
     return 0;

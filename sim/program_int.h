@@ -25,12 +25,14 @@ struct sim_irec {
     int32_t op_tag, conv_tag;
     uint32_t deps_off;
     uint16_t ndeps;
-    uint8_t engine, opcode, func, flags, queue, sid;
+    uint8_t engine, opcode, func, flags, queue;
 };
 
 struct sim_program {
     LS_VEC(struct sim_irec) ins;
     LS_VEC(uint32_t) deps;
+    LS_VEC(uint8_t) sid;          /* stream per instruction: engine, or 4 + DMA queue (apart:
+                                   * the simulator sorts by it, a byte per instruction) */
     LS_VEC(struct sim_operand) shapes; /* addr 0, unused dims 0 */
     uint32_t *shape_slots;        /* open addressing: shape id + 1, 0 = empty */
     size_t shape_cap;             /* slots, a power of two */
