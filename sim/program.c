@@ -120,15 +120,21 @@ static inline uint32_t shape_of(struct sim_program *p, uint8_t sid, int k,
 
 int sim_program_push(struct sim_program *p, const struct sim_instr *in)
 {
+    const struct sim_operand *const ops[3] = {&in->dst, &in->src, &in->src2};
+    return sim_program_push_ops(p, in, ops);
+}
+
+int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
+                         const struct sim_operand *const ops[3])
+{
     if (LS_VEC_RESERVE(&p->ins, p->ins.len + 1) || LS_VEC_RESERVE(&p->sid, p->ins.len + 1))
         return -1;
     struct sim_irec *r = &p->ins.data[p->ins.len];
     uint8_t sid = (uint8_t)(in->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
-    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
     for (int k = 0; k < 3; k++) {
         r->shape[k] = 0;
         r->addr[k] = 0;
-        if (ops[k]->mem == LS_MEM_NONE)
+        if (!ops[k] || ops[k]->mem == LS_MEM_NONE)
             continue;
         if (!(r->shape[k] = shape_of(p, sid, k, ops[k])))
             return -1;

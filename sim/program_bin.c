@@ -303,13 +303,14 @@ static const char *get_operand_v1(struct rd *r, struct sim_operand *o)
     return NULL;
 }
 
-/* Version 2: the fields the mask names, over the stream's previous operand in the slot. */
-static const char *get_operand_v2(struct rd *r, struct sim_operand *o, struct sim_operand *prev)
+/* Version 2: the fields the mask names, over the stream's previous operand in the slot,
+ * *o, which is updated in place (copying it whole after narrow stores stalled on store
+ * forwarding). */
+static const char *get_operand_v2(struct rd *r, struct sim_operand *o)
 {
     uint8_t mask = rd_byte(r);
     if (mask & ~F_ALL)
         return "operand: bad field mask";
-    *o = *prev;
     if (mask & F_KIND) {
         uint8_t b = rd_byte(r);
         o->mem = b & 3;
@@ -327,21 +328,20 @@ static const char *get_operand_v2(struct rd *r, struct sim_operand *o, struct si
         return msg;
     o->part_start = (uint32_t)ps;
     o->nparts = (uint32_t)np;
+    if (!(mask & (F_DIMS | F_KIND)))
+        return NULL; /* the pattern is the slot's previous one, already checked */
     for (int d = 0; d < SIM_AP_MAX_DIMS; d++) {
         if (d >= o->ndim) {
             o->size[d] = 0;
             o->stride[d] = 0;
         } else if (mask & F_DIMS) {
             uint64_t sz = rd_u(r);
-            o->size[d] = (uint32_t)sz;
+            o->size[d] = sz > UINT32_MAX ? 0 : (uint32_t)sz;
             o->stride[d] = rd_i32(r);
-            if (sz > UINT32_MAX)
-                o->size[d] = 0;
         }
         if (d < o->ndim && o->size[d] == 0)
             return "operand: bad dim size";
     }
-    *prev = *o;
     return NULL;
 }
 
@@ -370,16 +370,18 @@ static const char *get_tags(struct rd *r, int version, uint8_t b1, uint8_t ops,
     return NULL;
 }
 
-/* Decode instruction idx into *in and its dependencies into p->deps. */
+/* Decode instruction idx into *in (all but the operands), its operands into ops (NULL =
+ * absent; version 1: in's own, version 2: the stream state's) and its dependencies into
+ * p->deps. */
 static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim_instr *in,
-                             struct sim_program *p, struct progz_stream *streams)
+                             const struct sim_operand *opv[3], struct sim_program *p,
+                             struct progz_stream *streams)
 {
     uint8_t b0 = rd_byte(r), b1 = rd_byte(r), ops = rd_byte(r);
     enum ls_engine e = (enum ls_engine)(b0 & 7);
     enum sim_opcode op = (enum sim_opcode)(b0 >> 3);
     if (e >= LS_ENGINE_COUNT || op >= SIM_OP_COUNT || !sim_opcode_on_engine(op, e))
         return "bad engine or opcode";
-    memset(in, 0, sizeof *in); /* sim_instr_init, without the copy */
     in->engine = (uint8_t)e;
     in->opcode = (uint8_t)op;
     in->func = b1 & 15;
@@ -403,9 +405,16 @@ static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim
     struct progz_stream *st = &streams[e == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + q : (uint64_t)e];
     const char *msg = get_tags(r, version, b1, ops, st, p, in);
     struct sim_operand *slot[3] = {&in->dst, &in->src, &in->src2};
-    for (int k = 0; k < 3 && !msg; k++)
-        if (ops >> k & 1)
-            msg = version == 1 ? get_operand_v1(r, slot[k]) : get_operand_v2(r, slot[k], &st->op[k]);
+    for (int k = 0; k < 3; k++) {
+        opv[k] = NULL;
+        if (msg || !(ops >> k & 1))
+            continue;
+        if (version == 1)
+            msg = get_operand_v1(r, slot[k]);
+        else
+            msg = get_operand_v2(r, slot[k] = &st->op[k]);
+        opv[k] = slot[k];
+    }
     if (msg)
         return msg;
     if (r->bad)
@@ -470,13 +479,14 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
         if (idx >= UINT32_MAX - 1)
             return ls_error_set(err, LS_ERR_LIMIT, b->file, 0, 0, "too many instructions");
         struct sim_instr in;
-        if ((msg = get_instr(&r, b->version, (uint32_t)idx, &in, p, b->streams))) {
+        const struct sim_operand *ops[3];
+        if ((msg = get_instr(&r, b->version, (uint32_t)idx, &in, ops, p, b->streams))) {
             char m[200];
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
                      b->nblocks, idx, at, msg);
             return bad(b, err, b->off, m);
         }
-        if (sim_program_push(p, &in))
+        if (sim_program_push_ops(p, &in, ops))
             return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
     if (r.p != r.end)

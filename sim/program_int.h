@@ -49,6 +49,10 @@ struct sim_program {
 /* Append *in whose ndeps dependencies are already at p->deps[in->deps_off...] (checked by
  * the caller); engine and queue must be in range. 0, or -1 out of memory. */
 int sim_program_push(struct sim_program *p, const struct sim_instr *in);
+/* The same with the operands given apart (NULL = absent; in's are ignored): the binary
+ * reader's live in its per-stream state and are not copied. */
+int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
+                         const struct sim_operand *const ops[3]);
 
 /* Operand k (0 dst, 1 src, 2 src2) of record r into *o. */
 static inline void sim_irec_operand(const struct sim_program *p, const struct sim_irec *r, int k,
