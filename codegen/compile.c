@@ -83,10 +83,10 @@ static int cc_wrote(void *ctx, int32_t t, int pax, int64_t h)
 {
     struct cc *c = ctx;
     struct buf *b = bufof(c, t, pax);
-    int eng = sim_program_instr(c->p, (size_t)h)->engine;
+    enum ls_engine eng = sim_program_engine(c->p, (size_t)h);
     if (eng != LS_ENGINE_DMA)
         for (size_t i = 0; i < b->writers.len; i++)
-            if (sim_program_instr(c->p, (size_t)b->writers.data[i])->engine == eng) {
+            if (sim_program_engine(c->p, (size_t)b->writers.data[i]) == eng) {
                 b->writers.data[i] = h;
                 return 0;
             }

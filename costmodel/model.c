@@ -141,19 +141,21 @@ struct psink {
     const struct cm_model *m;
     struct cm_agg agg;
     int64_t count;
+    struct cm_pricer pr; /* set by psink_init */
 };
 
 static int64_t p_emit(void *ctx, const struct sim_instr *in, const int64_t *deps, size_t nd,
                       struct ls_error *err)
 {
     struct psink *p = ctx;
-    cm_agg_add(&p->agg, in->engine, cm_price(&p->m->tb, &p->m->t, in));
+    cm_agg_add(&p->agg, in->engine, cm_pricer_price(&p->pr, in));
     return p->count++;
 }
 
 static void psink_init(struct cg_sink *s, struct psink *p, const struct cm_model *m)
 {
     memset(s, 0, sizeof *s);
+    cm_pricer_init(&p->pr, &m->tb, &m->t);
     s->ctx = p;
     s->emit = p_emit;
     s->op_tag = s->conv_tag = -1;
@@ -176,7 +178,7 @@ static int crossed(struct cm_model *m, int code, struct ls_error *err, const cha
 static int conv_method_cost(struct cm_model *m, int32_t t, int from, int to,
                             enum cg_conv_method meth, int64_t *cost, struct ls_error *err)
 {
-    struct psink p = {m, {{0}, 0, 0}, 0};
+    struct psink p = {.m = m};
     struct cg_sink s;
     psink_init(&s, &p, m);
     int rc = cg_lower_conversion(m->g, &m->t, &m->o, t, from, to, meth, &s, err);
@@ -267,7 +269,7 @@ int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
     if (!s)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     if (!found) {
-        struct psink p = {m, {{0}, 0, 0}, 0};
+        struct psink p = {.m = m};
         struct cg_sink sk;
         psink_init(&sk, &p, m);
         struct ls_error e2 = {0};

@@ -117,8 +117,21 @@ static uint64_t chunks(const struct sim_operand *o)
 
 /* The price split: entry index, latency and throughput parts in the engine's unit (engine
  * cycles; ns for DMA), and the factor to base-clock cycles. */
+/* cm_table_find, memoized in pr when there is one. */
+static int find(const struct cm_table *tb, struct cm_pricer *pr, int op, int dt, int mem)
+{
+    if (!pr || op < 0 || op >= SIM_OP_COUNT || dt < 0 || dt >= LS_DT_COUNT || mem < 0 ||
+        mem >= LS_MEM_COUNT || tb->n > INT16_MAX - 2)
+        return cm_table_find(tb, op, dt, mem);
+    int16_t *k = &pr->k[op][dt][mem];
+    if (!*k)
+        *k = (int16_t)(cm_table_find(tb, op, dt, mem) + 2);
+    return *k - 2;
+}
+
 static int price_core(const struct cm_table *tb, const struct sim_target *t,
-                      const struct sim_instr *in, double *fixed, double *var, double *to_base)
+                      const struct sim_instr *in, struct cm_pricer *memo, double *fixed,
+                      double *var, double *to_base)
 {
     enum sim_opcode op = (enum sim_opcode)in->opcode;
     const struct sim_operand *s = &in->src, *d = &in->dst;
@@ -126,7 +139,7 @@ static int price_core(const struct cm_table *tb, const struct sim_target *t,
     if (op == SIM_OP_TENSOR_TENSOR && (in->src2.mem == LS_MEM_PSUM))
         mem = LS_MEM_PSUM;
     int dt = s->mem != LS_MEM_NONE ? s->dtype : d->dtype;
-    int k = cm_table_find(tb, op, dt, mem);
+    int k = find(tb, memo, op, dt, mem);
     *fixed = *var = 0;
     *to_base = 1;
     if (k < 0)
@@ -163,11 +176,11 @@ static int price_core(const struct cm_table *tb, const struct sim_target *t,
     return k;
 }
 
-int64_t cm_price(const struct cm_table *tb, const struct sim_target *t,
-                 const struct sim_instr *in)
+static int64_t price(const struct cm_table *tb, const struct sim_target *t,
+                     const struct sim_instr *in, struct cm_pricer *memo)
 {
     double f, v, r;
-    if (price_core(tb, t, in, &f, &v, &r) < 0)
+    if (price_core(tb, t, in, memo, &f, &v, &r) < 0)
         return 0;
     /* the same operations, in the same order, as the documented formula */
     if (in->engine == LS_ENGINE_DMA)
@@ -177,11 +190,30 @@ int64_t cm_price(const struct cm_table *tb, const struct sim_target *t,
     return half_up((f + v) * t->base_mhz / (double)(mhz ? mhz : t->base_mhz));
 }
 
+int64_t cm_price(const struct cm_table *tb, const struct sim_target *t,
+                 const struct sim_instr *in)
+{
+    return price(tb, t, in, NULL);
+}
+
+void cm_pricer_init(struct cm_pricer *pr, const struct cm_table *tb,
+                    const struct sim_target *t)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->tb = tb;
+    pr->t = t;
+}
+
+int64_t cm_pricer_price(struct cm_pricer *pr, const struct sim_instr *in)
+{
+    return price(pr->tb, pr->t, in, pr);
+}
+
 void cm_price_parts(const struct cm_table *tb, const struct sim_target *t,
                     const struct sim_instr *in, struct cm_parts *out)
 {
     double f, v, r;
-    out->entry = (int16_t)price_core(tb, t, in, &f, &v, &r);
+    out->entry = (int16_t)price_core(tb, t, in, NULL, &f, &v, &r);
     out->engine = in->engine;
     out->fixed = (float)(f * r);
     out->var = (float)(v * r);
@@ -221,10 +253,13 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
                          const struct sim_program *p)
 {
     size_t n = sim_program_count(p);
+    struct sim_instr buf;
+    struct cm_pricer memo;
+    cm_pricer_init(&memo, tb, t);
     if (tb->agg != CM_AGG_MAX) {
         int64_t sum = 0;
         for (size_t i = 0; i < n; i++)
-            sum += cm_price(tb, t, sim_program_instr(p, i));
+            sum += price(tb, t, sim_program_get(p, i, &buf), &memo);
         return sum;
     }
     /* groups by tag id (op and conversion tags share the program's string table) */
@@ -234,8 +269,8 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
         return -1;
     int64_t total = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct sim_instr *in = sim_program_instr(p, i);
-        int64_t pr = cm_price(tb, t, in);
+        const struct sim_instr *in = sim_program_get(p, i, &buf);
+        int64_t pr = price(tb, t, in, &memo);
         int32_t tag = in->op_tag >= 0 ? in->op_tag : in->conv_tag;
         if (tag < 0 || (size_t)tag >= ng) {
             struct cm_agg one = {{0}, 0, 0};

@@ -55,7 +55,9 @@ static const char *const func_names[SIM_FN_COUNT] = {
 static int match(const char *const *names, int count, const char *s, size_t n)
 {
     for (int i = 0; i < count; i++)
-        if (names[i] && strlen(names[i]) == n && memcmp(names[i], s, n) == 0)
+        /* first byte first: no strlen of every name for every token */
+        if (names[i] && n && names[i][0] == s[0] && strnlen(names[i], n + 1) == n &&
+            !memcmp(names[i], s, n))
             return i;
     return -1;
 }
@@ -112,7 +114,7 @@ int sim_engine_parse(const char *s, size_t n, enum ls_engine *out)
 {
     for (int e = 0; e < LS_ENGINE_COUNT; e++) {
         const char *nm = ls_engine_name((enum ls_engine)e);
-        if (strlen(nm) == n && memcmp(nm, s, n) == 0) {
+        if (n && nm[0] == s[0] && strnlen(nm, n + 1) == n && !memcmp(nm, s, n)) {
             *out = (enum ls_engine)e;
             return 0;
         }

@@ -23,6 +23,8 @@ void sim_program_free(struct sim_program *p)
     LS_VEC_FREE(&p->ins);
     LS_VEC_FREE(&p->deps);
     LS_VEC_FREE(&p->sid);
+    LS_VEC_FREE(&p->shapes);
+    free(p->shape_slots);
     LS_VEC_FREE(&p->lines);
     LS_VEC_FREE(&p->labels);
     LS_VEC_FREE(&p->label_index);
@@ -31,6 +33,128 @@ void sim_program_free(struct sim_program *p)
     free(p->file);
     free(p);
 }
+
+/* ---- operand shapes ------------------------------------------------------------------ */
+
+/* 1 when o has shape s. Field by field: comparing o's bytes with a shape copy just built
+ * field by field stalled on store forwarding (a third of loading). */
+static inline int has_shape(const struct sim_operand *s, const struct sim_operand *o)
+{
+    if (s->mem != o->mem || s->dtype != o->dtype || s->ndim != o->ndim ||
+        s->part_start != o->part_start || s->nparts != o->nparts || s->pstride != o->pstride)
+        return 0;
+    for (int d = 0; d < o->ndim && d < SIM_AP_MAX_DIMS; d++)
+        if (s->size[d] != o->size[d] || s->stride[d] != o->stride[d])
+            return 0;
+    return 1;
+}
+
+/* Hash of o's shape (its fields but the address), from the fields themselves. */
+static inline uint64_t shape_hash(const struct sim_operand *o)
+{
+    uint64_t h = (uint64_t)o->mem | (uint64_t)o->dtype << 8 | (uint64_t)o->ndim << 16 |
+                 (uint64_t)o->part_start << 32;
+    h = (h ^ ((uint64_t)o->nparts << 32 | (uint32_t)o->pstride)) * 0xff51afd7ed558ccdull;
+    for (int d = 0; d < o->ndim && d < SIM_AP_MAX_DIMS; d++)
+        h = (h ^ ((uint64_t)o->size[d] << 32 | (uint32_t)o->stride[d])) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ h >> 29;
+}
+
+static int shapes_grow(struct sim_program *p)
+{
+    size_t cap = p->shape_cap ? 2 * p->shape_cap : 256;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t id = 0; id < p->shapes.len; id++) {
+        size_t k = shape_hash(&p->shapes.data[id]) & (cap - 1);
+        while (slots[k])
+            k = (k + 1) & (cap - 1);
+        slots[k] = (uint32_t)id + 1;
+    }
+    free(p->shape_slots);
+    p->shape_slots = slots;
+    p->shape_cap = cap;
+    return 0;
+}
+
+/* Id + 1 of o's shape, added when new (address and unused dims 0); 0 out of memory. */
+static uint32_t shape_intern(struct sim_program *p, const struct sim_operand *o)
+{
+    if (2 * (p->shapes.len + 1) > p->shape_cap && shapes_grow(p))
+        return 0;
+    size_t k = shape_hash(o) & (p->shape_cap - 1);
+    for (; p->shape_slots[k]; k = (k + 1) & (p->shape_cap - 1))
+        if (has_shape(&p->shapes.data[p->shape_slots[k] - 1], o))
+            return p->shape_slots[k];
+    if (p->shapes.len >= UINT32_MAX - 1 || LS_VEC_RESERVE(&p->shapes, p->shapes.len + 1))
+        return 0;
+    struct sim_operand *s = &p->shapes.data[p->shapes.len++];
+    memset(s, 0, sizeof *s);
+    s->mem = o->mem;
+    s->dtype = o->dtype;
+    s->ndim = o->ndim;
+    s->part_start = o->part_start;
+    s->nparts = o->nparts;
+    s->pstride = o->pstride;
+    for (int d = 0; d < o->ndim && d < SIM_AP_MAX_DIMS; d++) {
+        s->size[d] = o->size[d];
+        s->stride[d] = o->stride[d];
+    }
+    return p->shape_slots[k] = (uint32_t)p->shapes.len;
+}
+
+/* Shape id + 1 of operand o in slot k of stream sid: the slot's last shape when it is the
+ * same (consecutive instructions of a stream mostly differ in addresses), else interned. */
+static inline uint32_t shape_of(struct sim_program *p, uint8_t sid, int k,
+                                const struct sim_operand *o)
+{
+    uint32_t *last = &p->last_shape[sid][k];
+    if (*last && has_shape(&p->shapes.data[*last - 1], o))
+        return *last;
+    uint32_t id = shape_intern(p, o);
+    if (id)
+        *last = id;
+    return id;
+}
+
+int sim_program_push(struct sim_program *p, const struct sim_instr *in)
+{
+    const struct sim_operand *const ops[3] = {&in->dst, &in->src, &in->src2};
+    return sim_program_push_ops(p, in, ops);
+}
+
+int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
+                         const struct sim_operand *const ops[3])
+{
+    if (LS_VEC_RESERVE(&p->ins, p->ins.len + 1) || LS_VEC_RESERVE(&p->sid, p->ins.len + 1))
+        return -1;
+    struct sim_irec *r = &p->ins.data[p->ins.len];
+    uint8_t sid = (uint8_t)(in->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
+    for (int k = 0; k < 3; k++) {
+        r->shape[k] = 0;
+        r->addr[k] = 0;
+        if (!ops[k] || ops[k]->mem == LS_MEM_NONE)
+            continue;
+        if (!(r->shape[k] = shape_of(p, sid, k, ops[k])))
+            return -1;
+        r->addr[k] = ops[k]->addr;
+    }
+    r->op_tag = in->op_tag;
+    r->conv_tag = in->conv_tag;
+    r->deps_off = in->deps_off;
+    r->ndeps = in->ndeps;
+    r->engine = in->engine;
+    r->opcode = in->opcode;
+    r->func = in->func;
+    r->flags = in->flags;
+    r->queue = (uint8_t)in->queue;
+    p->sid.data[p->ins.len++] = sid;
+    p->sid.len = p->ins.len;
+    return 0;
+}
+
+/* ---- building -------------------------------------------------------------------------- */
 
 int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const uint32_t *deps,
                         size_t ndeps, struct ls_error *err)
@@ -48,20 +172,18 @@ int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const
                                 idx, deps[i]), -1;
     if (in->engine >= LS_ENGINE_COUNT || in->queue >= SIM_MAX_QUEUES)
         return ls_error_msg(err, LS_ERR_INPUT, "instruction %zu: bad engine or DMA queue", idx), -1;
-    if (LS_VEC_RESERVE(&p->ins, idx + 1) || LS_VEC_RESERVE(&p->deps, p->deps.len + ndeps) ||
-        LS_VEC_RESERVE(&p->sid, idx + 1))
+    if (p->deps.len + ndeps > UINT32_MAX)
+        return ls_error_msg(err, LS_ERR_LIMIT, "program has too many dependencies"), -1;
+    if (LS_VEC_RESERVE(&p->deps, p->deps.len + ndeps))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
     struct sim_instr c = *in;
     c.ndeps = (uint16_t)ndeps;
     c.deps_off = (uint32_t)p->deps.len;
-    if (p->deps.len + ndeps > UINT32_MAX)
-        return ls_error_msg(err, LS_ERR_LIMIT, "program has too many dependencies"), -1;
     if (ndeps)
         memcpy(p->deps.data + p->deps.len, deps, ndeps * sizeof *deps);
+    if (sim_program_push(p, &c))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
     p->deps.len += ndeps;
-    p->ins.data[p->ins.len++] = c;
-    p->sid.data[p->sid.len++] =
-        (uint8_t)(in->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
     return (int64_t)idx;
 }
 
@@ -143,16 +265,23 @@ size_t sim_program_count(const struct sim_program *p)
     return p->ins.len;
 }
 
-const struct sim_instr *sim_program_instr(const struct sim_program *p, size_t i)
+const struct sim_instr *sim_program_get(const struct sim_program *p, size_t i,
+                                        struct sim_instr *buf)
 {
-    return &p->ins.data[i];
+    sim_irec_get(p, i, buf);
+    return buf;
+}
+
+enum ls_engine sim_program_engine(const struct sim_program *p, size_t i)
+{
+    return (enum ls_engine)p->ins.data[i].engine;
 }
 
 const uint32_t *sim_program_deps(const struct sim_program *p, size_t i, size_t *ndeps)
 {
-    const struct sim_instr *in = &p->ins.data[i];
-    *ndeps = in->ndeps;
-    return p->deps.data ? p->deps.data + in->deps_off : NULL;
+    const struct sim_irec *r = &p->ins.data[i];
+    *ndeps = r->ndeps;
+    return p->deps.data ? p->deps.data + r->deps_off : NULL;
 }
 
 const struct ls_intern *sim_program_strings(const struct sim_program *p)
@@ -179,7 +308,7 @@ const char *sim_program_label_of(const struct sim_program *p, size_t i)
 
 const char *sim_program_where(const struct sim_program *p, size_t i, char *buf, size_t n)
 {
-    const struct sim_instr *in = &p->ins.data[i];
+    const struct sim_irec *in = &p->ins.data[i];
     char num[24];
     const char *label = sim_program_label_of(p, i);
     if (i < p->labels.len && p->labels.data[i] == SIM_LABEL_NUMBERED)

@@ -33,7 +33,11 @@ int sim_program_label(struct sim_program *p, uint32_t index, const char *label,
                       struct ls_error *err);
 
 size_t sim_program_count(const struct sim_program *p);
-const struct sim_instr *sim_program_instr(const struct sim_program *p, size_t i);
+/* Engine of instruction i, without decoding the rest. */
+enum ls_engine sim_program_engine(const struct sim_program *p, size_t i);
+/* Instruction i, decoded into *buf (the program keeps a compact form); returns buf. */
+const struct sim_instr *sim_program_get(const struct sim_program *p, size_t i,
+                                        struct sim_instr *buf);
 const uint32_t *sim_program_deps(const struct sim_program *p, size_t i, size_t *ndeps);
 /* The tag strings (ids as in op_tag / conv_tag). */
 const struct ls_intern *sim_program_strings(const struct sim_program *p);
@@ -59,7 +63,7 @@ int sim_program_write(const struct sim_program *p, FILE *f);
  * (the text writer renumbers them i<N> too); tags are. sim_program_parse and
  * sim_program_load recognise it by its magic and read either form. */
 #define SIM_PROGZ_MAGIC "LSPROGZ\x1a"
-#define SIM_PROGZ_VERSION 1
+#define SIM_PROGZ_VERSION 2 /* written; 1 is still read */
 int sim_program_write_binary(const struct sim_program *p, FILE *f);
 int sim_program_is_binary(const void *data, size_t len);
 int sim_program_parse_binary(struct sim_program **out, const char *file, const void *data,

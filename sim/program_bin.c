@@ -14,51 +14,126 @@
 
 #define PROGZ_HEADER_LEN 16
 #define PROGZ_BLOCK_TARGET (256u << 10)
+#ifndef PROGZ_LEVEL
+#define PROGZ_LEVEL 1
+#endif
 #define PROGZ_INSTR_MAX (16 + 5 * 3 + 3 * (3 + 4 * 10 + 2 * 10 * SIM_AP_MAX_DIMS))
 
 /* ---- encoding ------------------------------------------------------------------------- */
 
-enum { HAS_OP_TAG = 1 << 6, HAS_CONV_TAG = 1 << 7 };
+/* Version 2 codes each operand against the same slot of the previous instruction of its
+ * stream (engine, or DMA queue): consecutive instructions of a stream differ mostly in
+ * addresses, so an operand is a field mask and an address delta, ~13 raw bytes per
+ * instruction instead of ~29. Smaller payloads are what makes reading fast (inflating
+ * and decoding were two thirds of loading). The state restarts at every block. */
+#define PROGZ_STREAMS (SIM_STREAM_DMA0 + SIM_MAX_QUEUES)
 
-static uint8_t *put_operand(uint8_t *b, const struct sim_operand *o)
+enum { TAG_NONE, TAG_SAME, TAG_ID };
+enum {
+    F_KIND = 1 << 0,   /* byte mem | ndim << 2, byte dtype */
+    F_PSTART = 1 << 1, /* varint first partition */
+    F_NPARTS = 1 << 2, /* varint partitions */
+    F_PSTRIDE = 1 << 3, /* varint zigzag row stride */
+    F_ADDR = 1 << 4,   /* varint zigzag(address - previous address), modulo 2^64 */
+    F_DIMS = 1 << 5,   /* per dim varint size, varint zigzag stride */
+    F_ALL = (1 << 6) - 1
+};
+
+/* What a stream's previous instructions left: the operand last seen in each slot and the
+ * tags of the last instruction. */
+struct progz_stream {
+    struct sim_operand op[3];
+    int32_t op_tag, conv_tag;
+};
+
+static void streams_reset(struct progz_stream *st)
 {
-    /* ndim 0 is written as the 1/1 pattern it means, as the text writer does */
-    int nd = o->ndim ? o->ndim : 1;
-    *b++ = (uint8_t)(o->mem | nd << 2);
-    *b++ = o->dtype;
-    b += trace_put_varint(b, o->part_start);
-    b += trace_put_varint(b, o->nparts);
-    b += trace_put_varint(b, trace_zigzag(o->pstride));
-    b += trace_put_varint(b, o->addr);
-    for (int d = 0; d < nd; d++) {
-        b += trace_put_varint(b, o->ndim ? o->size[d] : 1);
-        b += trace_put_varint(b, trace_zigzag(o->ndim ? o->stride[d] : 1));
+    memset(st, 0, PROGZ_STREAMS * sizeof *st);
+    for (int s = 0; s < PROGZ_STREAMS; s++)
+        st[s].op_tag = st[s].conv_tag = -1;
+}
+
+/* o as the format stores it: ndim 0 is the 1/1 pattern it means (as the text writer
+ * writes it), dims past ndim are zero. */
+static struct sim_operand normalized(const struct sim_operand *o)
+{
+    struct sim_operand n;
+    memset(&n, 0, sizeof n);
+    n.mem = o->mem;
+    n.dtype = o->dtype;
+    n.part_start = o->part_start;
+    n.nparts = o->nparts;
+    n.pstride = o->pstride;
+    n.addr = o->addr;
+    n.ndim = o->ndim ? o->ndim : 1;
+    for (int d = 0; d < n.ndim; d++) {
+        n.size[d] = o->ndim ? o->size[d] : 1;
+        n.stride[d] = o->ndim ? o->stride[d] : 1;
     }
+    return n;
+}
+
+static uint8_t *put_operand(uint8_t *b, const struct sim_operand *o, struct sim_operand *prev)
+{
+    struct sim_operand n = normalized(o);
+    uint8_t *mask = b++;
+    *mask = 0;
+    if (n.mem != prev->mem || n.ndim != prev->ndim || n.dtype != prev->dtype) {
+        *mask |= F_KIND;
+        *b++ = (uint8_t)(n.mem | n.ndim << 2);
+        *b++ = n.dtype;
+    }
+    if (n.part_start != prev->part_start)
+        *mask |= F_PSTART, b += trace_put_varint(b, n.part_start);
+    if (n.nparts != prev->nparts)
+        *mask |= F_NPARTS, b += trace_put_varint(b, n.nparts);
+    if (n.pstride != prev->pstride)
+        *mask |= F_PSTRIDE, b += trace_put_varint(b, trace_zigzag(n.pstride));
+    if (n.addr != prev->addr)
+        *mask |= F_ADDR, b += trace_put_varint(b, trace_zigzag((int64_t)(n.addr - prev->addr)));
+    if (memcmp(n.size, prev->size, sizeof n.size) || memcmp(n.stride, prev->stride, sizeof n.stride)) {
+        *mask |= F_DIMS;
+        for (int d = 0; d < n.ndim; d++) {
+            b += trace_put_varint(b, n.size[d]);
+            b += trace_put_varint(b, trace_zigzag(n.stride[d]));
+        }
+    }
+    *prev = n;
     return b;
 }
 
-static size_t put_instr(const struct sim_program *p, uint32_t idx, uint8_t *out)
+static unsigned tag_mode(int32_t tag, int32_t prev)
 {
-    const struct sim_instr *in = &p->ins.data[idx];
+    return tag < 0 ? TAG_NONE : tag == prev ? TAG_SAME : TAG_ID;
+}
+
+static size_t put_instr(const struct sim_program *p, uint32_t idx, struct progz_stream *streams,
+                        uint8_t *out)
+{
+    struct sim_instr buf;
+    const struct sim_instr *in = sim_program_get(p, idx, &buf);
+    struct progz_stream *st = &streams[p->sid.data[idx]];
+    unsigned m0 = tag_mode(in->op_tag, st->op_tag), m1 = tag_mode(in->conv_tag, st->conv_tag);
+    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
     uint8_t *b = out;
     *b++ = (uint8_t)(in->engine | in->opcode << 3);
-    *b++ = (uint8_t)(in->func | (in->flags & 3) << 4 | (in->op_tag >= 0 ? HAS_OP_TAG : 0) |
-                     (in->conv_tag >= 0 ? HAS_CONV_TAG : 0));
-    *b++ = (uint8_t)((in->dst.mem != LS_MEM_NONE) | (in->src.mem != LS_MEM_NONE) << 1 |
-                     (in->src2.mem != LS_MEM_NONE) << 2);
+    *b++ = (uint8_t)(in->func | (in->flags & 3) << 4);
+    *b++ = (uint8_t)((ops[0]->mem != LS_MEM_NONE) | (ops[1]->mem != LS_MEM_NONE) << 1 |
+                     (ops[2]->mem != LS_MEM_NONE) << 2 | m0 << 3 | m1 << 5);
     if (in->engine == LS_ENGINE_DMA)
         b += trace_put_varint(b, in->queue);
     b += trace_put_varint(b, in->ndeps);
     for (uint32_t d = 0; d < in->ndeps; d++) /* backwards distance: small, >= 1 */
         b += trace_put_varint(b, idx - p->deps.data[in->deps_off + d]);
-    if (in->op_tag >= 0)
+    if (m0 == TAG_ID)
         b += trace_put_varint(b, (uint64_t)in->op_tag);
-    if (in->conv_tag >= 0)
+    if (m1 == TAG_ID)
         b += trace_put_varint(b, (uint64_t)in->conv_tag);
-    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
+    st->op_tag = in->op_tag;
+    st->conv_tag = in->conv_tag;
     for (int k = 0; k < 3; k++)
         if (ops[k]->mem != LS_MEM_NONE)
-            b = put_operand(b, ops[k]);
+            b = put_operand(b, ops[k], &st->op[k]);
     return (size_t)(b - out);
 }
 
@@ -69,6 +144,7 @@ struct bin_writer {
     uint8_t *comp;
     size_t comp_cap;
     uint32_t nstr_written, block_n, nblocks;
+    struct progz_stream streams[PROGZ_STREAMS];
 };
 
 /* Queue the definitions of tag strings up to id (ids are dense, defined in order). */
@@ -98,6 +174,7 @@ static int flush(struct bin_writer *w, uint32_t nstr_before)
         return -1;
     w->strs.len = w->recs.len = 0;
     w->block_n = 0;
+    streams_reset(w->streams);
     w->nblocks++;
     return 0;
 }
@@ -106,12 +183,12 @@ static int write_blocks(const struct sim_program *p, struct bin_writer *w)
 {
     uint32_t nstr_before = 0;
     for (size_t i = 0; i < p->ins.len; i++) {
-        const struct sim_instr *in = &p->ins.data[i];
+        const struct sim_irec *in = &p->ins.data[i];
         int32_t top = in->op_tag > in->conv_tag ? in->op_tag : in->conv_tag;
         if (define_strings(w, &p->strs, top) ||
             LS_VEC_RESERVE(&w->recs, w->recs.len + PROGZ_INSTR_MAX + 5u * in->ndeps))
             return -1;
-        w->recs.len += put_instr(p, (uint32_t)i, w->recs.data + w->recs.len);
+        w->recs.len += put_instr(p, (uint32_t)i, w->streams, w->recs.data + w->recs.len);
         w->block_n++;
         if (w->recs.len + w->strs.len >= PROGZ_BLOCK_TARGET) {
             if (flush(w, nstr_before))
@@ -133,15 +210,21 @@ int sim_program_write_binary(const struct sim_program *p, FILE *f)
     trace_put_u32le(h + 8, SIM_PROGZ_VERSION);
     if (fwrite(h, 1, sizeof h, f) != sizeof h)
         return LS_ERR_IO;
-    struct bin_writer w = {.f = f};
-    if (deflateInit(&w.zs, 1) != Z_OK) /* level 1: as fast as the text writer, ~10 B/instr */
+    struct bin_writer *w = calloc(1, sizeof *w);
+    if (!w)
         return LS_ERR_NOMEM;
-    int rc = write_blocks(p, &w);
-    deflateEnd(&w.zs);
-    free(w.strs.data);
-    free(w.recs.data);
-    free(w.comp);
-    return rc || ferror(f) ? LS_ERR_IO : 0;
+    w->f = f;
+    streams_reset(w->streams);
+    int rc = LS_ERR_NOMEM;
+    if (deflateInit(&w->zs, PROGZ_LEVEL) == Z_OK) {
+        rc = write_blocks(p, w) || ferror(f) ? LS_ERR_IO : 0;
+        deflateEnd(&w->zs);
+    }
+    free(w->strs.data);
+    free(w->recs.data);
+    free(w->comp);
+    free(w);
+    return rc;
 }
 
 /* ---- decoding ------------------------------------------------------------------------- */
@@ -181,8 +264,22 @@ static inline int32_t rd_i32(struct rd *r)
     return (int32_t)v;
 }
 
-/* The same operands the text parser accepts; NULL or what is wrong. */
-static const char *get_operand(struct rd *r, struct sim_operand *o)
+/* The same operands the text parser accepts; NULL or what is wrong. ps and np are the
+ * partition fields as read, before narrowing. */
+static const char *operand_ok(const struct sim_operand *o, uint64_t ps, uint64_t np)
+{
+    if (o->mem == LS_MEM_NONE || o->ndim < 1 || o->ndim > SIM_AP_MAX_DIMS)
+        return "operand: bad memory or dim count";
+    if (o->dtype >= LS_DT_COUNT)
+        return "operand: bad dtype";
+    if (np == 0 || np > UINT32_MAX || ps > UINT32_MAX - np ||
+        (o->mem == LS_MEM_HBM ? ps != 0 : o->pstride != 0))
+        return "operand: bad partitions";
+    return NULL;
+}
+
+/* Version 1: every field written out. */
+static const char *get_operand_v1(struct rd *r, struct sim_operand *o)
 {
     uint8_t b = rd_byte(r);
     o->mem = b & 3;
@@ -191,13 +288,9 @@ static const char *get_operand(struct rd *r, struct sim_operand *o)
     uint64_t ps = rd_u(r), np = rd_u(r);
     o->pstride = rd_i32(r);
     o->addr = rd_u(r);
-    if (o->mem == LS_MEM_NONE || o->ndim < 1 || o->ndim > SIM_AP_MAX_DIMS)
-        return "operand: bad memory or dim count";
-    if (o->dtype >= LS_DT_COUNT)
-        return "operand: bad dtype";
-    if (np == 0 || np > UINT32_MAX || ps > UINT32_MAX - np ||
-        (o->mem == LS_MEM_HBM ? ps != 0 : o->pstride != 0))
-        return "operand: bad partitions";
+    const char *msg = operand_ok(o, ps, np);
+    if (msg)
+        return msg;
     o->part_start = (uint32_t)ps;
     o->nparts = (uint32_t)np;
     for (int d = 0; d < o->ndim; d++) {
@@ -210,21 +303,90 @@ static const char *get_operand(struct rd *r, struct sim_operand *o)
     return NULL;
 }
 
-/* Decode instruction idx into *in and its dependencies into deps. */
-static const char *get_instr(struct rd *r, uint32_t idx, struct sim_instr *in,
-                             struct sim_program *p)
+/* Version 2: the fields the mask names, over the stream's previous operand in the slot,
+ * *o, which is updated in place (copying it whole after narrow stores stalled on store
+ * forwarding). */
+static const char *get_operand_v2(struct rd *r, struct sim_operand *o)
+{
+    uint8_t mask = rd_byte(r);
+    if (mask & ~F_ALL)
+        return "operand: bad field mask";
+    if (mask & F_KIND) {
+        uint8_t b = rd_byte(r);
+        o->mem = b & 3;
+        o->ndim = b >> 2;
+        o->dtype = rd_byte(r);
+    }
+    uint64_t ps = mask & F_PSTART ? rd_u(r) : o->part_start;
+    uint64_t np = mask & F_NPARTS ? rd_u(r) : o->nparts;
+    if (mask & F_PSTRIDE)
+        o->pstride = rd_i32(r);
+    if (mask & F_ADDR)
+        o->addr += (uint64_t)trace_unzigzag(rd_u(r));
+    const char *msg = operand_ok(o, ps, np);
+    if (msg)
+        return msg;
+    o->part_start = (uint32_t)ps;
+    o->nparts = (uint32_t)np;
+    if (!(mask & (F_DIMS | F_KIND)))
+        return NULL; /* the pattern is the slot's previous one, already checked */
+    for (int d = 0; d < SIM_AP_MAX_DIMS; d++) {
+        if (d >= o->ndim) {
+            o->size[d] = 0;
+            o->stride[d] = 0;
+        } else if (mask & F_DIMS) {
+            uint64_t sz = rd_u(r);
+            o->size[d] = sz > UINT32_MAX ? 0 : (uint32_t)sz;
+            o->stride[d] = rd_i32(r);
+        }
+        if (d < o->ndim && o->size[d] == 0)
+            return "operand: bad dim size";
+    }
+    return NULL;
+}
+
+/* The tags: version 1 flags them in b1, version 2 gives a mode for each in the operand
+ * byte (none, the stream's previous, an id). */
+static const char *get_tags(struct rd *r, int version, uint8_t b1, uint8_t ops,
+                            struct progz_stream *st, const struct sim_program *p,
+                            struct sim_instr *in)
+{
+    uint64_t t[2] = {UINT64_MAX, UINT64_MAX};
+    int32_t same[2] = {st->op_tag, st->conv_tag};
+    for (int k = 0; k < 2; k++) {
+        unsigned mode = version == 1 ? (b1 >> (6 + k) & 1 ? TAG_ID : TAG_NONE)
+                                     : (ops >> (3 + 2 * k) & 3u);
+        if (mode == TAG_SAME)
+            t[k] = same[k] < 0 ? UINT64_MAX : (uint64_t)same[k];
+        else if (mode == TAG_ID)
+            t[k] = rd_u(r);
+        else if (mode != TAG_NONE)
+            return "bad tag mode";
+        if (t[k] != UINT64_MAX && t[k] >= p->strs.count)
+            return "tag names no string defined so far";
+    }
+    in->op_tag = st->op_tag = t[0] == UINT64_MAX ? -1 : (int32_t)t[0];
+    in->conv_tag = st->conv_tag = t[1] == UINT64_MAX ? -1 : (int32_t)t[1];
+    return NULL;
+}
+
+/* Decode instruction idx into *in (all but the operands), its operands into ops (NULL =
+ * absent; version 1: in's own, version 2: the stream state's) and its dependencies into
+ * p->deps. */
+static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim_instr *in,
+                             const struct sim_operand *opv[3], struct sim_program *p,
+                             struct progz_stream *streams)
 {
     uint8_t b0 = rd_byte(r), b1 = rd_byte(r), ops = rd_byte(r);
     enum ls_engine e = (enum ls_engine)(b0 & 7);
     enum sim_opcode op = (enum sim_opcode)(b0 >> 3);
     if (e >= LS_ENGINE_COUNT || op >= SIM_OP_COUNT || !sim_opcode_on_engine(op, e))
         return "bad engine or opcode";
-    memset(in, 0, sizeof *in); /* sim_instr_init, without the copy */
     in->engine = (uint8_t)e;
     in->opcode = (uint8_t)op;
     in->func = b1 & 15;
     in->flags = (b1 >> 4) & 3;
-    if (in->func >= SIM_FN_COUNT || ops > 7)
+    if (in->func >= SIM_FN_COUNT || (version == 1 ? ops > 7 : (b1 & 0xc0) || (ops & 0x80)))
         return "bad function or operand mask";
     uint64_t q = e == LS_ENGINE_DMA ? rd_u(r) : 0, nd = rd_u(r);
     if (q >= SIM_MAX_QUEUES || nd > UINT16_MAX)
@@ -240,18 +402,21 @@ static const char *get_instr(struct rd *r, uint32_t idx, struct sim_instr *in,
             return "dependency on no earlier instruction";
         p->deps.data[p->deps.len + d] = idx - (uint32_t)dist;
     }
-    uint64_t t0 = b1 & HAS_OP_TAG ? rd_u(r) : UINT64_MAX;
-    uint64_t t1 = b1 & HAS_CONV_TAG ? rd_u(r) : UINT64_MAX, nstrs = p->strs.count;
-    if ((t0 != UINT64_MAX && t0 >= nstrs) || (t1 != UINT64_MAX && t1 >= nstrs))
-        return "tag names no string defined so far";
-    in->op_tag = t0 == UINT64_MAX ? -1 : (int32_t)t0;
-    in->conv_tag = t1 == UINT64_MAX ? -1 : (int32_t)t1;
+    struct progz_stream *st = &streams[e == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + q : (uint64_t)e];
+    const char *msg = get_tags(r, version, b1, ops, st, p, in);
     struct sim_operand *slot[3] = {&in->dst, &in->src, &in->src2};
     for (int k = 0; k < 3; k++) {
-        const char *msg = ops >> k & 1 ? get_operand(r, slot[k]) : NULL;
-        if (msg)
-            return msg;
+        opv[k] = NULL;
+        if (msg || !(ops >> k & 1))
+            continue;
+        if (version == 1)
+            msg = get_operand_v1(r, slot[k]);
+        else
+            msg = get_operand_v2(r, slot[k] = &st->op[k]);
+        opv[k] = slot[k];
     }
+    if (msg)
+        return msg;
     if (r->bad)
         return "truncated or malformed instruction";
     p->deps.len += nd;
@@ -291,6 +456,8 @@ struct bin_reader {
     uint8_t *raw;
     size_t raw_cap;
     uint32_t nblocks;
+    int version;
+    struct progz_stream streams[PROGZ_STREAMS];
 };
 
 static int bad(const struct bin_reader *b, struct ls_error *err, size_t off, const char *what)
@@ -306,22 +473,21 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
     const char *msg = get_strings(&r, p);
     if (msg)
         return bad(b, err, b->off, msg);
+    streams_reset(b->streams);
     for (uint32_t k = 0; k < count; k++) {
         size_t idx = p->ins.len, at = (size_t)(r.p - b->raw);
         if (idx >= UINT32_MAX - 1)
             return ls_error_set(err, LS_ERR_LIMIT, b->file, 0, 0, "too many instructions");
-        if (LS_VEC_RESERVE(&p->ins, idx + 1) || LS_VEC_RESERVE(&p->sid, idx + 1))
-            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        struct sim_instr *in = &p->ins.data[idx];
-        if ((msg = get_instr(&r, (uint32_t)idx, in, p))) {
+        struct sim_instr in;
+        const struct sim_operand *ops[3];
+        if ((msg = get_instr(&r, b->version, (uint32_t)idx, &in, ops, p, b->streams))) {
             char m[200];
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
                      b->nblocks, idx, at, msg);
             return bad(b, err, b->off, m);
         }
-        p->ins.len++;
-        p->sid.data[p->sid.len++] =
-            (uint8_t)(in->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
+        if (sim_program_push_ops(p, &in, ops))
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
     if (r.p != r.end)
         return bad(b, err, b->off, "bytes left over after the block's instructions");
@@ -372,7 +538,7 @@ int sim_program_is_binary(const void *data, size_t len)
 }
 
 /* Ask for transparent huge pages under a large fresh array: first-touch page faults were a
- * fifth of loading a million-instruction program (4 KiB pages, 168 bytes per instruction). */
+ * fifth of loading a million-instruction program (4 KiB pages; then 192 bytes per instruction, now 56). */
 static void huge_pages(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
@@ -411,14 +577,14 @@ int sim_program_parse_binary(struct sim_program **out, const char *file, const v
         sim_program_free(p);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
-    struct bin_reader b = {p->file, data, len, PROGZ_HEADER_LEN, NULL, 0, 0};
+    struct bin_reader b = {.file = p->file, .data = data, .len = len, .off = PROGZ_HEADER_LEN};
     int rc = 0;
     if (!sim_program_is_binary(data, len))
         rc = bad(&b, err, 0, "not a binary laysim program (magic LSPROGZ)");
     else if (len < PROGZ_HEADER_LEN)
         rc = bad(&b, err, len, "truncated header");
-    else if (trace_get_u32le(b.data + 8) != SIM_PROGZ_VERSION)
-        rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1)");
+    else if ((b.version = (int)trace_get_u32le(b.data + 8)) < 1 || b.version > SIM_PROGZ_VERSION)
+        rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1 and 2)");
     else if (trace_get_u32le(b.data + 12) != 0)
         rc = bad(&b, err, 12, "reserved header field is not 0");
     else

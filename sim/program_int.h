@@ -4,17 +4,39 @@
 #define LS_SIM_PROGRAM_INT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "sim/isa.h"
+#include "sim/target.h"
 #include "util/intern.h"
 #include "util/vec.h"
 
 #define SIM_STREAM_DMA0 4 /* streams: PE, ACT, DVE, POOL, then one per DMA queue */
+#define SIM_STREAMS (SIM_STREAM_DMA0 + SIM_MAX_QUEUES)
+
+/* An instruction as the program keeps it: 56 bytes instead of struct sim_instr's 192. An
+ * operand is an interned *shape* (memory, dtype, partitions, access pattern: everything but
+ * the address; compiled programs have a few thousand distinct ones) plus its address.
+ * Loading and compiling write, and the simulator reads, a third of the memory; consumers
+ * get the full instruction back from sim_program_get. */
+struct sim_irec {
+    uint64_t addr[3];     /* dst, src, src2 */
+    uint32_t shape[3];    /* shape id + 1; 0 = operand absent */
+    int32_t op_tag, conv_tag;
+    uint32_t deps_off;
+    uint16_t ndeps;
+    uint8_t engine, opcode, func, flags, queue;
+};
 
 struct sim_program {
-    LS_VEC(struct sim_instr) ins;
+    LS_VEC(struct sim_irec) ins;
     LS_VEC(uint32_t) deps;
-    LS_VEC(uint8_t) sid;          /* stream per instruction: engine, or 4 + DMA queue */
+    LS_VEC(uint8_t) sid;          /* stream per instruction: engine, or 4 + DMA queue (apart:
+                                   * the simulator sorts by it, a byte per instruction) */
+    LS_VEC(struct sim_operand) shapes; /* addr 0, unused dims 0 */
+    uint32_t *shape_slots;        /* open addressing: shape id + 1, 0 = empty */
+    size_t shape_cap;             /* slots, a power of two */
+    uint32_t last_shape[SIM_STREAMS][3]; /* per stream and slot: skips most hashing */
     LS_VEC(int32_t) lines;       /* source line per instruction (parsed programs only) */
     LS_VEC(int32_t) labels;      /* label id per instruction, -1 = none (lazily filled) */
     LS_VEC(uint32_t) label_index; /* label id -> instruction */
@@ -23,6 +45,44 @@ struct sim_program {
     char *file;                   /* source file, or NULL */
     uint32_t numbered_interned;   /* interned labels that look like i<N> (see below) */
 };
+
+/* Append *in whose ndeps dependencies are already at p->deps[in->deps_off...] (checked by
+ * the caller); engine and queue must be in range. 0, or -1 out of memory. */
+int sim_program_push(struct sim_program *p, const struct sim_instr *in);
+/* The same with the operands given apart (NULL = absent; in's are ignored): the binary
+ * reader's live in its per-stream state and are not copied. */
+int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
+                         const struct sim_operand *const ops[3]);
+
+/* Operand k (0 dst, 1 src, 2 src2) of record r into *o. */
+static inline void sim_irec_operand(const struct sim_program *p, const struct sim_irec *r, int k,
+                                    struct sim_operand *o)
+{
+    if (r->shape[k]) {
+        *o = p->shapes.data[r->shape[k] - 1];
+        o->addr = r->addr[k];
+    } else {
+        memset(o, 0, sizeof *o);
+    }
+}
+
+/* The full instruction i (sim_program_get, inline for the simulator's loop). */
+static inline void sim_irec_get(const struct sim_program *p, size_t i, struct sim_instr *in)
+{
+    const struct sim_irec *r = &p->ins.data[i];
+    in->engine = r->engine;
+    in->opcode = r->opcode;
+    in->func = r->func;
+    in->flags = r->flags;
+    in->queue = r->queue;
+    in->ndeps = r->ndeps;
+    in->deps_off = r->deps_off;
+    in->op_tag = r->op_tag;
+    in->conv_tag = r->conv_tag;
+    sim_irec_operand(p, r, 0, &in->dst);
+    sim_irec_operand(p, r, 1, &in->src);
+    sim_irec_operand(p, r, 2, &in->src2);
+}
 
 /* labels[i] of an instruction whose label is "i<i>" (what the text writer writes): such
  * labels are not interned, so that a million of them cost no hashing. */

@@ -53,13 +53,19 @@ static int cur_lit(struct cur *c, char ch)
     return 0;
 }
 
+/* Digits as ls_parse_u64 takes them (no leading zero, no overflow), in one pass. */
 static int cur_u64(struct cur *c, uint64_t *out)
 {
     size_t j = c->i;
-    while (j < c->n && c->s[j] >= '0' && c->s[j] <= '9')
+    uint64_t v = 0;
+    while (j < c->n && c->s[j] >= '0' && c->s[j] <= '9') {
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (unsigned)(c->s[j] - '0'), &v))
+            return -1;
         j++;
-    if (j == c->i || ls_parse_u64(c->s + c->i, j - c->i, out))
+    }
+    if (j == c->i || (j - c->i > 1 && c->s[c->i] == '0'))
         return -1;
+    *out = v;
     c->i = j;
     return 0;
 }
@@ -485,7 +491,8 @@ static void write_operand(struct out *f, const char *key, const struct sim_opera
 
 static void write_instr(struct out *f, const struct sim_program *p, size_t i)
 {
-    const struct sim_instr *in = &p->ins.data[i];
+    struct sim_instr buf;
+    const struct sim_instr *in = sim_program_get(p, i, &buf);
     OUT_LIT(f, "i"); /* labels are renumbered i<N> so that references always resolve */
     out_u64(f, i);
     OUT_LIT(f, ": ");

@@ -139,17 +139,17 @@ static int check_operand(const struct sim_target *t, const struct sim_program *p
 int sim_check(const struct sim_target *t, const struct sim_program *p, struct ls_error *err)
 {
     struct sim_check_state cs = {0, 0, 0};
+    struct sim_instr in;
     for (size_t i = 0; i < p->ins.len; i++)
-        if (sim_check_instr(t, p, i, &cs, err))
+        if (sim_check_instr(t, p, i, sim_program_get(p, i, &in), &cs, err))
             return LS_ERR_INPUT;
     return 0;
 }
 
 int sim_check_instr(const struct sim_target *t, const struct sim_program *p, size_t i,
-                    struct sim_check_state *cs, struct ls_error *err)
+                    const struct sim_instr *in, struct sim_check_state *cs, struct ls_error *err)
 {
     {
-        const struct sim_instr *in = &p->ins.data[i];
         enum sim_opcode op = (enum sim_opcode)in->opcode;
         enum ls_engine e = (enum ls_engine)in->engine;
         if (!sim_opcode_on_engine(op, e))

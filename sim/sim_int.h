@@ -14,9 +14,11 @@ struct sim_check_state {
     int have_ls;
     uint32_t ls_k, ls_m;
 };
-/* Check instruction i; PE instructions must come in program order. */
+/* Check instruction i (in: as sim_program_get decodes it); PE instructions must come in
+ * program order. */
 int sim_check_instr(const struct sim_target *t, const struct sim_program *p, size_t i,
-                    struct sim_check_state *cs, struct ls_error *err);
+                    const struct sim_instr *in, struct sim_check_state *cs,
+                    struct ls_error *err);
 
 struct sim_dma_shape {
     uint32_t partitions, part_start;  /* partitions split over the DMA engines */

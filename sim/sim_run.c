@@ -266,6 +266,15 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
     rec->stall_cause = cause;
 }
 
+/* HBM ticks an engine moving np partitions needs (the same for every engine with that
+ * share: priced once per instruction, not per engine). */
+static uint64_t hbm_need(const struct sim_dma_shape *sh, uint32_t np, double hbm_tpb)
+{
+    double bytes = (double)np * (double)sh->bytes_per_partition * sh->hbm_sides;
+    double needd = ceil(bytes * hbm_tpb - 1e-9);
+    return needd >= 9.0e18 ? (uint64_t)9.0e18 : (uint64_t)needd;
+}
+
 static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in,
                      struct trace_record *rec)
 {
@@ -289,8 +298,8 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in
     /* Engines with the same share cost the same: price each share once. */
     uint64_t dur_hi = ns_to_ticks(r, part_ns * (base + 1)), dur_lo = ns_to_ticks(r, part_ns * base);
     double hbm_tpb = sh.hbm_sides ? r->ticks_per_ns / t->hbm_bytes_per_ns : 0.0;
-    for (uint32_t k = 0; k < used; k++) {
-        uint32_t e = (e0 + k) % E;
+    uint64_t need_hi = hbm_need(&sh, base + 1, hbm_tpb), need_lo = hbm_need(&sh, base, hbm_tpb);
+    for (uint32_t k = 0, e = e0; k < used; k++, e = e + 1 == E ? 0 : e + 1) {
         uint32_t np = base + (k < extra);
         uint64_t begin = r->eng_free[e] > ready ? r->eng_free[e] : ready;
         uint64_t wait = begin - ready;
@@ -298,9 +307,7 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in
             min_wait = wait;
         uint64_t fin = begin + (np == base + 1 ? dur_hi : dur_lo);
         if (sh.hbm_sides) {
-            double bytes = (double)np * (double)sh.bytes_per_partition * sh.hbm_sides;
-            double needd = ceil(bytes * hbm_tpb - 1e-9);
-            uint64_t need = needd >= 9.0e18 ? (uint64_t)9.0e18 : (uint64_t)needd;
+            uint64_t need = np == base + 1 ? need_hi : need_lo;
             uint64_t hs = r->hbm_free > begin ? r->hbm_free : begin;
             r->hbm_free = hs + need;
             if (r->hbm_free > fin) {
@@ -443,8 +450,10 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         }
         struct stream *s = &streams[active[best]];
         uint32_t i = s->idx[s->pos];
-        const struct sim_instr *in = &p->ins.data[i];
-        if ((rc = sim_check_instr(t, p, i, &cs, err)))
+        struct sim_instr ibuf;
+        const struct sim_instr *in = &ibuf;
+        sim_irec_get(p, i, &ibuf);
+        if ((rc = sim_check_instr(t, p, i, in, &cs, err)))
             break;
         struct trace_record rec;
         memset(&rec, 0, sizeof rec);
@@ -497,9 +506,8 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         s->pos++;
         if (s->pos + 6 < s->n) { /* streams are sequential: fetch ahead of the scheduler */
             const char *nx = (const char *)&p->ins.data[s->idx[s->pos + 6]];
-            __builtin_prefetch(nx);
-            __builtin_prefetch(nx + 64);
-            __builtin_prefetch(nx + 128);
+            __builtin_prefetch(nx); /* a record may straddle two lines */
+            __builtin_prefetch(nx + sizeof(struct sim_irec) - 1);
         }
         if (s->pos == s->n)
             active[best] = active[--nactive];

@@ -188,8 +188,9 @@ static int simulate(struct study_pipe *p, struct study_run *r, const struct sim_
             if (!(((const char **)r->tags)[i] = strdup(strs->strs[i])))
                 return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         const struct cm_table *pt = p->o.parts_table ? p->o.parts_table : &p->tb;
+        struct sim_instr buf;
         for (size_t i = 0; i < n; i++) {
-            const struct sim_instr *in = sim_program_instr(prog, i);
+            const struct sim_instr *in = sim_program_get(prog, i, &buf);
             r->price[i] = cm_price(&p->tb, &p->t, in);
             cm_price_parts(pt, &p->t, in, &r->parts[i]);
             r->tag[i] = in->op_tag >= 0 ? in->op_tag : in->conv_tag;

@@ -16,6 +16,8 @@
 /* One (model, target) pair of the grid and the cells it produced. */
 struct job {
     size_t model, target;
+    int calibrated; /* the pair's calibrated-table cells (a job apart: the largest models'
+                     * tuning dominated the run, and two halves share two threads better) */
     struct study_cells out;
     int rc;
     struct ls_error err;

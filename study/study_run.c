@@ -82,7 +82,7 @@ struct shared {
     const struct study_opts *o;
     struct cm_table *calib;          /* per target (when o->calibrate) */
     struct job *jobs;
-    size_t njobs, next, done;
+    size_t njobs, next, done, pairs_done; /* jobs: pair halves; pairs: their datasheet halves */
     struct study_db *st;
     pthread_mutex_t mu;
     int hard_rc;
@@ -353,11 +353,13 @@ static int run_job(struct shared *sh, struct job *j)
     int tw = -1;
     if (!graph_stats(g, &gs, NULL))
         tw = gs.treewidth_ub;
-    struct cm_table tb;
-    cm_table_default(&o->targets.t[j->target].t, &tb);
-    rc = run_table(o, j, g, &tb, STUDY_TABLE_DATASHEET, tw, &j->err);
-    if (!rc && o->calibrate)
+    if (j->calibrated) {
         rc = run_table(o, j, g, &sh->calib[j->target], STUDY_TABLE_CALIBRATED, tw, &j->err);
+    } else {
+        struct cm_table tb;
+        cm_table_default(&o->targets.t[j->target].t, &tb);
+        rc = run_table(o, j, g, &tb, STUDY_TABLE_DATASHEET, tw, &j->err);
+    }
     graph_free(g);
     return rc;
 }
@@ -395,10 +397,11 @@ static void *worker(void *arg)
         }
         study_cells_free(&j->out);
         sh->done++;
+        sh->pairs_done += !j->calibrated;
         if (sh->o->progress.done) {
             char what[256];
-            snprintf(what, sizeof what, "%s @ %s", sh->o->models.m[j->model].name,
-                     sh->o->targets.t[j->target].label);
+            snprintf(what, sizeof what, "%s @ %s%s", sh->o->models.m[j->model].name,
+                     sh->o->targets.t[j->target].label, j->calibrated ? " (calibrated)" : "");
             sh->o->progress.done(sh->o->progress.ctx, sh->done, sh->njobs, what);
         }
         pthread_mutex_unlock(&sh->mu);
@@ -456,7 +459,7 @@ int study_run(const struct study_opts *o, struct study_db *st, struct study_summ
     sh.o = o;
     sh.st = st;
     size_t total = o->models.n * o->targets.n;
-    sh.jobs = calloc(total + 1, sizeof *sh.jobs);
+    sh.jobs = calloc(2 * total + 1, sizeof *sh.jobs); /* datasheet and calibrated halves */
     sh.calib = calloc(o->targets.n + 1, sizeof *sh.calib);
     struct calib_job *cj = calloc(o->targets.n + 1, sizeof *cj);
     int rc = 0;
@@ -486,9 +489,12 @@ int study_run(const struct study_opts *o, struct study_db *st, struct study_summ
                     continue;
                 }
             }
-            sh.jobs[sh.njobs].model = mi;
-            sh.jobs[sh.njobs].target = ti;
-            sh.njobs++;
+            for (int half = 0; half <= (o->calibrate ? 1 : 0); half++) {
+                sh.jobs[sh.njobs].model = mi;
+                sh.jobs[sh.njobs].target = ti;
+                sh.jobs[sh.njobs].calibrated = half;
+                sh.njobs++;
+            }
             need_cal[ti] = 1;
         }
     size_t ncal = 0;
@@ -545,7 +551,7 @@ int study_run(const struct study_opts *o, struct study_db *st, struct study_summ
         rc = sh.hard_rc;
         *err = sh.hard_err;
     }
-    sum->jobs_run = sh.done;
+    sum->jobs_run = sh.pairs_done;
     sum->cells = sh.cells;
     sum->cells_failed = sh.cells_failed;
 out:

@@ -360,7 +360,8 @@ static uint64_t hbm_store_bytes(const struct sim_program *p)
 {
     uint64_t n = 0;
     for (size_t i = 0; i < sim_program_count(p); i++) {
-        const struct sim_instr *in = sim_program_instr(p, i);
+        struct sim_instr buf;
+        const struct sim_instr *in = sim_program_get(p, i, &buf);
         if (in->engine == LS_ENGINE_DMA && in->dst.mem == LS_MEM_HBM)
             n += (uint64_t)in->dst.nparts * sim_operand_free(&in->dst) *
                  ls_dtype_size((enum ls_dtype)in->dst.dtype);

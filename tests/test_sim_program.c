@@ -79,7 +79,8 @@ static void test_parse_basic(void **state)
                                   &err);
     assert_non_null(p);
     assert_int_equal(sim_program_count(p), 3);
-    const struct sim_instr *in = sim_program_instr(p, 0);
+    struct sim_instr buf, buf1;
+    const struct sim_instr *in = sim_program_get(p, 0, &buf);
     assert_int_equal(in->engine, LS_ENGINE_DMA);
     assert_int_equal(in->queue, 3);
     assert_int_equal(in->src.mem, LS_MEM_HBM);
@@ -90,7 +91,7 @@ static void test_parse_basic(void **state)
     assert_int_equal(in->src.size[0], 4);
     assert_int_equal(in->src.stride[0], 512);
     assert_int_equal(in->src.stride[1], 1);
-    in = sim_program_instr(p, 2);
+    in = sim_program_get(p, 2, &buf);
     assert_int_equal(in->opcode, SIM_OP_MATMUL);
     assert_true(in->flags & SIM_F_ACCUMULATE);
     assert_int_equal(in->dst.addr, 2048);
@@ -100,7 +101,7 @@ static void test_parse_basic(void **state)
     assert_int_equal(nd, 2);
     assert_int_equal(d[0], 1);
     assert_int_equal(d[1], 0);
-    assert_int_equal(sim_program_instr(p, 1)->op_tag, in->op_tag);
+    assert_int_equal(sim_program_get(p, 1, &buf1)->op_tag, in->op_tag);
     assert_string_equal(ls_intern_str(sim_program_strings(p), in->conv_tag), "c1");
     assert_int_equal(sim_program_line(p, 2), 5);
     assert_string_equal(sim_program_label_of(p, 1), "b");
@@ -125,7 +126,9 @@ static void test_round_trip(void **state)
     assert_int_equal(sim_program_parse(&q, "rt", buf, len, &err), 0);
     assert_int_equal(sim_program_count(p), sim_program_count(q));
     for (size_t i = 0; i < sim_program_count(p); i++) {
-        struct sim_instr a = *sim_program_instr(p, i), b = *sim_program_instr(q, i);
+        struct sim_instr a, b;
+        sim_program_get(p, i, &a);
+        sim_program_get(q, i, &b);
         assert_memory_equal(&a.dst, &b.dst, sizeof a.dst);
         assert_memory_equal(&a.src, &b.src, sizeof a.src);
         assert_memory_equal(&a.src2, &b.src2, sizeof a.src2);

@@ -288,8 +288,9 @@ static void test_act_dependent_chain(void **state)
     }
     /* without the dependency the same instructions issue every MIN_II = 64 cycles */
     struct sim_program *q = sim_program_new();
+    struct sim_instr buf;
     for (int k = 0; k < n; k++)
-        add(q, *sim_program_instr(p, (size_t)k), NULL, 0);
+        add(q, *sim_program_get(p, (size_t)k, &buf), NULL, 0);
     free(c.r);
     run(&t, q, &c, &st);
     assert_int_equal(rec(&c, 5)->start - rec(&c, 4)->start, 64 * tpc);

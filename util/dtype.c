@@ -23,7 +23,8 @@ size_t ls_dtype_size(enum ls_dtype dt)
 int ls_dtype_parse(const char *s, size_t n, enum ls_dtype *out)
 {
     for (int i = 0; i < LS_DT_COUNT; i++)
-        if (strlen(dtypes[i].name) == n && memcmp(dtypes[i].name, s, n) == 0) {
+        if (n && dtypes[i].name[0] == s[0] && strnlen(dtypes[i].name, n + 1) == n &&
+            !memcmp(dtypes[i].name, s, n)) {
             *out = (enum ls_dtype)i;
             return 0;
         }

@@ -108,10 +108,9 @@ int ls_parse_u64(const char *s, size_t n, uint64_t *out)
     for (size_t i = 0; i < n; i++) {
         if (s[i] < '0' || s[i] > '9')
             return -1;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (v > (UINT64_MAX - d) / 10)
+        /* overflow checks without a division per digit (a tenth of parsing a program) */
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (unsigned)(s[i] - '0'), &v))
             return -1;
-        v = v * 10 + d;
     }
     *out = v;
     return 0;
