@@ -81,6 +81,11 @@ int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_
         return rc;
     }
     pf->started = 1;
+    /* past the budget, bucket elimination falls back to mini-buckets, which rarely prove
+     * what CBC proves: rather than take CPU and memory from it, wait for its answer (a
+     * proof stops the loop; without one the loop goes on with the time left) */
+    if (exact_entries > pf->budget)
+        ex_mip_wait(&pf->job, pf->dl, 0);
     return 0;
 }
 

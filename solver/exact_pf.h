@@ -32,7 +32,8 @@ struct ex_pf {
 
 /* The ex_be_opts.sized hook (ctx: struct ex_pf): on the first component that needs more
  * than race_entries or budget entries, seed every unsolved component with the rule-based
- * assignment where it is cheaper and start the MIP engine on the whole problem. */
+ * assignment where it is cheaper and start the MIP engine on the whole problem. When the
+ * component is past the budget, wait for the MIP engine before going on. */
 int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
                 struct ls_error *err);
 

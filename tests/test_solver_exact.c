@@ -330,7 +330,7 @@ static void solve_with(const struct lsp_problem *p, const char *a, const char *b
 static void test_exact_portfolio_deterministic(void **state)
 {
     (void)state;
-    struct lsp_problem *p = wide(120, 3);
+    struct lsp_problem *p = wide(50, 3);
     struct lsp_result be, mip, r1, r2;
     solve_with(p, "exact.engine=be", NULL, &be);
     solve_with(p, "exact.engine=mip", NULL, &mip);
