@@ -65,7 +65,8 @@ int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_
                 struct ls_error *err)
 {
     struct ex_pf *pf = ctx;
-    if (pf->started || (exact_entries <= pf->race_entries && exact_entries <= pf->budget))
+    if (pf->started || pf->start_failed ||
+        (exact_entries <= pf->race_entries && exact_entries <= pf->budget))
         return 0;
     int rc = seed(pf, c, cfg, cost, err);
     if (rc)
@@ -76,9 +77,13 @@ int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_
         uint64_t now = ls_now_ns();
         left = now < pf->dl->end_ns ? (double)(pf->dl->end_ns - now) / 1e9 : 0.01;
     }
-    if ((rc = ex_mip_start(&pf->job, pf->p, left, cfg, &pf->proved, err))) {
+    struct ls_error ignored;
+    if (ex_mip_start(&pf->job, pf->p, left, cfg, &pf->proved, &ignored)) {
+        /* no child process (fork refused, out of memory): bucket elimination alone, as
+         * before the portfolio, is still a complete solver */
         ex_mip_job_free(&pf->job);
-        return rc;
+        pf->start_failed = 1;
+        return 0;
     }
     pf->started = 1;
     /* past the budget, bucket elimination falls back to mini-buckets, which rarely prove

@@ -26,6 +26,7 @@ struct ex_pf {
     const struct ls_deadline *dl;   /* the run's: the MIP engine gets the time left */
     atomic_int proved;       /* set by the MIP engine's proof: bucket elimination stops */
     int started;
+    int start_failed;        /* the MIP engine could not start: elimination alone */
     int64_t seed_gain;       /* cost the rule-based seed saved over the incumbent */
     struct ex_mip_job job;
 };
