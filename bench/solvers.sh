@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # bench/solvers.sh: every layout solver on one set of instances, one table (issues 7 and 8).
 #
-# Usage: bench/solvers.sh [--quick] [--time-limit S] [--cap N] [--keep DIR] [LAYSIM]
+# Usage: bench/solvers.sh [--quick] [--wide] [--time-limit S] [--cap N] [--keep DIR] [LAYSIM]
 #   --quick          small instance set, 3 s baseline limit, < 2 minutes
+#   --wide           the wide families of issue 24 instead: uniform random DAGs, windowed
+#                    DAGs (window 20 and 30) and fan-out DAGs (window 40, fan-out 10) of
+#                    150-5,000 ops, exact against toulbar2, cbc and z3 only, baseline limit
+#                    and exact limit 120 s; per instance the ratio of exact's CPU time to
+#                    the fastest peer that proved optimality. With --quick: 150-500 ops.
 #   --time-limit S   limit of the baselines: dp, z3 (libz3) and the external toulbar2, cbc
 #                    and z3 binaries (default 10; 60 gives the issue's "z3 within 60 s"
 #                    comparison at the price of a longer run); exact always gets 60 s
@@ -24,11 +29,12 @@
 # solver that claims optimality (z3 among them). Exit status 1 on any check failure or
 # mismatch. The last line is one JSON object with every figure.
 set -euo pipefail
-quick=0 tl=10 cap=5000 keep="" laysim=""
+quick=0 wide=0 tl=10 cap=5000 keep="" laysim="" tl_set=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; tl=3; cap=1000 ;;
-    --time-limit) tl=$2; shift ;;
+    --wide) wide=1 ;;
+    --time-limit) tl=$2; tl_set=1; shift ;;
     --cap) cap=$2; shift ;;
     --keep) keep=$2; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -38,15 +44,17 @@ while [ $# -gt 0 ]; do
   shift
 done
 laysim=${laysim:-build/laysim}
+if [ "$wide" = 1 ] && [ "$tl_set" = 0 ]; then tl=120; fi
 [ -x "$laysim" ] || { echo "bench/solvers.sh: no laysim binary at $laysim" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench/solvers.sh: needs /usr/bin/time (GNU time)" >&2; exit 2; }
 if [ -n "$keep" ]; then mkdir -p "$keep"; dir=$keep; else dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT; fi
 rc=0
-python3 - "$laysim" "$dir" "$quick" "$tl" "$cap" <<'PY' || rc=$?
+python3 - "$laysim" "$dir" "$quick" "$tl" "$cap" "$wide" <<'PY' || rc=$?
 import datetime, json, os, re, signal, statistics, subprocess, sys, time
 
 laysim, d, quick, tl, cap = sys.argv[1], sys.argv[2], sys.argv[3] == "1", float(sys.argv[4]), int(sys.argv[5])
-EXACT_TL = 60
+wide = sys.argv[6] == "1"
+EXACT_TL = 120 if wide else 60
 MEM = 1 << 30
 GRACE = 15            # seconds past its own limit before a solver is killed
 laysim = os.path.abspath(laysim)
@@ -264,7 +272,17 @@ gen = []   # (family, name, gen args)
 def add(fam, shape, n, extra=()):
     gen.append((fam, "%s-%d" % (fam, n), ["--shape", shape, "--ops", str(n), "--seed", "1"] + list(extra)))
 
-if quick:
+if wide:
+    sizes = (150, 500) if quick else (150, 500, 1500, 5000)
+    for n in sizes:
+        add("random", "random", n)
+    for n in sizes:
+        add("rw20", "random", n, ["--window", "20"])
+    for n in sizes[:3]:
+        add("rw30", "random", n + 250, ["--window", "30"])
+    for n in sizes:
+        add("fan10", "random", n + 50, ["--window", "40", "--fanout", "10"])
+elif quick:
     for n in (10, 1000):
         add("transformer", "transformer", n)
     add("cnn", "cnn", 1000)
@@ -291,7 +309,9 @@ for fam, name, args in gen:
 
 helptext = run([laysim, "--help"], 60)["out"]
 zoo_note = None
-if re.search(r"^\s+problem\s", helptext, re.M):
+if wide:
+    zoo_note = "--wide: zoo models skipped (bench/solvers.sh without --wide runs them)"
+elif re.search(r"^\s+problem\s", helptext, re.M):
     z = run([laysim, "zoo", "--json"], 600)
     models = sorted(json.loads(z["out"]), key=lambda m: (m["ops"], m["name"]))
     if quick:
@@ -310,6 +330,9 @@ else:
 
 # ---- run ----------------------------------------------------------------------------
 SOLVERS = ["local", "greedy", "rulebased", "exact", "dp", "z3", "toulbar2", "cbc", "z3bin"]
+if wide:
+    SOLVERS = ["rulebased", "exact", "z3", "toulbar2", "cbc", "z3bin"]
+PEERS = ["z3", "toulbar2", "cbc", "z3bin"]
 HEUR = ["local", "greedy", "rulebased"]
 BASE = ["dp", "z3", "toulbar2", "cbc", "z3bin"]
 EXT = {"toulbar2": "toulbar2", "cbc": "cbc", "z3bin": "z3"}
@@ -339,7 +362,7 @@ for inst in instances:
         if res["status"] == "error":
             problems.append("%s %s: error %s" % (inst["name"], s, res.get("note", "")))
     R = inst["res"]
-    inst["width"] = R["dp"].get("width")
+    inst["width"] = R["dp"].get("width") if "dp" in R else None
     ex = R["exact"]
     inst["opt"] = ex["cost"] if ex["status"] == "optimal" else None
     inst["lb"] = ex.get("bound")
@@ -356,6 +379,12 @@ for inst in instances:
                 problems.append("%s: %s found %d below exact's optimum %d" % (inst["name"], s, c, inst["opt"]))
         elif inst["lb"] is not None and c < inst["lb"]:
             problems.append("%s: %s found %d below exact's bound %d" % (inst["name"], s, c, inst["lb"]))
+    # exact's CPU time over the fastest peer that proved optimality (its CBC child included)
+    pt = [(R[s]["cpu"], s) for s in PEERS if s in R and R[s].get("status") == "optimal"
+          and R[s].get("cpu") is not None]
+    inst["best_peer"] = min(pt) if pt else None
+    if pt and ex.get("cpu") is not None and ex["status"] == "optimal":
+        inst["ratio"] = ex["cpu"] / max(min(pt)[0], 0.005)
     # progress on stderr so a long run shows life
     print("# %-24s %6d ops done (%.0f s)" % (inst["name"], n, time.monotonic() - t_start), file=sys.stderr)
 
@@ -396,7 +425,7 @@ w = {"local": 19, "greedy": 19, "rulebased": 19, "exact": 15, "dp": 15, "z3": 19
 hdr = "%-24s %6s %3s %14s" % ("instance", "ops", "tw", "optimum")
 for s in SOLVERS:
     hdr += " | %-*s" % (w[s], s)
-print(hdr)
+print(hdr + " | ratio")
 for inst in instances:
     opt = inst["opt"]
     ot = str(opt) if opt is not None else ">=%s" % inst["lb"]
@@ -404,7 +433,7 @@ for inst in instances:
                                    "?" if inst["width"] is None else inst["width"], ot)
     for s in SOLVERS:
         line += " | %-*s" % (w[s], cell(inst, s))
-    print(line)
+    print(line + " | " + ("%.2f" % inst["ratio"] if "ratio" in inst else "-"))
 
 # ---- summary ------------------------------------------------------------------------
 ex_t = [(i["res"]["exact"].get("cpu") or 0, i["name"]) for i in instances]
@@ -420,6 +449,16 @@ if zoo:
     big = max(zoo, key=lambda i: i["ops"])
     print("exact on zoo problems: %d/%d proven within 60 s and 1 GiB (largest %s, %d ops: %s)"
           % (len(zoo_ok), len(zoo), big["name"], big["ops"], cell(big, "exact")))
+ratios = [(i["ratio"], i["name"]) for i in instances if "ratio" in i]
+if ratios:
+    print("exact CPU / fastest proving peer: median %.2f, worst %.2f (%s) over %d instances"
+          % (statistics.median(r for r, _ in ratios), max(ratios)[0], max(ratios)[1], len(ratios)))
+hard = [i for i in instances if i["best_peer"] and i["best_peer"][0] >= 1.0]
+if hard:
+    te = sum(i["res"]["exact"].get("cpu") or 0 for i in hard)
+    tp = sum(i["best_peer"][0] for i in hard)
+    print("instances where the fastest peer needs >= 1 s: %d, exact total %.2f s, best peers' total %.2f s"
+          % (len(hard), te, tp))
 speed = {}
 for s in ("z3", "toulbar2", "cbc", "z3bin"):
     xs = []
@@ -428,21 +467,23 @@ for s in ("z3", "toulbar2", "cbc", "z3bin"):
         if r.get("cpu") is not None and e.get("cpu") and r["status"] == "optimal":
             xs.append((r["cpu"] / max(e["cpu"], 0.005), i["name"]))
     speed[s] = xs
-    if xs:
+    if xs and s in SOLVERS:
         print("speedup of exact over %s (CPU, where %s proved optimality): min %.1fx, median %.1fx, max %.1fx over %d instances"
               % (s, s, min(xs)[0], statistics.median(x for x, _ in xs), max(xs)[0], len(xs)))
 for s in HEUR:
+    if s not in SOLVERS:
+        continue
     gs = [i["res"][s]["gap"] for i in instances if "gap" in i["res"][s]]
     if gs:
         print("%s gap to optimum: mean %.2f%%, max %.2f%%, optimal on %d/%d"
               % (s, 100 * statistics.mean(gs), 100 * max(gs), sum(1 for g in gs if g == 0), len(gs)))
-z3eq = [i["name"] for i in instances if i["res"]["z3"].get("status") == "optimal"]
+z3eq = [i["name"] for i in instances if i["res"].get("z3", {}).get("status") == "optimal"]
 print("exact == z3 (libz3) on all %d instances where z3 proved optimality within %g s" % (len(z3eq), tl)
       if not any("z3 claims" in p for p in problems) else "exact != z3 somewhere: see below")
 # issue 7's goal: greedy and rulebased on `gen --shape transformer --ops 10000 --seed 1` < 0.5 s
 goal = os.path.join(d, "goal-transformer-10000.lsp")
 run([laysim, "gen", "--shape", "transformer", "--ops", "10000", "--seed", "1", "-o", goal], 600)
-for s in ("greedy", "rulebased"):
+for s in ("greedy", "rulebased") if not wide else ():
     r = run([laysim, "solve", goal, "--solver", s, "--json"], 600)
     sec = json.loads(r["out"])["seconds"] if r["rc"] == 0 else None
     print("%s on transformer-10000: %s s solver time (goal < 0.5 s)%s"
@@ -456,10 +497,10 @@ def clean(r):
 
 
 print(json.dumps({
-    "bench": "solvers", "quick": quick, "date": date, "baseline_limit_s": tl, "exact_limit_s": EXACT_TL,
+    "bench": "solvers", "quick": quick, "wide": wide, "date": date, "baseline_limit_s": tl, "exact_limit_s": EXACT_TL,
     "cap_ops": cap, "elapsed_s": round(time.monotonic() - t_start, 1),
     "instances": [{"name": i["name"], "source": i["src"], "ops": i["ops"], "width": i["width"],
-                   "optimum": i["opt"], "lower_bound": i["lb"],
+                   "optimum": i["opt"], "lower_bound": i["lb"], "ratio": i.get("ratio"),
                    "solvers": {s: clean(i["res"][s]) for s in SOLVERS}} for i in instances],
     "problems": problems}, separators=(",", ":")))
 sys.exit(1 if problems else 0)

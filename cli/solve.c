@@ -12,7 +12,8 @@
 
 const char cmd_solve_help[] =
     "usage: laysim solve P.lsp|MODEL [--solver NAME] [--time-limit S] [--seed N]\n"
-    "                          [--param KEY=VALUE]... [-o S.sol] [--json] [-q] [--layouts]\n"
+    "                          [--param KEY=VALUE]... [--mem-limit MIB] [-o S.sol] [--json]\n"
+    "                          [-q] [--layouts]\n"
     "                          [model options]\n"
     "       laysim solve P.lsp|MODEL --from-external FORMAT=ANSWER [-o S.sol] [--json]\n"
     "       laysim solve --list\n"
@@ -24,6 +25,8 @@ const char cmd_solve_help[] =
     "\n"
     "options:\n"
     "  --solver NAME     solver to run (default rulebased); --list shows them all\n"
+    "  --mem-limit MIB   table budget of exact (exact.mem_limit; default a quarter of\n"
+    "                    MemAvailable, 768 MiB..4 GiB) or dp (dp.mem_limit; default 4096)\n"
     "  --time-limit S    wall-clock limit in seconds (default: none); a solver that hits it\n"
     "                    returns its best solution so far (status feasible); a progress\n"
     "                    bar shows the time used (stderr, terminal only)\n"
@@ -112,7 +115,7 @@ int cmd_solve(int argc, char **argv)
         {"param", required_argument, NULL, 'P'},  {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'J'},         {"list", no_argument, NULL, 'L'},
         {"quiet", no_argument, NULL, 'q'},        {"from-external", required_argument, NULL, 'X'},
-        {"layouts", no_argument, NULL, 'Y'},
+        {"layouts", no_argument, NULL, 'Y'},     {"mem-limit", required_argument, NULL, 'M'},
         CLI_MODELCMD_LONGOPTS,                    {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
@@ -121,6 +124,8 @@ int cmd_solve(int argc, char **argv)
     lsp_opts_init(&so);
     const char *solver = "rulebased", *out = NULL, *external = NULL;
     const char *solver_opts = NULL;   /* the last solver option given, for --from-external */
+    double mem_mib = 0;               /* --mem-limit; 0: the solver's default */
+    char mem_param[64];
     int json = 0, list = 0, quiet = 0, layouts = 0, c;
     unsigned long long v;
     struct ls_error err;
@@ -152,6 +157,13 @@ int cmd_solve(int argc, char **argv)
             if (lsp_opts_add_param(&so, optarg, &err))
                 return cli_usage("solve", "%s", err.msg);
             solver_opts = "--param";
+            break;
+        case 'M':
+            if (cli_parse_double("solve", "--mem-limit", optarg, &mem_mib))
+                return CLI_USAGE;
+            if (!(mem_mib >= 1 && mem_mib <= 1 << 30))
+                return cli_usage("solve", "--mem-limit must be between 1 and 2^30 MiB");
+            solver_opts = "--mem-limit";
             break;
         case 'o': out = optarg; break;
         case 'J': json = 1; break;
@@ -195,6 +207,13 @@ int cmd_solve(int argc, char **argv)
     }
     if (!lsp_solver_find(solver))
         return cli_usage("solve", "unknown solver '%s' (see --list)", solver);
+    if (mem_mib > 0) {   /* the memory-bounded solvers' own knob */
+        if (strcmp(solver, "exact") && strcmp(solver, "dp"))
+            return cli_usage("solve", "--mem-limit applies to the exact and dp solvers only");
+        snprintf(mem_param, sizeof mem_param, "%s.mem_limit=%.0f", solver, mem_mib * 1048576.0);
+        if (lsp_opts_add_param(&so, mem_param, &err))
+            return cli_usage("solve", "%s", err.msg);
+    }
     const char *arg = argv[optind];
     size_t alen = strlen(arg);
     int is_lsp = !strcmp(arg, "-") || (alen > 4 && !strcmp(arg + alen - 4, ".lsp"));

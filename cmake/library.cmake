@@ -3,11 +3,11 @@
 include(GNUInstallDirs)
 
 # External libraries every layer together needs, for static links and laysim.pc.
-set(LAYSIM_PC_REQUIRES_PRIVATE "jansson zlib gsl sqlite3 libprotobuf-c")
+set(LAYSIM_PC_REQUIRES_PRIVATE "jansson zlib gsl sqlite3 libprotobuf-c cbc")
 if(Z3_FOUND)
   string(APPEND LAYSIM_PC_REQUIRES_PRIVATE " z3")
 endif()
-set(LAYSIM_PC_LIBS_PRIVATE "-lz3 -lgsl -lgslcblas -lsqlite3 -ljansson -lprotobuf-c -lz -lm -lpthread")
+set(LAYSIM_PC_LIBS_PRIVATE "-lz3 -lCbcSolver -lCbc -lCgl -lOsiClp -lClp -lOsi -lCoinUtils -lgsl -lgslcblas -lsqlite3 -ljansson -lprotobuf-c -lz -lm -lpthread")
 if(NOT Z3_FOUND)
   string(REPLACE "-lz3 " "" LAYSIM_PC_LIBS_PRIVATE "${LAYSIM_PC_LIBS_PRIVATE}")
 endif()

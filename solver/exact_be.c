@@ -465,6 +465,18 @@ static int place(struct be *b, int32_t c)
     return 0;
 }
 
+static void be_release(struct be *b)
+{
+    be_free_msgs(b);
+    free(b->m);
+    free(b->order);
+    free(b->pos);
+    free(b->orig_off);
+    free(b->orig_fn);
+    free(b->in_head);
+    free(b->out_off);
+}
+
 int ex_be_solve(const struct lsp_problem *p, const struct ex_fg *g, int32_t c,
                 const struct ex_be_opts *o, int32_t *cfg, int32_t *scratch, int64_t *cost,
                 struct ex_be_out *out, struct ls_error *err)
@@ -517,6 +529,10 @@ int ex_be_solve(const struct lsp_problem *p, const struct ex_fg *g, int32_t c,
         goto out;
     }
     out->exact_entries = b.entries;
+    if (o->sized && (rc = o->sized(o->sized_ctx, c, b.entries, cfg, cost, err))) {
+        be_release(&b);
+        return rc;
+    }
 
     /* choose the mini-bucket cap: none when plain elimination fits the budget */
     double zmax = o->max_table;
@@ -553,14 +569,7 @@ int ex_be_solve(const struct lsp_problem *p, const struct ex_fg *g, int32_t c,
     }
     rc = be_search(&b, p, c, o, cfg, scratch, cost, out);
 out:
-    be_free_msgs(&b);
-    free(b.m);
-    free(b.order);
-    free(b.pos);
-    free(b.orig_off);
-    free(b.orig_fn);
-    free(b.in_head);
-    free(b.out_off);
+    be_release(&b);
     if (rc)
         return ls_error_msg(err, rc, rc == LS_ERR_LIMIT ? "exact: a message table is too large"
                                                         : "exact: out of memory");

@@ -15,6 +15,13 @@ struct ex_be_opts {
     double max_table;        /* > 0: force mini-buckets of at most this many entries */
     const struct ls_deadline *deadline;
     uint64_t node_limit;     /* 0: none */
+    /* Called (may be NULL) once the dry run knows how many table entries plain
+     * elimination of the component needs, before any table is allocated: the portfolio
+     * starts its MIP engine there and may improve the incumbent (cfg, *cost). Non-zero:
+     * an error (err filled), returned by ex_be_solve. */
+    int (*sized)(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
+                 struct ls_error *err);
+    void *sized_ctx;
 };
 
 struct ex_be_out {

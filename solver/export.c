@@ -1,5 +1,6 @@
 /* solver/export: WCNF (new and old header), CFN and CPLEX LP encodings. */
 #include "solver/export.h"
+#include "solver/mip_model.h"
 #include "util/fileio.h"
 
 #include <inttypes.h>
@@ -53,17 +54,6 @@ int32_t lsp_export_xvar_op(const struct lsp_problem *p, int64_t k, int32_t *c)
     return lo;
 }
 
-/* 1 when slot s of cfg c of o repeats the (tensor, layout) of an earlier input slot. */
-static int repeated(const struct lsp_problem *p, int32_t o, int32_t c, int32_t s)
-{
-    const struct lsp_op *op = &p->ops[o];
-    const int32_t *lay = lsp_cfg_layouts(p, o, c);
-    for (int32_t j = 0; j < s; j++)
-        if (op->in[j] == op->in[s] && lay[j] == lay[s])
-            return 1;
-    return 0;
-}
-
 /* Walk the clauses of the MaxSAT encoding; emit(ctx, weight or -1 for hard, lits, n). */
 typedef void (*clause_fn)(void *ctx, int64_t w, const int64_t *lits, int n);
 
@@ -84,7 +74,7 @@ static void clauses(const struct lsp_problem *p, const struct lsp_export_vars *v
             const int32_t *lay = lsp_cfg_layouts(p, o, c);
             for (int32_t s = 0; s < op->nin; s++) {   /* x_{o,c} -> y_{t,l} */
                 int32_t t = op->in[s];
-                if (!v->ybase[t] || repeated(p, o, c, s))
+                if (!v->ybase[t] || lsp_mip_slot_repeats(p, o, c, s))
                     continue;
                 int64_t l2[2] = {-lsp_export_xvar(p, o, c), v->ybase[t] + lay[s]};
                 emit(ctx, -1, l2, 2);
@@ -230,8 +220,9 @@ static int export_cfn(const struct lsp_problem *p, const struct lsp_export_vars 
     return 0;
 }
 
-/* LP: binaries x (cfgs) and y (requests); continuous z >= 0 per (tensor, source layout,
- * requested layout) with z >= sum_{c: out(c)=l} x_{prod,c} + y_{t,l'} - 1. */
+/* LP: the model of solver/mip_model (binaries x and y, continuous z >= 0 per (tensor,
+ * source layout, requested layout) with z >= sum_{c: out(c)=l} x_{prod,c} + y_{t,l'} - 1),
+ * written as CPLEX LP text. */
 struct lpw {
     FILE *fp;
     int terms;
@@ -251,80 +242,69 @@ static void lp_term(struct lpw *w, int64_t coef, const char *var, int64_t idx)
     w->terms++;
 }
 
-/* For tensor t with producer prod: does some producer cfg output layout l? */
-static int produces(const struct lsp_problem *p, int32_t t, int32_t l)
+static void lp_rows(const struct lsp_problem *p, const struct lsp_mip *m, struct lpw *w)
 {
-    int32_t pr = p->tensors[t].producer;
-    for (int32_t c = 0; c < p->ops[pr].ncfg; c++)
-        if (lsp_cfg_out_layout(p, pr, c) == l)
-            return 1;
-    return 0;
+    FILE *fp = w->fp;
+    for (int64_t r = 0; r < m->nrows; r++) {
+        const struct lsp_mip_row *row = &m->rows[r];
+        const int64_t *col = m->col + row->off;
+        int64_t n = m->rows[r + 1].off - row->off;
+        if (row->kind == LSP_ROW_ONE) {
+            w->terms = 0;
+            fprintf(fp, " one%d:", row->a);
+            for (int64_t i = 0; i < n; i++)
+                lp_term(w, 1, "x", col[i] + 1);
+            fputs(" = 1\n", fp);
+        } else if (row->kind == LSP_ROW_REQ) {
+            fprintf(fp, " req%d_%d_%d: y%" PRId64 " - x%" PRId64 " >= 0\n", row->a, row->b,
+                    row->c, col[0] + 1, col[1] + 1);
+        } else {
+            w->terms = 1;
+            fprintf(fp, " tr%d_%d_%d: z%d_%d_%d - y%" PRId64, row->a, row->b, row->c, row->a,
+                    row->b, row->c, col[1] + 1);
+            for (int64_t i = 2; i < n; i++)
+                lp_term(w, -1, "x", col[i] + 1);
+            fputs(" >= -1\n", fp);
+        }
+    }
 }
 
-static int export_lp(const struct lsp_problem *p, const struct lsp_export_vars *v, FILE *fp)
+static int export_lp(const struct lsp_problem *p, FILE *fp, struct ls_error *err)
 {
+    struct lsp_mip m;
+    int rc = lsp_mip_build(p, &m, err);
+    if (rc) {
+        lsp_mip_free(&m);
+        return rc;
+    }
     struct lpw w = {.fp = fp};
     fprintf(fp, "\\ laysim layout selection problem: %d ops, %d tensors\n", p->nops, p->ntensors);
     fputs("\\ x<k>: configuration k (global, 1-based); y<k>: a consumer asks for a layout;\n"
           "\\ z<t>_<l>_<m>: tensor t produced in layout l and converted to m\n", fp);
     fputs("Minimize\n obj:", fp);
-    for (int32_t o = 0; o < p->nops; o++)
-        for (int32_t c = 0; c < p->ops[o].ncfg; c++)
-            if (lsp_cfg_cost(p, o, c) > 0)
-                lp_term(&w, lsp_cfg_cost(p, o, c), "x", lsp_export_xvar(p, o, c));
-    for (int32_t t = 0; t < p->ntensors; t++) {
-        int32_t L = p->tensors[t].nlayouts;
-        for (int32_t l = 0; v->ybase[t] && l < L; l++)
-            for (int32_t m = 0; m < L; m++) {
-                int64_t c = lsp_tr_cost(p, t, l, m);
-                if (l == m || c == 0 || !produces(p, t, l))
-                    continue;
-                if (w.terms && w.terms % 8 == 0)
-                    fputs("\n   ", fp);
-                fprintf(fp, " + %" PRId64 " z%d_%d_%d", c, t, l, m);
-                w.terms++;
-            }
+    for (int64_t k = 0; k < p->ncfg; k++)
+        if (m.obj[k] > 0)
+            lp_term(&w, p->cfg_cost[k], "x", k + 1);
+    for (int64_t k = m.nz0; k < m.ncols; k++) {
+        int64_t i = k - m.nz0;
+        if (w.terms && w.terms % 8 == 0)
+            fputs("\n   ", fp);
+        fprintf(fp, " + %" PRId64 " z%d_%d_%d", lsp_tr_cost(p, m.zt[i], m.zl[i], m.zm[i]),
+                m.zt[i], m.zl[i], m.zm[i]);
+        w.terms++;
     }
     if (w.terms == 0)
         fputs(" 0 x1", fp);   /* an empty objective; every problem with ops has x1 */
     fputs("\nSubject To\n", fp);
-    for (int32_t o = 0; o < p->nops; o++) {
-        w.terms = 0;
-        fprintf(fp, " one%d:", o);
-        for (int32_t c = 0; c < p->ops[o].ncfg; c++)
-            lp_term(&w, 1, "x", lsp_export_xvar(p, o, c));
-        fputs(" = 1\n", fp);
-        for (int32_t c = 0; c < p->ops[o].ncfg; c++)
-            for (int32_t s = 0; s < p->ops[o].nin; s++) {
-                int32_t t = p->ops[o].in[s];
-                if (!v->ybase[t] || repeated(p, o, c, s))
-                    continue;
-                fprintf(fp, " req%d_%d_%d: y%" PRId64 " - x%" PRId64 " >= 0\n", o, c, s,
-                        v->ybase[t] + lsp_cfg_layouts(p, o, c)[s], lsp_export_xvar(p, o, c));
-            }
-    }
-    for (int32_t t = 0; t < p->ntensors; t++) {
-        int32_t L = p->tensors[t].nlayouts, pr = p->tensors[t].producer;
-        for (int32_t l = 0; v->ybase[t] && l < L; l++)
-            for (int32_t m = 0; m < L; m++) {
-                if (l == m || lsp_tr_cost(p, t, l, m) == 0 || !produces(p, t, l))
-                    continue;
-                w.terms = 1;
-                fprintf(fp, " tr%d_%d_%d: z%d_%d_%d - y%" PRId64, t, l, m, t, l, m,
-                        v->ybase[t] + m);
-                for (int32_t c = 0; c < p->ops[pr].ncfg; c++)
-                    if (lsp_cfg_out_layout(p, pr, c) == l)
-                        lp_term(&w, -1, "x", lsp_export_xvar(p, pr, c));
-                fputs(" >= -1\n", fp);
-            }
-    }
+    lp_rows(p, &m, &w);
     fputs("Binary\n", fp);
     for (int64_t k = 1; k <= p->ncfg; k++)
         fprintf(fp, " x%" PRId64 "%s", k, k % 16 == 0 ? "\n" : "");
     fputc('\n', fp);
-    for (int64_t k = p->ncfg + 1; k <= v->nvars; k++)
+    for (int64_t k = p->ncfg + 1; k <= m.v.nvars; k++)
         fprintf(fp, " y%" PRId64 "%s", k, (k - p->ncfg) % 16 == 0 ? "\n" : "");
     fputs("\nEnd\n", fp);
+    lsp_mip_free(&m);
     return 0;
 }
 
@@ -345,7 +325,7 @@ int lsp_export_fp(const struct lsp_problem *p, int format, FILE *fp, struct ls_e
         rc = export_wcnf(p, &v, format == LSP_EXPORT_WCNF_OLD, fp, lits);
         break;
     case LSP_EXPORT_CFN: rc = export_cfn(p, &v, fp); break;
-    case LSP_EXPORT_LP: rc = export_lp(p, &v, fp); break;
+    case LSP_EXPORT_LP: rc = export_lp(p, fp, err); break;
     default: rc = ls_error_msg(err, LS_ERR_INPUT, "unknown export format %d", format);
     }
     free(lits);

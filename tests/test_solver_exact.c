@@ -97,7 +97,8 @@ static struct lsp_problem *tiny(struct ls_rng *rng, int i)
     }
 }
 
-static void check_solver(const char *name, const char *param, int count, uint64_t seed)
+static void check_solver2(const char *name, const char *param, const char *param2, int count,
+                          uint64_t seed)
 {
     struct ls_rng rng;
     ls_rng_seed(&rng, seed);
@@ -110,6 +111,8 @@ static void check_solver(const char *name, const char *param, int count, uint64_
         struct ls_error err;
         if (param)
             assert_int_equal(lsp_opts_add_param(&o, param, &err), 0);
+        if (param2)
+            assert_int_equal(lsp_opts_add_param(&o, param2, &err), 0);
         struct lsp_result r;
         int rc = lsp_solve(name, p, &o, &r, &err);
         if (rc)
@@ -124,6 +127,11 @@ static void check_solver(const char *name, const char *param, int count, uint64_
         lsp_free(p);
     }
     assert_true(multi > count / 10);   /* the generator does produce co-consumers */
+}
+
+static void check_solver(const char *name, const char *param, int count, uint64_t seed)
+{
+    check_solver2(name, param, NULL, count, seed);
 }
 
 static void test_exact_brute(void **state)
@@ -287,6 +295,63 @@ static void test_exact_deterministic(void **state)
     lsp_free(p);
 }
 
+/* The MIP engine alone (CBC) reaches the brute-force optimum with a proof. */
+static void test_exact_mip_brute(void **state)
+{
+    (void)state;
+    check_solver("exact", "exact.engine=mip", 200, 12);
+}
+
+/* The race forced on every component (race_entries=0): CBC in a child process next to
+ * bucket elimination, either proof wins, the optimum is the brute-force one. */
+static void test_exact_race_brute(void **state)
+{
+    (void)state;
+    check_solver("exact", "exact.race_entries=0", 60, 13);
+    check_solver2("exact", "exact.race_entries=0", "exact.max_table=2", 60, 14);
+}
+
+static void solve_with(const struct lsp_problem *p, const char *a, const char *b,
+                       struct lsp_result *r)
+{
+    struct lsp_solve_opts o;
+    lsp_opts_init(&o);
+    struct ls_error err;
+    if (a)
+        assert_int_equal(lsp_opts_add_param(&o, a, &err), 0);
+    if (b)
+        assert_int_equal(lsp_opts_add_param(&o, b, &err), 0);
+    if (lsp_solve("exact", p, &o, r, &err))
+        fail_msg("exact %s %s: %s", a ? a : "", b ? b : "", err.msg);
+}
+
+/* Bucket elimination, the MIP and the race agree on the optimum of a wider instance, and
+ * the race's answer is the same on two runs. */
+static void test_exact_portfolio_deterministic(void **state)
+{
+    (void)state;
+    struct lsp_problem *p = wide(50, 3);
+    struct lsp_result be, mip, r1, r2;
+    solve_with(p, "exact.engine=be", NULL, &be);
+    solve_with(p, "exact.engine=mip", NULL, &mip);
+    solve_with(p, "exact.race_entries=0", "exact.max_table=2", &r1);
+    solve_with(p, "exact.race_entries=0", "exact.max_table=2", &r2);
+    assert_int_equal(be.sol.status, LSP_OPTIMAL);
+    assert_int_equal(mip.sol.status, LSP_OPTIMAL);
+    assert_int_equal(r1.sol.status, LSP_OPTIMAL);
+    assert_int_equal(mip.sol.cost, be.sol.cost);
+    assert_int_equal(r1.sol.cost, be.sol.cost);
+    assert_memory_equal(r1.sol.cfg, r2.sol.cfg, (size_t)p->nops * sizeof *r1.sol.cfg);
+    const double *started = lsp_stats_get(&r1.stats, "mip_started");
+    assert_non_null(started);
+    assert_true(*started == 1);
+    lsp_result_free(&be);
+    lsp_result_free(&mip);
+    lsp_result_free(&r1);
+    lsp_result_free(&r2);
+    lsp_free(p);
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -297,6 +362,11 @@ static void test_bad_params(void **state)
     struct lsp_result r;
     assert_int_equal(lsp_opts_add_param(&o, "exact.nope=1", &err), 0);
     assert_int_equal(lsp_solve("exact", p, &o, &r, &err), LS_ERR_INPUT);
+    lsp_result_free(&r);
+    lsp_opts_init(&o);
+    assert_int_equal(lsp_opts_add_param(&o, "exact.engine=simplex", &err), 0);
+    assert_int_equal(lsp_solve("exact", p, &o, &r, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "exact.engine"));
     lsp_result_free(&r);
     lsp_opts_init(&o);
     assert_int_equal(lsp_opts_add_param(&o, "dp.mem_limit=lots", &err), 0);
@@ -315,6 +385,9 @@ int main(void)
         cmocka_unit_test(test_dp_mem_limit),
         cmocka_unit_test(test_exact_anytime),
         cmocka_unit_test(test_exact_deterministic),
+        cmocka_unit_test(test_exact_mip_brute),
+        cmocka_unit_test(test_exact_race_brute),
+        cmocka_unit_test(test_exact_portfolio_deterministic),
         cmocka_unit_test(test_bad_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -610,7 +610,7 @@ static void test_treedec_known(void **state)
     assert_int_not_equal(ls_treedec_build(3, badedge, 1, LS_ELIM_MIN_FILL, &td, &e), 0);
     /* a deadline that has passed stops the elimination with LS_ERR_LIMIT */
     int32_t chain[] = {0, 1, 1, 2};
-    struct ls_deadline past = {1}; /* 1 ns after the clock's epoch */
+    struct ls_deadline past = {.end_ns = 1}; /* 1 ns after the clock's epoch */
     assert_int_equal(ls_treedec_best_until(3, chain, 2, &past, &td, &e), LS_ERR_LIMIT);
     assert_non_null(strstr(e.msg, "time limit"));
     struct ls_deadline none = ls_deadline_in(0);

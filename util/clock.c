@@ -32,5 +32,7 @@ struct ls_deadline ls_deadline_in(double limit_s)
 
 int ls_deadline_passed(const struct ls_deadline *d)
 {
+    if (d->stop && atomic_load_explicit(d->stop, memory_order_relaxed))
+        return 1;
     return d->end_ns && ls_now_ns() >= d->end_ns;
 }

@@ -1,0 +1,119 @@
+/* solver/exact_pf: portfolio pieces of the exact solver (see exact_pf.h). */
+#include "solver/exact_pf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/exact_be.h"
+#include "solver/incr.h"
+
+int64_t ex_default_mem_limit(void)
+{
+    const int64_t lo = (int64_t)768 << 20, hi = (int64_t)4 << 30;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return lo;
+    char line[128];
+    long long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lld kB", &kib) == 1)
+            break;
+    fclose(f);
+    int64_t quarter = kib > 0 ? (int64_t)kib * 1024 / 4 : lo;
+    return quarter < lo ? lo : quarter > hi ? hi : quarter;
+}
+
+/* Replace the incumbent of every unsolved component by rb's assignment where rb's is
+ * cheaper; *cost follows for component c. */
+static void adopt_seed(struct ex_pf *pf, const int32_t *rb, int32_t c, int32_t *cfg,
+                       int64_t *cost)
+{
+    const struct ex_fg *g = pf->g;
+    for (int32_t k = 0; k < g->ncomp; k++) {
+        if (pf->done[k])
+            continue;
+        int64_t mine = ex_comp_cost(pf->p, g, k, cfg), theirs = ex_comp_cost(pf->p, g, k, rb);
+        if (theirs >= mine)
+            continue;
+        for (int32_t j = g->comp_op_off[k]; j < g->comp_op_off[k + 1]; j++)
+            cfg[g->comp_op[j]] = rb[g->comp_op[j]];
+        pf->seed_gain += mine - theirs;
+        if (k == c)
+            *cost = theirs;
+    }
+}
+
+/* The rule-based solver (with its local search) as the anytime seed. */
+static int seed(struct ex_pf *pf, int32_t c, int32_t *cfg, int64_t *cost, struct ls_error *err)
+{
+    struct lsp_solve_opts ro;
+    lsp_opts_init(&ro);
+    ro.time_limit = pf->o->time_limit;
+    struct lsp_result rr;
+    lsp_result_init(&rr);
+    int rc = lsp_solution_alloc(&rr.sol, pf->p, err);
+    if (!rc)
+        rc = lsp_solve_rulebased(pf->p, &ro, &rr, err);
+    if (!rc && rr.sol.nops == pf->p->nops)
+        adopt_seed(pf, rr.sol.cfg, c, cfg, cost);
+    lsp_result_free(&rr);
+    return rc;
+}
+
+int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
+                struct ls_error *err)
+{
+    struct ex_pf *pf = ctx;
+    if (pf->started || pf->start_failed ||
+        (exact_entries <= pf->race_entries && exact_entries <= pf->budget))
+        return 0;
+    int rc = seed(pf, c, cfg, cost, err);
+    if (rc)
+        return rc;
+    /* the MIP start: solved components at their optimum, the others seeded */
+    double left = 0;
+    if (pf->dl && pf->dl->end_ns) {
+        uint64_t now = ls_now_ns();
+        left = now < pf->dl->end_ns ? (double)(pf->dl->end_ns - now) / 1e9 : 0.01;
+    }
+    struct ls_error ignored;
+    if (ex_mip_start(&pf->job, pf->p, left, cfg, &pf->proved, &ignored)) {
+        /* no child process (fork refused, out of memory): bucket elimination alone, as
+         * before the portfolio, is still a complete solver */
+        ex_mip_job_free(&pf->job);
+        pf->start_failed = 1;
+        return 0;
+    }
+    pf->started = 1;
+    /* past the budget, bucket elimination falls back to mini-buckets, which rarely prove
+     * what CBC proves: rather than take CPU and memory from it, wait for its answer (a
+     * proof stops the loop; without one the loop goes on with the time left) */
+    if (exact_entries > pf->budget)
+        ex_mip_wait(&pf->job, pf->dl, 0);
+    return 0;
+}
+
+int ex_canonical(const struct lsp_problem *p, const int32_t *ops, int32_t n, int32_t *cfg)
+{
+    struct lsp_incr s;
+    if (lsp_incr_init(&s, p))
+        return LS_ERR_NOMEM;
+    for (int32_t o = 0; o < p->nops; o++)
+        lsp_incr_set(&s, o, cfg[o]);
+    for (int moved = 1; moved;) {
+        moved = 0;
+        for (int32_t i = 0; i < n; i++) {
+            int32_t o = ops[i];
+            for (int32_t c = 0; c < s.cfg[o]; c++)
+                if (lsp_incr_delta(&s, o, c) <= 0) {
+                    lsp_incr_set(&s, o, c);
+                    moved = 1;
+                    break;
+                }
+        }
+    }
+    memcpy(cfg, s.cfg, (size_t)p->nops * sizeof *cfg);
+    lsp_incr_free(&s);
+    return 0;
+}
