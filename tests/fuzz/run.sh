@@ -37,7 +37,7 @@ ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC -I$OUT/gen $SAN"
+CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC -I$OUT/gen $SAN $(pkg-config --cflags cbc)"
 
 # Layers each target links (lowest last) and its external libraries.
 layers_of() {
@@ -50,7 +50,8 @@ layers_of() {
     *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }
-LIBS="-lgsl -lgslcblas -ljansson -lprotobuf-c -lz -lm"
+# (the solver layer links COIN-OR CBC, exact's MIP engine)
+LIBS="-lgsl -lgslcblas -ljansson -lprotobuf-c $(pkg-config --libs cbc) -lz -lm -lpthread"
 
 # Seed corpora: the repository's examples and test data for each format.
 seeds_of() {
