@@ -10,12 +10,18 @@
  * Each op of the group emits its own part of every tile (scores: Q^T/K^T loads and the
  * QK^T matmuls; softmax: the statistics and the exp; ctx: V loads, transposes, PV
  * matmuls, evacuation, store), so its price is a function of the group's shapes only
- * (each op has one configuration). The compiler emits the three parts interleaved, tile
- * by tile (the scores of the next tile before the rest of this one), as one step. */
+ * (each op has one configuration). The compiler emits the parts software-pipelined
+ * (cg_lower_attn) as one step. */
 #include <stdlib.h>
 
 #include "codegen/attn.h"
 #include "codegen/cg_int.h"
+
+/* V blocks (rows of head_dim elements: short DMA runs) and ctx stores go over queues of
+ * their own, ATTN_SPREAD of them from queue class ATTN_Q0 (queues 8-15 with 16 queues),
+ * so that their descriptors run in parallel instead of behind each other. */
+#define ATTN_Q0 4
+#define ATTN_SPREAD 8
 
 static int only_use(const struct graph *g, int32_t t, int32_t *op)
 {
@@ -41,10 +47,10 @@ static int leading_batch(const struct graph_attrs *at, int r)
 static uint64_t attn_sbuf_bytes(const struct cg_attn_geom *m)
 {
     uint64_t b = 2 * (uint64_t)m->Sq * m->esq + 2 * (uint64_t)m->Sk * m->esk +
-                 2 * (uint64_t)m->nkb * m->Dv * m->esv + 2 * (uint64_t)m->Sk * 2 +
-                 2 * (uint64_t)m->nkb * 128 * 2 + 2 * (uint64_t)m->Dv * m->eso +
-                 2 * (uint64_t)(m->nc + 4) * 4;
-    return b + 9 * 64;   /* alignment of each buffer */
+                 2 * (uint64_t)m->nkb * m->Dv * m->esv + 3 * (uint64_t)m->Sk * 2 +
+                 (uint64_t)m->nkb * 128 * 2 + 2 * (uint64_t)m->Dv * m->eso +
+                 3 * (uint64_t)(m->nc + 4) * 4;
+    return b + 10 * 64;   /* alignment of each buffer */
 }
 
 static int geom(const struct graph *g, const struct sim_target *t, const int32_t *op,
@@ -154,14 +160,15 @@ struct attn_run {
     const struct cg_attn_geom *m;
     struct cg_view vq, vk, vv, vo;
     int qord[R_], kord[R_], vord[R_], oord[R_], nq, nk, nv, no;
-    uint64_t qb[2], kb[2], vb[2], pb[2], ptb[2], ob[2], st[2];
+    uint64_t qb[2], kb[2], vb[2], ob[2], ptb;
+    uint64_t st[3], pb[3];       /* statistics, probabilities: three tiles in flight (t % 3) */
     uint32_t sbank0, tbank, pvbank;
     const int32_t *tags;
     int64_t nqt;                 /* query tiles per batch combo */
     /* handles (-1: none, or emitted by a part not lowered here) */
-    int64_t hq[2], hk[2], hv[2][2], qk_reader[2], v_reader[2];
-    int64_t mm[2][8], sbank_reader[2], max_h[2], p_h[2], p_reader[2], rs_h[2];
-    int64_t pt_reader[2], t_reader, pv_reader[2], o_reader[2], ls_last;
+    int64_t hq[2], hk[2], hv[2][ATTN_SPREAD], qk_reader[2], v_reader[2];
+    int64_t mm[2][8], sbank_reader[2], p_h[3], p_reader[3], rs_h[3], st_reader[3];
+    int64_t pt_reader, t_reader, hcp, pv_reader[2], o_reader[2];
 };
 
 static size_t dep(int64_t *d, size_t n, int64_t h)
@@ -188,7 +195,7 @@ static void batch_box(const struct attn_run *z, int64_t bi, int rank, const int6
 
 static int64_t load(struct cg_em *e, const struct cg_view *v, const int *ord, int n,
                     const int64_t *lo, const int64_t *len, uint64_t addr, uint32_t rows,
-                    uint64_t free, int64_t war, int first)
+                    uint64_t free, int64_t war, int first, int cls)
 {
     struct sim_operand src, dst = cg_sb(0, rows, addr, v->dt, free);
     if (cg_box(v, lo, len, NULL, v->pax, 1, ord + 1, n - 1, &src))
@@ -196,7 +203,7 @@ static int64_t load(struct cg_em *e, const struct cg_view *v, const int *ord, in
     if (first)
         cg_writers(e, v->tensor, v->pax);
     int64_t d[1];
-    return cg_dma(e, CG_Q_LOAD, &dst, &src, SIM_OP_DMA_COPY, d, dep(d, 0, war));
+    return cg_dma(e, cls, &dst, &src, SIM_OP_DMA_COPY, d, dep(d, 0, war));
 }
 
 static int64_t op1(struct cg_em *e, enum ls_engine eng, enum sim_opcode opc, enum sim_func fn,
@@ -238,10 +245,10 @@ static int part_scores(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t 
     if (qt == 0) {
         batch_box(z, bi, m->r, z->vq.dim, lo, len);
         z->hq[b] = load(e, &z->vq, z->qord, z->nq, lo, len, z->qb[b], (uint32_t)m->D,
-                        (uint64_t)m->Sq, z->qk_reader[b], bi < 2);
+                        (uint64_t)m->Sq, z->qk_reader[b], bi < 2, CG_Q_LOAD);
         batch_box(z, bi, m->r, z->vk.dim, lo, len);
         z->hk[b] = load(e, &z->vk, z->kord, z->nk, lo, len, z->kb[b], (uint32_t)m->D,
-                        (uint64_t)m->Sk, z->qk_reader[b], bi < 2);
+                        (uint64_t)m->Sk, z->qk_reader[b], bi < 2, CG_Q_LOAD);
     }
     struct sim_operand qs = cg_sb(0, (uint32_t)m->D, z->qb[b] + (uint64_t)qt * 128 * m->esq,
                                   z->vq.dt, (uint64_t)qlen);
@@ -261,20 +268,19 @@ static int part_scores(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t 
         int64_t md[3] = {hls, z->hk[b], z->sbank_reader[s]};
         z->mm[s][c] = op1(e, LS_ENGINE_PE, SIM_OP_MATMUL, SIM_FN_NONE, &ps, &mv, NULL, 0, md, 3);
     }
-    z->qk_reader[b] = z->ls_last = z->mm[s][m->nc - 1];
+    z->qk_reader[b] = z->mm[s][m->nc - 1];
     return e->fail;
 }
 
-/* Softmax: row max over the PSUM banks, subtract into the bf16 probabilities, exp, the
- * row sum (ACT readout) and its reciprocal. */
-static int part_softmax(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t qt)
+/* Softmax, DVE half: row max over the tile's PSUM banks, subtract into the bf16
+ * probabilities (SBUF buffer t % 3). */
+static int sm_dve(struct cg_em *e, struct attn_run *z, int64_t t)
 {
     const struct cg_attn_geom *m = z->m;
-    int64_t qlen = cg_min(128, m->Sq - qt * 128), t = bi * z->nqt + qt;
-    int s = (int)(t % m->ns), p = (int)(t & 1);
+    uint32_t rows = (uint32_t)cg_min(128, m->Sq - (t % z->nqt) * 128);
+    int s = (int)(t % m->ns), u = (int)(t % 3);
     e->s->op_tag = z->tags[1];
-    uint32_t rows = (uint32_t)qlen;
-    uint64_t st = z->st[p];
+    uint64_t st = z->st[u];
     struct sim_operand mx = cg_sb(0, rows, st, LS_DT_FP32, 1);
     int64_t hmax = -1;
     for (int64_t c = 0; c < m->nc; c++) {
@@ -283,7 +289,7 @@ static int part_softmax(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t
         struct sim_operand ps = sim_psum(0, rows, (uint64_t)bank * e->t->psum_bank_bytes,
                                          LS_DT_FP32, (uint32_t)cl);
         struct sim_operand part = cg_sb(0, rows, st + (uint64_t)(4 + c) * 4, LS_DT_FP32, 1);
-        int64_t d[2] = {z->mm[s][c], z->pv_reader[p]};
+        int64_t d[2] = {z->mm[s][c], z->st_reader[u]};
         hmax = op1(e, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, m->nc > 1 ? &part : &mx,
                    &ps, NULL, 0, d, 2);
     }
@@ -298,29 +304,39 @@ static int part_softmax(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t
         uint32_t bank = z->sbank0 + (uint32_t)(s * m->nc + c);
         struct sim_operand ps = sim_psum(0, rows, (uint64_t)bank * e->t->psum_bank_bytes,
                                          LS_DT_FP32, (uint32_t)cl);
-        struct sim_operand pr = cg_sb(0, rows, z->pb[p] + (uint64_t)(c * m->chunk) * 2,
+        struct sim_operand pr = cg_sb(0, rows, z->pb[u] + (uint64_t)(c * m->chunk) * 2,
                                       LS_DT_BF16, (uint64_t)cl);
         struct sim_operand b = bcast(rows, st, (uint32_t)cl);
-        int64_t d[2] = {hmax, z->p_reader[p]};
+        int64_t d[2] = {hmax, z->p_reader[u]};
         hsub = op1(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &pr, &ps, &b, 0, d, 2);
     }
-    z->sbank_reader[s] = hsub;
-    struct sim_operand pall = cg_sb(0, rows, z->pb[p], LS_DT_BF16, (uint64_t)m->Sk);
+    z->sbank_reader[s] = z->p_h[u] = hsub;
+    return e->fail;
+}
+
+/* Softmax, ACT half: exp in place, the row sum (activation_reduce) and its reciprocal. */
+static int sm_act(struct cg_em *e, struct attn_run *z, int64_t t)
+{
+    const struct cg_attn_geom *m = z->m;
+    uint32_t rows = (uint32_t)cg_min(128, m->Sq - (t % z->nqt) * 128);
+    int u = (int)(t % 3);
+    e->s->op_tag = z->tags[1];
+    struct sim_operand pall = cg_sb(0, rows, z->pb[u], LS_DT_BF16, (uint64_t)m->Sk);
     int64_t hexp = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &pall, &pall, NULL, 0,
-                       &hsub, 1);
-    struct sim_operand sum = cg_sb(0, rows, st + 4, LS_DT_FP32, 1);
+                       &z->p_h[u], 1);
+    struct sim_operand sum = cg_sb(0, rows, z->st[u] + 4, LS_DT_FP32, 1);
     int64_t hsum = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE, SIM_FN_NONE, &sum, &pall,
                        NULL, 0, &hexp, 1);
-    struct sim_operand rs = cg_sb(0, rows, st + 8, LS_DT_FP32, 1);
-    z->rs_h[p] = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &rs, &sum, NULL, 0,
+    struct sim_operand rs = cg_sb(0, rows, z->st[u] + 8, LS_DT_FP32, 1);
+    z->rs_h[u] = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &rs, &sum, NULL, 0,
                      &hsum, 1);
-    z->p_h[p] = hexp;
+    z->p_h[u] = hexp;
     return e->fail;
 }
 
 /* Transposes of the probabilities (tpb blocks per PSUM bank) and their copies to SBUF
  * (alternating ACT and DVE). Returns the handle of the last copy. */
-static int64_t transpose_p(struct cg_em *e, struct attn_run *z, int p, uint32_t qlen)
+static int64_t transpose_p(struct cg_em *e, struct attn_run *z, int u, uint32_t qlen)
 {
     const struct cg_attn_geom *m = z->m;
     int64_t last = -1;
@@ -328,11 +344,11 @@ static int64_t transpose_p(struct cg_em *e, struct attn_run *z, int p, uint32_t 
         int64_t n = cg_min(m->tpb, m->nkb - j0), htr = -1;
         for (int64_t j = j0; j < j0 + n; j++) {
             uint32_t kl = (uint32_t)cg_min(128, m->Sk - j * 128);
-            struct sim_operand src = cg_sb(0, qlen, z->pb[p] + (uint64_t)j * 256, LS_DT_BF16, kl);
+            struct sim_operand src = cg_sb(0, qlen, z->pb[u] + (uint64_t)j * 256, LS_DT_BF16, kl);
             struct sim_operand dst = sim_psum(0, kl, (uint64_t)z->tbank * e->t->psum_bank_bytes +
                                                          (uint64_t)(j - j0) * 128 * 4,
                                               LS_DT_FP32, qlen);
-            int64_t d[2] = {z->p_h[p], j == j0 ? z->t_reader : -1};
+            int64_t d[2] = {z->p_h[u], j == j0 ? z->t_reader : -1};
             htr = op1(e, LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE, SIM_FN_NONE, &dst, &src, NULL, 0, d,
                       2);
         }
@@ -346,14 +362,14 @@ static int64_t transpose_p(struct cg_em *e, struct attn_run *z, int p, uint32_t 
             struct sim_operand src = sim_psum(0, kl, (uint64_t)z->tbank * e->t->psum_bank_bytes +
                                                          (uint64_t)(jb - j0) * 128 * 4,
                                               LS_DT_FP32, (uint32_t)(nb * qlen));
-            struct sim_operand dst = cg_sb(0, kl, z->ptb[p] + (uint64_t)jb * 128 * 2, LS_DT_BF16,
+            struct sim_operand dst = cg_sb(0, kl, z->ptb + (uint64_t)jb * 128 * 2, LS_DT_BF16,
                                            (uint64_t)(nb * qlen));
             uint32_t sz[2] = {(uint32_t)nb, qlen};
             int32_t sd[2] = {128, 1};
             sim_operand_dims(&src, 2, sz, sd);
             sim_operand_dims(&dst, 2, sz, sd);
             int odd = (int)((jb / m->tpb + part) & 1);
-            int64_t cd[2] = {htr, z->pt_reader[p]};
+            int64_t cd[2] = {htr, z->pt_reader};
             last = op1(e, odd ? LS_ENGINE_DVE : LS_ENGINE_ACT, odd ? SIM_OP_TENSOR_COPY
                                                                   : SIM_OP_ACTIVATION,
                        SIM_FN_NONE, &dst, &src, NULL, 0, cd, 2);
@@ -363,14 +379,13 @@ static int64_t transpose_p(struct cg_em *e, struct attn_run *z, int p, uint32_t 
     return last;
 }
 
-/* ctx: per batch combo the V loads (one per key block), per tile the transposes, the PV
- * matmuls (stationary P^T blocks, moving V blocks) accumulating in PSUM, the evacuation
- * scaled by 1 / row sum, and the store. */
-static int part_ctx(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t qt)
+/* ctx, first half: per batch combo the V loads (one per key block), per tile the
+ * transposes of the probabilities and their copies. */
+static int ctx_t(struct cg_em *e, struct attn_run *z, int64_t t)
 {
     const struct cg_attn_geom *m = z->m;
-    int64_t lo[R_], len[R_], qlen = cg_min(128, m->Sq - qt * 128), t = bi * z->nqt + qt;
-    int b = (int)(bi & 1), p = (int)(t & 1);
+    int64_t lo[R_], len[R_], bi = t / z->nqt, qt = t % z->nqt;
+    int b = (int)(bi & 1);
     e->s->op_tag = z->tags[2];
     if (qt == 0) {
         batch_box(z, bi, m->r, z->vv.dim, lo, len);
@@ -379,40 +394,57 @@ static int part_ctx(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t qt)
             len[m->r - 2] = cg_min(128, m->Sk - j * 128);
             int64_t h = load(e, &z->vv, z->vord, z->nv, lo, len,
                              z->vb[b] + (uint64_t)j * m->Dv * m->esv, (uint32_t)len[m->r - 2],
-                             (uint64_t)m->Dv, z->v_reader[b], bi < 2 && j < 2);
-            z->hv[b][j & 1] = h;   /* the last load on each of the two load queues */
+                             (uint64_t)m->Dv, z->v_reader[b], bi < 2 && j < ATTN_SPREAD,
+                             ATTN_Q0 + (int)(j % (ATTN_SPREAD / 2)));
+            z->hv[b][j % ATTN_SPREAD] = h;   /* the last load on each queue */
         }
     }
-    int64_t hcp = transpose_p(e, z, p, (uint32_t)qlen);
+    z->hcp = transpose_p(e, z, (int)(t % 3), (uint32_t)cg_min(128, m->Sq - qt * 128));
+    z->p_reader[t % 3] = z->t_reader;
+    return e->fail;
+}
+
+/* ctx, second half: the PV matmuls (stationary P^T blocks, moving V blocks) accumulating
+ * in PSUM, the evacuation scaled by 1 / row sum, and the store. */
+static int ctx_pv(struct cg_em *e, struct attn_run *z, int64_t t)
+{
+    const struct cg_attn_geom *m = z->m;
+    int64_t lo[R_], len[R_], bi = t / z->nqt, qt = t % z->nqt;
+    int64_t qlen = cg_min(128, m->Sq - qt * 128);
+    int b = (int)(bi & 1), p = (int)(t & 1), u = (int)(t % 3);
+    e->s->op_tag = z->tags[2];
     uint64_t pv = (uint64_t)z->pvbank * e->t->psum_bank_bytes + (uint64_t)p * m->Dv * 4;
     int64_t hmm = -1;
     for (int64_t j = 0; j < m->nkb; j++) {
         uint32_t kl = (uint32_t)cg_min(128, m->Sk - j * 128);
         struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
-        ls.src = cg_sb(0, kl, z->ptb[p] + (uint64_t)j * 128 * 2, LS_DT_BF16, (uint64_t)qlen);
+        ls.src = cg_sb(0, kl, z->ptb + (uint64_t)j * 128 * 2, LS_DT_BF16, (uint64_t)qlen);
         int64_t d[1];
-        int64_t hls = cg_emit(e, &ls, d, dep(d, 0, hcp));
+        int64_t hls = cg_emit(e, &ls, d, dep(d, 0, z->hcp));
         struct sim_operand mv = cg_sb(0, kl, z->vb[b] + (uint64_t)j * m->Dv * m->esv, z->vv.dt,
                                       (uint64_t)m->Dv);
         struct sim_operand ps = sim_psum(0, (uint32_t)qlen, pv, LS_DT_FP32, (uint32_t)m->Dv);
-        int64_t md[4] = {hls, z->hv[b][0], z->hv[b][1], j == 0 ? z->pv_reader[p] : -1};
+        int64_t md[2 + ATTN_SPREAD] = {hls, j == 0 ? z->pv_reader[p] : -1};
+        for (int q = 0; q < ATTN_SPREAD; q++)
+            md[2 + q] = z->hv[b][q];
         hmm = op1(e, LS_ENGINE_PE, SIM_OP_MATMUL, SIM_FN_NONE, &ps, &mv, NULL,
-                  j > 0 ? SIM_F_ACCUMULATE : 0, md, 4);
+                  j > 0 ? SIM_F_ACCUMULATE : 0, md, 2 + ATTN_SPREAD);
     }
-    z->pt_reader[p] = z->v_reader[b] = hmm;
+    z->pt_reader = z->v_reader[b] = hmm;
     struct sim_operand ps = sim_psum(0, (uint32_t)qlen, pv, LS_DT_FP32, (uint32_t)m->Dv);
     struct sim_operand ob = cg_sb(0, (uint32_t)qlen, z->ob[p], z->vo.dt, (uint64_t)m->Dv);
-    struct sim_operand rs = bcast((uint32_t)qlen, z->st[p] + 8, (uint32_t)m->Dv);
-    int64_t ed[3] = {hmm, z->rs_h[p], z->o_reader[p]};
+    struct sim_operand rs = bcast((uint32_t)qlen, z->st[u] + 8, (uint32_t)m->Dv);
+    int64_t ed[3] = {hmm, z->rs_h[u], z->o_reader[p]};
     int64_t hev = op1(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &ob, &ps, &rs, 0, ed, 3);
-    z->pv_reader[p] = hev;
+    z->pv_reader[p] = z->st_reader[u] = hev;
     batch_box(z, bi, m->r, z->vo.dim, lo, len);
     lo[m->r - 2] = qt * 128;
     len[m->r - 2] = qlen;
     struct sim_operand dst;
     if (cg_box(&z->vo, lo, len, NULL, z->vo.pax, 1, z->oord + 1, z->no - 1, &dst))
         return cg_fail(e, "fused attention: output pattern needs more than 4 dims");
-    int64_t hst = cg_dma(e, CG_Q_STORE, &dst, &ob, SIM_OP_DMA_COPY, &hev, hev >= 0);
+    int64_t hst = cg_dma(e, ATTN_Q0 + ATTN_SPREAD / 2 + (int)(t % (ATTN_SPREAD / 2)), &dst, &ob,
+                         SIM_OP_DMA_COPY, &hev, hev >= 0);
     cg_wrote(e, z->vo.tensor, z->vo.pax, hst);
     z->o_reader[p] = hst;
     return e->fail;
@@ -435,17 +467,21 @@ static void run_init(struct cg_em *e, const struct cg_attn *a, struct attn_run *
         z->qb[i] = cg_alloc(e, (uint64_t)m->Sq * m->esq);
         z->kb[i] = cg_alloc(e, (uint64_t)m->Sk * m->esk);
         z->vb[i] = cg_alloc(e, (uint64_t)m->nkb * m->Dv * m->esv);
-        z->pb[i] = cg_alloc(e, (uint64_t)m->Sk * 2);
-        z->ptb[i] = cg_alloc(e, (uint64_t)m->nkb * 128 * 2);
         z->ob[i] = cg_alloc(e, (uint64_t)m->Dv * m->eso);
-        z->st[i] = cg_alloc(e, (uint64_t)(m->nc + 4) * 4);
-        z->hq[i] = z->hk[i] = z->hv[i][0] = z->hv[i][1] = z->qk_reader[i] = z->v_reader[i] = -1;
-        z->sbank_reader[i] = z->max_h[i] = z->p_h[i] = z->p_reader[i] = z->rs_h[i] = -1;
-        z->pt_reader[i] = z->pv_reader[i] = z->o_reader[i] = -1;
+        z->hq[i] = z->hk[i] = z->qk_reader[i] = z->v_reader[i] = -1;
+        for (int q = 0; q < ATTN_SPREAD; q++)
+            z->hv[i][q] = -1;
+        z->sbank_reader[i] = z->pv_reader[i] = z->o_reader[i] = -1;
         for (int c = 0; c < 8; c++)
             z->mm[i][c] = -1;
     }
-    z->t_reader = z->ls_last = -1;
+    for (int i = 0; i < 3; i++) {
+        z->st[i] = cg_alloc(e, (uint64_t)(m->nc + 4) * 4);
+        z->pb[i] = cg_alloc(e, (uint64_t)m->Sk * 2);
+        z->rs_h[i] = z->st_reader[i] = z->p_h[i] = z->p_reader[i] = -1;
+    }
+    z->ptb = cg_alloc(e, (uint64_t)m->nkb * 128 * 2);
+    z->t_reader = z->pt_reader = z->hcp = -1;
     /* the whole PSUM: scores banks first, then the transposes' and the PV bank */
     z->sbank0 = 0;
     z->tbank = m->ns * (uint32_t)m->nc;
@@ -461,21 +497,29 @@ static int cg_lower_attn(struct cg_em *e, const struct cg_attn *a, unsigned part
     z.tags = tags ? tags : own;
     run_init(e, a, &z);
     const struct cg_attn_geom *m = &a->m;
-    int64_t nq = z.nqt = cg_cdiv(m->Sq, 128);
-    for (int64_t bi = 0; bi < m->nb && !e->fail; bi++) {
-        if (bi == 0 && (parts & 1))
-            part_scores(e, &z, 0, 0);
-        for (int64_t qt = 0; qt < nq && !e->fail; qt++) {
-            /* the next tile's scores go first so PE computes them during this softmax */
-            int64_t nb = qt + 1 < nq ? bi : bi + 1, nt = qt + 1 < nq ? qt + 1 : 0;
-            if ((parts & 1) && nb < m->nb)
-                part_scores(e, &z, nb, nt);
-            if (parts & 2)
-                part_softmax(e, &z, bi, qt);
-            if (parts & 4)
-                part_ctx(e, &z, bi, qt);
-            z.p_reader[(bi * nq + qt) & 1] = z.t_reader;
-        }
+    int64_t nq = z.nqt = cg_cdiv(m->Sq, 128), T = m->nb * nq, L = (int64_t)m->ns;
+    /* software pipeline over the tiles t = bi * nq + qt, so that no engine waits in
+     * program order behind another tile's tail: while PE transposes tile t, it computes
+     * the scores of tile t + L, DVE their max and subtract, ACT the exp of tile t + 1 */
+    for (int64_t t = 0; t < L && t < T; t++) {
+        if (parts & 1)
+            part_scores(e, &z, t / nq, t % nq);
+        if (parts & 2)
+            sm_dve(e, &z, t);
+    }
+    if (parts & 2)
+        sm_act(e, &z, 0);
+    for (int64_t t = 0; t < T && !e->fail; t++) {
+        if (parts & 4)
+            ctx_t(e, &z, t);
+        if ((parts & 1) && t + L < T)
+            part_scores(e, &z, (t + L) / nq, (t + L) % nq);
+        if ((parts & 2) && t + L < T)
+            sm_dve(e, &z, t + L);
+        if ((parts & 2) && t + 1 < T)
+            sm_act(e, &z, t + 1);
+        if (parts & 4)
+            ctx_pv(e, &z, t);
     }
     e->s->op_tag = own[0];
     return e->fail;
