@@ -3,15 +3,17 @@
 # size on a target, compiled and simulated; prints the simulated time, the roofline bound
 # (costmodel/roofline: max of bf16 PE-peak time and minimum HBM bytes / hbm.bytes_per_ns),
 # the fraction reached, the busy shares of PE and DMA, the memory plan and the share of
-# engine time spent in layout conversions. CSV beside the table with -c FILE.
-#   bench/roofline.sh [-b BUILD] [-t TARGET] [-c OUT.csv] [-l SECONDS] [MODEL...]
+# engine time spent in layout conversions. CSV beside the table with -c FILE; with -p N,
+# per model the N (op, engine) pairs of most summed instruction time, layer numbers folded
+# (enc.l3.self.probs -> enc.l#.self.probs; conversions under their tensor's name), on stderr.
+#   bench/roofline.sh [-b BUILD] [-t TARGET] [-c OUT.csv] [-l SECONDS] [-p N] [MODEL...]
 # Default models: bert-base vit-b16 whisper-enc resnet50; `all` = every zoo model.
 set -euo pipefail
-build=build target=nc-v2 csv= limit=60
-while getopts "b:t:c:l:h" o; do
+build=build target=nc-v2 csv= limit=60 top=0
+while getopts "b:t:c:l:p:h" o; do
     case $o in
-    b) build=$OPTARG ;; t) target=$OPTARG ;; c) csv=$OPTARG ;; l) limit=$OPTARG ;;
-    *) sed -n '2,8p' "$0"; exit 2 ;;
+    b) build=$OPTARG ;; t) target=$OPTARG ;; c) csv=$OPTARG ;; l) limit=$OPTARG ;; p) top=$OPTARG ;;
+    *) sed -n '2,10p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -46,6 +48,14 @@ for m in "${models[@]}"; do
         | @csv' "$p.c.json" "$p.s.json" | tr -d '"' | tee -a "$tmp/out.csv" |
         awk -F, '{printf "%-14s %10.3f %10.3f %5s %8.1f%% %6.1f%% %6.1f%% %4d/%-4d %9.1f%%\n",
                   $1, $2, $3, $4, 100 * $5, 100 * $6, 100 * $7, $8, $9, 100 * $10}'
+    if [ "$top" -gt 0 ]; then
+        echo "  $m: top $top (op, engine) by summed instruction time (us):" >&2
+        awk -F, 'NR == 1 {match($0, /tick_hz=[0-9]+/); mhz = substr($0, RSTART + 8, RLENGTH - 8) / 1e6}
+                 NR > 2 {n = $18 != "" ? $18 : $19; gsub(/\.l[0-9]+\./, ".l#.", n);
+                         t[n " " $2] += ($5 - $4) / mhz}
+                 END {for (k in t) printf "%12.0f  %s\n", t[k], k}' "$p.csv" |
+            sort -rn | head -n "$top" >&2
+    fi
     rm -f "$p.prog" "$p.lstrace" "$p.csv"
 done
 [ -n "$csv" ] && cp "$tmp/out.csv" "$csv"

@@ -29,8 +29,8 @@ const char cmd_compile_help[] =
     "                      (.lsprogz: zlib blocks, ~10 bytes per instruction, loads ~10x\n"
     "                      faster); default: binary when OUT ends in .lsprogz\n"
     "  --json              the summary as one JSON object on stdout (instructions, ops_lowered,\n"
-    "                      conversions, hbm_bytes, memory_plan (resident and spilled tensors\n"
-    "                      and bytes), table_price, objective, roofline: the\n"
+    "                      conversions, hbm_bytes, memory_plan (resident, spilled and fused\n"
+    "                      tensors and bytes), table_price, objective, roofline: the\n"
     "                      bound no program of MODEL can beat, docs/costmodel.md); needs -o\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
@@ -183,6 +183,8 @@ int cmd_compile(int argc, char **argv)
         json_object_set_new(mp, "spilled_tensors", json_integer(st.spilled_tensors));
         json_object_set_new(mp, "resident_bytes", json_integer((json_int_t)st.resident_bytes));
         json_object_set_new(mp, "spilled_bytes", json_integer((json_int_t)st.spilled_bytes));
+        json_object_set_new(mp, "fused_tensors", json_integer(st.fused_tensors));
+        json_object_set_new(mp, "fused_bytes", json_integer((json_int_t)st.fused_bytes));
         json_object_set_new(mp, "sbuf_region_bytes_per_partition",
                             json_integer((json_int_t)st.resident_region));
         json_object_set_new(o, "memory_plan", mp);

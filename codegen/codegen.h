@@ -15,7 +15,7 @@
 
 /* Version of the lowering rules: bump whenever the instructions emitted for some op or
  * conversion change, so stored simulation results keyed on it (study/tune) go stale. */
-#define CG_VERSION "cg-3"
+#define CG_VERSION "cg-4"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -171,6 +171,8 @@ struct cg_compile_stats {
     /* the memory plan: tensors kept in SBUF and spilled to HBM, and their bytes */
     int64_t resident_tensors, spilled_tensors;
     uint64_t resident_bytes, spilled_bytes, resident_region;
+    int64_t fused_tensors;       /* fused away: the scores/probabilities of fused attention */
+    uint64_t fused_bytes;
 };
 
 /* Lower every op of g under cfg_pax (per op: nslots partition axes, in op-id order) in

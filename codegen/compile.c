@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "codegen/attn.h"
 #include "codegen/cg_int.h"
 #include "codegen/memplan.h"
 #include "util/vec.h"
@@ -29,6 +30,7 @@ struct cc {
     int64_t prev2[NKEYS];
     unsigned char seen[NKEYS];
     int step;
+    int wide;                    /* this step uses every PSUM bank (wide_step) */
     LS_VEC(uint32_t) deps;
     /* SBUF residency: the last instruction per key so far; per resident tensor, that
      * snapshot when its last reader was emitted (the readers its bytes' next occupant
@@ -135,9 +137,26 @@ static int64_t cc_emit(void *ctx, const struct sim_instr *in, const int64_t *dep
             c->deps.data[m++] = c->deps.data[i];
     }
     int64_t h = sim_program_add(c->p, in, c->deps.data, m, err);
-    if (h >= 0)
+    if (h >= 0) {
         c->tails[c->step % CG_STEP_REGIONS][key] = c->last[key] = h;
+        if (c->wide)   /* the next step reuses PSUM banks this one took */
+            c->tails[(c->step + 1) % CG_STEP_REGIONS][key] = h;
+    }
     return h;
+}
+
+/* A fused attention step takes every PSUM bank: it also waits (first instruction per key)
+ * for the previous step, whose banks it reuses, and the next step waits for it. */
+static int wide_step(struct cc *c, struct cg_sink *s, const struct sim_target *t)
+{
+    const int64_t *prev = c->tails[(c->step + 1) % CG_STEP_REGIONS];
+    for (int k = 0; k < NKEYS; k++)
+        if (prev[k] >= 0 && LS_VEC_PUSH(&c->war, prev[k]))
+            return LS_ERR_NOMEM;
+    c->wide = 1;
+    s->psum_bank0 = 0;
+    s->psum_nbanks = t->psum_banks;
+    return 0;
 }
 
 /* A step that writes resident tensor tn waits (first instruction per key) for every
@@ -265,6 +284,8 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
         st->spilled_tensors = c.plan->spilled_tensors;
         st->resident_bytes = c.plan->resident_bytes;
         st->spilled_bytes = c.plan->spilled_bytes;
+        st->fused_tensors = c.plan->fused_tensors;
+        st->fused_bytes = c.plan->fused_bytes;
         st->resident_region = c.plan->region;
     }
     for (int k = 0; k < NKEYS; k++)
@@ -328,14 +349,29 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
         }
         if (rc || x->kind == GRAPH_OP_RETURN)
             continue;
+        struct cg_attn at;
+        int role = cg_attn_find(g, t, op, &at);
+        if (role == 0 || role == 1)
+            continue;   /* emitted with the group's ctx op, interleaved tile by tile */
         begin_step(&c, &s, t, o);
+        if (role == 2)
+            rc = wide_step(&c, &s, t);
         if (war_deps(&c, x->output)) {
             rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
             break;
         }
         s.op_tag = sim_program_tag(c.p, x->name);
         s.conv_tag = -1;
-        rc = cg_lower_op(g, t, o, op, pax, &s, err);
+        if (role == 2 && !rc) {
+            int32_t tags[3];
+            for (int k = 0; k < 3; k++)
+                tags[k] = sim_program_tag(c.p, graph_op(g, at.op[k])->name);
+            rc = cg_lower_attn_group(g, t, o, &at, 7, tags, &s, err);
+            st->ops_lowered += 2;
+        } else if (!rc) {
+            rc = cg_lower_op(g, t, o, op, pax, &s, err);
+        }
+        c.wide = 0;
         st->ops_lowered++;
         if (rc && s.limit)
             rc = name_limit(err, x->name);

@@ -1,6 +1,7 @@
 /* codegen/config: the admissible configurations of each op kind (docs/costmodel.md). */
 #include <stdlib.h>
 
+#include "codegen/attn.h"
 #include "codegen/cg_int.h"
 #include "util/vec.h"
 
@@ -244,6 +245,14 @@ int cg_op_cfgs(const struct graph *g, const struct sim_target *t, int32_t op, in
     out->ncfg = 0;
     out->pax = NULL;
     struct cfgb b = {out, 0, 0};
+    struct cg_attn a;
+    int role = cg_attn_find(g, t, op, &a);
+    if (role >= 0) {   /* a fused attention op: the one configuration its lowering takes */
+        int8_t pax[3];
+        cg_attn_cfg(&a, role, pax);
+        add(&b, pax);
+    }
+    if (role < 0)
     switch (x->kind) {
     case GRAPH_OP_SOURCE:
     case GRAPH_OP_RETURN: {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 
+#include "codegen/attn.h"
 #include "codegen/cg_int.h"
 #include "codegen/memplan.h"
 
@@ -557,7 +558,15 @@ int cg_lower_op(const struct graph *g, const struct sim_target *t, const struct 
         return 0;
     case GRAPH_OP_MATMUL:
     case GRAPH_OP_BATCH_MATMUL:
+    case GRAPH_OP_SOFTMAX: {
+        struct cg_attn a;   /* a fused attention op prices its part of the group */
+        int role = cg_attn_find(g, t, op, &a);
+        if (role >= 0)
+            return cg_lower_attn_group(g, t, o, &a, 1u << role, NULL, s, err);
+        if (x->kind == GRAPH_OP_SOFTMAX)
+            return cg_lower_map(&e, op, pax);
         return cg_lower_matmul(&e, op, pax);
+    }
     case GRAPH_OP_CONV2D:
         return cg_lower_conv(&e, op, pax);
     case GRAPH_OP_RESHAPE:

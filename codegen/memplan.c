@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/attn.h"
 #include "codegen/cg_int.h"
 #include "codegen/memplan.h"
 #include "util/vec.h"
@@ -135,10 +136,13 @@ static int eligible(const struct graph *g, const struct sim_target *tg,
                     const struct cg_options *o, int32_t t)
 {
     const struct graph_tensor *x = graph_tensor(g, t);
-    if (x->producer < 0 || !in_place_op(g, x->producer))
-        return 0;
+    struct cg_attn a;
+    if (x->producer < 0 || !in_place_op(g, x->producer) || cg_attn_find(g, tg, x->producer, &a) >= 0)
+        return 0;   /* a fused attention group reads and writes HBM (codegen/attn.c) */
     for (size_t u = 0; u < x->nuses; u++) {
         int32_t op = x->uses[u].op;
+        if (cg_attn_find(g, tg, op, &a) >= 0)
+            return 0;
         if (!in_place_op(g, op) || may_read_broadcast(g, op, x->uses[u].slot))
             return 0;
         if (graph_op(g, op)->kind == GRAPH_OP_CONV2D && x->uses[u].slot != 0)
@@ -258,6 +262,15 @@ static void live_ranges(const struct graph *g, const int32_t *order, struct cg_m
     }
 }
 
+/* The scores and probabilities of a fused attention group exist only in PSUM and the
+ * step's buffers, tile by tile: neither resident nor spilled. */
+static int fused_away(const struct graph *g, const struct sim_target *tg, int32_t op)
+{
+    struct cg_attn a;
+    int role = cg_attn_find(g, tg, op, &a);
+    return role == 0 || role == 1;
+}
+
 static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t *order)
 {
     const struct graph *g = b->g;
@@ -274,6 +287,9 @@ static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t
                 return -1;
             b->p->resident_tensors++;
             b->p->resident_bytes += whole;
+        } else if (fused_away(g, b->tg, order[i])) {
+            b->p->fused_tensors++;
+            b->p->fused_bytes += whole;
         } else if (graph_op(g, order[i])->kind != GRAPH_OP_SOURCE) {
             b->p->spilled_tensors++;
             b->p->spilled_bytes += whole;

@@ -1,0 +1,195 @@
+/* Fused attention (codegen/attn): which groups fuse, one configuration per op, golden
+ * instruction counts, no score matrix in HBM, price == objective for random assignments
+ * and never faster than the roofline bound. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "codegen/attn.h"
+#include "costmodel/costmodel.h"
+#include "costmodel/instance.h"
+#include "costmodel/roofline.h"
+#include "graph/lg.h"
+#include "sim/sim.h"
+#include "util/prng.h"
+
+/* q, k, v [1, H, S, 64] bf16 -> scores [1, H, S, S] -> softmax (bf16) -> ctx (returned) */
+static struct graph *attention(int64_t H, int64_t S)
+{
+    struct ls_error err = {0};
+    struct graph *g = graph_new("attn");
+    int32_t q = graph_input(g, "q", LS_DT_BF16, GRAPH_DIMS(1, H, S, 64), NULL);
+    int32_t k = graph_input(g, "k", LS_DT_BF16, GRAPH_DIMS(1, H, S, 64), NULL);
+    int32_t s = graph_batch_matmul(g, "scores", q, k, 1);
+    int32_t p = graph_cast(g, "probs", graph_softmax(g, "sm", s, 3), LS_DT_BF16);
+    (void)p;
+    assert_int_equal(graph_validate(g, &err), 0);
+    return g;
+}
+
+/* the same with the softmax writing bf16 (as the auto-cast pass leaves it) and the
+ * context returned, written in the .lg text format */
+static struct graph *attention_bf16(int64_t H, int64_t S)
+{
+    struct ls_error err = {0};
+    char txt[1024];
+    snprintf(txt, sizeof txt,
+             "lg 1\n"
+             "input q bf16 [1,%lld,%lld,64]\n"
+             "input k bf16 [1,%lld,%lld,64]\n"
+             "input v bf16 [1,%lld,%lld,64]\n"
+             "op scores fp32 [1,%lld,%lld,%lld] = batch_matmul q k lhs_batch=0,1 rhs_batch=0,1 "
+             "lhs_contract=3 rhs_contract=3\n"
+             "op probs bf16 [1,%lld,%lld,%lld] = softmax scores axis=3\n"
+             "op ctx fp32 [1,%lld,%lld,64] = batch_matmul probs v lhs_batch=0,1 rhs_batch=0,1 "
+             "lhs_contract=3 rhs_contract=2\n"
+             "output ctx\n",
+             (long long)H, (long long)S, (long long)H, (long long)S, (long long)H, (long long)S,
+             (long long)H, (long long)S, (long long)S, (long long)H, (long long)S, (long long)S,
+             (long long)H, (long long)S);
+    struct graph *g = NULL;
+    assert_int_equal(graph_read("attn.lg", txt, strlen(txt), &g, &err), 0);
+    assert_int_equal(graph_validate(g, &err), 0);
+    return g;
+}
+
+static int32_t op_of(const struct graph *g, const char *tensor)
+{
+    return graph_tensor(g, graph_find_tensor(g, tensor))->producer;
+}
+
+struct fixture {
+    struct sim_target t;
+    struct cm_table tb;
+    struct cm_model *m;
+    struct cm_instance *in;
+};
+
+static void open_model(struct fixture *f, struct graph *g)
+{
+    struct ls_error err = {0};
+    assert_int_equal(sim_target_builtin(&f->t, "nc-v2"), 0);
+    cm_table_default(&f->t, &f->tb);
+    struct cg_options o = {0};
+    f->m = cm_model_new(g, &f->t, &f->tb, &o);
+    assert_non_null(f->m);
+    assert_int_equal(cm_instance_create(f->m, NULL, &f->in, &err), 0);
+}
+
+static void close_model(struct fixture *f)
+{
+    cm_instance_free(f->in);
+    cm_model_free(f->m);
+}
+
+/* 4 heads x 1024 x 1024 fp32 scores (16 MiB, over a quarter of SBUF) fuse; 128 tokens
+ * (the scores fit on chip) and a softmax read by anything else do not. */
+static void test_groups(void **st)
+{
+    (void)st;
+    struct sim_target t;
+    sim_target_builtin(&t, "nc-v2");
+    struct graph *g = attention_bf16(4, 1024);
+    struct cg_attn a;
+    assert_int_equal(cg_attn_find(g, &t, op_of(g, "scores"), &a), 0);
+    assert_int_equal(cg_attn_find(g, &t, op_of(g, "probs"), &a), 1);
+    assert_int_equal(cg_attn_find(g, &t, op_of(g, "ctx"), &a), 2);
+    assert_int_equal(a.m.nb, 4);
+    assert_int_equal(a.m.nc, 2);
+    assert_int_equal(a.m.nkb, 8);
+    graph_free(g);
+    g = attention_bf16(4, 128);
+    assert_int_equal(cg_attn_find(g, &t, op_of(g, "scores"), &a), -1);
+    graph_free(g);
+    g = attention(4, 1024);   /* no ctx matmul */
+    assert_int_equal(cg_attn_find(g, &t, op_of(g, "scores"), &a), -1);
+    graph_free(g);
+}
+
+static size_t count(const struct sim_program *p, enum sim_opcode op, int conversions)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sim_program_count(p); i++) {
+        const struct sim_instr *in = sim_program_instr(p, i);
+        n += in->opcode == op && (in->conv_tag >= 0) == conversions;
+    }
+    return n;
+}
+
+/* Golden counts (4 heads x 8 query tiles = 32 tiles, 2 key chunks, 8 key blocks): per tile
+ * 1 + 8 load_stationary, 2 + 8 matmuls, 8 transposes; and nothing of the 16 MiB scores
+ * or 8 MiB probabilities crosses HBM: the stores are the 1 MiB fp32 ctx (plus the
+ * conversions of the inputs and the output). */
+static void test_golden(void **st)
+{
+    (void)st;
+    struct ls_error err = {0};
+    struct graph *g = attention_bf16(4, 1024);
+    struct fixture f;
+    open_model(&f, g);
+    struct sim_program *pr = NULL;
+    assert_int_equal(cm_instance_compile(f.in, NULL, &pr, NULL, &err), 0);
+    assert_int_equal(count(pr, SIM_OP_LOAD_STATIONARY, 0), 32 * 9);
+    assert_int_equal(count(pr, SIM_OP_MATMUL, 0), 32 * 10);
+    assert_int_equal(count(pr, SIM_OP_PE_TRANSPOSE, 0), 32 * 8);
+    uint64_t stored = 0;
+    for (size_t i = 0; i < sim_program_count(pr); i++) {
+        const struct sim_instr *in = sim_program_instr(pr, i);
+        if (in->engine == LS_ENGINE_DMA && in->dst.mem == LS_MEM_HBM && in->conv_tag < 0)
+            stored += (uint64_t)in->dst.nparts * sim_operand_free(&in->dst) *
+                      ls_dtype_size((enum ls_dtype)in->dst.dtype);
+    }
+    assert_int_equal(stored, 4 * 1024 * 64 * 4);
+    sim_program_free(pr);
+    close_model(&f);
+    graph_free(g);
+}
+
+/* price of the compiled program == .lsp objective for random assignments (the fused ops
+ * have one configuration each; their neighbours' layouts vary), and the simulated time is
+ * never below the roofline bound */
+static void test_consistency_random(void **st)
+{
+    (void)st;
+    struct ls_error err = {0};
+    struct graph *g = attention_bf16(4, 1024);
+    struct fixture f;
+    open_model(&f, g);
+    const struct lsp_problem *p = f.in->p;
+    struct cm_roofline rl;
+    cm_roofline(g, &f.t, &rl);
+    int32_t *cfg = calloc((size_t)p->nops, sizeof *cfg);
+    struct ls_rng r;
+    ls_rng_seed(&r, 11);
+    for (int it = 0; it < 50; it++) {
+        for (int32_t i = 0; i < p->nops; i++)
+            cfg[i] = (int32_t)ls_rng_below(&r, (uint64_t)p->ops[i].ncfg);
+        struct sim_program *prog = NULL;
+        assert_int_equal(cm_instance_compile(f.in, cfg, &prog, NULL, &err), 0);
+        assert_int_equal(cm_price_program(&f.tb, &f.t, prog), lsp_eval(p, cfg, NULL, NULL));
+        if (it % 10 == 0) {
+            struct sim_stats ss;
+            assert_int_equal(sim_run(&f.t, prog, NULL, &ss, &err), 0);
+            assert_true(sim_ticks_ns(&ss, ss.ticks) >= rl.bound_ns);
+        }
+        sim_program_free(prog);
+    }
+    free(cfg);
+    close_model(&f);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_consistency_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
