@@ -13,7 +13,8 @@
  *    and sets group_ns, so that the aggregated group cost matches the exposed time
  *    (least squares; for "max" the argmax engine of each group is re-linearized a few
  *    times). This absorbs engine overlap and contention the per-instruction form cannot
- *    see. */
+ *    see. From traces (cm_trace_group_fit) the scales are tied by default: one latency and
+ *    one throughput scale for every entry, fitted to program totals (struct cm_groups). */
 #ifndef LS_COSTMODEL_CALIBRATE_H
 #define LS_COSTMODEL_CALIBRATE_H
 
