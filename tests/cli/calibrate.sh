@@ -59,7 +59,9 @@ assert len(m['strategies'])==4 and 'criterion' in m and 'attribution_exact' in m
 ok python3 -c "
 import json; d=json.load(open('$T/l.json')); it=d['iterations']
 assert len(it)>=2
-for k in ('pairwise_accuracy','kendall_tau','median_rel_error','in_sample_median_rel_error','lofo_median_rel_error'): assert k in it[-1], k
+for k in ('pairwise_accuracy','kendall_tau','median_rel_error','in_sample_median_rel_error','lofo_median_rel_error',
+          'frozen_strategies_pairwise_accuracy','lofo_strategies_pairwise_accuracy','lofo_strategies_pairs'): assert k in it[-1], k
+assert it[-1]['frozen_strategies_pairs'] <= it[-1]['pairs'], it[-1]
 assert it[0]['aggregate']=='sum' and it[1]['aggregate']=='max'"
 # bad input: exit 2 with a message
 "$B" calibrate -o "$T/x.json" >/dev/null 2>&1; ok test $? = 2
