@@ -13,7 +13,8 @@
 
 const char cmd_calibrate_help[] =
     "usage: laysim calibrate [--traces FILE]... [--microbench] [--table TABLE]\n"
-    "                        [--aggregate sum|max] [--write-microbench TRACE]\n"
+    "                        [--aggregate sum|max] [--group-scales tied|entry]\n"
+    "                        [--write-microbench TRACE]\n"
     "                        [--report FILE] [--json] [-q] [--target T] [--set K=V]\n"
     "                        -o table.json\n"
     "\n"
@@ -38,6 +39,12 @@ const char cmd_calibrate_help[] =
     "                         exposed time in the traces (aggregation max unless\n"
     "                         --aggregate sum; docs/calibration.md), and every k-th trace\n"
     "                         (k = 1/FRACTION of --holdout) is held out and predicted\n"
+    "  --group-scales MODE    what the group fit scales: tied (default): one latency and\n"
+    "                         one throughput scale for all entries, fitted to every\n"
+    "                         program's total time (and to the time differences of\n"
+    "                         programs with the same operators); entry: a latency and a\n"
+    "                         throughput scale per entry, fitted to every op's exposed\n"
+    "                         time (many more scales than a few models can pin)\n"
     "  --holdout FRACTION     share of each entry's samples held out of its fit to judge\n"
     "                         it against the prior (default 0.2; 0 = none). An entry whose\n"
     "                         fit predicts them worse than the prior keeps the prior\n"
@@ -109,6 +116,7 @@ static json_t *group_json(const struct cm_trace_fit *gr)
     json_t *o = json_object();
     json_object_set_new(o, "done", json_boolean(gr->done));
     json_object_set_new(o, "base", json_string(gr->from_prior ? "prior" : "per-instruction"));
+    json_object_set_new(o, "scales", json_string(gr->scales == CM_SCALES_TIED ? "tied" : "entry"));
     json_object_set_new(o, "fitted_traces", json_integer(gr->fitted_traces));
     json_object_set_new(o, "held_out_traces", json_integer(gr->held_traces));
     json_object_set_new(o, "groups", json_integer((json_int_t)gr->groups));
@@ -130,9 +138,11 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces)
                "far off\n");
         return;
     }
-    printf("group fit (overlap-aware, scaling the %s table): %zu groups from %d traces, "
-           "in-sample error %.4f", gr->from_prior ? "prior" : "per-instruction", gr->groups,
-           gr->fitted_traces, gr->rel_in);
+    int tied = gr->scales == CM_SCALES_TIED;
+    printf("group fit (overlap-aware, %s, scaling the %s table): %zu groups from %d traces, "
+           "in-sample error %.4f (%s)", tied ? "tied scales" : "per-entry scales",
+           gr->from_prior ? "prior" : "per-instruction", gr->groups, gr->fitted_traces,
+           gr->rel_in, tied ? "program totals" : "groups");
     if (gr->held_traces)
         printf("; %d held-out traces: median program-time error %.4f (the prior table), "
                "%.4f (per-instruction fit), %.4f (group fit)", gr->held_traces, gr->held_prior,
@@ -213,10 +223,10 @@ int cmd_calibrate(int argc, char **argv)
         {"report", required_argument, NULL, 'R'},   {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'J'},           {"quiet", no_argument, NULL, 'q'},
         {"holdout", required_argument, NULL, 'H'},
-        {"no-group-fit", no_argument, NULL, 'N'},
+        {"no-group-fit", no_argument, NULL, 'N'},   {"group-scales", required_argument, NULL, 'S'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     struct cli_target_args ta = {0};
-    const char *traces[64], *prior = NULL, *aggn = NULL, *mbtrace = NULL, *report = NULL, *outp = NULL;
+    const char *traces[64], *prior = NULL, *aggn = NULL, *scalesn = "tied", *mbtrace = NULL, *report = NULL, *outp = NULL;
     int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, c, rc;
     double holdout = CM_HOLDOUT_DEFAULT;
     struct ls_error err;
@@ -243,6 +253,7 @@ int cmd_calibrate(int argc, char **argv)
         case 'o': outp = optarg; break;
         case 'J': json = 1; break;
         case 'N': no_group = 1; break;
+        case 'S': scalesn = optarg; break;
         case 'H':
             if (cli_parse_double("calibrate", "--holdout", optarg, &holdout)) {
                 cli_target_args_free(&ta);
@@ -281,6 +292,11 @@ int cmd_calibrate(int argc, char **argv)
         cli_target_args_free(&ta);
         return cli_usage("calibrate", "--aggregate: expected sum or max");
     }
+    if (strcmp(scalesn, "tied") && strcmp(scalesn, "entry")) {
+        cli_target_args_free(&ta);
+        return cli_usage("calibrate", "--group-scales: expected tied or entry, got '%s'",
+                         scalesn);
+    }
     struct sim_target t;
     rc = cli_target_args_resolve(&ta, &t, &err);
     cli_target_args_free(&ta);
@@ -315,8 +331,9 @@ int cmd_calibrate(int argc, char **argv)
     memset(&gr, 0, sizeof gr);
     if (!rc && ntr && !no_group)
         rc = cm_trace_group_fit(traces, ntr, &t, holdout,
-                                aggn && !strcmp(aggn, "sum") ? CM_AGG_SUM : CM_AGG_MAX, &tb, &fit,
-                                &gr, &err);
+                                aggn && !strcmp(aggn, "sum") ? CM_AGG_SUM : CM_AGG_MAX,
+                                strcmp(scalesn, "tied") ? CM_SCALES_ENTRY : CM_SCALES_TIED, &tb,
+                                &fit, &gr, &err);
     ls_progress_update(&pb, (uint64_t)(micro + ntr + 1));
     ls_progress_end(&pb);
     size_t ns = cal.n;

@@ -155,8 +155,11 @@ json_t *cli_loop_json(const struct study_loop_result *r)
         snprintf(hb, sizeof hb, "%016llx", (unsigned long long)it->table_hash);
         json_object_set_new(ij, "table_hash", json_string(hb));
         agg_json(ij, "", &it->frozen);
-        if (it->has_lofo)
+        agg_json(ij, "frozen_strategies_", &it->frozen_strategies);
+        if (it->has_lofo) {
             agg_json(ij, "lofo_", &it->lofo);
+            agg_json(ij, "lofo_strategies_", &it->lofo_strategies);
+        }
         agg_json(ij, "strategy_", &it->strategy);
         agg_json(ij, "in_sample_", &it->in_sample);
         json_object_set_new(ij, "exact_within_1pct_all", json_boolean(it->exact_within_1pct_all));

@@ -13,7 +13,8 @@
  *    and sets group_ns, so that the aggregated group cost matches the exposed time
  *    (least squares; for "max" the argmax engine of each group is re-linearized a few
  *    times). This absorbs engine overlap and contention the per-instruction form cannot
- *    see. */
+ *    see. From traces (cm_trace_group_fit) the scales are tied by default: one latency and
+ *    one throughput scale for every entry, fitted to program totals (struct cm_groups). */
 #ifndef LS_COSTMODEL_CALIBRATE_H
 #define LS_COSTMODEL_CALIBRATE_H
 
@@ -150,6 +151,17 @@ struct cm_groups {
     size_t nprog, capprog, capkey;
     size_t *pstart;
     int32_t *pkey;
+    /* 0: one latency and one throughput scale per table entry; 1 (tied): one latency
+     * scale and one throughput scale shared by every entry. The per-instruction fit has
+     * already measured each instruction; what whole programs add is how much of that
+     * overlaps, and few programs (three models' traces) cannot pin 2 x entries scales
+     * without fitting their noise (docs/calibration.md: tied scales on unseen models). */
+    int tied;
+    /* 0: one row per group (its exposed time); 1: one row per program (its time). A
+     * group's exposed time is the growth of the running end in program order, which a
+     * prefetched load (issued for a later operator, run under an earlier one's compute)
+     * moves from group to group; a program's total is what the layout choice pays. */
+    int totals;
 };
 void cm_groups_init(struct cm_groups *g, int nent);
 void cm_groups_free(struct cm_groups *g);
@@ -170,9 +182,20 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src);
  * program itself is not needed), records in instruction-id order, groups by op/conversion
  * name, weight 1 / (program time)^2. *attributed: records with a group (0: the trace
  * carries no attribution, nothing was added). */
+/* key CM_KEY_BY_OPS: one key per set of operator names, i.e. per model (a layout changes
+ * the conversions, not the operators), so one model's traces rank against each other. */
+#define CM_KEY_BY_OPS (-2)
 int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
                         const struct sim_target *t, const char *path, int32_t key,
                         size_t *attributed, struct ls_error *err);
+
+/* Scales of the trace group fit:
+ *   CM_SCALES_TIED   (default) one latency and one throughput scale for every entry
+ *                    (and group_ns), fitted to each program's total time, with the ranking
+ *                    rows of programs that share their operators (CM_KEY_BY_OPS);
+ *   CM_SCALES_ENTRY  one latency and one throughput scale per entry, fitted to each
+ *                    group's exposed time (the loop's form). */
+enum cm_group_scales { CM_SCALES_TIED, CM_SCALES_ENTRY };
 
 /* The overlap-aware stage of `calibrate --traces`: the group fit (aggregation agg) of tb
  * (in: the per-instruction fit; out: scaled) on the traces that carry op attribution,
@@ -186,14 +209,17 @@ struct cm_trace_fit {
                                           per-instruction fit (it predicted the held-out
                                           traces better) */
     int fitted_traces, held_traces;
+    int scales;                        /* enum cm_group_scales of the fit */
     size_t groups, attributed;         /* groups fitted; records with an op or conversion */
-    double rel_in;                     /* in-sample weighted relative error of the groups */
+    double rel_in;                     /* in-sample weighted relative error of the fitted
+                                          rows (groups, or program totals when tied) */
     double held_prior, held_before, held_after; /* median relative error of the held-out
                                           programs' time: prior / per-instruction table /
                                           group-fitted table */
 };
 int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target *t,
-                       double holdout, enum cm_aggregate agg, const struct cm_table *prior,
+                       double holdout, enum cm_aggregate agg, enum cm_group_scales scales,
+                       const struct cm_table *prior,
                        struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err);
 
 /* Program k of g (parts priced under some table T): T's predicted time and the measured

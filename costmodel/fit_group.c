@@ -163,6 +163,18 @@ void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggrega
     free(ones);
 }
 
+/* Scales the fit solves for: one per (entry, part), or two when tied (struct cm_groups);
+ * scale_col maps feature j (entry j / 2, part j % 2) to its scale. */
+static size_t nscales(const struct cm_groups *g)
+{
+    return g->tied ? 2 : 2 * (size_t)g->nent;
+}
+
+static size_t scale_col(const struct cm_groups *g, size_t j)
+{
+    return g->tied ? j % 2 : j;
+}
+
 /* Row i of the linearized design (unweighted): for "max" only the argmax engine's
  * features, plus the intercept column. Returns 1 when the row has any feature. */
 static int lin_row(const struct cm_groups *g, size_t i, enum cm_aggregate agg, int arg,
@@ -178,11 +190,11 @@ static int lin_row(const struct cm_groups *g, size_t i, enum cm_aggregate agg, i
         for (size_t j = 0; j < per; j++)
             if (x[e * per + j] != 0) {
                 any = 1;
-                out[j] += x[e * per + j];
+                out[scale_col(g, j)] += x[e * per + j];
             }
     }
     if (agg == CM_AGG_MAX && any)
-        out[per] = 1;
+        out[nscales(g)] = 1;
     return any;
 }
 
@@ -330,8 +342,8 @@ out:
 static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *arg, double *th,
                  double *L)
 {
-    size_t per = 2 * (size_t)g->nent;
-    size_t p = per + (agg == CM_AGG_MAX);
+    size_t per = 2 * (size_t)g->nent, ns = nscales(g);
+    size_t p = ns + (agg == CM_AGG_MAX);
     size_t nd = count_diffs(g);
     gsl_matrix *G = gsl_matrix_calloc(p, p);
     gsl_vector *h = gsl_vector_calloc(p);
@@ -340,26 +352,31 @@ static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *ar
     int rc = LS_ERR_NOMEM;
     if (!G || !h || !row || !sol || !S || !Y)
         goto out;
-    for (size_t i = 0; i < g->n; i++) {
+    if (g->totals || nd) {
+        if ((rc = program_sums(g, agg, arg, p, S, Y)))
+            goto out;
+    }
+    for (size_t i = 0; i < g->n && !g->totals; i++) {
         lin_row(g, i, agg, arg[i], row, p);
         add_row(G, h, row, p, g->y[i], g->w[i]);
     }
-    if (nd) {
-        if ((rc = program_sums(g, agg, arg, p, S, Y)) || (rc = add_diff_rows(g, S, Y, p, G, h)))
-            goto out;
-    }
+    for (size_t k = 0; k < g->nprog && g->totals; k++)
+        if (g->pstart[k] < prog_end(g, k))
+            add_row(G, h, S + k * p, p, Y[k], g->w[g->pstart[k]]);
+    if (nd && (rc = add_diff_rows(g, S, Y, p, G, h)))
+        goto out;
     /* ridge: lambda * ||column|| (an unused column: weight 1, pinned at its prior) */
     const double lambda = 0.05;
     for (size_t j = 0; j < p; j++) {
         double s = lambda * sqrt(gsl_matrix_get(G, j, j));
         row[j] = s == 0 ? 1 : s;
     }
-    if ((rc = bounded_solve(G, h, row, per, p, *L, sol)))
+    if ((rc = bounded_solve(G, h, row, ns, p, *L, sol)))
         goto out;
     for (size_t j = 0; j < per; j++)
-        th[j] = sol[j];
+        th[j] = sol[scale_col(g, j)];
     if (agg == CM_AGG_MAX)
-        *L = isfinite(sol[per]) && sol[per] > 0 ? sol[per] : 0;
+        *L = isfinite(sol[ns]) && sol[ns] > 0 ? sol[ns] : 0;
     rc = 0;
 out:
     free(row);
@@ -369,6 +386,33 @@ out:
     gsl_matrix_free(G);
     gsl_vector_free(h);
     return rc;
+}
+
+/* Weighted relative error of the fitted rows: the groups, or the programs' totals when
+ * the fit was made on those. */
+static double fit_error(const struct cm_groups *g, enum cm_aggregate agg, const double *th,
+                        double L)
+{
+    double num = 0, den = 0;
+    for (size_t k = 0; k < g->nprog; k++) {
+        double p = 0, y = 0;
+        for (size_t i = g->pstart[k]; i < prog_end(g, k); i++) {
+            int a;
+            double v = predict(g, i, th, L, agg, &a);
+            if (!g->totals) {
+                num += g->w[i] * fabs(v - g->y[i]);
+                den += g->w[i] * g->y[i];
+            }
+            p += v;
+            y += g->y[i];
+        }
+        double w = g->pstart[k] < prog_end(g, k) ? g->w[g->pstart[k]] : 0;
+        if (g->totals) {
+            num += w * fabs(p - y);
+            den += w * y;
+        }
+    }
+    return den > 0 ? num / den : 0;
 }
 
 int cm_group_fit(const struct cm_groups *g, enum cm_aggregate agg, const struct sim_target *t,
@@ -399,15 +443,8 @@ int cm_group_fit(const struct cm_groups *g, enum cm_aggregate agg, const struct 
         free(arg);
         return ls_error_msg(err, rc, "group fit failed");
     }
-    if (rel) {
-        double num = 0, den = 0;
-        for (size_t i = 0; i < g->n; i++) {
-            int a;
-            num += g->w[i] * fabs(predict(g, i, th, L, agg, &a) - g->y[i]);
-            den += g->w[i] * g->y[i];
-        }
-        *rel = den > 0 ? num / den : 0;
-    }
+    if (rel)
+        *rel = fit_error(g, agg, th, L);
     for (int k = 0; k < tb->n && k < g->nent; k++) {
         struct cm_entry *e = &tb->e[k];
         double sf = th[2 * k], sv = th[2 * k + 1];

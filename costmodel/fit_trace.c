@@ -8,6 +8,7 @@
 #include "costmodel/calibrate.h"
 #include "sim/sim.h"
 #include "traces/trace.h"
+#include "util/hash.h"
 #include "util/vec.h"
 
 /* The parts of one sample under tb, in base-clock cycles (entry -1: no entry prices it). */
@@ -77,6 +78,27 @@ static int read_records(struct trace_reader *rd, struct trace_record **out, size
     return 0;
 }
 
+/* A key shared by the traces of one model's programs: its operators' names (a layout
+ * changes the conversions, not the operators), as an order-free hash. */
+static int32_t model_key(struct trace_reader *rd, const struct trace_record *rec, size_t n)
+{
+    uint32_t ns = trace_reader_nstrings(rd);
+    unsigned char *seen = calloc(ns + 1, 1);
+    uint64_t h = 0;
+    if (!seen)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int32_t op = rec[i].op_id;
+        if (op < 0 || (uint32_t)op >= ns || seen[op])
+            continue;
+        seen[op] = 1;
+        const char *name = trace_reader_string(rd, op);
+        h += ls_fnv1a64(name, strlen(name)) * 0x9e3779b97f4a7c15ull;
+    }
+    free(seen);
+    return (int32_t)(h >> 33);
+}
+
 int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
                         const struct sim_target *t, const char *path, int32_t key,
                         size_t *attributed, struct ls_error *err)
@@ -116,6 +138,8 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
     if (!rc && *attributed) {
         double cycles = (double)end * t->base_mhz / (double)tick_mhz;
         double w = cycles > 0 ? 1.0 / cycles : 1.0;
+        if (key == CM_KEY_BY_OPS)
+            key = model_key(rd, rec, n);
         if (cm_groups_add_program(g, parts, rec, tag, n, trace_reader_nstrings(rd), tick_mhz,
                                   t->base_mhz, w * w, key))
             rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
@@ -158,7 +182,8 @@ static int add_traces(struct cm_groups *g, const char *const *paths, int n, int 
         if (is_held != held)
             continue;
         size_t attr = 0;
-        int rc = cm_groups_add_trace(g, tb, t, paths[i], -1, &attr, err);
+        int rc = cm_groups_add_trace(g, tb, t, paths[i], g->tied ? CM_KEY_BY_OPS : -1, &attr,
+                                     err);
         if (rc)
             return rc;
         if (attr && !held)
@@ -186,11 +211,13 @@ static int held_error(const char *const *paths, int n, int every, const struct c
 
 /* The group fit of the training traces with parts priced under base, into out. */
 static int fit_from(const struct cm_table *base, const char *const *paths, int n, int every,
-                    const struct sim_target *t, enum cm_aggregate agg, struct cm_table *out,
+                    const struct sim_target *t, enum cm_aggregate agg,
+                    enum cm_group_scales scales, struct cm_table *out,
                     struct cm_trace_fit *rep, struct ls_error *err)
 {
     struct cm_groups g;
     cm_groups_init(&g, base->n);
+    g.tied = g.totals = scales == CM_SCALES_TIED;
     memset(rep, 0, sizeof *rep);
     rep->rel_in = NAN;
     int rc = add_traces(&g, paths, n, every, 0, base, t, rep, err);
@@ -205,7 +232,8 @@ static int fit_from(const struct cm_table *base, const char *const *paths, int n
 }
 
 int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target *t,
-                       double holdout, enum cm_aggregate agg, const struct cm_table *prior,
+                       double holdout, enum cm_aggregate agg, enum cm_group_scales scales,
+                       const struct cm_table *prior,
                        struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err)
 {
     /* every k-th trace held out, when at least two traces remain to fit */
@@ -215,9 +243,9 @@ int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target 
     struct cm_table from_fit, from_prior;
     struct cm_trace_fit r2;
     double e_fit = NAN, e_prior = NAN;
-    int rc = fit_from(tb, paths, n, every, t, agg, &from_fit, rep, err);
+    int rc = fit_from(tb, paths, n, every, t, agg, scales, &from_fit, rep, err);
     if (!rc && rep->done && every)
-        rc = fit_from(prior, paths, n, every, t, agg, &from_prior, &r2, err);
+        rc = fit_from(prior, paths, n, every, t, agg, scales, &from_prior, &r2, err);
     if (!rc && rep->done && every)
         rc = held_error(paths, n, every, &from_fit, t, &e_fit, err);
     if (!rc && rep->done && every)
@@ -242,6 +270,7 @@ int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target 
     if (rep->done)
         *tb = rep->from_prior ? from_prior : from_fit;
     rep->held_after = rep->from_prior ? e_prior : e_fit;
+    rep->scales = scales;
     if (rep->from_prior)
         rep->rel_in = r2.rel_in;
     return 0;

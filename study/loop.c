@@ -175,6 +175,8 @@ static int eval_under(struct mstate *m, const struct study_loop_opts *o, const s
 
 /* Figures over every model of one iteration: pairs summed, tau averaged over models,
  * relative errors over every point. */
+#define LOOP_NAGG 6   /* aggregates per iteration (see iterate) */
+
 struct agg_metrics {
     struct study_pairwise pw;
     LS_VEC(double) tau;
@@ -430,8 +432,9 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
                    struct study_point *pts, struct study_loop_iter *ij, struct ls_error *err)
 {
     int rc = 0;
-    for (int k = 0; k < 4; k++)
-        agg_reset(&A[k]);      /* 0 frozen, 1 lofo, 2 strategies, 3 in-sample */
+    for (int k = 0; k < LOOP_NAGG; k++)
+        agg_reset(&A[k]);      /* 0 frozen, 1 lofo, 2 strategies, 3 in-sample, 4 and 5: 0
+                                  and 1 over the strategy points only */
     ij->exact_within_1pct_all = 1;
     if (LS_VEC_RESERVE(&ij->models, (size_t)n))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
@@ -449,7 +452,9 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
         /* out of sample: frozen set under the current table */
         if ((rc = eval_under(m, o, cur, m->cfg, m->sim, m->npts, pts, m->label, err)))
             break;
-        if (agg_add(&A[0], pts, m->npts) || (rc = lp_metrics(pts, m->npts, &lm->frozen, err))) {
+        int nstrat = m->npts < STUDY_NSTRATEGIES ? m->npts : STUDY_NSTRATEGIES;
+        if (agg_add(&A[0], pts, m->npts) || agg_add(&A[4], pts, nstrat) ||
+            (rc = lp_metrics(pts, m->npts, &lm->frozen, err))) {
             rc = rc ? rc : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
             break;
         }
@@ -457,7 +462,8 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
             if ((rc = eval_under(m, o, &lofo[i], m->cfg, m->sim, m->npts, pts, m->label, err)))
                 break;
             lm->has_lofo = 1;
-            if (agg_add(&A[1], pts, m->npts) || (rc = lp_metrics(pts, m->npts, &lm->lofo, err))) {
+            if (agg_add(&A[1], pts, m->npts) || agg_add(&A[5], pts, nstrat) ||
+                (rc = lp_metrics(pts, m->npts, &lm->lofo, err))) {
                 rc = rc ? rc : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
                 break;
             }
@@ -488,9 +494,12 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
     snprintf(ij->aggregate, sizeof ij->aggregate, "%s", cur->aggregate);
     ij->table_hash = cm_table_hash(cur);
     agg_metrics_of(&A[0], &ij->frozen);
+    agg_metrics_of(&A[4], &ij->frozen_strategies);
     ij->has_lofo = o->lofo && n > 1;
-    if (ij->has_lofo)
+    if (ij->has_lofo) {
         agg_metrics_of(&A[1], &ij->lofo);
+        agg_metrics_of(&A[5], &ij->lofo_strategies);
+    }
     agg_metrics_of(&A[2], &ij->strategy);
     agg_metrics_of(&A[3], &ij->in_sample);
     ij->fit_rel_error = NAN;
@@ -503,7 +512,7 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
     memset(out, 0, sizeof *out);
     struct mstate *ms = calloc((size_t)n + 1, sizeof *ms);
     struct cm_table *lofo = calloc((size_t)n + 1, sizeof *lofo);
-    struct agg_metrics A[4] = {0};
+    struct agg_metrics A[LOOP_NAGG] = {0};
     struct study_point *pts = NULL;
     int rc = 0;
     if (!ms || !lofo) {
@@ -548,8 +557,11 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
         memset(ij, 0, sizeof *ij);
         if ((rc = iterate(ms, n, it, o, &cur, lofo, &tmicro, A, pts, ij, err)))
             break;
-        /* stop when the out-of-sample figures stop improving */
-        double acc = ij->frozen.pairwise_accuracy, med = ij->frozen.median_rel_error;
+        /* stop when the training side stops improving: the four strategies' programs of
+         * the calibration models, chosen under this table and simulated before they join
+         * the fit. The frozen evaluation set only reports (choosing the iteration count on
+         * it would make its figures in-sample; issue 18). */
+        double acc = ij->strategy.pairwise_accuracy, med = ij->strategy.median_rel_error;
         if (it > 1 && !(acc > prev_acc + 1e-9) && !(med < prev_med - 1e-4))
             break;
         prev_acc = acc;
@@ -581,7 +593,7 @@ done:
     free(ms);
     free(lofo);
     free(pts);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < LOOP_NAGG; k++)
         agg_free(&A[k]);
     if (rc)
         study_loop_result_free(out);

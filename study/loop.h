@@ -116,6 +116,11 @@ struct study_loop_iter {
     uint64_t table_hash;
     /* over every model: frozen sets, lofo (has_lofo), strategies, calibration set */
     struct study_metrics frozen, lofo, strategy, in_sample;
+    /* the frozen sets' four strategy points only (the paper's metric: strategy pairs, the
+     * 0.5% tie rule; the perturbation pairs left out), under the current table and under
+     * each model's leave-one-family-out table (the headline: no program of the model's
+     * family entered that fit) */
+    struct study_metrics frozen_strategies, lofo_strategies;
     int has_lofo;
     int exact_within_1pct_all;
     LS_VEC(struct study_loop_model) models;

@@ -219,6 +219,54 @@ static void test_group_fit(void **st)
     cm_groups_free(&g);
 }
 
+/* Tied scales on program totals (the trace fit's default): programs of an ACT and a DMA
+ * entry whose time is 0.1 x the latency parts + 1.25 x the throughput parts, but whose
+ * exposed time all lands on the last group (as a prefetch moves it), give 0.1 and 1.25
+ * back for both entries; the per-group rows could not. */
+static void test_group_fit_tied(void **st)
+{
+    (void)st;
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    struct cm_table tb;
+    cm_table_default(&t, &tb);
+    int ka = cm_table_find(&tb, SIM_OP_ACTIVATION, LS_DT_BF16, LS_MEM_SBUF);
+    int kd = cm_table_find(&tb, SIM_OP_DMA_COPY, LS_DT_BF16, LS_MEM_HBM);
+    struct cm_groups g;
+    cm_groups_init(&g, tb.n);
+    g.tied = g.totals = 1;
+    struct ls_rng rng;
+    ls_rng_seed(&rng, 5);
+    for (int prog = 0; prog < 12; prog++) {
+        enum { N = 8 };
+        struct cm_parts parts[N];
+        struct trace_record recs[N];
+        int32_t tag[N];
+        double total = 0, lat = 1 + (double)ls_rng_below(&rng, 20); /* latency share varies */
+        for (int i = 0; i < N; i++) {
+            int dma = (int)ls_rng_below(&rng, 2);
+            parts[i].entry = (int16_t)(dma ? kd : ka);
+            parts[i].engine = dma ? LS_ENGINE_DMA : LS_ENGINE_ACT;
+            parts[i].fixed = (float)(lat * (dma ? 500 + ls_rng_below(&rng, 500) : 10 + ls_rng_below(&rng, 50)));
+            parts[i].var = (float)(64 + ls_rng_below(&rng, 4000));
+            total += 0.1 * parts[i].fixed + 1.25 * parts[i].var;
+            memset(&recs[i], 0, sizeof recs[i]);
+            tag[i] = i / 2;
+        }
+        recs[N - 1].end = (uint64_t)llround(total * 4); /* 4 ticks per base cycle */
+        assert_int_equal(cm_groups_add_program(&g, parts, recs, tag, N, 4, 4, 1, 1.0 / (total * total), -1), 0);
+    }
+    struct ls_error err = {0};
+    double rel;
+    struct cm_table out = tb;
+    assert_int_equal(cm_group_fit(&g, CM_AGG_SUM, &t, &out, &rel, &err), 0);
+    assert_true(rel < 0.01);
+    near(out.e[ka].c, 1.25 * tb.e[ka].c, 0.02);
+    near(out.e[kd].desc_min_ns, 1.25 * tb.e[kd].desc_min_ns, 0.02);
+    near(out.e[kd].fixed_ns, 0.1 * tb.e[kd].fixed_ns, 0.15); /* the ridge pulls towards 1 */
+    cm_groups_free(&g);
+}
+
 /* Samples that follow the prior where held out (every 5th) and three times the prior
  * elsewhere: the fit follows the majority, predicts the held-out samples worse than the
  * prior, and is rejected, keeping the prior; exact samples give a "good" entry. */
@@ -393,6 +441,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fit_compute), cmocka_unit_test(test_fit_dma),
         cmocka_unit_test(test_microbench),  cmocka_unit_test(test_group_fit),
+        cmocka_unit_test(test_group_fit_tied),
         cmocka_unit_test(test_table_max_roundtrip), cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_group_programs),
     };

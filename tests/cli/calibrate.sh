@@ -36,11 +36,15 @@ done
 ok python3 -c "
 import json; d=json.load(open('$T/g.out'))['group_fit']
 assert d['done'] and d['fitted_traces']==4 and d['held_out_traces']==1 and d['groups']>0, d
-assert d['base'] in ('prior','per-instruction'), d
+assert d['base'] in ('prior','per-instruction') and d['scales'] == 'tied', d
 for k in ('held_out_median_rel_error_prior','held_out_median_rel_error_before','held_out_median_rel_error_after'): assert d[k] is not None, k"
 ok grep -q '"aggregate": "max"' "$T/g.json"
 "$B" calibrate "${trs[@]}" -o "$T/g2.json" | grep -q 'group fit (overlap-aware'; ok test $? = 0
 "$B" calibrate "${trs[@]}" --no-group-fit -o "$T/g3.json" | grep -q 'group fit: skipped'; ok test $? = 0
+# --group-scales: entry keeps the per-entry form; anything else is a usage error
+"$B" calibrate "${trs[@]}" --group-scales entry -o "$T/g5.json" | grep -q 'per-entry scales'; ok test $? = 0
+"$B" calibrate "${trs[@]}" --group-scales both -o "$T/g6.json" 2>/dev/null; ok test $? = 2
+ok test ! -e "$T/g6.json"
 # a trace without op attribution (the microbenchmarks) gets no group fit
 "$B" calibrate --traces "$T/mb.lstrace" -o "$T/g4.json" | grep -q 'group fit: skipped'; ok test $? = 0
 # validate: JSON with the paper's metrics
@@ -55,7 +59,9 @@ assert len(m['strategies'])==4 and 'criterion' in m and 'attribution_exact' in m
 ok python3 -c "
 import json; d=json.load(open('$T/l.json')); it=d['iterations']
 assert len(it)>=2
-for k in ('pairwise_accuracy','kendall_tau','median_rel_error','in_sample_median_rel_error','lofo_median_rel_error'): assert k in it[-1], k
+for k in ('pairwise_accuracy','kendall_tau','median_rel_error','in_sample_median_rel_error','lofo_median_rel_error',
+          'frozen_strategies_pairwise_accuracy','lofo_strategies_pairwise_accuracy','lofo_strategies_pairs'): assert k in it[-1], k
+assert it[-1]['frozen_strategies_pairs'] <= it[-1]['pairs'], it[-1]
 assert it[0]['aggregate']=='sum' and it[1]['aggregate']=='max'"
 # bad input: exit 2 with a message
 "$B" calibrate -o "$T/x.json" >/dev/null 2>&1; ok test $? = 2

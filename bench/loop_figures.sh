@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The loop's figures as the Markdown table docs/calibration.md quotes (issue 18: the docs'
+# numbers come from this script, so they cannot go stale):
+#   bench/loop_figures.sh [LAYSIM] [MODEL...]   (default build/laysim and the four models)
+# Headline: the paper's metric (strategy pairs, 0.5% tie rule) on the frozen sets under the
+# leave-one-family-out tables; the frozen pairs with perturbations follow separately.
+set -euo pipefail
+laysim=${1:-build/laysim}
+shift || true
+models=("$@")
+[ ${#models[@]} -gt 0 ] || models=(zoo:bert-base zoo:resnet50 zoo:vit-b16 zoo:olmoe)
+[ -x "$laysim" ] || { echo "bench/loop_figures.sh: no laysim binary at $laysim" >&2; exit 2; }
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$laysim" loop "${models[@]}" --json -q > "$out"
+python3 - "$out" "${models[*]}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def pc(v): return "-" if v is None else "%.1f%%" % (100 * v)
+print("`laysim loop %s --json` (defaults)\n" % sys.argv[2])
+print("| iteration | table | LOFO strategy pairs: pairwise / median | strategy pairs, iteration's table | all frozen pairs (with perturbations) | strategies just solved |")
+print("|---|---|---|---|---|---|")
+for it in d["iterations"]:
+    g = it.get
+    print("| %d | %s | %s (%s) / %s | %s (%s) / %s | %s (%s) / %s | %s / %s |" % (
+        it["iteration"], it["aggregate"],
+        pc(g("lofo_strategies_pairwise_accuracy")), g("lofo_strategies_pairs", "-"),
+        pc(g("lofo_strategies_median_rel_error")),
+        pc(g("frozen_strategies_pairwise_accuracy")), g("frozen_strategies_pairs"),
+        pc(g("frozen_strategies_median_rel_error")),
+        pc(g("pairwise_accuracy")), g("pairs"), pc(g("median_rel_error")),
+        pc(g("strategy_pairwise_accuracy")), pc(g("strategy_median_rel_error"))))
+PY
