@@ -107,6 +107,7 @@ struct mm_plan {
     int m_res;                   /* moving operand loaded whole (ring or step region) */
     int m_one;                   /* ... from a k-tiled weight, kg k-steps per DMA */
     int64_t mg, kg;              /* m-tiles per stationary group, k-steps per moving DMA */
+    int s_blk;                   /* a ring weight stored group-major (s_blockable) */
     uint64_t s1, sgrp;           /* bytes per partition: one m-tile of S (all k-steps), a group */
     uint64_t sbase, obase[2], mbase;
 };
@@ -240,12 +241,24 @@ static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
                      : 1;
 }
 
+/* A stationary weight in the ring, read by this op only, its contracted axis on partitions
+ * in whole k-steps and no other axes: it is stored in HBM in the order the groups read it,
+ * group-major blocks [k mod kt][k / kt][the group's columns], so a partition's share of a
+ * group is one contiguous run (instead of one row of glen columns per k-step). */
+static int s_blockable(const struct cg_em *e, const struct mm_plan *p)
+{
+    return p->s_ring && p->vS.rank == 2 && p->vS.pax == p->kS && p->K % p->kt == 0 &&
+           p->cb.nax == 0 && p->ckS.nax == 0 && p->cso.nax == 0 &&
+           graph_tensor(e->g, p->x->inputs[p->S])->nuses == 1;
+}
+
 static int mm_plan(struct cg_em *e, int32_t op, const int8_t *pax, struct mm_plan *p)
 {
     memset(p, 0, sizeof *p);
     if (mm_plan_axes(e, op, pax, p) || mm_plan_tiles(e, p))
         return e->fail;
     mm_plan_sbuf(e, p);
+    p->s_blk = s_blockable(e, p);
     p->ns = cg_storage_order(&p->vS, p->sorder);
     p->nm = cg_storage_order(&p->vM, p->morder);
     p->no = cg_storage_order(&p->vO, p->oorder);
@@ -381,13 +394,55 @@ static int load_moving_resident(struct cg_em *e, const struct mm_plan *p, struct
     return 0;
 }
 
+/* DMAs of a blocked group of glen columns: as many as keep every partition row at least
+ * two minimum descriptors long, so that the first matmuls start while the rest loads. */
+static int64_t blocked_pieces(const struct cg_em *e, const struct mm_plan *p, int64_t glen)
+{
+    double desc_bytes = e->t->dma_desc_min_ns * e->t->dma_bytes_per_ns;
+    double kstep_bytes = (double)((uint64_t)glen * p->esS);
+    int64_t kmin = cg_max(1, (int64_t)(2 * desc_bytes / kstep_bytes) + 1);
+    return cg_max(1, p->nKK / kmin);
+}
+
+/* A blocked stationary group (s_blk) of glen columns from column c0, each partition's
+ * share of a DMA one contiguous run of the group's block in HBM. */
+static void load_blocked_group(struct cg_em *e, const struct mm_plan *p, struct mm_run *r,
+                               int64_t glen)
+{
+    int64_t c0 = r->mi * p->mtt, row = p->nKK * glen;   /* elements per partition */
+    int64_t np = blocked_pieces(e, p, glen);
+    for (int64_t i = 0; i < np; i++) {
+        int64_t k0 = i * p->nKK / np, kn = (i + 1) * p->nKK / np - k0;
+        uint64_t off = (uint64_t)(p->K * c0 + k0 * glen) * p->esS;
+        struct sim_operand src = sim_hbm((uint32_t)p->kt, (int32_t)row, p->vS.base + off,
+                                         p->vS.dt, (uint32_t)(kn * glen));
+        uint64_t addr = r->gbase + (uint64_t)(k0 * p->mg * p->mtt) * p->esS;
+        struct sim_operand dst = cg_sb(0, (uint32_t)p->kt, addr, p->vS.dt, 1);
+        int64_t size[2] = {kn, glen}, stride[2] = {p->mg * p->mtt, 1};
+        cg_pattern(&dst, 2, size, stride);
+        int64_t deps[1];
+        size_t nd = 0;
+        if (r->s_reader >= 0)
+            deps[nd++] = r->s_reader;
+        int64_t h = cg_dma(e, CG_Q_RING, &dst, &src, SIM_OP_DMA_COPY, deps, nd);
+        for (int64_t kk = k0; kk < k0 + kn; kk++)
+            r->hs[kk] = h;
+    }
+}
+
 /* The stationary group starting at m-tile r->mi: mg m-tiles of every k-step, one DMA per
- * k-step, into the group buffer not read by the previous group. */
+ * k-step (a few per group when blocked), into the group buffer not read by the previous
+ * group. */
 static int load_stationary_group(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
 {
     r->gbase = p->sbase + (uint64_t)(++r->sgroups & 1) * p->sgrp;
     r->s_reader = r->s_rd[r->sgroups & 1];
     int64_t glen = cg_min(p->mg * p->mtt, p->Ma - r->mi * p->mtt);
+    if (p->s_blk) {
+        load_blocked_group(e, p, r, glen);
+        r->first_s = 0;
+        return 0;
+    }
     r->sn[p->a] = glen;
     for (int64_t kk = 0; kk < p->nKK; kk++) {
         stationary_box(p, r, kk);

@@ -1,0 +1,137 @@
+/* Stationary weights stored group-major (codegen/mm, s_blk): x[128,6144] @ W[6144,1024]
+ * bf16, 96 KiB per partition, so that only 3 stationary m-tiles fit the constant ring and
+ * it loads in groups of 384 columns. For random assignments: price of the compiled program
+ * == .lsp objective, every weight byte is read from HBM exactly once (the blocks are a
+ * permutation of the weight's bytes inside its region), and with W stationary (y's output
+ * columns on partitions) every weight DMA's partition rows are at least one minimum
+ * descriptor long (k-tiled, a group's k-step row was 768 bytes). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "costmodel/costmodel.h"
+#include "costmodel/instance.h"
+#include "sim/sim.h"
+#include "util/prng.h"
+
+enum { K = 6144, N = 1024, TOKENS = 128 };
+
+static struct graph *fc2(void)
+{
+    struct ls_error err = {0};
+    struct graph *g = graph_new("fc2");
+    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(TOKENS, K), NULL);
+    int32_t w = graph_weight(g, "W", LS_DT_BF16, GRAPH_DIMS(K, N), NULL);
+    graph_output(g, graph_matmul(g, "y", x, w));
+    assert_int_equal(graph_validate(g, &err), 0);
+    return g;
+}
+
+/* Weight loads are the DMAs on the constant queues (4/5 direct, 6/7 into the ring). */
+static int weight_load(const struct sim_instr *in)
+{
+    return in->engine == LS_ENGINE_DMA && in->src.mem == LS_MEM_HBM && in->queue >= 4 &&
+           in->queue <= 7;
+}
+
+/* Marks in seen[] (one counter per weight byte, from the lowest weight address) the bytes
+ * the weight loads read; returns the shortest partition row in bytes. */
+static uint64_t weight_reads(const struct sim_program *p, uint8_t *seen, uint64_t wbytes)
+{
+    struct sim_instr buf;
+    uint64_t lo = UINT64_MAX, shortest = UINT64_MAX;
+    for (size_t i = 0; i < sim_program_count(p); i++) {
+        const struct sim_instr *in = sim_program_get(p, i, &buf);
+        if (weight_load(in) && in->src.addr < lo)
+            lo = in->src.addr;
+    }
+    for (size_t i = 0; i < sim_program_count(p); i++) {
+        const struct sim_instr *in = sim_program_get(p, i, &buf);
+        if (!weight_load(in))
+            continue;
+        assert_int_equal(in->src.ndim, 1);   /* contiguous rows: k-tiled or blocked */
+        uint64_t es = ls_dtype_size((enum ls_dtype)in->src.dtype);
+        uint64_t row = in->src.size[0] * es;
+        shortest = row < shortest ? row : shortest;
+        for (uint32_t r = 0; r < in->src.nparts; r++) {
+            uint64_t a = in->src.addr - lo + (uint64_t)r * (uint64_t)in->src.pstride * es;
+            assert_true(a + row <= wbytes);
+            for (uint64_t b = 0; b < row; b++)
+                seen[a + b]++;
+        }
+    }
+    return shortest;
+}
+
+/* W is the stationary operand when the matmul writes y with its N axis (1) on partitions. */
+static int w_stationary(const struct lsp_problem *p, const int32_t *cfg)
+{
+    for (int32_t i = 0; i < p->nops; i++)
+        if (strcmp(p->ops[i].kind, "matmul") == 0)
+            return p->cfg_layout[p->ops[i].lay0 + (int64_t)cfg[i] * p->ops[i].nslots + 2] == 1;
+    fail_msg("no matmul op");
+    return 0;
+}
+
+static void test_blocked_weight(void **st)
+{
+    (void)st;
+    struct ls_error err = {0};
+    struct graph *g = fc2();
+    struct sim_target t;
+    struct cm_table tb;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    cm_table_default(&t, &tb);
+    struct cg_options o = {0};
+    struct cm_model *m = cm_model_new(g, &t, &tb, &o);
+    assert_non_null(m);
+    struct cm_instance *in = NULL;
+    assert_int_equal(cm_instance_create(m, NULL, &in, &err), 0);
+    const struct lsp_problem *p = in->p;
+    const uint64_t wbytes = (uint64_t)K * N * 2;
+    double desc_bytes = t.dma_desc_min_ns * t.dma_bytes_per_ns;
+    uint8_t *seen = malloc(wbytes);
+    int32_t *cfg = calloc((size_t)p->nops, sizeof *cfg);
+    assert_non_null(seen);
+    assert_non_null(cfg);
+    struct ls_rng r;
+    ls_rng_seed(&r, 16);
+    int stationary = 0;
+    for (int it = 0; it < 50; it++) {
+        for (int32_t i = 0; i < p->nops; i++)
+            cfg[i] = (int32_t)ls_rng_below(&r, (uint64_t)p->ops[i].ncfg);
+        struct sim_program *prog = NULL;
+        assert_int_equal(cm_instance_compile(in, cfg, &prog, NULL, &err), 0);
+        assert_int_equal(cm_price_program(&tb, &t, prog), lsp_eval(p, cfg, NULL, NULL));
+        memset(seen, 0, wbytes);
+        uint64_t shortest = weight_reads(prog, seen, wbytes);
+        if (w_stationary(p, cfg)) {
+            stationary++;
+            assert_true((double)shortest >= desc_bytes);
+        }
+        for (uint64_t b = 0; b < wbytes; b++)
+            if (seen[b] != 1)
+                fail_msg("assignment %d: weight byte %llu read %u times", it,
+                         (unsigned long long)b, seen[b]);
+        sim_program_free(prog);
+    }
+    assert_true(stationary > 0);
+    free(cfg);
+    free(seen);
+    cm_instance_free(in);
+    cm_model_free(m);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_blocked_weight),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
