@@ -114,8 +114,9 @@ static void test_groups(void **st)
 static size_t count(const struct sim_program *p, enum sim_opcode op, int conversions)
 {
     size_t n = 0;
+    struct sim_instr buf;
     for (size_t i = 0; i < sim_program_count(p); i++) {
-        const struct sim_instr *in = sim_program_instr(p, i);
+        const struct sim_instr *in = sim_program_get(p, i, &buf);
         n += in->opcode == op && (in->conv_tag >= 0) == conversions;
     }
     return n;
@@ -138,8 +139,9 @@ static void test_golden(void **st)
     assert_int_equal(count(pr, SIM_OP_MATMUL, 0), 32 * 10);
     assert_int_equal(count(pr, SIM_OP_PE_TRANSPOSE, 0), 32 * 8);
     uint64_t stored = 0;
+    struct sim_instr buf;
     for (size_t i = 0; i < sim_program_count(pr); i++) {
-        const struct sim_instr *in = sim_program_instr(pr, i);
+        const struct sim_instr *in = sim_program_get(pr, i, &buf);
         if (in->engine == LS_ENGINE_DMA && in->dst.mem == LS_MEM_HBM && in->conv_tag < 0)
             stored += (uint64_t)in->dst.nparts * sim_operand_free(&in->dst) *
                       ls_dtype_size((enum ls_dtype)in->dst.dtype);
