@@ -380,9 +380,8 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
 {
     memset(st, 0, sizeof *st);
     int rc = sim_target_validate(t, err);
-    if (rc)
+    if (rc || (rc = sim_check_once(t, p, err)))
         return rc;
-    struct sim_check_state cs = {0, 0, 0};
     size_t n = p->ins.len;
     st->tick_mhz = sim_target_tick_mhz(t);
     st->nqueues = t->dma_queues;
@@ -453,8 +452,6 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         struct sim_instr ibuf;
         const struct sim_instr *in = &ibuf;
         sim_irec_get(p, i, &ibuf);
-        if ((rc = sim_check_instr(t, p, i, in, &cs, err)))
-            break;
         struct trace_record rec;
         memset(&rec, 0, sizeof rec);
         rec.id = i;
