@@ -42,6 +42,10 @@ struct run {
     uint64_t hbm_free;
     /* busy-interval unions */
     uint64_t eng_last_end[LS_ENGINE_COUNT], q_last_end[SIM_MAX_QUEUES];
+    /* Blocked streams, filed under the stream of the instruction they wait on: settling an
+     * instruction re-estimates only the streams that may wait on it. */
+    struct stream *streams;
+    uint64_t waiters[SIM_STREAMS][2]; /* bit w: stream w waits on this stream */
 };
 
 uint32_t sim_engine_mhz(const struct sim_target *t, enum ls_engine e)
@@ -366,6 +370,8 @@ static void head_estimate(struct run *r, struct stream *s)
         if (e == NONE64) {
             s->est = NONE64;
             s->wait_on = deps[k];
+            size_t w = (size_t)(s - r->streams);
+            r->waiters[r->p->sid.data[deps[k]]][w / 64] |= (uint64_t)1 << (w % 64);
             return;
         }
         if (e > m)
@@ -373,6 +379,20 @@ static void head_estimate(struct run *r, struct stream *s)
     }
     s->depmax = m;
     s->est = m > s->issue ? m : s->issue;
+}
+
+/* Instruction i of stream k has settled: re-estimate the streams that waited on it. */
+static void wake_waiters(struct run *r, size_t k, uint32_t i)
+{
+    for (size_t h = 0; h < 2; h++)
+        for (uint64_t m = r->waiters[k][h]; m; m &= m - 1) {
+            size_t w = h * 64 + (size_t)__builtin_ctzll(m);
+            struct stream *s = &r->streams[w];
+            if (s->wait_on != i)
+                continue;
+            r->waiters[k][h] &= ~((uint64_t)1 << (w % 64));
+            head_estimate(r, s); /* may file it under another stream */
+        }
 }
 
 int sim_run(const struct sim_target *t, const struct sim_program *p, const struct trace_sink *sink,
@@ -396,6 +416,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     size_t nstreams = NFIXED + SIM_MAX_QUEUES; /* bad queues are caught by the checks */
     struct stream streams[NFIXED + SIM_MAX_QUEUES];
     memset(streams, 0, sizeof streams);
+    r.streams = streams;
     r.end = malloc((n ? n : 1) * sizeof *r.end);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
@@ -430,13 +451,11 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         }
     uint64_t total = 0;
     for (size_t step = 0; step < n; step++) {
-        /* Wake streams whose blocking dependency has finished; pick the earliest head. */
+        /* Pick the earliest head (blocked streams estimate NONE64). */
         size_t best = SIZE_MAX;
         uint64_t best_est = NONE64;
         for (size_t a = 0; a < nactive; a++) {
             struct stream *s = &streams[active[a]];
-            if (s->est == NONE64 && r.end[s->wait_on] != NONE64)
-                head_estimate(&r, s);
             if (s->est < best_est) {
                 best_est = s->est;
                 best = a;
@@ -506,6 +525,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
             __builtin_prefetch(nx); /* a record may straddle two lines */
             __builtin_prefetch(nx + sizeof(struct sim_irec) - 1);
         }
+        wake_waiters(&r, active[best], i);
         if (s->pos == s->n)
             active[best] = active[--nactive];
         else
