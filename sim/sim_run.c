@@ -48,6 +48,7 @@ struct run {
      * instruction re-estimates only the streams that may wait on it. */
     struct stream *streams;
     uint64_t waiters[SIM_STREAMS][2]; /* bit w: stream w waits on this stream */
+    uint32_t wake_at[SIM_STREAMS];    /* the earliest instruction they wait on */
     /* Streams whose head can be estimated, a binary min-heap on (est, rank): the pick is
      * its top instead of a scan of every active stream (mix: some 40 DMA queues). */
     uint8_t heap[SIM_STREAMS];
@@ -428,8 +429,10 @@ static void head_estimate(struct run *r, struct stream *s)
         if (e == NONE64) {
             s->est = NONE64;
             s->wait_on = deps[k];
-            size_t w = (size_t)(s - r->streams);
-            r->waiters[r->p->sid.data[deps[k]]][w / 64] |= (uint64_t)1 << (w % 64);
+            size_t w = (size_t)(s - r->streams), sd = r->p->sid.data[deps[k]];
+            r->waiters[sd][w / 64] |= (uint64_t)1 << (w % 64);
+            if (deps[k] < r->wake_at[sd])
+                r->wake_at[sd] = deps[k];
             return;
         }
         if (e > m)
@@ -439,19 +442,32 @@ static void head_estimate(struct run *r, struct stream *s)
     s->est = m > s->issue ? m : s->issue;
 }
 
-/* Instruction i of stream k has settled: re-estimate the streams that waited on it. */
+/* Instruction i of stream k has settled: re-estimate the streams that waited on it. A
+ * stream settles its instructions in program order, so nobody waits on it before wake_at. */
 static void wake_waiters(struct run *r, size_t k, uint32_t i)
 {
+    if (i != r->wake_at[k])
+        return;
+    uint64_t woken[2] = {0, 0};
+    uint32_t next = UINT32_MAX;
     for (size_t h = 0; h < 2; h++)
         for (uint64_t m = r->waiters[k][h]; m; m &= m - 1) {
             size_t w = h * 64 + (size_t)__builtin_ctzll(m);
-            struct stream *s = &r->streams[w];
-            if (s->wait_on != i)
-                continue;
-            r->waiters[k][h] &= ~((uint64_t)1 << (w % 64));
-            head_estimate(r, s); /* may file it under another stream */
+            uint32_t d = r->streams[w].wait_on;
+            if (d == i)
+                woken[h] |= (uint64_t)1 << (w % 64);
+            else if (d < next)
+                next = d;
+        }
+    r->wake_at[k] = next;
+    for (size_t h = 0; h < 2; h++) {
+        r->waiters[k][h] &= ~woken[h];
+        for (uint64_t m = woken[h]; m; m &= m - 1) {
+            size_t w = h * 64 + (size_t)__builtin_ctzll(m);
+            head_estimate(r, &r->streams[w]); /* may file it under a stream again */
             heap_fix(r, (uint8_t)w);
         }
+    }
 }
 
 int sim_run(const struct sim_target *t, const struct sim_program *p, const struct trace_sink *sink,
@@ -476,6 +492,8 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     struct stream streams[NFIXED + SIM_MAX_QUEUES];
     memset(streams, 0, sizeof streams);
     r.streams = streams;
+    for (size_t k = 0; k < SIM_STREAMS; k++)
+        r.wake_at[k] = UINT32_MAX;
     r.end = malloc((n ? n : 1) * sizeof *r.end);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
