@@ -24,6 +24,19 @@ struct stream {
     int8_t at;        /* index in the ready heap, -1 = not in it (blocked or done) */
 };
 
+/* What an instruction costs apart from its addresses and its timing: a function of its
+ * engine, opcode, func, flags and operand shapes only, so instructions that agree on those
+ * share it (a compiled program has few such signatures; computing it per instruction was
+ * a fifth of the run). */
+struct cost {
+    uint32_t shape[3];
+    uint8_t engine, opcode, func, flags, used;
+    uint64_t vfree, vcycles;                   /* ACT, DVE, POOL */
+    struct sim_dma_shape sh;                   /* DMA, and its engine shares priced: */
+    uint64_t dur_hi, dur_lo, need_hi, need_lo; /* ticks of base + 1 and base partitions */
+};
+#define COST_SLOTS 1024 /* direct-mapped */
+
 struct run {
     const struct sim_target *t;
     const struct sim_program *p;
@@ -53,6 +66,7 @@ struct run {
      * its top instead of a scan of every active stream (mix: some 40 DMA queues). */
     uint8_t heap[SIM_STREAMS];
     size_t nheap;
+    struct cost *costs; /* COST_SLOTS */
 };
 
 uint32_t sim_engine_mhz(const struct sim_target *t, enum ls_engine e)
@@ -148,14 +162,14 @@ static int psum_banks(const struct run *r, const struct sim_instr *in, uint32_t 
 }
 
 static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct sim_instr *in,
-                     struct trace_record *rec)
+                     const struct cost *c, struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
     enum ls_engine e = (enum ls_engine)in->engine;
     uint64_t tpc = r->tpc[e];
     uint64_t start = rec->start;
     uint8_t cause = rec->stall_cause;
-    uint64_t n = sim_vec_free(in);
+    uint64_t n = c->vfree;
     /* Depending on the previous instruction of the same engine costs the producer's write
      * and the consumer's read access (+ the static overhead when tiny). */
     if (s->prev != UINT32_MAX) {
@@ -186,7 +200,7 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
         for (uint32_t b = b0; b <= b1; b++)
             later(&start, &cause, other[b], LS_STALL_PSUM);
     }
-    uint64_t end = start + sim_vec_cycles(t, in) * tpc;
+    uint64_t end = start + c->vcycles * tpc;
     if (sb)
         r->sbuf_until[e] = end;
     if (ps)
@@ -286,30 +300,69 @@ static uint64_t hbm_need(const struct sim_dma_shape *sh, uint32_t np, double hbm
     return needd >= 9.0e18 ? (uint64_t)9.0e18 : (uint64_t)needd;
 }
 
-static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in,
-                     struct trace_record *rec)
+/* The DMA part of c (c->sh set): each engine share's transfer and HBM ticks. */
+static void dma_price(const struct run *r, struct cost *c)
 {
     const struct sim_target *t = r->t;
-    struct sim_dma_shape sh;
-    sim_dma_shape(in, &sh);
-    uint64_t trigger = rec->start;
-    uint64_t lat = ns_to_ticks(r, t->dma_transfer_latency_ns);
+    const struct sim_dma_shape *sh = &c->sh;
     double bw = t->dma_bytes_per_ns;
-    if (in->opcode == SIM_OP_DMA_TRANSPOSE)
-        bw *= sh.hbm_sides ? t->dma_transpose_hbm_eff : t->dma_transpose_sbuf_eff;
-    double chunk = (double)sh.bytes_per_partition / (double)sh.chunks_per_partition;
+    if (c->opcode == SIM_OP_DMA_TRANSPOSE)
+        bw *= sh->hbm_sides ? t->dma_transpose_hbm_eff : t->dma_transpose_sbuf_eff;
+    double chunk = (double)sh->bytes_per_partition / (double)sh->chunks_per_partition;
     double desc_ns = chunk / bw;
     if (desc_ns < t->dma_desc_min_ns)
         desc_ns = t->dma_desc_min_ns;
-    double part_ns = desc_ns * (double)sh.chunks_per_partition;
+    double part_ns = desc_ns * (double)sh->chunks_per_partition;
+    uint32_t base = sh->partitions / t->dma_engines;
+    /* Engines with the same share cost the same: price each share once. */
+    c->dur_hi = ns_to_ticks(r, part_ns * (base + 1));
+    c->dur_lo = ns_to_ticks(r, part_ns * base);
+    double hbm_tpb = sh->hbm_sides ? r->ticks_per_ns / t->hbm_bytes_per_ns : 0.0;
+    c->need_hi = hbm_need(sh, base + 1, hbm_tpb);
+    c->need_lo = hbm_need(sh, base, hbm_tpb);
+}
+
+/* The cost of instruction i (in: decoded), from the memo or computed into it. */
+static const struct cost *cost_of(struct run *r, uint32_t i, const struct sim_instr *in)
+{
+    const struct sim_irec *ir = &r->p->ins.data[i];
+    uint32_t h = ir->shape[0] * 0x9E3779B1u ^ ir->shape[1] * 0x85EBCA77u ^
+                 ir->shape[2] * 0xC2B2AE3Du ^ (uint32_t)ir->opcode * 0x27D4EB2Fu ^
+                 (uint32_t)ir->func << 8 ^ (uint32_t)ir->flags << 16 ^ ir->engine;
+    struct cost *c = &r->costs[(h ^ h >> 15) % COST_SLOTS];
+    if (c->used && c->shape[0] == ir->shape[0] && c->shape[1] == ir->shape[1] &&
+        c->shape[2] == ir->shape[2] && c->engine == ir->engine && c->opcode == ir->opcode &&
+        c->func == ir->func && c->flags == ir->flags)
+        return c;
+    memset(c, 0, sizeof *c);
+    memcpy(c->shape, ir->shape, sizeof c->shape);
+    c->engine = ir->engine;
+    c->opcode = ir->opcode;
+    c->func = ir->func;
+    c->flags = ir->flags;
+    c->used = 1;
+    if (in->engine == LS_ENGINE_DMA) {
+        sim_dma_shape(in, &c->sh);
+        dma_price(r, c);
+    } else if (in->engine != LS_ENGINE_PE) {
+        c->vfree = sim_vec_free(in);
+        c->vcycles = sim_vec_cycles(r->t, in);
+    }
+    return c;
+}
+
+static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in,
+                     const struct cost *c, struct trace_record *rec)
+{
+    const struct sim_target *t = r->t;
+    const struct sim_dma_shape sh = c->sh;
+    uint64_t trigger = rec->start;
+    uint64_t lat = ns_to_ticks(r, t->dma_transfer_latency_ns);
     uint32_t E = t->dma_engines, P = sh.partitions;
     uint32_t used = P < E ? P : E, base = P / E, extra = P % E;
     uint32_t e0 = sh.part_start % E;
     uint64_t ready = trigger + lat, min_wait = NONE64, end = 0, hbm_ext = 0;
-    /* Engines with the same share cost the same: price each share once. */
-    uint64_t dur_hi = ns_to_ticks(r, part_ns * (base + 1)), dur_lo = ns_to_ticks(r, part_ns * base);
-    double hbm_tpb = sh.hbm_sides ? r->ticks_per_ns / t->hbm_bytes_per_ns : 0.0;
-    uint64_t need_hi = hbm_need(&sh, base + 1, hbm_tpb), need_lo = hbm_need(&sh, base, hbm_tpb);
+    uint64_t dur_hi = c->dur_hi, dur_lo = c->dur_lo, need_hi = c->need_hi, need_lo = c->need_lo;
     for (uint32_t k = 0, e = e0; k < used; k++, e = e + 1 == E ? 0 : e + 1) {
         uint32_t np = base + (k < extra);
         uint64_t begin = r->eng_free[e] > ready ? r->eng_free[e] : ready;
@@ -497,10 +550,12 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     r.end = malloc((n ? n : 1) * sizeof *r.end);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
-    if (!r.end || !order || !r.bank_until) {
+    r.costs = calloc(COST_SLOTS, sizeof *r.costs);
+    if (!r.end || !order || !r.bank_until || !r.costs) {
         free(r.end);
         free(order);
         free(r.bank_until);
+        free(r.costs);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory simulating %zu instructions", n);
     }
     /* Counting sort of the instructions into their streams, keeping program order. */
@@ -560,8 +615,8 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         rec.stall = s->issue; /* temporarily: the issue point */
         switch (in->engine) {
         case LS_ENGINE_PE: pe_step(&r, s, in, &rec); break;
-        case LS_ENGINE_DMA: dma_step(&r, s, in, &rec); break;
-        default: vec_step(&r, s, i, in, &rec); break;
+        case LS_ENGINE_DMA: dma_step(&r, s, in, cost_of(&r, i, in), &rec); break;
+        default: vec_step(&r, s, i, in, cost_of(&r, i, in), &rec); break;
         }
         if (rec.end > SIM_MAX_TICKS) { /* durations saturate below 2^63: nothing wrapped yet */
             rc = ls_error_msg(err, LS_ERR_INPUT,
@@ -625,5 +680,6 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     free(r.end);
     free(order);
     free(r.bank_until);
+    free(r.costs);
     return rc;
 }
