@@ -63,8 +63,9 @@ struct run {
     uint64_t waiters[SIM_STREAMS][2]; /* bit w: stream w waits on this stream */
     uint32_t wake_at[SIM_STREAMS];    /* the earliest instruction they wait on */
     /* Streams whose head can be estimated, a binary min-heap on (est, rank): the pick is
-     * its top instead of a scan of every active stream (mix: some 40 DMA queues). */
-    uint8_t heap[SIM_STREAMS];
+     * its top instead of a scan of every active stream (mix: some 40 DMA queues). A key
+     * packs est, rank and stream into one integer: compares without branches or loads. */
+    unsigned __int128 heap[SIM_STREAMS];
     size_t nheap;
     struct cost *costs; /* COST_SLOTS */
 };
@@ -415,23 +416,23 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in
     s->issue = start;
 }
 
-static inline int heap_less(const struct run *r, uint8_t a, uint8_t b)
+typedef unsigned __int128 heap_key;
+
+static inline heap_key key_of(const struct stream *s, uint8_t k)
 {
-    const struct stream *x = &r->streams[a], *y = &r->streams[b];
-    return x->est < y->est || (x->est == y->est && x->rank < y->rank);
+    return (heap_key)s->est << 16 | (heap_key)s->rank << 8 | k;
 }
 
-static inline void heap_put(struct run *r, size_t h, uint8_t k)
+static inline void heap_put(struct run *r, size_t h, heap_key key)
 {
-    r->heap[h] = k;
-    r->streams[k].at = (int8_t)h;
+    r->heap[h] = key;
+    r->streams[(uint8_t)key].at = (int8_t)h;
 }
 
-/* Restore the heap order around index h (its key changed either way). */
-static void heap_sift(struct run *r, size_t h)
+/* Place key at index h, restoring the heap order (it may go either way). */
+static void heap_sift(struct run *r, size_t h, heap_key key)
 {
-    uint8_t k = r->heap[h];
-    while (h > 0 && heap_less(r, k, r->heap[(h - 1) / 2])) {
+    while (h > 0 && key < r->heap[(h - 1) / 2]) {
         heap_put(r, h, r->heap[(h - 1) / 2]);
         h = (h - 1) / 2;
     }
@@ -439,14 +440,14 @@ static void heap_sift(struct run *r, size_t h)
         size_t c = 2 * h + 1;
         if (c >= r->nheap)
             break;
-        if (c + 1 < r->nheap && heap_less(r, r->heap[c + 1], r->heap[c]))
+        if (c + 1 < r->nheap && r->heap[c + 1] < r->heap[c])
             c++;
-        if (!heap_less(r, r->heap[c], k))
+        if (!(r->heap[c] < key))
             break;
         heap_put(r, h, r->heap[c]);
         h = c;
     }
-    heap_put(r, h, k);
+    heap_put(r, h, key);
 }
 
 /* Stream k's estimate or rank changed: insert, move or remove it. */
@@ -454,16 +455,12 @@ static void heap_fix(struct run *r, uint8_t k)
 {
     struct stream *s = &r->streams[k];
     if (s->est != NONE64) {
-        if (s->at < 0)
-            heap_put(r, r->nheap++, k);
-        heap_sift(r, (size_t)s->at);
+        heap_sift(r, s->at < 0 ? r->nheap++ : (size_t)s->at, key_of(s, k));
     } else if (s->at >= 0) {
         size_t h = (size_t)s->at;
         s->at = -1;
-        if (h != --r->nheap) {
-            heap_put(r, h, r->heap[r->nheap]);
-            heap_sift(r, h);
-        }
+        if (h != --r->nheap)
+            heap_sift(r, h, r->heap[r->nheap]);
     }
 }
 
@@ -593,7 +590,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
                               step);
             break;
         }
-        uint8_t sk = r.heap[0];
+        uint8_t sk = (uint8_t)r.heap[0];
         struct stream *s = &streams[sk];
         uint32_t i = s->idx[s->pos];
         struct sim_instr ibuf;
@@ -660,8 +657,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
             uint8_t last = active[--nactive];
             active[s->rank] = last;
             streams[last].rank = s->rank;
-            if (streams[last].at >= 0)
-                heap_sift(&r, (size_t)streams[last].at);
+            heap_fix(&r, last); /* a lower rank: a new key */
         } else {
             head_estimate(&r, s);
             heap_fix(&r, sk);
