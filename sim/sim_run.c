@@ -31,6 +31,11 @@ struct stream {
 struct cost {
     uint32_t shape[3];
     uint8_t engine, opcode, func, flags, used;
+    /* the operands (dst, src, src2) as the loop needs them, without decoding them */
+    uint8_t mem[3], dtype[3];
+    uint32_t nparts[3];
+    uint64_t free[3];
+    __int128 ext_lo[3], ext_hi[3];             /* extents relative to the address */
     uint64_t vfree, vcycles;                   /* ACT, DVE, POOL */
     struct sim_dma_shape sh;                   /* DMA, and its engine shares priced: */
     uint64_t dur_hi, dur_lo, need_hi, need_lo; /* ticks of base + 1 and base partitions */
@@ -138,20 +143,23 @@ static inline void later(uint64_t *start, uint8_t *cause, uint64_t c, enum ls_st
     }
 }
 
-static int touches(const struct sim_instr *in, uint8_t mem)
+static int touches(const struct cost *c, uint8_t mem)
 {
-    return in->dst.mem == mem || in->src.mem == mem || in->src2.mem == mem;
+    return c->mem[0] == mem || c->mem[1] == mem || c->mem[2] == mem;
 }
 
 /* PSUM bank range [*b0, *b1] of the instruction's PSUM operands; 0 when none. */
-static int psum_banks(const struct run *r, const struct sim_instr *in, uint32_t *b0, uint32_t *b1)
+static int psum_banks(const struct run *r, const struct sim_irec *in, const struct cost *c,
+                      uint32_t *b0, uint32_t *b1)
 {
-    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
     int any = 0;
     for (int k = 0; k < 3; k++) {
-        uint64_t lo, hi;
-        if (ops[k]->mem != LS_MEM_PSUM || sim_operand_extent(ops[k], &lo, &hi))
+        if (c->mem[k] != LS_MEM_PSUM)
             continue;
+        __int128 l = (__int128)in->addr[k] + c->ext_lo[k], h = (__int128)in->addr[k] + c->ext_hi[k];
+        if (l < 0 || h > (__int128)UINT64_MAX) /* as sim_operand_extent */
+            continue;
+        uint64_t lo = (uint64_t)l, hi = (uint64_t)h;
         uint32_t a = (uint32_t)(lo / r->t->psum_bank_bytes), b = (uint32_t)((hi - 1) / r->t->psum_bank_bytes);
         if (!any || a < *b0)
             *b0 = a;
@@ -162,7 +170,7 @@ static int psum_banks(const struct run *r, const struct sim_instr *in, uint32_t 
     return any;
 }
 
-static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct sim_instr *in,
+static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct sim_irec *in,
                      const struct cost *c, struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
@@ -184,9 +192,9 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
                 break;
             }
     }
-    int sb = touches(in, LS_MEM_SBUF), ps = touches(in, LS_MEM_PSUM);
+    int sb = touches(c, LS_MEM_SBUF), ps = touches(c, LS_MEM_PSUM);
     uint32_t b0 = 0, b1 = 0;
-    int have_banks = ps && psum_banks(r, in, &b0, &b1);
+    int have_banks = ps && psum_banks(r, in, c, &b0, &b1);
     if (t->mem_access_conflicts) {
         if (sb && e == LS_ENGINE_DVE)
             later(&start, &cause, r->sbuf_until[LS_ENGINE_POOL], LS_STALL_ACCESS_CONFLICT);
@@ -214,12 +222,12 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
     rec->start = start;
     rec->end = end;
     rec->stall_cause = cause;
-    rec->partitions = in->dst.nparts;
+    rec->partitions = c->nparts[0];
     rec->free_size = n;
     s->issue = end;
 }
 
-static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
+static void pe_step(struct run *r, struct stream *s, const struct cost *c,
                     struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
@@ -227,10 +235,10 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
     uint64_t R = t->pe_rows, C = t->pe_cols;
     uint64_t start = rec->start, end;
     uint8_t cause = rec->stall_cause;
-    enum sim_opcode op = (enum sim_opcode)in->opcode;
-    uint64_t sfree = sim_operand_free(&in->src);
-    int fp32 = in->src.dtype == LS_DT_FP32;
-    rec->partitions = in->src.nparts;
+    enum sim_opcode op = (enum sim_opcode)c->opcode;
+    uint64_t sfree = c->free[1];
+    int fp32 = c->dtype[1] == LS_DT_FP32;
+    rec->partitions = c->nparts[1];
     if (!t->pe_background_load) { /* textbook weight-stationary: nothing overlaps */
         later(&start, &cause, r->pe_free, LS_STALL_ENGINE_BUSY);
         uint64_t cyc;
@@ -240,7 +248,7 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
         } else if (op == SIM_OP_MATMUL) {
             cyc = sfree + R + C - 2;
         } else { /* transpose: load the data, stream the identity */
-            cyc = R + in->src.nparts + R + C - 2;
+            cyc = R + c->nparts[1] + R + C - 2;
             r->stat_m = (uint32_t)sfree;
         }
         end = start + cyc * tpc;
@@ -264,7 +272,7 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
             r->pending = 1;
             r->stat_m = (uint32_t)sfree;
             r->stat_fp32 = fp32;
-            T = in->src.nparts; /* the identity streams P columns */
+            T = c->nparts[1]; /* the identity streams P columns */
             mm_start = r->ls_end > r->mm_next ? r->ls_end : r->mm_next;
         } else {
             if (r->pending)
@@ -323,10 +331,9 @@ static void dma_price(const struct run *r, struct cost *c)
     c->need_lo = hbm_need(sh, base, hbm_tpb);
 }
 
-/* The cost of instruction i (in: decoded), from the memo or computed into it. */
-static const struct cost *cost_of(struct run *r, uint32_t i, const struct sim_instr *in)
+/* The cost of instruction ir, from the memo or computed into it. */
+static const struct cost *cost_of(struct run *r, const struct sim_irec *ir)
 {
-    const struct sim_irec *ir = &r->p->ins.data[i];
     uint32_t h = ir->shape[0] * 0x9E3779B1u ^ ir->shape[1] * 0x85EBCA77u ^
                  ir->shape[2] * 0xC2B2AE3Du ^ (uint32_t)ir->opcode * 0x27D4EB2Fu ^
                  (uint32_t)ir->func << 8 ^ (uint32_t)ir->flags << 16 ^ ir->engine;
@@ -342,6 +349,16 @@ static const struct cost *cost_of(struct run *r, uint32_t i, const struct sim_in
     c->func = ir->func;
     c->flags = ir->flags;
     c->used = 1;
+    struct sim_instr buf, *in = &buf;
+    sim_irec_get(r->p, (size_t)(ir - r->p->ins.data), &buf);
+    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
+    for (int k = 0; k < 3; k++) {
+        c->mem[k] = ops[k]->mem;
+        c->dtype[k] = ops[k]->dtype;
+        c->nparts[k] = ops[k]->nparts;
+        c->free[k] = sim_operand_free(ops[k]);
+        sim_operand_extent_rel(ops[k], &c->ext_lo[k], &c->ext_hi[k]);
+    }
     if (in->engine == LS_ENGINE_DMA) {
         sim_dma_shape(in, &c->sh);
         dma_price(r, c);
@@ -352,7 +369,7 @@ static const struct cost *cost_of(struct run *r, uint32_t i, const struct sim_in
     return c;
 }
 
-static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in,
+static void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
                      const struct cost *c, struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
@@ -396,7 +413,7 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in
     rec->end = end;
     rec->stall_cause = cause;
     rec->partitions = P;
-    rec->free_size = sim_operand_free(in->dst.mem != LS_MEM_HBM ? &in->dst : &in->src);
+    rec->free_size = c->free[c->mem[0] != LS_MEM_HBM ? 0 : 1];
     rec->descriptors = sh.chunks_per_partition * P;
     rec->bytes_per_partition = sh.bytes_per_partition;
     rec->chunk_bytes = sh.bytes_per_partition / sh.chunks_per_partition;
@@ -593,17 +610,17 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         uint8_t sk = (uint8_t)r.heap[0];
         struct stream *s = &streams[sk];
         uint32_t i = s->idx[s->pos];
-        struct sim_instr ibuf;
-        const struct sim_instr *in = &ibuf;
-        sim_irec_get(p, i, &ibuf);
+        /* The record and its cost entry: the operands are not decoded. */
+        const struct sim_irec *in = &p->ins.data[i];
+        const struct cost *c = cost_of(&r, in);
         struct trace_record rec;
         memset(&rec, 0, sizeof rec);
         rec.id = i;
         rec.opcode = in->opcode;
         rec.engine = in->engine;
-        rec.dtype = in->src.mem != LS_MEM_NONE ? in->src.dtype : in->dst.dtype;
-        rec.src_mem = in->src.mem;
-        rec.dst_mem = in->dst.mem;
+        rec.dtype = c->mem[1] != LS_MEM_NONE ? c->dtype[1] : c->dtype[0];
+        rec.src_mem = c->mem[1];
+        rec.dst_mem = c->mem[0];
         rec.queue = in->engine == LS_ENGINE_DMA ? in->queue : TRACE_NO_QUEUE;
         rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
         rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
@@ -611,9 +628,9 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         rec.stall_cause = s->depmax > s->issue ? LS_STALL_DEPENDENCY : LS_STALL_NONE;
         rec.stall = s->issue; /* temporarily: the issue point */
         switch (in->engine) {
-        case LS_ENGINE_PE: pe_step(&r, s, in, &rec); break;
-        case LS_ENGINE_DMA: dma_step(&r, s, in, cost_of(&r, i, in), &rec); break;
-        default: vec_step(&r, s, i, in, cost_of(&r, i, in), &rec); break;
+        case LS_ENGINE_PE: pe_step(&r, s, c, &rec); break;
+        case LS_ENGINE_DMA: dma_step(&r, s, in, c, &rec); break;
+        default: vec_step(&r, s, i, in, c, &rec); break;
         }
         if (rec.end > SIM_MAX_TICKS) { /* durations saturate below 2^63: nothing wrapped yet */
             rc = ls_error_msg(err, LS_ERR_INPUT,
