@@ -5,7 +5,9 @@
 # banks, PSUM evacuation split over ACT and DVE, a DVE add and reduce, a POOL iota and a
 # store, with dependencies for every read-after-write and buffer reuse), runs it several
 # times and reports the best. The figure divides instructions by the CPU time of the
-# simulation alone (program construction excluded). Target: >= 2,000,000 instructions/s.
+# simulation alone (sim_run): program construction excluded, and with it the static checks,
+# which the microbenchmark builder runs once (sim_program_check) so that sim_run skips them.
+# Target (issue 19): >= 10,000,000 instructions/s.
 # usage: bench/sim.sh [LAYSIM] [INSTRUCTIONS] [REPEATS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +30,6 @@ for target in nc-v2 nc-v3; do
         if [ "$ips" -gt "$best" ]; then best=$ips; best_wall=$wall; fi
     done
 done
-echo "best: $best simulated instructions per second (target >= 2000000)"
-printf '{"bench": "sim", "instructions": %d, "instructions_per_second": %d, "wall_instructions_per_second": %d, "target": 2000000}\n' \
+echo "best: $best simulated instructions per second (target >= 10000000)"
+printf '{"bench": "sim", "instructions": %d, "instructions_per_second": %d, "wall_instructions_per_second": %d, "target": 10000000}\n' \
     "$n" "$best" "$best_wall"

@@ -149,7 +149,7 @@ uint64_t sim_operand_run(const struct sim_operand *o)
     return run;
 }
 
-int sim_operand_extent(const struct sim_operand *o, uint64_t *lo, uint64_t *hi)
+void sim_operand_extent_rel(const struct sim_operand *o, __int128 *lo, __int128 *hi)
 {
     __int128 mn = 0, mx = 0;
     for (int i = 0; i < o->ndim; i++) {
@@ -162,8 +162,16 @@ int sim_operand_extent(const struct sim_operand *o, uint64_t *lo, uint64_t *hi)
             mx += span;
     }
     __int128 es = (__int128)ls_dtype_size((enum ls_dtype)o->dtype);
+    *lo = mn * es;
+    *hi = (mx + 1) * es;
+}
+
+int sim_operand_extent(const struct sim_operand *o, uint64_t *lo, uint64_t *hi)
+{
+    __int128 rl, rh;
+    sim_operand_extent_rel(o, &rl, &rh);
     __int128 base = (__int128)o->addr;
-    __int128 l = base + mn * es, h = base + (mx + 1) * es;
+    __int128 l = base + rl, h = base + rh;
     if (l < 0 || h > (__int128)UINT64_MAX)
         return -1;
     *lo = (uint64_t)l;

@@ -166,5 +166,8 @@ uint64_t sim_operand_run(const struct sim_operand *o);
 /* Lowest and one-past-highest byte touched inside one partition (HBM: one row, from addr).
  * Returns -1 when the pattern reaches below byte 0 or beyond 2^64. */
 int sim_operand_extent(const struct sim_operand *o, uint64_t *lo, uint64_t *hi);
+/* The same relative to o->addr, from the shape alone: the extent is [addr + *lo, addr +
+ * *hi), valid when that lies in [0, 2^64] (what sim_operand_extent checks). */
+void sim_operand_extent_rel(const struct sim_operand *o, __int128 *lo, __int128 *hi);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/isa.h"
+#include "sim/sim.h"
 #include "util/scan.h"
 
 #define MAXKV 16
@@ -487,6 +488,8 @@ int sim_micro_build(const char *spec, const struct sim_target *t, struct sim_pro
                           spec, sp.kind);
     if (!rc) /* after the builder, so that a misspelt key is named as unknown first */
         rc = check_required(&sp, err);
+    if (!rc) /* checked where it is built: sim_run does not check it again */
+        rc = sim_program_check(t, p, err);
     if (rc) {
         sim_program_free(p);
         return rc;

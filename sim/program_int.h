@@ -44,6 +44,12 @@ struct sim_program {
     struct ls_intern label_names;
     char *file;                   /* source file, or NULL */
     uint32_t numbered_interned;   /* interned labels that look like i<N> (see below) */
+    /* sim_program_check passed for the target with this hash while the program had
+     * checked_len instructions (records are never changed in place, only appended): sim_run
+     * then skips its own up-front check. */
+    int checked;
+    uint64_t checked_hash;
+    size_t checked_len;
 };
 
 /* Append *in whose ndeps dependencies are already at p->deps[in->deps_off...] (checked by

@@ -55,10 +55,14 @@ struct sim_stats {
 };
 
 /* Check p against t (operand memories, partition ranges, SBUF/PSUM capacity and banks,
- * PE shapes, DMA queues and transposes). Errors are LS_ERR_INPUT naming the instruction
- * (and its file:line for parsed programs). sim_run makes the same checks as it goes and
- * stops at the first bad instruction it reaches (records already emitted stay emitted). */
+ * PE shapes, DMA queues and transposes). Errors are LS_ERR_INPUT naming the first bad
+ * instruction in program order (and its file:line for parsed programs). sim_run makes the
+ * same checks up front, before any record is emitted. */
 int sim_check(const struct sim_target *t, const struct sim_program *p, struct ls_error *err);
+/* sim_check, remembered in p: sim_run on the same target (same sim_target_hash) skips its
+ * own check until instructions are added. For a program simulated many times, or checked
+ * where it is built. */
+int sim_program_check(const struct sim_target *t, struct sim_program *p, struct ls_error *err);
 
 /* Simulate. sink may be NULL; otherwise it receives one record per instruction, in the
  * order the simulator settles them (start times are nearly but not strictly sorted). */

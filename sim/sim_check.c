@@ -146,6 +146,25 @@ int sim_check(const struct sim_target *t, const struct sim_program *p, struct ls
     return 0;
 }
 
+int sim_program_check(const struct sim_target *t, struct sim_program *p, struct ls_error *err)
+{
+    p->checked = 0;
+    int rc = sim_check(t, p, err);
+    if (!rc) {
+        p->checked = 1;
+        p->checked_hash = sim_target_hash(t);
+        p->checked_len = p->ins.len;
+    }
+    return rc;
+}
+
+int sim_check_once(const struct sim_target *t, const struct sim_program *p, struct ls_error *err)
+{
+    if (p->checked && p->checked_len == p->ins.len && p->checked_hash == sim_target_hash(t))
+        return 0;
+    return sim_check(t, p, err);
+}
+
 int sim_check_instr(const struct sim_target *t, const struct sim_program *p, size_t i,
                     const struct sim_instr *in, struct sim_check_state *cs, struct ls_error *err)
 {

@@ -20,6 +20,9 @@ int sim_check_instr(const struct sim_target *t, const struct sim_program *p, siz
                     const struct sim_instr *in, struct sim_check_state *cs,
                     struct ls_error *err);
 
+/* sim_check unless sim_program_check already passed for this target and program. */
+int sim_check_once(const struct sim_target *t, const struct sim_program *p, struct ls_error *err);
+
 struct sim_dma_shape {
     uint32_t partitions, part_start;  /* partitions split over the DMA engines */
     uint64_t bytes_per_partition;

@@ -20,7 +20,27 @@ struct stream {
     uint64_t depmax;  /* latest dependency end of the head */
     uint32_t wait_on; /* unfinished dependency of the head, when blocked */
     uint32_t prev;    /* previous instruction of this stream, UINT32_MAX = none */
+    uint8_t rank;     /* position among the active streams: ties go to the lowest */
+    int8_t at;        /* index in the ready heap, -1 = not in it (blocked or done) */
 };
+
+/* What an instruction costs apart from its addresses and its timing: a function of its
+ * engine, opcode, func, flags and operand shapes only, so instructions that agree on those
+ * share it (a compiled program has few such signatures; computing it per instruction was
+ * a fifth of the run). */
+struct cost {
+    uint32_t shape[3];
+    uint8_t engine, opcode, func, flags, used;
+    /* the operands (dst, src, src2) as the loop needs them, without decoding them */
+    uint8_t mem[3], dtype[3];
+    uint32_t nparts[3];
+    uint64_t free[3];
+    __int128 ext_lo[3], ext_hi[3];             /* extents relative to the address */
+    uint64_t vfree, vcycles;                   /* ACT, DVE, POOL */
+    struct sim_dma_shape sh;                   /* DMA, and its engine shares priced: */
+    uint64_t dur_hi, dur_lo, need_hi, need_lo; /* ticks of base + 1 and base partitions */
+};
+#define COST_SLOTS 1024 /* direct-mapped */
 
 struct run {
     const struct sim_target *t;
@@ -42,6 +62,17 @@ struct run {
     uint64_t hbm_free;
     /* busy-interval unions */
     uint64_t eng_last_end[LS_ENGINE_COUNT], q_last_end[SIM_MAX_QUEUES];
+    /* Blocked streams, filed under the stream of the instruction they wait on: settling an
+     * instruction re-estimates only the streams that may wait on it. */
+    struct stream *streams;
+    uint64_t waiters[SIM_STREAMS][2]; /* bit w: stream w waits on this stream */
+    uint32_t wake_at[SIM_STREAMS];    /* the earliest instruction they wait on */
+    /* Streams whose head can be estimated, a binary min-heap on (est, rank): the pick is
+     * its top instead of a scan of every active stream (mix: some 40 DMA queues). A key
+     * packs est, rank and stream into one integer: compares without branches or loads. */
+    unsigned __int128 heap[SIM_STREAMS];
+    size_t nheap;
+    struct cost *costs; /* COST_SLOTS */
 };
 
 uint32_t sim_engine_mhz(const struct sim_target *t, enum ls_engine e)
@@ -112,20 +143,23 @@ static inline void later(uint64_t *start, uint8_t *cause, uint64_t c, enum ls_st
     }
 }
 
-static int touches(const struct sim_instr *in, uint8_t mem)
+static int touches(const struct cost *c, uint8_t mem)
 {
-    return in->dst.mem == mem || in->src.mem == mem || in->src2.mem == mem;
+    return c->mem[0] == mem || c->mem[1] == mem || c->mem[2] == mem;
 }
 
 /* PSUM bank range [*b0, *b1] of the instruction's PSUM operands; 0 when none. */
-static int psum_banks(const struct run *r, const struct sim_instr *in, uint32_t *b0, uint32_t *b1)
+static int psum_banks(const struct run *r, const struct sim_irec *in, const struct cost *c,
+                      uint32_t *b0, uint32_t *b1)
 {
-    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
     int any = 0;
     for (int k = 0; k < 3; k++) {
-        uint64_t lo, hi;
-        if (ops[k]->mem != LS_MEM_PSUM || sim_operand_extent(ops[k], &lo, &hi))
+        if (c->mem[k] != LS_MEM_PSUM)
             continue;
+        __int128 l = (__int128)in->addr[k] + c->ext_lo[k], h = (__int128)in->addr[k] + c->ext_hi[k];
+        if (l < 0 || h > (__int128)UINT64_MAX) /* as sim_operand_extent */
+            continue;
+        uint64_t lo = (uint64_t)l, hi = (uint64_t)h;
         uint32_t a = (uint32_t)(lo / r->t->psum_bank_bytes), b = (uint32_t)((hi - 1) / r->t->psum_bank_bytes);
         if (!any || a < *b0)
             *b0 = a;
@@ -136,15 +170,15 @@ static int psum_banks(const struct run *r, const struct sim_instr *in, uint32_t 
     return any;
 }
 
-static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct sim_instr *in,
-                     struct trace_record *rec)
+static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct sim_irec *in,
+                     const struct cost *c, struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
     enum ls_engine e = (enum ls_engine)in->engine;
     uint64_t tpc = r->tpc[e];
     uint64_t start = rec->start;
     uint8_t cause = rec->stall_cause;
-    uint64_t n = sim_vec_free(in);
+    uint64_t n = c->vfree;
     /* Depending on the previous instruction of the same engine costs the producer's write
      * and the consumer's read access (+ the static overhead when tiny). */
     if (s->prev != UINT32_MAX) {
@@ -158,9 +192,9 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
                 break;
             }
     }
-    int sb = touches(in, LS_MEM_SBUF), ps = touches(in, LS_MEM_PSUM);
+    int sb = touches(c, LS_MEM_SBUF), ps = touches(c, LS_MEM_PSUM);
     uint32_t b0 = 0, b1 = 0;
-    int have_banks = ps && psum_banks(r, in, &b0, &b1);
+    int have_banks = ps && psum_banks(r, in, c, &b0, &b1);
     if (t->mem_access_conflicts) {
         if (sb && e == LS_ENGINE_DVE)
             later(&start, &cause, r->sbuf_until[LS_ENGINE_POOL], LS_STALL_ACCESS_CONFLICT);
@@ -175,7 +209,7 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
         for (uint32_t b = b0; b <= b1; b++)
             later(&start, &cause, other[b], LS_STALL_PSUM);
     }
-    uint64_t end = start + sim_vec_cycles(t, in) * tpc;
+    uint64_t end = start + c->vcycles * tpc;
     if (sb)
         r->sbuf_until[e] = end;
     if (ps)
@@ -188,12 +222,12 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
     rec->start = start;
     rec->end = end;
     rec->stall_cause = cause;
-    rec->partitions = in->dst.nparts;
+    rec->partitions = c->nparts[0];
     rec->free_size = n;
     s->issue = end;
 }
 
-static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
+static void pe_step(struct run *r, struct stream *s, const struct cost *c,
                     struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
@@ -201,10 +235,10 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
     uint64_t R = t->pe_rows, C = t->pe_cols;
     uint64_t start = rec->start, end;
     uint8_t cause = rec->stall_cause;
-    enum sim_opcode op = (enum sim_opcode)in->opcode;
-    uint64_t sfree = sim_operand_free(&in->src);
-    int fp32 = in->src.dtype == LS_DT_FP32;
-    rec->partitions = in->src.nparts;
+    enum sim_opcode op = (enum sim_opcode)c->opcode;
+    uint64_t sfree = c->free[1];
+    int fp32 = c->dtype[1] == LS_DT_FP32;
+    rec->partitions = c->nparts[1];
     if (!t->pe_background_load) { /* textbook weight-stationary: nothing overlaps */
         later(&start, &cause, r->pe_free, LS_STALL_ENGINE_BUSY);
         uint64_t cyc;
@@ -214,7 +248,7 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
         } else if (op == SIM_OP_MATMUL) {
             cyc = sfree + R + C - 2;
         } else { /* transpose: load the data, stream the identity */
-            cyc = R + in->src.nparts + R + C - 2;
+            cyc = R + c->nparts[1] + R + C - 2;
             r->stat_m = (uint32_t)sfree;
         }
         end = start + cyc * tpc;
@@ -238,7 +272,7 @@ static void pe_step(struct run *r, struct stream *s, const struct sim_instr *in,
             r->pending = 1;
             r->stat_m = (uint32_t)sfree;
             r->stat_fp32 = fp32;
-            T = in->src.nparts; /* the identity streams P columns */
+            T = c->nparts[1]; /* the identity streams P columns */
             mm_start = r->ls_end > r->mm_next ? r->ls_end : r->mm_next;
         } else {
             if (r->pending)
@@ -275,30 +309,78 @@ static uint64_t hbm_need(const struct sim_dma_shape *sh, uint32_t np, double hbm
     return needd >= 9.0e18 ? (uint64_t)9.0e18 : (uint64_t)needd;
 }
 
-static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in,
-                     struct trace_record *rec)
+/* The DMA part of c (c->sh set): each engine share's transfer and HBM ticks. */
+static void dma_price(const struct run *r, struct cost *c)
 {
     const struct sim_target *t = r->t;
-    struct sim_dma_shape sh;
-    sim_dma_shape(in, &sh);
-    uint64_t trigger = rec->start;
-    uint64_t lat = ns_to_ticks(r, t->dma_transfer_latency_ns);
+    const struct sim_dma_shape *sh = &c->sh;
     double bw = t->dma_bytes_per_ns;
-    if (in->opcode == SIM_OP_DMA_TRANSPOSE)
-        bw *= sh.hbm_sides ? t->dma_transpose_hbm_eff : t->dma_transpose_sbuf_eff;
-    double chunk = (double)sh.bytes_per_partition / (double)sh.chunks_per_partition;
+    if (c->opcode == SIM_OP_DMA_TRANSPOSE)
+        bw *= sh->hbm_sides ? t->dma_transpose_hbm_eff : t->dma_transpose_sbuf_eff;
+    double chunk = (double)sh->bytes_per_partition / (double)sh->chunks_per_partition;
     double desc_ns = chunk / bw;
     if (desc_ns < t->dma_desc_min_ns)
         desc_ns = t->dma_desc_min_ns;
-    double part_ns = desc_ns * (double)sh.chunks_per_partition;
+    double part_ns = desc_ns * (double)sh->chunks_per_partition;
+    uint32_t base = sh->partitions / t->dma_engines;
+    /* Engines with the same share cost the same: price each share once. */
+    c->dur_hi = ns_to_ticks(r, part_ns * (base + 1));
+    c->dur_lo = ns_to_ticks(r, part_ns * base);
+    double hbm_tpb = sh->hbm_sides ? r->ticks_per_ns / t->hbm_bytes_per_ns : 0.0;
+    c->need_hi = hbm_need(sh, base + 1, hbm_tpb);
+    c->need_lo = hbm_need(sh, base, hbm_tpb);
+}
+
+/* The cost of instruction ir, from the memo or computed into it. */
+static const struct cost *cost_of(struct run *r, const struct sim_irec *ir)
+{
+    uint32_t h = ir->shape[0] * 0x9E3779B1u ^ ir->shape[1] * 0x85EBCA77u ^
+                 ir->shape[2] * 0xC2B2AE3Du ^ (uint32_t)ir->opcode * 0x27D4EB2Fu ^
+                 (uint32_t)ir->func << 8 ^ (uint32_t)ir->flags << 16 ^ ir->engine;
+    struct cost *c = &r->costs[(h ^ h >> 15) % COST_SLOTS];
+    if (c->used && c->shape[0] == ir->shape[0] && c->shape[1] == ir->shape[1] &&
+        c->shape[2] == ir->shape[2] && c->engine == ir->engine && c->opcode == ir->opcode &&
+        c->func == ir->func && c->flags == ir->flags)
+        return c;
+    memset(c, 0, sizeof *c);
+    memcpy(c->shape, ir->shape, sizeof c->shape);
+    c->engine = ir->engine;
+    c->opcode = ir->opcode;
+    c->func = ir->func;
+    c->flags = ir->flags;
+    c->used = 1;
+    struct sim_instr buf, *in = &buf;
+    sim_irec_get(r->p, (size_t)(ir - r->p->ins.data), &buf);
+    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
+    for (int k = 0; k < 3; k++) {
+        c->mem[k] = ops[k]->mem;
+        c->dtype[k] = ops[k]->dtype;
+        c->nparts[k] = ops[k]->nparts;
+        c->free[k] = sim_operand_free(ops[k]);
+        sim_operand_extent_rel(ops[k], &c->ext_lo[k], &c->ext_hi[k]);
+    }
+    if (in->engine == LS_ENGINE_DMA) {
+        sim_dma_shape(in, &c->sh);
+        dma_price(r, c);
+    } else if (in->engine != LS_ENGINE_PE) {
+        c->vfree = sim_vec_free(in);
+        c->vcycles = sim_vec_cycles(r->t, in);
+    }
+    return c;
+}
+
+static void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
+                     const struct cost *c, struct trace_record *rec)
+{
+    const struct sim_target *t = r->t;
+    const struct sim_dma_shape sh = c->sh;
+    uint64_t trigger = rec->start;
+    uint64_t lat = ns_to_ticks(r, t->dma_transfer_latency_ns);
     uint32_t E = t->dma_engines, P = sh.partitions;
     uint32_t used = P < E ? P : E, base = P / E, extra = P % E;
     uint32_t e0 = sh.part_start % E;
     uint64_t ready = trigger + lat, min_wait = NONE64, end = 0, hbm_ext = 0;
-    /* Engines with the same share cost the same: price each share once. */
-    uint64_t dur_hi = ns_to_ticks(r, part_ns * (base + 1)), dur_lo = ns_to_ticks(r, part_ns * base);
-    double hbm_tpb = sh.hbm_sides ? r->ticks_per_ns / t->hbm_bytes_per_ns : 0.0;
-    uint64_t need_hi = hbm_need(&sh, base + 1, hbm_tpb), need_lo = hbm_need(&sh, base, hbm_tpb);
+    uint64_t dur_hi = c->dur_hi, dur_lo = c->dur_lo, need_hi = c->need_hi, need_lo = c->need_lo;
     for (uint32_t k = 0, e = e0; k < used; k++, e = e + 1 == E ? 0 : e + 1) {
         uint32_t np = base + (k < extra);
         uint64_t begin = r->eng_free[e] > ready ? r->eng_free[e] : ready;
@@ -331,7 +413,7 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in
     rec->end = end;
     rec->stall_cause = cause;
     rec->partitions = P;
-    rec->free_size = sim_operand_free(in->dst.mem != LS_MEM_HBM ? &in->dst : &in->src);
+    rec->free_size = c->free[c->mem[0] != LS_MEM_HBM ? 0 : 1];
     rec->descriptors = sh.chunks_per_partition * P;
     rec->bytes_per_partition = sh.bytes_per_partition;
     rec->chunk_bytes = sh.bytes_per_partition / sh.chunks_per_partition;
@@ -351,6 +433,54 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_instr *in
     s->issue = start;
 }
 
+typedef unsigned __int128 heap_key;
+
+static inline heap_key key_of(const struct stream *s, uint8_t k)
+{
+    return (heap_key)s->est << 16 | (heap_key)s->rank << 8 | k;
+}
+
+static inline void heap_put(struct run *r, size_t h, heap_key key)
+{
+    r->heap[h] = key;
+    r->streams[(uint8_t)key].at = (int8_t)h;
+}
+
+/* Place key at index h, restoring the heap order (it may go either way). */
+static void heap_sift(struct run *r, size_t h, heap_key key)
+{
+    while (h > 0 && key < r->heap[(h - 1) / 2]) {
+        heap_put(r, h, r->heap[(h - 1) / 2]);
+        h = (h - 1) / 2;
+    }
+    for (;;) {
+        size_t c = 2 * h + 1;
+        if (c >= r->nheap)
+            break;
+        if (c + 1 < r->nheap && r->heap[c + 1] < r->heap[c])
+            c++;
+        if (!(r->heap[c] < key))
+            break;
+        heap_put(r, h, r->heap[c]);
+        h = c;
+    }
+    heap_put(r, h, key);
+}
+
+/* Stream k's estimate or rank changed: insert, move or remove it. */
+static void heap_fix(struct run *r, uint8_t k)
+{
+    struct stream *s = &r->streams[k];
+    if (s->est != NONE64) {
+        heap_sift(r, s->at < 0 ? r->nheap++ : (size_t)s->at, key_of(s, k));
+    } else if (s->at >= 0) {
+        size_t h = (size_t)s->at;
+        s->at = -1;
+        if (h != --r->nheap)
+            heap_sift(r, h, r->heap[r->nheap]);
+    }
+}
+
 static void head_estimate(struct run *r, struct stream *s)
 {
     if (s->pos == s->n) {
@@ -366,6 +496,10 @@ static void head_estimate(struct run *r, struct stream *s)
         if (e == NONE64) {
             s->est = NONE64;
             s->wait_on = deps[k];
+            size_t w = (size_t)(s - r->streams), sd = r->p->sid.data[deps[k]];
+            r->waiters[sd][w / 64] |= (uint64_t)1 << (w % 64);
+            if (deps[k] < r->wake_at[sd])
+                r->wake_at[sd] = deps[k];
             return;
         }
         if (e > m)
@@ -375,14 +509,41 @@ static void head_estimate(struct run *r, struct stream *s)
     s->est = m > s->issue ? m : s->issue;
 }
 
+/* Instruction i of stream k has settled: re-estimate the streams that waited on it. A
+ * stream settles its instructions in program order, so nobody waits on it before wake_at. */
+static void wake_waiters(struct run *r, size_t k, uint32_t i)
+{
+    if (i != r->wake_at[k])
+        return;
+    uint64_t woken[2] = {0, 0};
+    uint32_t next = UINT32_MAX;
+    for (size_t h = 0; h < 2; h++)
+        for (uint64_t m = r->waiters[k][h]; m; m &= m - 1) {
+            size_t w = h * 64 + (size_t)__builtin_ctzll(m);
+            uint32_t d = r->streams[w].wait_on;
+            if (d == i)
+                woken[h] |= (uint64_t)1 << (w % 64);
+            else if (d < next)
+                next = d;
+        }
+    r->wake_at[k] = next;
+    for (size_t h = 0; h < 2; h++) {
+        r->waiters[k][h] &= ~woken[h];
+        for (uint64_t m = woken[h]; m; m &= m - 1) {
+            size_t w = h * 64 + (size_t)__builtin_ctzll(m);
+            head_estimate(r, &r->streams[w]); /* may file it under a stream again */
+            heap_fix(r, (uint8_t)w);
+        }
+    }
+}
+
 int sim_run(const struct sim_target *t, const struct sim_program *p, const struct trace_sink *sink,
             struct sim_stats *st, struct ls_error *err)
 {
     memset(st, 0, sizeof *st);
     int rc = sim_target_validate(t, err);
-    if (rc)
+    if (rc || (rc = sim_check_once(t, p, err)))
         return rc;
-    struct sim_check_state cs = {0, 0, 0};
     size_t n = p->ins.len;
     st->tick_mhz = sim_target_tick_mhz(t);
     st->nqueues = t->dma_queues;
@@ -397,13 +558,18 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     size_t nstreams = NFIXED + SIM_MAX_QUEUES; /* bad queues are caught by the checks */
     struct stream streams[NFIXED + SIM_MAX_QUEUES];
     memset(streams, 0, sizeof streams);
+    r.streams = streams;
+    for (size_t k = 0; k < SIM_STREAMS; k++)
+        r.wake_at[k] = UINT32_MAX;
     r.end = malloc((n ? n : 1) * sizeof *r.end);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
-    if (!r.end || !order || !r.bank_until) {
+    r.costs = calloc(COST_SLOTS, sizeof *r.costs);
+    if (!r.end || !order || !r.bank_until || !r.costs) {
         free(r.end);
         free(order);
         free(r.bank_until);
+        free(r.costs);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory simulating %zu instructions", n);
     }
     /* Counting sort of the instructions into their streams, keeping program order. */
@@ -424,45 +590,37 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     }
     uint8_t active[NFIXED + SIM_MAX_QUEUES];
     size_t nactive = 0;
-    for (size_t k = 0; k < nstreams; k++)
+    for (size_t k = 0; k < nstreams; k++) {
+        streams[k].at = -1;
         if (streams[k].n) {
+            streams[k].rank = (uint8_t)nactive;
             active[nactive++] = (uint8_t)k;
             head_estimate(&r, &streams[k]);
+            heap_fix(&r, (uint8_t)k);
         }
+    }
     uint64_t total = 0;
     for (size_t step = 0; step < n; step++) {
-        /* Wake streams whose blocking dependency has finished; pick the earliest head. */
-        size_t best = SIZE_MAX;
-        uint64_t best_est = NONE64;
-        for (size_t a = 0; a < nactive; a++) {
-            struct stream *s = &streams[active[a]];
-            if (s->est == NONE64 && r.end[s->wait_on] != NONE64)
-                head_estimate(&r, s);
-            if (s->est < best_est) {
-                best_est = s->est;
-                best = a;
-            }
-        }
-        if (best == SIZE_MAX) {
+        /* The earliest head: the heap's top (blocked streams are not in it). */
+        if (!r.nheap) {
             rc = ls_error_msg(err, LS_ERR_INTERNAL, "simulator deadlock after %zu instructions",
                               step);
             break;
         }
-        struct stream *s = &streams[active[best]];
+        uint8_t sk = (uint8_t)r.heap[0];
+        struct stream *s = &streams[sk];
         uint32_t i = s->idx[s->pos];
-        struct sim_instr ibuf;
-        const struct sim_instr *in = &ibuf;
-        sim_irec_get(p, i, &ibuf);
-        if ((rc = sim_check_instr(t, p, i, in, &cs, err)))
-            break;
+        /* The record and its cost entry: the operands are not decoded. */
+        const struct sim_irec *in = &p->ins.data[i];
+        const struct cost *c = cost_of(&r, in);
         struct trace_record rec;
         memset(&rec, 0, sizeof rec);
         rec.id = i;
         rec.opcode = in->opcode;
         rec.engine = in->engine;
-        rec.dtype = in->src.mem != LS_MEM_NONE ? in->src.dtype : in->dst.dtype;
-        rec.src_mem = in->src.mem;
-        rec.dst_mem = in->dst.mem;
+        rec.dtype = c->mem[1] != LS_MEM_NONE ? c->dtype[1] : c->dtype[0];
+        rec.src_mem = c->mem[1];
+        rec.dst_mem = c->mem[0];
         rec.queue = in->engine == LS_ENGINE_DMA ? in->queue : TRACE_NO_QUEUE;
         rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
         rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
@@ -470,9 +628,9 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         rec.stall_cause = s->depmax > s->issue ? LS_STALL_DEPENDENCY : LS_STALL_NONE;
         rec.stall = s->issue; /* temporarily: the issue point */
         switch (in->engine) {
-        case LS_ENGINE_PE: pe_step(&r, s, in, &rec); break;
-        case LS_ENGINE_DMA: dma_step(&r, s, in, &rec); break;
-        default: vec_step(&r, s, i, in, &rec); break;
+        case LS_ENGINE_PE: pe_step(&r, s, c, &rec); break;
+        case LS_ENGINE_DMA: dma_step(&r, s, in, c, &rec); break;
+        default: vec_step(&r, s, i, in, c, &rec); break;
         }
         if (rec.end > SIM_MAX_TICKS) { /* durations saturate below 2^63: nothing wrapped yet */
             rc = ls_error_msg(err, LS_ERR_INPUT,
@@ -509,10 +667,18 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
             __builtin_prefetch(nx); /* a record may straddle two lines */
             __builtin_prefetch(nx + sizeof(struct sim_irec) - 1);
         }
-        if (s->pos == s->n)
-            active[best] = active[--nactive];
-        else
+        wake_waiters(&r, sk, i);
+        if (s->pos == s->n) { /* done: the last active stream takes its rank */
+            s->est = NONE64;
+            heap_fix(&r, sk);
+            uint8_t last = active[--nactive];
+            active[s->rank] = last;
+            streams[last].rank = s->rank;
+            heap_fix(&r, last); /* a lower rank: a new key */
+        } else {
             head_estimate(&r, s);
+            heap_fix(&r, sk);
+        }
         if (sink && sink->emit) {
             int erc = sink->emit(sink->ctx, &rec);
             if (erc) {
@@ -527,5 +693,6 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     free(r.end);
     free(order);
     free(r.bank_until);
+    free(r.costs);
     return rc;
 }

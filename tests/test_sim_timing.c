@@ -513,6 +513,31 @@ static void test_psum_overflow_names_instruction(void **state)
     sim_program_free(p);
 }
 
+/* A check remembered by sim_program_check covers that target and those instructions only:
+ * an instruction added later, or another target, is checked again by sim_run. */
+static void test_remembered_check(void **state)
+{
+    (void)state;
+    struct sim_target t = target("nc-v2"), small = target("nc-v2");
+    small.psum_banks = 1;
+    struct sim_program *p = sim_program_new();
+    struct ls_error err;
+    struct sim_stats st;
+    add(p, ls_instr(LS_DT_BF16), NULL, 0);
+    add(p, mm_instr(LS_DT_BF16, 128, 1), NULL, 0);
+    assert_int_equal(sim_program_check(&t, p, &err), 0);
+    assert_int_equal(sim_run(&t, p, NULL, &st, &err), 0);
+    assert_int_equal(sim_run(&small, p, NULL, &st, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "PSUM overflow"));
+    struct sim_instr bad = mm_instr(LS_DT_BF16, 512, 0);
+    bad.dst.addr = 1024;
+    add(p, bad, NULL, 0);
+    assert_int_equal(sim_run(&t, p, NULL, &st, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "instruction 2"));
+    assert_int_equal(sim_program_check(&t, p, &err), LS_ERR_INPUT);
+    sim_program_free(p);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -586,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_dma_transpose),
         cmocka_unit_test(test_tiny_programs),
         cmocka_unit_test(test_psum_overflow_names_instruction),
+        cmocka_unit_test(test_remembered_check),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_gemm_micro),
     };
