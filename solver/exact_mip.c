@@ -167,11 +167,13 @@ struct wire {                /* the child's answer, followed by nops int32 cfgs 
     double nodes;
 };
 
-static int write_all(int fd, const void *buf, size_t n)
+/* Move all n bytes through the pipe (read when reading, else write), across short
+ * transfers and EINTR; -1 on an error or end of file. */
+static int transfer_all(int fd, void *buf, size_t n, int reading)
 {
-    const char *b = buf;
+    char *b = buf;
     while (n) {
-        ssize_t k = write(fd, b, n);
+        ssize_t k = reading ? read(fd, b, n) : write(fd, b, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -182,19 +184,14 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
+static int write_all(int fd, const void *buf, size_t n)
+{
+    return transfer_all(fd, (void *)buf, n, 0);
+}
+
 static int read_all(int fd, void *buf, size_t n)
 {
-    char *b = buf;
-    while (n) {
-        ssize_t k = read(fd, b, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        b += k;
-        n -= (size_t)k;
-    }
-    return 0;
+    return transfer_all(fd, buf, n, 1);
 }
 
 static void child(const struct lsp_problem *p, double time_limit, const int32_t *start, int fd)
