@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/targetargs.h"
@@ -53,10 +52,7 @@ const char cmd_sim_help[] =
 
 static double cpu_seconds(void)
 {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
-        return 0.0;
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return (double)ls_cpu_ns() * 1e-9;
 }
 
 static json_t *engine_json(const struct sim_target *t, const struct sim_stats *st,

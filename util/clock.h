@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 uint64_t ls_now_ns(void);
-/* CPU time of the calling thread: figures that stay meaningful on a loaded machine. */
-uint64_t ls_thread_cpu_ns(void);
+/* CPU time of the process: figures that stay meaningful on a loaded machine. */
+uint64_t ls_cpu_ns(void);
 double ls_seconds_since(uint64_t start_ns);
 
 /* A deadline; limit_s <= 0 means none. stop (NULL: none) lets another thread end the

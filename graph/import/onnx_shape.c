@@ -461,12 +461,7 @@ int oxo_pad_node(struct ox *x)
         b[a] = p[i];
         e[a] = p[cnt + i];
     }
-    int32_t o = oxo_pad(x, t, b, e, "");
-    if (o == t) {
-        return ox_bind(x, 0, t);
-    }
-    /* the last concat/slice carries a suffix; give the node's name to a copy-free alias */
-    return ox_bind(x, 0, o);
+    return ox_bind(x, 0, oxo_pad(x, t, b, e, ""));
 }
 
 /* Resize the axes of t to out[] by gathering rows (nearest-neighbour index tables). */

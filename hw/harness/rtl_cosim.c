@@ -389,10 +389,10 @@ static int finish_case(struct ctx *c, struct rtl_cosim_report *rep, const char *
                              DMA_LAT, DMA_RATE, DMA_DMIN};
     rtl_model_set_config(c->m, &cfg);
     struct rtl_retire ev[2 * MAX_INSTR];
-    uint64_t cycles = 0, t0 = ls_now_ns(), c0 = ls_thread_cpu_ns();
+    uint64_t cycles = 0, t0 = ls_now_ns(), c0 = ls_cpu_ns();
     long ne = rtl_model_run(c->m, c->ri, c->n, ev, 2 * MAX_INSTR, 10000000, &cycles);
     rep->rtl_seconds += (double)(ls_now_ns() - t0) / 1e9;
-    rep->rtl_cpu_seconds += (double)(ls_thread_cpu_ns() - c0) / 1e9;
+    rep->rtl_cpu_seconds += (double)(ls_cpu_ns() - c0) / 1e9;
     rep->rtl_cycles_simulated += cycles + c->n + 2;
     uint64_t rs[MAX_INSTR], re[MAX_INSTR];
     uint8_t got[MAX_INSTR];
