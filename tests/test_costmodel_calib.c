@@ -219,6 +219,32 @@ static void test_group_fit(void **st)
     cm_groups_free(&g);
 }
 
+/* A group priced under a "pipe" prior (the held-out error of the datasheet table): the
+ * bottleneck engine's sum plus the others' once per tile of the bottleneck engine. */
+static void test_groups_pipe(void **st)
+{
+    (void)st;
+    struct cm_groups g;
+    cm_groups_init(&g, 4);
+    const struct cm_parts parts[3] = {{1, LS_ENGINE_ACT, 10, 90}, {1, LS_ENGINE_ACT, 0, 100},
+                                      {2, LS_ENGINE_PE, 20, 30}};
+    struct trace_record recs[3];
+    memset(recs, 0, sizeof recs);
+    for (int i = 0; i < 3; i++)
+        recs[i].end = 100 * (uint64_t)(i + 1);
+    const int32_t tag[3] = {0, 0, 0};
+    assert_int_equal(cm_groups_add_program(&g, parts, recs, tag, 3, 1, 1, 1, 1.0, -1), 0);
+    double p, y;
+    cm_groups_program_time(&g, 0, CM_AGG_PIPE, 0, &p, &y);
+    near(p, 200 + 50 / 2.0, 1e-9);
+    near(y, 300, 1e-9);
+    cm_groups_program_time(&g, 0, CM_AGG_SUM, 0, &p, &y);
+    near(p, 250, 1e-9);
+    cm_groups_program_time(&g, 0, CM_AGG_MAX, 7, &p, &y);
+    near(p, 207, 1e-9);
+    cm_groups_free(&g);
+}
+
 /* Tied scales on program totals (the trace fit's default): programs of an ACT and a DMA
  * entry whose time is 0.1 x the latency parts + 1.25 x the throughput parts, but whose
  * exposed time all lands on the last group (as a prefetch moves it), give 0.1 and 1.25
@@ -464,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_fit_compute), cmocka_unit_test(test_fit_dma),
         cmocka_unit_test(test_microbench),  cmocka_unit_test(test_group_fit),
         cmocka_unit_test(test_group_fit_tied),
+        cmocka_unit_test(test_groups_pipe),
         cmocka_unit_test(test_table_max_roundtrip), cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_group_programs),
     };
