@@ -12,7 +12,7 @@
 #include "util/progress.h"
 
 const char cmd_validate_help[] =
-    "usage: laysim validate MODEL... [--table FILE] [--aggregate sum|max] [--json] [-o OUT]\n"
+    "usage: laysim validate MODEL... [--table FILE] [--aggregate sum|max|pipe] [--json] [-o OUT]\n"
     "                       [--solver-time-limit S] [model scaling] [--target T] [--set K=V]\n"
     "\n"
     "Solve each model with local, greedy, rulebased and exact under a latency table,\n"
@@ -24,7 +24,7 @@ const char cmd_validate_help[] =
     "\n"
     "options:\n"
     "  --table FILE        latency table (default: the target's datasheet table)\n"
-    "  --aggregate MODE    override the table's aggregation (sum or max)\n"
+    "  --aggregate MODE    override the table's aggregation (sum, max or pipe)\n"
     "  --solver-time-limit S  wall-clock limit of each solve (default: none)\n"
     "  --time-limit S      deprecated spelling of --solver-time-limit (it is per solve)\n"
     "  --json              print the full JSON report\n"
@@ -107,9 +107,10 @@ int cmd_validate(int argc, char **argv)
         cm_table_default(&o.target, &tb);
     }
     if (aggn) {
-        if (strcmp(aggn, "sum") && strcmp(aggn, "max"))
-            return cli_usage("validate", "--aggregate: expected sum or max");
-        cm_table_set_aggregate(&tb, strcmp(aggn, "max") == 0 ? CM_AGG_MAX : CM_AGG_SUM, -1);
+        enum cm_aggregate agg;
+        if (cm_aggregate_parse(aggn, &agg))
+            return cli_usage("validate", "--aggregate: expected sum, max or pipe");
+        cm_table_set_aggregate(&tb, agg, -1);
     }
     struct study_validation out;
     struct ls_progress pb;

@@ -162,6 +162,10 @@ struct cm_groups {
      * prefetched load (issued for a later operator, run under an earlier one's compute)
      * moves from group to group; a program's total is what the layout choice pays. */
     int totals;
+    /* n * LS_ENGINE_COUNT: instructions per engine of each row, for pricing rows under
+     * a "pipe" table (a datasheet prior) */
+    double *count;
+    size_t capc;
 };
 void cm_groups_init(struct cm_groups *g, int nent);
 void cm_groups_free(struct cm_groups *g);

@@ -30,18 +30,23 @@ struct cm_entry {
 
 /* Aggregation of the instruction prices of one group (one operator's lowering, one
  * conversion's lowering) into the group's cost:
- *   CM_AGG_SUM  "sum": the sum of the prices;
+ *   CM_AGG_SUM  "sum": the sum of the prices (every instruction waits for the previous);
  *   CM_AGG_MAX  "max": overlap-aware: the largest per-engine sum (PE, ACT, DVE, POOL, DMA)
  *               plus the exposed latency group_ns (pipeline fill and drain), once per
- *               non-empty group.
- * Both modes keep C_op / C_tr additive over groups, so the objective stays an .lsp
+ *               non-empty group;
+ *   CM_AGG_PIPE "pipe": a software pipeline of n tiles over the engines: the bottleneck
+ *               engine's sum B plus one tile's trip through the other engines,
+ *               (sum - B) / n, where n is the bottleneck engine's instruction count. One
+ *               tile (n = 1) costs the sum, many tiles approach B. Needs no fitted
+ *               constant, so it is the datasheet table's aggregation.
+ * Every mode keeps C_op / C_tr additive over groups, so the objective stays an .lsp
  * problem and equals the table's price of the compiled program (cm_price_program groups
  * the program's instructions by their op / conversion tag). */
-enum cm_aggregate { CM_AGG_SUM, CM_AGG_MAX };
+enum cm_aggregate { CM_AGG_SUM, CM_AGG_MAX, CM_AGG_PIPE };
 
 struct cm_table {
     char target[64];
-    char aggregate[16];      /* "sum" or "max" (the name of agg) */
+    char aggregate[16];      /* "sum", "max" or "pipe" (the name of agg) */
     int agg;                 /* enum cm_aggregate */
     double group_ns;         /* "max": exposed latency per group, ns */
     int n;
@@ -50,11 +55,15 @@ struct cm_table {
 
 /* Set the aggregation mode (and its name); group_ns < 0 keeps the current value. */
 void cm_table_set_aggregate(struct cm_table *tb, enum cm_aggregate a, double group_ns);
+/* The mode named s ("sum", "max", "pipe"): 0, or -1 for another name. */
+int cm_aggregate_parse(const char *s, enum cm_aggregate *a);
+const char *cm_aggregate_name(enum cm_aggregate a);
 
 /* Accumulates the prices of one group. Zero it before use. */
 struct cm_agg {
     int64_t eng[LS_ENGINE_COUNT];
     int64_t sum, n;
+    int64_t count[LS_ENGINE_COUNT]; /* instructions per engine ("pipe") */
 };
 void cm_agg_add(struct cm_agg *a, int engine, int64_t price);
 /* The group's cost under tb (0 for an empty group). */

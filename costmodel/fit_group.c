@@ -22,6 +22,7 @@ void cm_groups_free(struct cm_groups *g)
     free(g->y);
     free(g->x);
     free(g->w);
+    free(g->count);
     free(g->pstart);
     free(g->pkey);
     memset(g, 0, sizeof *g);
@@ -35,10 +36,12 @@ static size_t rowlen(const struct cm_groups *g)
 static double *new_row(struct cm_groups *g)
 {
     if (LS_ARRAY_RESERVE(g->y, g->cap, g->n + 1) || LS_ARRAY_RESERVE(g->w, g->capw, g->n + 1) ||
-        LS_ARRAY_RESERVE(g->x, g->capx, (g->n + 1) * rowlen(g)))
+        LS_ARRAY_RESERVE(g->x, g->capx, (g->n + 1) * rowlen(g)) ||
+        LS_ARRAY_RESERVE(g->count, g->capc, (g->n + 1) * NE))
         return NULL;
     double *r = g->x + g->n * rowlen(g);
     memset(r, 0, rowlen(g) * sizeof *r);
+    memset(g->count + g->n * NE, 0, NE * sizeof *g->count);
     g->y[g->n] = 0;
     g->w[g->n] = 1;
     g->n++;
@@ -62,7 +65,8 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src)
     if (dst->nent != src->nent)
         return LS_ERR_INPUT;
     if (LS_ARRAY_RESERVE(dst->y, dst->cap, n) || LS_ARRAY_RESERVE(dst->w, dst->capw, n) ||
-        LS_ARRAY_RESERVE(dst->x, dst->capx, n * rl))
+        LS_ARRAY_RESERVE(dst->x, dst->capx, n * rl) ||
+        LS_ARRAY_RESERVE(dst->count, dst->capc, n * NE))
         return LS_ERR_NOMEM;
     for (size_t k = 0; k < src->nprog; k++)
         if (new_program(dst, dst->n + src->pstart[k], src->pkey[k]))
@@ -70,6 +74,7 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src)
     memcpy(dst->y + dst->n, src->y, src->n * sizeof *src->y);
     memcpy(dst->w + dst->n, src->w, src->n * sizeof *src->w);
     memcpy(dst->x + dst->n * rl, src->x, src->n * rl * sizeof *src->x);
+    memcpy(dst->count + dst->n * NE, src->count, src->n * NE * sizeof *src->count);
     dst->n = n;
     return 0;
 }
@@ -110,6 +115,8 @@ int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
             run = rec[i].end;
         g->y[r] += exposed * cyc;
         const struct cm_parts *p = &parts[i];
+        if (p->engine < NE)
+            g->count[(size_t)r * NE + p->engine] += 1;
         if (p->entry >= 0 && p->entry < g->nent && p->engine < NE) {
             double *x = g->x + (size_t)r * rowlen(g) + ((size_t)p->engine * g->nent + p->entry) * 2;
             x[0] += p->fixed;
@@ -137,6 +144,10 @@ static double predict(const struct cm_groups *g, size_t i, const double *th, dou
             best = s;
             *arg = e;
         }
+    }
+    if (agg == CM_AGG_PIPE) {   /* a prior's aggregation, never fitted */
+        double tiles = g->count[i * NE + *arg];
+        return best + (sum - best) / (tiles > 1 ? tiles : 1);
     }
     return agg == CM_AGG_MAX ? best + (sum > 0 ? L : 0) : sum;
 }

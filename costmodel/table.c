@@ -41,8 +41,8 @@ void cm_table_default(const struct sim_target *t, struct cm_table *tb)
 {
     memset(tb, 0, sizeof *tb);
     snprintf(tb->target, sizeof tb->target, "%s", t->name);
-    snprintf(tb->aggregate, sizeof tb->aggregate, "sum");
-    tb->agg = CM_AGG_SUM;
+    snprintf(tb->aggregate, sizeof tb->aggregate, "pipe");
+    tb->agg = CM_AGG_PIPE;
     tb->group_ns = 2.0 * t->dma_transfer_latency_ns;
     double ii = t->vec_min_ii, f32 = t->pe_fp32_passes;
     /* PE (hw-facts: MM II = max(N, 64), x4 for fp32; LS up to 4x faster; transpose
@@ -222,15 +222,34 @@ void cm_price_parts(const struct cm_table *tb, const struct sim_target *t,
 void cm_table_set_aggregate(struct cm_table *tb, enum cm_aggregate a, double group_ns)
 {
     tb->agg = a;
-    snprintf(tb->aggregate, sizeof tb->aggregate, "%s", a == CM_AGG_MAX ? "max" : "sum");
+    snprintf(tb->aggregate, sizeof tb->aggregate, "%s", cm_aggregate_name(a));
     if (group_ns >= 0)
         tb->group_ns = group_ns;
 }
 
+static const char *const agg_names[] = {"sum", "max", "pipe"};
+
+const char *cm_aggregate_name(enum cm_aggregate a)
+{
+    return (unsigned)a < sizeof agg_names / sizeof agg_names[0] ? agg_names[a] : "sum";
+}
+
+int cm_aggregate_parse(const char *s, enum cm_aggregate *a)
+{
+    for (size_t i = 0; s && i < sizeof agg_names / sizeof agg_names[0]; i++)
+        if (strcmp(s, agg_names[i]) == 0) {
+            *a = (enum cm_aggregate)i;
+            return 0;
+        }
+    return -1;
+}
+
 void cm_agg_add(struct cm_agg *a, int engine, int64_t price)
 {
-    if (engine >= 0 && engine < LS_ENGINE_COUNT)
+    if (engine >= 0 && engine < LS_ENGINE_COUNT) {
         a->eng[engine] = sat_add(a->eng[engine], price);
+        a->count[engine]++;
+    }
     a->sum = sat_add(a->sum, price);
     a->n++;
 }
@@ -238,15 +257,20 @@ void cm_agg_add(struct cm_agg *a, int engine, int64_t price)
 int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
                      const struct cm_agg *a)
 {
-    if (tb->agg != CM_AGG_MAX)
+    if (tb->agg == CM_AGG_SUM)
         return a->sum;
     if (a->n == 0)
         return 0;
-    int64_t m = 0;
-    for (int e = 0; e < LS_ENGINE_COUNT; e++)
-        if (a->eng[e] > m)
-            m = a->eng[e];
-    return sat_add(m, half_up(tb->group_ns * t->base_mhz / 1000.0));
+    int bottleneck = 0;
+    for (int e = 1; e < LS_ENGINE_COUNT; e++)
+        if (a->eng[e] > a->eng[bottleneck])
+            bottleneck = e;
+    int64_t m = a->eng[bottleneck];
+    if (tb->agg == CM_AGG_MAX)
+        return sat_add(m, half_up(tb->group_ns * t->base_mhz / 1000.0));
+    /* pipe: instructions without an engine count towards the sum only */
+    int64_t n = a->count[bottleneck] > 0 ? a->count[bottleneck] : 1;
+    return sat_add(m, (a->sum - m + n / 2) / n);
 }
 
 int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
@@ -256,7 +280,7 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
     struct sim_instr buf;
     struct cm_pricer memo;
     cm_pricer_init(&memo, tb, t);
-    if (tb->agg != CM_AGG_MAX) {
+    if (tb->agg == CM_AGG_SUM) {
         int64_t sum = 0;
         for (size_t i = 0; i < n; i++)
             sum += price(tb, t, sim_program_get(p, i, &buf), &memo);
@@ -273,7 +297,8 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
         int64_t pr = price(tb, t, in, &memo);
         int32_t tag = in->op_tag >= 0 ? in->op_tag : in->conv_tag;
         if (tag < 0 || (size_t)tag >= ng) {
-            struct cm_agg one = {{0}, 0, 0};
+            struct cm_agg one;
+            memset(&one, 0, sizeof one);
             cm_agg_add(&one, in->engine, pr);
             total += cm_agg_total(tb, t, &one);
         } else {
@@ -447,10 +472,11 @@ static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
     json_t *tg = json_object_get(root, "target"), *ag = json_object_get(root, "aggregate");
     snprintf(tb->target, sizeof tb->target, "%s", json_is_string(tg) ? json_string_value(tg) : "");
     snprintf(tb->aggregate, sizeof tb->aggregate, "%s", json_is_string(ag) ? json_string_value(ag) : "sum");
-    if (strcmp(tb->aggregate, "sum") == 0) {
-        tb->agg = CM_AGG_SUM;
-    } else if (strcmp(tb->aggregate, "max") == 0) {
-        tb->agg = CM_AGG_MAX;
+    enum cm_aggregate agg;
+    if (cm_aggregate_parse(tb->aggregate, &agg))
+        return bad_field(t, "aggregate", "expected \"sum\", \"max\" or \"pipe\"");
+    tb->agg = agg;
+    if (agg == CM_AGG_MAX) {
         json_t *gn = json_object_get(root, "group_ns");
         if (!json_is_number(gn) || !isfinite(json_number_value(gn)) ||
             json_number_value(gn) < 0 || json_number_value(gn) > CM_COEF_MAX)
@@ -458,8 +484,6 @@ static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
                              "a number in 0..%g is required when \"aggregate\" is \"max\"",
                              CM_COEF_MAX);
         tb->group_ns = json_number_value(gn);
-    } else {
-        return bad_field(t, "aggregate", "expected \"sum\" or \"max\"");
     }
     if (!json_is_array(ent) || json_array_size(ent) > sizeof tb->e / sizeof tb->e[0])
         return bad_field(t, "entries", "expected an array of at most %zu entries",

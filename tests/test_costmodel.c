@@ -203,6 +203,33 @@ static void test_consistency_max(void **st)
     graph_free(g);
 }
 
+/* the pipelined aggregation (the datasheet table's) keeps objective == price of the
+ * compiled program and prices every configuration between its bottleneck-engine time and
+ * its sum: never above "sum", and below it where a lowering has several tiles */
+static void test_consistency_pipe(void **st)
+{
+    (void)st;
+    consistency_on("fig1.lg", CM_AGG_PIPE);
+    consistency_on("fig2.lg", CM_AGG_PIPE);
+    struct setup a, b, c;
+    struct graph *g = load("fig2.lg");
+    build_agg(&a, g, NULL, CM_AGG_SUM);
+    build_agg(&b, g, NULL, CM_AGG_PIPE);
+    build_agg(&c, g, NULL, CM_AGG_MAX);
+    int64_t L = (int64_t)(c.tb.group_ns * c.t.base_mhz / 1000.0 + 0.5);
+    int less = 0;
+    for (int64_t k = 0; k < a.p->ncfg; k++) {
+        assert_true(b.p->cfg_cost[k] <= a.p->cfg_cost[k]);
+        assert_true(b.p->cfg_cost[k] >= c.p->cfg_cost[k] - L);
+        less += b.p->cfg_cost[k] < a.p->cfg_cost[k];
+    }
+    assert_true(less > 0);
+    teardown(&a);
+    teardown(&b);
+    teardown(&c);
+    graph_free(g);
+}
+
 static int find_cfg(const struct lsp_problem *p, const char *op, int slot, int layout)
 {
     int32_t o = lsp_find_op(p, op, strlen(op));
@@ -373,6 +400,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_matmul),     cmocka_unit_test(test_consistency),
         cmocka_unit_test(test_consistency_max),
+        cmocka_unit_test(test_consistency_pipe),
         cmocka_unit_test(test_fig1),              cmocka_unit_test(test_fig2),
         cmocka_unit_test(test_shared_conversion), cmocka_unit_test(test_overlap),
     };

@@ -219,6 +219,32 @@ static void test_group_fit(void **st)
     cm_groups_free(&g);
 }
 
+/* A group priced under a "pipe" prior (the held-out error of the datasheet table): the
+ * bottleneck engine's sum plus the others' once per tile of the bottleneck engine. */
+static void test_groups_pipe(void **st)
+{
+    (void)st;
+    struct cm_groups g;
+    cm_groups_init(&g, 4);
+    const struct cm_parts parts[3] = {{1, LS_ENGINE_ACT, 10, 90}, {1, LS_ENGINE_ACT, 0, 100},
+                                      {2, LS_ENGINE_PE, 20, 30}};
+    struct trace_record recs[3];
+    memset(recs, 0, sizeof recs);
+    for (int i = 0; i < 3; i++)
+        recs[i].end = 100 * (uint64_t)(i + 1);
+    const int32_t tag[3] = {0, 0, 0};
+    assert_int_equal(cm_groups_add_program(&g, parts, recs, tag, 3, 1, 1, 1, 1.0, -1), 0);
+    double p, y;
+    cm_groups_program_time(&g, 0, CM_AGG_PIPE, 0, &p, &y);
+    near(p, 200 + 50 / 2.0, 1e-9);
+    near(y, 300, 1e-9);
+    cm_groups_program_time(&g, 0, CM_AGG_SUM, 0, &p, &y);
+    near(p, 250, 1e-9);
+    cm_groups_program_time(&g, 0, CM_AGG_MAX, 7, &p, &y);
+    near(p, 207, 1e-9);
+    cm_groups_free(&g);
+}
+
 /* Tied scales on program totals (the trace fit's default): programs of an ACT and a DMA
  * entry whose time is 0.1 x the latency parts + 1.25 x the throughput parts, but whose
  * exposed time all lands on the last group (as a prefetch moves it), give 0.1 and 1.25
@@ -375,13 +401,20 @@ static void test_table_max_roundtrip(void **st)
     assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
     struct cm_table tb, back;
     cm_table_default(&t, &tb);
-    uint64_t h_sum = cm_table_hash(&tb);
-    cm_table_set_aggregate(&tb, CM_AGG_MAX, 1234.5);
-    assert_true(cm_table_hash(&tb) != h_sum);
     char path[] = "/tmp/laysim_calib_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     struct ls_error err = {0};
+    /* the datasheet table is "pipe" and round-trips without group_ns */
+    assert_int_equal(tb.agg, CM_AGG_PIPE);
+    assert_int_equal(cm_table_write(&tb, path, &err), 0);
+    assert_int_equal(cm_table_load(path, &back, &err), 0);
+    assert_int_equal(back.agg, CM_AGG_PIPE);
+    assert_int_equal(cm_table_hash(&back), cm_table_hash(&tb));
+    cm_table_set_aggregate(&tb, CM_AGG_SUM, -1);
+    uint64_t h_sum = cm_table_hash(&tb);
+    cm_table_set_aggregate(&tb, CM_AGG_MAX, 1234.5);
+    assert_true(cm_table_hash(&tb) != h_sum);
     assert_int_equal(cm_table_write(&tb, path, &err), 0);
     assert_int_equal(cm_table_load(path, &back, &err), 0);
     assert_int_equal(back.agg, CM_AGG_MAX);
@@ -434,6 +467,21 @@ static void test_table_max_roundtrip(void **st)
     assert_int_equal(cm_agg_total(&tb, &t, &a), 350 + L);
     cm_table_set_aggregate(&tb, CM_AGG_SUM, -1);
     assert_int_equal(cm_agg_total(&tb, &t, &a), 450);
+    /* pipe: bottleneck DMA 350 over 2 instructions, the other 100 once per tile: 350 + 50 */
+    cm_table_set_aggregate(&tb, CM_AGG_PIPE, -1);
+    assert_string_equal(tb.aggregate, "pipe");
+    assert_int_equal(cm_agg_total(&tb, &t, &a), 400);
+    cm_agg_add(&a, LS_ENGINE_DMA, 40);   /* 3 tiles: 390 + (490 - 390) / 3, half up */
+    assert_int_equal(cm_agg_total(&tb, &t, &a), 423);
+    struct cm_agg one;
+    memset(&one, 0, sizeof one);
+    cm_agg_add(&one, LS_ENGINE_ACT, 70);
+    cm_agg_add(&one, LS_ENGINE_PE, 30);  /* one tile each: the sum */
+    assert_int_equal(cm_agg_total(&tb, &t, &one), 100);
+    enum cm_aggregate ag;
+    assert_int_equal(cm_aggregate_parse("pipe", &ag), 0);
+    assert_int_equal(ag, CM_AGG_PIPE);
+    assert_int_equal(cm_aggregate_parse("mean", &ag), -1);
 }
 
 int main(void)
@@ -442,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_fit_compute), cmocka_unit_test(test_fit_dma),
         cmocka_unit_test(test_microbench),  cmocka_unit_test(test_group_fit),
         cmocka_unit_test(test_group_fit_tied),
+        cmocka_unit_test(test_groups_pipe),
         cmocka_unit_test(test_table_max_roundtrip), cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_group_programs),
     };

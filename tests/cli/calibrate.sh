@@ -62,7 +62,7 @@ assert len(it)>=2
 for k in ('pairwise_accuracy','kendall_tau','median_rel_error','in_sample_median_rel_error','lofo_median_rel_error',
           'frozen_strategies_pairwise_accuracy','lofo_strategies_pairwise_accuracy','lofo_strategies_pairs'): assert k in it[-1], k
 assert it[-1]['frozen_strategies_pairs'] <= it[-1]['pairs'], it[-1]
-assert it[0]['aggregate']=='sum' and it[1]['aggregate']=='max'"
+assert it[0]['aggregate']=='pipe' and it[1]['aggregate']=='max'"
 # bad input: exit 2 with a message
 "$B" calibrate -o "$T/x.json" >/dev/null 2>&1; ok test $? = 2
 "$B" calibrate --traces "$T/nosuch.lstrace" -o "$T/x.json" >/dev/null 2>&1; ok test $? -ne 0
