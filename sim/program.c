@@ -104,18 +104,29 @@ static uint32_t shape_intern(struct sim_program *p, const struct sim_operand *o)
     return p->shape_slots[k] = (uint32_t)p->shapes.len;
 }
 
-/* Shape id + 1 of operand o in slot k of stream sid: the slot's last shape when it is the
- * same (consecutive instructions of a stream mostly differ in addresses), else interned. */
+/* Shape id + 1 of operand o in slot k of stream sid: one of the slot's last two shapes when
+ * it is one of them (consecutive instructions of a stream mostly differ in addresses, or
+ * alternate between two patterns, as loads of weights and of activations on one queue),
+ * else interned. */
 static inline uint32_t shape_of(struct sim_program *p, uint8_t sid, int k,
                                 const struct sim_operand *o)
 {
-    uint32_t *last = &p->last_shape[sid][k];
-    if (*last && has_shape(&p->shapes.data[*last - 1], o))
-        return *last;
-    uint32_t id = shape_intern(p, o);
-    if (id)
-        *last = id;
+    uint32_t *last = p->last_shape[sid][k];
+    if (last[0] && has_shape(&p->shapes.data[last[0] - 1], o))
+        return last[0];
+    uint32_t id = last[1] && has_shape(&p->shapes.data[last[1] - 1], o) ? last[1]
+                                                                           : shape_intern(p, o);
+    if (id) {
+        last[1] = last[0];
+        last[0] = id;
+    }
     return id;
+}
+
+uint32_t sim_program_shape_id(struct sim_program *p, uint8_t sid, int k,
+                              const struct sim_operand *o)
+{
+    return shape_of(p, sid, k, o);
 }
 
 int sim_program_push(struct sim_program *p, const struct sim_instr *in)
