@@ -305,6 +305,40 @@ static void test_check_limits_ok(void **state)
     }
 }
 
+/* The checks remember what an instruction's shapes passed: a later instruction with the
+ * same shapes must still be caught at a bad address, and a matmul after a different
+ * stationary operand, with the message naming the later instruction. */
+static void test_check_memo(void **state)
+{
+    (void)state;
+    struct sim_target t;
+    sim_target_builtin(&t, "nc-v2");
+    static const struct {
+        const char *text, *needle;
+    } cases[] = {
+        {"lsprog 1\ndve memset dst=psum[0:128]@0:fp32:512\ndve memset dst=psum[0:128]@4096:fp32:512\n"
+         "dve memset dst=psum[0:128]@6000:fp32:512\n",
+         "instruction 2 (dve memset): dst: bytes [6000, 8048) per partition span more than one"},
+        {"lsprog 1\ndve tensor_copy dst=sbuf[0:128]@0:fp8:80000 src=sbuf[0:128]@80000:fp8:80000\n"
+         "dve tensor_copy dst=sbuf[0:128]@0:fp8:80000 src=sbuf[0:128]@150000:fp8:80000\n",
+         "instruction 1 (dve tensor_copy): src: SBUF overflow"},
+        {"lsprog 1\npe load_stationary src=sbuf[0:128]@0:bf16:128\n"
+         "pe matmul src=sbuf[0:128]@0:bf16:512 dst=psum[0:128]@0:fp32:512\n"
+         "pe load_stationary src=sbuf[0:64]@0:bf16:128\n"
+         "pe matmul src=sbuf[0:128]@0:bf16:512 dst=psum[0:128]@0:fp32:512\n",
+         "instruction 3 (pe matmul): moving has 128 partitions but the stationary has 64 rows"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ls_error err;
+        struct sim_program *p = parse(cases[i].text, &err);
+        assert_non_null(p);
+        memset(&err, 0, sizeof err);
+        if (sim_check(&t, p, &err) != LS_ERR_INPUT || !strstr(err.msg, cases[i].needle))
+            fail_msg("case %zu: %s", i, err.msg);
+        sim_program_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_parse_basic),  cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_builder),
         cmocka_unit_test(test_check_errors), cmocka_unit_test(test_check_limits_ok),
+        cmocka_unit_test(test_check_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
