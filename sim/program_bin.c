@@ -238,6 +238,13 @@ struct rd {
 /* LEB128 as trace_get_varint reads it, inline: this loop is most of the decoding time. */
 static inline uint64_t rd_u(struct rd *r)
 {
+    if (__builtin_expect(r->end - r->p >= 2, 1)) { /* most values take one or two bytes */
+        uint64_t b0 = r->p[0], b1 = r->p[1];
+        if (b0 < 0x80)
+            return r->p++, b0;
+        if (b1 < 0x80)
+            return r->p += 2, (b0 & 0x7f) | b1 << 7;
+    }
     uint64_t v = 0;
     for (int shift = 0; r->p < r->end && shift < 64; shift += 7) {
         uint64_t b = *r->p++;
