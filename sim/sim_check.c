@@ -176,6 +176,7 @@ static int memo_bounds_ok(const struct sim_target *t, const struct check_memo *m
                           const struct sim_irec *r)
 {
     const uint64_t bank = t->psum_bank_bytes, psum_cap = (uint64_t)t->psum_banks * bank;
+    const int pow2 = bank && !(bank & (bank - 1));
     for (int k = 0; k < 3; k++) {
         if (!m->shape[k])
             continue;
@@ -185,8 +186,9 @@ static int memo_bounds_ok(const struct sim_target *t, const struct check_memo *m
         uint64_t lo = (uint64_t)l, hi = (uint64_t)h;
         if (m->mem[k] == LS_MEM_SBUF && hi > t->sbuf_usable_bytes)
             return 0;
-        if (m->mem[k] == LS_MEM_PSUM && (hi > psum_cap || lo / bank != (hi - 1) / bank))
-            return 0;
+        if (m->mem[k] == LS_MEM_PSUM &&
+            (hi > psum_cap || (pow2 ? (lo ^ (hi - 1)) >= bank : lo / bank != (hi - 1) / bank)))
+            return 0; /* a power-of-two bank: the same bank when no bit from its size up differs */
     }
     return 1;
 }
