@@ -14,6 +14,10 @@
 #include "util/fileio.h"
 #include "util/scan.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 typedef LS_VEC(uint32_t) dep_vec;
 
 /* What a line needs besides the program: its dependency list and the last tag interned
@@ -36,6 +40,90 @@ static int32_t intern_tag(struct sim_program *p, struct line_ctx *lc, const char
         lc->tag_id = id;
     }
     return id;
+}
+
+/* ---- tokens ------------------------------------------------------------------------------
+ * The lines of a program as ls_scan_next cuts them (the same tokens, columns, comments and
+ * NUL errors), with token ends found 16 bytes at a time: cutting a 130 MB program byte by
+ * byte was a quarter of loading it. */
+
+static int ends_token(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '#' || c == '\0';
+}
+
+/* First j' >= j before end where a token ends, or end; b has len bytes (never read past). */
+static inline size_t token_stop(const char *b, size_t j, size_t end, size_t len)
+{
+#ifdef __SSE2__
+    const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r'),
+                  hash = _mm_set1_epi8('#'), nul = _mm_setzero_si128();
+    for (; j < end && j + 16 <= len; j += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + j));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab)),
+                                 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, cr),
+                                                           _mm_cmpeq_epi8(v, hash)),
+                                              _mm_cmpeq_epi8(v, nul)));
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (bits) {
+            size_t k = j + (size_t)__builtin_ctz(bits);
+            return k < end ? k : end;
+        }
+    }
+    if (j >= end)
+        return end;
+#endif
+    while (j < end && !ends_token((unsigned char)b[j]))
+        j++;
+    return j;
+}
+
+static int scan_nul(struct ls_scan *sc, size_t start, size_t at, struct ls_error *err)
+{
+    return ls_error_set(err, LS_ERR_INPUT, sc->file, sc->line, (int)(at - start) + 1,
+                        "NUL byte in text file"), -1;
+}
+
+/* ls_scan_next's contract: 1 with the next line's tokens, 0 at the end, -1 on error. */
+static int scan_next(struct ls_scan *sc, struct ls_error *err)
+{
+    const char *b = sc->buf;
+    while (sc->pos < sc->len) {
+        sc->line++;
+        sc->ntok = 0;
+        size_t start = sc->pos;
+        const char *nl = memchr(b + start, '\n', sc->len - start);
+        size_t end = nl ? (size_t)(nl - b) : sc->len;
+        sc->pos = end < sc->len ? end + 1 : end;
+        for (size_t i = start; i < end;) {
+            unsigned char c = (unsigned char)b[i];
+            if (c == ' ' || c == '\t' || c == '\r') {
+                i++;
+                continue;
+            }
+            if (c == '\0')
+                return scan_nul(sc, start, i, err);
+            if (c == '#') { /* a comment, but a NUL there is still an error */
+                const char *z = memchr(b + i, '\0', end - i);
+                if (z)
+                    return scan_nul(sc, start, (size_t)(z - b), err);
+                break;
+            }
+            size_t j = token_stop(b, i + 1, end, sc->len);
+            if (sc->ntok == sc->captok && LS_ARRAY_RESERVE(sc->tok, sc->captok, sc->ntok + 1))
+                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
+            struct ls_token *t = &sc->tok[sc->ntok++];
+            t->s = b + i;
+            t->n = j - i;
+            t->col = (int)(i - start) + 1;
+            sc->end_col = (int)(j - start) + 1;
+            i = j;
+        }
+        if (sc->ntok)
+            return 1;
+    }
+    sc->ntok = 0;
+    return 0;
 }
 
 /* A small cursor over one token for the operand grammar. */
@@ -329,7 +417,7 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
     ls_scan_init(&sc, p->file, text, len);
     struct line_ctx lc = {{0}, NULL, 0, -1};
     int rc = 0, r, header = 0;
-    while ((r = ls_scan_next(&sc, err)) == 1) {
+    while ((r = scan_next(&sc, err)) == 1) {
         if (!header) {
             uint64_t v;
             if (!ls_tok_eq(&sc.tok[0], "lsprog"))

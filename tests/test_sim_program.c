@@ -339,6 +339,47 @@ static void test_check_memo(void **state)
     }
 }
 
+/* The tokenizer finds token ends 16 bytes at a time: tabs, CRs, comments and NUL bytes
+ * inside long tokens, near a line's end and at the buffer's end behave as in ls_scan. */
+static void test_parse_tokens(void **state)
+{
+    (void)state;
+    static const char ok[] = "lsprog 1 # header\r\n"
+                             "a_long_label_of_thirty_bytes_x:\tdve\tmemset "
+                             "dst=sbuf[0:128]@0:fp32:512#comment\r\n"
+                             "\t \r\n# only a comment\n"
+                             "dve memset dst=sbuf[0:128]@2048:fp32:512 tag=a_tag_of_more_than_16";
+    struct ls_error err;
+    struct sim_program *p = NULL;
+    if (sim_program_parse(&p, "t.lsprog", ok, sizeof ok - 1, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(sim_program_count(p), 2);
+    assert_string_equal(sim_program_label_of(p, 0), "a_long_label_of_thirty_bytes_x");
+    assert_int_equal(sim_program_line(p, 1), 5);
+    struct sim_instr buf;
+    assert_int_equal(sim_program_get(p, 1, &buf)->dst.addr, 2048);
+    assert_string_equal(ls_intern_str(sim_program_strings(p), sim_program_get(p, 1, &buf)->op_tag),
+                        "a_tag_of_more_than_16");
+    sim_program_free(p);
+    static const struct {
+        const char *text;
+        size_t len;
+        int line, col;
+    } bad[] = {
+#define BAD(text, line, col) {text, sizeof text - 1, line, col}
+        BAD("lsprog 1\ndve memset dst=sbuf[0:128]@0:fp3\0:512 tag=x\n", 2, 33),
+        BAD("lsprog 1\ndve memset dst=sbuf[0:128]@0:fp32:512 # a \0 in a comment\n", 2, 43),
+        BAD("lsprog 1\n\0", 2, 1),
+#undef BAD
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&err, 0, sizeof err);
+        assert_int_not_equal(sim_program_parse(&p, "t.lsprog", bad[i].text, bad[i].len, &err), 0);
+        if (!strstr(err.msg, "NUL byte") || err.line != bad[i].line || err.col != bad[i].col)
+            fail_msg("case %zu: line %d col %d: %s", i, err.line, err.col, err.msg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,7 +387,7 @@ int main(void)
         cmocka_unit_test(test_parse_basic),  cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_builder),
         cmocka_unit_test(test_check_errors), cmocka_unit_test(test_check_limits_ok),
-        cmocka_unit_test(test_check_memo),
+        cmocka_unit_test(test_check_memo), cmocka_unit_test(test_parse_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
