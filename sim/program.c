@@ -138,7 +138,9 @@ int sim_program_push(struct sim_program *p, const struct sim_instr *in)
 int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
                          const struct sim_operand *const ops[3])
 {
-    if (LS_VEC_RESERVE(&p->ins, p->ins.len + 1) || LS_VEC_RESERVE(&p->sid, p->ins.len + 1))
+    if (p->ins.len >= p->ins.cap && LS_VEC_RESERVE(&p->ins, p->ins.len + 1))
+        return -1;
+    if (p->ins.len >= p->sid.cap && LS_VEC_RESERVE(&p->sid, p->ins.len + 1))
         return -1;
     struct sim_irec *r = &p->ins.data[p->ins.len];
     uint8_t sid = (uint8_t)(in->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
@@ -185,7 +187,7 @@ int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const
         return ls_error_msg(err, LS_ERR_INPUT, "instruction %zu: bad engine or DMA queue", idx), -1;
     if (p->deps.len + ndeps > UINT32_MAX)
         return ls_error_msg(err, LS_ERR_LIMIT, "program has too many dependencies"), -1;
-    if (LS_VEC_RESERVE(&p->deps, p->deps.len + ndeps))
+    if (p->deps.len + ndeps > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + ndeps))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
     struct sim_instr c = *in;
     c.ndeps = (uint16_t)ndeps;

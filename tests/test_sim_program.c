@@ -361,6 +361,15 @@ static void test_parse_tokens(void **state)
     assert_string_equal(ls_intern_str(sim_program_strings(p), sim_program_get(p, 1, &buf)->op_tag),
                         "a_tag_of_more_than_16");
     sim_program_free(p);
+    /* numbers: 20 digits up to 2^64 - 1, not beyond */
+    assert_non_null(p = parse("lsprog 1\ndma dma_copy dst=sbuf[0:1]@0:fp32:1 "
+                              "src=hbm[1/1]@18446744073709551615:fp32:1\n", &err));
+    sim_program_free(p);
+    assert_null(parse("lsprog 1\ndma dma_copy dst=sbuf[0:1]@0:fp32:1 "
+                      "src=hbm[1/1]@18446744073709551616:fp32:1\n", &err));
+    assert_non_null(strstr(err.msg, "expected @ADDRESS"));
+    assert_null(parse("lsprog 1\ndma dma_copy dst=sbuf[0:1]@0:fp32:1 "
+                      "src=hbm[1/1]@99999999999999999999:fp32:1\n", &err));
     static const struct {
         const char *text;
         size_t len;
