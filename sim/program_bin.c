@@ -7,7 +7,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "traces/block.h"
 #include "traces/codec.h"
@@ -573,20 +572,6 @@ int sim_program_is_binary(const void *data, size_t len)
     return len >= 8 && !memcmp(data, SIM_PROGZ_MAGIC, 8);
 }
 
-/* Ask for transparent huge pages under a large fresh array: first-touch page faults were a
- * fifth of loading a million-instruction program (4 KiB pages; then 192 bytes per instruction, now 56). */
-static void huge_pages(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p, (void)n;
-#endif
-}
-
 /* Room for the instructions the end frame announces, so that the arrays never move; capped
  * by the file size so that a corrupt count cannot reserve much. */
 static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
@@ -600,7 +585,8 @@ static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
     if (LS_VEC_RESERVE_EXACT(&p->ins, total) || LS_VEC_RESERVE_EXACT(&p->sid, total) ||
         LS_VEC_RESERVE_EXACT(&p->deps, 2 * total))
         return -1;
-    huge_pages(p->ins.data, total * sizeof *p->ins.data);
+    sim_huge_pages(p->ins.data, total * sizeof *p->ins.data);
+    sim_huge_pages(p->deps.data, 2 * total * sizeof *p->deps.data);
     return 0;
 }
 

@@ -587,6 +587,10 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
     r.costs = calloc(COST_SLOTS, sizeof *r.costs);
+    if (r.end && order) {
+        sim_huge_pages(r.end, n * sizeof *r.end);
+        sim_huge_pages(order, n * sizeof *order);
+    }
     if (!r.end || !order || !r.bank_until || !r.costs) {
         free(r.end);
         free(order);
