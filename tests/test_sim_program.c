@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "sim/isa.h"
@@ -361,6 +362,19 @@ static void test_parse_tokens(void **state)
     assert_string_equal(ls_intern_str(sim_program_strings(p), sim_program_get(p, 1, &buf)->op_tag),
                         "a_tag_of_more_than_16");
     sim_program_free(p);
+    /* numbers of every length, short ones read 8 bytes at a time */
+    static const uint64_t nums[] = {0, 7, 10, 99, 408, 5120, 65535, 131072, 1000000, 9999999,
+                                    12345678, 987654321, 4294967296ull};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        char text[200];
+        snprintf(text, sizeof text, "lsprog 1\ndma dma_copy dst=hbm[1/1]@%" PRIu64 ":fp32:1 "
+                 "src=sbuf[0:1]@0:fp32:1\n", nums[i]);
+        assert_non_null(p = parse(text, &err));
+        assert_int_equal(sim_program_get(p, 0, &buf)->dst.addr, nums[i]);
+        sim_program_free(p);
+    }
+    assert_null(parse("lsprog 1\ndma dma_copy dst=hbm[1/1]@0123:fp32:1 src=sbuf[0:1]@0:fp32:1\n",
+                      &err));
     /* numbers: 20 digits up to 2^64 - 1, not beyond */
     assert_non_null(p = parse("lsprog 1\ndma dma_copy dst=sbuf[0:1]@0:fp32:1 "
                               "src=hbm[1/1]@18446744073709551615:fp32:1\n", &err));
