@@ -20,6 +20,28 @@
 
 typedef LS_VEC(uint32_t) dep_vec;
 
+/* a[0..n) == b[0..n) for the short names and tags of a program, 8 bytes at a time (the
+ * last word overlapping) instead of a memcmp call per line. */
+static inline int same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != b[i])
+                return 0;
+        return 1;
+    }
+    uint64_t x, y;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return 0;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return x == y;
+}
+
 /* The last name parsed in one place (engine, opcode, dtype) and its value: consecutive
  * lines mostly repeat them, and comparing with the last is cheaper than the name tables. */
 struct name_memo {
@@ -30,7 +52,7 @@ struct name_memo {
 
 static inline int memo_hit(const struct name_memo *m, const char *s, size_t n, int *v)
 {
-    if (m->s && m->n == n && !memcmp(m->s, s, n)) {
+    if (m->s && m->n == n && same_bytes(m->s, s, n)) {
         *v = m->v;
         return 1;
     }
@@ -90,7 +112,7 @@ static int parse_dtype(struct name_memo *m, const char *s, size_t n, enum ls_dty
 
 static int32_t intern_tag(struct sim_program *p, struct line_ctx *lc, const char *v, size_t vn)
 {
-    if (lc->tag && lc->tag_n == vn && !memcmp(lc->tag, v, vn))
+    if (lc->tag && lc->tag_n == vn && same_bytes(lc->tag, v, vn))
         return lc->tag_id;
     int32_t id = ls_intern_add(&p->strs, v, vn);
     if (id >= 0) {
