@@ -104,18 +104,29 @@ static uint32_t shape_intern(struct sim_program *p, const struct sim_operand *o)
     return p->shape_slots[k] = (uint32_t)p->shapes.len;
 }
 
-/* Shape id + 1 of operand o in slot k of stream sid: the slot's last shape when it is the
- * same (consecutive instructions of a stream mostly differ in addresses), else interned. */
+/* Shape id + 1 of operand o in slot k of stream sid: one of the slot's last two shapes when
+ * it is one of them (consecutive instructions of a stream mostly differ in addresses, or
+ * alternate between two patterns, as loads of weights and of activations on one queue),
+ * else interned. */
 static inline uint32_t shape_of(struct sim_program *p, uint8_t sid, int k,
                                 const struct sim_operand *o)
 {
-    uint32_t *last = &p->last_shape[sid][k];
-    if (*last && has_shape(&p->shapes.data[*last - 1], o))
-        return *last;
-    uint32_t id = shape_intern(p, o);
-    if (id)
-        *last = id;
+    uint32_t *last = p->last_shape[sid][k];
+    if (last[0] && has_shape(&p->shapes.data[last[0] - 1], o))
+        return last[0];
+    uint32_t id = last[1] && has_shape(&p->shapes.data[last[1] - 1], o) ? last[1]
+                                                                           : shape_intern(p, o);
+    if (id) {
+        last[1] = last[0];
+        last[0] = id;
+    }
     return id;
+}
+
+uint32_t sim_program_shape_id(struct sim_program *p, uint8_t sid, int k,
+                              const struct sim_operand *o)
+{
+    return shape_of(p, sid, k, o);
 }
 
 int sim_program_push(struct sim_program *p, const struct sim_instr *in)
@@ -127,7 +138,9 @@ int sim_program_push(struct sim_program *p, const struct sim_instr *in)
 int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
                          const struct sim_operand *const ops[3])
 {
-    if (LS_VEC_RESERVE(&p->ins, p->ins.len + 1) || LS_VEC_RESERVE(&p->sid, p->ins.len + 1))
+    if (p->ins.len >= p->ins.cap && LS_VEC_RESERVE(&p->ins, p->ins.len + 1))
+        return -1;
+    if (p->ins.len >= p->sid.cap && LS_VEC_RESERVE(&p->sid, p->ins.len + 1))
         return -1;
     struct sim_irec *r = &p->ins.data[p->ins.len];
     uint8_t sid = (uint8_t)(in->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
@@ -174,7 +187,7 @@ int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const
         return ls_error_msg(err, LS_ERR_INPUT, "instruction %zu: bad engine or DMA queue", idx), -1;
     if (p->deps.len + ndeps > UINT32_MAX)
         return ls_error_msg(err, LS_ERR_LIMIT, "program has too many dependencies"), -1;
-    if (LS_VEC_RESERVE(&p->deps, p->deps.len + ndeps))
+    if (p->deps.len + ndeps > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + ndeps))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
     struct sim_instr c = *in;
     c.ndeps = (uint16_t)ndeps;

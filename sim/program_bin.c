@@ -7,7 +7,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "traces/block.h"
 #include "traces/codec.h"
@@ -43,6 +42,7 @@ enum {
  * tags of the last instruction. */
 struct progz_stream {
     struct sim_operand op[3];
+    uint32_t shape[3]; /* reader: the program's shape id + 1 of op[k], 0 = none yet */
     int32_t op_tag, conv_tag;
 };
 
@@ -237,6 +237,13 @@ struct rd {
 /* LEB128 as trace_get_varint reads it, inline: this loop is most of the decoding time. */
 static inline uint64_t rd_u(struct rd *r)
 {
+    if (__builtin_expect(r->end - r->p >= 2, 1)) { /* most values take one or two bytes */
+        uint64_t b0 = r->p[0], b1 = r->p[1];
+        if (b0 < 0x80)
+            return r->p++, b0;
+        if (b1 < 0x80)
+            return r->p += 2, (b0 & 0x7f) | b1 << 7;
+    }
     uint64_t v = 0;
     for (int shift = 0; r->p < r->end && shift < 64; shift += 7) {
         uint64_t b = *r->p++;
@@ -303,12 +310,18 @@ static const char *get_operand_v1(struct rd *r, struct sim_operand *o)
     return NULL;
 }
 
-/* Version 2: the fields the mask names, over the stream's previous operand in the slot,
- * *o, which is updated in place (copying it whole after narrow stores stalled on store
- * forwarding). */
-static const char *get_operand_v2(struct rd *r, struct sim_operand *o)
+/* Version 2: the fields of *mask, over the stream's previous operand in the slot, *o, which
+ * is updated in place (copying it whole after narrow stores stalled on store forwarding).
+ * fresh: the slot has no checked operand yet (a block's first), so the mask must define it. */
+#define F_SHAPE (F_KIND | F_PSTART | F_NPARTS | F_PSTRIDE | F_DIMS)
+static const char *get_operand_v2(struct rd *r, struct sim_operand *o, int fresh, uint8_t *mask_out)
 {
-    uint8_t mask = rd_byte(r);
+    uint8_t mask = *mask_out = rd_byte(r);
+    if (!(mask & (F_SHAPE | ~F_ALL)) && !fresh) { /* most: the slot's shape, a new address */
+        if (mask & F_ADDR)
+            o->addr += (uint64_t)trace_unzigzag(rd_u(r));
+        return NULL;
+    }
     if (mask & ~F_ALL)
         return "operand: bad field mask";
     if (mask & F_KIND) {
@@ -348,8 +361,7 @@ static const char *get_operand_v2(struct rd *r, struct sim_operand *o)
 /* The tags: version 1 flags them in b1, version 2 gives a mode for each in the operand
  * byte (none, the stream's previous, an id). */
 static const char *get_tags(struct rd *r, int version, uint8_t b1, uint8_t ops,
-                            struct progz_stream *st, const struct sim_program *p,
-                            struct sim_instr *in)
+                            struct progz_stream *st, const struct sim_program *p, int32_t tags[2])
 {
     uint64_t t[2] = {UINT64_MAX, UINT64_MAX};
     int32_t same[2] = {st->op_tag, st->conv_tag};
@@ -365,16 +377,33 @@ static const char *get_tags(struct rd *r, int version, uint8_t b1, uint8_t ops,
         if (t[k] != UINT64_MAX && t[k] >= p->strs.count)
             return "tag names no string defined so far";
     }
-    in->op_tag = st->op_tag = t[0] == UINT64_MAX ? -1 : (int32_t)t[0];
-    in->conv_tag = st->conv_tag = t[1] == UINT64_MAX ? -1 : (int32_t)t[1];
+    tags[0] = st->op_tag = t[0] == UINT64_MAX ? -1 : (int32_t)t[0];
+    tags[1] = st->conv_tag = t[1] == UINT64_MAX ? -1 : (int32_t)t[1];
     return NULL;
 }
 
-/* Decode instruction idx into *in (all but the operands), its operands into ops (NULL =
- * absent; version 1: in's own, version 2: the stream state's) and its dependencies into
- * p->deps. */
-static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim_instr *in,
-                             const struct sim_operand *opv[3], struct sim_program *p,
+/* Operand k of an instruction of stream sid into rec: its shape id (interned only when the
+ * fields that make the shape changed: most operands move only their address) and address. */
+static const char *get_operand(struct rd *r, int version, struct sim_program *p, uint8_t sid,
+                               int k, struct progz_stream *st, struct sim_irec *rec)
+{
+    struct sim_operand v1, *o = version == 1 ? &v1 : &st->op[k];
+    uint8_t mask = F_SHAPE;
+    const char *msg = version == 1 ? get_operand_v1(r, o) : get_operand_v2(r, o, !st->shape[k], &mask);
+    if (msg)
+        return msg;
+    if ((mask & F_SHAPE) || !st->shape[k]) {
+        if (!(st->shape[k] = sim_program_shape_id(p, sid, k, o)))
+            return "out of memory";
+    }
+    rec->shape[k] = st->shape[k];
+    rec->addr[k] = o->addr;
+    return NULL;
+}
+
+/* Decode instruction idx straight into its record (room reserved by the caller) and its
+ * dependencies into p->deps; the program grows by it only when it is whole. */
+static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim_program *p,
                              struct progz_stream *streams)
 {
     uint8_t b0 = rd_byte(r), b1 = rd_byte(r), ops = rd_byte(r);
@@ -382,44 +411,48 @@ static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim
     enum sim_opcode op = (enum sim_opcode)(b0 >> 3);
     if (e >= LS_ENGINE_COUNT || op >= SIM_OP_COUNT || !sim_opcode_on_engine(op, e))
         return "bad engine or opcode";
-    in->engine = (uint8_t)e;
-    in->opcode = (uint8_t)op;
-    in->func = b1 & 15;
-    in->flags = (b1 >> 4) & 3;
-    if (in->func >= SIM_FN_COUNT || (version == 1 ? ops > 7 : (b1 & 0xc0) || (ops & 0x80)))
+    if ((b1 & 15) >= SIM_FN_COUNT || (version == 1 ? ops > 7 : (b1 & 0xc0) || (ops & 0x80)))
         return "bad function or operand mask";
     uint64_t q = e == LS_ENGINE_DMA ? rd_u(r) : 0, nd = rd_u(r);
     if (q >= SIM_MAX_QUEUES || nd > UINT16_MAX)
         return "bad queue or dependency count";
-    in->queue = (uint16_t)q;
-    in->ndeps = (uint16_t)nd;
-    in->deps_off = (uint32_t)p->deps.len;
-    if (p->deps.len + nd > UINT32_MAX || LS_VEC_RESERVE(&p->deps, p->deps.len + nd))
+    if (p->deps.len + nd > UINT32_MAX ||
+        (p->deps.len + nd > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + nd)))
         return "out of memory or too many dependencies";
+    uint32_t *deps = p->deps.data + p->deps.len;
     for (uint64_t d = 0; d < nd; d++) {
         uint64_t dist = rd_u(r);
         if (dist == 0 || dist > idx)
             return "dependency on no earlier instruction";
-        p->deps.data[p->deps.len + d] = idx - (uint32_t)dist;
+        deps[d] = idx - (uint32_t)dist;
     }
-    struct progz_stream *st = &streams[e == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + q : (uint64_t)e];
-    const char *msg = get_tags(r, version, b1, ops, st, p, in);
-    struct sim_operand *slot[3] = {&in->dst, &in->src, &in->src2};
-    for (int k = 0; k < 3; k++) {
-        opv[k] = NULL;
-        if (msg || !(ops >> k & 1))
-            continue;
-        if (version == 1)
-            msg = get_operand_v1(r, slot[k]);
-        else
-            msg = get_operand_v2(r, slot[k] = &st->op[k]);
-        opv[k] = slot[k];
+    uint8_t sid = (uint8_t)(e == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + q : (uint64_t)e);
+    struct progz_stream *st = &streams[sid];
+    struct sim_irec *rec = &p->ins.data[idx];
+    int32_t tags[2];
+    const char *msg = get_tags(r, version, b1, ops, st, p, tags);
+    for (int k = 0; k < 3 && !msg; k++) {
+        rec->shape[k] = 0;
+        rec->addr[k] = 0;
+        if (ops >> k & 1)
+            msg = get_operand(r, version, p, sid, k, st, rec);
     }
     if (msg)
         return msg;
     if (r->bad)
         return "truncated or malformed instruction";
+    rec->op_tag = tags[0];
+    rec->conv_tag = tags[1];
+    rec->deps_off = (uint32_t)p->deps.len;
+    rec->ndeps = (uint16_t)nd;
+    rec->engine = (uint8_t)e;
+    rec->opcode = (uint8_t)op;
+    rec->func = b1 & 15;
+    rec->flags = (b1 >> 4) & 3;
+    rec->queue = (uint8_t)q;
+    p->sid.data[idx] = sid;
     p->deps.len += nd;
+    p->ins.len = p->sid.len = (size_t)idx + 1;
     return NULL;
 }
 
@@ -457,6 +490,7 @@ struct bin_reader {
     size_t raw_cap;
     uint32_t nblocks;
     int version;
+    z_stream zs; /* raw inflate, reset per block */
     struct progz_stream streams[PROGZ_STREAMS];
 };
 
@@ -474,20 +508,21 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
     if (msg)
         return bad(b, err, b->off, msg);
     streams_reset(b->streams);
+    /* An instruction takes at least 4 bytes (3 header bytes and its dependency count). */
+    if (count > raw_len / 4)
+        return bad(b, err, b->off, "block announces more instructions than its payload holds");
+    if (p->ins.len + count >= UINT32_MAX - 1)
+        return ls_error_set(err, LS_ERR_LIMIT, b->file, 0, 0, "too many instructions");
+    if (LS_VEC_RESERVE(&p->ins, p->ins.len + count) || LS_VEC_RESERVE(&p->sid, p->ins.len + count))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; k < count; k++) {
         size_t idx = p->ins.len, at = (size_t)(r.p - b->raw);
-        if (idx >= UINT32_MAX - 1)
-            return ls_error_set(err, LS_ERR_LIMIT, b->file, 0, 0, "too many instructions");
-        struct sim_instr in;
-        const struct sim_operand *ops[3];
-        if ((msg = get_instr(&r, b->version, (uint32_t)idx, &in, ops, p, b->streams))) {
+        if ((msg = get_instr(&r, b->version, (uint32_t)idx, p, b->streams))) {
             char m[200];
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
                      b->nblocks, idx, at, msg);
             return bad(b, err, b->off, m);
         }
-        if (sim_program_push_ops(p, &in, ops))
-            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
     if (r.p != r.end)
         return bad(b, err, b->off, "bytes left over after the block's instructions");
@@ -520,7 +555,7 @@ static int get_blocks(struct bin_reader *b, struct sim_program *p, struct ls_err
             return bad(b, err, b->off, "truncated block");
         if (LS_ARRAY_RESERVE(b->raw, b->raw_cap, raw_len))
             return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        enum trace_block_status st = trace_block_unpack(f, f + TRACE_FRAME_LEN, b->raw, &crc);
+        enum trace_block_status st = trace_block_inflate(&b->zs, f, f + TRACE_FRAME_LEN, b->raw, &crc);
         if (st != TRACE_BLOCK_OK)
             return bad(b, err, b->off, st == TRACE_BLOCK_BAD_CRC ? "block CRC-32 mismatch: corrupt file"
                                                                  : "block does not decompress");
@@ -537,20 +572,6 @@ int sim_program_is_binary(const void *data, size_t len)
     return len >= 8 && !memcmp(data, SIM_PROGZ_MAGIC, 8);
 }
 
-/* Ask for transparent huge pages under a large fresh array: first-touch page faults were a
- * fifth of loading a million-instruction program (4 KiB pages; then 192 bytes per instruction, now 56). */
-static void huge_pages(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p, (void)n;
-#endif
-}
-
 /* Room for the instructions the end frame announces, so that the arrays never move; capped
  * by the file size so that a corrupt count cannot reserve much. */
 static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
@@ -564,7 +585,8 @@ static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
     if (LS_VEC_RESERVE_EXACT(&p->ins, total) || LS_VEC_RESERVE_EXACT(&p->sid, total) ||
         LS_VEC_RESERVE_EXACT(&p->deps, 2 * total))
         return -1;
-    huge_pages(p->ins.data, total * sizeof *p->ins.data);
+    sim_huge_pages(p->ins.data, total * sizeof *p->ins.data);
+    sim_huge_pages(p->deps.data, 2 * total * sizeof *p->deps.data);
     return 0;
 }
 
@@ -587,8 +609,12 @@ int sim_program_parse_binary(struct sim_program **out, const char *file, const v
         rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1 and 2)");
     else if (trace_get_u32le(b.data + 12) != 0)
         rc = bad(&b, err, 12, "reserved header field is not 0");
-    else
+    else if (inflateInit2(&b.zs, -MAX_WBITS) != Z_OK)
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    else {
         rc = get_blocks(&b, p, err);
+        inflateEnd(&b.zs);
+    }
     free(b.raw);
     if (rc) {
         sim_program_free(p);

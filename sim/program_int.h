@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sim/isa.h"
 #include "sim/target.h"
@@ -36,7 +37,7 @@ struct sim_program {
     LS_VEC(struct sim_operand) shapes; /* addr 0, unused dims 0 */
     uint32_t *shape_slots;        /* open addressing: shape id + 1, 0 = empty */
     size_t shape_cap;             /* slots, a power of two */
-    uint32_t last_shape[SIM_STREAMS][3]; /* per stream and slot: skips most hashing */
+    uint32_t last_shape[SIM_STREAMS][3][2]; /* per stream and slot, the last two: skip most hashing */
     LS_VEC(int32_t) lines;       /* source line per instruction (parsed programs only) */
     LS_VEC(int32_t) labels;      /* label id per instruction, -1 = none (lazily filled) */
     LS_VEC(uint32_t) label_index; /* label id -> instruction */
@@ -55,10 +56,28 @@ struct sim_program {
 /* Append *in whose ndeps dependencies are already at p->deps[in->deps_off...] (checked by
  * the caller); engine and queue must be in range. 0, or -1 out of memory. */
 int sim_program_push(struct sim_program *p, const struct sim_instr *in);
-/* The same with the operands given apart (NULL = absent; in's are ignored): the binary
- * reader's live in its per-stream state and are not copied. */
+/* The same with the operands given apart (NULL = absent; in's are ignored). */
 int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
                          const struct sim_operand *const ops[3]);
+
+/* Ask for transparent huge pages under a large fresh array (its aligned interior): first-touch
+ * page faults were a fifth of loading a million-instruction program with 4 KiB pages. */
+static inline void sim_huge_pages(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p, (void)n;
+#endif
+}
+
+/* Shape id + 1 of operand o in slot k of an instruction of stream sid, interned when new
+ * (only the fields but the address count); 0 out of memory. */
+uint32_t sim_program_shape_id(struct sim_program *p, uint8_t sid, int k,
+                              const struct sim_operand *o);
 
 /* Operand k (0 dst, 1 src, 2 src2) of record r into *o. */
 static inline void sim_irec_operand(const struct sim_program *p, const struct sim_irec *r, int k,

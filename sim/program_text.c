@@ -14,20 +14,105 @@
 #include "util/fileio.h"
 #include "util/scan.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 typedef LS_VEC(uint32_t) dep_vec;
 
-/* What a line needs besides the program: its dependency list and the last tag interned
- * (consecutive instructions mostly carry the same tag: compared, not hashed). */
+/* a[0..n) == b[0..n) for the short names and tags of a program, 8 bytes at a time (the
+ * last word overlapping) instead of a memcmp call per line. */
+static inline int same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != b[i])
+                return 0;
+        return 1;
+    }
+    uint64_t x, y;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return 0;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return x == y;
+}
+
+/* The last name parsed in one place (engine, opcode, dtype) and its value: consecutive
+ * lines mostly repeat them, and comparing with the last is cheaper than the name tables. */
+struct name_memo {
+    const char *s;
+    size_t n;
+    int v;
+};
+
+static inline int memo_hit(const struct name_memo *m, const char *s, size_t n, int *v)
+{
+    if (m->s && m->n == n && same_bytes(m->s, s, n)) {
+        *v = m->v;
+        return 1;
+    }
+    return 0;
+}
+
+static inline void memo_set(struct name_memo *m, const char *s, size_t n, int v)
+{
+    m->s = s;
+    m->n = n;
+    m->v = v;
+}
+
+/* What a line needs besides the program: its dependency list, the last tag interned
+ * (consecutive instructions mostly carry the same tag: compared, not hashed) and the last
+ * names parsed. */
 struct line_ctx {
     dep_vec deps;
     const char *tag;
     size_t tag_n;
     int32_t tag_id;
+    struct name_memo engine, opcode, dtype;
 };
+
+static int parse_engine(struct line_ctx *lc, const char *s, size_t n, enum ls_engine *e)
+{
+    int v;
+    if (memo_hit(&lc->engine, s, n, &v))
+        return *e = (enum ls_engine)v, 0;
+    if (sim_engine_parse(s, n, e))
+        return -1;
+    memo_set(&lc->engine, s, n, (int)*e);
+    return 0;
+}
+
+static int parse_opcode(struct line_ctx *lc, const char *s, size_t n, enum sim_opcode *op)
+{
+    int v;
+    if (memo_hit(&lc->opcode, s, n, &v))
+        return *op = (enum sim_opcode)v, 0;
+    if (sim_opcode_parse(s, n, op))
+        return -1;
+    memo_set(&lc->opcode, s, n, (int)*op);
+    return 0;
+}
+
+static int parse_dtype(struct name_memo *m, const char *s, size_t n, enum ls_dtype *dt)
+{
+    int v;
+    if (memo_hit(m, s, n, &v))
+        return *dt = (enum ls_dtype)v, 0;
+    if (ls_dtype_parse(s, n, dt))
+        return -1;
+    memo_set(m, s, n, (int)*dt);
+    return 0;
+}
 
 static int32_t intern_tag(struct sim_program *p, struct line_ctx *lc, const char *v, size_t vn)
 {
-    if (lc->tag && lc->tag_n == vn && !memcmp(lc->tag, v, vn))
+    if (lc->tag && lc->tag_n == vn && same_bytes(lc->tag, v, vn))
         return lc->tag_id;
     int32_t id = ls_intern_add(&p->strs, v, vn);
     if (id >= 0) {
@@ -36,6 +121,90 @@ static int32_t intern_tag(struct sim_program *p, struct line_ctx *lc, const char
         lc->tag_id = id;
     }
     return id;
+}
+
+/* ---- tokens ------------------------------------------------------------------------------
+ * The lines of a program as ls_scan_next cuts them (the same tokens, columns, comments and
+ * NUL errors), with token ends found 16 bytes at a time: cutting a 130 MB program byte by
+ * byte was a quarter of loading it. */
+
+static int ends_token(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '#' || c == '\0';
+}
+
+/* First j' >= j before end where a token ends, or end; b has len bytes (never read past). */
+static inline size_t token_stop(const char *b, size_t j, size_t end, size_t len)
+{
+#ifdef __SSE2__
+    const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r'),
+                  hash = _mm_set1_epi8('#'), nul = _mm_setzero_si128();
+    for (; j < end && j + 16 <= len; j += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + j));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab)),
+                                 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, cr),
+                                                           _mm_cmpeq_epi8(v, hash)),
+                                              _mm_cmpeq_epi8(v, nul)));
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (bits) {
+            size_t k = j + (size_t)__builtin_ctz(bits);
+            return k < end ? k : end;
+        }
+    }
+    if (j >= end)
+        return end;
+#endif
+    while (j < end && !ends_token((unsigned char)b[j]))
+        j++;
+    return j;
+}
+
+static int scan_nul(struct ls_scan *sc, size_t start, size_t at, struct ls_error *err)
+{
+    return ls_error_set(err, LS_ERR_INPUT, sc->file, sc->line, (int)(at - start) + 1,
+                        "NUL byte in text file"), -1;
+}
+
+/* ls_scan_next's contract: 1 with the next line's tokens, 0 at the end, -1 on error. */
+static int scan_next(struct ls_scan *sc, struct ls_error *err)
+{
+    const char *b = sc->buf;
+    while (sc->pos < sc->len) {
+        sc->line++;
+        sc->ntok = 0;
+        size_t start = sc->pos;
+        const char *nl = memchr(b + start, '\n', sc->len - start);
+        size_t end = nl ? (size_t)(nl - b) : sc->len;
+        sc->pos = end < sc->len ? end + 1 : end;
+        for (size_t i = start; i < end;) {
+            unsigned char c = (unsigned char)b[i];
+            if (c == ' ' || c == '\t' || c == '\r') {
+                i++;
+                continue;
+            }
+            if (c == '\0')
+                return scan_nul(sc, start, i, err);
+            if (c == '#') { /* a comment, but a NUL there is still an error */
+                const char *z = memchr(b + i, '\0', end - i);
+                if (z)
+                    return scan_nul(sc, start, (size_t)(z - b), err);
+                break;
+            }
+            size_t j = token_stop(b, i + 1, end, sc->len);
+            if (sc->ntok == sc->captok && LS_ARRAY_RESERVE(sc->tok, sc->captok, sc->ntok + 1))
+                return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
+            struct ls_token *t = &sc->tok[sc->ntok++];
+            t->s = b + i;
+            t->n = j - i;
+            t->col = (int)(i - start) + 1;
+            sc->end_col = (int)(j - start) + 1;
+            i = j;
+        }
+        if (sc->ntok)
+            return 1;
+    }
+    sc->ntok = 0;
+    return 0;
 }
 
 /* A small cursor over one token for the operand grammar. */
@@ -53,18 +222,23 @@ static int cur_lit(struct cur *c, char ch)
     return 0;
 }
 
-/* Digits as ls_parse_u64 takes them (no leading zero, no overflow), in one pass. */
+/* Digits as ls_parse_u64 takes them (no leading zero, no overflow). Up to 19 digits cannot
+ * overflow: only longer numbers pay for the checks. */
 static int cur_u64(struct cur *c, uint64_t *out)
 {
     size_t j = c->i;
     uint64_t v = 0;
-    while (j < c->n && c->s[j] >= '0' && c->s[j] <= '9') {
-        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (unsigned)(c->s[j] - '0'), &v))
-            return -1;
-        j++;
-    }
+    while (j < c->n && (unsigned)(c->s[j] - '0') < 10u)
+        v = v * 10 + (unsigned)(c->s[j++] - '0');
     if (j == c->i || (j - c->i > 1 && c->s[c->i] == '0'))
         return -1;
+    if (j - c->i > 19) {
+        v = 0;
+        for (size_t k = c->i; k < j; k++)
+            if (__builtin_mul_overflow(v, 10, &v) ||
+                __builtin_add_overflow(v, (unsigned)(c->s[k] - '0'), &v))
+                return -1;
+    }
     *out = v;
     c->i = j;
     return 0;
@@ -81,7 +255,8 @@ static int cur_i64(struct cur *c, int64_t *out)
 }
 
 /* MEM[...]@ADDR:DTYPE:DIMS ; see docs/formats.md. Returns NULL or a message. */
-static const char *parse_operand(const char *s, size_t n, struct sim_operand *o)
+static const char *parse_operand(const char *s, size_t n, struct sim_operand *o,
+                                 struct name_memo *dtm)
 {
     memset(o, 0, sizeof *o);
     struct cur c = {s, n, 0};
@@ -127,7 +302,7 @@ static const char *parse_operand(const char *s, size_t n, struct sim_operand *o)
     while (j < n && s[j] != ':')
         j++;
     enum ls_dtype dt;
-    if (ls_dtype_parse(s + c.i, j - c.i, &dt))
+    if (parse_dtype(dtm, s + c.i, j - c.i, &dt))
         return "unknown dtype (fp32, bf16, fp16, fp8, int32, int8)";
     o->dtype = (uint8_t)dt;
     c.i = j;
@@ -221,10 +396,10 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
         return ls_scan_error(sc, sc->ntok, err, "expected ENGINE OPCODE");
     enum ls_engine e;
     enum sim_opcode op;
-    if (sim_engine_parse(tk[t0].s, tk[t0].n, &e))
+    if (parse_engine(lc, tk[t0].s, tk[t0].n, &e))
         return ls_scan_error(sc, t0, err, "unknown engine '%s' (pe, act, dve, pool, dma)",
                              ls_tok_str(&tk[t0], buf, sizeof buf));
-    if (sim_opcode_parse(tk[t0 + 1].s, tk[t0 + 1].n, &op))
+    if (parse_opcode(lc, tk[t0 + 1].s, tk[t0 + 1].n, &op))
         return ls_scan_error(sc, t0 + 1, err, "unknown opcode '%s'",
                              ls_tok_str(&tk[t0 + 1], buf, sizeof buf));
     if (!sim_opcode_on_engine(op, e))
@@ -247,7 +422,7 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
         if (slot) {
             if (slot->mem != LS_MEM_NONE)
                 return ls_scan_error(sc, i, err, "operand given twice");
-            const char *msg = parse_operand(v, vn, slot);
+            const char *msg = parse_operand(v, vn, slot, &lc->dtype);
             if (msg)
                 return ls_scan_error(sc, i, err, "%s", msg);
             continue;
@@ -309,6 +484,8 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
     int64_t idx = sim_program_add(p, &in, deps->data, deps->len, &e2);
     if (idx < 0)
         return ls_error_set(err, e2.code, sc->file, sc->line, tk[0].col, "%s", e2.msg);
+    if (p->lines.len == p->lines.cap && LS_VEC_RESERVE(&p->lines, p->lines.len + 1))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     if (LS_VEC_PUSH(&p->lines, sc->line))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     return label == 0 ? add_label(p, sc, (uint32_t)idx, err) : 0;
@@ -327,9 +504,9 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
     }
     struct ls_scan sc;
     ls_scan_init(&sc, p->file, text, len);
-    struct line_ctx lc = {{0}, NULL, 0, -1};
+    struct line_ctx lc = {.tag_id = -1};
     int rc = 0, r, header = 0;
-    while ((r = ls_scan_next(&sc, err)) == 1) {
+    while ((r = scan_next(&sc, err)) == 1) {
         if (!header) {
             uint64_t v;
             if (!ls_tok_eq(&sc.tok[0], "lsprog"))

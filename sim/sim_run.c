@@ -39,6 +39,11 @@ struct cost {
     uint64_t vfree, vcycles;                   /* ACT, DVE, POOL */
     struct sim_dma_shape sh;                   /* DMA, and its engine shares priced: */
     uint64_t dur_hi, dur_lo, need_hi, need_lo; /* ticks of base + 1 and base partitions */
+    /* the DMA split: engines used, partitions per engine (base, and base + 1 on the first
+     * extra), first engine; chunk bytes and their histogram bucket (no divisions per step) */
+    uint32_t d_used, d_base, d_extra, d_e0;
+    uint64_t chunk_bytes;
+    int bucket;
 };
 #define COST_SLOTS 1024 /* direct-mapped */
 
@@ -49,6 +54,8 @@ struct run {
     uint64_t *end;
     uint64_t tpc[LS_ENGINE_COUNT]; /* ticks per engine cycle (DMA: base clock) */
     double ticks_per_ns;
+    uint64_t dma_lat;   /* dma.transfer_latency_ns in ticks */
+    int bank_shift;     /* log2 psum.bank_bytes when a power of two, else -1 */
     /* PE */
     uint64_t ls_end, shadow_free, mm_next, pe_free;
     int pending;
@@ -160,7 +167,14 @@ static int psum_banks(const struct run *r, const struct sim_irec *in, const stru
         if (l < 0 || h > (__int128)UINT64_MAX) /* as sim_operand_extent */
             continue;
         uint64_t lo = (uint64_t)l, hi = (uint64_t)h;
-        uint32_t a = (uint32_t)(lo / r->t->psum_bank_bytes), b = (uint32_t)((hi - 1) / r->t->psum_bank_bytes);
+        uint32_t a, b;
+        if (r->bank_shift >= 0) {
+            a = (uint32_t)(lo >> r->bank_shift);
+            b = (uint32_t)((hi - 1) >> r->bank_shift);
+        } else {
+            a = (uint32_t)(lo / r->t->psum_bank_bytes);
+            b = (uint32_t)((hi - 1) / r->t->psum_bank_bytes);
+        }
         if (!any || a < *b0)
             *b0 = a;
         if (!any || b > *b1)
@@ -362,6 +376,13 @@ static const struct cost *cost_of(struct run *r, const struct sim_irec *ir)
     if (in->engine == LS_ENGINE_DMA) {
         sim_dma_shape(in, &c->sh);
         dma_price(r, c);
+        uint32_t E = r->t->dma_engines, P = c->sh.partitions;
+        c->d_used = P < E ? P : E;
+        c->d_base = P / E;
+        c->d_extra = P % E;
+        c->d_e0 = c->sh.part_start % E;
+        c->chunk_bytes = c->sh.bytes_per_partition / c->sh.chunks_per_partition;
+        c->bucket = sim_desc_bucket(c->chunk_bytes);
     } else if (in->engine != LS_ENGINE_PE) {
         c->vfree = sim_vec_free(in);
         c->vcycles = sim_vec_cycles(r->t, in);
@@ -375,11 +396,9 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
     const struct sim_target *t = r->t;
     const struct sim_dma_shape sh = c->sh;
     uint64_t trigger = rec->start;
-    uint64_t lat = ns_to_ticks(r, t->dma_transfer_latency_ns);
     uint32_t E = t->dma_engines, P = sh.partitions;
-    uint32_t used = P < E ? P : E, base = P / E, extra = P % E;
-    uint32_t e0 = sh.part_start % E;
-    uint64_t ready = trigger + lat, min_wait = NONE64, end = 0, hbm_ext = 0;
+    uint32_t used = c->d_used, base = c->d_base, extra = c->d_extra, e0 = c->d_e0;
+    uint64_t ready = trigger + r->dma_lat, min_wait = NONE64, end = 0, hbm_ext = 0;
     uint64_t dur_hi = c->dur_hi, dur_lo = c->dur_lo, need_hi = c->need_hi, need_lo = c->need_lo;
     for (uint32_t k = 0, e = e0; k < used; k++, e = e + 1 == E ? 0 : e + 1) {
         uint32_t np = base + (k < extra);
@@ -416,7 +435,7 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
     rec->free_size = c->free[c->mem[0] != LS_MEM_HBM ? 0 : 1];
     rec->descriptors = sh.chunks_per_partition * P;
     rec->bytes_per_partition = sh.bytes_per_partition;
-    rec->chunk_bytes = sh.bytes_per_partition / sh.chunks_per_partition;
+    rec->chunk_bytes = c->chunk_bytes;
     struct sim_queue_stats *q = &r->st->queue[in->queue];
     q->instructions++;
     q->bytes += sh.bytes_per_partition * P;
@@ -427,7 +446,7 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
     if (end > r->q_last_end[in->queue])
         r->q_last_end[in->queue] = end;
     r->st->dma_bytes += sh.bytes_per_partition * P;
-    struct sim_desc_bucket *hb = &r->st->desc_hist[sim_desc_bucket(rec->chunk_bytes)];
+    struct sim_desc_bucket *hb = &r->st->desc_hist[c->bucket];
     hb->descriptors += rec->descriptors;
     hb->bytes += sh.bytes_per_partition * P;
     s->issue = start;
@@ -553,6 +572,9 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     r.p = p;
     r.st = st;
     r.ticks_per_ns = (double)st->tick_mhz / 1000.0;
+    r.dma_lat = ns_to_ticks(&r, t->dma_transfer_latency_ns);
+    r.bank_shift = t->psum_bank_bytes && !(t->psum_bank_bytes & (t->psum_bank_bytes - 1))
+                       ? __builtin_ctz(t->psum_bank_bytes) : -1;
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         r.tpc[e] = st->tick_mhz / sim_engine_mhz(t, (enum ls_engine)e);
     size_t nstreams = NFIXED + SIM_MAX_QUEUES; /* bad queues are caught by the checks */
@@ -565,6 +587,10 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
     r.costs = calloc(COST_SLOTS, sizeof *r.costs);
+    if (r.end && order) {
+        sim_huge_pages(r.end, n * sizeof *r.end);
+        sim_huge_pages(order, n * sizeof *order);
+    }
     if (!r.end || !order || !r.bank_until || !r.costs) {
         free(r.end);
         free(order);

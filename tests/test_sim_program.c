@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "sim/isa.h"
@@ -305,6 +306,103 @@ static void test_check_limits_ok(void **state)
     }
 }
 
+/* The checks remember what an instruction's shapes passed: a later instruction with the
+ * same shapes must still be caught at a bad address, and a matmul after a different
+ * stationary operand, with the message naming the later instruction. */
+static void test_check_memo(void **state)
+{
+    (void)state;
+    struct sim_target t;
+    sim_target_builtin(&t, "nc-v2");
+    static const struct {
+        const char *text, *needle;
+    } cases[] = {
+        {"lsprog 1\ndve memset dst=psum[0:128]@0:fp32:512\ndve memset dst=psum[0:128]@4096:fp32:512\n"
+         "dve memset dst=psum[0:128]@6000:fp32:512\n",
+         "instruction 2 (dve memset): dst: bytes [6000, 8048) per partition span more than one"},
+        {"lsprog 1\ndve tensor_copy dst=sbuf[0:128]@0:fp8:80000 src=sbuf[0:128]@80000:fp8:80000\n"
+         "dve tensor_copy dst=sbuf[0:128]@0:fp8:80000 src=sbuf[0:128]@150000:fp8:80000\n",
+         "instruction 1 (dve tensor_copy): src: SBUF overflow"},
+        {"lsprog 1\npe load_stationary src=sbuf[0:128]@0:bf16:128\n"
+         "pe matmul src=sbuf[0:128]@0:bf16:512 dst=psum[0:128]@0:fp32:512\n"
+         "pe load_stationary src=sbuf[0:64]@0:bf16:128\n"
+         "pe matmul src=sbuf[0:128]@0:bf16:512 dst=psum[0:128]@0:fp32:512\n",
+         "instruction 3 (pe matmul): moving has 128 partitions but the stationary has 64 rows"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ls_error err;
+        struct sim_program *p = parse(cases[i].text, &err);
+        assert_non_null(p);
+        memset(&err, 0, sizeof err);
+        if (sim_check(&t, p, &err) != LS_ERR_INPUT || !strstr(err.msg, cases[i].needle))
+            fail_msg("case %zu: %s", i, err.msg);
+        sim_program_free(p);
+    }
+}
+
+/* The tokenizer finds token ends 16 bytes at a time: tabs, CRs, comments and NUL bytes
+ * inside long tokens, near a line's end and at the buffer's end behave as in ls_scan. */
+static void test_parse_tokens(void **state)
+{
+    (void)state;
+    static const char ok[] = "lsprog 1 # header\r\n"
+                             "a_long_label_of_thirty_bytes_x:\tdve\tmemset "
+                             "dst=sbuf[0:128]@0:fp32:512#comment\r\n"
+                             "\t \r\n# only a comment\n"
+                             "dve memset dst=sbuf[0:128]@2048:fp32:512 tag=a_tag_of_more_than_16";
+    struct ls_error err;
+    struct sim_program *p = NULL;
+    if (sim_program_parse(&p, "t.lsprog", ok, sizeof ok - 1, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(sim_program_count(p), 2);
+    assert_string_equal(sim_program_label_of(p, 0), "a_long_label_of_thirty_bytes_x");
+    assert_int_equal(sim_program_line(p, 1), 5);
+    struct sim_instr buf;
+    assert_int_equal(sim_program_get(p, 1, &buf)->dst.addr, 2048);
+    assert_string_equal(ls_intern_str(sim_program_strings(p), sim_program_get(p, 1, &buf)->op_tag),
+                        "a_tag_of_more_than_16");
+    sim_program_free(p);
+    /* numbers of every length, short ones read 8 bytes at a time */
+    static const uint64_t nums[] = {0, 7, 10, 99, 408, 5120, 65535, 131072, 1000000, 9999999,
+                                    12345678, 987654321, 4294967296ull};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        char text[200];
+        snprintf(text, sizeof text, "lsprog 1\ndma dma_copy dst=hbm[1/1]@%" PRIu64 ":fp32:1 "
+                 "src=sbuf[0:1]@0:fp32:1\n", nums[i]);
+        assert_non_null(p = parse(text, &err));
+        assert_int_equal(sim_program_get(p, 0, &buf)->dst.addr, nums[i]);
+        sim_program_free(p);
+    }
+    assert_null(parse("lsprog 1\ndma dma_copy dst=hbm[1/1]@0123:fp32:1 src=sbuf[0:1]@0:fp32:1\n",
+                      &err));
+    /* numbers: 20 digits up to 2^64 - 1, not beyond */
+    assert_non_null(p = parse("lsprog 1\ndma dma_copy dst=sbuf[0:1]@0:fp32:1 "
+                              "src=hbm[1/1]@18446744073709551615:fp32:1\n", &err));
+    sim_program_free(p);
+    assert_null(parse("lsprog 1\ndma dma_copy dst=sbuf[0:1]@0:fp32:1 "
+                      "src=hbm[1/1]@18446744073709551616:fp32:1\n", &err));
+    assert_non_null(strstr(err.msg, "expected @ADDRESS"));
+    assert_null(parse("lsprog 1\ndma dma_copy dst=sbuf[0:1]@0:fp32:1 "
+                      "src=hbm[1/1]@99999999999999999999:fp32:1\n", &err));
+    static const struct {
+        const char *text;
+        size_t len;
+        int line, col;
+    } bad[] = {
+#define BAD(text, line, col) {text, sizeof text - 1, line, col}
+        BAD("lsprog 1\ndve memset dst=sbuf[0:128]@0:fp3\0:512 tag=x\n", 2, 33),
+        BAD("lsprog 1\ndve memset dst=sbuf[0:128]@0:fp32:512 # a \0 in a comment\n", 2, 43),
+        BAD("lsprog 1\n\0", 2, 1),
+#undef BAD
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&err, 0, sizeof err);
+        assert_int_not_equal(sim_program_parse(&p, "t.lsprog", bad[i].text, bad[i].len, &err), 0);
+        if (!strstr(err.msg, "NUL byte") || err.line != bad[i].line || err.col != bad[i].col)
+            fail_msg("case %zu: line %d col %d: %s", i, err.line, err.col, err.msg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_parse_basic),  cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_builder),
         cmocka_unit_test(test_check_errors), cmocka_unit_test(test_check_limits_ok),
+        cmocka_unit_test(test_check_memo), cmocka_unit_test(test_parse_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,28 @@ enum trace_block_status trace_block_unpack(const uint8_t f[TRACE_FRAME_LEN], con
     return TRACE_BLOCK_OK;
 }
 
+enum trace_block_status trace_block_inflate(z_stream *zs, const uint8_t f[TRACE_FRAME_LEN],
+                                            const uint8_t *comp, uint8_t *raw, uint32_t *crc)
+{
+    uint32_t raw_len = trace_get_u32le(f + 4), comp_len = trace_get_u32le(f + 8);
+    *crc = (uint32_t)crc32(crc32(0, f, 12), comp, comp_len);
+    if (*crc != trace_get_u32le(f + 12))
+        return TRACE_BLOCK_BAD_CRC;
+    /* zlib header (deflate, window <= 32 KiB, no preset dictionary), deflate data, then the
+     * 4-byte Adler-32 trailer, which is left unread */
+    if (comp_len < 7 || (comp[0] & 15) != Z_DEFLATED || comp[0] >> 4 > 7 || (comp[1] & 0x20) ||
+        ((unsigned)comp[0] << 8 | comp[1]) % 31 || inflateReset(zs) != Z_OK)
+        return TRACE_BLOCK_BAD_ZLIB;
+    zs->next_in = (Bytef *)(uintptr_t)(comp + 2);
+    zs->avail_in = comp_len - 2;
+    zs->next_out = raw;
+    zs->avail_out = raw_len;
+    int rc = inflate(zs, Z_FINISH);
+    if (rc != Z_STREAM_END || zs->avail_out != 0 || zs->avail_in != 4)
+        return TRACE_BLOCK_BAD_ZLIB;
+    return TRACE_BLOCK_OK;
+}
+
 enum trace_block_status trace_block_check_end(const uint8_t f[TRACE_FRAME_LEN],
                                               const uint8_t tail[8], uint32_t *nblocks,
                                               uint64_t *total)

@@ -45,6 +45,11 @@ enum trace_block_status trace_block_lengths(const uint8_t f[TRACE_FRAME_LEN], ui
  * (room for raw_len bytes). *crc is the computed CRC-32 (for messages). */
 enum trace_block_status trace_block_unpack(const uint8_t f[TRACE_FRAME_LEN], const uint8_t *comp,
                                            uint8_t *raw, uint32_t *crc);
+/* The same through zs, a raw inflate stream the caller keeps (inflateInit2(zs, -MAX_WBITS)):
+ * no allocation per block, and no Adler-32 over the inflated bytes, which the CRC-32 over
+ * the compressed ones makes redundant (the zlib header is still checked). */
+enum trace_block_status trace_block_inflate(z_stream *zs, const uint8_t f[TRACE_FRAME_LEN],
+                                            const uint8_t *comp, uint8_t *raw, uint32_t *crc);
 /* Check an end frame f with its 8-byte tail: OK (nblocks, total filled), BAD_LENGTHS (the
  * frame's length field is not 8) or BAD_CRC. */
 enum trace_block_status trace_block_check_end(const uint8_t f[TRACE_FRAME_LEN],
