@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "codegen/cg_int.h"
+#include "codegen/epi.h"
 
 struct mmc {
     int nax;                 /* axes in a combo list */
@@ -110,6 +111,16 @@ struct mm_plan {
     int s_blk;                   /* a ring weight stored group-major (s_blockable) */
     uint64_t s1, sgrp;           /* bytes per partition: one m-tile of S (all k-steps), a group */
     uint64_t sbase, obase[2], mbase;
+    /* epilogue chain (codegen/epi.h), or NULL: the evacuation adds the bias, along the
+     * output partitions (bias_part: one ACT instruction func(psum + bias)) or along the
+     * moving free axis (a DVE add from PSUM with the bias row replicated on every
+     * partition, then the activation on ACT in place), and writes the chain's output */
+    const struct cg_epi *epi;
+    int32_t out_t;               /* the tensor the evacuations write */
+    int bias_part;
+    enum sim_func fn;
+    struct cg_view vB;
+    uint64_t bbase;
 };
 
 /* Operands, the stationary one (whose free axis lands on the output partitions) and the
@@ -144,7 +155,7 @@ static int mm_plan_axes(struct cg_em *e, int32_t op, const int8_t *pax, struct m
     p->paxM = pax[M];
     cg_view_make(e, p->x->inputs[S], pax[S], &p->vS);
     cg_view_make(e, p->x->inputs[M], pax[M], &p->vM);
-    cg_view_make(e, p->x->output, p->po, &p->vO);
+    cg_view_make(e, p->out_t, p->po, &p->vO);
     for (int i = 0; i < at->nbatch; i++)
         mmc_add(&p->cb, i, p->vS.dim[batch[S][i]]);
     for (int i = 0; i < at->ncontract; i++)
@@ -202,6 +213,10 @@ static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
     p->inS = cg_resident(&p->vS);
     p->inM = cg_resident(&p->vM);
     p->inO = cg_resident(&p->vO);
+    if (p->epi) {   /* the bias: a column per m-tile, or one replicated row */
+        size_t esb = ls_dtype_size(p->vB.dt);
+        p->bbase = cg_alloc(e, p->bias_part ? (uint64_t)p->nM * esb : (uint64_t)p->vB.dim[0] * esb);
+    }
     uint64_t budget = cg_budget(e), ring = e->s->ring_bytes;
     p->m_whole = p->sp.split <= 0;
     p->mks = p->nT * p->tmax;
@@ -252,11 +267,30 @@ static int s_blockable(const struct cg_em *e, const struct mm_plan *p)
            graph_tensor(e->g, p->x->inputs[p->S])->nuses == 1;
 }
 
-static int mm_plan(struct cg_em *e, int32_t op, const int8_t *pax, struct mm_plan *p)
+static enum sim_func act_fn(enum graph_op_kind k)
+{
+    switch (k) {
+    case GRAPH_OP_GELU: return SIM_FN_GELU;
+    case GRAPH_OP_RELU: return SIM_FN_RELU;
+    case GRAPH_OP_TANH: return SIM_FN_TANH;
+    case GRAPH_OP_SIGMOID: return SIM_FN_SIGMOID;
+    default: return SIM_FN_NONE;
+    }
+}
+
+static int mm_plan(struct cg_em *e, int32_t op, const int8_t *pax, const struct cg_epi *epi,
+                   struct mm_plan *p)
 {
     memset(p, 0, sizeof *p);
+    p->epi = epi;
+    p->out_t = epi ? epi->out : graph_op(e->g, op)->output;
     if (mm_plan_axes(e, op, pax, p) || mm_plan_tiles(e, p))
         return e->fail;
+    if (epi) {
+        cg_view_make(e, epi->bias, 0, &p->vB);
+        p->bias_part = p->S == 1;   /* the weight's columns on the output partitions */
+        p->fn = epi->n == 3 ? act_fn(epi->act) : SIM_FN_NONE;
+    }
     mm_plan_sbuf(e, p);
     p->s_blk = s_blockable(e, p);
     p->ns = cg_storage_order(&p->vS, p->sorder);
@@ -280,6 +314,7 @@ struct mm_run {
     int64_t loads;               /* streamed loads (stationary and moving): buffer parity */
     int64_t bank_reader[64], obuf_reader[2], mbuf_reader[2], last_mm[64];
     int first_s, first_m;        /* the next loads of S / M wait for their writers */
+    int64_t *hb;                 /* epilogue: the bias load of m-tile mi (or [0]: the row) */
 };
 
 static int64_t klen_of(const struct mm_plan *p, int64_t kk)
@@ -600,17 +635,33 @@ static int evacuate_chunk(struct cg_em *e, const struct mm_plan *p, struct mm_ru
     struct sim_operand o = cg_sb(0, (uint32_t)r->mlen, p->obase[ob], p->vO.dt, (uint64_t)te);
     if (p->inO && cg_box(&p->vO, r->ol, r->on, NULL, p->po, 1, p->oorder + 1, p->no - 1, &o))
         return cg_fail(e, "op %s: output pattern needs > 4 dims", p->x->name);
-    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    int dve_add = p->epi && !p->bias_part;   /* the bias along the free axis */
+    struct sim_instr ev = dve_add ? cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD)
+                                  : cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, p->fn);
     ev.dst = o;
     ev.src = sim_psum(0, (uint32_t)r->mlen, (uint64_t)bank * e->t->psum_bank_bytes, LS_DT_FP32,
                       (uint32_t)te);
-    int64_t deps[2] = {r->last_mm[j], r->obuf_reader[ob]};
-    int64_t hev = cg_emit(e, &ev, deps, r->obuf_reader[ob] >= 0 && !p->inO ? 2 : 1);
+    int64_t deps[3] = {r->last_mm[j]};
+    size_t nd = 1;
+    if (r->obuf_reader[ob] >= 0 && !p->inO)
+        deps[nd++] = r->obuf_reader[ob];
+    if (p->epi)
+        deps[nd++] = r->hb[p->bias_part ? r->mi : 0];
+    if (dve_add)
+        ev.src2 = cg_sb(0, (uint32_t)r->mlen,
+                        p->bbase + (uint64_t)r->tl[0] * ls_dtype_size(p->vB.dt), p->vB.dt,
+                        (uint64_t)te);
+    int64_t hev = cg_emit(e, &ev, deps, nd);
     r->bank_reader[bank % 64] = hev;
+    if (dve_add && p->fn != SIM_FN_NONE && hev >= 0) {   /* the activation, in place */
+        struct sim_instr ac = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, p->fn);
+        ac.dst = ac.src = o;
+        hev = cg_emit(e, &ac, &hev, 1);
+    }
     if (p->inO) {
         if (hev < 0)
             return e->fail;
-        cg_wrote(e, p->x->output, p->po, hev);
+        cg_wrote(e, p->out_t, p->po, hev);
         return 0;
     }
     struct sim_operand dst;
@@ -619,7 +670,7 @@ static int evacuate_chunk(struct cg_em *e, const struct mm_plan *p, struct mm_ru
     int64_t hst = cg_dma(e, CG_Q_STORE, &dst, &o, SIM_OP_DMA_COPY, &hev, 1);
     if (hst < 0)
         return e->fail;
-    cg_wrote(e, p->x->output, p->po, hst);
+    cg_wrote(e, p->out_t, p->po, hst);
     r->obuf_reader[ob] = hst;
     return 0;
 }
@@ -652,22 +703,48 @@ static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run 
     return 0;
 }
 
-int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
+/* Epilogue: the bias into SBUF (a weight: no producer to wait for), a column of each
+ * m-tile's elements when it runs along the output partitions, else the whole row
+ * replicated on the m-tile's partitions by one DMA of partition stride 0. */
+static int load_bias(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
+{
+    size_t esb = ls_dtype_size(p->vB.dt);
+    int64_t n = p->bias_part ? p->nM : 1;
+    for (int64_t mi = 0; mi < n; mi++) {
+        int64_t m0 = p->bias_part ? mi * p->mtt : 0;
+        uint32_t rows = (uint32_t)cg_min(p->mtt, p->Ma - m0);
+        uint32_t len = p->bias_part ? 1 : (uint32_t)p->vB.dim[0];
+        struct sim_operand src = sim_hbm(rows, p->bias_part ? 1 : 0,
+                                         p->vB.base + (uint64_t)m0 * esb, p->vB.dt, len);
+        struct sim_operand dst = cg_sb(0, rows, p->bbase + (uint64_t)mi * esb, p->vB.dt, len);
+        r->hb[mi] = cg_dma(e, CG_Q_CONST, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
+        if (r->hb[mi] < 0)
+            return e->fail;
+    }
+    return 0;
+}
+
+static int lower_mm(struct cg_em *e, int32_t op, const int8_t *pax, const struct cg_epi *epi)
 {
     struct mm_plan p;
-    int rc = mm_plan(e, op, pax, &p);
+    int rc = mm_plan(e, op, pax, epi, &p);
     if (rc)
         return rc;
     struct mm_run run = {0}, *r = &run;
     int64_t *hs = calloc((size_t)p.nKK + 2, sizeof *hs);
     int64_t *hm = calloc((size_t)(p.m_res ? p.nKK * p.nT : 2) + 2, sizeof *hm);
-    if (!hs || !hm) {
+    int64_t *hb = calloc((size_t)p.nM + 1, sizeof *hb);
+    if (!hs || !hm || !hb) {
         free(hs);
         free(hm);
+        free(hb);
         return cg_fail(e, "out of memory");
     }
     r->hs = hs;
     r->hm = hm;
+    r->hb = hb;
+    if (epi)
+        rc = load_bias(e, &p, r);
     r->s_reader = r->s_rd[0] = r->s_rd[1] = -1;
     r->obuf_reader[0] = r->obuf_reader[1] = r->mbuf_reader[0] = r->mbuf_reader[1] = -1;
     for (int i = 0; i < 64; i++)
@@ -691,5 +768,18 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
     }
     free(hs);
     free(hm);
+    free(hb);
     return rc ? rc : e->fail;
+}
+
+int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    return lower_mm(e, op, pax, NULL);
+}
+
+int cg_lower_epi(struct cg_em *e, const struct cg_epi *c, int po)
+{
+    int8_t pax[3];
+    cg_epi_mm_pax(e->g, c, po, pax);
+    return lower_mm(e, c->op[0], pax, c);
 }
