@@ -173,6 +173,10 @@ static enum sim_func unary_fn(enum graph_op_kind k)
 }
 
 /* One chained instruction: depends on the previous one of the tile (and extra deps). */
+struct chain;
+static int64_t step(struct chain *c, enum ls_engine eng, enum sim_opcode op, enum sim_func fn,
+                    const struct sim_operand *dst, const struct sim_operand *src,
+                    const struct sim_operand *src2, uint8_t flags);
 #define CHAIN_EXTRA 80
 struct chain {
     struct cg_em *e;
@@ -202,6 +206,46 @@ static int64_t step(struct chain *c, enum ls_engine eng, enum sim_opcode op, enu
     c->nextra = 0;
     c->last = cg_emit(c->e, &in, deps, nd);
     return c->last;
+}
+
+/* Softmax, layernorm or rmsnorm of one row per partition (the tile's normalized axis is
+ * its whole free size): the row statistics are per-partition scalars, which ACT applies
+ * as the implicit scale and bias of an activation (func(src * scale + bias)), so the
+ * centring and scaling passes run on ACT and DVE keeps the reductions:
+ *   softmax: DVE max; ACT activation_reduce exp(x - max) with the row sum as its
+ *            accumulator readout; ACT reciprocal; ACT scale by 1 / sum;
+ *   layernorm: DVE sum; ACT x - mean (bf16 scratch); DVE square (all-bf16) and sum;
+ *            ACT rsqrt; ACT scale by rstd; then DVE gamma / beta as before;
+ *   rmsnorm: DVE x * x and sum; ACT rsqrt; ACT scale by rstd; DVE gamma.
+ * Returns -1 on failure. */
+static int row_norm(struct chain *c, enum graph_op_kind k, int64_t rn, int64_t nout,
+                    const uint64_t *scr, const struct sim_operand *st,
+                    const struct sim_operand *out, const struct sim_operand *ial, int nin)
+{
+    uint32_t r = (uint32_t)rn;
+    const struct sim_operand *x = &ial[0];
+    if (k == GRAPH_OP_SOFTMAX) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, st, x, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE, SIM_FN_EXP, out, x, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, st, st, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, out, out, NULL, 0);
+        return c->e->fail ? -1 : 0;
+    }
+    struct sim_operand cen = cg_sb(0, r, scr[0], LS_DT_BF16, (uint64_t)nout);
+    struct sim_operand sq = cg_sb(0, r, scr[1] + (uint64_t)nout * 2, LS_DT_BF16, (uint64_t)nout);
+    if (k == GRAPH_OP_LAYERNORM) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, st, x, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &cen, x, NULL, 0);
+        x = &cen;
+    }
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &sq, x, x, 0);
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, st, &sq, NULL, 0);
+    step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, st, st, NULL, 0);
+    step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, out, x, NULL, 0);
+    for (int s = 1; s < nin; s++)
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, s == 1 ? SIM_FN_MUL : SIM_FN_ADD, out, out,
+             &ial[s], 0);
+    return c->e->fail ? -1 : 0;
 }
 
 int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
@@ -410,7 +454,10 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 struct sim_operand st = cg_sb(0, (uint32_t)rn, scr[1], LS_DT_FP32, (uint64_t)ns);
                 struct sim_operand stb = st;
                 stat_pattern(&m, len, &stb);
-                if (k == GRAPH_OP_SOFTMAX) {
+                if (ns == 1) {
+                    if (row_norm(&c, k, rn, nout, scr, &st, &out, ial, m.nin))
+                        return e->fail;
+                } else if (k == GRAPH_OP_SOFTMAX) {
                     step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &st, &ial[0], NULL, 0);
                     step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0], &stb, 0);
                     step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &out, &out, NULL, 0);
