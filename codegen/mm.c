@@ -106,6 +106,8 @@ struct mm_plan {
     int m_ring, s_ring;          /* a weight operand in the constant ring */
     int s_stream;                /* stationary tiles streamed one (k-step, m-tile) at a time */
     int m_res;                   /* moving operand loaded whole (ring or step region) */
+    int m_grp;                   /* streamed per (k-step, group): one DMA for the group's
+                                  * chunks (consecutive in storage), rows G times longer */
     int m_one;                   /* ... from a k-tiled weight, kg k-steps per DMA */
     int64_t mg, kg;              /* m-tiles per stationary group, k-steps per moving DMA */
     int s_blk;                   /* a ring weight stored group-major (s_blockable) */
@@ -200,6 +202,27 @@ static int mm_plan_tiles(struct cg_em *e, struct mm_plan *p)
     return 0;
 }
 
+/* The moving chunks are consecutive runs of M's storage order: every planned axis before
+ * the split one is a single index, and every axis stored before the split axis (but the
+ * partition axis) is a single index in a chunk's box (batch, other contracted pairs, free
+ * axes of extent 1). */
+static int chunks_consecutive(const struct mm_plan *p)
+{
+    if (p->sp.split < 0)
+        return 0;
+    for (int k = 0; k < p->sp.split; k++)
+        if (p->sp.ext[k] != 1)
+            return 0;
+    int sa = p->mfree[p->sp.split], order[R_];
+    int n = cg_storage_order(&p->vM, order);
+    for (int i = 1; i < n && order[i] != sa; i++) {
+        int k = in_list(p->mfree, p->nmf, order[i]);
+        if (k >= 0 && k > p->sp.split && p->sp.ext[k] > 1)
+            return 0;   /* a whole free axis stored outside the split one */
+    }
+    return 1;
+}
+
 /* SBUF plan. SBUF-resident operands are read in place and a resident output written in
  * place. A moving weight goes whole into the constant ring when it fits, another HBM moving
  * operand whole into the step region when it fits (after the stationary's minimum), else it
@@ -232,9 +255,11 @@ static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
     uint64_t sstream_bytes = 2 * (uint64_t)p->mtt * p->esS;
     uint64_t used = (p->s_ring ? 0 : p->s_stream ? sstream_bytes : 2 * s1) + 2 * obytes + 512;
     p->m_res = p->m_ring || (!p->inM && used + mres_bytes <= budget);
+    p->m_grp = !p->inM && !p->m_res && p->G > 1 && p->nT > 1 && chunks_consecutive(p) &&
+               used + 2 * (uint64_t)p->G * p->tmax * p->esM <= budget;
     uint64_t mbytes = p->inM || p->m_ring ? 0
                       : p->m_res          ? mres_bytes
-                                          : 2 * (uint64_t)p->tmax * p->esM;
+                                          : 2 * (uint64_t)(p->m_grp ? p->G : 1) * p->tmax * p->esM;
     used += mbytes;
     p->mg = 1;
     if (p->s_ring)
@@ -315,6 +340,8 @@ struct mm_run {
     int64_t bank_reader[64], obuf_reader[2], mbuf_reader[2], last_mm[64];
     int first_s, first_m;        /* the next loads of S / M wait for their writers */
     int64_t *hb;                 /* epilogue: the bias load of m-tile mi (or [0]: the row) */
+    int64_t hgrp;                /* m_grp: the current group's moving load */
+    int gmb;                     /* m_grp: the current group's moving buffer */
 };
 
 static int64_t klen_of(const struct mm_plan *p, int64_t kk)
@@ -542,6 +569,52 @@ static int64_t stationary_step(struct cg_em *e, const struct mm_plan *p, struct 
     return cg_emit(e, &ls, ld, nl);
 }
 
+/* Elements of M's chunk ti before the split axis' position lo (whole planned axes after
+ * the split one). */
+static int64_t split_inner(const struct mm_plan *p)
+{
+    int64_t n = 1;
+    for (int k = p->sp.split + 1; k < p->sp.n; k++)
+        n *= p->sp.ext[k];
+    return n;
+}
+
+/* Grouped streaming (m_grp): the group's first chunk loads every chunk of the group for
+ * k-step kk in one DMA into buffer mb; each chunk's matmul reads its part of it. */
+static int moving_grouped(struct cg_em *e, const struct mm_plan *p, struct mm_run *r,
+                          int64_t kk, int64_t ti, int64_t te, int mb, struct sim_operand *mv,
+                          int64_t *deps, size_t *nd)
+{
+    uint32_t klen = (uint32_t)klen_of(p, kk);
+    int64_t t0 = r->tg * p->G, sa = p->mfree[p->sp.split];
+    int64_t lo[R_], len[R_], lo0;
+    cg_split_box(&p->sp, t0, lo, len);
+    lo0 = lo[p->sp.split];
+    cg_split_box(&p->sp, ti, lo, len);
+    uint64_t buf = p->mbase + (uint64_t)mb * p->G * p->tmax * p->esM;
+    if (ti == t0) {
+        int64_t n = moving_box(p, r, kk, t0, 0);
+        cg_split_box(&p->sp, t0 + r->tcount - 1, lo, len);
+        r->mn[sa] = lo[p->sp.split] + len[p->sp.split] - lo0;
+        n = n / (r->tn[p->sp.split] ? r->tn[p->sp.split] : 1) * r->mn[sa];
+        struct sim_operand src, dst = cg_sb(0, klen, buf, p->vM.dt, (uint64_t)n);
+        if (cg_box(&p->vM, r->ml, r->mn, NULL, p->kM, 1, p->morder + 1, p->nm - 1, &src))
+            return cg_fail(e, "op %s: moving pattern needs > 4 dims", p->x->name);
+        int64_t ld[72];
+        size_t nl = moving_writers(e, p, r, ld, 0);
+        if (r->mbuf_reader[mb] >= 0)
+            ld[nl++] = r->mbuf_reader[mb];
+        r->hgrp = cg_dma(e, cg_load_class(e, p->x->inputs[p->M]), &dst, &src, SIM_OP_DMA_COPY,
+                         ld, nl);
+        r->loads++;
+        cg_split_box(&p->sp, ti, lo, len);
+    }
+    uint64_t off = (uint64_t)((lo[p->sp.split] - lo0) * split_inner(p)) * p->esM;
+    *mv = cg_sb(0, klen, buf + off, p->vM.dt, (uint64_t)te);
+    deps[(*nd)++] = r->hgrp;
+    return 0;
+}
+
 /* The moving operand of the matmul of (k-step kk, chunk ti of te elements) in *mv, what it
  * waits for appended to deps: in place (inM), resident (m_res), or streamed into buffer mb. */
 static int moving_operand(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t kk,
@@ -556,6 +629,8 @@ static int moving_operand(struct cg_em *e, const struct mm_plan *p, struct mm_ru
         return 0;
     }
     struct sim_operand src;
+    if (p->m_grp)
+        return moving_grouped(e, p, r, kk, ti, te, mb, mv, deps, nd);
     moving_box(p, r, kk, ti, 0);
     if (cg_box(&p->vM, r->ml, r->mn, NULL, p->kM, 1, p->morder + 1, p->nm - 1,
                p->inM ? mv : &src))
@@ -585,6 +660,10 @@ static int emit_matmul(struct cg_em *e, const struct mm_plan *p, struct mm_run *
     deps[nd++] = hls;
     struct sim_operand mv;
     int mb = (int)(r->loads & 1);
+    if (p->m_grp && j > 0)
+        mb = r->gmb;   /* the buffer the group's first chunk loaded */
+    else if (p->m_grp)
+        r->gmb = mb;
     if (moving_operand(e, p, r, kk, ti, te, mb, &mv, deps, &nd))
         return e->fail;
     uint32_t bank = chunk_bank(e, p, r, j);
