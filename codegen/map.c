@@ -248,6 +248,56 @@ static int row_norm(struct chain *c, enum graph_op_kind k, int64_t rn, int64_t n
     return c->e->fail ? -1 : 0;
 }
 
+static int contiguous(const struct sim_operand *o)
+{
+    return o->mem == LS_MEM_SBUF && (o->ndim == 0 || (o->ndim == 1 && o->stride[0] == 1));
+}
+
+/* 1 when a softmax tile of ns rows per partition can take rows_softmax: each row a run of
+ * L contiguous elements of both operands (the normalized axis innermost). */
+static int rows_ok(const struct chain *c, int64_t ns, const struct sim_operand *out,
+                   const struct sim_operand *x)
+{
+    return ns > 1 && ns <= 64 && c->nextra + (size_t)ns <= CHAIN_EXTRA && contiguous(out) &&
+           contiguous(x);
+}
+
+/* Softmax of ns rows per partition (rows_ok): one DVE max of every row; per row one ACT
+ * activation_reduce exp(x - max) (its row's max the per-partition bias, its row sum the
+ * accumulator readout), independent of each other; one ACT reciprocal of the ns sums
+ * after all of them; per row one ACT scale by 1 / sum, chained so that the tile's last
+ * instruction follows every row. Replaces the DVE subtract and multiply with a broadcast
+ * statistic (k = 2) and the DVE row sums. */
+static int rows_softmax(struct chain *c, int64_t ns, int64_t L, const struct sim_operand *st,
+                        const struct sim_operand *out, const struct sim_operand *x)
+{
+    int64_t hmax = step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, st, x, NULL, 0);
+    if (hmax < 0)
+        return -1;
+    size_t esx = ls_dtype_size((enum ls_dtype)x->dtype), eso = ls_dtype_size((enum ls_dtype)out->dtype);
+    size_t keep = c->nextra;
+    for (int64_t r = 0; r < ns; r++) {
+        struct sim_instr in = cg_instr(c->e, LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE, SIM_FN_EXP);
+        in.src = cg_sb(x->part_start, x->nparts, x->addr + (uint64_t)(r * L) * esx,
+                       (enum ls_dtype)x->dtype, (uint64_t)L);
+        in.dst = cg_sb(out->part_start, out->nparts, out->addr + (uint64_t)(r * L) * eso,
+                       (enum ls_dtype)out->dtype, (uint64_t)L);
+        int64_t h = cg_emit(c->e, &in, &hmax, 1);
+        if (h < 0)
+            return -1;
+        c->extra[c->nextra++] = h;   /* the reciprocal waits for every row */
+    }
+    step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, st, st, NULL, 0);
+    c->nextra = keep;
+    for (int64_t r = 0; r < ns; r++) {
+        struct sim_operand o = cg_sb(out->part_start, out->nparts,
+                                     out->addr + (uint64_t)(r * L) * eso,
+                                     (enum ls_dtype)out->dtype, (uint64_t)L);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &o, &o, NULL, 0);
+    }
+    return c->e->fail ? -1 : 0;
+}
+
 int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     struct mapc m;
@@ -456,6 +506,10 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 stat_pattern(&m, len, &stb);
                 if (ns == 1) {
                     if (row_norm(&c, k, rn, nout, scr, &st, &out, ial, m.nin))
+                        return e->fail;
+                } else if (k == GRAPH_OP_SOFTMAX && m.fax[m.nf - 1] == m.norm &&
+                           rows_ok(&c, ns, &out, &ial[0])) {
+                    if (rows_softmax(&c, ns, len[m.norm], &st, &out, &ial[0]))
                         return e->fail;
                 } else if (k == GRAPH_OP_SOFTMAX) {
                     step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &st, &ial[0], NULL, 0);
