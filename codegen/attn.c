@@ -167,8 +167,9 @@ struct attn_run {
     int64_t nqt;                 /* query tiles per batch combo */
     /* handles (-1: none, or emitted by a part not lowered here) */
     int64_t hq[2], hk[2], hv[2][ATTN_SPREAD], qk_reader[2], v_reader[2];
-    int64_t mm[2][8], sbank_reader[2], p_h[3], p_reader[3], rs_h[3], st_reader[3];
-    int64_t pt_reader, t_reader, hcp, pv_reader[2], o_reader[2];
+    int64_t mm[2][8], sbank_reader[2], p_h[3], p_reader[3], rs_h[3], st_reader[3], mx_h[3];
+    int64_t pt_reader, t_reader[2], hcp[2], pv_reader[2], o_reader[2];
+    int64_t tgroups;             /* transpose groups so far: the bank half they use */
 };
 
 static size_t dep(int64_t *d, size_t n, int64_t h)
@@ -272,8 +273,7 @@ static int part_scores(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t 
     return e->fail;
 }
 
-/* Softmax, DVE half: row max over the tile's PSUM banks, subtract into the bf16
- * probabilities (SBUF buffer t % 3). */
+/* Softmax, DVE half: the row max over the tile's PSUM banks (statistics buffer t % 3). */
 static int sm_dve(struct cg_em *e, struct attn_run *z, int64_t t)
 {
     const struct cg_attn_geom *m = z->m;
@@ -298,7 +298,20 @@ static int sm_dve(struct cg_em *e, struct attn_run *z, int64_t t)
         hmax = op1(e, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &mx, &parts, NULL, 0,
                    &hmax, 1);
     }
-    int64_t hsub = -1;
+    z->mx_h[u] = hmax;
+    return e->fail;
+}
+
+/* Softmax, ACT half: per PSUM bank one activation_reduce exp(score - max) (the row max is
+ * the per-partition bias) writing the bf16 probabilities, its accumulator readout summing
+ * the row across the banks (accumulate after the first), then the sum's reciprocal. */
+static int sm_act(struct cg_em *e, struct attn_run *z, int64_t t)
+{
+    const struct cg_attn_geom *m = z->m;
+    uint32_t rows = (uint32_t)cg_min(128, m->Sq - (t % z->nqt) * 128);
+    int s = (int)(t % m->ns), u = (int)(t % 3);
+    e->s->op_tag = z->tags[1];
+    int64_t hexp = -1;
     for (int64_t c = 0; c < m->nc; c++) {
         int64_t cl = cg_min(m->chunk, m->Sk - c * m->chunk);
         uint32_t bank = z->sbank0 + (uint32_t)(s * m->nc + c);
@@ -306,49 +319,36 @@ static int sm_dve(struct cg_em *e, struct attn_run *z, int64_t t)
                                          LS_DT_FP32, (uint32_t)cl);
         struct sim_operand pr = cg_sb(0, rows, z->pb[u] + (uint64_t)(c * m->chunk) * 2,
                                       LS_DT_BF16, (uint64_t)cl);
-        struct sim_operand b = bcast(rows, st, (uint32_t)cl);
-        int64_t d[2] = {hmax, z->p_reader[u]};
-        hsub = op1(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &pr, &ps, &b, 0, d, 2);
+        int64_t d[3] = {z->mx_h[u], z->p_reader[u], hexp};
+        hexp = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE, SIM_FN_EXP, &pr, &ps, NULL,
+                   c > 0 ? SIM_F_ACCUMULATE : 0, d, 3);
     }
-    z->sbank_reader[s] = z->p_h[u] = hsub;
-    return e->fail;
-}
-
-/* Softmax, ACT half: exp in place, the row sum (activation_reduce) and its reciprocal. */
-static int sm_act(struct cg_em *e, struct attn_run *z, int64_t t)
-{
-    const struct cg_attn_geom *m = z->m;
-    uint32_t rows = (uint32_t)cg_min(128, m->Sq - (t % z->nqt) * 128);
-    int u = (int)(t % 3);
-    e->s->op_tag = z->tags[1];
-    struct sim_operand pall = cg_sb(0, rows, z->pb[u], LS_DT_BF16, (uint64_t)m->Sk);
-    int64_t hexp = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &pall, &pall, NULL, 0,
-                       &z->p_h[u], 1);
     struct sim_operand sum = cg_sb(0, rows, z->st[u] + 4, LS_DT_FP32, 1);
-    int64_t hsum = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE, SIM_FN_NONE, &sum, &pall,
-                       NULL, 0, &hexp, 1);
     struct sim_operand rs = cg_sb(0, rows, z->st[u] + 8, LS_DT_FP32, 1);
     z->rs_h[u] = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &rs, &sum, NULL, 0,
-                     &hsum, 1);
-    z->p_h[u] = hexp;
+                     &hexp, 1);
+    z->sbank_reader[s] = z->p_h[u] = hexp;
     return e->fail;
 }
 
-/* Transposes of the probabilities (tpb blocks per PSUM bank) and their copies to SBUF
- * (alternating ACT and DVE). Returns the handle of the last copy. */
-static int64_t transpose_p(struct cg_em *e, struct attn_run *z, int u, uint32_t qlen)
+/* Transposes of the probabilities and their copies to SBUF (alternating ACT and DVE).
+ * The transpose bank is used in two halves of tpb / 2 blocks, alternating, so that the
+ * transposes of a group run while the previous group's copy drains the other half.
+ * Sets z->hcp to the last copy on each engine. */
+static void transpose_p(struct cg_em *e, struct attn_run *z, int u, uint32_t qlen)
 {
     const struct cg_attn_geom *m = z->m;
-    int64_t last = -1;
-    for (int64_t j0 = 0; j0 < m->nkb; j0 += m->tpb) {
-        int64_t n = cg_min(m->tpb, m->nkb - j0), htr = -1;
+    int64_t hb = m->tpb >= 2 ? m->tpb / 2 : 1;
+    for (int64_t j0 = 0; j0 < m->nkb; j0 += hb) {
+        int64_t n = cg_min(hb, m->nkb - j0), htr = -1;
+        int h = m->tpb >= 2 ? (int)(z->tgroups & 1) : 0;
+        uint64_t base = (uint64_t)z->tbank * e->t->psum_bank_bytes + (uint64_t)h * hb * 128 * 4;
         for (int64_t j = j0; j < j0 + n; j++) {
             uint32_t kl = (uint32_t)cg_min(128, m->Sk - j * 128);
             struct sim_operand src = cg_sb(0, qlen, z->pb[u] + (uint64_t)j * 256, LS_DT_BF16, kl);
-            struct sim_operand dst = sim_psum(0, kl, (uint64_t)z->tbank * e->t->psum_bank_bytes +
-                                                         (uint64_t)(j - j0) * 128 * 4,
+            struct sim_operand dst = sim_psum(0, kl, base + (uint64_t)(j - j0) * 128 * 4,
                                               LS_DT_FP32, qlen);
-            int64_t d[2] = {z->p_h[u], j == j0 ? z->t_reader : -1};
+            int64_t d[2] = {z->p_h[u], j == j0 ? z->t_reader[h] : -1};
             htr = op1(e, LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE, SIM_FN_NONE, &dst, &src, NULL, 0, d,
                       2);
         }
@@ -359,8 +359,7 @@ static int64_t transpose_p(struct cg_em *e, struct attn_run *z, int u, uint32_t 
             if (nb <= 0)
                 continue;
             uint32_t kl = (uint32_t)cg_min(128, m->Sk - jb * 128);
-            struct sim_operand src = sim_psum(0, kl, (uint64_t)z->tbank * e->t->psum_bank_bytes +
-                                                         (uint64_t)(jb - j0) * 128 * 4,
+            struct sim_operand src = sim_psum(0, kl, base + (uint64_t)(jb - j0) * 128 * 4,
                                               LS_DT_FP32, (uint32_t)(nb * qlen));
             struct sim_operand dst = cg_sb(0, kl, z->ptb + (uint64_t)jb * 128 * 2, LS_DT_BF16,
                                            (uint64_t)(nb * qlen));
@@ -368,15 +367,15 @@ static int64_t transpose_p(struct cg_em *e, struct attn_run *z, int u, uint32_t 
             int32_t sd[2] = {128, 1};
             sim_operand_dims(&src, 2, sz, sd);
             sim_operand_dims(&dst, 2, sz, sd);
-            int odd = (int)((jb / m->tpb + part) & 1);
+            int odd = (int)((z->tgroups + part) & 1);
             int64_t cd[2] = {htr, z->pt_reader};
-            last = op1(e, odd ? LS_ENGINE_DVE : LS_ENGINE_ACT, odd ? SIM_OP_TENSOR_COPY
-                                                                  : SIM_OP_ACTIVATION,
-                       SIM_FN_NONE, &dst, &src, NULL, 0, cd, 2);
-            z->t_reader = last;
+            z->hcp[odd] = op1(e, odd ? LS_ENGINE_DVE : LS_ENGINE_ACT,
+                              odd ? SIM_OP_TENSOR_COPY : SIM_OP_ACTIVATION, SIM_FN_NONE, &dst,
+                              &src, NULL, 0, cd, 2);
+            z->t_reader[h] = z->hcp[odd];
         }
+        z->tgroups++;
     }
-    return last;
 }
 
 /* ctx, first half: per batch combo the V loads (one per key block), per tile the
@@ -399,8 +398,8 @@ static int ctx_t(struct cg_em *e, struct attn_run *z, int64_t t)
             z->hv[b][j % ATTN_SPREAD] = h;   /* the last load on each queue */
         }
     }
-    z->hcp = transpose_p(e, z, (int)(t % 3), (uint32_t)cg_min(128, m->Sq - qt * 128));
-    z->p_reader[t % 3] = z->t_reader;
+    transpose_p(e, z, (int)(t % 3), (uint32_t)cg_min(128, m->Sq - qt * 128));
+    z->p_reader[t % 3] = z->hcp[0] > z->hcp[1] ? z->hcp[0] : z->hcp[1];
     return e->fail;
 }
 
@@ -419,8 +418,8 @@ static int ctx_pv(struct cg_em *e, struct attn_run *z, int64_t t)
         uint32_t kl = (uint32_t)cg_min(128, m->Sk - j * 128);
         struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
         ls.src = cg_sb(0, kl, z->ptb + (uint64_t)j * 128 * 2, LS_DT_BF16, (uint64_t)qlen);
-        int64_t d[1];
-        int64_t hls = cg_emit(e, &ls, d, dep(d, 0, z->hcp));
+        int64_t d[2];   /* the copies on both engines wrote the transposed blocks */
+        int64_t hls = cg_emit(e, &ls, d, dep(d, dep(d, 0, z->hcp[0]), z->hcp[1]));
         struct sim_operand mv = cg_sb(0, kl, z->vb[b] + (uint64_t)j * m->Dv * m->esv, z->vv.dt,
                                       (uint64_t)m->Dv);
         struct sim_operand ps = sim_psum(0, (uint32_t)qlen, pv, LS_DT_FP32, (uint32_t)m->Dv);
@@ -478,10 +477,11 @@ static void run_init(struct cg_em *e, const struct cg_attn *a, struct attn_run *
     for (int i = 0; i < 3; i++) {
         z->st[i] = cg_alloc(e, (uint64_t)(m->nc + 4) * 4);
         z->pb[i] = cg_alloc(e, (uint64_t)m->Sk * 2);
-        z->rs_h[i] = z->st_reader[i] = z->p_h[i] = z->p_reader[i] = -1;
+        z->rs_h[i] = z->st_reader[i] = z->p_h[i] = z->p_reader[i] = z->mx_h[i] = -1;
     }
     z->ptb = cg_alloc(e, (uint64_t)m->nkb * 128 * 2);
-    z->t_reader = z->pt_reader = z->hcp = -1;
+    z->t_reader[0] = z->t_reader[1] = z->pt_reader = z->hcp[0] = z->hcp[1] = -1;
+    z->tgroups = 0;
     /* the whole PSUM: scores banks first, then the transposes' and the PV bank */
     z->sbank0 = 0;
     z->tbank = m->ns * (uint32_t)m->nc;
@@ -500,7 +500,7 @@ static int cg_lower_attn(struct cg_em *e, const struct cg_attn *a, unsigned part
     int64_t nq = z.nqt = cg_cdiv(m->Sq, 128), T = m->nb * nq, L = (int64_t)m->ns;
     /* software pipeline over the tiles t = bi * nq + qt, so that no engine waits in
      * program order behind another tile's tail: while PE transposes tile t, it computes
-     * the scores of tile t + L, DVE their max and subtract, ACT the exp of tile t + 1 */
+     * the scores of tile t + L, DVE their max, ACT the exp (and row sum) of tile t + 1 */
     for (int64_t t = 0; t < L && t < T; t++) {
         if (parts & 1)
             part_scores(e, &z, t / nq, t % nq);

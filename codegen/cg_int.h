@@ -135,6 +135,10 @@ static inline int64_t cg_max(int64_t a, int64_t b) { return a > b ? a : b; }
 int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax);
 int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax);
 int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax);
+struct cg_epi;
+/* An epilogue chain (codegen/epi.h) with its output in layout po: the matmul, its
+ * evacuation adding the bias and applying the activation. */
+int cg_lower_epi(struct cg_em *e, const struct cg_epi *c, int po);
 int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax);
 int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax);
 int cg_fail(struct cg_em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

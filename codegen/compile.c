@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "codegen/attn.h"
+#include "codegen/epi.h"
 #include "codegen/cg_int.h"
 #include "codegen/memplan.h"
 #include "util/vec.h"
@@ -353,14 +354,23 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
         int role = cg_attn_find(g, t, op, &at);
         if (role == 0 || role == 1)
             continue;   /* emitted with the group's ctx op, interleaved tile by tile */
+        struct cg_epi ep;
+        int erole = cg_epi_find(g, op, &ep);
+        if (erole > 0) {   /* lowered with the chain's matmul */
+            for (int k = 0; k < x->ninputs; k++)
+                release(&c, x->inputs[k], i);
+            release(&c, x->output, i);
+            continue;
+        }
+        int32_t owner = erole == 0 ? ep.op[ep.n - 1] : op;   /* prices (and tags) the step */
         begin_step(&c, &s, t, o);
         if (role == 2)
             rc = wide_step(&c, &s, t);
-        if (war_deps(&c, x->output)) {
+        if (war_deps(&c, x->output) || (erole == 0 && war_deps(&c, ep.out))) {
             rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
             break;
         }
-        s.op_tag = sim_program_tag(c.p, x->name);
+        s.op_tag = sim_program_tag(c.p, graph_op(g, owner)->name);
         s.conv_tag = -1;
         if (role == 2 && !rc) {
             int32_t tags[3];
@@ -369,7 +379,8 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
             rc = cg_lower_attn_group(g, t, o, &at, 7, tags, &s, err);
             st->ops_lowered += 2;
         } else if (!rc) {
-            rc = cg_lower_op(g, t, o, op, pax, &s, err);
+            rc = cg_lower_op(g, t, o, owner, op_pax[owner], &s, err);
+            st->ops_lowered += erole == 0 ? ep.n - 1 : 0;
         }
         c.wide = 0;
         st->ops_lowered++;

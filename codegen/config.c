@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "codegen/attn.h"
+#include "codegen/epi.h"
 #include "codegen/cg_int.h"
 #include "util/vec.h"
 
@@ -251,6 +252,20 @@ int cg_op_cfgs(const struct graph *g, const struct sim_target *t, int32_t op, in
         int8_t pax[3];
         cg_attn_cfg(&a, role, pax);
         add(&b, pax);
+    }
+    struct cg_epi ep;
+    int erole = role < 0 ? cg_epi_find(g, op, &ep) : -1;
+    if (erole >= 0) {  /* an epilogue chain: the last op chooses the output's layout */
+        int8_t pax[4];
+        cg_epi_cfg(g, &ep, erole, pax);
+        struct cg_layouts lo;
+        cg_tensor_layouts(g, x->output, &lo);
+        for (int l = 0; l < (erole == ep.n - 1 ? lo.n : 1); l++) {
+            if (erole == ep.n - 1)
+                pax[x->ninputs] = (int8_t)lo.pax[l];
+            add(&b, pax);
+        }
+        role = erole;
     }
     if (role < 0)
     switch (x->kind) {

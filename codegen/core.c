@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "codegen/attn.h"
+#include "codegen/epi.h"
 #include "codegen/cg_int.h"
 #include "codegen/memplan.h"
 
@@ -25,6 +26,8 @@ void cg_tensor_layouts(const struct graph *g, int32_t t, struct cg_layouts *out)
         return;
     }
     out->pax[out->n++] = def;
+    if (cg_epi_fused(g, t))
+        return;   /* never materialized (codegen/epi.h): one layout, nothing converts it */
     for (int i = 0; i < x->shape.rank; i++)
         if (i != def && x->shape.dims[i].size > 1)
             out->pax[out->n++] = i;
@@ -552,6 +555,10 @@ int cg_lower_op(const struct graph *g, const struct sim_target *t, const struct 
     static const struct cg_options defo = {0};
     struct cg_em e = {g, t, o ? o : &defo, s, err, s->sbuf_base, 0, 0};
     const struct graph_op *x = graph_op(g, op);
+    struct cg_epi ep;
+    int erole = cg_epi_find(g, op, &ep);
+    if (erole >= 0)   /* an epilogue chain: its last op lowers (and prices) all of it */
+        return erole == ep.n - 1 ? cg_lower_epi(&e, &ep, pax[x->ninputs]) : 0;
     switch (x->kind) {
     case GRAPH_OP_SOURCE:
     case GRAPH_OP_RETURN:

@@ -173,6 +173,10 @@ static enum sim_func unary_fn(enum graph_op_kind k)
 }
 
 /* One chained instruction: depends on the previous one of the tile (and extra deps). */
+struct chain;
+static int64_t step(struct chain *c, enum ls_engine eng, enum sim_opcode op, enum sim_func fn,
+                    const struct sim_operand *dst, const struct sim_operand *src,
+                    const struct sim_operand *src2, uint8_t flags);
 #define CHAIN_EXTRA 80
 struct chain {
     struct cg_em *e;
@@ -202,6 +206,96 @@ static int64_t step(struct chain *c, enum ls_engine eng, enum sim_opcode op, enu
     c->nextra = 0;
     c->last = cg_emit(c->e, &in, deps, nd);
     return c->last;
+}
+
+/* Softmax, layernorm or rmsnorm of one row per partition (the tile's normalized axis is
+ * its whole free size): the row statistics are per-partition scalars, which ACT applies
+ * as the implicit scale and bias of an activation (func(src * scale + bias)), so the
+ * centring and scaling passes run on ACT and DVE keeps the reductions:
+ *   softmax: DVE max; ACT activation_reduce exp(x - max) with the row sum as its
+ *            accumulator readout; ACT reciprocal; ACT scale by 1 / sum;
+ *   layernorm: DVE sum; ACT x - mean (bf16 scratch); DVE square (all-bf16) and sum;
+ *            ACT rsqrt; ACT scale by rstd; then DVE gamma / beta as before;
+ *   rmsnorm: DVE x * x and sum; ACT rsqrt; ACT scale by rstd; DVE gamma.
+ * Returns -1 on failure. */
+static int row_norm(struct chain *c, enum graph_op_kind k, int64_t rn, int64_t nout,
+                    const uint64_t *scr, const struct sim_operand *st,
+                    const struct sim_operand *out, const struct sim_operand *ial, int nin)
+{
+    uint32_t r = (uint32_t)rn;
+    const struct sim_operand *x = &ial[0];
+    if (k == GRAPH_OP_SOFTMAX) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, st, x, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE, SIM_FN_EXP, out, x, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, st, st, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, out, out, NULL, 0);
+        return c->e->fail ? -1 : 0;
+    }
+    struct sim_operand cen = cg_sb(0, r, scr[0], LS_DT_BF16, (uint64_t)nout);
+    struct sim_operand sq = cg_sb(0, r, scr[1] + (uint64_t)nout * 2, LS_DT_BF16, (uint64_t)nout);
+    if (k == GRAPH_OP_LAYERNORM) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, st, x, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &cen, x, NULL, 0);
+        x = &cen;
+    }
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &sq, x, x, 0);
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, st, &sq, NULL, 0);
+    step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, st, st, NULL, 0);
+    step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, out, x, NULL, 0);
+    for (int s = 1; s < nin; s++)
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, s == 1 ? SIM_FN_MUL : SIM_FN_ADD, out, out,
+             &ial[s], 0);
+    return c->e->fail ? -1 : 0;
+}
+
+static int contiguous(const struct sim_operand *o)
+{
+    return o->mem == LS_MEM_SBUF && (o->ndim == 0 || (o->ndim == 1 && o->stride[0] == 1));
+}
+
+/* 1 when a softmax tile of ns rows per partition can take rows_softmax: each row a run of
+ * L contiguous elements of both operands (the normalized axis innermost). */
+static int rows_ok(const struct chain *c, int64_t ns, const struct sim_operand *out,
+                   const struct sim_operand *x)
+{
+    return ns > 1 && ns <= 64 && c->nextra + (size_t)ns <= CHAIN_EXTRA && contiguous(out) &&
+           contiguous(x);
+}
+
+/* Softmax of ns rows per partition (rows_ok): one DVE max of every row; per row one ACT
+ * activation_reduce exp(x - max) (its row's max the per-partition bias, its row sum the
+ * accumulator readout), independent of each other; one ACT reciprocal of the ns sums
+ * after all of them; per row one ACT scale by 1 / sum, chained so that the tile's last
+ * instruction follows every row. Replaces the DVE subtract and multiply with a broadcast
+ * statistic (k = 2) and the DVE row sums. */
+static int rows_softmax(struct chain *c, int64_t ns, int64_t L, const struct sim_operand *st,
+                        const struct sim_operand *out, const struct sim_operand *x)
+{
+    int64_t hmax = step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, st, x, NULL, 0);
+    if (hmax < 0)
+        return -1;
+    size_t esx = ls_dtype_size((enum ls_dtype)x->dtype), eso = ls_dtype_size((enum ls_dtype)out->dtype);
+    size_t keep = c->nextra;
+    for (int64_t r = 0; r < ns; r++) {
+        struct sim_instr in = cg_instr(c->e, LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE, SIM_FN_EXP);
+        in.src = cg_sb(x->part_start, x->nparts, x->addr + (uint64_t)(r * L) * esx,
+                       (enum ls_dtype)x->dtype, (uint64_t)L);
+        in.dst = cg_sb(out->part_start, out->nparts, out->addr + (uint64_t)(r * L) * eso,
+                       (enum ls_dtype)out->dtype, (uint64_t)L);
+        int64_t h = cg_emit(c->e, &in, &hmax, 1);
+        if (h < 0)
+            return -1;
+        c->extra[c->nextra++] = h;   /* the reciprocal waits for every row */
+    }
+    step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, st, st, NULL, 0);
+    c->nextra = keep;
+    for (int64_t r = 0; r < ns; r++) {
+        struct sim_operand o = cg_sb(out->part_start, out->nparts,
+                                     out->addr + (uint64_t)(r * L) * eso,
+                                     (enum ls_dtype)out->dtype, (uint64_t)L);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &o, &o, NULL, 0);
+    }
+    return c->e->fail ? -1 : 0;
 }
 
 int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
@@ -410,7 +504,14 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 struct sim_operand st = cg_sb(0, (uint32_t)rn, scr[1], LS_DT_FP32, (uint64_t)ns);
                 struct sim_operand stb = st;
                 stat_pattern(&m, len, &stb);
-                if (k == GRAPH_OP_SOFTMAX) {
+                if (ns == 1) {
+                    if (row_norm(&c, k, rn, nout, scr, &st, &out, ial, m.nin))
+                        return e->fail;
+                } else if (k == GRAPH_OP_SOFTMAX && m.fax[m.nf - 1] == m.norm &&
+                           rows_ok(&c, ns, &out, &ial[0])) {
+                    if (rows_softmax(&c, ns, len[m.norm], &st, &out, &ial[0]))
+                        return e->fail;
+                } else if (k == GRAPH_OP_SOFTMAX) {
                     step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &st, &ial[0], NULL, 0);
                     step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0], &stb, 0);
                     step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &out, &out, NULL, 0);

@@ -4,6 +4,7 @@
 
 #include "codegen/attn.h"
 #include "codegen/cg_int.h"
+#include "codegen/epi.h"
 #include "codegen/memplan.h"
 #include "util/vec.h"
 
@@ -137,6 +138,8 @@ static int eligible(const struct graph *g, const struct sim_target *tg,
 {
     const struct graph_tensor *x = graph_tensor(g, t);
     struct cg_attn a;
+    if (cg_epi_fused(g, t))
+        return 0;   /* an epilogue chain's intermediate: never materialized */
     if (x->producer < 0 || !in_place_op(g, x->producer) || cg_attn_find(g, tg, x->producer, &a) >= 0)
         return 0;   /* a fused attention group reads and writes HBM (codegen/attn.c) */
     for (size_t u = 0; u < x->nuses; u++) {
@@ -259,7 +262,21 @@ static void live_ranges(const struct graph *g, const int32_t *order, struct cg_m
         for (size_t u = 0; u < x->nuses; u++)
             if (p->pos[x->uses[u].op] > r->last)
                 r->last = p->pos[x->uses[u].op];
+        struct cg_epi c;   /* a chain's output is written by its matmul's step */
+        if (x->producer >= 0 && cg_epi_find(g, x->producer, &c) > 0 && c.out == t)
+            r->first = p->pos[c.op[0]];
     }
+}
+
+/* The tensor the step of op writes: its output, the chain's output for an epilogue
+ * chain's matmul (the whole chain lowers there), -1 for the chain's later ops. */
+static int32_t written_by(const struct graph *g, int32_t op)
+{
+    struct cg_epi c;
+    int role = cg_epi_find(g, op, &c);
+    if (role < 0)
+        return graph_op(g, op)->output;
+    return role == 0 ? c.out : -1;
 }
 
 /* The scores and probabilities of a fused attention group exist only in PSUM and the
@@ -276,7 +293,13 @@ static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t
     const struct graph *g = b->g;
     for (int32_t i = 0; i < graph_nops(g); i++) {
         release_dead(b, i);
-        int32_t t = graph_op(g, order[i])->output;
+        int32_t t = written_by(g, order[i]);
+        if (cg_epi_fused(g, graph_op(g, order[i])->output)) {
+            b->p->fused_tensors++;
+            b->p->fused_bytes += (uint64_t)graph_shape_numel(
+                                     &graph_tensor(g, graph_op(g, order[i])->output)->shape) *
+                                 ls_dtype_size(graph_tensor(g, graph_op(g, order[i])->output)->dtype);
+        }
         if (t < 0)
             continue;
         uint64_t whole = (uint64_t)graph_shape_numel(&graph_tensor(g, t)->shape) *

@@ -39,7 +39,8 @@ struct cg_memplan {
     int no_ring;                 /* 1: no constant ring (some op needs the steps' room) */
     int64_t resident_tensors, spilled_tensors;
     uint64_t resident_bytes, spilled_bytes; /* whole-tensor bytes (one layout) */
-    int64_t fused_tensors;       /* never materialized (fused attention, codegen/attn.h) */
+    int64_t fused_tensors;       /* never materialized (fused attention, codegen/attn.h;
+                                    epilogue chains, codegen/epi.h) */
     uint64_t fused_bytes;
 };
 

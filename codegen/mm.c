@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "codegen/cg_int.h"
+#include "codegen/epi.h"
 
 struct mmc {
     int nax;                 /* axes in a combo list */
@@ -105,11 +106,23 @@ struct mm_plan {
     int m_ring, s_ring;          /* a weight operand in the constant ring */
     int s_stream;                /* stationary tiles streamed one (k-step, m-tile) at a time */
     int m_res;                   /* moving operand loaded whole (ring or step region) */
+    int m_grp;                   /* streamed per (k-step, group): one DMA for the group's
+                                  * chunks (consecutive in storage), rows G times longer */
     int m_one;                   /* ... from a k-tiled weight, kg k-steps per DMA */
     int64_t mg, kg;              /* m-tiles per stationary group, k-steps per moving DMA */
     int s_blk;                   /* a ring weight stored group-major (s_blockable) */
     uint64_t s1, sgrp;           /* bytes per partition: one m-tile of S (all k-steps), a group */
     uint64_t sbase, obase[2], mbase;
+    /* epilogue chain (codegen/epi.h), or NULL: the evacuation adds the bias, along the
+     * output partitions (bias_part: one ACT instruction func(psum + bias)) or along the
+     * moving free axis (a DVE add from PSUM with the bias row replicated on every
+     * partition, then the activation on ACT in place), and writes the chain's output */
+    const struct cg_epi *epi;
+    int32_t out_t;               /* the tensor the evacuations write */
+    int bias_part;
+    enum sim_func fn;
+    struct cg_view vB;
+    uint64_t bbase;
 };
 
 /* Operands, the stationary one (whose free axis lands on the output partitions) and the
@@ -144,7 +157,7 @@ static int mm_plan_axes(struct cg_em *e, int32_t op, const int8_t *pax, struct m
     p->paxM = pax[M];
     cg_view_make(e, p->x->inputs[S], pax[S], &p->vS);
     cg_view_make(e, p->x->inputs[M], pax[M], &p->vM);
-    cg_view_make(e, p->x->output, p->po, &p->vO);
+    cg_view_make(e, p->out_t, p->po, &p->vO);
     for (int i = 0; i < at->nbatch; i++)
         mmc_add(&p->cb, i, p->vS.dim[batch[S][i]]);
     for (int i = 0; i < at->ncontract; i++)
@@ -189,6 +202,27 @@ static int mm_plan_tiles(struct cg_em *e, struct mm_plan *p)
     return 0;
 }
 
+/* The moving chunks are consecutive runs of M's storage order: every planned axis before
+ * the split one is a single index, and every axis stored before the split axis (but the
+ * partition axis) is a single index in a chunk's box (batch, other contracted pairs, free
+ * axes of extent 1). */
+static int chunks_consecutive(const struct mm_plan *p)
+{
+    if (p->sp.split < 0)
+        return 0;
+    for (int k = 0; k < p->sp.split; k++)
+        if (p->sp.ext[k] != 1)
+            return 0;
+    int sa = p->mfree[p->sp.split], order[R_];
+    int n = cg_storage_order(&p->vM, order);
+    for (int i = 1; i < n && order[i] != sa; i++) {
+        int k = in_list(p->mfree, p->nmf, order[i]);
+        if (k >= 0 && k > p->sp.split && p->sp.ext[k] > 1)
+            return 0;   /* a whole free axis stored outside the split one */
+    }
+    return 1;
+}
+
 /* SBUF plan. SBUF-resident operands are read in place and a resident output written in
  * place. A moving weight goes whole into the constant ring when it fits, another HBM moving
  * operand whole into the step region when it fits (after the stationary's minimum), else it
@@ -202,6 +236,10 @@ static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
     p->inS = cg_resident(&p->vS);
     p->inM = cg_resident(&p->vM);
     p->inO = cg_resident(&p->vO);
+    if (p->epi) {   /* the bias: a column per m-tile, or one replicated row */
+        size_t esb = ls_dtype_size(p->vB.dt);
+        p->bbase = cg_alloc(e, p->bias_part ? (uint64_t)p->nM * esb : (uint64_t)p->vB.dim[0] * esb);
+    }
     uint64_t budget = cg_budget(e), ring = e->s->ring_bytes;
     p->m_whole = p->sp.split <= 0;
     p->mks = p->nT * p->tmax;
@@ -217,9 +255,11 @@ static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
     uint64_t sstream_bytes = 2 * (uint64_t)p->mtt * p->esS;
     uint64_t used = (p->s_ring ? 0 : p->s_stream ? sstream_bytes : 2 * s1) + 2 * obytes + 512;
     p->m_res = p->m_ring || (!p->inM && used + mres_bytes <= budget);
+    p->m_grp = !p->inM && !p->m_res && p->G > 1 && p->nT > 1 && chunks_consecutive(p) &&
+               used + 2 * (uint64_t)p->G * p->tmax * p->esM <= budget;
     uint64_t mbytes = p->inM || p->m_ring ? 0
                       : p->m_res          ? mres_bytes
-                                          : 2 * (uint64_t)p->tmax * p->esM;
+                                          : 2 * (uint64_t)(p->m_grp ? p->G : 1) * p->tmax * p->esM;
     used += mbytes;
     p->mg = 1;
     if (p->s_ring)
@@ -252,11 +292,30 @@ static int s_blockable(const struct cg_em *e, const struct mm_plan *p)
            graph_tensor(e->g, p->x->inputs[p->S])->nuses == 1;
 }
 
-static int mm_plan(struct cg_em *e, int32_t op, const int8_t *pax, struct mm_plan *p)
+static enum sim_func act_fn(enum graph_op_kind k)
+{
+    switch (k) {
+    case GRAPH_OP_GELU: return SIM_FN_GELU;
+    case GRAPH_OP_RELU: return SIM_FN_RELU;
+    case GRAPH_OP_TANH: return SIM_FN_TANH;
+    case GRAPH_OP_SIGMOID: return SIM_FN_SIGMOID;
+    default: return SIM_FN_NONE;
+    }
+}
+
+static int mm_plan(struct cg_em *e, int32_t op, const int8_t *pax, const struct cg_epi *epi,
+                   struct mm_plan *p)
 {
     memset(p, 0, sizeof *p);
+    p->epi = epi;
+    p->out_t = epi ? epi->out : graph_op(e->g, op)->output;
     if (mm_plan_axes(e, op, pax, p) || mm_plan_tiles(e, p))
         return e->fail;
+    if (epi) {
+        cg_view_make(e, epi->bias, 0, &p->vB);
+        p->bias_part = p->S == 1;   /* the weight's columns on the output partitions */
+        p->fn = epi->n == 3 ? act_fn(epi->act) : SIM_FN_NONE;
+    }
     mm_plan_sbuf(e, p);
     p->s_blk = s_blockable(e, p);
     p->ns = cg_storage_order(&p->vS, p->sorder);
@@ -280,6 +339,9 @@ struct mm_run {
     int64_t loads;               /* streamed loads (stationary and moving): buffer parity */
     int64_t bank_reader[64], obuf_reader[2], mbuf_reader[2], last_mm[64];
     int first_s, first_m;        /* the next loads of S / M wait for their writers */
+    int64_t *hb;                 /* epilogue: the bias load of m-tile mi (or [0]: the row) */
+    int64_t hgrp;                /* m_grp: the current group's moving load */
+    int gmb;                     /* m_grp: the current group's moving buffer */
 };
 
 static int64_t klen_of(const struct mm_plan *p, int64_t kk)
@@ -507,6 +569,52 @@ static int64_t stationary_step(struct cg_em *e, const struct mm_plan *p, struct 
     return cg_emit(e, &ls, ld, nl);
 }
 
+/* Elements of M's chunk ti before the split axis' position lo (whole planned axes after
+ * the split one). */
+static int64_t split_inner(const struct mm_plan *p)
+{
+    int64_t n = 1;
+    for (int k = p->sp.split + 1; k < p->sp.n; k++)
+        n *= p->sp.ext[k];
+    return n;
+}
+
+/* Grouped streaming (m_grp): the group's first chunk loads every chunk of the group for
+ * k-step kk in one DMA into buffer mb; each chunk's matmul reads its part of it. */
+static int moving_grouped(struct cg_em *e, const struct mm_plan *p, struct mm_run *r,
+                          int64_t kk, int64_t ti, int64_t te, int mb, struct sim_operand *mv,
+                          int64_t *deps, size_t *nd)
+{
+    uint32_t klen = (uint32_t)klen_of(p, kk);
+    int64_t t0 = r->tg * p->G, sa = p->mfree[p->sp.split];
+    int64_t lo[R_], len[R_], lo0;
+    cg_split_box(&p->sp, t0, lo, len);
+    lo0 = lo[p->sp.split];
+    cg_split_box(&p->sp, ti, lo, len);
+    uint64_t buf = p->mbase + (uint64_t)mb * p->G * p->tmax * p->esM;
+    if (ti == t0) {
+        int64_t n = moving_box(p, r, kk, t0, 0);
+        cg_split_box(&p->sp, t0 + r->tcount - 1, lo, len);
+        r->mn[sa] = lo[p->sp.split] + len[p->sp.split] - lo0;
+        n = n / (r->tn[p->sp.split] ? r->tn[p->sp.split] : 1) * r->mn[sa];
+        struct sim_operand src, dst = cg_sb(0, klen, buf, p->vM.dt, (uint64_t)n);
+        if (cg_box(&p->vM, r->ml, r->mn, NULL, p->kM, 1, p->morder + 1, p->nm - 1, &src))
+            return cg_fail(e, "op %s: moving pattern needs > 4 dims", p->x->name);
+        int64_t ld[72];
+        size_t nl = moving_writers(e, p, r, ld, 0);
+        if (r->mbuf_reader[mb] >= 0)
+            ld[nl++] = r->mbuf_reader[mb];
+        r->hgrp = cg_dma(e, cg_load_class(e, p->x->inputs[p->M]), &dst, &src, SIM_OP_DMA_COPY,
+                         ld, nl);
+        r->loads++;
+        cg_split_box(&p->sp, ti, lo, len);
+    }
+    uint64_t off = (uint64_t)((lo[p->sp.split] - lo0) * split_inner(p)) * p->esM;
+    *mv = cg_sb(0, klen, buf + off, p->vM.dt, (uint64_t)te);
+    deps[(*nd)++] = r->hgrp;
+    return 0;
+}
+
 /* The moving operand of the matmul of (k-step kk, chunk ti of te elements) in *mv, what it
  * waits for appended to deps: in place (inM), resident (m_res), or streamed into buffer mb. */
 static int moving_operand(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t kk,
@@ -521,6 +629,8 @@ static int moving_operand(struct cg_em *e, const struct mm_plan *p, struct mm_ru
         return 0;
     }
     struct sim_operand src;
+    if (p->m_grp)
+        return moving_grouped(e, p, r, kk, ti, te, mb, mv, deps, nd);
     moving_box(p, r, kk, ti, 0);
     if (cg_box(&p->vM, r->ml, r->mn, NULL, p->kM, 1, p->morder + 1, p->nm - 1,
                p->inM ? mv : &src))
@@ -550,6 +660,10 @@ static int emit_matmul(struct cg_em *e, const struct mm_plan *p, struct mm_run *
     deps[nd++] = hls;
     struct sim_operand mv;
     int mb = (int)(r->loads & 1);
+    if (p->m_grp && j > 0)
+        mb = r->gmb;   /* the buffer the group's first chunk loaded */
+    else if (p->m_grp)
+        r->gmb = mb;
     if (moving_operand(e, p, r, kk, ti, te, mb, &mv, deps, &nd))
         return e->fail;
     uint32_t bank = chunk_bank(e, p, r, j);
@@ -600,17 +714,33 @@ static int evacuate_chunk(struct cg_em *e, const struct mm_plan *p, struct mm_ru
     struct sim_operand o = cg_sb(0, (uint32_t)r->mlen, p->obase[ob], p->vO.dt, (uint64_t)te);
     if (p->inO && cg_box(&p->vO, r->ol, r->on, NULL, p->po, 1, p->oorder + 1, p->no - 1, &o))
         return cg_fail(e, "op %s: output pattern needs > 4 dims", p->x->name);
-    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    int dve_add = p->epi && !p->bias_part;   /* the bias along the free axis */
+    struct sim_instr ev = dve_add ? cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD)
+                                  : cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, p->fn);
     ev.dst = o;
     ev.src = sim_psum(0, (uint32_t)r->mlen, (uint64_t)bank * e->t->psum_bank_bytes, LS_DT_FP32,
                       (uint32_t)te);
-    int64_t deps[2] = {r->last_mm[j], r->obuf_reader[ob]};
-    int64_t hev = cg_emit(e, &ev, deps, r->obuf_reader[ob] >= 0 && !p->inO ? 2 : 1);
+    int64_t deps[3] = {r->last_mm[j]};
+    size_t nd = 1;
+    if (r->obuf_reader[ob] >= 0 && !p->inO)
+        deps[nd++] = r->obuf_reader[ob];
+    if (p->epi)
+        deps[nd++] = r->hb[p->bias_part ? r->mi : 0];
+    if (dve_add)
+        ev.src2 = cg_sb(0, (uint32_t)r->mlen,
+                        p->bbase + (uint64_t)r->tl[0] * ls_dtype_size(p->vB.dt), p->vB.dt,
+                        (uint64_t)te);
+    int64_t hev = cg_emit(e, &ev, deps, nd);
     r->bank_reader[bank % 64] = hev;
+    if (dve_add && p->fn != SIM_FN_NONE && hev >= 0) {   /* the activation, in place */
+        struct sim_instr ac = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, p->fn);
+        ac.dst = ac.src = o;
+        hev = cg_emit(e, &ac, &hev, 1);
+    }
     if (p->inO) {
         if (hev < 0)
             return e->fail;
-        cg_wrote(e, p->x->output, p->po, hev);
+        cg_wrote(e, p->out_t, p->po, hev);
         return 0;
     }
     struct sim_operand dst;
@@ -619,7 +749,7 @@ static int evacuate_chunk(struct cg_em *e, const struct mm_plan *p, struct mm_ru
     int64_t hst = cg_dma(e, CG_Q_STORE, &dst, &o, SIM_OP_DMA_COPY, &hev, 1);
     if (hst < 0)
         return e->fail;
-    cg_wrote(e, p->x->output, p->po, hst);
+    cg_wrote(e, p->out_t, p->po, hst);
     r->obuf_reader[ob] = hst;
     return 0;
 }
@@ -652,22 +782,48 @@ static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run 
     return 0;
 }
 
-int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
+/* Epilogue: the bias into SBUF (a weight: no producer to wait for), a column of each
+ * m-tile's elements when it runs along the output partitions, else the whole row
+ * replicated on the m-tile's partitions by one DMA of partition stride 0. */
+static int load_bias(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
+{
+    size_t esb = ls_dtype_size(p->vB.dt);
+    int64_t n = p->bias_part ? p->nM : 1;
+    for (int64_t mi = 0; mi < n; mi++) {
+        int64_t m0 = p->bias_part ? mi * p->mtt : 0;
+        uint32_t rows = (uint32_t)cg_min(p->mtt, p->Ma - m0);
+        uint32_t len = p->bias_part ? 1 : (uint32_t)p->vB.dim[0];
+        struct sim_operand src = sim_hbm(rows, p->bias_part ? 1 : 0,
+                                         p->vB.base + (uint64_t)m0 * esb, p->vB.dt, len);
+        struct sim_operand dst = cg_sb(0, rows, p->bbase + (uint64_t)mi * esb, p->vB.dt, len);
+        r->hb[mi] = cg_dma(e, CG_Q_CONST, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
+        if (r->hb[mi] < 0)
+            return e->fail;
+    }
+    return 0;
+}
+
+static int lower_mm(struct cg_em *e, int32_t op, const int8_t *pax, const struct cg_epi *epi)
 {
     struct mm_plan p;
-    int rc = mm_plan(e, op, pax, &p);
+    int rc = mm_plan(e, op, pax, epi, &p);
     if (rc)
         return rc;
     struct mm_run run = {0}, *r = &run;
     int64_t *hs = calloc((size_t)p.nKK + 2, sizeof *hs);
     int64_t *hm = calloc((size_t)(p.m_res ? p.nKK * p.nT : 2) + 2, sizeof *hm);
-    if (!hs || !hm) {
+    int64_t *hb = calloc((size_t)p.nM + 1, sizeof *hb);
+    if (!hs || !hm || !hb) {
         free(hs);
         free(hm);
+        free(hb);
         return cg_fail(e, "out of memory");
     }
     r->hs = hs;
     r->hm = hm;
+    r->hb = hb;
+    if (epi)
+        rc = load_bias(e, &p, r);
     r->s_reader = r->s_rd[0] = r->s_rd[1] = -1;
     r->obuf_reader[0] = r->obuf_reader[1] = r->mbuf_reader[0] = r->mbuf_reader[1] = -1;
     for (int i = 0; i < 64; i++)
@@ -691,5 +847,18 @@ int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
     }
     free(hs);
     free(hm);
+    free(hb);
     return rc ? rc : e->fail;
+}
+
+int cg_lower_matmul(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    return lower_mm(e, op, pax, NULL);
+}
+
+int cg_lower_epi(struct cg_em *e, const struct cg_epi *c, int po)
+{
+    int8_t pax[3];
+    cg_epi_mm_pax(e->g, c, po, pax);
+    return lower_mm(e, c->op[0], pax, c);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/epi.h"
 #include "codegen/memplan.h"
 #include "costmodel/costmodel.h"
 #include "util/hash.h"
@@ -264,6 +265,16 @@ int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
         kshape(m, x->inputs[i]);
     kshape(m, x->output);
     kput(m, pax, (size_t)x->ninputs + 1);
+    struct cg_epi ep;   /* an epilogue chain's last op prices the whole chain */
+    int32_t erole = cg_epi_find(m->g, op, &ep);
+    kput(m, &erole, sizeof erole);
+    if (erole >= 0 && erole == ep.n - 1) {
+        kshape(m, ep.x);
+        kshape(m, ep.w);
+        kshape(m, ep.bias);
+        kput(m, &graph_op(m->g, ep.op[0])->attrs, sizeof(struct graph_attrs));
+        kshape(m, graph_op(m->g, ep.op[0])->output);
+    }
     int found;
     struct slot *s = lookup(m, &found);
     if (!s)

@@ -14,6 +14,7 @@ models=(
   "zoo:olmo-7b --layers 1 --seq 16 --hidden 256"
   "zoo:resnet50 --layers 18 --image 32"
   "zoo:vit-b16 --layers 1 --image 32"
+  "zoo:whisper-enc --layers 1 --seq 64"
   "examples/fig2.lg"
 )
 for spec in "${models[@]}"; do

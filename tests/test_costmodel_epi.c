@@ -1,0 +1,175 @@
+/* Matmul epilogue chains (codegen/epi): which chains are recognised, one layout for their
+ * intermediates, the bias and activation folded into the PSUM evacuation (no fp32 matmul
+ * output crosses HBM, the biases are still loaded), price == objective for random
+ * assignments and never faster than the roofline bound. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "codegen/epi.h"
+#include "costmodel/costmodel.h"
+#include "costmodel/instance.h"
+#include "costmodel/roofline.h"
+#include "graph/lg.h"
+#include "sim/sim.h"
+#include "util/prng.h"
+
+/* A transformer FFN at whisper-enc's sizes: fc1 + bias + gelu (bf16), fc2 + bias (fp32,
+ * returned); the fp32 fc1 output [S, 2048] does not fit on chip. */
+static struct graph *ffn(int64_t S)
+{
+    struct ls_error err = {0};
+    char txt[1024];
+    snprintf(txt, sizeof txt,
+             "lg 1\n"
+             "input x bf16 [1,%lld,512]\n"
+             "weight w1 bf16 [512,2048]\n"
+             "weight b1 fp32 [2048]\n"
+             "op h.mm fp32 [1,%lld,2048] = matmul x w1 lhs_contract=2 rhs_contract=0\n"
+             "op h fp32 [1,%lld,2048] = add h.mm b1\n"
+             "op a bf16 [1,%lld,2048] = gelu h\n"
+             "weight w2 bf16 [2048,512]\n"
+             "weight b2 fp32 [512]\n"
+             "op y.mm fp32 [1,%lld,512] = matmul a w2 lhs_contract=2 rhs_contract=0\n"
+             "op y fp32 [1,%lld,512] = add b2 y.mm\n"
+             "output y\n",
+             (long long)S, (long long)S, (long long)S, (long long)S, (long long)S,
+             (long long)S);
+    struct graph *g = NULL;
+    assert_int_equal(graph_read("ffn.lg", txt, strlen(txt), &g, &err), 0);
+    assert_int_equal(graph_validate(g, &err), 0);
+    return g;
+}
+
+static int32_t op_of(const struct graph *g, const char *tensor)
+{
+    return graph_tensor(g, graph_find_tensor(g, tensor))->producer;
+}
+
+/* fc1 is a three-op chain, fc2 (bias as the add's first operand) a two-op one; their
+ * intermediates have one layout; only the last op of a chain has a layout choice. */
+static void test_chains(void **st)
+{
+    (void)st;
+    struct ls_error err = {0};
+    struct sim_target t;
+    sim_target_builtin(&t, "nc-v2");
+    struct graph *g = ffn(256);
+    struct cg_epi c;
+    assert_int_equal(cg_epi_find(g, op_of(g, "h.mm"), &c), 0);
+    assert_int_equal(c.n, 3);
+    assert_int_equal(cg_epi_find(g, op_of(g, "h"), &c), 1);
+    assert_int_equal(cg_epi_find(g, op_of(g, "a"), &c), 2);
+    assert_int_equal(c.out, graph_find_tensor(g, "a"));
+    assert_int_equal(cg_epi_find(g, op_of(g, "y"), &c), 1);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(c.bias, graph_find_tensor(g, "b2"));
+    assert_true(cg_epi_fused(g, graph_find_tensor(g, "h.mm")));
+    assert_true(cg_epi_fused(g, graph_find_tensor(g, "h")));
+    assert_false(cg_epi_fused(g, graph_find_tensor(g, "a")));
+    struct cg_layouts l;
+    cg_tensor_layouts(g, graph_find_tensor(g, "h"), &l);
+    assert_int_equal(l.n, 1);
+    struct cg_cfgs cf;
+    assert_int_equal(cg_op_cfgs(g, &t, op_of(g, "h.mm"), -2, &cf, &err), 0);
+    assert_int_equal(cf.ncfg, 1);
+    cg_cfgs_free(&cf);
+    assert_int_equal(cg_op_cfgs(g, &t, op_of(g, "a"), -2, &cf, &err), 0);
+    assert_int_equal(cf.ncfg, 2);   /* seq or the 2048 features on partitions */
+    cg_cfgs_free(&cf);
+    graph_free(g);
+}
+
+struct fixture {
+    struct sim_target t;
+    struct cm_table tb;
+    struct cm_model *m;
+    struct cm_instance *in;
+};
+
+static void open_model(struct fixture *f, struct graph *g)
+{
+    struct ls_error err = {0};
+    assert_int_equal(sim_target_builtin(&f->t, "nc-v2"), 0);
+    cm_table_default(&f->t, &f->tb);
+    struct cg_options o = {0};
+    f->m = cm_model_new(g, &f->t, &f->tb, &o);
+    assert_non_null(f->m);
+    assert_int_equal(cm_instance_create(f->m, NULL, &f->in, &err), 0);
+}
+
+static void close_model(struct fixture *f)
+{
+    cm_instance_free(f->in);
+    cm_model_free(f->m);
+}
+
+/* fp32 bytes the ops (not conversions) store to HBM and load from it */
+static void fp32_traffic(const struct sim_program *p, uint64_t *stored, uint64_t *loaded)
+{
+    *stored = *loaded = 0;
+    for (size_t i = 0; i < sim_program_count(p); i++) {
+        struct sim_instr buf;
+        const struct sim_instr *in = sim_program_get(p, i, &buf);
+        if (in->engine != LS_ENGINE_DMA || in->conv_tag >= 0 || in->dst.dtype != LS_DT_FP32)
+            continue;
+        uint64_t b = (uint64_t)in->dst.nparts * sim_operand_free(&in->dst) * 4;
+        if (in->dst.mem == LS_MEM_HBM)
+            *stored += b;
+        else if (in->src.mem == LS_MEM_HBM)
+            *loaded += b;
+    }
+}
+
+/* Price of the compiled program == .lsp objective for random assignments; whatever the
+ * layouts, the only fp32 tensor stored is the returned y (once), the fp32 biases are
+ * loaded, and the simulated time is never below the roofline bound. */
+static void test_fused_random(void **st)
+{
+    (void)st;
+    struct ls_error err = {0};
+    const int64_t S = 2048;
+    struct graph *g = ffn(S);
+    struct fixture f;
+    open_model(&f, g);
+    const struct lsp_problem *p = f.in->p;
+    struct cm_roofline rl;
+    cm_roofline(g, &f.t, &rl);
+    int32_t *cfg = calloc((size_t)p->nops, sizeof *cfg);
+    struct ls_rng r;
+    ls_rng_seed(&r, 5);
+    for (int it = 0; it < 50; it++) {
+        for (int32_t i = 0; i < p->nops; i++)
+            cfg[i] = it == 0 ? 0 : (int32_t)ls_rng_below(&r, (uint64_t)p->ops[i].ncfg);
+        struct sim_program *prog = NULL;
+        assert_int_equal(cm_instance_compile(f.in, cfg, &prog, NULL, &err), 0);
+        assert_int_equal(cm_price_program(&f.tb, &f.t, prog), lsp_eval(p, cfg, NULL, NULL));
+        uint64_t stored, loaded;
+        fp32_traffic(prog, &stored, &loaded);
+        assert_int_equal(stored, (uint64_t)S * 512 * 4);
+        assert_true(loaded >= (2048 + 512) * 4);
+        if (it % 10 == 0) {
+            struct sim_stats ss;
+            assert_int_equal(sim_run(&f.t, prog, NULL, &ss, &err), 0);
+            assert_true(sim_ticks_ns(&ss, ss.ticks) >= rl.bound_ns);
+        }
+        sim_program_free(prog);
+    }
+    free(cfg);
+    close_model(&f);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chains),
+        cmocka_unit_test(test_fused_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
