@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "solver/exact_be.h"
+#include "solver/exact_wc.h"
 #include "solver/incr.h"
 
 int64_t ex_default_mem_limit(void)
@@ -61,17 +62,14 @@ static int seed(struct ex_pf *pf, int32_t c, int32_t *cfg, int64_t *cost, struct
     return rc;
 }
 
-int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
-                struct ls_error *err)
+/* The seed, then the MIP engine in its child process (the MIP start: solved components
+ * at their optimum, the others seeded). */
+static int start_race(struct ex_pf *pf, int32_t c, int32_t *cfg, int64_t *cost,
+                      struct ls_error *err)
 {
-    struct ex_pf *pf = ctx;
-    if (pf->started || pf->start_failed ||
-        (exact_entries <= pf->race_entries && exact_entries <= pf->budget))
-        return 0;
     int rc = seed(pf, c, cfg, cost, err);
     if (rc)
         return rc;
-    /* the MIP start: solved components at their optimum, the others seeded */
     double left = 0;
     if (pf->dl && pf->dl->end_ns) {
         uint64_t now = ls_now_ns();
@@ -79,17 +77,44 @@ int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_
     }
     struct ls_error ignored;
     if (ex_mip_start(&pf->job, pf->p, left, cfg, &pf->proved, &ignored)) {
-        /* no child process (fork refused, out of memory): bucket elimination alone, as
-         * before the portfolio, is still a complete solver */
+        /* no child process (fork refused, out of memory): the in-process engines alone
+         * are still complete solvers */
         ex_mip_job_free(&pf->job);
         pf->start_failed = 1;
         return 0;
     }
     pf->started = 1;
+    return 0;
+}
+
+int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
+                int *proven, struct ls_error *err)
+{
+    struct ex_pf *pf = ctx;
+    *proven = 0;
+    if (exact_entries <= pf->race_entries && exact_entries <= pf->budget)
+        return 0;
+    pf->raced[c] = 1;
+    int rc = 0;
+    if (!pf->started && !pf->start_failed && (rc = start_race(pf, c, cfg, cost, err)))
+        return rc;
+    /* elimination fits: the search gets about as many nodes as elimination has table
+     * entries to fill per microsecond of work, then elimination takes over */
+    int fits = exact_entries <= pf->budget;
+    uint64_t limit = fits ? (uint64_t)(exact_entries / 256) + 20000 : 0;
+    struct ex_wc_out wo;
+    if ((rc = ex_wc_solve(pf->p, pf->g, c, pf->dl, limit, cfg, cost, &wo)))
+        return ls_error_msg(err, rc, "exact: out of memory");
+    pf->wc_nodes += (double)wo.nodes;
+    if (wo.optimal) {
+        pf->wc_proven++;
+        *proven = 1;
+        return 0;
+    }
     /* past the budget, bucket elimination falls back to mini-buckets, which rarely prove
      * what CBC proves: rather than take CPU and memory from it, wait for its answer (a
      * proof stops the loop; without one the loop goes on with the time left) */
-    if (exact_entries > pf->budget)
+    if (!fits && pf->started)
         ex_mip_wait(&pf->job, pf->dl, 0);
     return 0;
 }
