@@ -110,7 +110,8 @@ static int run_wc(const struct lsp_problem *p, const struct ex_fg *g,
         int64_t cost = ex_comp_cost(p, g, c, cfg), lb = lb0[c];
         struct ex_wc_out wo = {0};
         if (!s->stopped) {
-            if (ex_wc_solve(p, g, c, dl, node_limit, cfg, &cost, &wo))
+            struct ex_wc_opts wopt = {dl, node_limit, 0, 0};
+            if (ex_wc_solve(p, g, c, &wopt, cfg, &cost, &wo))
                 return ls_error_msg(err, LS_ERR_NOMEM, "exact: out of memory");
             if (wo.unsupported)
                 return ls_error_msg(err, LS_ERR_INTERNAL, "exact: a function of arity > 2");

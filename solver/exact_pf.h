@@ -25,6 +25,7 @@ struct ex_pf {
     char *done;              /* per component: already solved (not to be re-seeded) */
     const struct ls_deadline *dl;   /* the run's: the MIP engine gets the time left */
     atomic_int proved;       /* set by the MIP engine's proof: bucket elimination stops */
+    int seeded;              /* the rule-based seed was applied */
     int started;
     int start_failed;        /* the MIP engine could not start: elimination alone */
     int64_t seed_gain;       /* cost the rule-based seed saved over the incumbent */
@@ -36,10 +37,9 @@ struct ex_pf {
 
 /* The ex_be_opts.sized hook (ctx: struct ex_pf). On a component that needs more than
  * race_entries or budget entries: the first time, seed every unsolved component with the
- * rule-based assignment where it is cheaper and start the MIP engine on the whole
- * problem; then search the component under soft arc consistency (exact_wc) in this
- * process, with a node limit when elimination would fit the budget. Without a proof, a
- * component past the budget waits for the MIP engine before going on. */
+ * rule-based assignment where it is cheaper; search the component under soft arc
+ * consistency (exact_wc, bounded); without a proof, start the MIP engine on the whole
+ * problem (once) and, for a component past the budget, wait for it before going on. */
 int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
                 int *proven, struct ls_error *err);
 

@@ -8,7 +8,6 @@
  * on the trail; backtracking replays the log backwards. */
 #include "solver/exact_wc.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +47,7 @@ struct wc {
     struct wc_net net;       /* the reduced network; search variable k is net.var[var[k]] */
     int64_t *delta;          /* all edges' deltas */
     int32_t *val;            /* per net variable, at a leaf */
+    char *isop;
     int nomem, stop;
     uint64_t nodes, node_limit;
     const struct ls_deadline *dl;
@@ -230,7 +230,7 @@ static void full_support_i(struct wc *w, struct edge *e)
  * 0: the node is a dead end. */
 static int ac_fixpoint(struct wc *w)
 {
-    int64_t work = 0, cap = (getenv("WC_CAP") ? atoll(getenv("WC_CAP")) : 64) * (int64_t)(w->ne + w->n) + 4096;
+    int64_t work = 0, cap = 64 * (int64_t)(w->ne + w->n) + 4096;
     while (w->qlen && work < cap) {
         int32_t v = pop(w);
         for (int32_t k = w->adj_off[v]; k < w->adj_off[v + 1]; k++) {
@@ -245,8 +245,6 @@ static int ac_fixpoint(struct wc *w)
             }
         }
     }
-    if (w->qlen && getenv("WC_DEBUG"))
-        fprintf(stderr, "wc: cap hit\n");
     clear_queue(w);
     return w->c0 < w->ub;
 }
@@ -354,13 +352,17 @@ static void leaf(struct wc *w)
         w->cfg[g->comp_op[k]] = w->scratch[g->comp_op[k]];
 }
 
-/* dom/wdeg over undecided variables; -1 when every variable is decided. */
+/* dom/wdeg over undecided variables, op variables first; -1 when every variable is
+ * decided. */
 static int32_t pick_var(const struct wc *w)
 {
     int32_t best = -1;
     double score = 0;
+    int anyop = 0;   /* op variables first: the others mostly follow from them */
+    for (int32_t v = 0; v < w->n; v++)
+        anyop |= w->size[v] > 1 && w->isop[v];
     for (int32_t v = 0; v < w->n; v++) {
-        if (w->size[v] <= 1)
+        if (w->size[v] <= 1 || (anyop && !w->isop[v]))
             continue;
         double wd = 1;
         for (int32_t k = w->adj_off[v]; k < w->adj_off[v + 1]; k++) {
@@ -436,6 +438,7 @@ static void wc_free(struct wc *w)
     free(w->trail);
     free(w->queue);
     free(w->inq);
+    free(w->isop);
     free(w->ineac);
     free(w->eacq);
     free(w->pbuf);
@@ -461,6 +464,7 @@ static int build(struct wc *w)
     w->adj_off = calloc(sn + 1, sizeof *w->adj_off);
     w->queue = malloc(sn * sizeof *w->queue);
     w->inq = calloc(sn, 1);
+    w->isop = calloc(sn, 1);
     w->ineac = calloc(sn, 1);
     w->eacq = malloc(sn * sizeof *w->eacq);
     w->val = malloc((size_t)(nt->n ? nt->n : 1) * sizeof *w->val);
@@ -478,6 +482,7 @@ static int build(struct wc *w)
         loc[v] = k;
         w->var[k] = v;
         w->dom[k] = nt->dom[v];
+        w->isop[k] = w->g->var[nt->var[v]].kind == EX_VAR_OP;
         w->u[k] = nt->u[v];
         w->size[k] = 0;
         for (int32_t a = 0; a < w->dom[k]; a++)
@@ -491,10 +496,10 @@ static int build(struct wc *w)
         if (!x->live)
             continue;
         struct edge *e = &w->e[w->ne++];
-        if (getenv("WC_REV"))
-            *e = (struct edge){loc[x->j], loc[x->i], x->t, 1, nt->dom[x->j], NULL, NULL, 0};
-        else
-            *e = (struct edge){loc[x->i], loc[x->j], x->t, nt->dom[x->j], 1, NULL, NULL, 0};
+        /* DAC moves cost towards the later variable: the op variables come last in the
+         * network, and their unary costs are where the bound gathers (measured: a tighter
+         * root than the other direction on the wide families) */
+        *e = (struct edge){loc[x->j], loc[x->i], x->t, 1, nt->dom[x->j], NULL, NULL, 0};
         ndelta += nt->dom[x->i] + nt->dom[x->j];
         w->adj_off[e->i + 1]++;
         w->adj_off[e->j + 1]++;
@@ -552,17 +557,14 @@ static int64_t root_bound(struct wc *w)
         if (!propagate(w))
             return w->ub;
     }
-    if (!(getenv("WC_ITER") ? 1 : 0) && 0)
-        flip(w);
     return w->c0;
 }
 
 int ex_wc_solve(const struct lsp_problem *p, const struct ex_fg *g, int32_t c,
-                const struct ls_deadline *dl, uint64_t node_limit, int32_t *cfg,
-                int64_t *cost, struct ex_wc_out *out)
+                const struct ex_wc_opts *o, int32_t *cfg, int64_t *cost, struct ex_wc_out *out)
 {
     memset(out, 0, sizeof *out);
-    struct wc w = {.g = g, .p = p, .c = c, .cfg = cfg, .dl = dl, .node_limit = node_limit};
+    struct wc w = {.g = g, .p = p, .c = c, .cfg = cfg, .dl = o->deadline};
     w.scratch = malloc((size_t)(p->nops ? p->nops : 1) * sizeof *w.scratch);
     int rc = !w.scratch ? -1 : wc_net_build(&w.net, g, c);
     if (!rc)
@@ -574,20 +576,20 @@ int ex_wc_solve(const struct lsp_problem *p, const struct ex_fg *g, int32_t c,
     }
     memcpy(w.scratch, cfg, (size_t)p->nops * sizeof *cfg);
     w.ub = *cost;
-    for (int32_t v = 0; v < w.n; v++)
-        push(&w, v);
     int64_t root = root_bound(&w);
     clear_queue(&w);
+    clear_eac(&w);
     w.ntrail = 0;      /* the root's moves are never undone */
-    if (getenv("WC_DEBUG"))
-        fprintf(stderr, "wc: comp %d elim=%d n=%d ne=%d root=%lld ub=%lld\n", c, w.net.nelim, w.n, w.ne, (long long)root, (long long)w.ub);
-    if (root < w.ub)
+    out->root_lb = root < w.ub ? root : w.ub;
+    w.node_limit = o->node_limit_per_var * (uint64_t)(w.n ? w.n : 1);
+    if (o->node_limit && (!w.node_limit || o->node_limit < w.node_limit))
+        w.node_limit = o->node_limit;
+    out->skipped = root < w.ub && o->max_gap > 0 && (double)(w.ub - root) > o->max_gap * (double)w.ub;
+    if (root < w.ub && !out->skipped)
         dfs(&w);
-    if (getenv("WC_DEBUG"))
-        fprintf(stderr, "wc: done nodes=%llu ub=%lld stop=%d\n", (unsigned long long)w.nodes, (long long)w.ub, w.stop);
     out->nodes = w.nodes;
     out->stopped = w.stop;
-    out->optimal = !w.stop;
+    out->optimal = !w.stop && !out->skipped;
     *cost = w.ub;
     out->lb = out->optimal ? w.ub : root < w.ub ? root : w.ub;
     rc = w.nomem ? LS_ERR_NOMEM : 0;

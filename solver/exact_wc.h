@@ -17,19 +17,28 @@
 #include "solver/solver.h"
 #include "util/clock.h"
 
+struct ex_wc_opts {
+    const struct ls_deadline *deadline;
+    uint64_t node_limit;         /* 0: none */
+    uint64_t node_limit_per_var; /* 0: none; else at most this many nodes per variable of
+                                    the reduced network (the smaller limit applies) */
+    double max_gap;              /* > 0: no search when (incumbent - root bound) exceeds
+                                    this fraction of the incumbent */
+};
+
 struct ex_wc_out {
     int optimal;             /* the search was exhausted: the incumbent is optimal */
     int stopped;             /* deadline, stop flag or node limit */
     int64_t lb;              /* proven lower bound of the component */
+    int64_t root_lb;         /* the root's bound */
+    int skipped;             /* max_gap: the root was too far from the incumbent */
     uint64_t nodes;
     int unsupported;         /* a function of arity > 2: nothing was done */
 };
 
 /* Improve the incumbent of component c: cfg (global, nops) holds it on entry and the
- * best found on return, *cost its component cost (in/out). node_limit 0: none.
- * Returns 0 or LS_ERR_NOMEM. */
+ * best found on return, *cost its component cost (in/out). Returns 0 or LS_ERR_NOMEM. */
 int ex_wc_solve(const struct lsp_problem *p, const struct ex_fg *g, int32_t c,
-                const struct ls_deadline *dl, uint64_t node_limit, int32_t *cfg,
-                int64_t *cost, struct ex_wc_out *out);
+                const struct ex_wc_opts *o, int32_t *cfg, int64_t *cost, struct ex_wc_out *out);
 
 #endif
