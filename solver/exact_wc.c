@@ -1,6 +1,7 @@
 /* solver/exact_wc: branch and bound under soft arc consistency (see exact_wc.h).
  *
- * Cost of edge e between local variables i < j at values (a, b):
+ * Cost of edge e between its variables i and j (directional arc consistency moves cost
+ * from j towards i; the root flips directions) at values (a, b):
  *   C[a][b] - P_i[a] - P_j[b]     (EX_INF when C[a][b] is, whatever the deltas)
  * P_i[a] grows when cost is projected from e onto value a of i and shrinks when unary
  * cost of i is extended into e. A removed value has unary cost EX_INF. Every change to a
@@ -496,9 +497,10 @@ static int build(struct wc *w)
         if (!x->live)
             continue;
         struct edge *e = &w->e[w->ne++];
-        /* DAC moves cost towards the later variable: the op variables come last in the
-         * network, and their unary costs are where the bound gathers (measured: a tighter
-         * root than the other direction on the wide families) */
+        /* DAC moves cost towards the edge's variable of higher id: the producer-layout and
+         * request variables, which come after the op variables (measured: a tighter root
+         * than the other direction on the wide families, 2765 against 2652 on random-500's
+         * largest component before the root's flips) */
         *e = (struct edge){loc[x->j], loc[x->i], x->t, 1, nt->dom[x->j], NULL, NULL, 0};
         ndelta += nt->dom[x->i] + nt->dom[x->j];
         w->adj_off[e->i + 1]++;

@@ -3,9 +3,9 @@
  * docs/exact.md, "Search with soft arc consistency").
  *
  * Every function of the network has arity <= 2, so the component is a binary weighted
- * CSP. At each node the costs are moved by equivalence-preserving projections and
- * extensions (node consistency, AC* and full directional arc consistency, FDAC*) into a
- * constant c0 that bounds every completion from below; a value whose unary cost would
+ * CSP; variables with at most two neighbours are eliminated first (exact_wc_net). At each node the costs are moved by equivalence-preserving projections and
+ * extensions (node consistency, AC*, full directional arc consistency and existential
+ * checks, i.e. EDAC) into a constant c0 that bounds every completion from below; a value whose unary cost would
  * reach the incumbent is removed. Only the deltas of each binary table are trailed, so
  * backtracking restores O(domain) numbers per touched table. */
 #ifndef LS_SOLVER_EXACT_WC_H
