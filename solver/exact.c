@@ -13,13 +13,14 @@
 #include "solver/exact_fg.h"
 #include "solver/exact_mip.h"
 #include "solver/exact_pf.h"
+#include "solver/exact_wc.h"
 #include "solver/solver.h"
 
 /* full keys: lsp_opts_check compares prefixes of "key=value" */
 static const char *const exact_prefixes[] = {"exact.mem_limit=", "exact.max_table=",
                                              "exact.engine=", "exact.race_entries=", NULL};
 
-enum { ENGINE_AUTO, ENGINE_BE, ENGINE_MIP };
+enum { ENGINE_AUTO, ENGINE_BE, ENGINE_MIP, ENGINE_WC };
 
 struct comp_key {
     int32_t nvars, id;
@@ -99,6 +100,34 @@ static int run_be(const struct lsp_problem *p, const struct ex_fg *g, struct ex_
     return rc;
 }
 
+/* exact.engine=wc: every component by the soft-arc-consistency search alone, from the
+ * cheapest cfgs (tests compare it with brute force and with elimination). */
+static int run_wc(const struct lsp_problem *p, const struct ex_fg *g,
+                  const struct ls_deadline *dl, uint64_t node_limit, const int64_t *lb0,
+                  int32_t *cfg, struct ex_pf *pf, struct be_run *s, struct ls_error *err)
+{
+    for (int32_t c = 0; c < g->ncomp; c++) {
+        int64_t cost = ex_comp_cost(p, g, c, cfg), lb = lb0[c];
+        struct ex_wc_out wo = {0};
+        if (!s->stopped) {
+            struct ex_wc_opts wopt = {dl, node_limit, 0, 0};
+            if (ex_wc_solve(p, g, c, &wopt, cfg, &cost, &wo))
+                return ls_error_msg(err, LS_ERR_NOMEM, "exact: out of memory");
+            if (wo.unsupported)
+                return ls_error_msg(err, LS_ERR_INTERNAL, "exact: a function of arity > 2");
+            lb = wo.lb > lb ? wo.lb : lb;
+            s->stopped = wo.stopped;
+            pf->wc_nodes += (double)wo.nodes;
+            pf->wc_proven += wo.optimal;
+        }
+        s->proven[c] = lb == cost;
+        s->nopt += lb == cost;
+        s->total += cost;
+        s->bound += lb;
+    }
+    return 0;
+}
+
 /* The MIP engine's answer joined with bucket elimination's, component by component (they
  * are independent): a component proven by bucket elimination keeps its assignment (so
  * the answer does not depend on which engine finished first there), the others take the
@@ -126,15 +155,17 @@ static void merge_mip(const struct lsp_problem *p, const struct ex_fg *g,
         s->bound = s->total;
 }
 
-/* The ops of the components bucket elimination did not prove, to be made canonical. */
+/* The ops of the components bucket elimination did not prove (or proved after a race,
+ * whose winner may vary between runs), to be made canonical. */
 static int canonical_rest(const struct lsp_problem *p, const struct ex_fg *g,
-                          const struct be_run *s, int32_t *cfg)
+                          const struct be_run *s, const char *raced, int32_t *cfg)
 {
     int32_t *ops = malloc(((size_t)p->nops + 1) * sizeof *ops), n = 0;
     if (!ops)
         return LS_ERR_NOMEM;
     for (int32_t c = 0; c < g->ncomp; c++)
-        for (int32_t k = g->comp_op_off[c]; !s->proven[c] && k < g->comp_op_off[c + 1]; k++)
+        for (int32_t k = g->comp_op_off[c];
+             (!s->proven[c] || raced[c]) && k < g->comp_op_off[c + 1]; k++)
             ops[n++] = g->comp_op[k];
     int rc = ex_canonical(p, ops, n, cfg);
     free(ops);
@@ -159,6 +190,8 @@ static void set_stats(struct lsp_stats *st, const struct ex_fg *g, const struct 
     lsp_stats_set(st, "mip_won", mip_won);
     lsp_stats_set(st, "mip_nodes", mip_nodes);
     lsp_stats_set(st, "seed_gain", (double)pf->seed_gain);
+    lsp_stats_set(st, "wc_proven", pf->wc_proven);
+    lsp_stats_set(st, "wc_nodes", pf->wc_nodes);
 }
 
 /* exact.engine=mip: CBC alone, in this process, from the rule-based start. */
@@ -208,9 +241,10 @@ static int read_opts(const struct lsp_solve_opts *o, int *engine, int64_t *mem_l
     if (*mem_limit < 1024)
         return ls_error_msg(err, LS_ERR_INPUT, "exact.mem_limit: at least 1024 bytes");
     *engine = !e || !strcmp(e, "auto") ? ENGINE_AUTO : !strcmp(e, "be") ? ENGINE_BE
-            : !strcmp(e, "mip") ? ENGINE_MIP : -1;
+            : !strcmp(e, "mip") ? ENGINE_MIP : !strcmp(e, "wc") ? ENGINE_WC : -1;
     if (*engine < 0)
-        return ls_error_msg(err, LS_ERR_INPUT, "exact.engine: '%s' is none of auto, be, mip", e);
+        return ls_error_msg(err, LS_ERR_INPUT, "exact.engine: '%s' is none of auto, be, mip, wc",
+                            e);
     return 0;
 }
 
@@ -235,9 +269,10 @@ int lsp_solve_exact(const struct lsp_problem *p, const struct lsp_solve_opts *o,
     struct be_run s = {.proven = calloc((size_t)g.ncomp + 1, 1)};
     struct ex_pf pf = {.p = p, .g = &g, .o = o, .race_entries = race,
                        .budget = (double)mem_limit / sizeof(int64_t),
-                       .done = calloc((size_t)g.ncomp + 1, 1)};
+                       .done = calloc((size_t)g.ncomp + 1, 1),
+                       .raced = calloc((size_t)g.ncomp + 1, 1)};
     atomic_init(&pf.proved, 0);
-    if (!scratch || !lb0 || !s.proven || !pf.done) {
+    if (!scratch || !lb0 || !s.proven || !pf.done || !pf.raced) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "exact: out of memory");
         goto out;
     }
@@ -257,7 +292,8 @@ int lsp_solve_exact(const struct lsp_problem *p, const struct lsp_solve_opts *o,
     pf.dl = &dl;
     struct ex_be_opts bo = {pf.budget, (double)max_table, &dl, o->node_limit,
                             engine == ENGINE_AUTO ? ex_pf_sized : NULL, &pf};
-    rc = run_be(p, &g, &bo, lb0, cfg, scratch, &pf, &s, err);
+    rc = engine == ENGINE_WC ? run_wc(p, &g, &dl, o->node_limit, lb0, cfg, &pf, &s, err)
+                             : run_be(p, &g, &bo, lb0, cfg, scratch, &pf, &s, err);
     int mip_won = 0;
     double mip_nodes = 0;
     if (pf.started) {
@@ -272,7 +308,8 @@ int lsp_solve_exact(const struct lsp_problem *p, const struct lsp_solve_opts *o,
     }
     if (rc)
         goto out;
-    if (s.bound == s.total && pf.started && (rc = canonical_rest(p, &g, &s, cfg))) {
+    if (s.bound == s.total && (pf.started || engine == ENGINE_WC) &&
+        (rc = canonical_rest(p, &g, &s, pf.raced, cfg))) {
         rc = ls_error_msg(err, rc, "exact: out of memory");
         goto out;
     }
@@ -294,6 +331,7 @@ out:
     free(lb0);
     free(s.proven);
     free(pf.done);
+    free(pf.raced);
     ex_fg_free(&g);
     return rc;
 }

@@ -529,9 +529,15 @@ int ex_be_solve(const struct lsp_problem *p, const struct ex_fg *g, int32_t c,
         goto out;
     }
     out->exact_entries = b.entries;
-    if (o->sized && (rc = o->sized(o->sized_ctx, c, b.entries, cfg, cost, err))) {
+    int proven = 0;
+    if (o->sized && (rc = o->sized(o->sized_ctx, c, b.entries, cfg, cost, &proven, err))) {
         be_release(&b);
         return rc;
+    }
+    if (proven) {
+        out->optimal = 1;
+        out->lb = *cost;
+        goto out;
     }
 
     /* choose the mini-bucket cap: none when plain elimination fits the budget */

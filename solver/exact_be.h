@@ -17,10 +17,11 @@ struct ex_be_opts {
     uint64_t node_limit;     /* 0: none */
     /* Called (may be NULL) once the dry run knows how many table entries plain
      * elimination of the component needs, before any table is allocated: the portfolio
-     * starts its MIP engine there and may improve the incumbent (cfg, *cost). Non-zero:
-     * an error (err filled), returned by ex_be_solve. */
+     * starts its MIP engine there and may improve the incumbent (cfg, *cost); *proven = 1
+     * when it proved the incumbent optimal (elimination is then skipped). Non-zero: an
+     * error (err filled), returned by ex_be_solve. */
     int (*sized)(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
-                 struct ls_error *err);
+                 int *proven, struct ls_error *err);
     void *sized_ctx;
 };
 

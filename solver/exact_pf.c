@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "solver/exact_be.h"
+#include "solver/exact_wc.h"
 #include "solver/incr.h"
 
 int64_t ex_default_mem_limit(void)
@@ -61,17 +62,10 @@ static int seed(struct ex_pf *pf, int32_t c, int32_t *cfg, int64_t *cost, struct
     return rc;
 }
 
-int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
-                struct ls_error *err)
+/* The MIP engine in its child process; its start: solved components at their optimum,
+ * the others at the incumbent (seeded, improved by the search). */
+static void start_mip(struct ex_pf *pf, const int32_t *cfg)
 {
-    struct ex_pf *pf = ctx;
-    if (pf->started || pf->start_failed ||
-        (exact_entries <= pf->race_entries && exact_entries <= pf->budget))
-        return 0;
-    int rc = seed(pf, c, cfg, cost, err);
-    if (rc)
-        return rc;
-    /* the MIP start: solved components at their optimum, the others seeded */
     double left = 0;
     if (pf->dl && pf->dl->end_ns) {
         uint64_t now = ls_now_ns();
@@ -79,17 +73,49 @@ int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_
     }
     struct ls_error ignored;
     if (ex_mip_start(&pf->job, pf->p, left, cfg, &pf->proved, &ignored)) {
-        /* no child process (fork refused, out of memory): bucket elimination alone, as
-         * before the portfolio, is still a complete solver */
+        /* no child process (fork refused, out of memory): the in-process engines alone
+         * are still complete solvers */
         ex_mip_job_free(&pf->job);
         pf->start_failed = 1;
-        return 0;
+        return;
     }
     pf->started = 1;
+}
+
+int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
+                int *proven, struct ls_error *err)
+{
+    struct ex_pf *pf = ctx;
+    *proven = 0;
+    if (exact_entries <= pf->race_entries && exact_entries <= pf->budget)
+        return 0;
+    pf->raced[c] = 1;
+    int rc = 0;
+    if (!pf->seeded && (rc = seed(pf, c, cfg, cost, err)))
+        return rc;
+    pf->seeded = 1;
+    /* the search proves quickly or not at all: it runs only when its root bound is
+     * within 4% of the incumbent, for at most 100 nodes per variable and 40,000 in all
+     * (measured on the wide families: proofs took 7-27 k nodes, 23-68 per variable, from
+     * root gaps of 1.8-3.8%). It runs before CBC starts, not next to it: a proof then
+     * costs no CBC time at all (the figures are CPU seconds on a shared 2-core machine),
+     * and a failed search is short (about 0.5 s) */
+    struct ex_wc_opts wopt = {pf->dl, 40000, 100, 0.04};
+    struct ex_wc_out wo;
+    if ((rc = ex_wc_solve(pf->p, pf->g, c, &wopt, cfg, cost, &wo)))
+        return ls_error_msg(err, rc, "exact: out of memory");
+    pf->wc_nodes += (double)wo.nodes;
+    if (wo.optimal) {
+        pf->wc_proven++;
+        *proven = 1;
+        return 0;
+    }
+    if (!pf->started && !pf->start_failed && !ls_deadline_passed(pf->dl))
+        start_mip(pf, cfg);
     /* past the budget, bucket elimination falls back to mini-buckets, which rarely prove
      * what CBC proves: rather than take CPU and memory from it, wait for its answer (a
      * proof stops the loop; without one the loop goes on with the time left) */
-    if (exact_entries > pf->budget)
+    if (exact_entries > pf->budget && pf->started)
         ex_mip_wait(&pf->job, pf->dl, 0);
     return 0;
 }

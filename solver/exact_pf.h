@@ -25,18 +25,23 @@ struct ex_pf {
     char *done;              /* per component: already solved (not to be re-seeded) */
     const struct ls_deadline *dl;   /* the run's: the MIP engine gets the time left */
     atomic_int proved;       /* set by the MIP engine's proof: bucket elimination stops */
+    int seeded;              /* the rule-based seed was applied */
     int started;
     int start_failed;        /* the MIP engine could not start: elimination alone */
     int64_t seed_gain;       /* cost the rule-based seed saved over the incumbent */
+    char *raced;             /* per component: went through the hook (canonical pass) */
+    int32_t wc_proven;       /* components the soft-arc-consistency search proved */
+    double wc_nodes;
     struct ex_mip_job job;
 };
 
-/* The ex_be_opts.sized hook (ctx: struct ex_pf): on the first component that needs more
- * than race_entries or budget entries, seed every unsolved component with the rule-based
- * assignment where it is cheaper and start the MIP engine on the whole problem. When the
- * component is past the budget, wait for the MIP engine before going on. */
+/* The ex_be_opts.sized hook (ctx: struct ex_pf). On a component that needs more than
+ * race_entries or budget entries: the first time, seed every unsolved component with the
+ * rule-based assignment where it is cheaper; search the component under soft arc
+ * consistency (exact_wc, bounded); without a proof, start the MIP engine on the whole
+ * problem (once) and, for a component past the budget, wait for it before going on. */
 int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
-                struct ls_error *err);
+                int *proven, struct ls_error *err);
 
 /* Deterministic canonical form of an optimal assignment on the listed ops: repeatedly
  * move each op (in list order) to the lowest cfg index that does not raise the

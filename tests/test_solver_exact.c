@@ -352,6 +352,66 @@ static void test_exact_portfolio_deterministic(void **state)
     lsp_free(p);
 }
 
+/* The soft-arc-consistency search alone (exact.engine=wc) reaches the brute-force optimum
+ * with a proof on tiny instances. */
+static void test_exact_wc_brute(void **state)
+{
+    (void)state;
+    check_solver("exact", "exact.engine=wc", 200, 21);
+}
+
+/* ... and agrees with bucket elimination on medium ones (up to 64 ops, several consumers
+ * per tensor), where brute force is out of reach; the answer is deterministic. So does
+ * the portfolio forced on every component (its bounded search, then CBC). */
+static void test_exact_wc_vs_be(void **state)
+{
+    (void)state;
+    struct ls_rng rng;
+    ls_rng_seed(&rng, 22);
+    for (int i = 0; i < 60; i++) {
+        struct lsp_problem *p = random_problem(&rng, 64, 3, 6, i % 3 == 0);
+        struct lsp_result be, wc, wc2, race;
+        solve_with(p, "exact.engine=be", NULL, &be);
+        solve_with(p, "exact.engine=wc", NULL, &wc);
+        solve_with(p, "exact.engine=wc", NULL, &wc2);
+        solve_with(p, "exact.race_entries=0", NULL, &race);   /* the portfolio's search */
+        assert_int_equal(be.sol.status, LSP_OPTIMAL);
+        assert_int_equal(race.sol.status, LSP_OPTIMAL);
+        assert_int_equal(race.sol.cost, be.sol.cost);
+        if (wc.sol.status != LSP_OPTIMAL || wc.sol.cost != be.sol.cost)
+            fail_msg("instance %d: wc cost %lld status %d, elimination %lld", i,
+                     (long long)wc.sol.cost, wc.sol.status, (long long)be.sol.cost);
+        assert_int_equal(wc.sol.cost, lsp_eval(p, wc.sol.cfg, NULL, NULL));
+        assert_memory_equal(wc.sol.cfg, wc2.sol.cfg, (size_t)p->nops * sizeof *wc.sol.cfg);
+        lsp_result_free(&be);
+        lsp_result_free(&wc);
+        lsp_result_free(&wc2);
+        lsp_result_free(&race);
+        lsp_free(p);
+    }
+}
+
+/* Under a node limit the search stops with a feasible answer and an honest bound. */
+static void test_exact_wc_limit(void **state)
+{
+    (void)state;
+    struct lsp_problem *p = wide(120, 3);
+    struct lsp_solve_opts o;
+    lsp_opts_init(&o);
+    o.node_limit = 3;
+    struct ls_error err;
+    assert_int_equal(lsp_opts_add_param(&o, "exact.engine=wc", &err), 0);
+    struct lsp_result r, be;
+    assert_int_equal(lsp_solve("exact", p, &o, &r, &err), 0);
+    solve_with(p, "exact.engine=be", NULL, &be);
+    assert_true(r.sol.bound <= be.sol.cost);
+    assert_true(r.sol.cost >= be.sol.cost);
+    assert_int_equal(r.sol.cost, lsp_eval(p, r.sol.cfg, NULL, NULL));
+    lsp_result_free(&r);
+    lsp_result_free(&be);
+    lsp_free(p);
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -388,6 +448,9 @@ int main(void)
         cmocka_unit_test(test_exact_mip_brute),
         cmocka_unit_test(test_exact_race_brute),
         cmocka_unit_test(test_exact_portfolio_deterministic),
+        cmocka_unit_test(test_exact_wc_brute),
+        cmocka_unit_test(test_exact_wc_vs_be),
+        cmocka_unit_test(test_exact_wc_limit),
         cmocka_unit_test(test_bad_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
