@@ -159,7 +159,8 @@ static double programs_error(const struct cm_groups *h, const struct cm_table *t
     double gc = tb->agg == CM_AGG_MAX ? tb->group_ns * t->base_mhz / 1000.0 : 0, m = NAN;
     for (size_t k = 0; k < h->nprog; k++) {
         double p, y;
-        cm_groups_program_time(h, k, tb->agg, gc, &p, &y);
+        cm_groups_program_time(h, k, tb->agg, gc, tb->agg == CM_AGG_MAX ? tb->serial : 0, &p,
+                               &y);
         if (y > 0 && LS_VEC_PUSH(&rel, fabs(p - y) / y))
             break;
     }
@@ -212,12 +213,12 @@ static int held_error(const char *const *paths, int n, int every, const struct c
 /* The group fit of the training traces with parts priced under base, into out. */
 static int fit_from(const struct cm_table *base, const char *const *paths, int n, int every,
                     const struct sim_target *t, enum cm_aggregate agg,
-                    enum cm_group_scales scales, struct cm_table *out,
+                    struct cm_fit_form form, struct cm_table *out,
                     struct cm_trace_fit *rep, struct ls_error *err)
 {
     struct cm_groups g;
     cm_groups_init(&g, base->n);
-    g.tied = g.totals = scales == CM_SCALES_TIED;
+    cm_groups_set_form(&g, form, base);
     memset(rep, 0, sizeof *rep);
     rep->rel_in = NAN;
     int rc = add_traces(&g, paths, n, every, 0, base, t, rep, err);
@@ -232,7 +233,7 @@ static int fit_from(const struct cm_table *base, const char *const *paths, int n
 }
 
 int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target *t,
-                       double holdout, enum cm_aggregate agg, enum cm_group_scales scales,
+                       double holdout, enum cm_aggregate agg, struct cm_fit_form form,
                        const struct cm_table *prior,
                        struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err)
 {
@@ -243,9 +244,9 @@ int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target 
     struct cm_table from_fit, from_prior;
     struct cm_trace_fit r2;
     double e_fit = NAN, e_prior = NAN;
-    int rc = fit_from(tb, paths, n, every, t, agg, scales, &from_fit, rep, err);
+    int rc = fit_from(tb, paths, n, every, t, agg, form, &from_fit, rep, err);
     if (!rc && rep->done && every)
-        rc = fit_from(prior, paths, n, every, t, agg, scales, &from_prior, &r2, err);
+        rc = fit_from(prior, paths, n, every, t, agg, form, &from_prior, &r2, err);
     if (!rc && rep->done && every)
         rc = held_error(paths, n, every, &from_fit, t, &e_fit, err);
     if (!rc && rep->done && every)
@@ -270,7 +271,7 @@ int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target 
     if (rep->done)
         *tb = rep->from_prior ? from_prior : from_fit;
     rep->held_after = rep->from_prior ? e_prior : e_fit;
-    rep->scales = scales;
+    rep->form = form;
     if (rep->from_prior)
         rep->rel_in = r2.rel_in;
     return 0;

@@ -246,7 +246,8 @@ int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         if (a->eng[e] > m)
             m = a->eng[e];
-    return sat_add(m, half_up(tb->group_ns * t->base_mhz / 1000.0));
+    int64_t rest = tb->serial > 0 ? half_up(tb->serial * (double)(a->sum - m)) : 0;
+    return sat_add(sat_add(m, rest), half_up(tb->group_ns * t->base_mhz / 1000.0));
 }
 
 int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
@@ -302,6 +303,9 @@ static json_t *to_json(const struct cm_table *tb)
     json_object_set_new(root, "aggregate", json_string(tb->aggregate));
     if (tb->agg == CM_AGG_MAX)
         json_object_set_new(root, "group_ns", json_real(tb->group_ns));
+    /* only when set: the canonical JSON (and hash) of older tables stays as it was */
+    if (tb->agg == CM_AGG_MAX && tb->serial > 0)
+        json_object_set_new(root, "serial_share", json_real(tb->serial));
     for (int i = 0; i < tb->n; i++) {
         const struct cm_entry *e = &tb->e[i];
         json_t *o = json_object();
@@ -458,6 +462,11 @@ static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
                              "a number in 0..%g is required when \"aggregate\" is \"max\"",
                              CM_COEF_MAX);
         tb->group_ns = json_number_value(gn);
+        json_t *ss = json_object_get(root, "serial_share");
+        if (ss && (!json_is_number(ss) || !(json_number_value(ss) >= 0) ||
+                   json_number_value(ss) > 1))
+            return bad_field(t, "serial_share", "expected a number in 0..1");
+        tb->serial = ss ? json_number_value(ss) : 0;
     } else {
         return bad_field(t, "aggregate", "expected \"sum\" or \"max\"");
     }

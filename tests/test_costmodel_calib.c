@@ -234,7 +234,8 @@ static void test_group_fit_tied(void **st)
     int kd = cm_table_find(&tb, SIM_OP_DMA_COPY, LS_DT_BF16, LS_MEM_HBM);
     struct cm_groups g;
     cm_groups_init(&g, tb.n);
-    g.tied = g.totals = 1;
+    g.tied = CM_TIE_ALL;
+    g.totals = 1;
     struct ls_rng rng;
     ls_rng_seed(&rng, 5);
     for (int prog = 0; prog < 12; prog++) {
