@@ -147,7 +147,8 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces)
     }
     int tied = gr->form.scales != CM_SCALES_ENTRY;
     printf("group fit (overlap-aware, %s scales%s, scaling the %s table): %zu groups from %d "
-           "traces, in-sample error %.4f (%s)", cm_group_scales_name(gr->form.scales),
+           "traces, in-sample error %.4f (%s)",
+           tied ? cm_group_scales_name(gr->form.scales) : "per-entry",
            gr->form.fit_serial ? " and serial share" : "",
            gr->from_prior ? "prior" : "per-instruction", gr->groups, gr->fitted_traces,
            gr->rel_in, tied ? "program totals" : "groups");
