@@ -13,7 +13,7 @@
 
 const char cmd_calibrate_help[] =
     "usage: laysim calibrate [--traces FILE]... [--microbench] [--table TABLE]\n"
-    "                        [--aggregate sum|max] [--group-scales split|tied|entry]\n"
+    "                        [--aggregate sum|max] [--group-scales auto|split|tied|entry]\n"
     "                        [--serial-share]\n"
     "                        [--write-microbench TRACE]\n"
     "                        [--report FILE] [--json] [-q] [--target T] [--set K=V]\n"
@@ -40,14 +40,16 @@ const char cmd_calibrate_help[] =
     "                         exposed time in the traces (aggregation max unless\n"
     "                         --aggregate sum; docs/calibration.md), and every k-th trace\n"
     "                         (k = 1/FRACTION of --holdout) is held out and predicted\n"
-    "  --group-scales MODE    what the group fit scales: split (default): a latency and a\n"
-    "                         throughput scale for the DMA entries and another pair for\n"
-    "                         the compute entries; tied: one latency and one throughput\n"
-    "                         scale for all entries (both fitted to every program's total\n"
-    "                         time and to the time differences of programs with the same\n"
-    "                         operators); entry: a latency and a throughput scale per\n"
-    "                         entry, fitted to every op's exposed time (many more scales\n"
-    "                         than a few models can pin)\n"
+    "  --group-scales MODE    what the group fit scales: split: a latency and a throughput\n"
+    "                         scale for the DMA entries and another pair for the compute\n"
+    "                         entries; tied: one latency and one throughput scale for all\n"
+    "                         entries (both fitted to every program's total time and to\n"
+    "                         the time differences of programs with the same operators);\n"
+    "                         auto (default): split and tied both, the one that predicts\n"
+    "                         the held-out traces better kept (split when none is held\n"
+    "                         out); entry: a latency and a throughput scale per entry,\n"
+    "                         fitted to every op's exposed time (many more scales than a\n"
+    "                         few models can pin)\n"
     "  --serial-share         also fit the table's serial_share (max only): the share of\n"
     "                         the other engines' time a group adds to its busiest\n"
     "                         engine's (0: they overlap; 1: they run one after another)\n"
@@ -123,6 +125,7 @@ static json_t *group_json(const struct cm_trace_fit *gr)
     json_object_set_new(o, "done", json_boolean(gr->done));
     json_object_set_new(o, "base", json_string(gr->from_prior ? "prior" : "per-instruction"));
     json_object_set_new(o, "scales", json_string(cm_group_scales_name(gr->form.scales)));
+    json_object_set_new(o, "scales_chosen", json_boolean(gr->auto_form));
     json_object_set_new(o, "serial_share_fitted", json_boolean(gr->form.fit_serial));
     json_object_set_new(o, "fitted_traces", json_integer(gr->fitted_traces));
     json_object_set_new(o, "held_out_traces", json_integer(gr->held_traces));
@@ -146,10 +149,11 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces)
         return;
     }
     int tied = gr->form.scales != CM_SCALES_ENTRY;
-    printf("group fit (overlap-aware, %s scales%s, scaling the %s table): %zu groups from %d "
+    printf("group fit (overlap-aware, %s scales%s%s, scaling the %s table): %zu groups from %d "
            "traces, in-sample error %.4f (%s)",
            tied ? cm_group_scales_name(gr->form.scales) : "per-entry",
            gr->form.fit_serial ? " and serial share" : "",
+           gr->auto_form ? " (chosen on the held-out traces)" : "",
            gr->from_prior ? "prior" : "per-instruction", gr->groups, gr->fitted_traces,
            gr->rel_in, tied ? "program totals" : "groups");
     if (gr->held_traces)
@@ -236,7 +240,7 @@ int cmd_calibrate(int argc, char **argv)
         {"serial-share", no_argument, NULL, 's'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     struct cli_target_args ta = {0};
-    const char *traces[64], *prior = NULL, *aggn = NULL, *scalesn = "split", *mbtrace = NULL, *report = NULL, *outp = NULL;
+    const char *traces[64], *prior = NULL, *aggn = NULL, *scalesn = "auto", *mbtrace = NULL, *report = NULL, *outp = NULL;
     int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, serial = 0, c, rc;
     double holdout = CM_HOLDOUT_DEFAULT;
     struct ls_error err;
@@ -306,7 +310,7 @@ int cmd_calibrate(int argc, char **argv)
     int scales = cm_group_scales_parse(scalesn);
     if (scales < 0) {
         cli_target_args_free(&ta);
-        return cli_usage("calibrate", "--group-scales: expected split, tied or entry, got '%s'",
+        return cli_usage("calibrate", "--group-scales: expected auto, split, tied or entry, got '%s'",
                          scalesn);
     }
     if (serial && aggn && strcmp(aggn, "max")) {

@@ -178,7 +178,7 @@ int cmd_loop(int argc, char **argv)
             break;
         case 'G': {
             int sc = cm_group_scales_parse(optarg);
-            if (sc < 0) {
+            if (sc < 0 || sc == CM_SCALES_AUTO) {
                 rc = cli_usage("loop", "--group-scales: expected split, tied or entry, got '%s'",
                                optarg);
                 goto usage;

@@ -200,18 +200,21 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
                         size_t *attributed, struct ls_error *err);
 
 /* Scales of the group fit (calibrate --traces and the loop):
- *   CM_SCALES_SPLIT  (default) a latency and a throughput scale for the DMA entries and
- *                    another pair for the compute entries (and group_ns), fitted to each
+ *   CM_SCALES_SPLIT  (the loop's default) a latency and a throughput scale for the DMA
+ *                    entries, another pair for the compute entries (and group_ns), fitted to each
  *                    program's total time, with the ranking rows of programs that share
  *                    their operators: in programs whose weight loads run under earlier
  *                    operators' compute, how much of the compute stays exposed differs
  *                    from how much of the DMA does (docs/calibration.md);
  *   CM_SCALES_TIED   the same with one latency and one throughput scale for every entry;
  *   CM_SCALES_ENTRY  one latency and one throughput scale per entry, fitted to each
- *                    group's exposed time (the loop's form until 2026-12-01). */
-enum cm_group_scales { CM_SCALES_TIED, CM_SCALES_ENTRY, CM_SCALES_SPLIT };
+ *                    group's exposed time (the loop's form until 2026-12-01);
+ *   CM_SCALES_AUTO   (calibrate --traces' default) split and tied both fitted, the one
+ *                    whose fit predicts the held-out traces better kept (split when
+ *                    nothing is held out); elsewhere it means split. */
+enum cm_group_scales { CM_SCALES_TIED, CM_SCALES_ENTRY, CM_SCALES_SPLIT, CM_SCALES_AUTO };
 const char *cm_group_scales_name(enum cm_group_scales s);
-/* Parse "tied", "split" or "entry"; -1: none of them. */
+/* Parse "tied", "split", "entry" or "auto"; -1: none of them. */
 int cm_group_scales_parse(const char *name);
 
 /* The form of a group fit: its scales, and whether it also fits the serial share of a
@@ -229,8 +232,8 @@ void cm_groups_set_form(struct cm_groups *g, struct cm_fit_form form,
 /* The overlap-aware stage of `calibrate --traces`: the group fit (aggregation agg) of tb
  * (in: the per-instruction fit; out: scaled) on the traces that carry op attribution,
  * every k-th trace (k = 1 / holdout, when two remain to fit) held out and predicted before
- * and after. With held-out traces the fit is also made from the prior, and the base whose
- * fit predicts them better is kept. done = 0 when no trace carries attribution (tb
+ * and after. With held-out traces the fit is also made from the prior, and the base (and,
+ * for CM_SCALES_AUTO, the form) whose fit predicts them better is kept. done = 0 when no trace carries attribution (tb
  * unchanged). */
 struct cm_trace_fit {
     int done;
@@ -238,7 +241,8 @@ struct cm_trace_fit {
                                           per-instruction fit (it predicted the held-out
                                           traces better) */
     int fitted_traces, held_traces;
-    struct cm_fit_form form;           /* of the fit */
+    struct cm_fit_form form;           /* of the fit kept */
+    int auto_form;                     /* the form was chosen (CM_SCALES_AUTO) */
     size_t groups, attributed;         /* groups fitted; records with an op or conversion */
     double rel_in;                     /* in-sample weighted relative error of the fitted
                                           rows (groups, or program totals when tied) */

@@ -30,12 +30,16 @@ void cm_groups_free(struct cm_groups *g)
 
 const char *cm_group_scales_name(enum cm_group_scales s)
 {
-    return s == CM_SCALES_TIED ? "tied" : s == CM_SCALES_SPLIT ? "split" : "entry";
+    return s == CM_SCALES_TIED    ? "tied"
+           : s == CM_SCALES_SPLIT ? "split"
+           : s == CM_SCALES_AUTO  ? "auto"
+                                  : "entry";
 }
 
 int cm_group_scales_parse(const char *name)
 {
-    static const enum cm_group_scales all[] = {CM_SCALES_TIED, CM_SCALES_ENTRY, CM_SCALES_SPLIT};
+    static const enum cm_group_scales all[] = {CM_SCALES_TIED, CM_SCALES_ENTRY, CM_SCALES_SPLIT,
+                                               CM_SCALES_AUTO};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         if (strcmp(name, cm_group_scales_name(all[k])) == 0)
             return (int)all[k];
@@ -45,8 +49,9 @@ int cm_group_scales_parse(const char *name)
 void cm_groups_set_form(struct cm_groups *g, struct cm_fit_form form,
                         const struct cm_table *base)
 {
-    g->tied = form.scales == CM_SCALES_TIED ? CM_TIE_ALL
-              : form.scales == CM_SCALES_SPLIT ? CM_TIE_DMA : CM_TIE_NONE;
+    g->tied = form.scales == CM_SCALES_TIED    ? CM_TIE_ALL
+              : form.scales == CM_SCALES_ENTRY ? CM_TIE_NONE
+                                               : CM_TIE_DMA;  /* split, auto */
     g->totals = form.scales != CM_SCALES_ENTRY;
     g->fit_serial = form.fit_serial;
     memset(g->dma_entry, 0, sizeof g->dma_entry);

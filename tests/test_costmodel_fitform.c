@@ -187,6 +187,7 @@ static void test_scales_names(void **st)
     assert_int_equal(cm_group_scales_parse("split"), CM_SCALES_SPLIT);
     assert_int_equal(cm_group_scales_parse("tied"), CM_SCALES_TIED);
     assert_int_equal(cm_group_scales_parse("entry"), CM_SCALES_ENTRY);
+    assert_int_equal(cm_group_scales_parse("auto"), CM_SCALES_AUTO);
     assert_int_equal(cm_group_scales_parse("per-entry"), -1);
     assert_string_equal(cm_group_scales_name(CM_FIT_FORM_DEFAULT.scales), "split");
 }

@@ -30,5 +30,6 @@ ok grep -q "held-out model 'zoo:nosuch' is not one of" "$T/e1"
 ok grep -q 'every model is held out' "$T/e2"
 "$B" loop "$f1" --holdout-models , >/dev/null 2>&1; ok test $? = 2
 "$B" loop "$f1" --group-scales both >/dev/null 2>&1; ok test $? = 2
+"$B" loop "$f1" --group-scales auto >/dev/null 2>&1; ok test $? = 2   # no held-out traces
 echo "$pass passed, $fail failed"
 test "$fail" = 0
