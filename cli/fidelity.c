@@ -147,6 +147,7 @@ json_t *cli_loop_json(const struct study_loop_result *r)
     json_object_set_new(root, "microbenchmarks", json_integer((json_int_t)r->microbenchmarks));
     json_object_set_new(root, "microbench_samples",
                         json_integer((json_int_t)r->microbench_samples));
+    json_object_set_new(root, "final_iteration", json_integer(r->final_iteration));
     for (size_t i = 0; i < r->iterations.len; i++) {
         const struct study_loop_iter *it = &r->iterations.data[i];
         json_t *ij = json_object(), *mj = json_array();

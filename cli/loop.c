@@ -47,7 +47,8 @@ const char cmd_loop_help[] =
     "                    code): split (default), tied or entry\n"
     "  --serial-share    also fit the tables' serial_share (as in `laysim calibrate`)\n"
     "  --traces DIR      write every chosen program's trace into DIR\n"
-    "  -o FILE           write the last fitted table\n"
+    "  -o FILE           write the final table (the last iteration's, or the one before\n"
+    "                    when the last refit did not help the fitted models' strategies)\n"
     "  --solver-time-limit S  wall-clock limit of each solve (default: none)\n"
     "  --time-limit S    deprecated spelling of --solver-time-limit (it is per solve)\n"
     "  --json            one JSON object with an \"iterations\" array\n"
@@ -278,6 +279,8 @@ int cmd_loop(int argc, char **argv)
     }
     if (nheld)
         print_held(&out);
+    printf("final table: iteration %d's (the stop rule reads the fitted models' strategies)\n",
+           out.final_iteration);
     if (!outp)
         printf("(the fitted table is not kept: -o FILE writes it)\n");
     study_loop_result_free(&out);

@@ -587,6 +587,7 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
     for (int i = 0; i < n; i++)
         lofo[i] = t0;
     double prev_acc = -1, prev_med = INFINITY;
+    struct cm_table prev_tab = cur;   /* the table of the iteration before */
     for (int it = 0; it <= o->iterations && !rc; it++) {
         if (LS_VEC_RESERVE(&out->iterations, out->iterations.len + 1)) {
             rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
@@ -601,10 +602,15 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
          * the fit. The frozen evaluation set only reports (choosing the iteration count on
          * it would make its figures in-sample; issue 18). */
         double acc = ij->strategy.pairwise_accuracy, med = ij->strategy.median_rel_error;
-        if (it > 1 && !(acc > prev_acc + 1e-9) && !(med < prev_med - 1e-4))
+        if (it > 1 && !(acc > prev_acc + 1e-9) && !(med < prev_med - 1e-4)) {
+            cur = prev_tab;   /* this refit did not help the training side: keep the one before */
+            out->final_iteration = it - 1;
             break;
+        }
         prev_acc = acc;
         prev_med = med;
+        prev_tab = cur;
+        out->final_iteration = it;
         if (it == o->iterations)
             break;
         /* refit from every calibration program so far */

@@ -143,6 +143,9 @@ struct study_loop_iter {
 
 struct study_loop_result {
     size_t microbenchmarks, microbench_samples;
+    int final_iteration;           /* whose table is the final one: the last iteration, or
+                                      the one before when the stop rule saw the last one's
+                                      refit not help the training side */
     LS_VEC(struct study_loop_iter) iterations;
 };
 void study_loop_result_free(struct study_loop_result *r);
@@ -152,8 +155,8 @@ int study_validate(const char *const *models, int n, const struct study_loop_opt
                    const struct cm_table *tb, struct study_validation *out,
                    struct ls_error *err);
 
-/* The loop (models must outlive *out); final (may be NULL): the last fitted table. On
- * error *out is empty. */
+/* The loop (models must outlive *out); final (may be NULL): the table of iteration
+ * out->final_iteration. On error *out is empty. */
 int study_loop(const char *const *models, int n, const struct study_loop_opts *o,
                struct study_loop_result *out, struct cm_table *final, struct ls_error *err);
 
