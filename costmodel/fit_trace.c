@@ -270,8 +270,8 @@ int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target 
 {
     /* every k-th trace held out, when at least two traces remain to fit */
     int every = holdout > 0 ? (int)lround(1.0 / holdout) : 0;
-    if (every < 2 || n - n / every < 2)
-        every = 0;
+    if (every < 2 || n < every || n - n / every < 2)
+        every = 0;   /* (n < every: no trace would be held out) */
     /* auto: the tied and the split form, the one that predicts the held-out programs
      * better kept (split without held-out traces) */
     enum cm_group_scales cand[2] = {form.scales, form.scales};
@@ -297,7 +297,7 @@ int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target 
         if (!r.done)
             break;
     }
-    rep->auto_form = form.scales == CM_SCALES_AUTO;
+    rep->auto_form = ncand > 1;
     rep->held_after = every ? e_best : NAN;
     if (!rc && rep->done && every) {
         struct cm_trace_fit count;
