@@ -6,6 +6,9 @@
 # `laysim calibrate --traces`, and the table validated on TEST models it never saw against
 # the untouched nc-v2 datasheet table.
 #   bench/calib_hidden.sh [BUILD] [json|csv]      (default build, csv)
+# Environment: TRAIN, TEST (model lists), SCALE (problem flags), KEEP=DIR (keep the files;
+# with REUSE=1 the imported traces already in DIR are fitted again instead of re-made),
+# CALIBRATE_FLAGS (extra flags of the fit, e.g. "--aggregate sum").
 # Prints the validate figures of both tables; the last line is JSON.
 set -euo pipefail
 build=${1:-build}
@@ -13,8 +16,14 @@ fmt=${2:-csv}
 root=$(cd "$(dirname "$0")/.." && pwd)
 L="$root/$build/laysim"
 [ -x "$L" ] || L="$build/laysim"
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+# KEEP=DIR keeps the traces, tables and validate reports there (for diagnosis)
+if [ -n "${KEEP:-}" ]; then
+    W=$KEEP
+    mkdir -p "$W"
+else
+    W=$(mktemp -d)
+    trap 'rm -rf "$W"' EXIT
+fi
 SCALE=${SCALE:-}
 TRAIN=${TRAIN:-zoo:bert-base zoo:resnet50 zoo:whisper-enc}
 TEST=${TEST:-zoo:vit-b16 zoo:bart-base zoo:musicgen zoo:olmo-7b}
@@ -29,6 +38,11 @@ i=0
 for m in $TRAIN; do
     # shellcheck disable=SC2086
     for s in local greedy rulebased exact; do
+        if [ -n "${REUSE:-}" ] && [ -s "$W/i$i.lstrace" ]; then
+            traces+=(--traces "$W/i$i.lstrace")
+            i=$((i + 1))
+            continue
+        fi
         "$L" problem "$m" $SCALE -o "$W/p$i.lsp" >/dev/null
         "$L" solve "$W/p$i.lsp" --solver "$s" -o "$W/s$i.sol" -q >/dev/null
         "$L" compile "$m" $SCALE --layout "$W/s$i.sol" -o "$W/m$i.prog" 2>/dev/null
@@ -51,13 +65,16 @@ PY
         i=$((i + 1))
     done
 done
-"$L" calibrate "${traces[@]}" --table "$W/datasheet.json" -o "$W/fit.json" -q | head -3
+# shellcheck disable=SC2086
+"$L" calibrate "${traces[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} -o "$W/fit.json" -q |
+    head -3
 run() {  # table -> "pairwise median"
     # shellcheck disable=SC2086
     "$L" validate $TEST $SCALE --table "$1" "${HIDE[@]}" --json -q -o "$W/v.json"
     python3 -c "import json; d=json.load(open('$W/v.json')); print(d['pairwise_accuracy'], d['median_rel_error'], d.get('pairs', d.get('all', {}).get('pairs', 0)))"
 }
 read -r pw0 med0 n0 < <(run "$W/datasheet.json")
+cp "$W/v.json" "$W/v_datasheet.json"
 read -r pw1 med1 n1 < <(run "$W/fit.json")
 echo "datasheet table on the hidden core:  pairwise $pw0 (pairs $n0), median rel. error $med0"
 echo "table fitted from $fmt traces:        pairwise $pw1 (pairs $n1), median rel. error $med1"

@@ -2,6 +2,8 @@
 # The loop's figures as the Markdown table docs/calibration.md quotes (issue 18: the docs'
 # numbers come from this script, so they cannot go stale):
 #   bench/loop_figures.sh [LAYSIM] [MODEL...]   (default build/laysim and the four models)
+# HOLDOUT=M,M.. passes --holdout-models (models never fitted on) and adds their table;
+# LOOP_FLAGS adds flags to the loop (e.g. "--group-scales tied").
 # Headline: the paper's metric (strategy pairs, 0.5% tie rule) on the frozen sets under the
 # leave-one-family-out tables; the frozen pairs with perturbations follow separately.
 set -euo pipefail
@@ -12,12 +14,16 @@ models=("$@")
 [ -x "$laysim" ] || { echo "bench/loop_figures.sh: no laysim binary at $laysim" >&2; exit 2; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$laysim" loop "${models[@]}" --json -q > "$out"
-python3 - "$out" "${models[*]}" <<'PY'
+extra=()
+[ -n "${HOLDOUT:-}" ] && extra+=(--holdout-models "$HOLDOUT")
+# shellcheck disable=SC2206
+[ -n "${LOOP_FLAGS:-}" ] && extra+=($LOOP_FLAGS)
+"$laysim" loop "${models[@]}" "${extra[@]}" --json -q > "$out"
+python3 - "$out" "${models[*]} ${extra[*]}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 def pc(v): return "-" if v is None else "%.1f%%" % (100 * v)
-print("`laysim loop %s --json` (defaults)\n" % sys.argv[2])
+print("`laysim loop %s --json` (defaults otherwise)\n" % sys.argv[2].strip())
 print("| iteration | table | LOFO strategy pairs: pairwise / median | strategy pairs, iteration's table | all frozen pairs (with perturbations) | strategies just solved |")
 print("|---|---|---|---|---|---|")
 for it in d["iterations"]:
@@ -30,4 +36,17 @@ for it in d["iterations"]:
         pc(g("frozen_strategies_median_rel_error")),
         pc(g("pairwise_accuracy")), g("pairs"), pc(g("median_rel_error")),
         pc(g("strategy_pairwise_accuracy")), pc(g("strategy_median_rel_error"))))
+if "held_strategy_pairs" in d["iterations"][0]:
+    held = [m["model"] for m in d["iterations"][0]["models"] if m.get("held_out")]
+    print("\nHeld-out models (%s: no program of theirs entered any fit), strategy pairs:\n" % ", ".join(held))
+    print("| iteration | table | solved under the iteration's table: pairwise / median | frozen strategy points: pairwise / median |")
+    print("|---|---|---|---|")
+    for it in d["iterations"]:
+        g = it.get
+        print("| %d | %s | %s (%s) / %s | %s (%s) / %s |" % (
+            it["iteration"], it["aggregate"],
+            pc(g("held_strategy_pairwise_accuracy")), g("held_strategy_pairs"),
+            pc(g("held_strategy_median_rel_error")),
+            pc(g("held_frozen_strategies_pairwise_accuracy")), g("held_frozen_strategies_pairs"),
+            pc(g("held_frozen_strategies_median_rel_error"))))
 PY

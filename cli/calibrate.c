@@ -13,7 +13,8 @@
 
 const char cmd_calibrate_help[] =
     "usage: laysim calibrate [--traces FILE]... [--microbench] [--table TABLE]\n"
-    "                        [--aggregate sum|max] [--group-scales tied|entry]\n"
+    "                        [--aggregate sum|max] [--group-scales auto|split|tied|entry]\n"
+    "                        [--serial-share]\n"
     "                        [--write-microbench TRACE]\n"
     "                        [--report FILE] [--json] [-q] [--target T] [--set K=V]\n"
     "                        -o table.json\n"
@@ -39,12 +40,19 @@ const char cmd_calibrate_help[] =
     "                         exposed time in the traces (aggregation max unless\n"
     "                         --aggregate sum; docs/calibration.md), and every k-th trace\n"
     "                         (k = 1/FRACTION of --holdout) is held out and predicted\n"
-    "  --group-scales MODE    what the group fit scales: tied (default): one latency and\n"
-    "                         one throughput scale for all entries, fitted to every\n"
-    "                         program's total time (and to the time differences of\n"
-    "                         programs with the same operators); entry: a latency and a\n"
-    "                         throughput scale per entry, fitted to every op's exposed\n"
-    "                         time (many more scales than a few models can pin)\n"
+    "  --group-scales MODE    what the group fit scales: split: a latency and a throughput\n"
+    "                         scale for the DMA entries and another pair for the compute\n"
+    "                         entries; tied: one latency and one throughput scale for all\n"
+    "                         entries (both fitted to every program's total time and to\n"
+    "                         the time differences of programs with the same operators);\n"
+    "                         auto (default): split and tied both, the one that predicts\n"
+    "                         the held-out traces better kept (split when none is held\n"
+    "                         out); entry: a latency and a throughput scale per entry,\n"
+    "                         fitted to every op's exposed time (many more scales than a\n"
+    "                         few models can pin)\n"
+    "  --serial-share         also fit the table's serial_share (max only): the share of\n"
+    "                         the other engines' time a group adds to its busiest\n"
+    "                         engine's (0: they overlap; 1: they run one after another)\n"
     "  --holdout FRACTION     share of each entry's samples held out of its fit to judge\n"
     "                         it against the prior (default 0.2; 0 = none). An entry whose\n"
     "                         fit predicts them worse than the prior keeps the prior\n"
@@ -116,7 +124,9 @@ static json_t *group_json(const struct cm_trace_fit *gr)
     json_t *o = json_object();
     json_object_set_new(o, "done", json_boolean(gr->done));
     json_object_set_new(o, "base", json_string(gr->from_prior ? "prior" : "per-instruction"));
-    json_object_set_new(o, "scales", json_string(gr->scales == CM_SCALES_TIED ? "tied" : "entry"));
+    json_object_set_new(o, "scales", json_string(cm_group_scales_name(gr->form.scales)));
+    json_object_set_new(o, "scales_chosen", json_boolean(gr->auto_form));
+    json_object_set_new(o, "serial_share_fitted", json_boolean(gr->form.fit_serial));
     json_object_set_new(o, "fitted_traces", json_integer(gr->fitted_traces));
     json_object_set_new(o, "held_out_traces", json_integer(gr->held_traces));
     json_object_set_new(o, "groups", json_integer((json_int_t)gr->groups));
@@ -138,9 +148,12 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces)
                "far off\n");
         return;
     }
-    int tied = gr->scales == CM_SCALES_TIED;
-    printf("group fit (overlap-aware, %s, scaling the %s table): %zu groups from %d traces, "
-           "in-sample error %.4f (%s)", tied ? "tied scales" : "per-entry scales",
+    int tied = gr->form.scales != CM_SCALES_ENTRY;
+    printf("group fit (overlap-aware, %s scales%s%s, scaling the %s table): %zu groups from %d "
+           "traces, in-sample error %.4f (%s)",
+           tied ? cm_group_scales_name(gr->form.scales) : "per-entry",
+           gr->form.fit_serial ? " and serial share" : "",
+           gr->auto_form ? " (chosen on the held-out traces)" : "",
            gr->from_prior ? "prior" : "per-instruction", gr->groups, gr->fitted_traces,
            gr->rel_in, tied ? "program totals" : "groups");
     if (gr->held_traces)
@@ -224,10 +237,11 @@ int cmd_calibrate(int argc, char **argv)
         {"json", no_argument, NULL, 'J'},           {"quiet", no_argument, NULL, 'q'},
         {"holdout", required_argument, NULL, 'H'},
         {"no-group-fit", no_argument, NULL, 'N'},   {"group-scales", required_argument, NULL, 'S'},
+        {"serial-share", no_argument, NULL, 's'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     struct cli_target_args ta = {0};
-    const char *traces[64], *prior = NULL, *aggn = NULL, *scalesn = "tied", *mbtrace = NULL, *report = NULL, *outp = NULL;
-    int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, c, rc;
+    const char *traces[64], *prior = NULL, *aggn = NULL, *scalesn = "auto", *mbtrace = NULL, *report = NULL, *outp = NULL;
+    int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, serial = 0, c, rc;
     double holdout = CM_HOLDOUT_DEFAULT;
     struct ls_error err;
     ls_error_clear(&err);
@@ -254,6 +268,7 @@ int cmd_calibrate(int argc, char **argv)
         case 'J': json = 1; break;
         case 'N': no_group = 1; break;
         case 'S': scalesn = optarg; break;
+        case 's': serial = 1; break;
         case 'H':
             if (cli_parse_double("calibrate", "--holdout", optarg, &holdout)) {
                 cli_target_args_free(&ta);
@@ -292,10 +307,16 @@ int cmd_calibrate(int argc, char **argv)
         cli_target_args_free(&ta);
         return cli_usage("calibrate", "--aggregate: expected sum or max");
     }
-    if (strcmp(scalesn, "tied") && strcmp(scalesn, "entry")) {
+    int scales = cm_group_scales_parse(scalesn);
+    if (scales < 0) {
         cli_target_args_free(&ta);
-        return cli_usage("calibrate", "--group-scales: expected tied or entry, got '%s'",
+        return cli_usage("calibrate", "--group-scales: expected auto, split, tied or entry, got '%s'",
                          scalesn);
+    }
+    if (serial && aggn && strcmp(aggn, "max")) {
+        cli_target_args_free(&ta);
+        return cli_usage("calibrate", "--serial-share needs --aggregate max (a sum table has "
+                         "no serial share)");
     }
     struct sim_target t;
     rc = cli_target_args_resolve(&ta, &t, &err);
@@ -332,7 +353,7 @@ int cmd_calibrate(int argc, char **argv)
     if (!rc && ntr && !no_group)
         rc = cm_trace_group_fit(traces, ntr, &t, holdout,
                                 aggn && !strcmp(aggn, "sum") ? CM_AGG_SUM : CM_AGG_MAX,
-                                strcmp(scalesn, "tied") ? CM_SCALES_ENTRY : CM_SCALES_TIED, &tb,
+                                (struct cm_fit_form){(enum cm_group_scales)scales, serial}, &tb,
                                 &fit, &gr, &err);
     ls_progress_update(&pb, (uint64_t)(micro + ntr + 1));
     ls_progress_end(&pb);

@@ -129,6 +129,7 @@ static json_t *loop_model_json(const struct study_loop_model *m)
     json_t *mo = json_object();
     json_object_set_new(mo, "model", json_string(m->model));
     json_object_set_new(mo, "family", json_string(m->family));
+    json_object_set_new(mo, "held_out", json_boolean(m->held_out));
     json_object_set_new(mo, "frozen", metrics_json(&m->frozen));
     if (m->has_lofo)
         json_object_set_new(mo, "lofo", metrics_json(&m->lofo));
@@ -146,6 +147,7 @@ json_t *cli_loop_json(const struct study_loop_result *r)
     json_object_set_new(root, "microbenchmarks", json_integer((json_int_t)r->microbenchmarks));
     json_object_set_new(root, "microbench_samples",
                         json_integer((json_int_t)r->microbench_samples));
+    json_object_set_new(root, "final_iteration", json_integer(r->final_iteration));
     for (size_t i = 0; i < r->iterations.len; i++) {
         const struct study_loop_iter *it = &r->iterations.data[i];
         json_t *ij = json_object(), *mj = json_array();
@@ -161,6 +163,10 @@ json_t *cli_loop_json(const struct study_loop_result *r)
             agg_json(ij, "lofo_strategies_", &it->lofo_strategies);
         }
         agg_json(ij, "strategy_", &it->strategy);
+        if (it->has_held) {
+            agg_json(ij, "held_strategy_", &it->held_strategy);
+            agg_json(ij, "held_frozen_strategies_", &it->held_frozen_strategies);
+        }
         agg_json(ij, "in_sample_", &it->in_sample);
         json_object_set_new(ij, "exact_within_1pct_all", json_boolean(it->exact_within_1pct_all));
         for (size_t k = 0; k < it->models.len; k++)

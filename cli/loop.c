@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -15,6 +16,8 @@ const char cmd_loop_help[] =
     "usage: laysim loop MODEL... [--iterations N] [--aggregate sum|max] [--json]\n"
     "                   [-o table.json] [--traces DIR] [--perturb N] [--seed N]\n"
     "                   [--explore N] [--no-lofo] [--no-microbench]\n"
+    "                   [--holdout-models M,M..] [--group-scales split|tied|entry]\n"
+    "                   [--serial-share]\n"
     "                   [--solver-time-limit S]\n"
     "                   [model scaling] [--target T] [--set K=V]\n"
     "\n"
@@ -37,8 +40,15 @@ const char cmd_loop_help[] =
     "                    chosen programs)\n"
     "  --no-lofo         skip the leave-one-family-out fits\n"
     "  --no-microbench   skip the microbenchmark fit\n"
+    "  --holdout-models M,M..  models (as spelled among MODEL...) whose programs never\n"
+    "                    enter any fit: their strategies are solved under each\n"
+    "                    iteration's table and simulated, and reported apart (held_*)\n"
+    "  --group-scales MODE  the group fit's scales, as in `laysim calibrate` (the same\n"
+    "                    code): split (default), tied or entry\n"
+    "  --serial-share    also fit the tables' serial_share (as in `laysim calibrate`)\n"
     "  --traces DIR      write every chosen program's trace into DIR\n"
-    "  -o FILE           write the last fitted table\n"
+    "  -o FILE           write the final table (the last iteration's, or the one before\n"
+    "                    when the last refit did not help the fitted models' strategies)\n"
     "  --solver-time-limit S  wall-clock limit of each solve (default: none)\n"
     "  --time-limit S    deprecated spelling of --solver-time-limit (it is per solve)\n"
     "  --json            one JSON object with an \"iterations\" array\n"
@@ -56,6 +66,24 @@ static const char *fig(char *buf, size_t n, int w, int prec, double v, int defin
     return buf;
 }
 
+/* The held-out models' figures: no program of theirs entered any fit. */
+static void print_held(const struct study_loop_result *out)
+{
+    printf("held-out models (never fitted on; strategy pairs): solved under the iteration's "
+           "table, and the frozen set's strategy points:\n");
+    printf("iter held_pairwise pairs held_median  frozen_pairwise pairs frozen_median\n");
+    for (size_t i = 0; i < out->iterations.len; i++) {
+        const struct study_loop_iter *it = &out->iterations.data[i];
+        const struct study_metrics *s = &it->held_strategy, *f = &it->held_frozen_strategies;
+        char a[32], b[32], c[32], d[32];
+        printf("%4zu %s %5lld %s  %s %5lld %s\n", i,
+               fig(a, sizeof a, 13, 3, s->pairwise_accuracy, 1), (long long)s->pw.pairs,
+               fig(b, sizeof b, 11, 4, s->median_rel_error, 1),
+               fig(c, sizeof c, 15, 3, f->pairwise_accuracy, 1), (long long)f->pw.pairs,
+               fig(d, sizeof d, 13, 4, f->median_rel_error, 1));
+    }
+}
+
 int cmd_loop(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -66,13 +94,18 @@ int cmd_loop(int argc, char **argv)
         {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
         {"solver-time-limit", required_argument, NULL, 's'},
         {"explore", required_argument, NULL, 'x'},
+        {"holdout-models", required_argument, NULL, 'H'},
+        {"group-scales", required_argument, NULL, 'G'},
+        {"serial-share", no_argument, NULL, 'R'},
         {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
     struct study_loop_opts o;
     study_loop_opts_init(&o);
     struct cli_target_args ta = {0};
     const char *outp = NULL;
-    int json = 0, quiet = 0, c, rc = 0;
+    int json = 0, quiet = 0, c, rc = 0, nheld = 0;
+    const char *held[64];
+    char *heldbuf = NULL;
     unsigned long long v;
     struct ls_error err;
     ls_error_clear(&err);
@@ -123,6 +156,38 @@ int cmd_loop(int argc, char **argv)
             }
             o.explore = (int)v;
             break;
+        case 'H':
+            free(heldbuf);
+            if (!(heldbuf = strdup(optarg))) {
+                rc = CLI_FAIL;
+                goto usage;
+            }
+            nheld = 0;
+            for (char *save = NULL, *tok = strtok_r(heldbuf, ",", &save); tok;
+                 tok = strtok_r(NULL, ",", &save)) {
+                if (nheld == 64) {
+                    rc = cli_usage("loop", "--holdout-models: at most 64 models");
+                    goto usage;
+                }
+                held[nheld++] = tok;
+            }
+            if (nheld == 0) {
+                rc = cli_usage("loop", "--holdout-models: expected model names, got '%s'",
+                               optarg);
+                goto usage;
+            }
+            break;
+        case 'G': {
+            int sc = cm_group_scales_parse(optarg);
+            if (sc < 0 || sc == CM_SCALES_AUTO) {
+                rc = cli_usage("loop", "--group-scales: expected split, tied or entry, got '%s'",
+                               optarg);
+                goto usage;
+            }
+            o.form.scales = (enum cm_group_scales)sc;
+            break;
+        }
+        case 'R': o.form.fit_serial = 1; break;
         case 'L': o.lofo = 0; break;
         case 'M': o.microbench = 0; break;
         case 'D': o.trace_dir = optarg; break;
@@ -152,10 +217,14 @@ int cmd_loop(int argc, char **argv)
         rc = cli_usage("loop", "expected at least one MODEL");
         goto usage;
     }
+    o.holdout_models = held;
+    o.nholdout = nheld;
     rc = cli_target_args_resolve(&ta, &o.target, &err);
     cli_target_args_free(&ta);
-    if (rc)
+    if (rc) {
+        free(heldbuf);
         return cli_report(&err);
+    }
     struct study_loop_result out;
     struct cm_table fin;
     struct ls_progress pb;
@@ -164,15 +233,19 @@ int cmd_loop(int argc, char **argv)
     o.progress.done = cli_progress_done;
     rc = study_loop((const char *const *)argv + optind, argc - optind, &o, &out, &fin, &err);
     ls_progress_end(&pb);
-    if (rc)
+    if (rc) {
+        free(heldbuf);
         return cli_report(&err);
+    }
     if (outp && (rc = cm_table_write(&fin, outp, &err))) {
         study_loop_result_free(&out);
+        free(heldbuf);
         return cli_report(&err);
     }
     if (json) {
         rc = cli_print_json(cli_loop_json(&out)) ? CLI_FAIL : CLI_OK;
         study_loop_result_free(&out);
+        free(heldbuf);
         return rc;
     }
     printf("iter aggregate pairwise  tau     median_rel  lofo_pairwise lofo_median  in_sample_median exact_1pct\n");
@@ -204,11 +277,17 @@ int cmd_loop(int argc, char **argv)
                fig(c, sizeof c, 8, 3, fr->pairwise_accuracy, 1), (long long)fr->pw.pairs,
                fig(d, sizeof d, 10, 4, fr->median_rel_error, 1));
     }
+    if (nheld)
+        print_held(&out);
+    printf("final table: iteration %d's (the stop rule reads the fitted models' strategies)\n",
+           out.final_iteration);
     if (!outp)
         printf("(the fitted table is not kept: -o FILE writes it)\n");
     study_loop_result_free(&out);
+    free(heldbuf);
     return CLI_OK;
 usage:
     cli_target_args_free(&ta);
+    free(heldbuf);
     return rc;
 }

@@ -135,6 +135,11 @@ struct cm_parts {
 void cm_price_parts(const struct cm_table *tb, const struct sim_target *t,
                     const struct sim_instr *in, struct cm_parts *out);
 
+/* How the group fit ties its scales: one latency and one throughput scale per entry
+ * (CM_TIE_NONE), for every entry (CM_TIE_ALL), or per class, DMA entries and compute
+ * entries (CM_TIE_DMA: four scales). */
+enum cm_tie { CM_TIE_NONE, CM_TIE_ALL, CM_TIE_DMA };
+
 /* Group samples: features under the table the parts were computed with. */
 struct cm_groups {
     int nent;                  /* table entries (features per engine: 2 * nent) */
@@ -156,7 +161,8 @@ struct cm_groups {
      * already measured each instruction; what whole programs add is how much of that
      * overlaps, and few programs (three models' traces) cannot pin 2 x entries scales
      * without fitting their noise (docs/calibration.md: tied scales on unseen models). */
-    int tied;
+    int tied;                  /* enum cm_tie */
+    unsigned char dma_entry[96]; /* CM_TIE_DMA: entry k is a DMA entry */
     /* 0: one row per group (its exposed time); 1: one row per program (its time). A
      * group's exposed time is the growth of the running end in program order, which a
      * prefetched load (issued for a later operator, run under an earlier one's compute)
@@ -166,6 +172,10 @@ struct cm_groups {
      * a "pipe" table (a datasheet prior) */
     double *count;
     size_t capc;
+    /* "max" only. 0: the fit keeps the table's serial_share; 1: it also fits the share
+     * (a grid over 0..1, the one with the least squared error kept): the part of the
+     * non-largest engines' sums a group's dependency chain does not overlap. */
+    int fit_serial;
 };
 void cm_groups_init(struct cm_groups *g, int nent);
 void cm_groups_free(struct cm_groups *g);
@@ -193,19 +203,41 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
                         const struct sim_target *t, const char *path, int32_t key,
                         size_t *attributed, struct ls_error *err);
 
-/* Scales of the trace group fit:
- *   CM_SCALES_TIED   (default) one latency and one throughput scale for every entry
- *                    (and group_ns), fitted to each program's total time, with the ranking
- *                    rows of programs that share their operators (CM_KEY_BY_OPS);
+/* Scales of the group fit (calibrate --traces and the loop):
+ *   CM_SCALES_SPLIT  (the loop's default) a latency and a throughput scale for the DMA
+ *                    entries, another pair for the compute entries (and group_ns), fitted to each
+ *                    program's total time, with the ranking rows of programs that share
+ *                    their operators: in programs whose weight loads run under earlier
+ *                    operators' compute, how much of the compute stays exposed differs
+ *                    from how much of the DMA does (docs/calibration.md);
+ *   CM_SCALES_TIED   the same with one latency and one throughput scale for every entry;
  *   CM_SCALES_ENTRY  one latency and one throughput scale per entry, fitted to each
- *                    group's exposed time (the loop's form). */
-enum cm_group_scales { CM_SCALES_TIED, CM_SCALES_ENTRY };
+ *                    group's exposed time (the loop's form until 2026-12-01);
+ *   CM_SCALES_AUTO   (calibrate --traces' default) split and tied both fitted, the one
+ *                    whose fit predicts the held-out traces better kept (split when
+ *                    nothing is held out); elsewhere it means split. */
+enum cm_group_scales { CM_SCALES_TIED, CM_SCALES_ENTRY, CM_SCALES_SPLIT, CM_SCALES_AUTO };
+const char *cm_group_scales_name(enum cm_group_scales s);
+/* Parse "tied", "split", "entry" or "auto"; -1: none of them. */
+int cm_group_scales_parse(const char *name);
+
+/* The form of a group fit: its scales, and whether it also fits the serial share of a
+ * "max" table (struct cm_groups: fit_serial). */
+struct cm_fit_form {
+    enum cm_group_scales scales;
+    int fit_serial;
+};
+#define CM_FIT_FORM_DEFAULT ((struct cm_fit_form){CM_SCALES_SPLIT, 0})
+/* Set g up for form: ties, rows (program totals unless per-entry), which entries of base
+ * are DMA entries. Call before adding groups or before cm_group_fit. */
+void cm_groups_set_form(struct cm_groups *g, struct cm_fit_form form,
+                        const struct cm_table *base);
 
 /* The overlap-aware stage of `calibrate --traces`: the group fit (aggregation agg) of tb
  * (in: the per-instruction fit; out: scaled) on the traces that carry op attribution,
  * every k-th trace (k = 1 / holdout, when two remain to fit) held out and predicted before
- * and after. With held-out traces the fit is also made from the prior, and the base whose
- * fit predicts them better is kept. done = 0 when no trace carries attribution (tb
+ * and after. With held-out traces the fit is also made from the prior, and the base (and,
+ * for CM_SCALES_AUTO, the form) whose fit predicts them better is kept. done = 0 when no trace carries attribution (tb
  * unchanged). */
 struct cm_trace_fit {
     int done;
@@ -213,7 +245,8 @@ struct cm_trace_fit {
                                           per-instruction fit (it predicted the held-out
                                           traces better) */
     int fitted_traces, held_traces;
-    int scales;                        /* enum cm_group_scales of the fit */
+    struct cm_fit_form form;           /* of the fit kept */
+    int auto_form;                     /* the form was chosen (CM_SCALES_AUTO) */
     size_t groups, attributed;         /* groups fitted; records with an op or conversion */
     double rel_in;                     /* in-sample weighted relative error of the fitted
                                           rows (groups, or program totals when tied) */
@@ -222,15 +255,16 @@ struct cm_trace_fit {
                                           group-fitted table */
 };
 int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target *t,
-                       double holdout, enum cm_aggregate agg, enum cm_group_scales scales,
+                       double holdout, enum cm_aggregate agg, struct cm_fit_form form,
                        const struct cm_table *prior,
                        struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err);
 
 /* Program k of g (parts priced under some table T): T's predicted time and the measured
  * time, base-clock cycles; group_cycles: T's per-group latency for "max" (group_ns in
- * base cycles). */
+ * base cycles) and serial share. */
 void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggregate agg,
-                            double group_cycles, double *predicted, double *measured);
+                            double group_cycles, double serial, double *predicted,
+                            double *measured);
 
 /* Fit scales into tb (whose entries produced the parts) for aggregation mode agg.
  * in-sample relative error of the summed prediction goes to *rel (may be NULL). */

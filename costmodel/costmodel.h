@@ -33,7 +33,10 @@ struct cm_entry {
  *   CM_AGG_SUM  "sum": the sum of the prices (every instruction waits for the previous);
  *   CM_AGG_MAX  "max": overlap-aware: the largest per-engine sum (PE, ACT, DVE, POOL, DMA)
  *               plus the exposed latency group_ns (pipeline fill and drain), once per
- *               non-empty group;
+ *               non-empty group, plus serial_share (0..1, optional key, default 0) times
+ *               the other engines' sums: the part of them a group's dependency chain
+ *               does not overlap (a softmax's reduce, exp and divide on three engines run
+ *               one after another; a matmul's loads run under its compute);
  *   CM_AGG_PIPE "pipe": a software pipeline of n tiles over the engines: the bottleneck
  *               engine's sum B plus one tile's trip through the other engines,
  *               (sum - B) / n, where n is the bottleneck engine's instruction count. One
@@ -49,6 +52,8 @@ struct cm_table {
     char aggregate[16];      /* "sum", "max" or "pipe" (the name of agg) */
     int agg;                 /* enum cm_aggregate */
     double group_ns;         /* "max": exposed latency per group, ns */
+    double serial;           /* "max": share of the non-largest engines' sums charged
+                                (key serial_share; 0 = engines overlap fully) */
     int n;
     struct cm_entry e[96];
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "costmodel/calibrate.h"
+#include "sim/isa.h"
 #include "util/vec.h"
 
 #define NE LS_ENGINE_COUNT
@@ -26,6 +27,38 @@ void cm_groups_free(struct cm_groups *g)
     free(g->pstart);
     free(g->pkey);
     memset(g, 0, sizeof *g);
+}
+
+const char *cm_group_scales_name(enum cm_group_scales s)
+{
+    return s == CM_SCALES_TIED    ? "tied"
+           : s == CM_SCALES_SPLIT ? "split"
+           : s == CM_SCALES_AUTO  ? "auto"
+                                  : "entry";
+}
+
+int cm_group_scales_parse(const char *name)
+{
+    static const enum cm_group_scales all[] = {CM_SCALES_TIED, CM_SCALES_ENTRY, CM_SCALES_SPLIT,
+                                               CM_SCALES_AUTO};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        if (strcmp(name, cm_group_scales_name(all[k])) == 0)
+            return (int)all[k];
+    return -1;
+}
+
+void cm_groups_set_form(struct cm_groups *g, struct cm_fit_form form,
+                        const struct cm_table *base)
+{
+    g->tied = form.scales == CM_SCALES_TIED    ? CM_TIE_ALL
+              : form.scales == CM_SCALES_ENTRY ? CM_TIE_NONE
+                                               : CM_TIE_DMA;  /* split, auto */
+    g->totals = form.scales != CM_SCALES_ENTRY;
+    g->fit_serial = form.fit_serial;
+    memset(g->dma_entry, 0, sizeof g->dma_entry);
+    for (int k = 0; k < base->n && k < (int)sizeof g->dma_entry; k++)
+        g->dma_entry[k] = base->e[k].opcode == SIM_OP_DMA_COPY ||
+                          base->e[k].opcode == SIM_OP_DMA_TRANSPOSE;
 }
 
 static size_t rowlen(const struct cm_groups *g)
@@ -127,9 +160,10 @@ int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
     return rc;
 }
 
-/* predicted group value under scales th (2 * nent) and intercept L, and its argmax engine */
+/* predicted group value under scales th (2 * nent), intercept L and serial share sr (the
+ * share of the other engines' sums charged under "max"), and its argmax engine */
 static double predict(const struct cm_groups *g, size_t i, const double *th, double L,
-                      enum cm_aggregate agg, int *arg)
+                      double sr, enum cm_aggregate agg, int *arg)
 {
     const double *x = g->x + i * rowlen(g);
     size_t per = 2 * (size_t)g->nent;
@@ -149,13 +183,14 @@ static double predict(const struct cm_groups *g, size_t i, const double *th, dou
         double tiles = g->count[i * NE + *arg];
         return best + (sum - best) / (tiles > 1 ? tiles : 1);
     }
-    return agg == CM_AGG_MAX ? best + (sum > 0 ? L : 0) : sum;
+    return agg == CM_AGG_MAX ? best + sr * (sum - best) + (sum > 0 ? L : 0) : sum;
 }
 
 static size_t prog_end(const struct cm_groups *g, size_t k);
 
 void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggregate agg,
-                            double group_cycles, double *predicted, double *measured)
+                            double group_cycles, double serial, double *predicted,
+                            double *measured)
 {
     size_t per = 2 * (size_t)g->nent;
     double *ones = malloc(sizeof *ones * (per + 1));
@@ -168,7 +203,7 @@ void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggrega
         ones[j] = 1;
     for (size_t i = g->pstart[k]; i < prog_end(g, k); i++) {
         int arg;
-        *predicted += predict(g, i, ones, group_cycles, agg, &arg);
+        *predicted += predict(g, i, ones, group_cycles, serial, agg, &arg);
         *measured += g->y[i];
     }
     free(ones);
@@ -178,30 +213,36 @@ void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggrega
  * scale_col maps feature j (entry j / 2, part j % 2) to its scale. */
 static size_t nscales(const struct cm_groups *g)
 {
-    return g->tied ? 2 : 2 * (size_t)g->nent;
+    return g->tied == CM_TIE_ALL ? 2 : g->tied == CM_TIE_DMA ? 4 : 2 * (size_t)g->nent;
 }
 
 static size_t scale_col(const struct cm_groups *g, size_t j)
 {
-    return g->tied ? j % 2 : j;
+    if (g->tied == CM_TIE_ALL)
+        return j % 2;
+    if (g->tied == CM_TIE_DMA)
+        return j % 2 + 2 * (j / 2 < sizeof g->dma_entry && g->dma_entry[j / 2]);
+    return j;
 }
 
-/* Row i of the linearized design (unweighted): for "max" only the argmax engine's
- * features, plus the intercept column. Returns 1 when the row has any feature. */
+/* Row i of the linearized design (unweighted): for "max" the argmax engine's features
+ * plus sr times the other engines' (the serial share), plus the intercept column.
+ * Returns 1 when the row has any feature. */
 static int lin_row(const struct cm_groups *g, size_t i, enum cm_aggregate agg, int arg,
-                   double *out, size_t p)
+                   double sr, double *out, size_t p)
 {
     const double *x = g->x + i * rowlen(g);
     size_t per = 2 * (size_t)g->nent;
     int any = 0;
     memset(out, 0, p * sizeof *out);
     for (int e = 0; e < NE; e++) {
-        if (agg == CM_AGG_MAX && e != arg)
+        double f = agg != CM_AGG_MAX || e == arg ? 1.0 : sr;
+        if (f == 0)
             continue;
         for (size_t j = 0; j < per; j++)
             if (x[e * per + j] != 0) {
                 any = 1;
-                out[scale_col(g, j)] += x[e * per + j];
+                out[scale_col(g, j)] += f * x[e * per + j];
             }
     }
     if (agg == CM_AGG_MAX && any)
@@ -230,7 +271,7 @@ static size_t count_diffs(const struct cm_groups *g)
 
 /* Per program: the sum of its linearized rows (S, nprog * p) and of its exposed times (Y). */
 static int program_sums(const struct cm_groups *g, enum cm_aggregate agg, const int *arg,
-                        size_t p, double *S, double *Y)
+                        double sr, size_t p, double *S, double *Y)
 {
     double *row = malloc(p * sizeof *row);
     if (!row)
@@ -240,7 +281,7 @@ static int program_sums(const struct cm_groups *g, enum cm_aggregate agg, const 
         memset(s, 0, p * sizeof *s);
         Y[k] = 0;
         for (size_t i = g->pstart[k]; i < prog_end(g, k); i++) {
-            lin_row(g, i, agg, arg[i], row, p);
+            lin_row(g, i, agg, arg[i], sr, row, p);
             for (size_t j = 0; j < p; j++)
                 s[j] += row[j];
             Y[k] += g->y[i];
@@ -350,8 +391,8 @@ out:
 /* Ridge-regularized (towards th = 1) weighted least squares on the current linearization:
  * the group rows and the difference rows, accumulated into the normal equations, then one
  * ridge term per parameter. */
-static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *arg, double *th,
-                 double *L)
+static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *arg, double sr,
+                 double *th, double *L)
 {
     size_t per = 2 * (size_t)g->nent, ns = nscales(g);
     size_t p = ns + (agg == CM_AGG_MAX);
@@ -364,11 +405,11 @@ static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *ar
     if (!G || !h || !row || !sol || !S || !Y)
         goto out;
     if (g->totals || nd) {
-        if ((rc = program_sums(g, agg, arg, p, S, Y)))
+        if ((rc = program_sums(g, agg, arg, sr, p, S, Y)))
             goto out;
     }
     for (size_t i = 0; i < g->n && !g->totals; i++) {
-        lin_row(g, i, agg, arg[i], row, p);
+        lin_row(g, i, agg, arg[i], sr, row, p);
         add_row(G, h, row, p, g->y[i], g->w[i]);
     }
     for (size_t k = 0; k < g->nprog && g->totals; k++)
@@ -399,63 +440,87 @@ out:
     return rc;
 }
 
-/* Weighted relative error of the fitted rows: the groups, or the programs' totals when
- * the fit was made on those. */
-static double fit_error(const struct cm_groups *g, enum cm_aggregate agg, const double *th,
-                        double L)
+/* Per program under (th, L, sr): predicted (P) and measured (Y) time; for group rows
+ * also the weighted squared error of the groups (*sse_groups). */
+static void program_totals(const struct cm_groups *g, enum cm_aggregate agg, const double *th,
+                           double L, double sr, double *P, double *Y, double *sse_groups)
 {
-    double num = 0, den = 0;
+    *sse_groups = 0;
     for (size_t k = 0; k < g->nprog; k++) {
-        double p = 0, y = 0;
+        P[k] = Y[k] = 0;
         for (size_t i = g->pstart[k]; i < prog_end(g, k); i++) {
             int a;
-            double v = predict(g, i, th, L, agg, &a);
-            if (!g->totals) {
-                num += g->w[i] * fabs(v - g->y[i]);
-                den += g->w[i] * g->y[i];
-            }
-            p += v;
-            y += g->y[i];
-        }
-        double w = g->pstart[k] < prog_end(g, k) ? g->w[g->pstart[k]] : 0;
-        if (g->totals) {
-            num += w * fabs(p - y);
-            den += w * y;
+            double v = predict(g, i, th, L, sr, agg, &a);
+            *sse_groups += g->w[i] * (v - g->y[i]) * (v - g->y[i]);
+            P[k] += v;
+            Y[k] += g->y[i];
         }
     }
-    return den > 0 ? num / den : 0;
 }
 
-int cm_group_fit(const struct cm_groups *g, enum cm_aggregate agg, const struct sim_target *t,
-                 struct cm_table *tb, double *rel, struct ls_error *err)
+static double prog_weight(const struct cm_groups *g, size_t k)
 {
-    gsl_set_error_handler_off();
-    if (g->n == 0)
-        return ls_error_msg(err, LS_ERR_INPUT, "no groups to fit");
-    size_t per = 2 * (size_t)g->nent;
-    double *th = malloc(sizeof *th * per);
-    int *arg = malloc(sizeof *arg * g->n);
-    if (!th || !arg) {
-        free(th);
-        free(arg);
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    return g->pstart[k] < prog_end(g, k) ? g->w[g->pstart[k]] : 0;
+}
+
+/* The least-squares objective of the data rows (groups or program totals, and the
+ * difference rows) under (th, L, sr), and the weighted relative error of the fitted rows
+ * (*rel). P, Y: room for nprog values each. */
+static double objective(const struct cm_groups *g, enum cm_aggregate agg, const double *th,
+                        double L, double sr, double *P, double *Y, double *rel)
+{
+    double sse, num = 0, den = 0;
+    program_totals(g, agg, th, L, sr, P, Y, &sse);
+    if (g->totals)
+        sse = 0;
+    for (size_t k = 0; k < g->nprog; k++) {
+        double w = prog_weight(g, k);
+        if (g->totals)
+            sse += w * (P[k] - Y[k]) * (P[k] - Y[k]);
+        for (size_t l = k + 1; l < g->nprog; l++)
+            if (g->pkey[k] >= 0 && g->pkey[k] == g->pkey[l]) {
+                double d = (P[k] - P[l]) - (Y[k] - Y[l]);
+                sse += CM_DIFF_WEIGHT * 0.5 * (w + prog_weight(g, l)) * d * d;
+            }
+        if (g->totals) {
+            num += w * fabs(P[k] - Y[k]);
+            den += w * Y[k];
+        }
     }
+    for (size_t i = 0; i < g->n && !g->totals; i++) {
+        int a;
+        double v = predict(g, i, th, L, sr, agg, &a);
+        num += g->w[i] * fabs(v - g->y[i]);
+        den += g->w[i] * g->y[i];
+    }
+    *rel = den > 0 ? num / den : 0;
+    return sse;
+}
+
+/* The scales (th) and intercept (*L, in: its start) at serial share sr: for "max" the
+ * argmax engine of each group is re-linearized a few times. */
+static int fit_at(const struct cm_groups *g, enum cm_aggregate agg, double sr, int *arg,
+                  double *th, double *L)
+{
+    size_t per = 2 * (size_t)g->nent;
+    int rc = 0;
     for (size_t j = 0; j < per; j++)
         th[j] = 1;
-    double L = agg == CM_AGG_MAX ? tb->group_ns * t->base_mhz / 1000.0 : 0;
-    int rc = 0;
     for (int it = 0; it < (agg == CM_AGG_MAX ? 6 : 1) && !rc; it++) {
         for (size_t i = 0; i < g->n; i++)
-            predict(g, i, th, L, agg, &arg[i]);
-        rc = solve(g, agg, arg, th, &L);
+            predict(g, i, th, *L, sr, agg, &arg[i]);
+        rc = solve(g, agg, arg, sr, th, L);
     }
-    if (rc) {
-        free(th);
-        free(arg);
-        return ls_error_msg(err, rc, "group fit failed");
-    }
-    if (rel)
-        *rel = fit_error(g, agg, th, L);
+    return rc;
+}
+
+/* Serial shares tried for "max" when g->fit_serial: the share enters the prediction
+ * through the argmax engine, so it is not a linear parameter; a grid of 11 is finer than
+ * the programs can tell apart. */
+#define CM_SERIAL_STEPS 10
+
+static void apply_scales(struct cm_table *tb, const struct cm_groups *g, const double *th)
+{
     for (int k = 0; k < tb->n && k < g->nent; k++) {
         struct cm_entry *e = &tb->e[k];
         double sf = th[2 * k], sv = th[2 * k + 1];
@@ -467,8 +532,49 @@ int cm_group_fit(const struct cm_groups *g, enum cm_aggregate agg, const struct 
         if (e->bytes_per_ns > 0)
             e->bytes_per_ns /= sv;
     }
-    cm_table_set_aggregate(tb, agg, agg == CM_AGG_MAX ? L * 1000.0 / t->base_mhz : -1);
+}
+
+int cm_group_fit(const struct cm_groups *g, enum cm_aggregate agg, const struct sim_target *t,
+                 struct cm_table *tb, double *rel, struct ls_error *err)
+{
+    gsl_set_error_handler_off();
+    if (g->n == 0)
+        return ls_error_msg(err, LS_ERR_INPUT, "no groups to fit");
+    size_t per = 2 * (size_t)g->nent;
+    double *th = malloc(sizeof *th * per), *best = malloc(sizeof *best * per);
+    double *P = malloc(sizeof *P * (g->nprog + 1)), *Y = malloc(sizeof *Y * (g->nprog + 1));
+    int *arg = malloc(sizeof *arg * g->n);
+    int rc = th && best && P && Y && arg ? 0 : LS_ERR_NOMEM;
+    double L0 = agg == CM_AGG_MAX ? tb->group_ns * t->base_mhz / 1000.0 : 0;
+    double best_obj = INFINITY, best_L = L0, best_sr = 0, best_rel = 0;
+    int steps = agg == CM_AGG_MAX && g->fit_serial ? CM_SERIAL_STEPS : 0;
+    for (int k = 0; k <= steps && !rc; k++) {
+        double sr = steps ? (double)k / steps : agg == CM_AGG_MAX ? tb->serial : 0, L = L0, r;
+        if ((rc = fit_at(g, agg, sr, arg, th, &L)))
+            break;
+        double obj = objective(g, agg, th, L, sr, P, Y, &r);
+        if (obj < best_obj) {
+            best_obj = obj;
+            best_L = L;
+            best_sr = sr;
+            best_rel = r;
+            memcpy(best, th, sizeof *th * per);
+        }
+    }
+    if (!rc) {
+        if (rel)
+            *rel = best_rel;
+        apply_scales(tb, g, best);
+        cm_table_set_aggregate(tb, agg, agg == CM_AGG_MAX ? best_L * 1000.0 / t->base_mhz : -1);
+        if (agg == CM_AGG_MAX)
+            tb->serial = best_sr;
+    }
     free(th);
+    free(best);
+    free(P);
+    free(Y);
     free(arg);
+    if (rc)
+        return ls_error_msg(err, rc, rc == LS_ERR_NOMEM ? "out of memory" : "group fit failed");
     return 0;
 }

@@ -159,7 +159,8 @@ static double programs_error(const struct cm_groups *h, const struct cm_table *t
     double gc = tb->agg == CM_AGG_MAX ? tb->group_ns * t->base_mhz / 1000.0 : 0, m = NAN;
     for (size_t k = 0; k < h->nprog; k++) {
         double p, y;
-        cm_groups_program_time(h, k, tb->agg, gc, &p, &y);
+        cm_groups_program_time(h, k, tb->agg, gc, tb->agg == CM_AGG_MAX ? tb->serial : 0, &p,
+                               &y);
         if (y > 0 && LS_VEC_PUSH(&rel, fabs(p - y) / y))
             break;
     }
@@ -212,12 +213,12 @@ static int held_error(const char *const *paths, int n, int every, const struct c
 /* The group fit of the training traces with parts priced under base, into out. */
 static int fit_from(const struct cm_table *base, const char *const *paths, int n, int every,
                     const struct sim_target *t, enum cm_aggregate agg,
-                    enum cm_group_scales scales, struct cm_table *out,
+                    struct cm_fit_form form, struct cm_table *out,
                     struct cm_trace_fit *rep, struct ls_error *err)
 {
     struct cm_groups g;
     cm_groups_init(&g, base->n);
-    g.tied = g.totals = scales == CM_SCALES_TIED;
+    cm_groups_set_form(&g, form, base);
     memset(rep, 0, sizeof *rep);
     rep->rel_in = NAN;
     int rc = add_traces(&g, paths, n, every, 0, base, t, rep, err);
@@ -231,25 +232,73 @@ static int fit_from(const struct cm_table *base, const char *const *paths, int n
     return rc;
 }
 
+/* One candidate form: its fit from the per-instruction table and, with held-out traces,
+ * from the prior; the base whose fit predicts the held-out programs better is kept in
+ * *best with its report, and its held-out error in *e (NAN: nothing held out). */
+static int fit_form(const char *const *paths, int n, int every, const struct sim_target *t,
+                    enum cm_aggregate agg, struct cm_fit_form form,
+                    const struct cm_table *prior, const struct cm_table *tb,
+                    struct cm_table *best, struct cm_trace_fit *rep, double *e,
+                    struct ls_error *err)
+{
+    struct cm_table from_prior;
+    struct cm_trace_fit r2;
+    double e_fit = NAN, e_prior = NAN;
+    int rc = fit_from(tb, paths, n, every, t, agg, form, best, rep, err);
+    if (!rc && rep->done && every)
+        rc = fit_from(prior, paths, n, every, t, agg, form, &from_prior, &r2, err);
+    if (!rc && rep->done && every)
+        rc = held_error(paths, n, every, best, t, &e_fit, err);
+    if (!rc && rep->done && every)
+        rc = held_error(paths, n, every, &from_prior, t, &e_prior, err);
+    if (rc)
+        return rc;
+    rep->form = form;
+    rep->from_prior = e_prior < e_fit;
+    *e = rep->from_prior ? e_prior : e_fit;
+    if (rep->from_prior) {
+        *best = from_prior;
+        rep->rel_in = r2.rel_in;
+    }
+    return 0;
+}
+
 int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target *t,
-                       double holdout, enum cm_aggregate agg, enum cm_group_scales scales,
+                       double holdout, enum cm_aggregate agg, struct cm_fit_form form,
                        const struct cm_table *prior,
                        struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err)
 {
     /* every k-th trace held out, when at least two traces remain to fit */
     int every = holdout > 0 ? (int)lround(1.0 / holdout) : 0;
-    if (every < 2 || n - n / every < 2)
-        every = 0;
-    struct cm_table from_fit, from_prior;
-    struct cm_trace_fit r2;
-    double e_fit = NAN, e_prior = NAN;
-    int rc = fit_from(tb, paths, n, every, t, agg, scales, &from_fit, rep, err);
-    if (!rc && rep->done && every)
-        rc = fit_from(prior, paths, n, every, t, agg, scales, &from_prior, &r2, err);
-    if (!rc && rep->done && every)
-        rc = held_error(paths, n, every, &from_fit, t, &e_fit, err);
-    if (!rc && rep->done && every)
-        rc = held_error(paths, n, every, &from_prior, t, &e_prior, err);
+    if (every < 2 || n < every || n - n / every < 2)
+        every = 0;   /* (n < every: no trace would be held out) */
+    /* auto: the tied and the split form, the one that predicts the held-out programs
+     * better kept (split without held-out traces) */
+    enum cm_group_scales cand[2] = {form.scales, form.scales};
+    int ncand = 1;
+    if (form.scales == CM_SCALES_AUTO) {
+        cand[0] = CM_SCALES_SPLIT;
+        cand[1] = CM_SCALES_TIED;
+        ncand = every ? 2 : 1;
+    }
+    struct cm_table best = *tb, cur;
+    struct cm_trace_fit r;
+    double e_best = INFINITY, e;
+    int rc = 0;
+    for (int k = 0; k < ncand && !rc; k++) {
+        struct cm_fit_form f = {cand[k], form.fit_serial};
+        if ((rc = fit_form(paths, n, every, t, agg, f, prior, tb, &cur, &r, &e, err)))
+            break;
+        if (k == 0 || e < e_best) {
+            e_best = e;
+            best = cur;
+            *rep = r;
+        }
+        if (!r.done)
+            break;
+    }
+    rep->auto_form = ncand > 1;
+    rep->held_after = every ? e_best : NAN;
     if (!rc && rep->done && every) {
         struct cm_trace_fit count;
         memset(&count, 0, sizeof count);
@@ -264,14 +313,7 @@ int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target 
     }
     if (rc)
         return rc;
-    /* the group fit scales a base table; of the two bases (the per-instruction fit, the
-     * prior) the one whose fit predicts the held-out programs better is kept */
-    rep->from_prior = e_prior < e_fit;
     if (rep->done)
-        *tb = rep->from_prior ? from_prior : from_fit;
-    rep->held_after = rep->from_prior ? e_prior : e_fit;
-    rep->scales = scales;
-    if (rep->from_prior)
-        rep->rel_in = r2.rel_in;
+        *tb = best;
     return 0;
 }

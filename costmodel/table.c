@@ -266,8 +266,10 @@ int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
         if (a->eng[e] > a->eng[bottleneck])
             bottleneck = e;
     int64_t m = a->eng[bottleneck];
-    if (tb->agg == CM_AGG_MAX)
-        return sat_add(m, half_up(tb->group_ns * t->base_mhz / 1000.0));
+    if (tb->agg == CM_AGG_MAX) {
+        int64_t rest = tb->serial > 0 ? half_up(tb->serial * (double)(a->sum - m)) : 0;
+        return sat_add(sat_add(m, rest), half_up(tb->group_ns * t->base_mhz / 1000.0));
+    }
     /* pipe: instructions without an engine count towards the sum only */
     int64_t n = a->count[bottleneck] > 0 ? a->count[bottleneck] : 1;
     return sat_add(m, (a->sum - m + n / 2) / n);
@@ -327,6 +329,9 @@ static json_t *to_json(const struct cm_table *tb)
     json_object_set_new(root, "aggregate", json_string(tb->aggregate));
     if (tb->agg == CM_AGG_MAX)
         json_object_set_new(root, "group_ns", json_real(tb->group_ns));
+    /* only when set: the canonical JSON (and hash) of older tables stays as it was */
+    if (tb->agg == CM_AGG_MAX && tb->serial > 0)
+        json_object_set_new(root, "serial_share", json_real(tb->serial));
     for (int i = 0; i < tb->n; i++) {
         const struct cm_entry *e = &tb->e[i];
         json_t *o = json_object();
@@ -484,6 +489,11 @@ static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
                              "a number in 0..%g is required when \"aggregate\" is \"max\"",
                              CM_COEF_MAX);
         tb->group_ns = json_number_value(gn);
+        json_t *ss = json_object_get(root, "serial_share");
+        if (ss && (!json_is_number(ss) || !(json_number_value(ss) >= 0) ||
+                   json_number_value(ss) > 1))
+            return bad_field(t, "serial_share", "expected a number in 0..1");
+        tb->serial = ss ? json_number_value(ss) : 0;
     }
     if (!json_is_array(ent) || json_array_size(ent) > sizeof tb->e / sizeof tb->e[0])
         return bad_field(t, "entries", "expected an array of at most %zu entries",

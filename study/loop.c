@@ -16,6 +16,7 @@
 struct mstate {
     const char *spec, *family;
     int32_t key;                  /* index among the loop's models: ranks its programs */
+    int held;                     /* in o->holdout_models: its programs never enter a fit */
     struct graph *g;
     int32_t nops;
     int npts;
@@ -125,21 +126,24 @@ static int add_cal(struct mstate *m, const struct study_run *r, const struct sim
     return add_groups(&m->groups, r, t, m->key);
 }
 
-/* The group fit of g over base into out (no groups: base with aggregation agg). */
-static int fit_groups(const struct cm_groups *g, const struct cm_table *base,
+/* The group fit of g over base into out (no groups: base with aggregation agg), in the
+ * form calibrate --traces fits (o->form: the same cm_groups_set_form and cm_group_fit). */
+static int fit_groups(struct cm_groups *g, const struct cm_table *base,
                       const struct study_loop_opts *o, struct cm_table *out, double *rel,
                       struct ls_error *err)
 {
     *out = *base;
     if (rel)
         *rel = NAN;
+    cm_groups_set_form(g, o->form, base);
     if (g->n > 0)
         return cm_group_fit(g, o->agg, &o->target, out, rel, err);
     cm_table_set_aggregate(out, o->agg, -1);
     return 0;
 }
 
-/* Merge the groups of every model whose family differs from skip (NULL: all). */
+/* Merge the groups of every model whose family differs from skip (NULL: all), held-out
+ * models left out. */
 static int merged_fit(struct mstate *ms, int n, const char *skip, const struct cm_table *base,
                       const struct study_loop_opts *o, struct cm_table *out, double *rel,
                       struct ls_error *err)
@@ -147,7 +151,8 @@ static int merged_fit(struct mstate *ms, int n, const char *skip, const struct c
     struct cm_groups all;
     cm_groups_init(&all, base->n);
     for (int i = 0; i < n; i++)
-        if ((!skip || strcmp(ms[i].family, skip) != 0) && cm_groups_append(&all, &ms[i].groups)) {
+        if (!ms[i].held && (!skip || strcmp(ms[i].family, skip) != 0) &&
+            cm_groups_append(&all, &ms[i].groups)) {
             cm_groups_free(&all);
             return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         }
@@ -175,7 +180,7 @@ static int eval_under(struct mstate *m, const struct study_loop_opts *o, const s
 
 /* Figures over every model of one iteration: pairs summed, tau averaged over models,
  * relative errors over every point. */
-#define LOOP_NAGG 6   /* aggregates per iteration (see iterate) */
+#define LOOP_NAGG 8   /* aggregates per iteration (see iterate) */
 
 struct agg_metrics {
     struct study_pairwise pw;
@@ -394,7 +399,7 @@ static int run_model(struct mstate *m, int i, int it, const struct study_loop_op
             rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         if (!rc)
             rc = lp_model_eval(runs, sp, &lm->strategies, err);
-        for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++)
+        for (int s = 0; s < STUDY_NSTRATEGIES && !rc && !m->held; s++)
             if (add_cal(m, runs[s], &o->target))
                 rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         /* exploration: seeded perturbations of the exact solution (a seed stream apart from
@@ -403,7 +408,7 @@ static int run_model(struct mstate *m, int i, int it, const struct study_loop_op
         int32_t *ex = malloc(sizeof *ex * ((size_t)m->nops + 1));
         struct ls_rng rng;
         ls_rng_seed(&rng, o->seed * 1000003u + 7919u * (uint64_t)(it + 1) + (uint64_t)i);
-        for (int e = 0; e < o->explore && !rc; e++) {
+        for (int e = 0; e < o->explore && !rc && !m->held; e++) {
             if (!ex) {
                 rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
                 break;
@@ -434,7 +439,8 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
     int rc = 0;
     for (int k = 0; k < LOOP_NAGG; k++)
         agg_reset(&A[k]);      /* 0 frozen, 1 lofo, 2 strategies, 3 in-sample, 4 and 5: 0
-                                  and 1 over the strategy points only */
+                                  and 1 over the strategy points only; the held-out
+                                  models: 6 frozen strategy points, 7 strategies */
     ij->exact_within_1pct_all = 1;
     if (LS_VEC_RESERVE(&ij->models, (size_t)n))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
@@ -447,6 +453,7 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
         memset(lm, 0, sizeof *lm);
         lm->model = m->spec;
         lm->family = m->family;
+        lm->held_out = m->held;
         lm->strategies.model = m->spec;
         lm->strategies.family = m->family;
         /* out of sample: frozen set under the current table */
@@ -454,6 +461,7 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
             break;
         int nstrat = m->npts < STUDY_NSTRATEGIES ? m->npts : STUDY_NSTRATEGIES;
         if (agg_add(&A[0], pts, m->npts) || agg_add(&A[4], pts, nstrat) ||
+            (m->held && agg_add(&A[6], pts, nstrat)) ||
             (rc = lp_metrics(pts, m->npts, &lm->frozen, err))) {
             rc = rc ? rc : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
             break;
@@ -469,7 +477,7 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
             }
         }
         /* in sample: the calibration programs under the current table */
-        if (m->ncal > 0) {
+        if (m->ncal > 0 && !m->held) {
             struct study_point *cp = malloc(sizeof *cp * (size_t)m->ncal);
             if (!cp) {
                 rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
@@ -484,7 +492,7 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
                 break;
         }
         /* the four strategies under the current table: solve, compile, simulate */
-        rc = run_model(m, i, it, o, cur, tmicro, &A[2], lm, err);
+        rc = run_model(m, i, it, o, cur, tmicro, &A[m->held ? 7 : 2], lm, err);
         if (!rc && !lm->strategies.criterion.exact_within_1pct)
             ij->exact_within_1pct_all = 0;
     }
@@ -501,8 +509,38 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
         agg_metrics_of(&A[5], &ij->lofo_strategies);
     }
     agg_metrics_of(&A[2], &ij->strategy);
+    ij->has_held = o->nholdout > 0;
+    if (ij->has_held) {
+        agg_metrics_of(&A[6], &ij->held_frozen_strategies);
+        agg_metrics_of(&A[7], &ij->held_strategy);
+    }
     agg_metrics_of(&A[3], &ij->in_sample);
     ij->fit_rel_error = NAN;
+    return 0;
+}
+
+/* Name the models and mark the held-out ones: every held-out spec must be one of the
+ * models, and one model at least must remain to fit on. */
+static int mark_held(struct mstate *ms, const char *const *models, int n,
+                     const struct study_loop_opts *o, struct ls_error *err)
+{
+    int fitted = n;
+    for (int i = 0; i < n; i++)
+        ms[i].spec = models[i];
+    for (int h = 0; h < o->nholdout; h++) {
+        int found = 0;
+        for (int i = 0; i < n; i++)
+            if (strcmp(models[i], o->holdout_models[h]) == 0) {
+                found = 1;
+                fitted -= !ms[i].held;
+                ms[i].held = 1;
+            }
+        if (!found)
+            return ls_error_msg(err, LS_ERR_INPUT, "held-out model '%s' is not one of the "
+                                "loop's models", o->holdout_models[h]);
+    }
+    if (fitted < 1)
+        return ls_error_msg(err, LS_ERR_INPUT, "every model is held out: none is left to fit on");
     return 0;
 }
 
@@ -527,9 +565,10 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
     out->microbench_samples = nsamples;
     if (rc)
         goto done;
+    if ((rc = mark_held(ms, models, n, o, err)))
+        goto done;
     int maxpts = 1;
     for (int i = 0; i < n && !rc; i++) {
-        ms[i].spec = models[i];
         ms[i].key = i;
         ms[i].family = study_model_family(models[i]);
         cm_groups_init(&ms[i].groups, tmicro.n);
@@ -548,6 +587,7 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
     for (int i = 0; i < n; i++)
         lofo[i] = t0;
     double prev_acc = -1, prev_med = INFINITY;
+    struct cm_table prev_tab = cur;   /* the table of the iteration before */
     for (int it = 0; it <= o->iterations && !rc; it++) {
         if (LS_VEC_RESERVE(&out->iterations, out->iterations.len + 1)) {
             rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
@@ -562,10 +602,15 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
          * the fit. The frozen evaluation set only reports (choosing the iteration count on
          * it would make its figures in-sample; issue 18). */
         double acc = ij->strategy.pairwise_accuracy, med = ij->strategy.median_rel_error;
-        if (it > 1 && !(acc > prev_acc + 1e-9) && !(med < prev_med - 1e-4))
+        if (it > 1 && !(acc > prev_acc + 1e-9) && !(med < prev_med - 1e-4)) {
+            cur = prev_tab;   /* this refit did not help the training side: keep the one before */
+            out->final_iteration = it - 1;
             break;
+        }
         prev_acc = acc;
         prev_med = med;
+        prev_tab = cur;
+        out->final_iteration = it;
         if (it == o->iterations)
             break;
         /* refit from every calibration program so far */

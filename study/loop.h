@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "costmodel/calibrate.h"
 #include "costmodel/costmodel.h"
 #include "graph/zoo.h"
 #include "sim/target.h"
@@ -40,6 +41,11 @@ struct study_loop_opts {
     const char *trace_dir;        /* write the chosen programs' traces there (NULL: no) */
     const char *const *extra_traces; /* more calibration traces (per-instruction fit) */
     int nextra;
+    struct cm_fit_form form;      /* the group fit's form: calibrate --traces' default
+                                     (CM_FIT_FORM_DEFAULT), the same code path */
+    const char *const *holdout_models; /* specs of models whose programs never enter any
+                                     fit; their figures are reported apart (held_*) */
+    int nholdout;
     struct study_progress_cb progress; /* per model and iteration (optional) */
     int threads;                  /* study_loop_calibrate: models solved and simulated at
                                      once (default 1); results are merged in model order */
@@ -104,6 +110,7 @@ void study_validation_free(struct study_validation *v);
 
 struct study_loop_model {
     const char *model, *family;
+    int held_out;                  /* in o->holdout_models: never fitted on */
     struct study_metrics frozen;   /* out of sample: the frozen set, current table */
     int has_lofo;
     struct study_metrics lofo;     /* the frozen set under the leave-one-family-out table */
@@ -122,6 +129,12 @@ struct study_loop_iter {
      * family entered that fit) */
     struct study_metrics frozen_strategies, lofo_strategies;
     int has_lofo;
+    /* the held-out models only (has_held): their four strategies solved under the
+     * iteration's table and simulated (held_strategy), and their frozen sets' strategy
+     * points (held_frozen_strategies); no program of theirs entered any fit. The stop rule
+     * and strategy_* read the other models only. */
+    int has_held;
+    struct study_metrics held_strategy, held_frozen_strategies;
     int exact_within_1pct_all;
     LS_VEC(struct study_loop_model) models;
     int has_fit;                   /* a refit followed this iteration */
@@ -130,6 +143,9 @@ struct study_loop_iter {
 
 struct study_loop_result {
     size_t microbenchmarks, microbench_samples;
+    int final_iteration;           /* whose table is the final one: the last iteration, or
+                                      the one before when the stop rule saw the last one's
+                                      refit not help the training side */
     LS_VEC(struct study_loop_iter) iterations;
 };
 void study_loop_result_free(struct study_loop_result *r);
@@ -139,8 +155,8 @@ int study_validate(const char *const *models, int n, const struct study_loop_opt
                    const struct cm_table *tb, struct study_validation *out,
                    struct ls_error *err);
 
-/* The loop (models must outlive *out); final (may be NULL): the last fitted table. On
- * error *out is empty. */
+/* The loop (models must outlive *out); final (may be NULL): the table of iteration
+ * out->final_iteration. On error *out is empty. */
 int study_loop(const char *const *models, int n, const struct study_loop_opts *o,
                struct study_loop_result *out, struct cm_table *final, struct ls_error *err);
 

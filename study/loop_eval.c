@@ -24,6 +24,7 @@ void study_loop_opts_init(struct study_loop_opts *o)
     o->lofo = 1;
     o->microbench = 1;
     o->explore = 1;
+    o->form = CM_FIT_FORM_DEFAULT;
 }
 
 const char *study_model_family(const char *spec)

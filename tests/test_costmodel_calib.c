@@ -235,12 +235,12 @@ static void test_groups_pipe(void **st)
     const int32_t tag[3] = {0, 0, 0};
     assert_int_equal(cm_groups_add_program(&g, parts, recs, tag, 3, 1, 1, 1, 1.0, -1), 0);
     double p, y;
-    cm_groups_program_time(&g, 0, CM_AGG_PIPE, 0, &p, &y);
+    cm_groups_program_time(&g, 0, CM_AGG_PIPE, 0, 0, &p, &y);
     near(p, 200 + 50 / 2.0, 1e-9);
     near(y, 300, 1e-9);
-    cm_groups_program_time(&g, 0, CM_AGG_SUM, 0, &p, &y);
+    cm_groups_program_time(&g, 0, CM_AGG_SUM, 0, 0, &p, &y);
     near(p, 250, 1e-9);
-    cm_groups_program_time(&g, 0, CM_AGG_MAX, 7, &p, &y);
+    cm_groups_program_time(&g, 0, CM_AGG_MAX, 7, 0, &p, &y);
     near(p, 207, 1e-9);
     cm_groups_free(&g);
 }
@@ -260,7 +260,8 @@ static void test_group_fit_tied(void **st)
     int kd = cm_table_find(&tb, SIM_OP_DMA_COPY, LS_DT_BF16, LS_MEM_HBM);
     struct cm_groups g;
     cm_groups_init(&g, tb.n);
-    g.tied = g.totals = 1;
+    g.tied = CM_TIE_ALL;
+    g.totals = 1;
     struct ls_rng rng;
     ls_rng_seed(&rng, 5);
     for (int prog = 0; prog < 12; prog++) {

@@ -103,7 +103,44 @@ static void test_loop_struct(void **st)
     /* the first iteration prices under the datasheet table, the second under the fit */
     assert_true(r.iterations.data[0].table_hash != r.iterations.data[1].table_hash);
     assert_true(r.iterations.data[1].table_hash == cm_table_hash(&fin));
+    assert_int_equal(r.final_iteration, 1);
     study_loop_result_free(&r);
+}
+
+/* A held-out model is solved and reported apart, never fitted on: its figures are the
+ * held_* ones, the strategy_* ones cover the other model only. */
+static void test_loop_holdout(void **st)
+{
+    (void)st;
+    struct study_loop_opts o;
+    study_loop_opts_init(&o);
+    o.iterations = 1;
+    o.nperturb = 1;
+    o.lofo = 0;
+    const char *held[] = {figs[1]};
+    o.holdout_models = held;
+    o.nholdout = 1;
+    struct study_loop_result r;
+    struct ls_error err = {0};
+    assert_int_equal(study_loop(figs, 2, &o, &r, NULL, &err), 0);
+    const struct study_loop_iter *it = &r.iterations.data[r.iterations.len - 1];
+    assert_true(it->has_held);
+    assert_false(it->models.data[0].held_out);
+    assert_true(it->models.data[1].held_out);
+    const struct study_loop_model *m1 = &it->models.data[1], *m0 = &it->models.data[0];
+    assert_int_equal(it->held_strategy.pw.pairs, m1->strategies.metrics.pw.pairs);
+    assert_int_equal(it->strategy.pw.pairs, m0->strategies.metrics.pw.pairs);
+    study_loop_result_free(&r);
+    /* every model held out, or a name that is not a model: input errors */
+    const char *all[] = {figs[0], figs[1]};
+    o.holdout_models = all;
+    o.nholdout = 2;
+    assert_int_equal(study_loop(figs, 2, &o, &r, NULL, &err), LS_ERR_INPUT);
+    const char *bad[] = {"zoo:nosuch"};
+    o.holdout_models = bad;
+    o.nholdout = 1;
+    assert_int_equal(study_loop(figs, 2, &o, &r, NULL, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "zoo:nosuch"));
 }
 
 int main(void)
@@ -111,6 +148,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_struct),
         cmocka_unit_test(test_loop_struct),
+        cmocka_unit_test(test_loop_holdout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,13 +36,23 @@ done
 ok python3 -c "
 import json; d=json.load(open('$T/g.out'))['group_fit']
 assert d['done'] and d['fitted_traces']==4 and d['held_out_traces']==1 and d['groups']>0, d
-assert d['base'] in ('prior','per-instruction') and d['scales'] == 'tied', d
+assert d['base'] in ('prior','per-instruction') and d['scales'] in ('split','tied'), d
+assert d['scales_chosen'] is True, d
+assert d['serial_share_fitted'] is False, d
 for k in ('held_out_median_rel_error_prior','held_out_median_rel_error_before','held_out_median_rel_error_after'): assert d[k] is not None, k"
 ok grep -q '"aggregate": "max"' "$T/g.json"
 "$B" calibrate "${trs[@]}" -o "$T/g2.json" | grep -q 'group fit (overlap-aware'; ok test $? = 0
 "$B" calibrate "${trs[@]}" --no-group-fit -o "$T/g3.json" | grep -q 'group fit: skipped'; ok test $? = 0
-# --group-scales: entry keeps the per-entry form; anything else is a usage error
+# --group-scales: entry keeps the per-entry form, tied the one pair of scales; anything
+# else is a usage error
 "$B" calibrate "${trs[@]}" --group-scales entry -o "$T/g5.json" | grep -q 'per-entry scales'; ok test $? = 0
+"$B" calibrate "${trs[@]}" --group-scales tied -o "$T/g7.json" | grep -q 'tied scales, scaling'; ok test $? = 0
+"$B" calibrate "${trs[@]}" --group-scales split -o "$T/g10.json" | grep -q 'split scales, scaling'; ok test $? = 0
+# --serial-share fits the max table's serial_share; a sum table has none (usage error)
+"$B" calibrate "${trs[@]}" --serial-share -o "$T/g8.json" | grep -q 'and serial share'; ok test $? = 0
+ok python3 -c "import json; d=json.load(open('$T/g8.json')); assert 0 <= d.get('serial_share', 0) <= 1, d"
+"$B" calibrate "${trs[@]}" --serial-share --aggregate sum -o "$T/g9.json" 2>/dev/null; ok test $? = 2
+ok test ! -e "$T/g9.json"
 "$B" calibrate "${trs[@]}" --group-scales both -o "$T/g6.json" 2>/dev/null; ok test $? = 2
 ok test ! -e "$T/g6.json"
 # a trace without op attribution (the microbenchmarks) gets no group fit
