@@ -17,6 +17,7 @@
 #include "graph/lg.h"
 #include "sim/sim.h"
 #include "util/prng.h"
+#include "cm_fixture.h"
 
 /* q, k, v [1, H, S, 64] bf16 -> scores [1, H, S, S] -> softmax (bf16) -> ctx (returned) */
 static struct graph *attention(int64_t H, int64_t S)
@@ -63,29 +64,6 @@ static int32_t op_of(const struct graph *g, const char *tensor)
     return graph_tensor(g, graph_find_tensor(g, tensor))->producer;
 }
 
-struct fixture {
-    struct sim_target t;
-    struct cm_table tb;
-    struct cm_model *m;
-    struct cm_instance *in;
-};
-
-static void open_model(struct fixture *f, struct graph *g)
-{
-    struct ls_error err = {0};
-    assert_int_equal(sim_target_builtin(&f->t, "nc-v2"), 0);
-    cm_table_default(&f->t, &f->tb);
-    struct cg_options o = {0};
-    f->m = cm_model_new(g, &f->t, &f->tb, &o);
-    assert_non_null(f->m);
-    assert_int_equal(cm_instance_create(f->m, NULL, &f->in, &err), 0);
-}
-
-static void close_model(struct fixture *f)
-{
-    cm_instance_free(f->in);
-    cm_model_free(f->m);
-}
 
 /* 4 heads x 1024 x 1024 fp32 scores (16 MiB, over a quarter of SBUF) fuse; 128 tokens
  * (the scores fit on chip) and a softmax read by anything else do not. */

@@ -18,6 +18,7 @@
 #include "graph/lg.h"
 #include "sim/sim.h"
 #include "util/prng.h"
+#include "cm_fixture.h"
 
 /* A transformer FFN at whisper-enc's sizes: fc1 + bias + gelu (bf16), fc2 + bias (fp32,
  * returned); the fp32 fc1 output [S, 2048] does not fit on chip. */
@@ -85,29 +86,6 @@ static void test_chains(void **st)
     graph_free(g);
 }
 
-struct fixture {
-    struct sim_target t;
-    struct cm_table tb;
-    struct cm_model *m;
-    struct cm_instance *in;
-};
-
-static void open_model(struct fixture *f, struct graph *g)
-{
-    struct ls_error err = {0};
-    assert_int_equal(sim_target_builtin(&f->t, "nc-v2"), 0);
-    cm_table_default(&f->t, &f->tb);
-    struct cg_options o = {0};
-    f->m = cm_model_new(g, &f->t, &f->tb, &o);
-    assert_non_null(f->m);
-    assert_int_equal(cm_instance_create(f->m, NULL, &f->in, &err), 0);
-}
-
-static void close_model(struct fixture *f)
-{
-    cm_instance_free(f->in);
-    cm_model_free(f->m);
-}
 
 /* fp32 bytes the ops (not conversions) store to HBM and load from it */
 static void fp32_traffic(const struct sim_program *p, uint64_t *stored, uint64_t *loaded)

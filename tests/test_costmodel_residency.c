@@ -16,6 +16,7 @@
 #include "costmodel/roofline.h"
 #include "sim/sim.h"
 #include "util/prng.h"
+#include "cm_fixture.h"
 
 /* x[256,512] @ W1 -> h -> relu -> r @ W2 -> y (returned) */
 static struct graph *mlp(void)
@@ -32,30 +33,6 @@ static struct graph *mlp(void)
     return g;
 }
 
-struct fixture {
-    struct sim_target t;
-    struct cm_table tb;
-    struct cm_model *m;
-    struct cm_instance *in;
-};
-
-static void open_model(struct fixture *f, struct graph *g, int no_residency)
-{
-    struct ls_error err = {0};
-    assert_int_equal(sim_target_builtin(&f->t, "nc-v2"), 0);
-    cm_table_default(&f->t, &f->tb);
-    struct cg_options o = {0};
-    o.no_residency = no_residency;
-    f->m = cm_model_new(g, &f->t, &f->tb, &o);
-    assert_non_null(f->m);
-    assert_int_equal(cm_instance_create(f->m, NULL, &f->in, &err), 0);
-}
-
-static void close_model(struct fixture *f)
-{
-    cm_instance_free(f->in);
-    cm_model_free(f->m);
-}
 
 /* bytes that DMA instructions write to HBM */
 static uint64_t hbm_store_bytes(const struct sim_program *p)
@@ -76,7 +53,7 @@ static void test_plan_decisions(void **st)
     (void)st;
     struct graph *g = mlp();
     struct fixture f;
-    open_model(&f, g, 0);
+    open_model(&f, g);
     const struct cg_memplan *p = cm_model_options(f.m)->plan;
     assert_non_null(p);
     assert_true(cg_memplan_resident(p, graph_find_tensor(g, "h")));
@@ -97,8 +74,8 @@ static void test_in_place(void **st)
     struct ls_error err = {0};
     struct graph *g = mlp();
     struct fixture f, h;
-    open_model(&f, g, 0);
-    open_model(&h, g, 1);
+    open_model(&f, g);
+    open_model_with(&h, g, 1);
     struct sim_program *pr = NULL, *ph = NULL;
     assert_int_equal(cm_instance_compile(f.in, NULL, &pr, NULL, &err), 0);
     assert_int_equal(cm_instance_compile(h.in, NULL, &ph, NULL, &err), 0);
@@ -130,7 +107,7 @@ static void test_consistency_random(void **st)
     struct ls_error err = {0};
     struct graph *g = mlp();
     struct fixture f;
-    open_model(&f, g, 0);
+    open_model(&f, g);
     const struct lsp_problem *p = f.in->p;
     int32_t *cfg = calloc((size_t)p->nops, sizeof *cfg);
     struct ls_rng r;
@@ -176,7 +153,7 @@ static void test_weight_descriptors(void **st)
     graph_output(g, graph_unary(g, "r", GRAPH_OP_RELU, graph_matmul(g, "h", x, w)));
     assert_int_equal(graph_validate(g, &err), 0);
     struct fixture f;
-    open_model(&f, g, 0);
+    open_model(&f, g);
     const struct lsp_problem *p = f.in->p;
     int32_t *cfg = calloc((size_t)p->nops, sizeof *cfg);
     int32_t h = lsp_find_op(p, "h", 1);
