@@ -3,8 +3,27 @@
 #ifndef LS_TESTS_CM_FIXTURE_H
 #define LS_TESTS_CM_FIXTURE_H
 
+#include <string.h>
+
 #include "costmodel/costmodel.h"
+#include "graph/lg.h"
 #include "sim/target.h"
+
+/* The validated graph of the .lg text txt (named name in messages). */
+static inline struct graph *graph_of_text(const char *name, const char *txt)
+{
+    struct ls_error err = {0};
+    struct graph *g = NULL;
+    assert_int_equal(graph_read(name, txt, strlen(txt), &g, &err), 0);
+    assert_int_equal(graph_validate(g, &err), 0);
+    return g;
+}
+
+/* The op producing tensor. */
+static inline int32_t op_of(const struct graph *g, const char *tensor)
+{
+    return graph_tensor(g, graph_find_tensor(g, tensor))->producer;
+}
 
 struct fixture {
     struct sim_target t;

@@ -37,7 +37,6 @@ static struct graph *attention(int64_t H, int64_t S)
  * context returned, written in the .lg text format */
 static struct graph *attention_bf16(int64_t H, int64_t S)
 {
-    struct ls_error err = {0};
     char txt[1024];
     snprintf(txt, sizeof txt,
              "lg 1\n"
@@ -53,15 +52,7 @@ static struct graph *attention_bf16(int64_t H, int64_t S)
              (long long)H, (long long)S, (long long)H, (long long)S, (long long)H, (long long)S,
              (long long)H, (long long)S, (long long)S, (long long)H, (long long)S, (long long)S,
              (long long)H, (long long)S);
-    struct graph *g = NULL;
-    assert_int_equal(graph_read("attn.lg", txt, strlen(txt), &g, &err), 0);
-    assert_int_equal(graph_validate(g, &err), 0);
-    return g;
-}
-
-static int32_t op_of(const struct graph *g, const char *tensor)
-{
-    return graph_tensor(g, graph_find_tensor(g, tensor))->producer;
+    return graph_of_text("attn.lg", txt);
 }
 
 

@@ -24,7 +24,6 @@
  * returned); the fp32 fc1 output [S, 2048] does not fit on chip. */
 static struct graph *ffn(int64_t S)
 {
-    struct ls_error err = {0};
     char txt[1024];
     snprintf(txt, sizeof txt,
              "lg 1\n"
@@ -41,15 +40,7 @@ static struct graph *ffn(int64_t S)
              "output y\n",
              (long long)S, (long long)S, (long long)S, (long long)S, (long long)S,
              (long long)S);
-    struct graph *g = NULL;
-    assert_int_equal(graph_read("ffn.lg", txt, strlen(txt), &g, &err), 0);
-    assert_int_equal(graph_validate(g, &err), 0);
-    return g;
-}
-
-static int32_t op_of(const struct graph *g, const char *tensor)
-{
-    return graph_tensor(g, graph_find_tensor(g, tensor))->producer;
+    return graph_of_text("ffn.lg", txt);
 }
 
 /* fc1 is a three-op chain, fc2 (bias as the add's first operand) a two-op one; their
