@@ -419,7 +419,8 @@ static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim
     if (p->deps.len + nd > UINT32_MAX ||
         (p->deps.len + nd > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + nd)))
         return "out of memory or too many dependencies";
-    uint32_t *deps = p->deps.data + p->deps.len;
+    /* no pointer arithmetic on an empty vector's NULL data (UB even when nd is 0) */
+    uint32_t *deps = nd ? p->deps.data + p->deps.len : NULL;
     for (uint64_t d = 0; d < nd; d++) {
         uint64_t dist = rd_u(r);
         if (dist == 0 || dist > idx)
