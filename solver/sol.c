@@ -161,6 +161,11 @@ static int parse_sol(const struct lsp_problem *p, struct ls_scan *sc, struct lsp
             return ls_error_set(err, LS_ERR_INPUT, sc->file, sc->line + 1, 1,
                                 "end of file: no line for op %s (every op needs exactly one)",
                                 p->ops[o].name);
+    /* the bound line is optional; an optimal solution's bound is its cost all the same */
+    if (s->status == LSP_OPTIMAL && !s->has_bound) {
+        s->bound = s->cost;
+        s->has_bound = 1;
+    }
     return 0;
 }
 
