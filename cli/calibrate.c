@@ -169,12 +169,13 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces)
 
 static int report_fit(struct cm_table *fit, const struct cm_fit_report *rep,
                       const struct cm_trace_fit *gr, int ntraces, size_t nmb, size_t ns,
-                      const char *aggn, const char *outp, const char *report, int json)
+                      const enum cm_aggregate *agg, const char *outp, const char *report,
+                      int json)
 {
     struct ls_error err = {0};
     int rc;
-    if (aggn)
-        cm_table_set_aggregate(fit, strcmp(aggn, "max") == 0 ? CM_AGG_MAX : CM_AGG_SUM, -1);
+    if (agg)
+        cm_table_set_aggregate(fit, *agg, -1);
     if ((rc = cm_table_write(fit, outp, &err)))
         return cli_report(&err);
     json_t *rj = report_json(fit, rep);
@@ -303,7 +304,8 @@ int cmd_calibrate(int argc, char **argv)
         cli_target_args_free(&ta);
         return cli_usage("calibrate", "nothing to fit: give --traces FILE or --microbench");
     }
-    if (aggn && strcmp(aggn, "sum") && strcmp(aggn, "max")) {
+    enum cm_aggregate agg = CM_AGG_MAX;
+    if (aggn && cm_fit_aggregate_parse(aggn, &agg)) {
         cli_target_args_free(&ta);
         return cli_usage("calibrate", "--aggregate: expected sum or max");
     }
@@ -313,7 +315,7 @@ int cmd_calibrate(int argc, char **argv)
         return cli_usage("calibrate", "--group-scales: expected auto, split, tied or entry, got '%s'",
                          scalesn);
     }
-    if (serial && aggn && strcmp(aggn, "max")) {
+    if (serial && agg != CM_AGG_MAX) {
         cli_target_args_free(&ta);
         return cli_usage("calibrate", "--serial-share needs --aggregate max (a sum table has "
                          "no serial share)");
@@ -352,7 +354,7 @@ int cmd_calibrate(int argc, char **argv)
     memset(&gr, 0, sizeof gr);
     if (!rc && ntr && !no_group)
         rc = cm_trace_group_fit(traces, ntr, &t, holdout,
-                                aggn && !strcmp(aggn, "sum") ? CM_AGG_SUM : CM_AGG_MAX,
+                                agg,
                                 (struct cm_fit_form){(enum cm_group_scales)scales, serial}, &tb,
                                 &fit, &gr, &err);
     ls_progress_update(&pb, (uint64_t)(micro + ntr + 1));
@@ -363,7 +365,7 @@ int cmd_calibrate(int argc, char **argv)
         free(rep);
         return cli_report(&err);
     }
-    rc = report_fit(&fit, rep, &gr, ntr, nmb, ns, aggn, outp, report, json);
+    rc = report_fit(&fit, rep, &gr, ntr, nmb, ns, aggn ? &agg : NULL, outp, report, json);
     free(rep);
     return rc;
 }

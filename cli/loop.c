@@ -141,11 +141,10 @@ int cmd_loop(int argc, char **argv)
             o.seed = v;
             break;
         case 'A':
-            if (strcmp(optarg, "sum") && strcmp(optarg, "max")) {
+            if (cm_fit_aggregate_parse(optarg, &o.agg)) {
                 rc = cli_usage("loop", "--aggregate: expected sum or max");
                 goto usage;
             }
-            o.agg = strcmp(optarg, "max") == 0 ? CM_AGG_MAX : CM_AGG_SUM;
             break;
         case 'x':
             if ((rc = cli_parse_u64("loop", "--explore", optarg, &v)))
