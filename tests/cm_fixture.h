@@ -6,8 +6,11 @@
 #include <string.h>
 
 #include "costmodel/costmodel.h"
+#include "costmodel/instance.h"
 #include "graph/lg.h"
+#include "sim/sim.h"
 #include "sim/target.h"
+#include "util/prng.h"
 
 /* The validated graph of the .lg text txt (named name in messages). */
 static inline struct graph *graph_of_text(const char *name, const char *txt)
@@ -54,6 +57,31 @@ static inline void close_model(struct fixture *f)
 {
     cm_instance_free(f->in);
     cm_model_free(f->m);
+}
+
+/* A random configuration per op of f's problem into cfg. */
+static inline void random_assignment(const struct fixture *f, struct ls_rng *r, int32_t *cfg)
+{
+    const struct lsp_problem *p = f->in->p;
+    for (int32_t i = 0; i < p->nops; i++)
+        cfg[i] = (int32_t)ls_rng_below(r, (uint64_t)p->ops[i].ncfg);
+}
+
+/* The program of assignment cfg, whose table price must equal the .lsp objective; with
+ * sim set it is simulated too, never below bound_ns. The caller frees it. */
+static inline struct sim_program *compile_checked(struct fixture *f, const int32_t *cfg,
+                                                  int sim, double bound_ns)
+{
+    struct ls_error err = {0};
+    struct sim_program *prog = NULL;
+    assert_int_equal(cm_instance_compile(f->in, cfg, &prog, NULL, &err), 0);
+    assert_int_equal(cm_price_program(&f->tb, &f->t, prog), lsp_eval(f->in->p, cfg, NULL, NULL));
+    if (sim) {
+        struct sim_stats ss;
+        assert_int_equal(sim_run(&f->t, prog, NULL, &ss, &err), 0);
+        assert_true(sim_ticks_ns(&ss, ss.ticks) >= bound_ns);
+    }
+    return prog;
 }
 
 #endif

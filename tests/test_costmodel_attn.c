@@ -127,7 +127,6 @@ static void test_golden(void **st)
 static void test_consistency_random(void **st)
 {
     (void)st;
-    struct ls_error err = {0};
     struct graph *g = attention_bf16(4, 1024);
     struct fixture f;
     open_model(&f, g);
@@ -138,17 +137,8 @@ static void test_consistency_random(void **st)
     struct ls_rng r;
     ls_rng_seed(&r, 11);
     for (int it = 0; it < 50; it++) {
-        for (int32_t i = 0; i < p->nops; i++)
-            cfg[i] = (int32_t)ls_rng_below(&r, (uint64_t)p->ops[i].ncfg);
-        struct sim_program *prog = NULL;
-        assert_int_equal(cm_instance_compile(f.in, cfg, &prog, NULL, &err), 0);
-        assert_int_equal(cm_price_program(&f.tb, &f.t, prog), lsp_eval(p, cfg, NULL, NULL));
-        if (it % 10 == 0) {
-            struct sim_stats ss;
-            assert_int_equal(sim_run(&f.t, prog, NULL, &ss, &err), 0);
-            assert_true(sim_ticks_ns(&ss, ss.ticks) >= rl.bound_ns);
-        }
-        sim_program_free(prog);
+        random_assignment(&f, &r, cfg);
+        sim_program_free(compile_checked(&f, cfg, it % 10 == 0, rl.bound_ns));
     }
     free(cfg);
     close_model(&f);

@@ -104,7 +104,6 @@ static void test_in_place(void **st)
 static void test_consistency_random(void **st)
 {
     (void)st;
-    struct ls_error err = {0};
     struct graph *g = mlp();
     struct fixture f;
     open_model(&f, g);
@@ -113,14 +112,8 @@ static void test_consistency_random(void **st)
     struct ls_rng r;
     ls_rng_seed(&r, 7);
     for (int it = 0; it < 50; it++) {
-        for (int32_t i = 0; i < p->nops; i++)
-            cfg[i] = (int32_t)ls_rng_below(&r, (uint64_t)p->ops[i].ncfg);
-        struct sim_program *prog = NULL;
-        assert_int_equal(cm_instance_compile(f.in, cfg, &prog, NULL, &err), 0);
-        assert_int_equal(cm_price_program(&f.tb, &f.t, prog), lsp_eval(p, cfg, NULL, NULL));
-        struct sim_stats ss;
-        assert_int_equal(sim_run(&f.t, prog, NULL, &ss, &err), 0);
-        sim_program_free(prog);
+        random_assignment(&f, &r, cfg);
+        sim_program_free(compile_checked(&f, cfg, 1, 0));
     }
     free(cfg);
     close_model(&f);
