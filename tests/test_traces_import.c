@@ -267,6 +267,30 @@ static void test_time_units(void **state)
     trace_import_stats_free(&st);
 }
 
+/* A UTF-8 byte-order mark (spreadsheet and UI exports) is skipped in every format, also
+ * with --format forced; a lone first byte of one is a syntax error, located. */
+static void test_byte_order_mark(void **state)
+{
+    (void)state;
+    struct trace_import_opts o = clock_opts(1400);
+    uint64_t hz, end;
+    const char *csv = "\xef\xbb\xbfstart_ts,end_ts,engine,opcode\n3,10,tensor,MATMUL\n";
+    assert_int_equal(one_record(csv, &o, &hz, &end), 3);
+    const char *js = "\xef\xbb\xbf[{\"ph\":\"X\",\"tid\":\"pe\",\"ts\":1,\"dur\":2,"
+                     "\"name\":\"MATMUL\"}]";
+    assert_int_equal(one_record(js, &o, &hz, &end), 1000);
+    o.format = TRACE_FMT_CHROME_JSON;
+    assert_int_equal(one_record(js, &o, &hz, &end), 1000);
+    char out[128];
+    path_for(out, sizeof out, "bom.lstrace");
+    struct trace_import_stats st;
+    struct ls_error err;
+    assert_int_equal(import_text("\xef@", &o, &st, &err, out), LS_ERR_INPUT);
+    assert_int_equal(err.line, 1);
+    assert_true(err.col >= 1);
+    trace_import_stats_free(&st);
+}
+
 /* --format forces a reader; detection looks at the content, not the file name. */
 static void test_format(void **state)
 {
@@ -346,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_neuron_csv),     cmocka_unit_test(test_chrome_json),
         cmocka_unit_test(test_nothing_usable), cmocka_unit_test(test_time_units),
         cmocka_unit_test(test_format),         cmocka_unit_test(test_json_roundtrip),
+        cmocka_unit_test(test_byte_order_mark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

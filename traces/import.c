@@ -265,15 +265,21 @@ int imp_parse_time(const struct imp *s, const char *t, size_t n, uint64_t *ticks
     return 0;
 }
 
+/* Bytes of a UTF-8 byte-order mark at the read position (0 or 3): spreadsheet and UI
+ * exports start with one; every format skips it here, before its reader. */
+static size_t bom_len(const struct imp_in *in)
+{
+    return in->len - in->pos >= 3 && !memcmp(in->buf + in->pos, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
 static int detect(struct imp *s, struct ls_error *err)
 {
     int rc;
     while ((rc = imp_in_fill(&s->in, 0, err)) > 0 && s->in.len < 4096) {}
     if (rc < 0)
         return -rc;
-    size_t i = 0;
-    if (s->in.len >= 3 && !memcmp(s->in.buf, "\xef\xbb\xbf", 3))
-        i = 3; /* a UTF-8 byte-order mark */
+    s->in.pos = bom_len(&s->in);
+    size_t i = s->in.pos;
     while (i < s->in.len && strchr(" \t\r\n", s->in.buf[i]))
         i++;
     if (i < s->in.len && (s->in.buf[i] == '{' || s->in.buf[i] == '['))
@@ -323,6 +329,9 @@ static int run_pass(struct imp *s, int pass, struct ls_error *err)
     int rc = in_rewind(s, err);
     if (rc)
         return rc;
+    if ((rc = imp_in_fill(&s->in, 0, err)) < 0)
+        return -rc;
+    s->in.pos = bom_len(&s->in);
     return s->st->format == TRACE_FMT_CHROME_JSON ? imp_read_json(s, err) : imp_read_csv(s, err);
 }
 

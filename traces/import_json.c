@@ -755,11 +755,6 @@ int imp_read_json(struct imp *s, struct ls_error *err)
             memcpy(j->threads, s->json_threads, s->json_nthreads * sizeof *j->threads);
             j->nthreads = s->json_nthreads;
         }
-        /* a UTF-8 byte-order mark, all three bytes of it (a lone 0xef is left to the
-         * syntax check below) */
-        if (jpeek(j, err) == 0xef && s->in.len - s->in.pos >= 3 &&
-            !memcmp(s->in.buf + s->in.pos, "\xef\xbb\xbf", 3))
-            s->in.pos += 3;
         int c = jws(j, err);
         rc = c == '[' ? jevents(j, err) : c == '{' ? jobject(j, jtop_member, err)
                                                     : jerr(j, err, "expected '{' or '['");
