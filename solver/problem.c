@@ -127,8 +127,10 @@ int lsp_push_cfg(struct lsp_problem *p, int32_t op, int64_t cost, int32_t **layo
     struct lsp_op *o = &p->ops[op];
     if (ls_vec_reserve_((void **)&p->cfg_cost, &p->cap_cfg, (size_t)p->ncfg + 1,
                         sizeof *p->cfg_cost) ||
+        /* + 1: an op without slots (no inputs, no output) still gets a non-null array, so
+         * lsp_cfg_layouts never offsets a null pointer. */
         ls_vec_reserve_((void **)&p->cfg_layout, &p->cap_layout,
-                        (size_t)(p->nlayout + o->nslots), sizeof *p->cfg_layout))
+                        (size_t)(p->nlayout + o->nslots) + 1, sizeof *p->cfg_layout))
         return LS_ERR_NOMEM;
     p->cfg_cost[p->ncfg++] = cost;
     *layouts = p->cfg_layout + p->nlayout;

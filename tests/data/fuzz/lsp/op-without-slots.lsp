@@ -1,0 +1,3 @@
+lsp 1
+op a input 0 -
+cfg 5
