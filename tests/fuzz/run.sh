@@ -9,6 +9,9 @@
 #               (default build-fuzz in the source tree; env FUZZ_OUT)
 #   -b          build only, do not fuzz
 #   -j JOBS     fuzz JOBS targets at a time (default 1; env FUZZ_JOBS)
+#   -s SEED     libFuzzer's random seed (default 0: a new one each run; env FUZZ_SEED).
+#               With a fixed seed and a fresh DIR a run is a prefix of every longer run
+#               with the same seed, so a crash CI finds can be found again here.
 #   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx cmtable (default: all)
 #
 # Every target first replays its reproducers (tests/data/fuzz/TARGET/*), then fuzzes from a
@@ -21,14 +24,16 @@ TIME=${FUZZ_TIME:-60}
 OUT=${FUZZ_OUT:-$SRC/build-fuzz}
 BUILD_ONLY=0
 JOBS=${FUZZ_JOBS:-1}
+SEED=${FUZZ_SEED:-0}
 # Options by hand (the repository keeps option parsing to cli/ and this loop).
 while [ $# -gt 0 ]; do
     case $1 in
     -t) TIME=${2:?-t needs SECONDS}; shift 2 ;;
     -o) OUT=${2:?-o needs DIR}; shift 2 ;;
     -j) JOBS=${2:?-j needs JOBS}; shift 2 ;;
+    -s) SEED=${2:?-s needs SEED}; shift 2 ;;
     -b) BUILD_ONLY=1; shift ;;
-    -h) sed -n '2,18p' "$0"; exit 0 ;;
+    -h) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
     esac
@@ -153,7 +158,7 @@ fuzz_one() {
             echo "fuzz_$t: $(ls "$repro" | wc -l) reproducer(s) in $repro pass" >>"$res"
         fi
     fi
-    if "$OUT/bin/fuzz_$t" -max_total_time="$TIME" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+    if "$OUT/bin/fuzz_$t" -max_total_time="$TIME" -seed="$SEED" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$crash/" -print_final_stats=1 "$corpus" >"$OUT/$t.log" 2>&1; then
         grep -E '^stat::number_of_executed_units|^stat::peak_rss' "$OUT/$t.log" |
             sed "s/^/fuzz_$t /" >>"$res"
