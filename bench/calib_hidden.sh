@@ -8,7 +8,9 @@
 #   bench/calib_hidden.sh [BUILD] [json|csv]      (default build, csv)
 # Environment: TRAIN, TEST (model lists), SCALE (problem flags), KEEP=DIR (keep the files;
 # with REUSE=1 the imported traces already in DIR are fitted again instead of re-made),
-# CALIBRATE_FLAGS (extra flags of the fit, e.g. "--aggregate sum").
+# CALIBRATE_FLAGS (extra flags of the fit, e.g. "--aggregate sum"), LOMO=1 (training side
+# only: leave one TRAIN model out in turn, fit on the others' traces, validate the model left
+# out on the hidden core; the TEST models are not touched).
 # Prints the validate figures of both tables; the last line is JSON.
 set -euo pipefail
 build=${1:-build}
@@ -34,12 +36,14 @@ HIDE=(--set dma.bytes_per_ns=11 --set dma.desc_min_ns=220 --set dma.transfer_lat
 CLOCKS=2800,1400,1120,1400,1400
 "$L" problem zoo:cnn --write-table "$W/datasheet.json" -o "$W/x.lsp" >/dev/null
 traces=()
+tmodel=()   # the TRAIN model of each trace (LOMO)
 i=0
 for m in $TRAIN; do
     # shellcheck disable=SC2086
     for s in local greedy rulebased exact; do
         if [ -n "${REUSE:-}" ] && [ -s "$W/i$i.lstrace" ]; then
             traces+=(--traces "$W/i$i.lstrace")
+            tmodel+=("$m")
             i=$((i + 1))
             continue
         fi
@@ -62,9 +66,37 @@ PY
                 -o "$W/i$i.lstrace" >/dev/null 2>&1 2>&1
         fi
         traces+=(--traces "$W/i$i.lstrace")
+        tmodel+=("$m")
         i=$((i + 1))
     done
 done
+if [ -n "${LOMO:-}" ]; then
+    # a training-side criterion for choosing a form of the fit: its error on a model none
+    # of whose programs it was fitted on, which the held-out traces of calibrate (other
+    # layouts of models in the fit) do not measure (docs/calibration.md)
+    folds=()
+    for m in $TRAIN; do
+        sub=()
+        for k in "${!tmodel[@]}"; do
+            [ "${tmodel[$k]}" = "$m" ] || sub+=(--traces "$W/i$k.lstrace")
+        done
+        # shellcheck disable=SC2086
+        "$L" calibrate "${sub[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} \
+            -o "$W/lomo.json" -q >/dev/null
+        # shellcheck disable=SC2086
+        "$L" validate "$m" $SCALE --table "$W/lomo.json" "${HIDE[@]}" --json -q -o "$W/lomo_v.json"
+        read -r pw med < <(python3 -c "import json; d=json.load(open('$W/lomo_v.json')); print(d['pairwise_accuracy'], d['median_rel_error'])")
+        echo "left out $m: pairwise $pw, median rel. error $med"
+        folds+=("{\"model\":\"$m\",\"pairwise\":$pw,\"median_rel_error\":$med}")
+    done
+    python3 - "${folds[@]}" <<'PY'
+import json, sys
+f = [json.loads(a) for a in sys.argv[1:]]
+print(json.dumps({"lomo": f, "mean_median_rel_error": sum(x["median_rel_error"] for x in f) / len(f),
+                  "mean_pairwise": sum(x["pairwise"] for x in f) / len(f)}))
+PY
+    exit 0
+fi
 # shellcheck disable=SC2086
 "$L" calibrate "${traces[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} -o "$W/fit.json" -q |
     head -3

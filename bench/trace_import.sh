@@ -18,18 +18,21 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Rows shaped like a tiled matmul pipeline: engines in turn, a few opcodes the table does
-# not know (DRAIN, NOP), op names from a small set.
+# not know (DRAIN, NOP), op names from a small set, and the size columns the import derives
+# memories, dtype, free size and DMA bytes from (sbuf read/write bytes, tensor_elements,
+# raw and adjusted FLOPs).
 gen_csv() {
   awk -v n="$1" 'BEGIN {
     split("tensor tensor vector scalar gpsimd qSyncIO0", eng, " ");
     split("TensorMatrix TensorMatrix Vector Scalar GpSimd qSyncIO0", trk, " ");
     split("LDWEIGHTS MATMUL TENSOR_TENSOR ACTIVATE TENSOR_SCALAR DMA", opc, " ");
-    print "start_ts,end_ts,duration_ns,engine,timeline_track,opcode,operands,id,pc,hlo_name,evt_wait_time_ns";
+    print "start_ts,end_ts,duration_ns,engine,timeline_track,opcode,operands,id,pc,hlo_name,evt_wait_time_ns,sbuf_read_bytes,sbuf_write_bytes,tensor_elements,raw_flops,adjusted_flops";
     t = 0;
     for (i = 0; i < n; i++) {
       k = i % 6 + 1; d = 20 + (i * 7) % 300; op = opc[k];
       if (i % 97 == 0) op = "DRAIN";
-      printf "%d,%d,%d,%s,%s,%s,\"size=%d\",%d,%d,dot.%d,%d\n", t, t + d, d, eng[k], trk[k], op, d, i, i, i % 50, i % 13;
+      e = 128 * d;
+      printf "%d,%d,%d,%s,%s,%s,\"size=%d\",%d,%d,dot.%d,%d,%d,%d,%d,%d,%d\n", t, t + d, d, eng[k], trk[k], op, d, i, i, i % 50, i % 13, 2 * e, 2 * e, e, 256 * e, 256 * e;
       t += 11;
     }
   }' > "$2"

@@ -13,8 +13,8 @@
 
 const char cmd_calibrate_help[] =
     "usage: laysim calibrate [--traces FILE]... [--microbench] [--table TABLE]\n"
-    "                        [--aggregate sum|max] [--group-scales auto|split|tied|entry]\n"
-    "                        [--serial-share]\n"
+    "                        [--aggregate sum|max|pipe] [--group-scales auto|split|tied|entry]\n"
+    "                        [--serial-share] [--issue-latency]\n"
     "                        [--write-microbench TRACE]\n"
     "                        [--report FILE] [--json] [-q] [--target T] [--set K=V]\n"
     "                        -o table.json\n"
@@ -32,7 +32,9 @@ const char cmd_calibrate_help[] =
     "  --write-microbench F   also write the microbenchmark records to trace F\n"
     "  --table TABLE          start from this table (default: the datasheet table);\n"
     "                         --prior is the old spelling (deprecated)\n"
-    "  --aggregate MODE       aggregation of the output table (default: the prior's)\n"
+    "  --aggregate MODE       aggregation of the output table: sum, max or pipe (pipe:\n"
+    "                         the group fit prices each group as a software pipeline, as\n"
+    "                         the datasheet table does; default: the prior's)\n"
     "  --no-group-fit         skip the overlap-aware group fit. By default, when the\n"
     "                         traces carry op attribution (laysim's own, or imported\n"
     "                         with an op/hlo_name column), the per-instruction table is\n"
@@ -53,6 +55,10 @@ const char cmd_calibrate_help[] =
     "  --serial-share         also fit the table's serial_share (max only): the share of\n"
     "                         the other engines' time a group adds to its busiest\n"
     "                         engine's (0: they overlap; 1: they run one after another)\n"
+    "  --issue-latency        also fit one issue latency added to every vector (ACT, DVE,\n"
+    "                         POOL) instruction: the wait of a chain of dependent vector\n"
+    "                         instructions, which no scale of a table whose vector\n"
+    "                         entries have a = 0 can give (docs/calibration.md)\n"
     "  --holdout FRACTION     share of each entry's samples held out of its fit to judge\n"
     "                         it against the prior (default 0.2; 0 = none). An entry whose\n"
     "                         fit predicts them worse than the prior keeps the prior\n"
@@ -127,6 +133,7 @@ static json_t *group_json(const struct cm_trace_fit *gr)
     json_object_set_new(o, "scales", json_string(cm_group_scales_name(gr->form.scales)));
     json_object_set_new(o, "scales_chosen", json_boolean(gr->auto_form));
     json_object_set_new(o, "serial_share_fitted", json_boolean(gr->form.fit_serial));
+    json_object_set_new(o, "issue_latency_fitted", json_boolean(gr->form.fit_issue));
     json_object_set_new(o, "fitted_traces", json_integer(gr->fitted_traces));
     json_object_set_new(o, "held_out_traces", json_integer(gr->held_traces));
     json_object_set_new(o, "groups", json_integer((json_int_t)gr->groups));
@@ -149,10 +156,11 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces)
         return;
     }
     int tied = gr->form.scales != CM_SCALES_ENTRY;
-    printf("group fit (overlap-aware, %s scales%s%s, scaling the %s table): %zu groups from %d "
-           "traces, in-sample error %.4f (%s)",
+    printf("group fit (overlap-aware, %s scales%s%s%s, scaling the %s table): %zu groups from "
+           "%d traces, in-sample error %.4f (%s)",
            tied ? cm_group_scales_name(gr->form.scales) : "per-entry",
            gr->form.fit_serial ? " and serial share" : "",
+           gr->form.fit_issue ? " and issue latency" : "",
            gr->auto_form ? " (chosen on the held-out traces)" : "",
            gr->from_prior ? "prior" : "per-instruction", gr->groups, gr->fitted_traces,
            gr->rel_in, tied ? "program totals" : "groups");
@@ -238,11 +246,11 @@ int cmd_calibrate(int argc, char **argv)
         {"json", no_argument, NULL, 'J'},           {"quiet", no_argument, NULL, 'q'},
         {"holdout", required_argument, NULL, 'H'},
         {"no-group-fit", no_argument, NULL, 'N'},   {"group-scales", required_argument, NULL, 'S'},
-        {"serial-share", no_argument, NULL, 's'},
+        {"serial-share", no_argument, NULL, 's'},  {"issue-latency", no_argument, NULL, 'I'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     struct cli_target_args ta = {0};
     const char *traces[64], *prior = NULL, *aggn = NULL, *scalesn = "auto", *mbtrace = NULL, *report = NULL, *outp = NULL;
-    int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, serial = 0, c, rc;
+    int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, serial = 0, issue = 0, c, rc;
     double holdout = CM_HOLDOUT_DEFAULT;
     struct ls_error err;
     ls_error_clear(&err);
@@ -270,6 +278,7 @@ int cmd_calibrate(int argc, char **argv)
         case 'N': no_group = 1; break;
         case 'S': scalesn = optarg; break;
         case 's': serial = 1; break;
+        case 'I': issue = 1; break;
         case 'H':
             if (cli_parse_double("calibrate", "--holdout", optarg, &holdout)) {
                 cli_target_args_free(&ta);
@@ -305,9 +314,9 @@ int cmd_calibrate(int argc, char **argv)
         return cli_usage("calibrate", "nothing to fit: give --traces FILE or --microbench");
     }
     enum cm_aggregate agg = CM_AGG_MAX;
-    if (aggn && cm_fit_aggregate_parse(aggn, &agg)) {
+    if (aggn && cm_aggregate_parse(aggn, &agg)) {
         cli_target_args_free(&ta);
-        return cli_usage("calibrate", "--aggregate: expected sum or max");
+        return cli_usage("calibrate", "--aggregate: expected sum, max or pipe");
     }
     int scales = cm_group_scales_parse(scalesn);
     if (scales < 0) {
@@ -355,7 +364,7 @@ int cmd_calibrate(int argc, char **argv)
     if (!rc && ntr && !no_group)
         rc = cm_trace_group_fit(traces, ntr, &t, holdout,
                                 agg,
-                                (struct cm_fit_form){(enum cm_group_scales)scales, serial}, &tb,
+                                (struct cm_fit_form){(enum cm_group_scales)scales, serial, issue}, &tb,
                                 &fit, &gr, &err);
     ls_progress_update(&pb, (uint64_t)(micro + ntr + 1));
     ls_progress_end(&pb);

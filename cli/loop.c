@@ -13,7 +13,7 @@
 #include "util/progress.h"
 
 const char cmd_loop_help[] =
-    "usage: laysim loop MODEL... [--iterations N] [--aggregate sum|max] [--json]\n"
+    "usage: laysim loop MODEL... [--iterations N] [--aggregate sum|max|pipe] [--json]\n"
     "                   [-o table.json] [--traces DIR] [--perturb N] [--seed N]\n"
     "                   [--explore N] [--no-lofo] [--no-microbench]\n"
     "                   [--holdout-models M,M..] [--group-scales split|tied|entry]\n"
@@ -32,7 +32,8 @@ const char cmd_loop_help[] =
     "\n"
     "options:\n"
     "  --iterations N    refits (default 3)\n"
-    "  --aggregate MODE  aggregation of the fitted tables: max (overlap-aware, default) or sum\n"
+    "  --aggregate MODE  aggregation of the fitted tables: max (overlap-aware, default),\n"
+    "                    sum, or pipe (the datasheet table's software pipeline)\n"
     "  --perturb N       perturbations per model in the frozen set (default 8)\n"
     "  --seed N          perturbation seed (default 1)\n"
     "  --explore N       per model and iteration, N seeded perturbations of the exact\n"
@@ -141,8 +142,8 @@ int cmd_loop(int argc, char **argv)
             o.seed = v;
             break;
         case 'A':
-            if (cm_fit_aggregate_parse(optarg, &o.agg)) {
-                rc = cli_usage("loop", "--aggregate: expected sum or max");
+            if (cm_aggregate_parse(optarg, &o.agg)) {
+                rc = cli_usage("loop", "--aggregate: expected sum, max or pipe");
                 goto usage;
             }
             break;

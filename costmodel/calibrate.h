@@ -176,6 +176,14 @@ struct cm_groups {
      * (a grid over 0..1, the one with the least squared error kept): the part of the
      * non-largest engines' sums a group's dependency chain does not overlap. */
     int fit_serial;
+    /* 1: the fit also adds one issue latency A (engine cycles, >= 0) to every vector
+     * instruction (ACT, DVE, POOL): its features are the rows' instruction counts. A scale
+     * cannot create a latency the base table does not have (the datasheet's vector
+     * entries have a = 0), yet a chain of dependent vector instructions waits on each
+     * one's predecessor (docs/calibration.md: a normalization's exposed time). */
+    int fit_issue;
+    double issue_cyc[LS_ENGINE_COUNT];  /* set by cm_group_fit: base cycles per engine
+                                           cycle of the engines A applies to, else 0 */
 };
 void cm_groups_init(struct cm_groups *g, int nent);
 void cm_groups_free(struct cm_groups *g);
@@ -226,8 +234,9 @@ int cm_group_scales_parse(const char *name);
 struct cm_fit_form {
     enum cm_group_scales scales;
     int fit_serial;
+    int fit_issue;             /* struct cm_groups: fit_issue */
 };
-#define CM_FIT_FORM_DEFAULT ((struct cm_fit_form){CM_SCALES_SPLIT, 0})
+#define CM_FIT_FORM_DEFAULT ((struct cm_fit_form){CM_SCALES_SPLIT, 0, 0})
 /* Set g up for form: ties, rows (program totals unless per-entry), which entries of base
  * are DMA entries. Call before adding groups or before cm_group_fit. */
 void cm_groups_set_form(struct cm_groups *g, struct cm_fit_form form,

@@ -62,8 +62,6 @@ struct cm_table {
 void cm_table_set_aggregate(struct cm_table *tb, enum cm_aggregate a, double group_ns);
 /* The mode named s ("sum", "max", "pipe"): 0, or -1 for another name. */
 int cm_aggregate_parse(const char *s, enum cm_aggregate *a);
-/* The same for the modes a fit produces ("sum", "max"; "pipe" is never fitted). */
-int cm_fit_aggregate_parse(const char *s, enum cm_aggregate *a);
 const char *cm_aggregate_name(enum cm_aggregate a);
 
 /* Accumulates the prices of one group. Zero it before use. */

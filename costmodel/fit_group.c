@@ -8,6 +8,7 @@
 
 #include "costmodel/calibrate.h"
 #include "sim/isa.h"
+#include "sim/sim.h"
 #include "util/vec.h"
 
 #define NE LS_ENGINE_COUNT
@@ -55,6 +56,7 @@ void cm_groups_set_form(struct cm_groups *g, struct cm_fit_form form,
                                                : CM_TIE_DMA;  /* split, auto */
     g->totals = form.scales != CM_SCALES_ENTRY;
     g->fit_serial = form.fit_serial;
+    g->fit_issue = form.fit_issue;
     memset(g->dma_entry, 0, sizeof g->dma_entry);
     for (int k = 0; k < base->n && k < (int)sizeof g->dma_entry; k++)
         g->dma_entry[k] = base->e[k].opcode == SIM_OP_DMA_COPY ||
@@ -160,8 +162,9 @@ int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
     return rc;
 }
 
-/* predicted group value under scales th (2 * nent), intercept L and serial share sr (the
- * share of the other engines' sums charged under "max"), and its argmax engine */
+/* predicted group value under scales th (2 * nent, then the issue latency: struct
+ * cm_groups, fit_issue), intercept L and serial share sr (the share of the other engines'
+ * sums charged under "max"), and its argmax engine */
 static double predict(const struct cm_groups *g, size_t i, const double *th, double L,
                       double sr, enum cm_aggregate agg, int *arg)
 {
@@ -170,7 +173,7 @@ static double predict(const struct cm_groups *g, size_t i, const double *th, dou
     double best = 0, sum = 0;
     *arg = 0;
     for (int e = 0; e < NE; e++) {
-        double s = 0;
+        double s = th[per] * g->issue_cyc[e] * g->count[i * NE + (size_t)e];
         for (size_t j = 0; j < per; j++)
             s += th[j] * x[e * per + j];
         sum += s;
@@ -179,7 +182,7 @@ static double predict(const struct cm_groups *g, size_t i, const double *th, dou
             *arg = e;
         }
     }
-    if (agg == CM_AGG_PIPE) {   /* a prior's aggregation, never fitted */
+    if (agg == CM_AGG_PIPE) {
         double tiles = g->count[i * NE + *arg];
         return best + (sum - best) / (tiles > 1 ? tiles : 1);
     }
@@ -201,6 +204,7 @@ void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggrega
     }
     for (size_t j = 0; j < per; j++)
         ones[j] = 1;
+    ones[per] = 0;   /* the table's own entries already hold any issue latency */
     for (size_t i = g->pstart[k]; i < prog_end(g, k); i++) {
         int arg;
         *predicted += predict(g, i, ones, group_cycles, serial, agg, &arg);
@@ -226,7 +230,8 @@ static size_t scale_col(const struct cm_groups *g, size_t j)
 }
 
 /* Row i of the linearized design (unweighted): for "max" the argmax engine's features
- * plus sr times the other engines' (the serial share), plus the intercept column.
+ * plus sr times the other engines' (the serial share), plus the intercept column, then
+ * (fit_issue) the issue-latency column.
  * Returns 1 when the row has any feature. */
 static int lin_row(const struct cm_groups *g, size_t i, enum cm_aggregate agg, int arg,
                    double sr, double *out, size_t p)
@@ -235,8 +240,12 @@ static int lin_row(const struct cm_groups *g, size_t i, enum cm_aggregate agg, i
     size_t per = 2 * (size_t)g->nent;
     int any = 0;
     memset(out, 0, p * sizeof *out);
+    /* "pipe": the bottleneck engine's features plus the others' over its tile count */
+    double tiles = g->count[i * NE + (size_t)arg];
+    double rest = agg == CM_AGG_PIPE ? 1.0 / (tiles > 1 ? tiles : 1) : agg == CM_AGG_MAX ? sr : 1.0;
+    size_t issue = nscales(g) + (agg == CM_AGG_MAX);
     for (int e = 0; e < NE; e++) {
-        double f = agg != CM_AGG_MAX || e == arg ? 1.0 : sr;
+        double f = e == arg ? 1.0 : rest;
         if (f == 0)
             continue;
         for (size_t j = 0; j < per; j++)
@@ -244,6 +253,8 @@ static int lin_row(const struct cm_groups *g, size_t i, enum cm_aggregate agg, i
                 any = 1;
                 out[scale_col(g, j)] += f * x[e * per + j];
             }
+        if (g->fit_issue)
+            out[issue] += f * g->issue_cyc[e] * g->count[i * NE + (size_t)e];
     }
     if (agg == CM_AGG_MAX && any)
         out[nscales(g)] = 1;
@@ -333,11 +344,12 @@ static int add_diff_rows(const struct cm_groups *g, const double *S, const doubl
 
 /* Least squares with the scales (th_j, j < per) kept in bounds, on the normal equations
  * (G = A'A and h = A'b of the data rows, p x p: the active set below re-solves this small
- * system, not the data): ridge rows add ridge_j^2 (th_j - prior_j)^2; a scale that leaves
+ * system, not the data): ridge rows add ridge_j^2 (th_j - prior_j)^2 (prior: 1 for a
+ * scale, target[j - per] for the columns after them); a scale that leaves
  * its bounds is pinned at the bound it crossed (a ridge that dwarfs its column) and the
  * rest re-solved, until none leaves. */
 static int bounded_solve(const gsl_matrix *G, const gsl_vector *h, const double *ridge,
-                         size_t per, size_t p, double L, double *th)
+                         size_t per, size_t p, const double *target, double *th)
 {
     const double lo = CM_SCALE_MIN, hi = CM_SCALE_MAX;
     gsl_matrix *M = gsl_matrix_alloc(p, p);
@@ -353,9 +365,9 @@ static int bounded_solve(const gsl_matrix *G, const gsl_vector *h, const double 
         gsl_vector_memcpy(r, h);
         for (size_t j = 0; j < p; j++) {
             double w = isnan(pin[j]) ? ridge[j] : 1e4 * ridge[j];
-            double target = !isnan(pin[j]) ? pin[j] : j < per ? 1.0 : L;
+            double to = !isnan(pin[j]) ? pin[j] : j < per ? 1.0 : target[j - per];
             *gsl_matrix_ptr(M, j, j) += w * w;
-            *gsl_vector_ptr(r, j) += w * w * target;
+            *gsl_vector_ptr(r, j) += w * w * to;
         }
         if (gsl_linalg_cholesky_decomp1(M) || gsl_linalg_cholesky_solve(M, r, x)) {
             rc = LS_ERR_INTERNAL;
@@ -395,7 +407,7 @@ static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *ar
                  double *th, double *L)
 {
     size_t per = 2 * (size_t)g->nent, ns = nscales(g);
-    size_t p = ns + (agg == CM_AGG_MAX);
+    size_t p = ns + (agg == CM_AGG_MAX) + (g->fit_issue != 0);
     size_t nd = count_diffs(g);
     gsl_matrix *G = gsl_matrix_calloc(p, p);
     gsl_vector *h = gsl_vector_calloc(p);
@@ -423,12 +435,18 @@ static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *ar
         double s = lambda * sqrt(gsl_matrix_get(G, j, j));
         row[j] = s == 0 ? 1 : s;
     }
-    if ((rc = bounded_solve(G, h, row, ns, p, *L, sol)))
+    /* ridge targets after the scales: group_ns at its start, no issue latency */
+    const double target[2] = {agg == CM_AGG_MAX ? *L : 0, 0};
+    if ((rc = bounded_solve(G, h, row, ns, p, target, sol)))
         goto out;
     for (size_t j = 0; j < per; j++)
         th[j] = sol[scale_col(g, j)];
     if (agg == CM_AGG_MAX)
         *L = isfinite(sol[ns]) && sol[ns] > 0 ? sol[ns] : 0;
+    if (g->fit_issue) {
+        double a = sol[p - 1];
+        th[per] = isfinite(a) && a > 0 ? a : 0;
+    }
     rc = 0;
 out:
     free(row);
@@ -506,7 +524,8 @@ static int fit_at(const struct cm_groups *g, enum cm_aggregate agg, double sr, i
     int rc = 0;
     for (size_t j = 0; j < per; j++)
         th[j] = 1;
-    for (int it = 0; it < (agg == CM_AGG_MAX ? 6 : 1) && !rc; it++) {
+    th[per] = 0;
+    for (int it = 0; it < (agg == CM_AGG_SUM ? 1 : 6) && !rc; it++) {
         for (size_t i = 0; i < g->n; i++)
             predict(g, i, th, *L, sr, agg, &arg[i]);
         rc = solve(g, agg, arg, sr, th, L);
@@ -519,8 +538,16 @@ static int fit_at(const struct cm_groups *g, enum cm_aggregate agg, double sr, i
  * the programs can tell apart. */
 #define CM_SERIAL_STEPS 10
 
+/* An entry of an opcode the vector engines run (not PE's, not DMA's). */
+static int is_vector_entry(const struct cm_entry *e)
+{
+    enum sim_opcode op = (enum sim_opcode)e->opcode;
+    return !sim_opcode_on_engine(op, LS_ENGINE_PE) && !sim_opcode_on_engine(op, LS_ENGINE_DMA);
+}
+
 static void apply_scales(struct cm_table *tb, const struct cm_groups *g, const double *th)
 {
+    size_t per = 2 * (size_t)g->nent;
     for (int k = 0; k < tb->n && k < g->nent; k++) {
         struct cm_entry *e = &tb->e[k];
         double sf = th[2 * k], sv = th[2 * k + 1];
@@ -531,17 +558,33 @@ static void apply_scales(struct cm_table *tb, const struct cm_groups *g, const d
         e->desc_min_ns *= sv;
         if (e->bytes_per_ns > 0)
             e->bytes_per_ns /= sv;
+        if (is_vector_entry(e))
+            e->a += th[per];
     }
 }
 
-int cm_group_fit(const struct cm_groups *g, enum cm_aggregate agg, const struct sim_target *t,
+/* Base-clock cycles per engine cycle of the engines an issue latency applies to (the
+ * vector engines), 0 elsewhere (struct cm_groups: fit_issue). */
+static void set_issue_cycles(struct cm_groups *g, const struct sim_target *t)
+{
+    for (int e = 0; e < NE; e++) {
+        uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)e);
+        int vec = e == LS_ENGINE_ACT || e == LS_ENGINE_DVE || e == LS_ENGINE_POOL;
+        g->issue_cyc[e] = g->fit_issue && vec ? (double)t->base_mhz / (mhz ? mhz : t->base_mhz) : 0;
+    }
+}
+
+int cm_group_fit(const struct cm_groups *g0, enum cm_aggregate agg, const struct sim_target *t,
                  struct cm_table *tb, double *rel, struct ls_error *err)
 {
     gsl_set_error_handler_off();
-    if (g->n == 0)
+    if (g0->n == 0)
         return ls_error_msg(err, LS_ERR_INPUT, "no groups to fit");
+    struct cm_groups gc = *g0;   /* shares g0's rows; only the issue clocks are its own */
+    const struct cm_groups *g = &gc;
+    set_issue_cycles(&gc, t);
     size_t per = 2 * (size_t)g->nent;
-    double *th = malloc(sizeof *th * per), *best = malloc(sizeof *best * per);
+    double *th = malloc(sizeof *th * (per + 1)), *best = malloc(sizeof *best * (per + 1));
     double *P = malloc(sizeof *P * (g->nprog + 1)), *Y = malloc(sizeof *Y * (g->nprog + 1));
     int *arg = malloc(sizeof *arg * g->n);
     int rc = th && best && P && Y && arg ? 0 : LS_ERR_NOMEM;
@@ -558,7 +601,7 @@ int cm_group_fit(const struct cm_groups *g, enum cm_aggregate agg, const struct 
             best_L = L;
             best_sr = sr;
             best_rel = r;
-            memcpy(best, th, sizeof *th * per);
+            memcpy(best, th, sizeof *th * (per + 1));
         }
     }
     if (!rc) {

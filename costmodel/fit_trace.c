@@ -286,7 +286,7 @@ int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target 
     double e_best = INFINITY, e;
     int rc = 0;
     for (int k = 0; k < ncand && !rc; k++) {
-        struct cm_fit_form f = {cand[k], form.fit_serial};
+        struct cm_fit_form f = {cand[k], form.fit_serial, form.fit_issue};
         if ((rc = fit_form(paths, n, every, t, agg, f, prior, tb, &cur, &r, &e, err)))
             break;
         if (k == 0 || e < e_best) {

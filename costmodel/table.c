@@ -244,15 +244,6 @@ int cm_aggregate_parse(const char *s, enum cm_aggregate *a)
     return -1;
 }
 
-int cm_fit_aggregate_parse(const char *s, enum cm_aggregate *a)
-{
-    enum cm_aggregate m;
-    if (cm_aggregate_parse(s, &m) || m == CM_AGG_PIPE)
-        return -1;
-    *a = m;
-    return 0;
-}
-
 void cm_agg_add(struct cm_agg *a, int engine, int64_t price)
 {
     if (engine >= 0 && engine < LS_ENGINE_COUNT) {

@@ -483,8 +483,7 @@ static void test_table_max_roundtrip(void **st)
     assert_int_equal(cm_aggregate_parse("pipe", &ag), 0);
     assert_int_equal(ag, CM_AGG_PIPE);
     assert_int_equal(cm_aggregate_parse("mean", &ag), -1);
-    assert_int_equal(cm_fit_aggregate_parse("pipe", &ag), -1);   /* never fitted */
-    assert_int_equal(cm_fit_aggregate_parse("sum", &ag), 0);
+    assert_int_equal(cm_aggregate_parse("sum", &ag), 0);
     assert_int_equal(ag, CM_AGG_SUM);
 }
 

@@ -116,6 +116,49 @@ static void test_neuron_csv(void **state)
     unlink(out);
 }
 
+/* The Instruction table's size columns (hbm/sbuf/psum bytes, tensor_elements, raw and
+ * adjusted FLOPs) give each record its memories, dtype, free size or DMA bytes. */
+static void test_neuron_sizes(void **state)
+{
+    (void)state;
+    char out[128];
+    path_for(out, sizeof out, "neuron_sizes.lstrace");
+    struct trace_import_opts o = clock_opts(1400);
+    struct trace_import_stats st;
+    struct ls_error err;
+    if (trace_import(FIXTURE("neuron_sizes.csv"), out, &o, &st, &err))
+        fail_msg("%s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    assert_int_equal(st.kept, 6);
+    assert_int_equal(st.dropped[TRACE_DROP_BAD_FIELD], 1);   /* sbuf_read_bytes "12kB" */
+    assert_int_equal(st.drop_line[TRACE_DROP_BAD_FIELD], 8);
+    trace_import_stats_free(&st);
+    struct rec r[8];
+    assert_int_equal(read_all(out, r, 8, NULL), 6);
+    assert_string_equal(r[0].opcode, "load_stationary");     /* 16384 elements / 128 */
+    assert_int_equal(r[0].r.partitions, 128);
+    assert_int_equal(r[0].r.src_mem, LS_MEM_SBUF);
+    assert_int_equal(r[1].r.free_size, 512);                 /* moving 128 x 512 */
+    assert_int_equal(r[1].r.dtype, LS_DT_BF16);              /* adjusted = raw FLOPs */
+    assert_int_equal(r[1].r.src_mem, LS_MEM_SBUF);
+    assert_int_equal(r[1].r.dst_mem, LS_MEM_PSUM);
+    assert_int_equal(r[2].r.dtype, LS_DT_FP32);              /* adjusted = 4 x raw */
+    assert_int_equal(r[2].r.free_size, 256);
+    assert_string_equal(r[3].opcode, "activation");
+    assert_int_equal(r[3].r.dtype, LS_DT_BF16);              /* 2 bytes written / element */
+    assert_int_equal(r[3].r.src_mem, LS_MEM_PSUM);
+    assert_int_equal(r[3].r.dst_mem, LS_MEM_SBUF);
+    assert_int_equal(r[3].r.free_size, 512);
+    assert_int_equal(r[4].r.dtype, LS_DT_FP32);              /* a reduction: 4 bytes read */
+    assert_string_equal(r[5].opcode, "dma_copy");
+    assert_int_equal(r[5].r.partitions, 1);
+    assert_int_equal(r[5].r.descriptors, 1);
+    assert_int_equal(r[5].r.bytes_per_partition, 65536);
+    assert_int_equal(r[5].r.chunk_bytes, 65536);
+    assert_int_equal(r[5].r.src_mem, LS_MEM_HBM);
+    assert_int_equal(r[5].r.dst_mem, LS_MEM_SBUF);
+    unlink(out);
+}
+
 static void test_chrome_json(void **state)
 {
     (void)state;
@@ -367,7 +410,7 @@ static void test_json_roundtrip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_neuron_csv),     cmocka_unit_test(test_chrome_json),
+        cmocka_unit_test(test_neuron_csv),     cmocka_unit_test(test_neuron_sizes),     cmocka_unit_test(test_chrome_json),
         cmocka_unit_test(test_nothing_usable), cmocka_unit_test(test_time_units),
         cmocka_unit_test(test_format),         cmocka_unit_test(test_json_roundtrip),
         cmocka_unit_test(test_byte_order_mark),

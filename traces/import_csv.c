@@ -15,7 +15,11 @@
 enum {
     C_ID, C_ENGINE, C_OPCODE, C_START, C_END, C_STALL, C_CAUSE, C_DTYPE, C_SRC, C_DST,
     C_QUEUE, C_PART, C_FREE, C_STAT, C_DESC, C_BPP, C_CHUNK, C_OP, C_CONV, C_DURATION,
-    C_TRACK, C_LAYER, C_IGNORE, C_COUNT
+    C_TRACK, C_LAYER,
+    /* Neuron's per-instruction sizes: bytes read/written per memory, elements, FLOPs */
+    C_HBM_RD, C_HBM_WR, C_SBUF_RD, C_SBUF_WR, C_PSUM_RD, C_PSUM_WR, C_ELEMS, C_RAW_FLOPS,
+    C_ADJ_FLOPS,
+    C_IGNORE, C_COUNT
 };
 
 #define MAX_COLS 256
@@ -28,7 +32,16 @@ static const struct {
 } neuron_cols[] = {{"start_ts", C_START},        {"end_ts", C_END},
                    {"duration_ns", C_DURATION},  {"timeline_track", C_TRACK},
                    {"evt_wait_time_ns", C_STALL}, {"hlo_name", C_OP},
-                   {"layer", C_LAYER},           {"label", C_OP}};
+                   {"layer", C_LAYER},           {"label", C_OP},
+                   {"hbm_read_bytes", C_HBM_RD}, {"hbm_write_bytes", C_HBM_WR},
+                   {"sbuf_read_bytes", C_SBUF_RD}, {"sbuf_write_bytes", C_SBUF_WR},
+                   {"psum_read_bytes", C_PSUM_RD}, {"psum_write_bytes", C_PSUM_WR},
+                   {"tensor_elements", C_ELEMS}, {"raw_flops", C_RAW_FLOPS},
+                   {"adjusted_flops", C_ADJ_FLOPS}};
+
+/* Partitions a Neuron row's elements are spread over: the table has no partition column,
+ * and the compiler tiles the 128 SBUF partitions full (docs/formats.md). */
+#define NEURON_PARTITIONS 128
 
 struct field {
     const char *s;
@@ -369,7 +382,89 @@ struct row_times {
     uint64_t dur;
     int have_end, have_dur;
     const struct field *end_field, *track;
+    /* Neuron sizes (C_HBM_RD .. C_ADJ_FLOPS, in that order) */
+    uint64_t size[C_ADJ_FLOPS - C_HBM_RD + 1];
 };
+
+static const char *neuron_size_name(int k)
+{
+    for (size_t j = 0; j < sizeof neuron_cols / sizeof neuron_cols[0]; j++)
+        if (neuron_cols[j].kind == k)
+            return neuron_cols[j].name;
+    return "size";
+}
+
+/* The memory of the largest of three byte counts (hbm, sbuf, psum), LS_MEM_NONE when all 0. */
+static enum ls_mem busiest_mem(uint64_t hbm, uint64_t sbuf, uint64_t psum)
+{
+    if (!hbm && !sbuf && !psum)
+        return LS_MEM_NONE;
+    return psum > sbuf && psum > hbm ? LS_MEM_PSUM : sbuf >= hbm ? LS_MEM_SBUF : LS_MEM_HBM;
+}
+
+/* dtype from a size: 4 bytes per element fp32, 2 bf16, 1 fp8; -1 for anything else */
+static int dtype_of_width(double bytes_per_elem)
+{
+    return bytes_per_elem >= 3 ? LS_DT_FP32 : bytes_per_elem >= 1.5 ? LS_DT_BF16
+           : bytes_per_elem >= 0.75 ? LS_DT_FP8 : -1;
+}
+
+/* A compute row's dtype: on PE from adjusted_flops / raw_flops (the schema's BF16-equivalent
+ * factor: fp32 4, bf16 1, fp8 0.5); elsewhere from the bytes per element written (read,
+ * when the row writes less than a byte per element: a reduction). -1: unknown. */
+static int neuron_dtype(const struct trace_record *r, const uint64_t *z)
+{
+    if (r->engine == LS_ENGINE_PE) {
+        uint64_t raw = z[C_RAW_FLOPS - C_HBM_RD], adj = z[C_ADJ_FLOPS - C_HBM_RD];
+        if (!raw || !adj)
+            return -1;
+        double f = (double)adj / (double)raw;
+        return f >= 2 ? LS_DT_FP32 : f <= 0.75 ? LS_DT_FP8 : LS_DT_BF16;
+    }
+    uint64_t elems = z[C_ELEMS - C_HBM_RD];
+    uint64_t wr = z[C_SBUF_WR - C_HBM_RD] + z[C_PSUM_WR - C_HBM_RD] + z[C_HBM_WR - C_HBM_RD];
+    uint64_t rd = z[C_SBUF_RD - C_HBM_RD] + z[C_PSUM_RD - C_HBM_RD] + z[C_HBM_RD - C_HBM_RD];
+    if (!elems)
+        return -1;
+    return dtype_of_width((double)(wr >= elems ? wr : rd) / (double)elems);
+}
+
+/* Fill what a Neuron row's size columns say and laysim's own columns did not: memories
+ * from the bytes read and written, a DMA's bytes (one contiguous chunk per partition row),
+ * a compute row's free size (tensor_elements over the partitions) and dtype. */
+static void neuron_shape(const struct csv *c, struct trace_record *r, const struct row_times *t)
+{
+    const uint64_t *z = t->size;
+#define Z(k) z[(k) - C_HBM_RD]
+    if (!c->has[C_SRC])
+        r->src_mem = (uint8_t)busiest_mem(Z(C_HBM_RD), Z(C_SBUF_RD), Z(C_PSUM_RD));
+    if (!c->has[C_DST])
+        r->dst_mem = (uint8_t)busiest_mem(Z(C_HBM_WR), Z(C_SBUF_WR), Z(C_PSUM_WR));
+    if (r->engine == LS_ENGINE_DMA) {
+        uint64_t rd = Z(C_HBM_RD) + Z(C_SBUF_RD) + Z(C_PSUM_RD);
+        uint64_t wr = Z(C_HBM_WR) + Z(C_SBUF_WR) + Z(C_PSUM_WR);
+        uint64_t bytes = rd > wr ? rd : wr;
+        if (!bytes || c->has[C_BPP])
+            return;
+        if (!c->has[C_PART] || !r->partitions)
+            r->partitions = 1;
+        r->bytes_per_partition = bytes / r->partitions;
+        if (!c->has[C_DESC])
+            r->descriptors = r->partitions;
+        if (!c->has[C_CHUNK])
+            r->chunk_bytes = r->bytes_per_partition;
+        return;
+    }
+    if (Z(C_ELEMS) && !c->has[C_FREE]) {
+        if (!c->has[C_PART] || !r->partitions)
+            r->partitions = NEURON_PARTITIONS;
+        r->free_size = (Z(C_ELEMS) + r->partitions - 1) / r->partitions;
+    }
+#undef Z
+    int dt = c->has[C_DTYPE] ? -1 : neuron_dtype(r, z);
+    if (dt >= 0)
+        r->dtype = (uint8_t)dt;
+}
 
 /* One field into raw. Returns LS_OK, an error, or sets *drop (lenient) for a bad value. */
 static int parse_field(struct csv *c, int k, const struct field *f, struct imp_raw *raw,
@@ -442,6 +537,10 @@ static int parse_field(struct csv *c, int k, const struct field *f, struct imp_r
     case C_OP: if (f->n) { raw->op = f->s; raw->op_n = f->n; } break;
     case C_LAYER: if (f->n && !raw->op_n) { raw->op = f->s; raw->op_n = f->n; } break;
     case C_CONV: if (f->n) { raw->conv = f->s; raw->conv_n = f->n; } break;
+    case C_HBM_RD: case C_HBM_WR: case C_SBUF_RD: case C_SBUF_WR: case C_PSUM_RD:
+    case C_PSUM_WR: case C_ELEMS: case C_RAW_FLOPS: case C_ADJ_FLOPS:
+        rc = get_u64(c, f, neuron_size_name(k), UINT64_MAX, &t->size[k - C_HBM_RD], err);
+        break;
     default: break;
     }
     if (rc && c->lenient) {
@@ -479,6 +578,8 @@ static int finish_row(struct csv *c, struct imp_raw *raw, struct row_times *t, i
     }
     if (c->lenient && r->end == r->start)
         *drop = 1 + TRACE_DROP_ZERO_DURATION;
+    if (c->lenient && !*drop)
+        neuron_shape(c, r, t);
     return LS_OK;
 }
 

@@ -53,6 +53,15 @@ ok grep -q '"aggregate": "max"' "$T/g.json"
 ok python3 -c "import json; d=json.load(open('$T/g8.json')); assert 0 <= d.get('serial_share', 0) <= 1, d"
 "$B" calibrate "${trs[@]}" --serial-share --aggregate sum -o "$T/g9.json" 2>/dev/null; ok test $? = 2
 ok test ! -e "$T/g9.json"
+# --aggregate pipe: a fitted pipe table (no group_ns); --issue-latency: one latency on the
+# vector entries, named in the summary and the JSON report
+"$B" calibrate "${trs[@]}" --aggregate pipe -o "$T/g11.json" >/dev/null; ok test $? = 0
+ok python3 -c "import json; d=json.load(open('$T/g11.json')); assert d['aggregate']=='pipe' and 'group_ns' not in d, d"
+"$B" calibrate "${trs[@]}" --issue-latency -o "$T/g12.json" | grep -q 'and issue latency'; ok test $? = 0
+"$B" calibrate "${trs[@]}" --issue-latency -o "$T/g12.json" --json | python3 -c "
+import json, sys; assert json.load(sys.stdin)['group_fit']['issue_latency_fitted'] is True"; ok test $? = 0
+"$B" calibrate "${trs[@]}" --aggregate mean -o "$T/g13.json" 2>/dev/null; ok test $? = 2
+ok test ! -e "$T/g13.json"
 "$B" calibrate "${trs[@]}" --group-scales both -o "$T/g6.json" 2>/dev/null; ok test $? = 2
 ok test ! -e "$T/g6.json"
 # a trace without op attribution (the microbenchmarks) gets no group fit

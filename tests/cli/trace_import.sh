@@ -69,6 +69,14 @@ expect 2 "cycles without clock" "$LAYSIM" trace import "$T/cyc.csv" -o "$T/x.lst
 # calibrate from imported traces
 expect 0 "calibrate from the neuron import" "$LAYSIM" calibrate --traces "$T/n.lstrace" -o "$T/t.json" -q
 if grep -q "entries with samples fitted .* from 8 samples" "$T/out"; then ok; else bad "calibrate samples: $(head -1 "$T/out")"; fi
+# the Instruction table's size columns: a DMA row's bytes, a vector row's free size and dtype
+expect 0 "neuron csv with sizes" "$LAYSIM" trace import "$D/neuron_sizes.csv" -o "$T/ns.lstrace" \
+    --clock-mhz 1400
+expect_err "imported 6 of 7 records" "sizes summary"
+expect 0 "sizes as csv" "$LAYSIM" trace "$T/ns.lstrace" csv -o "$T/ns.csv"
+if grep -q "^6,dma,dma_copy,4400,5600,.*,hbm,sbuf,,1,0,0,1,65536,65536,copy.5," "$T/ns.csv" &&
+   grep -q "^4,act,activation,.*,bf16,psum,sbuf,,128,512," "$T/ns.csv"; then ok
+else bad "sizes not derived: $(cat "$T/ns.csv")"; fi
 expect 0 "synth" "$LAYSIM" trace synth 3000 -o "$T/s.lstrace" --seed 4
 expect 0 "perfetto" "$LAYSIM" trace "$T/s.lstrace" perfetto -o "$T/s.json"
 expect 0 "import laysim's JSON" "$LAYSIM" trace import "$T/s.json" -o "$T/s2.lstrace"
