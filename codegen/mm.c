@@ -782,14 +782,34 @@ static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run 
     return 0;
 }
 
+/* A bias column per m-tile, read by this chain only, over more than one whole m-tile: it
+ * is stored in HBM m-tile-major at compile time, [p][mi] = bias[mi x mt + p] for the whole
+ * m-tiles (then the rest in order), so that one DMA of one short row per partition loads
+ * every whole m-tile's column instead of one DMA of one element per partition each. */
+static int bias_tiled(const struct cg_em *e, const struct mm_plan *p)
+{
+    return graph_tensor(e->g, p->epi->bias)->nuses == 1 && p->Ma / p->mtt > 1;
+}
+
 /* Epilogue: the bias into SBUF (a weight: no producer to wait for), a column of each
  * m-tile's elements when it runs along the output partitions, else the whole row
  * replicated on the m-tile's partitions by one DMA of partition stride 0. */
 static int load_bias(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
 {
     size_t esb = ls_dtype_size(p->vB.dt);
-    int64_t n = p->bias_part ? p->nM : 1;
-    for (int64_t mi = 0; mi < n; mi++) {
+    int64_t n = p->bias_part ? p->nM : 1, mi0 = 0;
+    if (p->bias_part && bias_tiled(e, p)) {   /* the whole m-tiles in one DMA */
+        mi0 = p->Ma / p->mtt;
+        struct sim_operand src = sim_hbm((uint32_t)p->mtt, (int32_t)mi0, p->vB.base, p->vB.dt,
+                                         (uint32_t)mi0);
+        struct sim_operand dst = cg_sb(0, (uint32_t)p->mtt, p->bbase, p->vB.dt, (uint64_t)mi0);
+        int64_t h = cg_dma(e, CG_Q_CONST, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
+        if (h < 0)
+            return e->fail;
+        for (int64_t mi = 0; mi < mi0; mi++)
+            r->hb[mi] = h;
+    }
+    for (int64_t mi = mi0; mi < n; mi++) {
         int64_t m0 = p->bias_part ? mi * p->mtt : 0;
         uint32_t rows = (uint32_t)cg_min(p->mtt, p->Ma - m0);
         uint32_t len = p->bias_part ? 1 : (uint32_t)p->vB.dim[0];
