@@ -9,6 +9,10 @@
 #include "util/vec.h"
 
 #define GRAN 64 /* allocation granule, bytes per partition */
+/* A tensor read within this many ops of its producer (a matmul's scores, a softmax's
+ * probabilities) is short-lived: the top-down placement puts it at the top of the region,
+ * away from the long-lived ones, so that their holes do not fragment the bottom. */
+#define SHORT_SPAN 3
 
 uint64_t cg_res_block_bytes(const struct graph *g, int32_t t, int pax)
 {
@@ -187,6 +191,23 @@ static int first_fit(const span_vec *live, uint64_t region, uint64_t size, uint6
     return 0;
 }
 
+/* The highest gap of the region that holds size bytes (sorted, disjoint spans). */
+static int top_fit(const span_vec *live, uint64_t region, uint64_t size, uint64_t *at)
+{
+    int found = 0;
+    uint64_t lo = 0;
+    for (size_t i = 0; i <= live->len; i++) {
+        uint64_t hi = i < live->len ? live->data[i].lo : region;
+        if (hi >= lo + size) {
+            *at = hi - size;
+            found = 1;
+        }
+        if (i < live->len && live->data[i].hi > lo)
+            lo = live->data[i].hi;
+    }
+    return found ? 0 : -1;
+}
+
 static int insert_span(span_vec *live, struct span s)
 {
     if (LS_VEC_PUSH(live, s))
@@ -207,6 +228,7 @@ struct builder {
     span_vec live;
     int32_t *owner;              /* per granule: the last tensor placed there, -1 */
     uint64_t high;               /* high-water mark of the placements */
+    int top;                     /* 1: short-lived tensors placed from the top (top_fit) */
     LS_VEC(int32_t) prev;
 };
 
@@ -305,7 +327,10 @@ static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t
         uint64_t whole = (uint64_t)graph_shape_numel(&graph_tensor(g, t)->shape) *
                          ls_dtype_size(graph_tensor(g, t)->dtype);
         uint64_t size = footprint(g, b->tg, t), at;
-        if (eligible(g, b->tg, o, t) && first_fit(&b->live, b->p->region, size, &at) == 0) {
+        int shortlived = b->top && b->p->res[t].last - b->p->res[t].first <= SHORT_SPAN;
+        if (eligible(g, b->tg, o, t) &&
+            (shortlived ? top_fit(&b->live, b->p->region, size, &at)
+                        : first_fit(&b->live, b->p->region, size, &at)) == 0) {
             if (place(b, t, at, size))
                 return -1;
             b->p->resident_tensors++;
@@ -327,15 +352,16 @@ int cg_memplan_build(const struct graph *g, const struct sim_target *t,
     return cg_memplan_build_capped(g, t, o, t->sbuf_usable_bytes / 2, p, err);
 }
 
-int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
-                            const struct cg_options *o, uint64_t cap, struct cg_memplan *p,
-                            struct ls_error *err)
+/* One placement: first fit, or (top) short-lived tensors from the top of the region. */
+static int build_placement(const struct graph *g, const struct sim_target *t,
+                           const struct cg_options *o, uint64_t cap, int top,
+                           struct cg_memplan *p, struct ls_error *err)
 {
     memset(p, 0, sizeof *p);
     p->ntensors = graph_ntensors(g);
     p->region = cap / GRAN * GRAN;
     int32_t nops = graph_nops(g);
-    struct builder b = {g, t, p, {0}, NULL, 0, {0}};
+    struct builder b = {g, t, p, {0}, NULL, 0, top, {0}};
     int32_t *order = malloc(sizeof *order * ((size_t)nops + 1));
     p->res = calloc((size_t)p->ntensors + 1, sizeof *p->res);
     p->pos = malloc(sizeof *p->pos * ((size_t)nops + 1));
@@ -363,6 +389,31 @@ done:
     if (rc)
         cg_memplan_free(p);
     return rc;
+}
+
+/* First fit leaves holes that a large short-lived tensor (vit-b16's probabilities beside
+ * its scores) may not fit in; the top-down placement avoids them but reaches the cap, which
+ * takes SBUF from the steps and the constant ring. So the top-down plan is kept only when
+ * it spills fewer bytes. */
+int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
+                            const struct cg_options *o, uint64_t cap, struct cg_memplan *p,
+                            struct ls_error *err)
+{
+    int rc = build_placement(g, t, o, cap, 0, p, err);
+    if (rc || p->spilled_bytes == 0)
+        return rc;
+    struct cg_memplan top;
+    if ((rc = build_placement(g, t, o, cap, 1, &top, err))) {
+        cg_memplan_free(p);
+        return rc;
+    }
+    if (top.spilled_bytes < p->spilled_bytes) {
+        cg_memplan_free(p);
+        *p = top;
+    } else {
+        cg_memplan_free(&top);
+    }
+    return 0;
 }
 
 void cg_memplan_free(struct cg_memplan *p)
