@@ -412,6 +412,8 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
             rc = name_limit(err, x->name);
         for (int k = 0; k < x->ninputs; k++)
             release(&c, x->inputs[k], i);
+        for (int k = 0; role == 2 && k < graph_op(g, at.op[0])->ninputs; k++)
+            release(&c, graph_op(g, at.op[0])->inputs[k], i);   /* Q and K: read here */
         if (x->output >= 0)
             release(&c, x->output, i);
     }

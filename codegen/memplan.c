@@ -137,19 +137,25 @@ static int converts_on_chip(const struct graph *g, const struct sim_target *tg,
     return 1;
 }
 
+/* The role of op in a fused attention group (codegen/attn.h), -1. The group reads Q, K
+ * and V and writes ctx in place when they are resident. */
+static int attn_role(const struct graph *g, const struct sim_target *tg, int32_t op)
+{
+    struct cg_attn a;
+    return cg_attn_find(g, tg, op, &a);
+}
+
 static int eligible(const struct graph *g, const struct sim_target *tg,
                     const struct cg_options *o, int32_t t)
 {
     const struct graph_tensor *x = graph_tensor(g, t);
-    struct cg_attn a;
     if (cg_epi_fused(g, t))
         return 0;   /* an epilogue chain's intermediate: never materialized */
-    if (x->producer < 0 || !in_place_op(g, x->producer) || cg_attn_find(g, tg, x->producer, &a) >= 0)
-        return 0;   /* a fused attention group reads and writes HBM (codegen/attn.c) */
+    if (x->producer < 0 || !in_place_op(g, x->producer) ||
+        attn_role(g, tg, x->producer) == 0 || attn_role(g, tg, x->producer) == 1)
+        return 0;   /* a fused group's scores and probabilities are never materialized */
     for (size_t u = 0; u < x->nuses; u++) {
         int32_t op = x->uses[u].op;
-        if (cg_attn_find(g, tg, op, &a) >= 0)
-            return 0;
         if (!in_place_op(g, op) || may_read_broadcast(g, op, x->uses[u].slot))
             return 0;
         if (graph_op(g, op)->kind == GRAPH_OP_CONV2D && x->uses[u].slot != 0)
@@ -272,7 +278,8 @@ static void release_dead(struct builder *b, int32_t pos)
     b->live.len = m;
 }
 
-static void live_ranges(const struct graph *g, const int32_t *order, struct cg_memplan *p)
+static void live_ranges(const struct graph *g, const struct sim_target *tg, const int32_t *order,
+                        struct cg_memplan *p)
 {
     int32_t nops = graph_nops(g);
     for (int32_t i = 0; i < nops; i++)
@@ -281,9 +288,14 @@ static void live_ranges(const struct graph *g, const int32_t *order, struct cg_m
         const struct graph_tensor *x = graph_tensor(g, t);
         struct cg_res *r = &p->res[t];
         r->first = r->last = x->producer >= 0 ? p->pos[x->producer] : 0;
-        for (size_t u = 0; u < x->nuses; u++)
-            if (p->pos[x->uses[u].op] > r->last)
-                r->last = p->pos[x->uses[u].op];
+        for (size_t u = 0; u < x->nuses; u++) {
+            int32_t op = x->uses[u].op;
+            struct cg_attn a;   /* a fused group is emitted at its ctx op */
+            if (cg_attn_find(g, tg, op, &a) >= 0)
+                op = a.op[2];
+            if (p->pos[op] > r->last)
+                r->last = p->pos[op];
+        }
         struct cg_epi c;   /* a chain's output is written by its matmul's step */
         if (x->producer >= 0 && cg_epi_find(g, x->producer, &c) > 0 && c.out == t)
             r->first = p->pos[c.op[0]];
@@ -375,7 +387,7 @@ static int build_placement(const struct graph *g, const struct sim_target *t,
         b.owner[k] = -1;
     if ((rc = graph_topo_order(g, order, err)))
         goto done;
-    live_ranges(g, order, p);
+    live_ranges(g, t, order, p);
     if (plan_ops(&b, o, order))
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     p->region = b.high;  /* the steps' scratch gets the rest */
