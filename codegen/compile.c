@@ -235,6 +235,19 @@ static int cc_ring_used(void *ctx, uint64_t addr, uint64_t bytes)
     return 0;
 }
 
+/* The most recent step (snapshot id) that loaded ring bytes [addr, +bytes) before this
+ * step, -1 (cg_sink.ring_age). */
+static int32_t cc_ring_age(void *ctx, uint64_t addr, uint64_t bytes)
+{
+    struct cc *c = ctx;
+    int32_t age = -1;
+    for (uint64_t g = (addr - c->ring_base) / 64;
+         g < (addr - c->ring_base + bytes) / 64 && g < c->ring_granules; g++)
+        if (c->ring_prev[g] > age)
+            age = c->ring_prev[g];
+    return age;
+}
+
 static void end_step(struct cc *c)
 {
     if (c->ring_snap >= 0)
@@ -334,7 +347,7 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
         goto done;
     struct cg_sink s = {.ctx = &c, .emit = cc_emit, .hbm_addr = cc_addr, .hbm_writers = cc_writers,
                         .hbm_wrote = cc_wrote, .op_tag = -1, .conv_tag = -1,
-                        .ring_used = cc_ring_used};
+                        .ring_used = cc_ring_used, .ring_age = cc_ring_age};
     cg_sink_region(&s, t, o, 0);
     c.ring_base = s.ring_base;
     c.ring_end = s.ring_base + s.ring_bytes;
