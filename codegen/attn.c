@@ -2,8 +2,8 @@
  * (docs/costmodel.md, "Fused attention").
  *
  * A group is batch_matmul (scores) -> softmax along the keys -> batch_matmul (ctx) whose
- * scores and probabilities are read by nothing else and would not fit in a quarter of
- * SBUF. Per (batch combo, tile of <= 128 queries): the scores row block stays in PSUM,
+ * scores and probabilities are read by nothing else. Q, K, V and ctx are read and
+ * written in place when the memory plan keeps them in SBUF, else loaded and stored. Per (batch combo, tile of <= 128 queries): the scores row block stays in PSUM,
  * softmax reads it there and writes the bf16 probabilities to SBUF, PE transposes them
  * (keys on partitions) and multiplies by V; the evacuation scales by 1 / row sum.
  *
@@ -92,12 +92,8 @@ static int geom(const struct graph *g, const struct sim_target *t, const int32_t
         return 0;
     /* fits the smallest step region any plan leaves (codegen/core.c cg_step_sbuf_bytes) */
     uint64_t half = t->sbuf_usable_bytes - t->sbuf_usable_bytes / 2;
-    if (attn_sbuf_bytes(m) > (uint64_t)cg_min((int64_t)half / (CG_STEP_REGIONS + 1), CG_STEP_MIN_BYTES))
-        return 0;
-    /* only worth it when the scores would not stay on chip */
-    const struct graph_tensor *s = graph_tensor(g, a->output);
-    uint64_t sbytes = (uint64_t)graph_shape_numel(&s->shape) * ls_dtype_size(s->dtype);
-    return sbytes > (uint64_t)t->sbuf_usable_bytes * t->sbuf_partitions / 4;
+    return attn_sbuf_bytes(m) <=
+           (uint64_t)cg_min((int64_t)half / (CG_STEP_REGIONS + 1), CG_STEP_MIN_BYTES);
 }
 
 int cg_attn_find(const struct graph *g, const struct sim_target *t, int32_t op,
@@ -194,6 +190,31 @@ static void batch_box(const struct attn_run *z, int64_t bi, int rank, const int6
     }
 }
 
+/* Operand of an SBUF-resident Q or K (head_dim on partitions, the sequence free) or V
+ * (keys on partitions: rows [lo, lo + n) of the sequence axis): batch combo bi. */
+static int in_place(struct cg_em *e, const struct attn_run *z, const struct cg_view *v,
+                    const int *ord, int n, int64_t bi, int64_t lo0, int64_t cnt,
+                    struct sim_operand *o)
+{
+    int64_t lo[R_], len[R_];
+    int r = z->m->r;
+    batch_box(z, bi, r, v->dim, lo, len);
+    lo[r - 2] = lo0;
+    len[r - 2] = cnt;
+    if (cg_box(v, lo, len, NULL, v->pax, 1, ord + 1, n - 1, o))
+        return cg_fail(e, "fused attention: access pattern needs more than 4 dims");
+    return 0;
+}
+
+/* The group's SBUF-resident inputs: the next instruction waits for their writers. */
+static void resident_writers(struct cg_em *e, const struct attn_run *z)
+{
+    const struct cg_view *v[3] = {&z->vq, &z->vk, &z->vv};
+    for (int i = 0; i < 3; i++)
+        if (cg_resident(v[i]))
+            cg_writers(e, v[i]->tensor, v[i]->pax);
+}
+
 static int64_t load(struct cg_em *e, const struct cg_view *v, const int *ord, int n,
                     const int64_t *lo, const int64_t *len, uint64_t addr, uint32_t rows,
                     uint64_t free, int64_t war, int first, int cls)
@@ -243,16 +264,22 @@ static int part_scores(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t 
     int64_t lo[R_], len[R_], qlen = cg_min(128, m->Sq - qt * 128), t = bi * z->nqt + qt;
     int b = (int)(bi & 1), s = (int)(t % m->ns);
     e->s->op_tag = z->tags[0];
-    if (qt == 0) {
+    if (qt == 0 && !cg_resident(&z->vq)) {
         batch_box(z, bi, m->r, z->vq.dim, lo, len);
         z->hq[b] = load(e, &z->vq, z->qord, z->nq, lo, len, z->qb[b], (uint32_t)m->D,
                         (uint64_t)m->Sq, z->qk_reader[b], bi < 2, CG_Q_LOAD);
+    }
+    if (qt == 0 && !cg_resident(&z->vk)) {
         batch_box(z, bi, m->r, z->vk.dim, lo, len);
         z->hk[b] = load(e, &z->vk, z->kord, z->nk, lo, len, z->kb[b], (uint32_t)m->D,
                         (uint64_t)m->Sk, z->qk_reader[b], bi < 2, CG_Q_LOAD);
     }
     struct sim_operand qs = cg_sb(0, (uint32_t)m->D, z->qb[b] + (uint64_t)qt * 128 * m->esq,
                                   z->vq.dt, (uint64_t)qlen);
+    if (cg_resident(&z->vq) && in_place(e, z, &z->vq, z->qord, z->nq, bi, qt * 128, qlen, &qs))
+        return e->fail;
+    if (t == 0)   /* PE runs in order: its first instruction waits for the writers */
+        resident_writers(e, z);
     int64_t d[3] = {z->hq[b]};
     struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
     ls.src = qs;
@@ -263,6 +290,9 @@ static int part_scores(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t 
         struct sim_operand mv = cg_sb(0, (uint32_t)m->D,
                                       z->kb[b] + (uint64_t)(c * m->chunk) * m->esk, z->vk.dt,
                                       (uint64_t)cl);
+        if (cg_resident(&z->vk) &&
+            in_place(e, z, &z->vk, z->kord, z->nk, bi, c * m->chunk, cl, &mv))
+            return e->fail;
         uint32_t bank = z->sbank0 + (uint32_t)(s * m->nc + c);
         struct sim_operand ps = sim_psum(0, (uint32_t)qlen, (uint64_t)bank * e->t->psum_bank_bytes,
                                          LS_DT_FP32, (uint32_t)cl);
@@ -386,7 +416,7 @@ static int ctx_t(struct cg_em *e, struct attn_run *z, int64_t t)
     int64_t lo[R_], len[R_], bi = t / z->nqt, qt = t % z->nqt;
     int b = (int)(bi & 1);
     e->s->op_tag = z->tags[2];
-    if (qt == 0) {
+    if (qt == 0 && !cg_resident(&z->vv)) {
         batch_box(z, bi, m->r, z->vv.dim, lo, len);
         for (int64_t j = 0; j < m->nkb; j++) {
             lo[m->r - 2] = j * 128;
@@ -422,6 +452,8 @@ static int ctx_pv(struct cg_em *e, struct attn_run *z, int64_t t)
         int64_t hls = cg_emit(e, &ls, d, dep(d, dep(d, 0, z->hcp[0]), z->hcp[1]));
         struct sim_operand mv = cg_sb(0, kl, z->vb[b] + (uint64_t)j * m->Dv * m->esv, z->vv.dt,
                                       (uint64_t)m->Dv);
+        if (cg_resident(&z->vv) && in_place(e, z, &z->vv, z->vord, z->nv, bi, j * 128, kl, &mv))
+            return e->fail;
         struct sim_operand ps = sim_psum(0, (uint32_t)qlen, pv, LS_DT_FP32, (uint32_t)m->Dv);
         int64_t md[2 + ATTN_SPREAD] = {hls, j == 0 ? z->pv_reader[p] : -1};
         for (int q = 0; q < ATTN_SPREAD; q++)
@@ -432,10 +464,17 @@ static int ctx_pv(struct cg_em *e, struct attn_run *z, int64_t t)
     z->pt_reader = z->v_reader[b] = hmm;
     struct sim_operand ps = sim_psum(0, (uint32_t)qlen, pv, LS_DT_FP32, (uint32_t)m->Dv);
     struct sim_operand ob = cg_sb(0, (uint32_t)qlen, z->ob[p], z->vo.dt, (uint64_t)m->Dv);
+    if (cg_resident(&z->vo) &&   /* the evacuation writes the resident ctx in place */
+        in_place(e, z, &z->vo, z->oord, z->no, bi, qt * 128, qlen, &ob))
+        return e->fail;
     struct sim_operand rs = bcast((uint32_t)qlen, z->st[u] + 8, (uint32_t)m->Dv);
     int64_t ed[3] = {hmm, z->rs_h[u], z->o_reader[p]};
     int64_t hev = op1(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &ob, &ps, &rs, 0, ed, 3);
     z->pv_reader[p] = z->st_reader[u] = hev;
+    if (cg_resident(&z->vo)) {
+        cg_wrote(e, z->vo.tensor, z->vo.pax, hev);
+        return e->fail;
+    }
     batch_box(z, bi, m->r, z->vo.dim, lo, len);
     lo[m->r - 2] = qt * 128;
     len[m->r - 2] = qlen;

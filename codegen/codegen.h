@@ -15,7 +15,7 @@
 
 /* Version of the lowering rules: bump whenever the instructions emitted for some op or
  * conversion change, so stored simulation results keyed on it (study/tune) go stale. */
-#define CG_VERSION "cg-6"
+#define CG_VERSION "cg-7"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -116,6 +116,11 @@ struct cg_sink {
      * program sink can order the new load after the readers of the bytes it reuses. */
     uint64_t ring_base, ring_bytes, ring_next;
     int (*ring_used)(void *ctx, uint64_t addr, uint64_t bytes);
+    /* ring_age (may be NULL): how recently ring bytes [addr, +bytes) of this step's
+     * allocations were loaded before this step (larger = more recently; -1 = never), so
+     * that a double-buffered weight starts in the half its first load waits least for.
+     * Addresses do not change prices. */
+    int32_t (*ring_age)(void *ctx, uint64_t addr, uint64_t bytes);
     uint32_t psum_bank0, psum_nbanks; /* this step's PSUM banks */
     /* Extra deps of the next emitted instruction (the writers cg_writers found, however
      * many); grown with realloc, freed by the sink's owner. */

@@ -41,13 +41,13 @@ struct cc {
     int64_t *freed;              /* ntensors * NKEYS, -1 */
     hvec war;
     /* the constant ring: per 64-byte granule the snapshot (of `last`, taken when its
-     * step ended) of the step that loaded it last, -1; this step's snapshot id or -1 */
-    int32_t *ring_owner;
+     * step ended) of the step that loaded it last, -1, and the owner before this step's
+     * (what a load into the granule waits for); this step's snapshot id or -1 */
+    int32_t *ring_owner, *ring_prev;
     size_t ring_granules;
     hvec snaps;                  /* NKEYS per snapshot */
     int32_t ring_snap;
     uint64_t ring_base, ring_end;
-    hvec ring_war;               /* this step's ring loads wait for these */
     struct cg_compile_stats *st;
 };
 
@@ -97,11 +97,41 @@ static int cc_wrote(void *ctx, int32_t t, int pax, int64_t h)
 }
 
 /* A DMA into the constant ring writes no step region: it waits only for the readers of
- * the ring bytes it reuses (ring_war), not for step k-2, so weights load ahead. */
+ * the ring bytes it overwrites (ring_deps), not for step k-2, so weights load ahead. */
 static int ring_load(const struct cc *c, const struct sim_instr *in)
 {
     return in->engine == LS_ENGINE_DMA && in->dst.mem == LS_MEM_SBUF &&
            in->dst.addr >= c->ring_base && in->dst.addr < c->ring_end;
+}
+
+/* Bytes per partition from o's address to its last element. */
+static uint64_t operand_span(const struct sim_operand *o)
+{
+    int64_t last = 0;
+    for (int d = 0; d < o->ndim; d++)
+        last += (int64_t)(o->size[d] - 1) * o->stride[d];
+    return (uint64_t)(last + 1) * ls_dtype_size((enum ls_dtype)o->dtype);
+}
+
+static int push_deps(struct cc *c, const int64_t *h, size_t n);
+
+/* A ring load waits for the steps that loaded the granules it writes before this step
+ * (as of their end), not for every earlier occupant of the step's ring bytes: the first
+ * groups of a streamed weight load while the op whose bytes its later groups reuse
+ * still computes. */
+static int ring_deps(struct cc *c, const struct sim_instr *in)
+{
+    uint64_t g0 = (in->dst.addr - c->ring_base) / 64;
+    uint64_t g1 = (in->dst.addr - c->ring_base + operand_span(&in->dst) + 63) / 64;
+    int32_t seen = -1;
+    for (uint64_t g = g0; g < g1 && g < c->ring_granules; g++) {
+        int32_t o = c->ring_prev[g];
+        if (o >= 0 && o != seen &&
+            push_deps(c, c->snaps.data + (size_t)o * NKEYS, NKEYS))
+            return -1;
+        seen = o;
+    }
+    return 0;
 }
 
 static int push_deps(struct cc *c, const int64_t *h, size_t n)
@@ -121,7 +151,7 @@ static int64_t cc_emit(void *ctx, const struct sim_instr *in, const int64_t *dep
     c->deps.len = 0;
     int fail = push_deps(c, deps, nd);
     if (ring_load(c, in)) {
-        fail = fail || push_deps(c, c->ring_war.data, c->ring_war.len);
+        fail = fail || ring_deps(c, in);
     } else if (!c->seen[key]) {
         c->seen[key] = 1;
         fail = fail || push_deps(c, c->prev2, NKEYS) || push_deps(c, c->war.data, c->war.len);
@@ -184,8 +214,8 @@ static void release(struct cc *c, int32_t tn, int32_t pos)
         memcpy(c->freed + (size_t)tn * NKEYS, c->last, sizeof c->last);
 }
 
-/* A step loads weights into ring bytes [addr, +bytes): its instructions wait (first per
- * key) for every step that loaded those bytes before, as of that step's end. */
+/* A step loads weights into ring bytes [addr, +bytes): a load into them waits for the
+ * step that loaded them before (ring_deps), as of that step's end. */
 static int cc_ring_used(void *ctx, uint64_t addr, uint64_t bytes)
 {
     struct cc *c = ctx;
@@ -197,19 +227,25 @@ static int cc_ring_used(void *ctx, uint64_t addr, uint64_t bytes)
         for (int k = 0; k < NKEYS; k++)
             c->snaps.data[(size_t)c->ring_snap * NKEYS + (size_t)k] = -1;
     }
-    int32_t seen = -1;
     for (uint64_t g = g0; g < g1 && g < c->ring_granules; g++) {
-        int32_t o = c->ring_owner[g];
-        if (o >= 0 && o != seen && o != c->ring_snap)
-            for (int k = 0; k < NKEYS; k++) {
-                int64_t h = c->snaps.data[(size_t)o * NKEYS + (size_t)k];
-                if (h >= 0 && LS_VEC_PUSH(&c->ring_war, h))
-                    return LS_ERR_NOMEM;
-            }
-        seen = o;
+        if (c->ring_owner[g] != c->ring_snap)
+            c->ring_prev[g] = c->ring_owner[g];
         c->ring_owner[g] = c->ring_snap;
     }
     return 0;
+}
+
+/* The most recent step (snapshot id) that loaded ring bytes [addr, +bytes) before this
+ * step, -1 (cg_sink.ring_age). */
+static int32_t cc_ring_age(void *ctx, uint64_t addr, uint64_t bytes)
+{
+    struct cc *c = ctx;
+    int32_t age = -1;
+    for (uint64_t g = (addr - c->ring_base) / 64;
+         g < (addr - c->ring_base + bytes) / 64 && g < c->ring_granules; g++)
+        if (c->ring_prev[g] > age)
+            age = c->ring_prev[g];
+    return age;
 }
 
 static void end_step(struct cc *c)
@@ -232,7 +268,7 @@ static void begin_step(struct cc *c, struct cg_sink *s, const struct sim_target 
     /* prev2 covers the reuse of this step's scratch region by step k-CG_STEP_REGIONS;
      * war_deps the reuse
      * of resident bytes */
-    c->war.len = c->ring_war.len = 0;
+    c->war.len = 0;
     cg_sink_region(s, t, o, c->step % CG_STEP_REGIONS);
 }
 
@@ -311,19 +347,20 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
         goto done;
     struct cg_sink s = {.ctx = &c, .emit = cc_emit, .hbm_addr = cc_addr, .hbm_writers = cc_writers,
                         .hbm_wrote = cc_wrote, .op_tag = -1, .conv_tag = -1,
-                        .ring_used = cc_ring_used};
+                        .ring_used = cc_ring_used, .ring_age = cc_ring_age};
     cg_sink_region(&s, t, o, 0);
     c.ring_base = s.ring_base;
     c.ring_end = s.ring_base + s.ring_bytes;
     c.ring_granules = s.ring_bytes / 64;
     c.ring_snap = -1;
     c.ring_owner = malloc(sizeof *c.ring_owner * (c.ring_granules + 1));
-    if (!c.ring_owner) {
+    c.ring_prev = malloc(sizeof *c.ring_prev * (c.ring_granules + 1));
+    if (!c.ring_owner || !c.ring_prev) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t g = 0; g < c.ring_granules; g++)
-        c.ring_owner[g] = -1;
+        c.ring_owner[g] = c.ring_prev[g] = -1;
     for (int32_t i = 0; i < nops && !rc; i++) {
         int32_t op = order[i];
         const struct graph_op *x = graph_op(g, op);
@@ -388,6 +425,8 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
             rc = name_limit(err, x->name);
         for (int k = 0; k < x->ninputs; k++)
             release(&c, x->inputs[k], i);
+        for (int k = 0; role == 2 && k < graph_op(g, at.op[0])->ninputs; k++)
+            release(&c, graph_op(g, at.op[0])->inputs[k], i);   /* Q and K: read here */
         if (x->output >= 0)
             release(&c, x->output, i);
     }
@@ -400,8 +439,8 @@ done:
     free(c.bufs);
     free(c.freed);
     free(c.ring_owner);
+    free(c.ring_prev);
     LS_VEC_FREE(&c.snaps);
-    LS_VEC_FREE(&c.ring_war);
     LS_VEC_FREE(&c.war);
     free(order);
     LS_VEC_FREE(&c.deps);

@@ -183,7 +183,21 @@ struct chain {
     int64_t last;
     int64_t extra[CHAIN_EXTRA];
     size_t nextra;
+    int64_t late[3];             /* a norm's gamma / beta loads (slots 1, 2), -1: waited
+                                    for by the affine steps only, not by the statistics */
 };
+
+/* A norm's affine part: out * gamma (+ beta), each step waiting for its operand's load. */
+static void norm_affine(struct chain *c, const struct sim_operand *out,
+                        const struct sim_operand *ial, int nin)
+{
+    for (int s = 1; s < nin && s < 3; s++) {
+        if (c->late[s] >= 0 && c->nextra < CHAIN_EXTRA)
+            c->extra[c->nextra++] = c->late[s];
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, s == 1 ? SIM_FN_MUL : SIM_FN_ADD, out, out,
+             &ial[s], 0);
+    }
+}
 
 static int64_t step(struct chain *c, enum ls_engine eng, enum sim_opcode op, enum sim_func fn,
                     const struct sim_operand *dst, const struct sim_operand *src,
@@ -242,9 +256,7 @@ static int row_norm(struct chain *c, enum graph_op_kind k, int64_t rn, int64_t n
     step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, st, &sq, NULL, 0);
     step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, st, st, NULL, 0);
     step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, out, x, NULL, 0);
-    for (int s = 1; s < nin; s++)
-        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, s == 1 ? SIM_FN_MUL : SIM_FN_ADD, out, out,
-             &ial[s], 0);
+    norm_affine(c, out, ial, nin);
     return c->e->fail ? -1 : 0;
 }
 
@@ -296,6 +308,14 @@ static int rows_softmax(struct chain *c, int64_t ns, int64_t L, const struct sim
         step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &o, &o, NULL, 0);
     }
     return c->e->fail ? -1 : 0;
+}
+
+/* Input s is a constant (a norm's gamma or beta) broadcast over rows and loaded once:
+ * into the constant ring, so that it loads ahead while earlier steps compute. */
+static int once_const(const struct cg_em *e, const struct mapc *m, int s, int64_t nft)
+{
+    return m->rax[s] < 0 && nft == 1 && !cg_resident(&m->vin[s]) &&
+           cg_layout_free(e->g, m->x->inputs[s]);
 }
 
 int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
@@ -360,14 +380,16 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
     cg_split_box(&m.sp, 0, flo, flen);
     out_box(&m, 0, m.ptile, flo, flen, lo, len);
     int64_t nout_max = box_free(m.fax, m.nf, len);
-    uint64_t ibuf[MAXIN][2], obuf[2], scr[2] = {0, 0};
+    uint64_t ibuf[MAXIN][2], obuf[2], scr[2] = {0, 0}, ring[MAXIN];
+    const int64_t nft = cg_split_tiles(&m.sp);
     for (int s = 0; s < m.nin; s++) {
         in_box(&m, s, lo, len, ilo, ilen);
         uint64_t b = (uint64_t)box_free(m.ifax[s], m.nifax[s], ilen) * ls_dtype_size(m.vin[s].dt);
         if (cg_resident(&m.vin[s]))
             b = 0;
-        ibuf[s][0] = cg_alloc(e, b);
-        ibuf[s][1] = cg_alloc(e, b);
+        ring[s] = once_const(e, &m, s, nft) ? cg_ring_alloc(e, b) : CG_NO_RING;
+        ibuf[s][0] = ring[s] != CG_NO_RING ? ring[s] : cg_alloc(e, b);
+        ibuf[s][1] = ring[s] != CG_NO_RING ? ring[s] : cg_alloc(e, b);
     }
     uint64_t ob = cg_resident(&m.vout) ? 0 : (uint64_t)nout_max * ls_dtype_size(m.vout.dt);
     obuf[0] = cg_alloc(e, ob);
@@ -381,7 +403,6 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
     int64_t kept[MAXIN] = {-1, -1, -1};   /* the one load of a reused broadcast input */
     int64_t last_store[2] = {-1, -1};
     int64_t scratch_user = -1;
-    int64_t nft = cg_split_tiles(&m.sp);
     int64_t npt = cg_cdiv(m.P, m.ptile);
     int64_t tile = 0;
     enum ls_dtype odt = m.vout.dt;
@@ -392,7 +413,8 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
             cg_split_box(&m.sp, ft, flo, flen);
             out_box(&m, r0, rn, flo, flen, lo, len);
             int64_t nout = box_free(m.fax, m.nf, len);
-            struct chain c = {e, -1, {0}, 0};
+            struct chain c = {e, -1, {0}, 0, {-1, -1, -1}};
+            int affine = is_norm && x->kind != GRAPH_OP_SOFTMAX;   /* slots 1, 2: late */
             struct sim_operand isb[MAXIN], ial[MAXIN];
             int64_t ilen_s[MAXIN][R_];
             for (int s = 0; s < m.nin; s++) {
@@ -413,7 +435,10 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                     isb[s] = ial[s] = cg_sb(0, (uint32_t)rn, ibuf[s][0], m.vin[s].dt,
                                             (uint64_t)nfree);
                     aligned(&m, s, ilen, len, &ial[s]);
-                    c.extra[c.nextra++] = kept[s];
+                    if (affine && s > 0 && s < 3)
+                        c.late[s] = kept[s];
+                    else
+                        c.extra[c.nextra++] = kept[s];
                     continue;
                 }
                 if (tile < 2)
@@ -428,11 +453,14 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 isb[s] = cg_sb(0, (uint32_t)rn, ibuf[s][b], m.vin[s].dt, (uint64_t)nfree);
                 if (last_read[s][b] >= 0)
                     deps[nd++] = last_read[s][b];
-                int64_t h = cg_dma(e, cg_load_class(e, x->inputs[s]), &isb[s], &src,
-                                   SIM_OP_DMA_COPY, deps, nd);
+                int cls = ring[s] != CG_NO_RING ? CG_Q_RING : cg_load_class(e, x->inputs[s]);
+                int64_t h = cg_dma(e, cls, &isb[s], &src, SIM_OP_DMA_COPY, deps, nd);
                 if (h < 0)
                     return e->fail;
-                c.extra[c.nextra++] = h;
+                if (affine && s > 0 && s < 3)
+                    c.late[s] = h;
+                else
+                    c.extra[c.nextra++] = h;
                 if (once)
                     kept[s] = h;
                 ial[s] = isb[s];
@@ -531,9 +559,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                     step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &s0, NULL, 0);
                     step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &st, &st, NULL, 0);
                     step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, src, &stb, 0);
-                    for (int s = 1; s < m.nin; s++)
-                        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR,
-                             s == 1 ? SIM_FN_MUL : SIM_FN_ADD, &out, &out, &ial[s], 0);
+                    norm_affine(&c, &out, ial, m.nin);
                 }
             } else if (is_norm) {
                 /* normalized axis on partitions: POOL all-reduces across partitions */
@@ -560,9 +586,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                          SIM_F_ALL);
                     step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &s1, &s1, NULL, 0);
                     step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, src, &s1, 0);
-                    for (int s = 1; s < m.nin; s++)
-                        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR,
-                             s == 1 ? SIM_FN_MUL : SIM_FN_ADD, &out, &out, &ial[s], 0);
+                    norm_affine(&c, &out, ial, m.nin);
                 }
             } else {
                 return cg_fail(e, "op %s: kind %s has no elementwise lowering", x->name,
@@ -728,7 +752,7 @@ int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
         }
         int b = (int)(ft & 1);
         struct sim_operand out = cg_sb(0, 1, obuf[b], odt, (uint64_t)nout);
-        struct chain c = {e, lastc, {0}, 0};
+        struct chain c = {e, lastc, {0}, 0, {-1, -1, -1}};
         if (last_store[b] >= 0)
             c.extra[c.nextra++] = last_store[b];
         if (use_pe) {

@@ -9,6 +9,10 @@
 #include "util/vec.h"
 
 #define GRAN 64 /* allocation granule, bytes per partition */
+/* A tensor read within this many ops of its producer (a matmul's scores, a softmax's
+ * probabilities) is short-lived: the top-down placement puts it at the top of the region,
+ * away from the long-lived ones, so that their holes do not fragment the bottom. */
+#define SHORT_SPAN 3
 
 uint64_t cg_res_block_bytes(const struct graph *g, int32_t t, int pax)
 {
@@ -133,19 +137,25 @@ static int converts_on_chip(const struct graph *g, const struct sim_target *tg,
     return 1;
 }
 
+/* The role of op in a fused attention group (codegen/attn.h), -1. The group reads Q, K
+ * and V and writes ctx in place when they are resident. */
+static int attn_role(const struct graph *g, const struct sim_target *tg, int32_t op)
+{
+    struct cg_attn a;
+    return cg_attn_find(g, tg, op, &a);
+}
+
 static int eligible(const struct graph *g, const struct sim_target *tg,
                     const struct cg_options *o, int32_t t)
 {
     const struct graph_tensor *x = graph_tensor(g, t);
-    struct cg_attn a;
     if (cg_epi_fused(g, t))
         return 0;   /* an epilogue chain's intermediate: never materialized */
-    if (x->producer < 0 || !in_place_op(g, x->producer) || cg_attn_find(g, tg, x->producer, &a) >= 0)
-        return 0;   /* a fused attention group reads and writes HBM (codegen/attn.c) */
+    if (x->producer < 0 || !in_place_op(g, x->producer) ||
+        attn_role(g, tg, x->producer) == 0 || attn_role(g, tg, x->producer) == 1)
+        return 0;   /* a fused group's scores and probabilities are never materialized */
     for (size_t u = 0; u < x->nuses; u++) {
         int32_t op = x->uses[u].op;
-        if (cg_attn_find(g, tg, op, &a) >= 0)
-            return 0;
         if (!in_place_op(g, op) || may_read_broadcast(g, op, x->uses[u].slot))
             return 0;
         if (graph_op(g, op)->kind == GRAPH_OP_CONV2D && x->uses[u].slot != 0)
@@ -187,6 +197,23 @@ static int first_fit(const span_vec *live, uint64_t region, uint64_t size, uint6
     return 0;
 }
 
+/* The highest gap of the region that holds size bytes (sorted, disjoint spans). */
+static int top_fit(const span_vec *live, uint64_t region, uint64_t size, uint64_t *at)
+{
+    int found = 0;
+    uint64_t lo = 0;
+    for (size_t i = 0; i <= live->len; i++) {
+        uint64_t hi = i < live->len ? live->data[i].lo : region;
+        if (hi >= lo + size) {
+            *at = hi - size;
+            found = 1;
+        }
+        if (i < live->len && live->data[i].hi > lo)
+            lo = live->data[i].hi;
+    }
+    return found ? 0 : -1;
+}
+
 static int insert_span(span_vec *live, struct span s)
 {
     if (LS_VEC_PUSH(live, s))
@@ -207,6 +234,7 @@ struct builder {
     span_vec live;
     int32_t *owner;              /* per granule: the last tensor placed there, -1 */
     uint64_t high;               /* high-water mark of the placements */
+    int top;                     /* 1: short-lived tensors placed from the top (top_fit) */
     LS_VEC(int32_t) prev;
 };
 
@@ -250,7 +278,8 @@ static void release_dead(struct builder *b, int32_t pos)
     b->live.len = m;
 }
 
-static void live_ranges(const struct graph *g, const int32_t *order, struct cg_memplan *p)
+static void live_ranges(const struct graph *g, const struct sim_target *tg, const int32_t *order,
+                        struct cg_memplan *p)
 {
     int32_t nops = graph_nops(g);
     for (int32_t i = 0; i < nops; i++)
@@ -259,9 +288,14 @@ static void live_ranges(const struct graph *g, const int32_t *order, struct cg_m
         const struct graph_tensor *x = graph_tensor(g, t);
         struct cg_res *r = &p->res[t];
         r->first = r->last = x->producer >= 0 ? p->pos[x->producer] : 0;
-        for (size_t u = 0; u < x->nuses; u++)
-            if (p->pos[x->uses[u].op] > r->last)
-                r->last = p->pos[x->uses[u].op];
+        for (size_t u = 0; u < x->nuses; u++) {
+            int32_t op = x->uses[u].op;
+            struct cg_attn a;   /* a fused group is emitted at its ctx op */
+            if (cg_attn_find(g, tg, op, &a) >= 0)
+                op = a.op[2];
+            if (p->pos[op] > r->last)
+                r->last = p->pos[op];
+        }
         struct cg_epi c;   /* a chain's output is written by its matmul's step */
         if (x->producer >= 0 && cg_epi_find(g, x->producer, &c) > 0 && c.out == t)
             r->first = p->pos[c.op[0]];
@@ -305,7 +339,10 @@ static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t
         uint64_t whole = (uint64_t)graph_shape_numel(&graph_tensor(g, t)->shape) *
                          ls_dtype_size(graph_tensor(g, t)->dtype);
         uint64_t size = footprint(g, b->tg, t), at;
-        if (eligible(g, b->tg, o, t) && first_fit(&b->live, b->p->region, size, &at) == 0) {
+        int shortlived = b->top && b->p->res[t].last - b->p->res[t].first <= SHORT_SPAN;
+        if (eligible(g, b->tg, o, t) &&
+            (shortlived ? top_fit(&b->live, b->p->region, size, &at)
+                        : first_fit(&b->live, b->p->region, size, &at)) == 0) {
             if (place(b, t, at, size))
                 return -1;
             b->p->resident_tensors++;
@@ -327,15 +364,16 @@ int cg_memplan_build(const struct graph *g, const struct sim_target *t,
     return cg_memplan_build_capped(g, t, o, t->sbuf_usable_bytes / 2, p, err);
 }
 
-int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
-                            const struct cg_options *o, uint64_t cap, struct cg_memplan *p,
-                            struct ls_error *err)
+/* One placement: first fit, or (top) short-lived tensors from the top of the region. */
+static int build_placement(const struct graph *g, const struct sim_target *t,
+                           const struct cg_options *o, uint64_t cap, int top,
+                           struct cg_memplan *p, struct ls_error *err)
 {
     memset(p, 0, sizeof *p);
     p->ntensors = graph_ntensors(g);
     p->region = cap / GRAN * GRAN;
     int32_t nops = graph_nops(g);
-    struct builder b = {g, t, p, {0}, NULL, 0, {0}};
+    struct builder b = {g, t, p, {0}, NULL, 0, top, {0}};
     int32_t *order = malloc(sizeof *order * ((size_t)nops + 1));
     p->res = calloc((size_t)p->ntensors + 1, sizeof *p->res);
     p->pos = malloc(sizeof *p->pos * ((size_t)nops + 1));
@@ -349,7 +387,7 @@ int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
         b.owner[k] = -1;
     if ((rc = graph_topo_order(g, order, err)))
         goto done;
-    live_ranges(g, order, p);
+    live_ranges(g, t, order, p);
     if (plan_ops(&b, o, order))
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     p->region = b.high;  /* the steps' scratch gets the rest */
@@ -363,6 +401,31 @@ done:
     if (rc)
         cg_memplan_free(p);
     return rc;
+}
+
+/* First fit leaves holes that a large short-lived tensor (vit-b16's probabilities beside
+ * its scores) may not fit in; the top-down placement avoids them but reaches the cap, which
+ * takes SBUF from the steps and the constant ring. So the top-down plan is kept only when
+ * it spills fewer bytes. */
+int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
+                            const struct cg_options *o, uint64_t cap, struct cg_memplan *p,
+                            struct ls_error *err)
+{
+    int rc = build_placement(g, t, o, cap, 0, p, err);
+    if (rc || p->spilled_bytes == 0)
+        return rc;
+    struct cg_memplan top;
+    if ((rc = build_placement(g, t, o, cap, 1, &top, err))) {
+        cg_memplan_free(p);
+        return rc;
+    }
+    if (top.spilled_bytes < p->spilled_bytes) {
+        cg_memplan_free(p);
+        *p = top;
+    } else {
+        cg_memplan_free(&top);
+    }
+    return 0;
 }
 
 void cg_memplan_free(struct cg_memplan *p)

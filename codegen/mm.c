@@ -112,6 +112,7 @@ struct mm_plan {
     int64_t mg, kg;              /* m-tiles per stationary group, k-steps per moving DMA */
     int s_blk;                   /* a ring weight stored group-major (s_blockable) */
     uint64_t s1, sgrp;           /* bytes per partition: one m-tile of S (all k-steps), a group */
+    int gflip;                   /* 1: the first group in the upper half (group_base) */
     uint64_t sbase, obase[2], mbase;
     /* epilogue chain (codegen/epi.h), or NULL: the evacuation adds the bias, along the
      * output partitions (bias_part: one ACT instruction func(psum + bias)) or along the
@@ -269,6 +270,10 @@ static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
     p->sgrp = (uint64_t)p->mg * s1;
     p->sbase = p->s_ring ? cg_ring_alloc(e, 2 * p->sgrp)
                          : cg_alloc(e, p->s_stream ? sstream_bytes : 2 * p->sgrp);
+    struct cg_sink *s = e->s;
+    p->gflip = p->s_ring && s->ring_age && p->sbase != CG_NO_RING &&
+               s->ring_age(s->ctx, p->sbase + p->sgrp, p->sgrp) <
+                   s->ring_age(s->ctx, p->sbase, p->sgrp);
     p->obase[0] = cg_alloc(e, obytes);
     p->obase[1] = cg_alloc(e, obytes);
     p->mbase = p->m_ring ? cg_ring_alloc(e, mres_bytes) : cg_alloc(e, mbytes);
@@ -492,12 +497,20 @@ static void load_blocked_group(struct cg_em *e, const struct mm_plan *p, struct 
     }
 }
 
+/* The buffer of stationary group n (counted from 1): the first in the half of the ring
+ * allocation loaded least recently before (gflip), so that its load waits for no recent
+ * op's weights; the lower half without a program sink (addresses do not change prices). */
+static uint64_t group_base(const struct mm_plan *p, int64_t n)
+{
+    return p->sbase + (uint64_t)((n + 1 + p->gflip) & 1) * p->sgrp;
+}
+
 /* The stationary group starting at m-tile r->mi: mg m-tiles of every k-step, one DMA per
  * k-step (a few per group when blocked), into the group buffer not read by the previous
  * group. */
 static int load_stationary_group(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
 {
-    r->gbase = p->sbase + (uint64_t)(++r->sgroups & 1) * p->sgrp;
+    r->gbase = group_base(p, ++r->sgroups);
     r->s_reader = r->s_rd[r->sgroups & 1];
     int64_t glen = cg_min(p->mg * p->mtt, p->Ma - r->mi * p->mtt);
     if (p->s_blk) {
@@ -771,7 +784,7 @@ static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run 
     r->mlen = cg_min(p->mtt, p->Ma - m0);
     r->sl[p->a] = r->ol[p->po] = m0;
     r->sn[p->a] = r->on[p->po] = r->mlen;
-    r->gbase = p->sbase + (uint64_t)(r->sgroups & 1) * p->sgrp;
+    r->gbase = group_base(p, r->sgroups);
     if (!p->s_stream && !p->inS && mi % p->mg == 0 && load_stationary_group(e, p, r))
         return e->fail;
     for (r->tg = 0; r->tg * p->G < p->nT; r->tg++) {
@@ -782,14 +795,34 @@ static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run 
     return 0;
 }
 
+/* A bias column per m-tile, read by this chain only, over more than one whole m-tile: it
+ * is stored in HBM m-tile-major at compile time, [p][mi] = bias[mi x mt + p] for the whole
+ * m-tiles (then the rest in order), so that one DMA of one short row per partition loads
+ * every whole m-tile's column instead of one DMA of one element per partition each. */
+static int bias_tiled(const struct cg_em *e, const struct mm_plan *p)
+{
+    return graph_tensor(e->g, p->epi->bias)->nuses == 1 && p->Ma / p->mtt > 1;
+}
+
 /* Epilogue: the bias into SBUF (a weight: no producer to wait for), a column of each
  * m-tile's elements when it runs along the output partitions, else the whole row
  * replicated on the m-tile's partitions by one DMA of partition stride 0. */
 static int load_bias(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
 {
     size_t esb = ls_dtype_size(p->vB.dt);
-    int64_t n = p->bias_part ? p->nM : 1;
-    for (int64_t mi = 0; mi < n; mi++) {
+    int64_t n = p->bias_part ? p->nM : 1, mi0 = 0;
+    if (p->bias_part && bias_tiled(e, p)) {   /* the whole m-tiles in one DMA */
+        mi0 = p->Ma / p->mtt;
+        struct sim_operand src = sim_hbm((uint32_t)p->mtt, (int32_t)mi0, p->vB.base, p->vB.dt,
+                                         (uint32_t)mi0);
+        struct sim_operand dst = cg_sb(0, (uint32_t)p->mtt, p->bbase, p->vB.dt, (uint64_t)mi0);
+        int64_t h = cg_dma(e, CG_Q_CONST, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
+        if (h < 0)
+            return e->fail;
+        for (int64_t mi = 0; mi < mi0; mi++)
+            r->hb[mi] = h;
+    }
+    for (int64_t mi = mi0; mi < n; mi++) {
         int64_t m0 = p->bias_part ? mi * p->mtt : 0;
         uint32_t rows = (uint32_t)cg_min(p->mtt, p->Ma - m0);
         uint32_t len = p->bias_part ? 1 : (uint32_t)p->vB.dim[0];

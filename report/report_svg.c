@@ -138,6 +138,13 @@ static void yticks(FILE *f, const struct yaxis *a, int width)
     }
     if (a->logy)
         step = ceil(step);
+    /* an axis zoomed into a range far below its values (99.97 .. 100 % of the best) gets
+     * coarser ticks, as long as one stays on the axis: labels of more significant digits
+     * than that would only repeat the values' leading ones */
+    double mag = fmax(fabs(a->lo), fabs(a->hi));
+    while (!a->logy && step < 1e-3 * mag &&
+           ceil(a->lo / (10 * step) - 1e-9) * 10 * step <= a->hi + step * 1e-9)
+        step *= 10;
     int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
     for (double x = ceil(a->lo / step - 1e-9) * step; x <= a->hi + step * 1e-9; x += step)
         ytick(f, a, fabs(x) < step * 1e-9 ? 0 : x, width, decimals);

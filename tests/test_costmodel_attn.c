@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "codegen/attn.h"
+#include "codegen/memplan.h"
 #include "costmodel/costmodel.h"
 #include "costmodel/instance.h"
 #include "costmodel/roofline.h"
@@ -56,8 +57,9 @@ static struct graph *attention_bf16(int64_t H, int64_t S)
 }
 
 
-/* 4 heads x 1024 x 1024 fp32 scores (16 MiB, over a quarter of SBUF) fuse; 128 tokens
- * (the scores fit on chip) and a softmax read by anything else do not. */
+/* 4 heads x 1024 x 1024 fp32 scores fuse, and so do 128 tokens (whose scores would fit
+ * on chip: the fused kernel reads resident Q, K, V in place, so it pays on every size);
+ * a softmax read by anything else does not. */
 static void test_groups(void **st)
 {
     (void)st;
@@ -73,7 +75,9 @@ static void test_groups(void **st)
     assert_int_equal(a.m.nkb, 8);
     graph_free(g);
     g = attention_bf16(4, 128);
-    assert_int_equal(cg_attn_find(g, &t, op_of(g, "scores"), &a), -1);
+    assert_int_equal(cg_attn_find(g, &t, op_of(g, "scores"), &a), 0);
+    assert_int_equal(a.m.nc, 1);
+    assert_int_equal(a.m.nkb, 1);
     graph_free(g);
     g = attention(4, 1024);   /* no ctx matmul */
     assert_int_equal(cg_attn_find(g, &t, op_of(g, "scores"), &a), -1);
@@ -121,6 +125,81 @@ static void test_golden(void **st)
     graph_free(g);
 }
 
+/* q, k, v produced on chip (copies of the inputs) and ctx read on chip (a copy returned):
+ * all four stay in SBUF and the fused group reads and writes them in place */
+static struct graph *attention_on_chip(int64_t H, int64_t S)
+{
+    char txt[1024];
+    snprintf(txt, sizeof txt,
+             "lg 1\n"
+             "input xq bf16 [1,%lld,%lld,64]\n"
+             "input xk bf16 [1,%lld,%lld,64]\n"
+             "input xv bf16 [1,%lld,%lld,64]\n"
+             "op q bf16 [1,%lld,%lld,64] = copy xq\n"
+             "op k bf16 [1,%lld,%lld,64] = copy xk\n"
+             "op v bf16 [1,%lld,%lld,64] = copy xv\n"
+             "op scores fp32 [1,%lld,%lld,%lld] = batch_matmul q k lhs_batch=0,1 rhs_batch=0,1 "
+             "lhs_contract=3 rhs_contract=3\n"
+             "op probs bf16 [1,%lld,%lld,%lld] = softmax scores axis=3\n"
+             "op ctx fp32 [1,%lld,%lld,64] = batch_matmul probs v lhs_batch=0,1 rhs_batch=0,1 "
+             "lhs_contract=3 rhs_contract=2\n"
+             "op out fp32 [1,%lld,%lld,64] = copy ctx\n"
+             "output out\n",
+             (long long)H, (long long)S, (long long)H, (long long)S, (long long)H, (long long)S,
+             (long long)H, (long long)S, (long long)H, (long long)S, (long long)H, (long long)S,
+             (long long)H, (long long)S, (long long)S, (long long)H, (long long)S, (long long)S,
+             (long long)H, (long long)S, (long long)H, (long long)S);
+    return graph_of_text("attn-chip.lg", txt);
+}
+
+/* HBM transfers of the group's own instructions (tags scores, probs, ctx) */
+static int group_hbm_dmas(struct sim_program *p)
+{
+    int32_t tags[3] = {sim_program_tag(p, "scores"), sim_program_tag(p, "probs"),
+                       sim_program_tag(p, "ctx")};
+    int n = 0;
+    for (size_t i = 0; i < sim_program_count(p); i++) {
+        struct sim_instr buf;
+        const struct sim_instr *in = sim_program_get(p, i, &buf);
+        int mine = in->op_tag == tags[0] || in->op_tag == tags[1] || in->op_tag == tags[2];
+        n += mine && in->engine == LS_ENGINE_DMA &&
+             (in->src.mem == LS_MEM_HBM || in->dst.mem == LS_MEM_HBM);
+    }
+    return n;
+}
+
+/* Resident Q, K, V and ctx: the group moves nothing through HBM, keeps its golden PE
+ * counts (4 heads x 2 query tiles of 256 tokens, one key chunk, 2 key blocks), and its
+ * price still equals the objective for random assignments, above the roofline bound. */
+static void test_resident(void **st)
+{
+    (void)st;
+    struct graph *g = attention_on_chip(4, 256);
+    struct fixture f;
+    open_model(&f, g);
+    const struct cg_memplan *mp = cm_model_options(f.m)->plan;
+    const char *names[4] = {"q", "k", "v", "ctx"};
+    for (int i = 0; i < 4; i++)
+        assert_true(cg_memplan_resident(mp, graph_find_tensor(g, names[i])));
+    struct cm_roofline rl;
+    cm_roofline(g, &f.t, &rl);
+    int32_t *cfg = calloc((size_t)f.in->p->nops, sizeof *cfg);
+    struct ls_rng r;
+    ls_rng_seed(&r, 3);
+    for (int it = 0; it < 20; it++) {
+        if (it)
+            random_assignment(&f, &r, cfg);
+        struct sim_program *pr = compile_checked(&f, cfg, it % 10 == 0, rl.bound_ns);
+        assert_int_equal(group_hbm_dmas(pr), 0);
+        assert_int_equal(count(pr, SIM_OP_LOAD_STATIONARY, 0), 8 * 3);
+        assert_int_equal(count(pr, SIM_OP_MATMUL, 0), 8 * 3);
+        sim_program_free(pr);
+    }
+    free(cfg);
+    close_model(&f);
+    graph_free(g);
+}
+
 /* price of the compiled program == .lsp objective for random assignments (the fused ops
  * have one configuration each; their neighbours' layouts vary), and the simulated time is
  * never below the roofline bound */
@@ -151,6 +230,7 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_golden),
         cmocka_unit_test(test_consistency_random),
+        cmocka_unit_test(test_resident),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

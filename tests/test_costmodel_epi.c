@@ -95,9 +95,24 @@ static void fp32_traffic(const struct sim_program *p, uint64_t *stored, uint64_t
     }
 }
 
+/* fp32 loads from HBM of the chain whose step is tagged with op `name`: its bias only */
+static int bias_loads(struct sim_program *p, const char *name)
+{
+    int32_t tag = sim_program_tag(p, name);
+    int n = 0;
+    for (size_t i = 0; i < sim_program_count(p); i++) {
+        struct sim_instr buf;
+        const struct sim_instr *in = sim_program_get(p, i, &buf);
+        n += in->engine == LS_ENGINE_DMA && in->op_tag == tag && in->src.mem == LS_MEM_HBM &&
+             in->dst.dtype == LS_DT_FP32;
+    }
+    return n;
+}
+
 /* Price of the compiled program == .lsp objective for random assignments; whatever the
  * layouts, the only fp32 tensor stored is the returned y (once), the fp32 biases are
- * loaded, and the simulated time is never below the roofline bound. */
+ * loaded, each in one DMA (16 and 4 m-tiles of columns when the weight is stationary:
+ * stored m-tile-major), and the simulated time is never below the roofline bound. */
 static void test_fused_random(void **st)
 {
     (void)st;
@@ -119,6 +134,8 @@ static void test_fused_random(void **st)
         fp32_traffic(prog, &stored, &loaded);
         assert_int_equal(stored, (uint64_t)S * 512 * 4);
         assert_true(loaded >= (2048 + 512) * 4);
+        assert_int_equal(bias_loads(prog, "a"), 1);
+        assert_int_equal(bias_loads(prog, "y"), 1);
         sim_program_free(prog);
     }
     free(cfg);
