@@ -491,7 +491,7 @@ struct bin_reader {
     size_t raw_cap;
     uint32_t nblocks;
     int version;
-    z_stream zs; /* raw inflate, reset per block */
+    struct trace_inflater *inf;
     struct progz_stream streams[PROGZ_STREAMS];
 };
 
@@ -556,7 +556,7 @@ static int get_blocks(struct bin_reader *b, struct sim_program *p, struct ls_err
             return bad(b, err, b->off, "truncated block");
         if (LS_ARRAY_RESERVE(b->raw, b->raw_cap, raw_len))
             return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        enum trace_block_status st = trace_block_inflate(&b->zs, f, f + TRACE_FRAME_LEN, b->raw, &crc);
+        enum trace_block_status st = trace_block_inflate(b->inf, f, f + TRACE_FRAME_LEN, b->raw, &crc);
         if (st != TRACE_BLOCK_OK)
             return bad(b, err, b->off, st == TRACE_BLOCK_BAD_CRC ? "block CRC-32 mismatch: corrupt file"
                                                                  : "block does not decompress");
@@ -610,11 +610,11 @@ int sim_program_parse_binary(struct sim_program **out, const char *file, const v
         rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1 and 2)");
     else if (trace_get_u32le(b.data + 12) != 0)
         rc = bad(&b, err, 12, "reserved header field is not 0");
-    else if (inflateInit2(&b.zs, -MAX_WBITS) != Z_OK)
+    else if (!(b.inf = trace_inflater_new()))
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     else {
         rc = get_blocks(&b, p, err);
-        inflateEnd(&b.zs);
+        trace_inflater_free(b.inf);
     }
     free(b.raw);
     if (rc) {
