@@ -492,6 +492,7 @@ struct bin_reader {
     uint32_t nblocks;
     int version;
     struct trace_inflater *inf;
+    struct sim_checker *chk; /* NULL: no checking, or a check failed */
     struct progz_stream streams[PROGZ_STREAMS];
 };
 
@@ -523,6 +524,11 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
                      b->nblocks, idx, at, msg);
             return bad(b, err, b->off, m);
+        }
+        if (b->chk) { /* a failure leaves the error to sim_run's own check */
+            struct ls_error ignored;
+            if (sim_checker_next(b->chk, p, &ignored))
+                b->chk = NULL;
         }
     }
     if (r.p != r.end)
@@ -594,13 +600,20 @@ static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
 int sim_program_parse_binary(struct sim_program **out, const char *file, const void *data,
                              size_t len, struct ls_error *err)
 {
+    return sim_program_parse_binary_with(out, file, data, len, NULL, err);
+}
+
+int sim_program_parse_binary_with(struct sim_program **out, const char *file, const void *data,
+                                  size_t len, struct sim_checker *chk, struct ls_error *err)
+{
     *out = NULL;
     struct sim_program *p = sim_program_new();
     if (!p || !(p->file = strdup(file ? file : "")) || reserve(p, data, len)) {
         sim_program_free(p);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
-    struct bin_reader b = {.file = p->file, .data = data, .len = len, .off = PROGZ_HEADER_LEN};
+    struct bin_reader b = {
+        .file = p->file, .data = data, .len = len, .off = PROGZ_HEADER_LEN, .chk = chk};
     int rc = 0;
     if (!sim_program_is_binary(data, len))
         rc = bad(&b, err, 0, "not a binary laysim program (magic LSPROGZ)");
@@ -621,6 +634,8 @@ int sim_program_parse_binary(struct sim_program **out, const char *file, const v
         sim_program_free(p);
         return rc;
     }
+    if (b.chk)
+        sim_checker_passed(b.chk, p);
     *out = p;
     return 0;
 }

@@ -118,4 +118,22 @@ int sim_label_add(struct sim_program *p, uint32_t idx, const char *s, size_t n);
 /* Instruction labelled s[0..n), or -1. */
 int64_t sim_label_find(const struct sim_program *p, const char *s, size_t n);
 
+/* Checking while loading (sim_check's loop, one instruction at a time in program order):
+ * a loader that is handed a checker checks each instruction right after decoding it, while
+ * its record is still in cache, instead of sim_run making a second pass over them all. */
+struct sim_checker;
+struct sim_checker *sim_checker_new(const struct sim_target *t); /* NULL out of memory */
+void sim_checker_free(struct sim_checker *c);
+/* Check the next instruction (the checker counts them from 0); 0 or LS_ERR_INPUT. */
+int sim_checker_next(struct sim_checker *c, const struct sim_program *p, struct ls_error *err);
+/* Every instruction of p passed: mark p checked for the checker's target (sim_check_once). */
+void sim_checker_passed(const struct sim_checker *c, struct sim_program *p);
+
+/* sim_program_parse / sim_program_parse_binary checking as they go when chk is not NULL: a
+ * program whose every instruction passed is marked checked; a bad instruction only stops
+ * the checking (sim_run then reports it as sim_check does). */
+int sim_program_parse_with(struct sim_program **out, const char *file, const char *text,
+                           size_t len, struct sim_checker *chk, struct ls_error *err);
+int sim_program_parse_binary_with(struct sim_program **out, const char *file, const void *data,
+                                  size_t len, struct sim_checker *chk, struct ls_error *err);
 #endif

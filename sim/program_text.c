@@ -2,6 +2,7 @@
 #include "sim/program.h"
 #include "sim/program_int.h"
 #include "sim/target.h"
+#include "sim/sim.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -494,8 +495,14 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
 int sim_program_parse(struct sim_program **out, const char *file, const char *text, size_t len,
                       struct ls_error *err)
 {
+    return sim_program_parse_with(out, file, text, len, NULL, err);
+}
+
+int sim_program_parse_with(struct sim_program **out, const char *file, const char *text,
+                           size_t len, struct sim_checker *chk, struct ls_error *err)
+{
     if (sim_program_is_binary(text, len))
-        return sim_program_parse_binary(out, file, text, len, err);
+        return sim_program_parse_binary_with(out, file, text, len, chk, err);
     *out = NULL;
     struct sim_program *p = sim_program_new();
     if (!p || !(p->file = strdup(file ? file : ""))) {
@@ -519,8 +526,12 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
             header = 1;
             continue;
         }
+        size_t before = p->ins.len;
         if ((rc = parse_line(p, &sc, err, &lc)))
             break;
+        struct ls_error ignored; /* a failure leaves the error to sim_run's own check */
+        if (chk && p->ins.len > before && sim_checker_next(chk, p, &ignored))
+            chk = NULL;
     }
     if (r < 0)
         rc = err->code;
@@ -532,14 +543,16 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
         sim_program_free(p);
         return rc;
     }
+    if (chk)
+        sim_checker_passed(chk, p);
     *out = p;
     return 0;
 }
 
 /* A regular file is mapped rather than copied into the heap: a 100 MB program read with
  * read(2) cost as much in page faults and copying as the parsing itself. */
-static int load_mapped(struct sim_program **out, const char *path, int *mapped,
-                       struct ls_error *err)
+static int load_mapped(struct sim_program **out, const char *path, struct sim_checker *chk,
+                       int *mapped, struct ls_error *err)
 {
     *mapped = 0;
     int fd = strcmp(path, "-") ? open(path, O_RDONLY) : -1;
@@ -556,14 +569,15 @@ static int load_mapped(struct sim_program **out, const char *path, int *mapped,
         return 0;
     (void)madvise(data, len, MADV_SEQUENTIAL);
     *mapped = 1;
-    int rc = sim_program_parse(out, path, data, len, err);
+    int rc = sim_program_parse_with(out, path, data, len, chk, err);
     munmap(data, len);
     return rc;
 }
 
-int sim_program_load(struct sim_program **out, const char *path, struct ls_error *err)
+static int load_with(struct sim_program **out, const char *path, struct sim_checker *chk,
+                     struct ls_error *err)
 {
-    int mapped, rc = load_mapped(out, path, &mapped, err);
+    int mapped, rc = load_mapped(out, path, chk, &mapped, err);
     if (mapped)
         return rc;
     char *data;
@@ -571,8 +585,24 @@ int sim_program_load(struct sim_program **out, const char *path, struct ls_error
     rc = ls_read_file(path, &data, &len, err);
     if (rc)
         return rc;
-    rc = sim_program_parse(out, path, data, len, err);
+    rc = sim_program_parse_with(out, path, data, len, chk, err);
     free(data);
+    return rc;
+}
+
+int sim_program_load(struct sim_program **out, const char *path, struct ls_error *err)
+{
+    return load_with(out, path, NULL, err);
+}
+
+int sim_program_load_checked(struct sim_program **out, const char *path,
+                             const struct sim_target *t, struct ls_error *err)
+{
+    struct sim_checker *chk = sim_checker_new(t);
+    if (!chk)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    int rc = load_with(out, path, chk, err);
+    sim_checker_free(chk);
     return rc;
 }
 
