@@ -401,15 +401,57 @@ static const char *get_operand(struct rd *r, int version, struct sim_program *p,
     return NULL;
 }
 
+/* b0_ok[b0]: the first instruction byte names an engine and an opcode that runs on it. */
+static void header_table(uint8_t b0_ok[256])
+{
+    for (unsigned b = 0; b < 256; b++)
+        b0_ok[b] = (b & 7) < LS_ENGINE_COUNT && (b >> 3) < SIM_OP_COUNT &&
+                   sim_opcode_on_engine((enum sim_opcode)(b >> 3), (enum ls_engine)(b & 7));
+}
+
+/* Version 2's tag of one kind: mode as get_tags reads it, the stream's last in *tag. */
+static inline const char *get_tag_v2(struct rd *r, unsigned mode, int32_t *tag,
+                                     const struct sim_program *p)
+{
+    if (mode == TAG_SAME)
+        return NULL;
+    if (mode == TAG_NONE) {
+        *tag = -1;
+        return NULL;
+    }
+    if (mode != TAG_ID)
+        return "bad tag mode";
+    uint64_t t = rd_u(r);
+    if (t >= p->strs.count)
+        return "tag names no string defined so far";
+    *tag = (int32_t)t;
+    return NULL;
+}
+
+/* Operand k of a version 2 instruction: most only move the address of their stream slot's
+ * operand (no shape fields in the mask), which needs no checks and no shape lookup. */
+static inline const char *get_operand_fast(struct rd *r, struct sim_program *p, uint8_t sid,
+                                           int k, struct progz_stream *st, struct sim_irec *rec)
+{
+    if (st->shape[k] && r->p < r->end && !(*r->p & (F_SHAPE | ~F_ALL))) {
+        if (*r->p++ & F_ADDR)
+            st->op[k].addr += (uint64_t)trace_unzigzag(rd_u(r));
+        rec->shape[k] = st->shape[k];
+        rec->addr[k] = st->op[k].addr;
+        return NULL;
+    }
+    return get_operand(r, 2, p, sid, k, st, rec);
+}
+
 /* Decode instruction idx straight into its record (room reserved by the caller) and its
  * dependencies into p->deps; the program grows by it only when it is whole. */
 static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim_program *p,
-                             struct progz_stream *streams)
+                             struct progz_stream *streams, const uint8_t b0_ok[256])
 {
     uint8_t b0 = rd_byte(r), b1 = rd_byte(r), ops = rd_byte(r);
     enum ls_engine e = (enum ls_engine)(b0 & 7);
     enum sim_opcode op = (enum sim_opcode)(b0 >> 3);
-    if (e >= LS_ENGINE_COUNT || op >= SIM_OP_COUNT || !sim_opcode_on_engine(op, e))
+    if (!b0_ok[b0])
         return "bad engine or opcode";
     if ((b1 & 15) >= SIM_FN_COUNT || (version == 1 ? ops > 7 : (b1 & 0xc0) || (ops & 0x80)))
         return "bad function or operand mask";
@@ -430,20 +472,33 @@ static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim
     uint8_t sid = (uint8_t)(e == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + q : (uint64_t)e);
     struct progz_stream *st = &streams[sid];
     struct sim_irec *rec = &p->ins.data[idx];
-    int32_t tags[2];
-    const char *msg = get_tags(r, version, b1, ops, st, p, tags);
-    for (int k = 0; k < 3 && !msg; k++) {
-        rec->shape[k] = 0;
-        rec->addr[k] = 0;
-        if (ops >> k & 1)
-            msg = get_operand(r, version, p, sid, k, st, rec);
+    const char *msg;
+    if (version == 1) {
+        int32_t tags[2];
+        msg = get_tags(r, version, b1, ops, st, p, tags);
+        for (int k = 0; k < 3 && !msg; k++) {
+            rec->shape[k] = 0;
+            rec->addr[k] = 0;
+            if (ops >> k & 1)
+                msg = get_operand(r, version, p, sid, k, st, rec);
+        }
+    } else {
+        msg = get_tag_v2(r, ops >> 3 & 3u, &st->op_tag, p);
+        if (!msg)
+            msg = get_tag_v2(r, ops >> 5 & 3u, &st->conv_tag, p);
+        for (int k = 0; k < 3 && !msg; k++) {
+            rec->shape[k] = 0;
+            rec->addr[k] = 0;
+            if (ops >> k & 1)
+                msg = get_operand_fast(r, p, sid, k, st, rec);
+        }
     }
     if (msg)
         return msg;
     if (r->bad)
         return "truncated or malformed instruction";
-    rec->op_tag = tags[0];
-    rec->conv_tag = tags[1];
+    rec->op_tag = st->op_tag;
+    rec->conv_tag = st->conv_tag;
     rec->deps_off = (uint32_t)p->deps.len;
     rec->ndeps = (uint16_t)nd;
     rec->engine = (uint8_t)e;
@@ -491,6 +546,7 @@ struct bin_reader {
     size_t raw_cap;
     uint32_t nblocks;
     int version;
+    uint8_t b0_ok[256]; /* header_table */
     struct trace_inflater *inf;
     struct sim_checker *chk; /* NULL: no checking, or a check failed */
     struct progz_stream streams[PROGZ_STREAMS];
@@ -519,7 +575,7 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; k < count; k++) {
         size_t idx = p->ins.len, at = (size_t)(r.p - b->raw);
-        if ((msg = get_instr(&r, b->version, (uint32_t)idx, p, b->streams))) {
+        if ((msg = get_instr(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok))) {
             char m[200];
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
                      b->nblocks, idx, at, msg);
@@ -623,7 +679,7 @@ int sim_program_parse_binary_with(struct sim_program **out, const char *file, co
         rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1 and 2)");
     else if (trace_get_u32le(b.data + 12) != 0)
         rc = bad(&b, err, 12, "reserved header field is not 0");
-    else if (!(b.inf = trace_inflater_new()))
+    else if (header_table(b.b0_ok), !(b.inf = trace_inflater_new()))
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     else {
         rc = get_blocks(&b, p, err);
