@@ -113,6 +113,28 @@ static inline void sim_irec_get(const struct sim_program *p, size_t i, struct si
  * labels are not interned, so that a million of them cost no hashing. */
 #define SIM_LABEL_NUMBERED (-2)
 
+/* N when s[0..n) is "i<N>" (decimal, no leading zero), else -1. Inline: the text parser
+ * asks it for every dependency of every line. */
+static inline int64_t sim_label_number(const char *s, size_t n)
+{
+    if (n < 2 || n > 11 || s[0] != 'i' || (s[1] == '0' && n > 2))
+        return -1;
+    int64_t v = 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((unsigned)(s[i] - '0') > 9u)
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v <= UINT32_MAX ? v : -1;
+}
+
+/* k when instruction k exists and is labelled i<k> implicitly, else -1. */
+static inline int64_t sim_label_numbered_at(const struct sim_program *p, int64_t k)
+{
+    return k >= 0 && (uint64_t)k < p->labels.len && p->labels.data[k] == SIM_LABEL_NUMBERED ? k
+                                                                                             : -1;
+}
+
 /* Label instruction idx s[0..n): 0, 1 when the label is already taken, -1 out of memory. */
 int sim_label_add(struct sim_program *p, uint32_t idx, const char *s, size_t n);
 /* Instruction labelled s[0..n), or -1. */

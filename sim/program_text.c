@@ -43,28 +43,35 @@ static inline int same_bytes(const char *a, const char *b, size_t n)
     return x == y;
 }
 
-/* The last name parsed in one place (engine, opcode, dtype) and its value: consecutive
- * lines mostly repeat them, and comparing with the last is cheaper than the name tables. */
+/* The last few names parsed in one place (engine, opcode, dtype) and their values:
+ * consecutive lines mostly repeat one of them (a stream of load_stationary and matmul
+ * alternates two opcodes), and comparing is cheaper than the name tables. */
+#define NAME_MEMO_WAYS 4
 struct name_memo {
-    const char *s;
-    size_t n;
-    int v;
+    struct {
+        const char *s;
+        size_t n;
+        int v;
+    } e[NAME_MEMO_WAYS];
+    unsigned next; /* the entry to replace */
 };
 
 static inline int memo_hit(const struct name_memo *m, const char *s, size_t n, int *v)
 {
-    if (m->s && m->n == n && same_bytes(m->s, s, n)) {
-        *v = m->v;
-        return 1;
-    }
+    for (int k = 0; k < NAME_MEMO_WAYS; k++)
+        if (m->e[k].s && m->e[k].n == n && same_bytes(m->e[k].s, s, n)) {
+            *v = m->e[k].v;
+            return 1;
+        }
     return 0;
 }
 
 static inline void memo_set(struct name_memo *m, const char *s, size_t n, int v)
 {
-    m->s = s;
-    m->n = n;
-    m->v = v;
+    unsigned k = m->next++ % NAME_MEMO_WAYS;
+    m->e[k].s = s;
+    m->e[k].n = n;
+    m->e[k].v = v;
 }
 
 /* What a line needs besides the program: its dependency list, the last tag interned
@@ -214,7 +221,7 @@ struct cur {
     size_t n, i;
 };
 
-static int cur_lit(struct cur *c, char ch)
+static inline __attribute__((always_inline)) int cur_lit(struct cur *c, char ch)
 {
     if (c->i < c->n && c->s[c->i] == ch) {
         c->i++;
@@ -224,8 +231,9 @@ static int cur_lit(struct cur *c, char ch)
 }
 
 /* Digits as ls_parse_u64 takes them (no leading zero, no overflow). Up to 19 digits cannot
- * overflow: only longer numbers pay for the checks. */
-static int cur_u64(struct cur *c, uint64_t *out)
+ * overflow: only longer numbers pay for the checks. Inlined at each of its dozen call
+ * sites: the calls were a tenth of parsing. */
+static inline __attribute__((always_inline)) int cur_u64(struct cur *c, uint64_t *out)
 {
     size_t j = c->i;
     uint64_t v = 0;
@@ -245,7 +253,7 @@ static int cur_u64(struct cur *c, uint64_t *out)
     return 0;
 }
 
-static int cur_i64(struct cur *c, int64_t *out)
+static inline __attribute__((always_inline)) int cur_i64(struct cur *c, int64_t *out)
 {
     int neg = cur_lit(c, '-');
     uint64_t v;
@@ -463,13 +471,16 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
                 size_t b = a;
                 while (b < vn && v[b] != ',')
                     b++;
-                int64_t dep = sim_label_find(p, v + a, b - a);
+                int64_t dep = sim_label_numbered_at(p, sim_label_number(v + a, b - a));
+                if (dep < 0) /* not the writer's own i<N> */
+                    dep = sim_label_find(p, v + a, b - a);
                 if (b == a || dep < 0)
                     return ls_scan_error(sc, i, err,
                                          "after: '%.*s' is not the label of an earlier instruction",
                                          (int)(b - a), v + a);
-                if (LS_VEC_PUSH(deps, (uint32_t)dep))
+                if (deps->len == deps->cap && LS_VEC_RESERVE(deps, deps->len + 1))
                     return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+                deps->data[deps->len++] = (uint32_t)dep;
                 a = b + 1;
             }
         } else {
