@@ -29,21 +29,23 @@ struct stream {
  * share it (a compiled program has few such signatures; computing it per instruction was
  * a fifth of the run). */
 struct cost {
+    /* the fields every step reads first, then what vec_step and dma_step read, then the
+     * PSUM extents: a lookup touches two or three cache lines, not five */
     uint32_t shape[3];
     uint8_t engine, opcode, func, flags, used;
     /* the operands (dst, src, src2) as the loop needs them, without decoding them */
     uint8_t mem[3], dtype[3];
     uint32_t nparts[3];
     uint64_t free[3];
-    __int128 ext_lo[3], ext_hi[3];             /* extents relative to the address */
     uint64_t vfree, vcycles;                   /* ACT, DVE, POOL */
-    struct sim_dma_shape sh;                   /* DMA, and its engine shares priced: */
-    uint64_t dur_hi, dur_lo, need_hi, need_lo; /* ticks of base + 1 and base partitions */
+    uint64_t dur_hi, dur_lo, need_hi, need_lo; /* DMA: ticks of base + 1 and base partitions */
     /* the DMA split: engines used, partitions per engine (base, and base + 1 on the first
      * extra), first engine; chunk bytes and their histogram bucket (no divisions per step) */
     uint32_t d_used, d_base, d_extra, d_e0;
     uint64_t chunk_bytes;
     int bucket;
+    struct sim_dma_shape sh;                   /* DMA, and its engine shares priced */
+    __int128 ext_lo[3], ext_hi[3];             /* extents relative to the address */
 };
 #define COST_SLOTS 1024 /* direct-mapped */
 
