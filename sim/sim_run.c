@@ -530,6 +530,24 @@ static void head_estimate(struct run *r, struct stream *s)
     s->est = m > s->issue ? m : s->issue;
 }
 
+/* Fetch ahead what head_estimate will read for the stream's next heads (waiting on them
+ * was half of its time): the dependency list of the head after next, and the end times
+ * of the next head's first dependencies. Hints only. */
+static inline void prefetch_deps(const struct run *r, const struct stream *s)
+{
+    const struct sim_program *p = r->p;
+    if (!p->deps.data)
+        return;
+    if (s->pos + 2 < s->n)
+        __builtin_prefetch(p->deps.data + p->ins.data[s->idx[s->pos + 2]].deps_off);
+    if (s->pos + 1 < s->n) {
+        const struct sim_irec *nx = &p->ins.data[s->idx[s->pos + 1]];
+        const uint32_t *d = p->deps.data + nx->deps_off;
+        for (uint32_t k = 0; k < nx->ndeps && k < 4; k++)
+            __builtin_prefetch(&r->end[d[k]]);
+    }
+}
+
 /* Instruction i of stream k has settled: re-estimate the streams that waited on it. A
  * stream settles its instructions in program order, so nobody waits on it before wake_at. */
 static void wake_waiters(struct run *r, size_t k, uint32_t i)
@@ -695,6 +713,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
             __builtin_prefetch(nx); /* a record may straddle two lines */
             __builtin_prefetch(nx + sizeof(struct sim_irec) - 1);
         }
+        prefetch_deps(&r, s);
         wake_waiters(&r, sk, i);
         if (s->pos == s->n) { /* done: the last active stream takes its rank */
             s->est = NONE64;
