@@ -294,7 +294,9 @@ void sim_checker_passed(const struct sim_checker *c, struct sim_program *p)
     p->checked_len = p->ins.len;
 }
 
-int sim_check(const struct sim_target *t, const struct sim_program *p, struct ls_error *err)
+/* Every instruction of p through a new checker for t; *passed (when not NULL) marks p. */
+static int check_all(const struct sim_target *t, const struct sim_program *p,
+                     struct sim_program *passed, struct ls_error *err)
 {
     struct sim_checker *c = sim_checker_new(t);
     if (!c)
@@ -302,23 +304,21 @@ int sim_check(const struct sim_target *t, const struct sim_program *p, struct ls
     int rc = 0;
     for (size_t i = 0; i < p->ins.len && !rc; i++)
         rc = sim_checker_next(c, p, err);
+    if (!rc && passed)
+        sim_checker_passed(c, passed);
     sim_checker_free(c);
     return rc;
+}
+
+int sim_check(const struct sim_target *t, const struct sim_program *p, struct ls_error *err)
+{
+    return check_all(t, p, NULL, err);
 }
 
 int sim_program_check(const struct sim_target *t, struct sim_program *p, struct ls_error *err)
 {
     p->checked = 0;
-    struct sim_checker *c = sim_checker_new(t);
-    if (!c)
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory checking the program");
-    int rc = 0;
-    for (size_t i = 0; i < p->ins.len && !rc; i++)
-        rc = sim_checker_next(c, p, err);
-    if (!rc)
-        sim_checker_passed(c, p);
-    sim_checker_free(c);
-    return rc;
+    return check_all(t, p, p, err);
 }
 
 int sim_check_once(const struct sim_target *t, const struct sim_program *p, struct ls_error *err)
