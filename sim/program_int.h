@@ -158,4 +158,5 @@ int sim_program_parse_with(struct sim_program **out, const char *file, const cha
                            size_t len, struct sim_checker *chk, struct ls_error *err);
 int sim_program_parse_binary_with(struct sim_program **out, const char *file, const void *data,
                                   size_t len, struct sim_checker *chk, struct ls_error *err);
+
 #endif

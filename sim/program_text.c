@@ -609,6 +609,9 @@ int sim_program_load(struct sim_program **out, const char *path, struct ls_error
 int sim_program_load_checked(struct sim_program **out, const char *path,
                              const struct sim_target *t, struct ls_error *err)
 {
+    struct ls_error ignored; /* an invalid target is sim_run's to report, before any check */
+    if (sim_target_validate(t, &ignored))
+        return load_with(out, path, NULL, err);
     struct sim_checker *chk = sim_checker_new(t);
     if (!chk)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");

@@ -113,9 +113,29 @@ static void test_other_target_checks_again(void **state)
     sim_program_free(p);
 }
 
+/* An invalid target is not used to check (its zero bank size would divide by zero): the
+ * program loads unchecked and sim_run reports the target. */
+static void test_invalid_target_loads_unchecked(void **state)
+{
+    (void)state;
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    t.psum_bank_bytes = 0;
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/prog/pipeline.lsprog", LAYSIM_SOURCE_DIR);
+    struct ls_error err;
+    struct sim_program *p = NULL;
+    assert_int_equal(sim_program_load_checked(&p, path, &t, &err), 0);
+    assert_false(p->checked);
+    struct sim_stats st;
+    assert_int_not_equal(sim_run(&t, p, NULL, &st, &err), 0);
+    sim_program_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_same_as_unchecked),
-                                       cmocka_unit_test(test_other_target_checks_again)};
+                                       cmocka_unit_test(test_other_target_checks_again),
+                                       cmocka_unit_test(test_invalid_target_loads_unchecked)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
