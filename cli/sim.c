@@ -279,7 +279,9 @@ int cmd_sim(int argc, char **argv)
                                       : "expected exactly one PROGRAM (or --micro SPEC)");
     const char *what = micro ? micro : argv[optind];
     struct sim_program *p = NULL;
-    if (micro ? sim_micro_build(micro, &t, &p, &err) : sim_program_load(&p, what, &err)) {
+    /* a file is checked against the target as it loads: sim_run then skips its own pass */
+    if (micro ? sim_micro_build(micro, &t, &p, &err)
+              : sim_program_load_checked(&p, what, &t, &err)) {
         if (micro && err.code == LS_ERR_INPUT)
             cli_error_prefix(&err, "--micro ");
         return cli_report(&err);

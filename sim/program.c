@@ -205,39 +205,20 @@ int32_t sim_program_tag(struct sim_program *p, const char *name)
     return ls_intern_add(&p->strs, name, strlen(name));
 }
 
-/* N when s[0..n) is "i<N>" (decimal, no leading zero), else -1. */
-static int64_t numbered(const char *s, size_t n)
-{
-    if (n < 2 || n > 11 || s[0] != 'i' || (s[1] == '0' && n > 2))
-        return -1;
-    int64_t v = 0;
-    for (size_t i = 1; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v <= UINT32_MAX ? v : -1;
-}
-
-static int is_numbered_at(const struct sim_program *p, int64_t k)
-{
-    return k >= 0 && (uint64_t)k < p->labels.len && p->labels.data[k] == SIM_LABEL_NUMBERED;
-}
-
 int sim_label_add(struct sim_program *p, uint32_t idx, const char *s, size_t n)
 {
-    if (LS_VEC_RESERVE(&p->labels, (size_t)idx + 1))
+    if (idx >= p->labels.cap && LS_VEC_RESERVE(&p->labels, (size_t)idx + 1))
         return -1;
     while (p->labels.len <= idx)
         p->labels.data[p->labels.len++] = -1;
     if (p->labels.data[idx] != -1)
         return 1;
-    int64_t k = numbered(s, n);
+    int64_t k = sim_label_number(s, n);
     if (k == idx && !p->numbered_interned) {
         p->labels.data[idx] = SIM_LABEL_NUMBERED;
         return 0;
     }
-    if (is_numbered_at(p, k))
+    if (sim_label_numbered_at(p, k) >= 0)
         return 1;
     size_t before = p->label_names.count;
     int32_t id = ls_intern_add(&p->label_names, s, n);
@@ -253,8 +234,8 @@ int sim_label_add(struct sim_program *p, uint32_t idx, const char *s, size_t n)
 
 int64_t sim_label_find(const struct sim_program *p, const char *s, size_t n)
 {
-    int64_t k = numbered(s, n);
-    if (is_numbered_at(p, k))
+    int64_t k = sim_label_number(s, n);
+    if (sim_label_numbered_at(p, k) >= 0)
         return k;
     int32_t id = ls_intern_find(&p->label_names, s, n);
     return id < 0 ? -1 : (int64_t)p->label_index.data[id];

@@ -401,15 +401,57 @@ static const char *get_operand(struct rd *r, int version, struct sim_program *p,
     return NULL;
 }
 
+/* b0_ok[b0]: the first instruction byte names an engine and an opcode that runs on it. */
+static void header_table(uint8_t b0_ok[256])
+{
+    for (unsigned b = 0; b < 256; b++)
+        b0_ok[b] = (b & 7) < LS_ENGINE_COUNT && (b >> 3) < SIM_OP_COUNT &&
+                   sim_opcode_on_engine((enum sim_opcode)(b >> 3), (enum ls_engine)(b & 7));
+}
+
+/* Version 2's tag of one kind: mode as get_tags reads it, the stream's last in *tag. */
+static inline const char *get_tag_v2(struct rd *r, unsigned mode, int32_t *tag,
+                                     const struct sim_program *p)
+{
+    if (mode == TAG_SAME)
+        return NULL;
+    if (mode == TAG_NONE) {
+        *tag = -1;
+        return NULL;
+    }
+    if (mode != TAG_ID)
+        return "bad tag mode";
+    uint64_t t = rd_u(r);
+    if (t >= p->strs.count)
+        return "tag names no string defined so far";
+    *tag = (int32_t)t;
+    return NULL;
+}
+
+/* Operand k of a version 2 instruction: most only move the address of their stream slot's
+ * operand (no shape fields in the mask), which needs no checks and no shape lookup. */
+static inline const char *get_operand_fast(struct rd *r, struct sim_program *p, uint8_t sid,
+                                           int k, struct progz_stream *st, struct sim_irec *rec)
+{
+    if (st->shape[k] && r->p < r->end && !(*r->p & (F_SHAPE | ~F_ALL))) {
+        if (*r->p++ & F_ADDR)
+            st->op[k].addr += (uint64_t)trace_unzigzag(rd_u(r));
+        rec->shape[k] = st->shape[k];
+        rec->addr[k] = st->op[k].addr;
+        return NULL;
+    }
+    return get_operand(r, 2, p, sid, k, st, rec);
+}
+
 /* Decode instruction idx straight into its record (room reserved by the caller) and its
  * dependencies into p->deps; the program grows by it only when it is whole. */
 static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim_program *p,
-                             struct progz_stream *streams)
+                             struct progz_stream *streams, const uint8_t b0_ok[256])
 {
     uint8_t b0 = rd_byte(r), b1 = rd_byte(r), ops = rd_byte(r);
     enum ls_engine e = (enum ls_engine)(b0 & 7);
     enum sim_opcode op = (enum sim_opcode)(b0 >> 3);
-    if (e >= LS_ENGINE_COUNT || op >= SIM_OP_COUNT || !sim_opcode_on_engine(op, e))
+    if (!b0_ok[b0])
         return "bad engine or opcode";
     if ((b1 & 15) >= SIM_FN_COUNT || (version == 1 ? ops > 7 : (b1 & 0xc0) || (ops & 0x80)))
         return "bad function or operand mask";
@@ -430,20 +472,33 @@ static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim
     uint8_t sid = (uint8_t)(e == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + q : (uint64_t)e);
     struct progz_stream *st = &streams[sid];
     struct sim_irec *rec = &p->ins.data[idx];
-    int32_t tags[2];
-    const char *msg = get_tags(r, version, b1, ops, st, p, tags);
-    for (int k = 0; k < 3 && !msg; k++) {
-        rec->shape[k] = 0;
-        rec->addr[k] = 0;
-        if (ops >> k & 1)
-            msg = get_operand(r, version, p, sid, k, st, rec);
+    const char *msg;
+    if (version == 1) {
+        int32_t tags[2];
+        msg = get_tags(r, version, b1, ops, st, p, tags);
+        for (int k = 0; k < 3 && !msg; k++) {
+            rec->shape[k] = 0;
+            rec->addr[k] = 0;
+            if (ops >> k & 1)
+                msg = get_operand(r, version, p, sid, k, st, rec);
+        }
+    } else {
+        msg = get_tag_v2(r, ops >> 3 & 3u, &st->op_tag, p);
+        if (!msg)
+            msg = get_tag_v2(r, ops >> 5 & 3u, &st->conv_tag, p);
+        for (int k = 0; k < 3 && !msg; k++) {
+            rec->shape[k] = 0;
+            rec->addr[k] = 0;
+            if (ops >> k & 1)
+                msg = get_operand_fast(r, p, sid, k, st, rec);
+        }
     }
     if (msg)
         return msg;
     if (r->bad)
         return "truncated or malformed instruction";
-    rec->op_tag = tags[0];
-    rec->conv_tag = tags[1];
+    rec->op_tag = st->op_tag;
+    rec->conv_tag = st->conv_tag;
     rec->deps_off = (uint32_t)p->deps.len;
     rec->ndeps = (uint16_t)nd;
     rec->engine = (uint8_t)e;
@@ -491,7 +546,9 @@ struct bin_reader {
     size_t raw_cap;
     uint32_t nblocks;
     int version;
-    z_stream zs; /* raw inflate, reset per block */
+    uint8_t b0_ok[256]; /* header_table */
+    struct trace_inflater *inf;
+    struct sim_checker *chk; /* NULL: no checking, or a check failed */
     struct progz_stream streams[PROGZ_STREAMS];
 };
 
@@ -518,11 +575,16 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; k < count; k++) {
         size_t idx = p->ins.len, at = (size_t)(r.p - b->raw);
-        if ((msg = get_instr(&r, b->version, (uint32_t)idx, p, b->streams))) {
+        if ((msg = get_instr(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok))) {
             char m[200];
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
                      b->nblocks, idx, at, msg);
             return bad(b, err, b->off, m);
+        }
+        if (b->chk) { /* a failure leaves the error to sim_run's own check */
+            struct ls_error ignored;
+            if (sim_checker_next(b->chk, p, &ignored))
+                b->chk = NULL;
         }
     }
     if (r.p != r.end)
@@ -556,7 +618,7 @@ static int get_blocks(struct bin_reader *b, struct sim_program *p, struct ls_err
             return bad(b, err, b->off, "truncated block");
         if (LS_ARRAY_RESERVE(b->raw, b->raw_cap, raw_len))
             return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        enum trace_block_status st = trace_block_inflate(&b->zs, f, f + TRACE_FRAME_LEN, b->raw, &crc);
+        enum trace_block_status st = trace_block_inflate(b->inf, f, f + TRACE_FRAME_LEN, b->raw, &crc);
         if (st != TRACE_BLOCK_OK)
             return bad(b, err, b->off, st == TRACE_BLOCK_BAD_CRC ? "block CRC-32 mismatch: corrupt file"
                                                                  : "block does not decompress");
@@ -594,13 +656,20 @@ static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
 int sim_program_parse_binary(struct sim_program **out, const char *file, const void *data,
                              size_t len, struct ls_error *err)
 {
+    return sim_program_parse_binary_with(out, file, data, len, NULL, err);
+}
+
+int sim_program_parse_binary_with(struct sim_program **out, const char *file, const void *data,
+                                  size_t len, struct sim_checker *chk, struct ls_error *err)
+{
     *out = NULL;
     struct sim_program *p = sim_program_new();
     if (!p || !(p->file = strdup(file ? file : "")) || reserve(p, data, len)) {
         sim_program_free(p);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
-    struct bin_reader b = {.file = p->file, .data = data, .len = len, .off = PROGZ_HEADER_LEN};
+    struct bin_reader b = {
+        .file = p->file, .data = data, .len = len, .off = PROGZ_HEADER_LEN, .chk = chk};
     int rc = 0;
     if (!sim_program_is_binary(data, len))
         rc = bad(&b, err, 0, "not a binary laysim program (magic LSPROGZ)");
@@ -610,17 +679,19 @@ int sim_program_parse_binary(struct sim_program **out, const char *file, const v
         rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1 and 2)");
     else if (trace_get_u32le(b.data + 12) != 0)
         rc = bad(&b, err, 12, "reserved header field is not 0");
-    else if (inflateInit2(&b.zs, -MAX_WBITS) != Z_OK)
+    else if (header_table(b.b0_ok), !(b.inf = trace_inflater_new()))
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     else {
         rc = get_blocks(&b, p, err);
-        inflateEnd(&b.zs);
+        trace_inflater_free(b.inf);
     }
     free(b.raw);
     if (rc) {
         sim_program_free(p);
         return rc;
     }
+    if (b.chk)
+        sim_checker_passed(b.chk, p);
     *out = p;
     return 0;
 }

@@ -113,9 +113,50 @@ static inline void sim_irec_get(const struct sim_program *p, size_t i, struct si
  * labels are not interned, so that a million of them cost no hashing. */
 #define SIM_LABEL_NUMBERED (-2)
 
+/* N when s[0..n) is "i<N>" (decimal, no leading zero), else -1. Inline: the text parser
+ * asks it for every dependency of every line. */
+static inline int64_t sim_label_number(const char *s, size_t n)
+{
+    if (n < 2 || n > 11 || s[0] != 'i' || (s[1] == '0' && n > 2))
+        return -1;
+    int64_t v = 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((unsigned)(s[i] - '0') > 9u)
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v <= UINT32_MAX ? v : -1;
+}
+
+/* k when instruction k exists and is labelled i<k> implicitly, else -1. */
+static inline int64_t sim_label_numbered_at(const struct sim_program *p, int64_t k)
+{
+    return k >= 0 && (uint64_t)k < p->labels.len && p->labels.data[k] == SIM_LABEL_NUMBERED ? k
+                                                                                             : -1;
+}
+
 /* Label instruction idx s[0..n): 0, 1 when the label is already taken, -1 out of memory. */
 int sim_label_add(struct sim_program *p, uint32_t idx, const char *s, size_t n);
 /* Instruction labelled s[0..n), or -1. */
 int64_t sim_label_find(const struct sim_program *p, const char *s, size_t n);
+
+/* Checking while loading (sim_check's loop, one instruction at a time in program order):
+ * a loader that is handed a checker checks each instruction right after decoding it, while
+ * its record is still in cache, instead of sim_run making a second pass over them all. */
+struct sim_checker;
+struct sim_checker *sim_checker_new(const struct sim_target *t); /* NULL out of memory */
+void sim_checker_free(struct sim_checker *c);
+/* Check the next instruction (the checker counts them from 0); 0 or LS_ERR_INPUT. */
+int sim_checker_next(struct sim_checker *c, const struct sim_program *p, struct ls_error *err);
+/* Every instruction of p passed: mark p checked for the checker's target (sim_check_once). */
+void sim_checker_passed(const struct sim_checker *c, struct sim_program *p);
+
+/* sim_program_parse / sim_program_parse_binary checking as they go when chk is not NULL: a
+ * program whose every instruction passed is marked checked; a bad instruction only stops
+ * the checking (sim_run then reports it as sim_check does). */
+int sim_program_parse_with(struct sim_program **out, const char *file, const char *text,
+                           size_t len, struct sim_checker *chk, struct ls_error *err);
+int sim_program_parse_binary_with(struct sim_program **out, const char *file, const void *data,
+                                  size_t len, struct sim_checker *chk, struct ls_error *err);
 
 #endif

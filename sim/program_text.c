@@ -2,6 +2,7 @@
 #include "sim/program.h"
 #include "sim/program_int.h"
 #include "sim/target.h"
+#include "sim/sim.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -42,28 +43,35 @@ static inline int same_bytes(const char *a, const char *b, size_t n)
     return x == y;
 }
 
-/* The last name parsed in one place (engine, opcode, dtype) and its value: consecutive
- * lines mostly repeat them, and comparing with the last is cheaper than the name tables. */
+/* The last few names parsed in one place (engine, opcode, dtype) and their values:
+ * consecutive lines mostly repeat one of them (a stream of load_stationary and matmul
+ * alternates two opcodes), and comparing is cheaper than the name tables. */
+#define NAME_MEMO_WAYS 4
 struct name_memo {
-    const char *s;
-    size_t n;
-    int v;
+    struct {
+        const char *s;
+        size_t n;
+        int v;
+    } e[NAME_MEMO_WAYS];
+    unsigned next; /* the entry to replace */
 };
 
 static inline int memo_hit(const struct name_memo *m, const char *s, size_t n, int *v)
 {
-    if (m->s && m->n == n && same_bytes(m->s, s, n)) {
-        *v = m->v;
-        return 1;
-    }
+    for (int k = 0; k < NAME_MEMO_WAYS; k++)
+        if (m->e[k].s && m->e[k].n == n && same_bytes(m->e[k].s, s, n)) {
+            *v = m->e[k].v;
+            return 1;
+        }
     return 0;
 }
 
 static inline void memo_set(struct name_memo *m, const char *s, size_t n, int v)
 {
-    m->s = s;
-    m->n = n;
-    m->v = v;
+    unsigned k = m->next++ % NAME_MEMO_WAYS;
+    m->e[k].s = s;
+    m->e[k].n = n;
+    m->e[k].v = v;
 }
 
 /* What a line needs besides the program: its dependency list, the last tag interned
@@ -213,7 +221,7 @@ struct cur {
     size_t n, i;
 };
 
-static int cur_lit(struct cur *c, char ch)
+static inline __attribute__((always_inline)) int cur_lit(struct cur *c, char ch)
 {
     if (c->i < c->n && c->s[c->i] == ch) {
         c->i++;
@@ -223,8 +231,9 @@ static int cur_lit(struct cur *c, char ch)
 }
 
 /* Digits as ls_parse_u64 takes them (no leading zero, no overflow). Up to 19 digits cannot
- * overflow: only longer numbers pay for the checks. */
-static int cur_u64(struct cur *c, uint64_t *out)
+ * overflow: only longer numbers pay for the checks. Inlined at each of its dozen call
+ * sites: the calls were a tenth of parsing. */
+static inline __attribute__((always_inline)) int cur_u64(struct cur *c, uint64_t *out)
 {
     size_t j = c->i;
     uint64_t v = 0;
@@ -244,7 +253,7 @@ static int cur_u64(struct cur *c, uint64_t *out)
     return 0;
 }
 
-static int cur_i64(struct cur *c, int64_t *out)
+static inline __attribute__((always_inline)) int cur_i64(struct cur *c, int64_t *out)
 {
     int neg = cur_lit(c, '-');
     uint64_t v;
@@ -462,13 +471,16 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
                 size_t b = a;
                 while (b < vn && v[b] != ',')
                     b++;
-                int64_t dep = sim_label_find(p, v + a, b - a);
+                int64_t dep = sim_label_numbered_at(p, sim_label_number(v + a, b - a));
+                if (dep < 0) /* not the writer's own i<N> */
+                    dep = sim_label_find(p, v + a, b - a);
                 if (b == a || dep < 0)
                     return ls_scan_error(sc, i, err,
                                          "after: '%.*s' is not the label of an earlier instruction",
                                          (int)(b - a), v + a);
-                if (LS_VEC_PUSH(deps, (uint32_t)dep))
+                if (deps->len == deps->cap && LS_VEC_RESERVE(deps, deps->len + 1))
                     return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+                deps->data[deps->len++] = (uint32_t)dep;
                 a = b + 1;
             }
         } else {
@@ -494,8 +506,14 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
 int sim_program_parse(struct sim_program **out, const char *file, const char *text, size_t len,
                       struct ls_error *err)
 {
+    return sim_program_parse_with(out, file, text, len, NULL, err);
+}
+
+int sim_program_parse_with(struct sim_program **out, const char *file, const char *text,
+                           size_t len, struct sim_checker *chk, struct ls_error *err)
+{
     if (sim_program_is_binary(text, len))
-        return sim_program_parse_binary(out, file, text, len, err);
+        return sim_program_parse_binary_with(out, file, text, len, chk, err);
     *out = NULL;
     struct sim_program *p = sim_program_new();
     if (!p || !(p->file = strdup(file ? file : ""))) {
@@ -519,8 +537,12 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
             header = 1;
             continue;
         }
+        size_t before = p->ins.len;
         if ((rc = parse_line(p, &sc, err, &lc)))
             break;
+        struct ls_error ignored; /* a failure leaves the error to sim_run's own check */
+        if (chk && p->ins.len > before && sim_checker_next(chk, p, &ignored))
+            chk = NULL;
     }
     if (r < 0)
         rc = err->code;
@@ -532,14 +554,16 @@ int sim_program_parse(struct sim_program **out, const char *file, const char *te
         sim_program_free(p);
         return rc;
     }
+    if (chk)
+        sim_checker_passed(chk, p);
     *out = p;
     return 0;
 }
 
 /* A regular file is mapped rather than copied into the heap: a 100 MB program read with
  * read(2) cost as much in page faults and copying as the parsing itself. */
-static int load_mapped(struct sim_program **out, const char *path, int *mapped,
-                       struct ls_error *err)
+static int load_mapped(struct sim_program **out, const char *path, struct sim_checker *chk,
+                       int *mapped, struct ls_error *err)
 {
     *mapped = 0;
     int fd = strcmp(path, "-") ? open(path, O_RDONLY) : -1;
@@ -556,14 +580,15 @@ static int load_mapped(struct sim_program **out, const char *path, int *mapped,
         return 0;
     (void)madvise(data, len, MADV_SEQUENTIAL);
     *mapped = 1;
-    int rc = sim_program_parse(out, path, data, len, err);
+    int rc = sim_program_parse_with(out, path, data, len, chk, err);
     munmap(data, len);
     return rc;
 }
 
-int sim_program_load(struct sim_program **out, const char *path, struct ls_error *err)
+static int load_with(struct sim_program **out, const char *path, struct sim_checker *chk,
+                     struct ls_error *err)
 {
-    int mapped, rc = load_mapped(out, path, &mapped, err);
+    int mapped, rc = load_mapped(out, path, chk, &mapped, err);
     if (mapped)
         return rc;
     char *data;
@@ -571,8 +596,27 @@ int sim_program_load(struct sim_program **out, const char *path, struct ls_error
     rc = ls_read_file(path, &data, &len, err);
     if (rc)
         return rc;
-    rc = sim_program_parse(out, path, data, len, err);
+    rc = sim_program_parse_with(out, path, data, len, chk, err);
     free(data);
+    return rc;
+}
+
+int sim_program_load(struct sim_program **out, const char *path, struct ls_error *err)
+{
+    return load_with(out, path, NULL, err);
+}
+
+int sim_program_load_checked(struct sim_program **out, const char *path,
+                             const struct sim_target *t, struct ls_error *err)
+{
+    struct ls_error ignored; /* an invalid target is sim_run's to report, before any check */
+    if (sim_target_validate(t, &ignored))
+        return load_with(out, path, NULL, err);
+    struct sim_checker *chk = sim_checker_new(t);
+    if (!chk)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    int rc = load_with(out, path, chk, err);
+    sim_checker_free(chk);
     return rc;
 }
 

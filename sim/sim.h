@@ -63,6 +63,12 @@ int sim_check(const struct sim_target *t, const struct sim_program *p, struct ls
  * own check until instructions are added. For a program simulated many times, or checked
  * where it is built. */
 int sim_program_check(const struct sim_target *t, struct sim_program *p, struct ls_error *err);
+/* sim_program_load that also checks each instruction against t as it is read (one pass
+ * over the instructions instead of two): a program that passes is marked as
+ * sim_program_check marks it. A bad instruction is no error here: sim_run reports it,
+ * exactly as sim_check does. */
+int sim_program_load_checked(struct sim_program **out, const char *path,
+                             const struct sim_target *t, struct ls_error *err);
 
 /* Simulate. sink may be NULL; otherwise it receives one record per instruction, in the
  * order the simulator settles them (start times are nearly but not strictly sorted). */

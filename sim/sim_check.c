@@ -147,7 +147,10 @@ struct check_memo {
     uint8_t mem[3];
     uint8_t valid;
     struct sim_check_state before, after; /* PE state: a matmul's key; what LS/transpose set */
-    __int128 rel_lo[3], rel_hi[3];        /* extents relative to the address */
+    /* The addresses at which each operand passes the bounds checks: [amin, amax] (empty when
+     * amin > amax), and for PSUM, with its first byte at address + pofs (modulo 2^64) and
+     * span bytes, within one bank. */
+    uint64_t amin[3], amax[3], pofs[3], span[3];
 };
 
 #define CHECK_MEMO_SLOTS 2048
@@ -175,34 +178,59 @@ static struct check_memo *memo_slot(struct check_memo *memo, const struct sim_ir
 static int memo_bounds_ok(const struct sim_target *t, const struct check_memo *m,
                           const struct sim_irec *r)
 {
-    const uint64_t bank = t->psum_bank_bytes, psum_cap = (uint64_t)t->psum_banks * bank;
-    const int pow2 = bank && !(bank & (bank - 1));
+    const uint64_t bank = t->psum_bank_bytes;
     for (int k = 0; k < 3; k++) {
-        if (!m->shape[k])
-            continue;
-        __int128 l = (__int128)r->addr[k] + m->rel_lo[k], h = (__int128)r->addr[k] + m->rel_hi[k];
-        if (l < 0 || h > (__int128)UINT64_MAX)
+        uint64_t a = r->addr[k];
+        if (m->shape[k] && (a < m->amin[k] || a > m->amax[k]))
             return 0;
-        uint64_t lo = (uint64_t)l, hi = (uint64_t)h;
-        if (m->mem[k] == LS_MEM_SBUF && hi > t->sbuf_usable_bytes)
-            return 0;
-        if (m->mem[k] == LS_MEM_PSUM &&
-            (hi > psum_cap || (pow2 ? (lo ^ (hi - 1)) >= bank : lo / bank != (hi - 1) / bank)))
-            return 0; /* a power-of-two bank: the same bank when no bit from its size up differs */
+        if (m->mem[k] == LS_MEM_PSUM) { /* one bank: a power of two needs no division */
+            uint64_t lo = a + m->pofs[k];
+            uint64_t off = bank & (bank - 1) ? lo % bank : lo & (bank - 1);
+            if (off + m->span[k] > bank)
+                return 0;
+        }
     }
     return 1;
 }
 
-static void memo_fill(struct check_memo *m, const struct sim_irec *r, const struct sim_instr *in,
-                      const struct sim_check_state *before, const struct sim_check_state *after)
+/* The address range of memo_bounds_ok for an operand of extents [rel_lo, rel_hi) around its
+ * address in memory mem: where the extents stay in [0, 2^64), and for SBUF within
+ * sbuf.usable_bytes, for PSUM within its capacity and one bank. */
+static void memo_range(const struct sim_target *t, struct check_memo *m, int k, uint8_t mem,
+                       __int128 rel_lo, __int128 rel_hi)
+{
+    const uint64_t bank = t->psum_bank_bytes;
+    __int128 lo = rel_lo < 0 ? -rel_lo : 0, hi = (__int128)UINT64_MAX - rel_hi, cap = hi;
+    if (mem == LS_MEM_SBUF)
+        cap = (__int128)t->sbuf_usable_bytes - rel_hi;
+    if (mem == LS_MEM_PSUM)
+        cap = (__int128)t->psum_banks * bank - rel_hi;
+    if (cap < hi)
+        hi = cap;
+    m->span[k] = 0;
+    m->pofs[k] = (uint64_t)rel_lo;
+    int never = hi < lo;
+    if (mem == LS_MEM_PSUM) {
+        __int128 span = rel_hi - rel_lo;
+        never |= !bank || span < 1 || span > (__int128)bank;
+        m->span[k] = never ? 0 : (uint64_t)span;
+    }
+    m->amin[k] = never ? 1 : (uint64_t)lo;
+    m->amax[k] = never ? 0 : (uint64_t)hi;
+}
+
+static void memo_fill(const struct sim_target *t, struct check_memo *m, const struct sim_irec *r,
+                      const struct sim_instr *in, const struct sim_check_state *before,
+                      const struct sim_check_state *after)
 {
     const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
     for (int k = 0; k < 3; k++) {
         m->shape[k] = r->shape[k];
         m->mem[k] = ops[k]->mem;
-        m->rel_lo[k] = m->rel_hi[k] = 0;
+        __int128 rel_lo = 0, rel_hi = 0;
         if (r->shape[k])
-            sim_operand_extent_rel(ops[k], &m->rel_lo[k], &m->rel_hi[k]);
+            sim_operand_extent_rel(ops[k], &rel_lo, &rel_hi);
+        memo_range(t, m, k, ops[k]->mem, rel_lo, rel_hi);
     }
     m->engine = r->engine;
     m->opcode = r->opcode;
@@ -213,40 +241,84 @@ static void memo_fill(struct check_memo *m, const struct sim_irec *r, const stru
     m->valid = 1;
 }
 
+struct sim_checker {
+    const struct sim_target *t;
+    struct check_memo *memo; /* CHECK_MEMO_SLOTS */
+    struct sim_check_state cs;
+    size_t next; /* the instruction to check next */
+};
+
+struct sim_checker *sim_checker_new(const struct sim_target *t)
+{
+    struct sim_checker *c = calloc(1, sizeof *c);
+    if (c && !(c->memo = calloc(CHECK_MEMO_SLOTS, sizeof *c->memo))) {
+        free(c);
+        return NULL;
+    }
+    if (c)
+        c->t = t;
+    return c;
+}
+
+void sim_checker_free(struct sim_checker *c)
+{
+    if (c)
+        free(c->memo);
+    free(c);
+}
+
+int sim_checker_next(struct sim_checker *c, const struct sim_program *p, struct ls_error *err)
+{
+    size_t i = c->next++;
+    const struct sim_irec *r = &p->ins.data[i];
+    /* Only a matmul reads the PE state: other keys leave it out so that they are shared. */
+    struct sim_check_state before =
+        r->opcode == SIM_OP_MATMUL ? c->cs : (struct sim_check_state){0, 0, 0};
+    struct check_memo *m = memo_slot(c->memo, r);
+    if (memo_key_is(m, r, &before) && memo_bounds_ok(c->t, m, r)) {
+        if (r->opcode == SIM_OP_LOAD_STATIONARY || r->opcode == SIM_OP_PE_TRANSPOSE)
+            c->cs = m->after; /* the stationary operand they leave: from their shapes */
+        return 0;
+    }
+    struct sim_instr in;
+    if (sim_check_instr(c->t, p, i, sim_program_get(p, i, &in), &c->cs, err))
+        return LS_ERR_INPUT;
+    memo_fill(c->t, m, r, &in, &before, &c->cs);
+    return 0;
+}
+
+void sim_checker_passed(const struct sim_checker *c, struct sim_program *p)
+{
+    p->checked = c->next == p->ins.len;
+    p->checked_hash = sim_target_hash(c->t);
+    p->checked_len = p->ins.len;
+}
+
+/* Every instruction of p through a new checker for t; *passed (when not NULL) marks p. */
+static int check_all(const struct sim_target *t, const struct sim_program *p,
+                     struct sim_program *passed, struct ls_error *err)
+{
+    struct sim_checker *c = sim_checker_new(t);
+    if (!c)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory checking the program");
+    int rc = 0;
+    for (size_t i = 0; i < p->ins.len && !rc; i++)
+        rc = sim_checker_next(c, p, err);
+    if (!rc && passed)
+        sim_checker_passed(c, passed);
+    sim_checker_free(c);
+    return rc;
+}
+
 int sim_check(const struct sim_target *t, const struct sim_program *p, struct ls_error *err)
 {
-    struct check_memo *memo = calloc(CHECK_MEMO_SLOTS, sizeof *memo);
-    struct sim_check_state cs = {0, 0, 0};
-    struct sim_instr in;
-    int rc = 0;
-    for (size_t i = 0; i < p->ins.len && !rc; i++) {
-        const struct sim_irec *r = &p->ins.data[i];
-        /* Only a matmul reads the PE state: other keys leave it out so that they are shared. */
-        struct sim_check_state before = r->opcode == SIM_OP_MATMUL ? cs : (struct sim_check_state){0, 0, 0};
-        struct check_memo *m = memo ? memo_slot(memo, r) : NULL;
-        if (m && memo_key_is(m, r, &before) && memo_bounds_ok(t, m, r)) {
-            if (r->opcode == SIM_OP_LOAD_STATIONARY || r->opcode == SIM_OP_PE_TRANSPOSE)
-                cs = m->after; /* the stationary operand they leave: from their shapes */
-            continue;
-        }
-        rc = sim_check_instr(t, p, i, sim_program_get(p, i, &in), &cs, err) ? LS_ERR_INPUT : 0;
-        if (!rc && m)
-            memo_fill(m, r, &in, &before, &cs);
-    }
-    free(memo);
-    return rc;
+    return check_all(t, p, NULL, err);
 }
 
 int sim_program_check(const struct sim_target *t, struct sim_program *p, struct ls_error *err)
 {
     p->checked = 0;
-    int rc = sim_check(t, p, err);
-    if (!rc) {
-        p->checked = 1;
-        p->checked_hash = sim_target_hash(t);
-        p->checked_len = p->ins.len;
-    }
-    return rc;
+    return check_all(t, p, p, err);
 }
 
 int sim_check_once(const struct sim_target *t, const struct sim_program *p, struct ls_error *err)

@@ -29,21 +29,23 @@ struct stream {
  * share it (a compiled program has few such signatures; computing it per instruction was
  * a fifth of the run). */
 struct cost {
+    /* the fields every step reads first, then what vec_step and dma_step read, then the
+     * PSUM extents: a lookup touches two or three cache lines, not five */
     uint32_t shape[3];
     uint8_t engine, opcode, func, flags, used;
     /* the operands (dst, src, src2) as the loop needs them, without decoding them */
     uint8_t mem[3], dtype[3];
     uint32_t nparts[3];
     uint64_t free[3];
-    __int128 ext_lo[3], ext_hi[3];             /* extents relative to the address */
     uint64_t vfree, vcycles;                   /* ACT, DVE, POOL */
-    struct sim_dma_shape sh;                   /* DMA, and its engine shares priced: */
-    uint64_t dur_hi, dur_lo, need_hi, need_lo; /* ticks of base + 1 and base partitions */
+    uint64_t dur_hi, dur_lo, need_hi, need_lo; /* DMA: ticks of base + 1 and base partitions */
     /* the DMA split: engines used, partitions per engine (base, and base + 1 on the first
      * extra), first engine; chunk bytes and their histogram bucket (no divisions per step) */
     uint32_t d_used, d_base, d_extra, d_e0;
     uint64_t chunk_bytes;
     int bucket;
+    struct sim_dma_shape sh;                   /* DMA, and its engine shares priced */
+    __int128 ext_lo[3], ext_hi[3];             /* extents relative to the address */
 };
 #define COST_SLOTS 1024 /* direct-mapped */
 
@@ -528,6 +530,24 @@ static void head_estimate(struct run *r, struct stream *s)
     s->est = m > s->issue ? m : s->issue;
 }
 
+/* Fetch ahead what head_estimate will read for the stream's next heads (waiting on them
+ * was half of its time): the dependency list of the head after next, and the end times
+ * of the next head's first dependencies. Hints only. */
+static inline void prefetch_deps(const struct run *r, const struct stream *s)
+{
+    const struct sim_program *p = r->p;
+    if (!p->deps.data)
+        return;
+    if (s->pos + 2 < s->n)
+        __builtin_prefetch(p->deps.data + p->ins.data[s->idx[s->pos + 2]].deps_off);
+    if (s->pos + 1 < s->n) {
+        const struct sim_irec *nx = &p->ins.data[s->idx[s->pos + 1]];
+        const uint32_t *d = p->deps.data + nx->deps_off;
+        for (uint32_t k = 0; k < nx->ndeps && k < 4; k++)
+            __builtin_prefetch(&r->end[d[k]]);
+    }
+}
+
 /* Instruction i of stream k has settled: re-estimate the streams that waited on it. A
  * stream settles its instructions in program order, so nobody waits on it before wake_at. */
 static void wake_waiters(struct run *r, size_t k, uint32_t i)
@@ -693,6 +713,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
             __builtin_prefetch(nx); /* a record may straddle two lines */
             __builtin_prefetch(nx + sizeof(struct sim_irec) - 1);
         }
+        prefetch_deps(&r, s);
         wake_waiters(&r, sk, i);
         if (s->pos == s->n) { /* done: the last active stream takes its rank */
             s->est = NONE64;

@@ -2,6 +2,10 @@
 
 #include <stdlib.h>
 
+#ifdef LAYSIM_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+
 #include "traces/codec.h"
 #include "util/vec.h"
 
@@ -72,7 +76,67 @@ enum trace_block_status trace_block_unpack(const uint8_t f[TRACE_FRAME_LEN], con
     return TRACE_BLOCK_OK;
 }
 
-enum trace_block_status trace_block_inflate(z_stream *zs, const uint8_t f[TRACE_FRAME_LEN],
+struct trace_inflater {
+#ifdef LAYSIM_HAVE_LIBDEFLATE
+    struct libdeflate_decompressor *d;
+#else
+    z_stream zs; /* raw inflate, reset per block */
+#endif
+};
+
+struct trace_inflater *trace_inflater_new(void)
+{
+    struct trace_inflater *in = calloc(1, sizeof *in);
+    if (!in)
+        return NULL;
+#ifdef LAYSIM_HAVE_LIBDEFLATE
+    in->d = libdeflate_alloc_decompressor();
+    if (!in->d) {
+#else
+    if (inflateInit2(&in->zs, -MAX_WBITS) != Z_OK) {
+#endif
+        free(in);
+        return NULL;
+    }
+    return in;
+}
+
+void trace_inflater_free(struct trace_inflater *in)
+{
+    if (!in)
+        return;
+#ifdef LAYSIM_HAVE_LIBDEFLATE
+    libdeflate_free_decompressor(in->d);
+#else
+    inflateEnd(&in->zs);
+#endif
+    free(in);
+}
+
+/* Inflate the deflate data at comp[0..n), which must be followed by exactly the 4-byte
+ * Adler-32 trailer (left unread), into exactly raw_len bytes. */
+static int inflate_exact(struct trace_inflater *in, const uint8_t *comp, size_t n, uint8_t *raw,
+                         uint32_t raw_len)
+{
+#ifdef LAYSIM_HAVE_LIBDEFLATE
+    size_t used = 0, got = 0;
+    enum libdeflate_result rc =
+        libdeflate_deflate_decompress_ex(in->d, comp, n, raw, raw_len, &used, &got);
+    return rc == LIBDEFLATE_SUCCESS && got == raw_len && used + 4 == n ? 0 : -1;
+#else
+    if (inflateReset(&in->zs) != Z_OK)
+        return -1;
+    in->zs.next_in = (Bytef *)(uintptr_t)comp;
+    in->zs.avail_in = (uInt)n;
+    in->zs.next_out = raw;
+    in->zs.avail_out = raw_len;
+    int rc = inflate(&in->zs, Z_FINISH);
+    return rc == Z_STREAM_END && in->zs.avail_out == 0 && in->zs.avail_in == 4 ? 0 : -1;
+#endif
+}
+
+enum trace_block_status trace_block_inflate(struct trace_inflater *in,
+                                            const uint8_t f[TRACE_FRAME_LEN],
                                             const uint8_t *comp, uint8_t *raw, uint32_t *crc)
 {
     uint32_t raw_len = trace_get_u32le(f + 4), comp_len = trace_get_u32le(f + 8);
@@ -80,18 +144,12 @@ enum trace_block_status trace_block_inflate(z_stream *zs, const uint8_t f[TRACE_
     if (*crc != trace_get_u32le(f + 12))
         return TRACE_BLOCK_BAD_CRC;
     /* zlib header (deflate, window <= 32 KiB, no preset dictionary), deflate data, then the
-     * 4-byte Adler-32 trailer, which is left unread */
+     * 4-byte Adler-32 trailer */
     if (comp_len < 7 || (comp[0] & 15) != Z_DEFLATED || comp[0] >> 4 > 7 || (comp[1] & 0x20) ||
-        ((unsigned)comp[0] << 8 | comp[1]) % 31 || inflateReset(zs) != Z_OK)
+        ((unsigned)comp[0] << 8 | comp[1]) % 31)
         return TRACE_BLOCK_BAD_ZLIB;
-    zs->next_in = (Bytef *)(uintptr_t)(comp + 2);
-    zs->avail_in = comp_len - 2;
-    zs->next_out = raw;
-    zs->avail_out = raw_len;
-    int rc = inflate(zs, Z_FINISH);
-    if (rc != Z_STREAM_END || zs->avail_out != 0 || zs->avail_in != 4)
-        return TRACE_BLOCK_BAD_ZLIB;
-    return TRACE_BLOCK_OK;
+    return inflate_exact(in, comp + 2, comp_len - 2, raw, raw_len) ? TRACE_BLOCK_BAD_ZLIB
+                                                                    : TRACE_BLOCK_OK;
 }
 
 enum trace_block_status trace_block_check_end(const uint8_t f[TRACE_FRAME_LEN],
