@@ -98,8 +98,10 @@ PY
     exit 0
 fi
 # shellcheck disable=SC2086
-"$L" calibrate "${traces[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} -o "$W/fit.json" -q |
-    head -3
+"$L" calibrate "${traces[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} -o "$W/fit.json" -q \
+    --report "$W/fit-report.json" | head -3
+# calibrate writes its prior instead of a fit that predicts the held-out traces worse
+written=$(jq -r '.written' "$W/fit-report.json")
 run() {  # table -> "pairwise median"
     # shellcheck disable=SC2086
     "$L" validate $TEST $SCALE --table "$1" "${HIDE[@]}" --json -q -o "$W/v.json"
@@ -109,5 +111,15 @@ read -r pw0 med0 n0 < <(run "$W/datasheet.json")
 cp "$W/v.json" "$W/v_datasheet.json"
 read -r pw1 med1 n1 < <(run "$W/fit.json")
 echo "datasheet table on the hidden core:  pairwise $pw0 (pairs $n0), median rel. error $med0"
-echo "table fitted from $fmt traces:        pairwise $pw1 (pairs $n1), median rel. error $med1"
-echo "{\"format\":\"$fmt\",\"datasheet\":{\"pairwise\":$pw0,\"median_rel_error\":$med0},\"fitted\":{\"pairwise\":$pw1,\"median_rel_error\":$med1}}"
+echo "table calibrate wrote ($written) from $fmt traces: pairwise $pw1 (pairs $n1), median rel. error $med1"
+rejected=""
+if [ "$written" = prior ]; then
+    # what the rejected fit would have given (diagnosis only: calibrate did not ship it)
+    # shellcheck disable=SC2086
+    "$L" calibrate "${traces[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} --keep-worse \
+        -o "$W/fit-rejected.json" -q >/dev/null
+    read -r pw2 med2 n2 < <(run "$W/fit-rejected.json")
+    echo "the rejected fit (--keep-worse):     pairwise $pw2 (pairs $n2), median rel. error $med2"
+    rejected=",\"rejected_fit\":{\"pairwise\":$pw2,\"median_rel_error\":$med2}"
+fi
+echo "{\"format\":\"$fmt\",\"written\":\"$written\",\"datasheet\":{\"pairwise\":$pw0,\"median_rel_error\":$med0},\"fitted\":{\"pairwise\":$pw1,\"median_rel_error\":$med1}$rejected}"

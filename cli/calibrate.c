@@ -64,7 +64,10 @@ const char cmd_calibrate_help[] =
     "                         fit predicts them worse than the prior keeps the prior\n"
     "                         (verdict 'rejected'); the summary compares the whole table\n"
     "                         with its prior on every held-out sample\n"
-    "  -o FILE                the fitted table (required)\n"
+    "  -o FILE                the fitted table (required). When the group fit predicts\n"
+    "                         the held-out traces worse than the prior table does, FILE\n"
+    "                         gets the prior table instead and the summary says so\n"
+    "  --keep-worse           write the fitted table even then (for diagnosis)\n"
     "  -q, --quiet            no progress bar (one step per trace, then the fit; stderr,\n"
     "                         terminal only)\n"
     "  --report FILE          the fit report as JSON (per entry: samples, R2, max and\n"
@@ -145,7 +148,14 @@ static json_t *group_json(const struct cm_trace_fit *gr)
     return o;
 }
 
-static void group_print(const struct cm_trace_fit *gr, int ntraces)
+/* The group fit predicts the held-out traces worse than the prior table: the prior is what
+ * calibrate writes then (a calibration that makes predictions worse must not ship). */
+static int fit_worse(const struct cm_trace_fit *gr)
+{
+    return gr->done && gr->held_traces && gr->held_after > gr->held_prior;
+}
+
+static void group_print(const struct cm_trace_fit *gr, int ntraces, int fit_written)
 {
     if (ntraces == 0)
         return;
@@ -169,13 +179,14 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces)
                "%.4f (per-instruction fit), %.4f (group fit)", gr->held_traces, gr->held_prior,
                gr->held_before, gr->held_after);
     printf("\n");
-    if (gr->held_traces && gr->held_after > gr->held_prior)
+    if (fit_worse(gr))
         printf("WARNING: the fitted table predicts the held-out programs WORSE than its prior "
-               "(%.4f against %.4f): do not use it in place of the prior\n", gr->held_after,
-               gr->held_prior);
+               "(%.4f against %.4f): %s\n", gr->held_after, gr->held_prior,
+               fit_written ? "written anyway (--keep-worse); do not use it in place of the prior"
+                          : "the prior table is written instead (--keep-worse writes the fit)");
 }
 
-static int report_fit(struct cm_table *fit, const struct cm_fit_report *rep,
+static int report_fit(struct cm_table *out, struct cm_table *fit, const struct cm_fit_report *rep,
                       const struct cm_trace_fit *gr, int ntraces, size_t nmb, size_t ns,
                       const enum cm_aggregate *agg, const char *outp, const char *report,
                       int json)
@@ -183,14 +194,15 @@ static int report_fit(struct cm_table *fit, const struct cm_fit_report *rep,
     struct ls_error err = {0};
     int rc;
     if (agg)
-        cm_table_set_aggregate(fit, *agg, -1);
-    if ((rc = cm_table_write(fit, outp, &err)))
+        cm_table_set_aggregate(out, *agg, -1);
+    if ((rc = cm_table_write(out, outp, &err)))
         return cli_report(&err);
     json_t *rj = report_json(fit, rep);
     json_object_set_new(rj, "microbenchmarks", json_integer((json_int_t)nmb));
     json_object_set_new(rj, "samples", json_integer((json_int_t)ns));
     if (ntraces)
         json_object_set_new(rj, "group_fit", group_json(gr));
+    json_object_set_new(rj, "written", json_string(out == fit ? "fit" : "prior"));
     if (report) {
         char *s = json_dumps(rj, JSON_INDENT(2));
         rc = s ? ls_write_file_atomic(report, s, strlen(s), &err) : LS_ERR_NOMEM;
@@ -207,7 +219,7 @@ static int report_fit(struct cm_table *fit, const struct cm_fit_report *rep,
            rep->verdicts[CM_GOOD] + rep->verdicts[CM_WEAK], rep->n, rep->verdicts[CM_GOOD],
            rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR], ns,
            nmb, outp);
-    group_print(gr, ntraces);
+    group_print(gr, ntraces, out == fit);
     int better = better_than_prior(rep);
     if (better < 0)
         printf("held out: no samples (too few per entry, or --holdout 0): the table is not "
@@ -247,10 +259,12 @@ int cmd_calibrate(int argc, char **argv)
         {"holdout", required_argument, NULL, 'H'},
         {"no-group-fit", no_argument, NULL, 'N'},   {"group-scales", required_argument, NULL, 'S'},
         {"serial-share", no_argument, NULL, 's'},  {"issue-latency", no_argument, NULL, 'I'},
+        {"keep-worse", no_argument, NULL, 'K'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     struct cli_target_args ta = {0};
     const char *traces[64], *prior = NULL, *aggn = NULL, *scalesn = "auto", *mbtrace = NULL, *report = NULL, *outp = NULL;
     int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, serial = 0, issue = 0, c, rc;
+    int keep_worse = 0;
     double holdout = CM_HOLDOUT_DEFAULT;
     struct ls_error err;
     ls_error_clear(&err);
@@ -279,6 +293,7 @@ int cmd_calibrate(int argc, char **argv)
         case 'S': scalesn = optarg; break;
         case 's': serial = 1; break;
         case 'I': issue = 1; break;
+        case 'K': keep_worse = 1; break;
         case 'H':
             if (cli_parse_double("calibrate", "--holdout", optarg, &holdout)) {
                 cli_target_args_free(&ta);
@@ -374,7 +389,7 @@ int cmd_calibrate(int argc, char **argv)
         free(rep);
         return cli_report(&err);
     }
-    rc = report_fit(&fit, rep, &gr, ntr, nmb, ns, aggn ? &agg : NULL, outp, report, json);
+    rc = report_fit(fit_worse(&gr) && !keep_worse ? &tb : &fit, &fit, rep, &gr, ntr, nmb, ns, aggn ? &agg : NULL, outp, report, json);
     free(rep);
     return rc;
 }

@@ -41,6 +41,28 @@ assert d['scales_chosen'] is True, d
 assert d['serial_share_fitted'] is False, d
 for k in ('held_out_median_rel_error_prior','held_out_median_rel_error_before','held_out_median_rel_error_after'): assert d[k] is not None, k"
 ok grep -q '"aggregate": "max"' "$T/g.json"
+ok python3 -c "
+import json; d=json.load(open('$T/g.out')); g=d['group_fit']
+worse = g['held_out_median_rel_error_after'] > g['held_out_median_rel_error_prior']
+assert d['written'] == ('prior' if worse else 'fit'), d['written']"
+# a fit that predicts the held-out trace worse than its prior does not ship: on a core
+# slower than nc-v2 (bench/calib_hidden.sh's), the datasheet prior wins on this model's
+# held-out program, so calibrate writes the prior itself; --keep-worse writes the fit
+HIDE=(--set dma.bytes_per_ns=11 --set dma.desc_min_ns=220 --set dma.transfer_latency_ns=1100
+      --set hbm.bytes_per_ns=300 --set vec.access_overhead=90 --set vec.static_overhead=160
+      --set pool.start_cycles=250)
+htrs=()
+for s in local greedy rulebased exact cfg0; do
+    "$B" sim "$T/b_$s.prog" "${HIDE[@]}" --trace "$T/h_$s.lstrace" >/dev/null
+    htrs+=(--traces "$T/h_$s.lstrace")
+done
+"$B" problem zoo:cnn --write-table "$T/datasheet.json" -o "$T/x.lsp" >/dev/null
+"$B" calibrate "${htrs[@]}" -o "$T/h.json" > "$T/h.out"; ok test $? = 0
+ok grep -q 'the prior table is written instead' "$T/h.out"
+ok cmp -s "$T/h.json" "$T/datasheet.json"
+"$B" calibrate "${htrs[@]}" --keep-worse -o "$T/hk.json" --json | python3 -c "
+import json, sys; assert json.load(sys.stdin)['written'] == 'fit'"; ok test $? = 0
+ok grep -q '"group_ns"' "$T/hk.json"
 "$B" calibrate "${trs[@]}" -o "$T/g2.json" | grep -q 'group fit (overlap-aware'; ok test $? = 0
 "$B" calibrate "${trs[@]}" --no-group-fit -o "$T/g3.json" | grep -q 'group fit: skipped'; ok test $? = 0
 # --group-scales: entry keeps the per-entry form, tied the one pair of scales; anything
