@@ -193,7 +193,7 @@ static int report_fit(struct cm_table *out, struct cm_table *fit, const struct c
 {
     struct ls_error err = {0};
     int rc;
-    if (agg)
+    if (agg && out == fit) /* the prior, when it is written, is written as it was judged */
         cm_table_set_aggregate(out, *agg, -1);
     if ((rc = cm_table_write(out, outp, &err)))
         return cli_report(&err);
@@ -389,7 +389,8 @@ int cmd_calibrate(int argc, char **argv)
         free(rep);
         return cli_report(&err);
     }
-    rc = report_fit(fit_worse(&gr) && !keep_worse ? &tb : &fit, &fit, rep, &gr, ntr, nmb, ns, aggn ? &agg : NULL, outp, report, json);
+    struct cm_table *out = fit_worse(&gr) && !keep_worse ? &tb : &fit;
+    rc = report_fit(out, &fit, rep, &gr, ntr, nmb, ns, aggn ? &agg : NULL, outp, report, json);
     free(rep);
     return rc;
 }

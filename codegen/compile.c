@@ -104,15 +104,6 @@ static int ring_load(const struct cc *c, const struct sim_instr *in)
            in->dst.addr >= c->ring_base && in->dst.addr < c->ring_end;
 }
 
-/* Bytes per partition from o's address to its last element. */
-static uint64_t operand_span(const struct sim_operand *o)
-{
-    int64_t last = 0;
-    for (int d = 0; d < o->ndim; d++)
-        last += (int64_t)(o->size[d] - 1) * o->stride[d];
-    return (uint64_t)(last + 1) * ls_dtype_size((enum ls_dtype)o->dtype);
-}
-
 static int push_deps(struct cc *c, const int64_t *h, size_t n);
 
 /* A ring load waits for the steps that loaded the granules it writes before this step
@@ -121,8 +112,11 @@ static int push_deps(struct cc *c, const int64_t *h, size_t n);
  * still computes. */
 static int ring_deps(struct cc *c, const struct sim_instr *in)
 {
-    uint64_t g0 = (in->dst.addr - c->ring_base) / 64;
-    uint64_t g1 = (in->dst.addr - c->ring_base + operand_span(&in->dst) + 63) / 64;
+    uint64_t lo, hi;
+    if (sim_operand_extent(&in->dst, &lo, &hi))
+        return 0; /* no such operand passes sim_check; nothing to order it after */
+    lo = lo < c->ring_base ? c->ring_base : lo;
+    uint64_t g0 = (lo - c->ring_base) / 64, g1 = (hi - c->ring_base + 63) / 64;
     int32_t seen = -1;
     for (uint64_t g = g0; g < g1 && g < c->ring_granules; g++) {
         int32_t o = c->ring_prev[g];
