@@ -19,7 +19,6 @@ struct mapc {
     int nf, fax[R_];         /* output free axes */
     int norm;                /* out axis normalized (softmax/norms), -1 */
     int scratch;             /* scratch buffers (in output tiles) */
-    int piped;               /* a row norm whose tiles overlap (norm_piped_ok) */
     struct cg_split sp;
     int64_t budget;
 };
@@ -319,104 +318,6 @@ static int once_const(const struct cg_em *e, const struct mapc *m, int s, int64_
            cg_layout_free(e->g, m->x->inputs[s]);
 }
 
-/* A layernorm or rmsnorm whose normalized axis is the whole free extent of every tile
- * (one row per partition, statistics per-partition scalars) and whose gamma / beta are
- * loaded once: its tiles are software-pipelined (norm_stage_a/b/c) so that DVE does not
- * wait for ACT inside a tile. Needs one more scratch tile (two statistic slots). */
-static int norm_piped_ok(const struct mapc *m, int64_t nft)
-{
-    enum graph_op_kind k = m->x->kind;
-    if ((k != GRAPH_OP_LAYERNORM && k != GRAPH_OP_RMSNORM) || m->norm < 0 ||
-        m->norm == m->po || nft != 1)
-        return 0;
-    for (int i = 0; i < m->nf; i++)
-        if (m->fax[i] != m->norm && m->vout.dim[m->fax[i]] != 1)
-            return 0;   /* more than one row per partition */
-    for (int s = 1; s < m->nin; s++)
-        if (m->rax[s] >= 0)
-            return 0;   /* gamma / beta per row: loaded per tile, not once */
-    return 1;
-}
-
-/* The operands of one pipelined norm tile. */
-struct ntile {
-    struct chain c;
-    struct sim_operand out, x, cen, sq, st, ial[MAXIN];
-    int64_t lo[R_], len[R_];
-    int b, valid;
-};
-
-/* Stage A, DVE first: layernorm's row sum and its ACT centring (rmsnorm: nothing). The
- * sum waits for the ACT reads of its statistic slot two tiles back, the centring for the
- * DVE read of the centred scratch one tile back. */
-static void norm_stage_a(struct ntile *t, enum graph_op_kind k, int64_t stat_user,
-                         int64_t cen_user)
-{
-    t->x = t->ial[0];
-    if (k != GRAPH_OP_LAYERNORM)
-        return;
-    if (stat_user >= 0 && t->c.nextra < CHAIN_EXTRA)
-        t->c.extra[t->c.nextra++] = stat_user;
-    step(&t->c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &t->st, &t->ial[0], NULL, 0);
-    if (cen_user >= 0 && t->c.nextra < CHAIN_EXTRA)
-        t->c.extra[t->c.nextra++] = cen_user;
-    step(&t->c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &t->cen, &t->ial[0], NULL, 0);
-    t->x = t->cen;
-}
-
-/* Stage B: DVE square and sum, ACT rsqrt and scale into the output tile (which waits for
- * the store of the tile that used the buffer before). Returns the square's handle (the
- * last DVE read of the centred scratch). */
-static int64_t norm_stage_b(struct ntile *t, int64_t stat_user, int64_t out_user)
-{
-    if (stat_user >= 0 && t->c.nextra < CHAIN_EXTRA)
-        t->c.extra[t->c.nextra++] = stat_user;
-    int64_t hsq = step(&t->c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &t->sq, &t->x,
-                       &t->x, 0);
-    step(&t->c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &t->st, &t->sq, NULL, 0);
-    step(&t->c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &t->st, &t->st, NULL, 0);
-    if (out_user >= 0 && t->c.nextra < CHAIN_EXTRA)
-        t->c.extra[t->c.nextra++] = out_user;
-    step(&t->c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &t->out, &t->x, NULL, 0);
-    return hsq;
-}
-
-/* After a tile's last compute instruction hl: its inputs' buffers from slot s0 on are
- * free again, and the output tile is written in place or stored. */
-static int tile_tail(struct mapc *m, int64_t hl, const int64_t *lo, const int64_t *len,
-                     const struct sim_operand *out, int b, int s0, int64_t (*last_read)[2],
-                     int64_t *last_store)
-{
-    struct cg_em *e = m->e;
-    if (hl < 0)
-        return e->fail ? e->fail : cg_fail(e, "op %s: nothing emitted", m->x->name);
-    for (int s = s0; s < m->nin; s++)
-        last_read[s][b] = hl;
-    if (cg_resident(&m->vout)) {   /* written in place: no store */
-        cg_wrote(e, m->x->output, m->po, hl);
-        return e->fail;
-    }
-    struct sim_operand dst;
-    if (cg_box(&m->vout, lo, len, NULL, m->po, 1, m->fax, m->nf, &dst))
-        return cg_fail(e, "op %s: output access pattern needs more than 4 dims", m->x->name);
-    int64_t h = cg_dma(e, 1, &dst, out, SIM_OP_DMA_COPY, &hl, 1);
-    if (h < 0)
-        return e->fail;
-    cg_wrote(e, m->x->output, m->po, h);
-    last_store[b] = h;
-    return e->fail;
-}
-
-/* Stage C of a pipelined norm tile: gamma (and beta) on DVE, then the tile's tail (the
- * input x's buffer was freed by stage B, its last reader). */
-static int norm_tail(struct mapc *m, struct ntile *t, int64_t (*last_read)[2],
-                     int64_t *last_store)
-{
-    norm_affine(&t->c, &t->out, t->ial, m->nin);
-    t->valid = 0;
-    return tile_tail(m, t->c.last, t->lo, t->len, &t->out, t->b, 1, last_read, last_store);
-}
-
 int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     struct mapc m;
@@ -470,15 +371,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
     m.sp.n = m.nf;
     for (int k = 0; k < m.nf; k++)
         m.sp.ext[k] = m.vout.dim[m.fax[k]];
-    /* a normalized free axis stays whole inside a tile (map_fits); a pipelined norm
-     * needs one more scratch tile, else it runs unpipelined */
-    m.piped = is_norm && norm_piped_ok(&m, 1) && m.vout.dim[m.norm] >= 16;
-    if (m.piped)
-        m.scratch = 3;
-    if (cg_plan(&m.sp, map_fits, &m) && m.piped) {
-        m.piped = 0;
-        m.scratch = 2;
-    }
+    /* a normalized free axis stays whole inside a tile (map_fits) */
     if (cg_plan(&m.sp, map_fits, &m))
         return cg_fail(e, "op %s: a tile does not fit in SBUF", x->name);
 
@@ -487,7 +380,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
     cg_split_box(&m.sp, 0, flo, flen);
     out_box(&m, 0, m.ptile, flo, flen, lo, len);
     int64_t nout_max = box_free(m.fax, m.nf, len);
-    uint64_t ibuf[MAXIN][2], obuf[2], scr[3] = {0, 0, 0}, ring[MAXIN];
+    uint64_t ibuf[MAXIN][2], obuf[2], scr[2] = {0, 0}, ring[MAXIN];
     const int64_t nft = cg_split_tiles(&m.sp);
     for (int s = 0; s < m.nin; s++) {
         in_box(&m, s, lo, len, ilo, ilen);
@@ -510,10 +403,6 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
     int64_t kept[MAXIN] = {-1, -1, -1};   /* the one load of a reused broadcast input */
     int64_t last_store[2] = {-1, -1};
     int64_t scratch_user = -1;
-    int64_t stat_user[2] = {-1, -1}, cen_user = -1;   /* pipelined norms */
-    struct ntile prev;
-    prev.valid = 0;
-    int piped = m.piped && nft == 1;
     int64_t npt = cg_cdiv(m.P, m.ptile);
     int64_t tile = 0;
     enum ls_dtype odt = m.vout.dt;
@@ -577,9 +466,9 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 ial[s] = isb[s];
                 aligned(&m, s, ilen, len, &ial[s]);
             }
-            if (last_store[b] >= 0 && !piped)
+            if (last_store[b] >= 0)
                 c.extra[c.nextra++] = last_store[b];
-            if (scratch_user >= 0 && m.scratch && !piped)
+            if (scratch_user >= 0 && m.scratch)
                 c.extra[c.nextra++] = scratch_user;
             struct sim_operand out = cg_sb(0, (uint32_t)rn, obuf[b], odt, (uint64_t)nout);
             if (cg_resident(&m.vout) &&
@@ -588,24 +477,6 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
             struct sim_operand s0 = cg_sb(0, (uint32_t)rn, scr[0], LS_DT_FP32, (uint64_t)nout);
             struct sim_operand s1 = cg_sb(0, (uint32_t)rn, scr[1], LS_DT_FP32, (uint64_t)nout);
             enum graph_op_kind k = x->kind;
-            if (piped) {
-                /* stage A of this tile, then the previous tile's affine and store, then
-                 * stage B of this tile: DVE works on one tile while ACT does the other's */
-                struct ntile cur = {.c = c, .out = out, .b = b, .valid = 1};
-                memcpy(cur.ial, ial, sizeof ial);
-                memcpy(cur.lo, lo, sizeof lo);
-                memcpy(cur.len, len, sizeof len);
-                cur.cen = cg_sb(0, (uint32_t)rn, scr[0], LS_DT_BF16, (uint64_t)nout);
-                cur.sq = cg_sb(0, (uint32_t)rn, scr[1], LS_DT_BF16, (uint64_t)nout);
-                cur.st = cg_sb(0, (uint32_t)rn, scr[2] + (uint64_t)b * 32, LS_DT_FP32, 1);
-                norm_stage_a(&cur, k, stat_user[b], cen_user);
-                if (prev.valid && norm_tail(&m, &prev, last_read, last_store))
-                    return e->fail;
-                cen_user = norm_stage_b(&cur, stat_user[b], last_store[b]);
-                stat_user[b] = last_read[0][b] = cur.c.last;
-                prev = cur;
-                continue;
-            }
             if (graph_kind_is_unary(k) && k != GRAPH_OP_COPY && k != GRAPH_OP_CAST) {
                 step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, unary_fn(k), &out, &ial[0], NULL, 0);
                 if (k == GRAPH_OP_SILU)
@@ -721,14 +592,26 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 return cg_fail(e, "op %s: kind %s has no elementwise lowering", x->name,
                                graph_op_kind_name(k));
             }
+            if (c.last < 0)
+                return e->fail ? e->fail : cg_fail(e, "op %s: nothing emitted", x->name);
+            for (int s = 0; s < m.nin; s++)
+                last_read[s][b] = c.last;
             if (m.scratch)
                 scratch_user = c.last;
-            if (tile_tail(&m, c.last, lo, len, &out, b, 0, last_read, last_store))
+            if (cg_resident(&m.vout)) {   /* written in place: no store */
+                cg_wrote(e, x->output, m.po, c.last);
+                continue;
+            }
+            struct sim_operand dst;
+            if (cg_box(&m.vout, lo, len, NULL, m.po, 1, m.fax, m.nf, &dst))
+                return cg_fail(e, "op %s: output access pattern needs more than 4 dims", x->name);
+            int64_t h = cg_dma(e, 1, &dst, &out, SIM_OP_DMA_COPY, &c.last, 1);
+            if (h < 0)
                 return e->fail;
+            cg_wrote(e, x->output, m.po, h);
+            last_store[b] = h;
         }
     }
-    if (prev.valid)
-        norm_tail(&m, &prev, last_read, last_store);
     return e->fail;
 }
 
