@@ -3,8 +3,10 @@
  *
  * A group is batch_matmul (scores) -> softmax along the keys -> batch_matmul (ctx) whose
  * scores and probabilities are read by nothing else. Q, K, V and ctx are read and
- * written in place when the memory plan keeps them in SBUF, else loaded and stored. Per (batch combo, tile of <= 128 queries): the scores row block stays in PSUM,
- * softmax reads it there and writes the bf16 probabilities to SBUF, PE transposes them
+ * written in place when the memory plan keeps them in SBUF, else loaded and stored. Per
+ * (batch combo, tile of <= 128 queries): the scores row block lands in PSUM, one ACT pass
+ * copies it to a bf16 tile in SBUF where softmax turns it into the probabilities in
+ * place (max on DVE, exp and row sum on ACT), PE transposes them
  * (keys on partitions) and multiplies by V; the evacuation scales by 1 / row sum.
  *
  * Each op of the group emits its own part of every tile (scores: Q^T/K^T loads and the
@@ -22,6 +24,7 @@
  * so that their descriptors run in parallel instead of behind each other. */
 #define ATTN_Q0 4
 #define ATTN_SPREAD 8
+#define ATTN_NP 4 /* most probability tiles in flight (cg_attn_geom.np) */
 
 static int only_use(const struct graph *g, int32_t t, int32_t *op)
 {
@@ -43,14 +46,32 @@ static int leading_batch(const struct graph_attrs *at, int r)
     return 1;
 }
 
-/* Per-partition SBUF bytes of the fused lowering (double-buffered everything). */
+/* Per-partition SBUF bytes of the fused lowering (double-buffered K and V, nqbuf Q
+ * buffers, np probability tiles). */
 static uint64_t attn_sbuf_bytes(const struct cg_attn_geom *m)
 {
-    uint64_t b = 2 * (uint64_t)m->Sq * m->esq + 2 * (uint64_t)m->Sk * m->esk +
-                 2 * (uint64_t)m->nkb * m->Dv * m->esv + 3 * (uint64_t)m->Sk * 2 +
+    uint64_t b = m->nqbuf * (uint64_t)m->Sq * m->esq + 2 * (uint64_t)m->Sk * m->esk +
+                 2 * (uint64_t)m->nkb * m->Dv * m->esv + m->np * (uint64_t)m->Sk * 2 +
                  (uint64_t)m->nkb * 128 * 2 + 2 * (uint64_t)m->Dv * m->eso +
-                 3 * (uint64_t)(m->nc + 4) * 4;
-    return b + 10 * 64;   /* alignment of each buffer */
+                 m->np * (uint64_t)(m->nc + 4) * 4;
+    return b + (2 * m->np + m->nqbuf + 7) * 64;   /* alignment of each buffer */
+}
+
+/* The deepest pipeline that fits the smallest step region any plan leaves (codegen/core.c
+ * cg_step_sbuf_bytes): four probability tiles in flight (double-buffered Q^T, else one
+ * Q^T buffer), else three. 0 when nothing fits. */
+static int fit_buffers(const struct sim_target *t, struct cg_attn_geom *m)
+{
+    uint64_t half = t->sbuf_usable_bytes - t->sbuf_usable_bytes / 2;
+    uint64_t room = (uint64_t)cg_min((int64_t)half / (CG_STEP_REGIONS + 1), CG_STEP_MIN_BYTES);
+    static const uint32_t tries[4][2] = {{4, 2}, {4, 1}, {3, 2}, {3, 1}};
+    for (int i = 0; i < 4; i++) {
+        m->np = tries[i][0];
+        m->nqbuf = tries[i][1];
+        if (attn_sbuf_bytes(m) <= room)
+            return 1;
+    }
+    return 0;
 }
 
 static int geom(const struct graph *g, const struct sim_target *t, const int32_t *op,
@@ -90,10 +111,7 @@ static int geom(const struct graph *g, const struct sim_target *t, const int32_t
         m->tpb < 1 || m->ns * m->nc + 2 > t->psum_banks || q->dtype != k->dtype ||
         graph_tensor(g, b->inputs[0])->dtype != LS_DT_BF16)
         return 0;
-    /* fits the smallest step region any plan leaves (codegen/core.c cg_step_sbuf_bytes) */
-    uint64_t half = t->sbuf_usable_bytes - t->sbuf_usable_bytes / 2;
-    return attn_sbuf_bytes(m) <=
-           (uint64_t)cg_min((int64_t)half / (CG_STEP_REGIONS + 1), CG_STEP_MIN_BYTES);
+    return fit_buffers(t, m);
 }
 
 int cg_attn_find(const struct graph *g, const struct sim_target *t, int32_t op,
@@ -157,13 +175,15 @@ struct attn_run {
     struct cg_view vq, vk, vv, vo;
     int qord[R_], kord[R_], vord[R_], oord[R_], nq, nk, nv, no;
     uint64_t qb[2], kb[2], vb[2], ob[2], ptb;
-    uint64_t st[3], pb[3];       /* statistics, probabilities: three tiles in flight (t % 3) */
+    uint64_t st[ATTN_NP], pb[ATTN_NP]; /* statistics, probabilities: np tiles in flight */
     uint32_t sbank0, tbank, pvbank;
     const int32_t *tags;
     int64_t nqt;                 /* query tiles per batch combo */
     /* handles (-1: none, or emitted by a part not lowered here) */
-    int64_t hq[2], hk[2], hv[2][ATTN_SPREAD], qk_reader[2], v_reader[2];
-    int64_t mm[2][8], sbank_reader[2], p_h[3], p_reader[3], rs_h[3], st_reader[3], mx_h[3];
+    int64_t hq[2], hk[2], hv[2][ATTN_SPREAD], q_reader[2], k_reader[2], v_reader[2];
+    int64_t mm[2][8], sbank_reader[2];
+    int64_t p_h[ATTN_NP], p_reader[ATTN_NP], rs_h[ATTN_NP], st_reader[ATTN_NP], mx_h[ATTN_NP];
+    int64_t cp_h[ATTN_NP];       /* the scores' copy to SBUF */
     int64_t pt_reader, t_reader[2], hcp[2], pv_reader[2], o_reader[2];
     int64_t tgroups;             /* transpose groups so far: the bank half they use */
 };
@@ -262,25 +282,25 @@ static int part_scores(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t 
 {
     const struct cg_attn_geom *m = z->m;
     int64_t lo[R_], len[R_], qlen = cg_min(128, m->Sq - qt * 128), t = bi * z->nqt + qt;
-    int b = (int)(bi & 1), s = (int)(t % m->ns);
+    int b = (int)(bi & 1), s = (int)(t % m->ns), qi = (int)(bi % m->nqbuf);
     e->s->op_tag = z->tags[0];
     if (qt == 0 && !cg_resident(&z->vq)) {
         batch_box(z, bi, m->r, z->vq.dim, lo, len);
-        z->hq[b] = load(e, &z->vq, z->qord, z->nq, lo, len, z->qb[b], (uint32_t)m->D,
-                        (uint64_t)m->Sq, z->qk_reader[b], bi < 2, CG_Q_LOAD);
+        z->hq[qi] = load(e, &z->vq, z->qord, z->nq, lo, len, z->qb[qi], (uint32_t)m->D,
+                         (uint64_t)m->Sq, z->q_reader[qi], bi < 2, CG_Q_LOAD);
     }
     if (qt == 0 && !cg_resident(&z->vk)) {
         batch_box(z, bi, m->r, z->vk.dim, lo, len);
         z->hk[b] = load(e, &z->vk, z->kord, z->nk, lo, len, z->kb[b], (uint32_t)m->D,
-                        (uint64_t)m->Sk, z->qk_reader[b], bi < 2, CG_Q_LOAD);
+                        (uint64_t)m->Sk, z->k_reader[b], bi < 2, CG_Q_LOAD);
     }
-    struct sim_operand qs = cg_sb(0, (uint32_t)m->D, z->qb[b] + (uint64_t)qt * 128 * m->esq,
+    struct sim_operand qs = cg_sb(0, (uint32_t)m->D, z->qb[qi] + (uint64_t)qt * 128 * m->esq,
                                   z->vq.dt, (uint64_t)qlen);
     if (cg_resident(&z->vq) && in_place(e, z, &z->vq, z->qord, z->nq, bi, qt * 128, qlen, &qs))
         return e->fail;
     if (t == 0)   /* PE runs in order: its first instruction waits for the writers */
         resident_writers(e, z);
-    int64_t d[3] = {z->hq[b]};
+    int64_t d[3] = {z->hq[qi]};
     struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
     ls.src = qs;
     int64_t dd[1];
@@ -299,72 +319,74 @@ static int part_scores(struct cg_em *e, struct attn_run *z, int64_t bi, int64_t 
         int64_t md[3] = {hls, z->hk[b], z->sbank_reader[s]};
         z->mm[s][c] = op1(e, LS_ENGINE_PE, SIM_OP_MATMUL, SIM_FN_NONE, &ps, &mv, NULL, 0, md, 3);
     }
-    z->qk_reader[b] = z->mm[s][m->nc - 1];
+    z->q_reader[qi] = z->k_reader[b] = z->mm[s][m->nc - 1];
     return e->fail;
 }
 
-/* Softmax, DVE half: the row max over the tile's PSUM banks (statistics buffer t % 3). */
+/* Softmax, the one PSUM pass: ACT copies the tile's score banks to the tile's bf16
+ * buffer in SBUF (as the published flash-attention kernels do), so that the row max and
+ * the exp read SBUF and the PSUM port (one reader at a time on nc-v2, ACT or DVE) only
+ * sees this copy and the transposes' copies. The copy frees the score banks early. */
+static int sm_copy(struct cg_em *e, struct attn_run *z, int64_t t)
+{
+    const struct cg_attn_geom *m = z->m;
+    uint32_t rows = (uint32_t)cg_min(128, m->Sq - (t % z->nqt) * 128);
+    int s = (int)(t % m->ns), u = (int)(t % m->np);
+    e->s->op_tag = z->tags[1];
+    int64_t h = -1;
+    for (int64_t c = 0; c < m->nc; c++) {
+        int64_t cl = cg_min(m->chunk, m->Sk - c * m->chunk);
+        uint32_t bank = z->sbank0 + (uint32_t)(s * m->nc + c);
+        struct sim_operand ps = sim_psum(0, rows, (uint64_t)bank * e->t->psum_bank_bytes,
+                                         LS_DT_FP32, (uint32_t)cl);
+        struct sim_operand sc = cg_sb(0, rows, z->pb[u] + (uint64_t)(c * m->chunk) * 2,
+                                      LS_DT_BF16, (uint64_t)cl);
+        int64_t d[2] = {z->mm[s][c], z->p_reader[u]};
+        h = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &sc, &ps, NULL, 0, d, 2);
+    }
+    z->sbank_reader[s] = z->cp_h[u] = h;
+    return e->fail;
+}
+
+/* Softmax, DVE: the row max of the bf16 copy (statistics buffer t % np). */
 static int sm_dve(struct cg_em *e, struct attn_run *z, int64_t t)
 {
     const struct cg_attn_geom *m = z->m;
     uint32_t rows = (uint32_t)cg_min(128, m->Sq - (t % z->nqt) * 128);
-    int s = (int)(t % m->ns), u = (int)(t % 3);
+    int u = (int)(t % m->np);
     e->s->op_tag = z->tags[1];
-    uint64_t st = z->st[u];
-    struct sim_operand mx = cg_sb(0, rows, st, LS_DT_FP32, 1);
-    int64_t hmax = -1;
-    for (int64_t c = 0; c < m->nc; c++) {
-        int64_t cl = cg_min(m->chunk, m->Sk - c * m->chunk);
-        uint32_t bank = z->sbank0 + (uint32_t)(s * m->nc + c);
-        struct sim_operand ps = sim_psum(0, rows, (uint64_t)bank * e->t->psum_bank_bytes,
-                                         LS_DT_FP32, (uint32_t)cl);
-        struct sim_operand part = cg_sb(0, rows, st + (uint64_t)(4 + c) * 4, LS_DT_FP32, 1);
-        int64_t d[2] = {z->mm[s][c], z->st_reader[u]};
-        hmax = op1(e, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, m->nc > 1 ? &part : &mx,
-                   &ps, NULL, 0, d, 2);
-    }
-    if (m->nc > 1) {
-        struct sim_operand parts = cg_sb(0, rows, st + 16, LS_DT_FP32, (uint64_t)m->nc);
-        hmax = op1(e, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &mx, &parts, NULL, 0,
-                   &hmax, 1);
-    }
-    z->mx_h[u] = hmax;
+    struct sim_operand mx = cg_sb(0, rows, z->st[u], LS_DT_BF16, 1);
+    struct sim_operand sc = cg_sb(0, rows, z->pb[u], LS_DT_BF16, (uint64_t)m->Sk);
+    int64_t d[2] = {z->cp_h[u], z->st_reader[u]};
+    z->mx_h[u] = op1(e, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &mx, &sc, NULL, 0, d, 2);
     return e->fail;
 }
 
-/* Softmax, ACT half: per PSUM bank one activation_reduce exp(score - max) (the row max is
- * the per-partition bias) writing the bf16 probabilities, its accumulator readout summing
- * the row across the banks (accumulate after the first), then the sum's reciprocal. */
+/* Softmax, ACT: exp(score - max) in place over the bf16 copy (the row max is the
+ * per-partition bias), its accumulator readout giving the row sum, then the sum's
+ * reciprocal. */
 static int sm_act(struct cg_em *e, struct attn_run *z, int64_t t)
 {
     const struct cg_attn_geom *m = z->m;
     uint32_t rows = (uint32_t)cg_min(128, m->Sq - (t % z->nqt) * 128);
-    int s = (int)(t % m->ns), u = (int)(t % 3);
+    int u = (int)(t % m->np);
     e->s->op_tag = z->tags[1];
-    int64_t hexp = -1;
-    for (int64_t c = 0; c < m->nc; c++) {
-        int64_t cl = cg_min(m->chunk, m->Sk - c * m->chunk);
-        uint32_t bank = z->sbank0 + (uint32_t)(s * m->nc + c);
-        struct sim_operand ps = sim_psum(0, rows, (uint64_t)bank * e->t->psum_bank_bytes,
-                                         LS_DT_FP32, (uint32_t)cl);
-        struct sim_operand pr = cg_sb(0, rows, z->pb[u] + (uint64_t)(c * m->chunk) * 2,
-                                      LS_DT_BF16, (uint64_t)cl);
-        int64_t d[3] = {z->mx_h[u], z->p_reader[u], hexp};
-        hexp = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE, SIM_FN_EXP, &pr, &ps, NULL,
-                   c > 0 ? SIM_F_ACCUMULATE : 0, d, 3);
-    }
+    struct sim_operand pr = cg_sb(0, rows, z->pb[u], LS_DT_BF16, (uint64_t)m->Sk);
+    int64_t d[2] = {z->mx_h[u], z->cp_h[u]};
+    int64_t hexp = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE, SIM_FN_EXP, &pr, &pr, NULL,
+                       0, d, 2);
     struct sim_operand sum = cg_sb(0, rows, z->st[u] + 4, LS_DT_FP32, 1);
     struct sim_operand rs = cg_sb(0, rows, z->st[u] + 8, LS_DT_FP32, 1);
     z->rs_h[u] = op1(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &rs, &sum, NULL, 0,
                      &hexp, 1);
-    z->sbank_reader[s] = z->p_h[u] = hexp;
+    z->p_h[u] = hexp;
     return e->fail;
 }
 
-/* Transposes of the probabilities and their copies to SBUF (alternating ACT and DVE).
- * The transpose bank is used in two halves of tpb / 2 blocks, alternating, so that the
- * transposes of a group run while the previous group's copy drains the other half.
- * Sets z->hcp to the last copy on each engine. */
+/* Transposes of the probabilities and their copies to SBUF (on DVE: ACT holds the
+ * scores' copy and the exp). The transpose bank is used in two halves of tpb / 2 blocks,
+ * alternating, so that the transposes of a group run while the previous group's copy
+ * drains the other half. Sets z->hcp to the last copy of each parity of group. */
 static void transpose_p(struct cg_em *e, struct attn_run *z, int u, uint32_t qlen)
 {
     const struct cg_attn_geom *m = z->m;
@@ -399,9 +421,8 @@ static void transpose_p(struct cg_em *e, struct attn_run *z, int u, uint32_t qle
             sim_operand_dims(&dst, 2, sz, sd);
             int odd = (int)((z->tgroups + part) & 1);
             int64_t cd[2] = {htr, z->pt_reader};
-            z->hcp[odd] = op1(e, odd ? LS_ENGINE_DVE : LS_ENGINE_ACT,
-                              odd ? SIM_OP_TENSOR_COPY : SIM_OP_ACTIVATION, SIM_FN_NONE, &dst,
-                              &src, NULL, 0, cd, 2);
+            z->hcp[odd] = op1(e, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &dst, &src,
+                              NULL, 0, cd, 2);
             z->t_reader[h] = z->hcp[odd];
         }
         z->tgroups++;
@@ -428,8 +449,8 @@ static int ctx_t(struct cg_em *e, struct attn_run *z, int64_t t)
             z->hv[b][j % ATTN_SPREAD] = h;   /* the last load on each queue */
         }
     }
-    transpose_p(e, z, (int)(t % 3), (uint32_t)cg_min(128, m->Sq - qt * 128));
-    z->p_reader[t % 3] = z->hcp[0] > z->hcp[1] ? z->hcp[0] : z->hcp[1];
+    transpose_p(e, z, (int)(t % m->np), (uint32_t)cg_min(128, m->Sq - qt * 128));
+    z->p_reader[t % m->np] = z->hcp[0] > z->hcp[1] ? z->hcp[0] : z->hcp[1];
     return e->fail;
 }
 
@@ -440,7 +461,7 @@ static int ctx_pv(struct cg_em *e, struct attn_run *z, int64_t t)
     const struct cg_attn_geom *m = z->m;
     int64_t lo[R_], len[R_], bi = t / z->nqt, qt = t % z->nqt;
     int64_t qlen = cg_min(128, m->Sq - qt * 128);
-    int b = (int)(bi & 1), p = (int)(t & 1), u = (int)(t % 3);
+    int b = (int)(bi & 1), p = (int)(t & 1), u = (int)(t % m->np);
     e->s->op_tag = z->tags[2];
     uint64_t pv = (uint64_t)z->pvbank * e->t->psum_bank_bytes + (uint64_t)p * m->Dv * 4;
     int64_t hmm = -1;
@@ -502,21 +523,22 @@ static void run_init(struct cg_em *e, const struct cg_attn *a, struct attn_run *
     z->nv = cg_storage_order(&z->vv, z->vord);
     z->no = cg_storage_order(&z->vo, z->oord);
     for (int i = 0; i < 2; i++) {
-        z->qb[i] = cg_alloc(e, (uint64_t)m->Sq * m->esq);
+        if ((uint32_t)i < m->nqbuf)
+            z->qb[i] = cg_alloc(e, (uint64_t)m->Sq * m->esq);
         z->kb[i] = cg_alloc(e, (uint64_t)m->Sk * m->esk);
         z->vb[i] = cg_alloc(e, (uint64_t)m->nkb * m->Dv * m->esv);
         z->ob[i] = cg_alloc(e, (uint64_t)m->Dv * m->eso);
-        z->hq[i] = z->hk[i] = z->qk_reader[i] = z->v_reader[i] = -1;
+        z->hq[i] = z->hk[i] = z->q_reader[i] = z->k_reader[i] = z->v_reader[i] = -1;
         for (int q = 0; q < ATTN_SPREAD; q++)
             z->hv[i][q] = -1;
         z->sbank_reader[i] = z->pv_reader[i] = z->o_reader[i] = -1;
         for (int c = 0; c < 8; c++)
             z->mm[i][c] = -1;
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < (int)m->np; i++) {
         z->st[i] = cg_alloc(e, (uint64_t)(m->nc + 4) * 4);
         z->pb[i] = cg_alloc(e, (uint64_t)m->Sk * 2);
-        z->rs_h[i] = z->st_reader[i] = z->p_h[i] = z->p_reader[i] = z->mx_h[i] = -1;
+        z->rs_h[i] = z->st_reader[i] = z->p_h[i] = z->p_reader[i] = z->mx_h[i] = z->cp_h[i] = -1;
     }
     z->ptb = cg_alloc(e, (uint64_t)m->nkb * 128 * 2);
     z->t_reader[0] = z->t_reader[1] = z->pt_reader = z->hcp[0] = z->hcp[1] = -1;
@@ -536,14 +558,18 @@ static int cg_lower_attn(struct cg_em *e, const struct cg_attn *a, unsigned part
     z.tags = tags ? tags : own;
     run_init(e, a, &z);
     const struct cg_attn_geom *m = &a->m;
-    int64_t nq = z.nqt = cg_cdiv(m->Sq, 128), T = m->nb * nq, L = (int64_t)m->ns;
+    int64_t nq = z.nqt = cg_cdiv(m->Sq, 128), T = m->nb * nq, L = (int64_t)m->np - 1;
     /* software pipeline over the tiles t = bi * nq + qt, so that no engine waits in
-     * program order behind another tile's tail: while PE transposes tile t, it computes
-     * the scores of tile t + L, DVE their max, ACT the exp (and row sum) of tile t + 1 */
+     * program order behind another tile's tail and the PSUM port alternates between its
+     * two readers: while DVE copies the transposes of tile t out of PSUM, ACT computes the
+     * exp of tile t + 1 (in SBUF); then ACT copies the scores of tile t + L out of PSUM
+     * while DVE takes the max of tile t + L - 1 (in SBUF). */
     for (int64_t t = 0; t < L && t < T; t++) {
         if (parts & 1)
             part_scores(e, &z, t / nq, t % nq);
         if (parts & 2)
+            sm_copy(e, &z, t);
+        if ((parts & 2) && t < L - 1)
             sm_dve(e, &z, t);
     }
     if (parts & 2)
@@ -553,10 +579,12 @@ static int cg_lower_attn(struct cg_em *e, const struct cg_attn *a, unsigned part
             ctx_t(e, &z, t);
         if ((parts & 1) && t + L < T)
             part_scores(e, &z, (t + L) / nq, (t + L) % nq);
-        if ((parts & 2) && t + L < T)
-            sm_dve(e, &z, t + L);
+        if ((parts & 2) && t + L - 1 < T)
+            sm_dve(e, &z, t + L - 1);
         if ((parts & 2) && t + 1 < T)
             sm_act(e, &z, t + 1);
+        if ((parts & 2) && t + L < T)
+            sm_copy(e, &z, t + L);
         if (parts & 4)
             ctx_pv(e, &z, t);
     }

@@ -14,6 +14,9 @@ struct cg_attn_geom {
     int64_t chunk, nc, nkb, tpb; /* key chunk per PSUM bank, chunks, key blocks, transposes
                                     per bank */
     uint32_t ns;                 /* score buffers (PSUM double buffering or not) */
+    uint32_t np;                 /* probability tiles in flight (3 or 4): the scores' copy
+                                    to SBUF runs np - 1 tiles ahead of the transposes */
+    uint32_t nqbuf;              /* Q^T load buffers (2, or 1 to make room for np = 4) */
 };
 
 struct cg_attn {

@@ -15,7 +15,7 @@
 
 /* Version of the lowering rules: bump whenever the instructions emitted for some op or
  * conversion change, so stored simulation results keyed on it (study/tune) go stale. */
-#define CG_VERSION "cg-7"
+#define CG_VERSION "cg-8"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -107,6 +107,10 @@ struct cg_sink {
     size_t (*hbm_writers)(void *ctx, int32_t t, int pax, const int64_t **out);
     /* record that instruction h wrote (part of) that buffer */
     int (*hbm_wrote)(void *ctx, int32_t t, int pax, int64_t h);
+    /* (may be NULL) tensor t in layout pax is the same HBM bytes as src in layout
+     * src_pax (a reshape that keeps the element order): one buffer, one writer list.
+     * Called before anything addresses t's buffer. */
+    int (*hbm_alias)(void *ctx, int32_t t, int pax, int32_t src, int src_pax);
     int32_t op_tag, conv_tag;    /* copied into every instruction */
     uint64_t sbuf_base;          /* this step's SBUF region: [sbuf_base, +sbuf_bytes) */
     uint64_t sbuf_bytes;

@@ -20,6 +20,7 @@ typedef LS_VEC(int64_t) hvec;
 struct buf {
     int64_t addr;            /* -1: not allocated */
     hvec writers;
+    struct buf *alias;       /* the buffer this one is (cc_alias), NULL */
 };
 
 struct cc {
@@ -54,7 +55,22 @@ struct cc {
 static struct buf *bufof(struct cc *c, int32_t t, int pax)
 {
     int li = cg_layout_index(c->g, t, pax);
-    return &c->bufs[(size_t)t * CG_MAX_LAYOUTS + (size_t)(li < 0 ? 0 : li)];
+    struct buf *b = &c->bufs[(size_t)t * CG_MAX_LAYOUTS + (size_t)(li < 0 ? 0 : li)];
+    while (b->alias)
+        b = b->alias;
+    return b;
+}
+
+static int cc_alias(void *ctx, int32_t t, int pax, int32_t src, int src_pax)
+{
+    struct cc *c = ctx;
+    struct buf *to = bufof(c, src, src_pax);
+    int li = cg_layout_index(c->g, t, pax);
+    struct buf *b = &c->bufs[(size_t)t * CG_MAX_LAYOUTS + (size_t)(li < 0 ? 0 : li)];
+    if (b == to || b->addr >= 0 || b->writers.len)
+        return 1;   /* already addressed: not expected, the caller copies */
+    b->alias = to;
+    return 0;
 }
 
 /* HBM space is given to a (tensor, layout) the first time lowering asks for its address
@@ -340,7 +356,7 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
     if ((rc = graph_topo_order(g, order, err)))
         goto done;
     struct cg_sink s = {.ctx = &c, .emit = cc_emit, .hbm_addr = cc_addr, .hbm_writers = cc_writers,
-                        .hbm_wrote = cc_wrote, .op_tag = -1, .conv_tag = -1,
+                        .hbm_wrote = cc_wrote, .hbm_alias = cc_alias, .op_tag = -1, .conv_tag = -1,
                         .ring_used = cc_ring_used, .ring_age = cc_ring_age};
     cg_sink_region(&s, t, o, 0);
     c.ring_base = s.ring_base;

@@ -1,6 +1,7 @@
 /* codegen/move: data-movement ops as DMA copies (reshape, concat, slice) and gather as
  * indexed row loads. */
 #include "codegen/cg_int.h"
+#include "codegen/memplan.h"
 
 /* Copy a box (len) from src view at slo (with step) to dst view at dlo, HBM to HBM, in
  * row chunks of <= 128 over the outermost dst storage axis that has len > 1. */
@@ -101,10 +102,26 @@ static int reshape_blocks(struct cg_em *e, int32_t op, const int8_t *pax, const 
     return e->fail;
 }
 
+/* A reshape between two tensors in HBM keeps the element order (the flat copy of
+ * cg_lower_move): the output is the input's bytes, as a compiler aliases it, with no
+ * instruction. 1 when aliased (before anything addresses the output's buffer). */
+static int reshape_alias(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    const struct graph_op *x = graph_op(e->g, op);
+    if (x->kind != GRAPH_OP_RESHAPE || cg_memplan_in_sbuf(e->o->plan, e->g, x->inputs[0], pax[0]) ||
+        cg_memplan_in_sbuf(e->o->plan, e->g, x->output, pax[1]))
+        return 0;
+    /* a sink that cannot alias (pricing) prices the same: nothing */
+    return !e->s->hbm_alias ||
+           e->s->hbm_alias(e->s->ctx, x->output, pax[1], x->inputs[0], pax[0]) == 0;
+}
+
 int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     const struct graph_op *x = graph_op(e->g, op);
     int np = x->ninputs;
+    if (reshape_alias(e, op, pax))
+        return e->fail;
     struct cg_view vo;
     cg_view_make(e, x->output, pax[np], &vo);
     int64_t zero[R_] = {0};
@@ -113,7 +130,8 @@ int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
         cg_view_make(e, x->inputs[0], pax[0], &vi);
         if (cg_resident(&vi) || cg_resident(&vo))
             return reshape_blocks(e, op, pax, &vi, &vo);
-        /* same element order in both layouts: one flat copy */
+        /* same element order in both layouts: one flat copy (only when the program sink
+         * could not alias, reshape_alias) */
         int64_t numel = graph_shape_numel(&graph_tensor(e->g, x->output)->shape);
         int64_t r = cg_min(numel, e->t->sbuf_partitions);
         while (numel % r)

@@ -120,6 +120,22 @@ static void test_golden(void **st)
                       ls_dtype_size((enum ls_dtype)in->dst.dtype);
     }
     assert_int_equal(stored, 4 * 1024 * 64 * 4);
+    /* cg-8: the softmax reads each score from PSUM once (one ACT copy per key chunk of
+     * 512: 2 per tile), the max and the exp read SBUF; the ctx part's PSUM reads (the
+     * transposes' copies, the evacuation) are all on DVE */
+    int32_t sm = sim_program_tag(pr, "probs"), cx = sim_program_tag(pr, "ctx");
+    int psum_reads[2][LS_ENGINE_COUNT] = {{0}};
+    for (size_t i = 0; i < sim_program_count(pr); i++) {
+        struct sim_instr buf;
+        const struct sim_instr *in = sim_program_get(pr, i, &buf);
+        int part = in->op_tag == sm ? 0 : in->op_tag == cx ? 1 : -1;
+        if (part >= 0 && (in->src.mem == LS_MEM_PSUM || in->src2.mem == LS_MEM_PSUM))
+            psum_reads[part][in->engine]++;
+    }
+    assert_int_equal(psum_reads[0][LS_ENGINE_ACT], 32 * 2);
+    assert_int_equal(psum_reads[0][LS_ENGINE_DVE], 0);
+    assert_int_equal(psum_reads[1][LS_ENGINE_ACT], 0);
+    assert_true(psum_reads[1][LS_ENGINE_DVE] > 0);
     sim_program_free(pr);
     close_model(&f);
     graph_free(g);
