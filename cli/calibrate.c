@@ -283,7 +283,9 @@ int cmd_calibrate(int argc, char **argv)
         {"programs", required_argument, NULL, 'G'}, {"no-dependency-fit", no_argument, NULL, 'D'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     struct cli_target_args ta = {0};
-    const char *traces[64], *progs[64], *prior = NULL, *aggn = NULL, *scalesn = "auto", *mbtrace = NULL, *report = NULL, *outp = NULL;
+    const char *traces[64], *progs[64];
+    const char *prior = NULL, *aggn = NULL, *scalesn = "auto", *mbtrace = NULL, *report = NULL;
+    const char *outp = NULL;
     int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, serial = 0, issue = 0, c, rc;
     int keep_worse = 0, nprog = 0, no_dep = 0;
     double holdout = CM_HOLDOUT_DEFAULT;

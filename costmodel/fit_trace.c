@@ -60,10 +60,11 @@ static int trace_deps(const char *prog_path, const char *trace_path,
         uint64_t id = rec[i].id;
         if (id >= np || sim_program_get(p, id, &buf)->engine != rec[i].engine)
             rc = ls_error_set(err, LS_ERR_INPUT, prog_path, 0, 0,
-                              "not the program of trace %s: its record of instruction %llu "
-                              "(engine %s) has %s", trace_path, (unsigned long long)id,
+                              "not the program of trace %s: the trace's instruction %llu "
+                              "ran on %s, %s", trace_path, (unsigned long long)id,
                               ls_engine_name((enum ls_engine)rec[i].engine),
-                              id >= np ? "no such instruction" : "another engine here");
+                              id >= np ? "the program has no such instruction"
+                                       : "the program's runs on another engine");
         else
             dep[i] = f[id];
     }
@@ -241,7 +242,8 @@ static int add_traces(struct cm_groups *g, const char *const *paths,
 }
 
 /* Median held-out error of the traces of set `held` priced under tb (NAN: none held). */
-static int held_error(const char *const *paths, const char *const *progs, int n, int every, const struct cm_table *tb,
+static int held_error(const char *const *paths, const char *const *progs, int n, int every,
+                      const struct cm_table *tb,
                       const struct sim_target *t, double *out, struct ls_error *err)
 {
     struct cm_trace_fit scratch;
@@ -255,7 +257,8 @@ static int held_error(const char *const *paths, const char *const *progs, int n,
 }
 
 /* The group fit of the training traces with parts priced under base, into out. */
-static int fit_from(const struct cm_table *base, const char *const *paths, const char *const *progs, int n, int every,
+static int fit_from(const struct cm_table *base, const char *const *paths,
+                    const char *const *progs, int n, int every,
                     const struct sim_target *t, enum cm_aggregate agg,
                     struct cm_fit_form form, struct cm_table *out,
                     struct cm_trace_fit *rep, struct ls_error *err)
@@ -280,7 +283,8 @@ static int fit_from(const struct cm_table *base, const char *const *paths, const
 /* One candidate form: its fit from the per-instruction table and, with held-out traces,
  * from the prior; the base whose fit predicts the held-out programs better is kept in
  * *best with its report, and its held-out error in *e (NAN: nothing held out). */
-static int fit_form(const char *const *paths, const char *const *progs, int n, int every, const struct sim_target *t,
+static int fit_form(const char *const *paths, const char *const *progs, int n, int every,
+                    const struct sim_target *t,
                     enum cm_aggregate agg, struct cm_fit_form form,
                     const struct cm_table *prior, const struct cm_table *tb,
                     struct cm_table *best, struct cm_trace_fit *rep, double *e,

@@ -622,9 +622,9 @@ static int load_dep(const struct tload *t, json_t *root, struct cm_table *tb)
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         if (cm_dep_engine(e) && dep_field(t, d, ls_engine_name((enum ls_engine)e), &tb->dep[e]))
             return LS_ERR_INPUT;
-    return dep_field(t, d, "tiny", &tb->dep_tiny) || dep_field(t, d, "tiny_free", &tb->dep_tiny_free)
-               ? LS_ERR_INPUT
-               : 0;
+    if (dep_field(t, d, "tiny", &tb->dep_tiny))
+        return LS_ERR_INPUT;
+    return dep_field(t, d, "tiny_free", &tb->dep_tiny_free) ? LS_ERR_INPUT : 0;
 }
 
 static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)

@@ -163,9 +163,9 @@ static void dep_programs_fit(enum cm_group_scales f, const double *truth, double
             int e = act ? LS_ENGINE_ACT : LS_ENGINE_DVE;
             double cyc = (double)t.base_mhz / sim_engine_mhz(&t, (enum ls_engine)e);
             double pv = (100 + (double)ls_rng_below(&rng, 2000)) * cyc;
+            uint8_t bits = (uint8_t)(dep ? CM_DEP | (small ? CM_DEP_TINY : 0) : 0);
             parts[i] = (struct cm_parts){.entry = (int16_t)(act ? ka : kv), .engine = (uint8_t)e,
-                                         .var = (float)pv, .cyc = (float)cyc,
-                                         .dep = (uint8_t)(dep ? CM_DEP | (small ? CM_DEP_TINY : 0) : 0)};
+                                         .var = (float)pv, .cyc = (float)cyc, .dep = bits};
             total += pv + (dep ? (truth[e] + (small ? tiny : 0)) * cyc : 0);
             memset(&recs[i], 0, sizeof recs[i]);
             recs[i].end = (uint64_t)llround(total * 4);

@@ -26,6 +26,12 @@ static void near(double got, double want, double tol)
     }
 }
 
+/* An instruction's parts with only a throughput part (var, base cycles). */
+static struct cm_parts var_part(int entry, int engine, double var)
+{
+    return (struct cm_parts){.entry = (int16_t)entry, .engine = (uint8_t)engine, .var = (float)var};
+}
+
 struct two_entries {
     struct sim_target t;
     struct cm_table tb;
@@ -118,8 +124,8 @@ static void test_serial_share_fit(void **st)
         for (int i = 0; i < N; i += 2) {
             double pa = 100 + (double)ls_rng_below(&rng, 3000);
             double pv = 100 + (double)ls_rng_below(&rng, 3000);
-            parts[i] = (struct cm_parts){.entry = (int16_t)s.ka, .engine = LS_ENGINE_ACT, .fixed = 0, .var = (float)pa};
-            parts[i + 1] = (struct cm_parts){.entry = (int16_t)kv, .engine = LS_ENGINE_DVE, .fixed = 0, .var = (float)pv};
+            parts[i] = var_part(s.ka, LS_ENGINE_ACT, pa);
+            parts[i + 1] = var_part(kv, LS_ENGINE_DVE, pv);
             total += fmax(pa, pv) + 0.4 * fmin(pa, pv) + 100;
             memset(&recs[i], 0, 2 * sizeof recs[i]);
             tag[i] = tag[i + 1] = i / 2;
@@ -207,7 +213,7 @@ static void test_issue_latency_fit(void **st)
         int n = 2 + 2 * prog;   /* programs of 2..24 instructions, so the count is a feature */
         for (int i = 0; i < n; i++) {
             double pv = 100 + (double)ls_rng_below(&rng, 3000);
-            parts[i] = (struct cm_parts){.entry = (int16_t)kv, .engine = LS_ENGINE_DVE, .fixed = 0, .var = (float)pv};
+            parts[i] = var_part(kv, LS_ENGINE_DVE, pv);
             total += pv + 150 * cyc;
             memset(&recs[i], 0, sizeof recs[i]);
             tag[i] = i / (1 + prog % 4);   /* 1..4 instructions per group */
@@ -254,10 +260,10 @@ static void test_pipe_fit(void **st)
             double act = 0, dve = 100 + (double)ls_rng_below(&rng, 2000);
             for (int j = 0; j < 3; j++) {
                 double pa = 100 + (double)ls_rng_below(&rng, 1000);
-                parts[i + j] = (struct cm_parts){.entry = (int16_t)s.ka, .engine = LS_ENGINE_ACT, .fixed = 0, .var = (float)pa};
+                parts[i + j] = var_part(s.ka, LS_ENGINE_ACT, pa);
                 act += pa;
             }
-            parts[i + 3] = (struct cm_parts){.entry = (int16_t)kv, .engine = LS_ENGINE_DVE, .fixed = 0, .var = (float)dve};
+            parts[i + 3] = var_part(kv, LS_ENGINE_DVE, dve);
             double b = fmax(act, dve), n = act >= dve ? 3 : 1;
             total += 2 * (b + (act + dve - b) / n);
             memset(&recs[i], 0, 4 * sizeof recs[i]);
