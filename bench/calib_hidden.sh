@@ -10,7 +10,9 @@
 # with REUSE=1 the imported traces already in DIR are fitted again instead of re-made),
 # CALIBRATE_FLAGS (extra flags of the fit, e.g. "--aggregate sum"), LOMO=1 (training side
 # only: leave one TRAIN model out in turn, fit on the others' traces, validate the model left
-# out on the hidden core; the TEST models are not touched).
+# out on the hidden core; the TEST models are not touched), PROGRAMS=0 (fit the traces
+# alone: without the programs they ran, calibrate cannot tell which vector instructions
+# wait on their engine's previous one, and keeps the table's dependency latency).
 # Prints the validate figures of both tables; the last line is JSON.
 set -euo pipefail
 build=${1:-build}
@@ -36,13 +38,18 @@ HIDE=(--set dma.bytes_per_ns=11 --set dma.desc_min_ns=220 --set dma.transfer_lat
 CLOCKS=2800,1400,1120,1400,1400
 "$L" problem zoo:cnn --write-table "$W/datasheet.json" -o "$W/x.lsp" >/dev/null
 traces=()
+progs=()    # the program each trace ran (--programs: its dependencies)
 tmodel=()   # the TRAIN model of each trace (LOMO)
+with_prog() {  # trace index -> its --programs flag, unless PROGRAMS=0
+    [ "${PROGRAMS:-1}" = 0 ] || printf '%s\n' --programs "$W/m$1.prog"
+}
 i=0
 for m in $TRAIN; do
     # shellcheck disable=SC2086
     for s in local greedy rulebased exact; do
         if [ -n "${REUSE:-}" ] && [ -s "$W/i$i.lstrace" ]; then
             traces+=(--traces "$W/i$i.lstrace")
+            mapfile -t -O "${#progs[@]}" progs < <(with_prog $i)
             tmodel+=("$m")
             i=$((i + 1))
             continue
@@ -66,6 +73,7 @@ PY
                 -o "$W/i$i.lstrace" >/dev/null 2>&1 2>&1
         fi
         traces+=(--traces "$W/i$i.lstrace")
+        mapfile -t -O "${#progs[@]}" progs < <(with_prog $i)
         tmodel+=("$m")
         i=$((i + 1))
     done
@@ -78,7 +86,9 @@ if [ -n "${LOMO:-}" ]; then
     for m in $TRAIN; do
         sub=()
         for k in "${!tmodel[@]}"; do
-            [ "${tmodel[$k]}" = "$m" ] || sub+=(--traces "$W/i$k.lstrace")
+            [ "${tmodel[$k]}" = "$m" ] && continue
+            sub+=(--traces "$W/i$k.lstrace")
+            mapfile -t -O "${#sub[@]}" sub < <(with_prog "$k")
         done
         # shellcheck disable=SC2086
         "$L" calibrate "${sub[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} \
@@ -98,7 +108,7 @@ PY
     exit 0
 fi
 # shellcheck disable=SC2086
-"$L" calibrate "${traces[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} -o "$W/fit.json" -q \
+"$L" calibrate "${traces[@]}" "${progs[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} -o "$W/fit.json" -q \
     --report "$W/fit-report.json" | head -3
 # calibrate writes its prior instead of a fit that predicts the held-out traces worse
 written=$(jq -r '.written' "$W/fit-report.json")
@@ -116,7 +126,7 @@ rejected=""
 if [ "$written" = prior ]; then
     # what the rejected fit would have given (diagnosis only: calibrate did not ship it)
     # shellcheck disable=SC2086
-    "$L" calibrate "${traces[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} --keep-worse \
+    "$L" calibrate "${traces[@]}" "${progs[@]}" --table "$W/datasheet.json" ${CALIBRATE_FLAGS:-} --keep-worse \
         -o "$W/fit-rejected.json" -q >/dev/null
     read -r pw2 med2 n2 < <(run "$W/fit-rejected.json")
     echo "the rejected fit (--keep-worse):     pairwise $pw2 (pairs $n2), median rel. error $med2"

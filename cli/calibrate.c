@@ -15,6 +15,7 @@ const char cmd_calibrate_help[] =
     "usage: laysim calibrate [--traces FILE]... [--microbench] [--table TABLE]\n"
     "                        [--aggregate sum|max|pipe] [--group-scales auto|split|tied|entry]\n"
     "                        [--serial-share] [--issue-latency]\n"
+    "                        [--programs PROG]... [--no-dependency-fit]\n"
     "                        [--write-microbench TRACE]\n"
     "                        [--report FILE] [--json] [-q] [--target T] [--set K=V]\n"
     "                        -o table.json\n"
@@ -68,6 +69,14 @@ const char cmd_calibrate_help[] =
     "                         the held-out traces worse than the prior table does, FILE\n"
     "                         gets the prior table instead and the summary says so\n"
     "  --keep-worse           write the fitted table even then (for diagnosis)\n"
+    "  --programs PROG        the program the k-th --traces ran (the k-th --programs;\n"
+    "                         repeatable, one per trace): its dependencies tell which\n"
+    "                         vector instructions wait on their engine's previous one,\n"
+    "                         and the group fit then also fits the table's dependency\n"
+    "                         latency (one per ACT, DVE, POOL and a tiny extra;\n"
+    "                         docs/calibration.md). Without them the table's dependency\n"
+    "                         latency is kept as it is\n"
+    "  --no-dependency-fit    keep the table's dependency latency even with --programs\n"
     "  -q, --quiet            no progress bar (one step per trace, then the fit; stderr,\n"
     "                         terminal only)\n"
     "  --report FILE          the fit report as JSON (per entry: samples, R2, max and\n"
@@ -137,6 +146,13 @@ static json_t *group_json(const struct cm_trace_fit *gr)
     json_object_set_new(o, "scales_chosen", json_boolean(gr->auto_form));
     json_object_set_new(o, "serial_share_fitted", json_boolean(gr->form.fit_serial));
     json_object_set_new(o, "issue_latency_fitted", json_boolean(gr->form.fit_issue));
+    json_object_set_new(o, "dependency_fitted", json_boolean(gr->form.fit_dep && gr->dep_rows));
+    json_t *d = json_object();
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        if (cm_dep_engine(e))
+            json_object_set_new(d, ls_engine_name((enum ls_engine)e), json_real(gr->dep[e]));
+    json_object_set_new(d, "tiny", json_real(gr->dep[LS_ENGINE_COUNT]));
+    json_object_set_new(o, "dependency", d);
     json_object_set_new(o, "fitted_traces", json_integer(gr->fitted_traces));
     json_object_set_new(o, "held_out_traces", json_integer(gr->held_traces));
     json_object_set_new(o, "groups", json_integer((json_int_t)gr->groups));
@@ -179,6 +195,10 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces, int fit_writ
                "%.4f (per-instruction fit), %.4f (group fit)", gr->held_traces, gr->held_prior,
                gr->held_before, gr->held_after);
     printf("\n");
+    if (gr->form.fit_dep && gr->dep_rows)
+        printf("dependency latency fitted (engine cycles): act %.1f, dve %.1f, pool %.1f, "
+               "tiny extra %.1f\n", gr->dep[LS_ENGINE_ACT], gr->dep[LS_ENGINE_DVE],
+               gr->dep[LS_ENGINE_POOL], gr->dep[LS_ENGINE_COUNT]);
     if (fit_worse(gr))
         printf("WARNING: the fitted table predicts the held-out programs WORSE than its prior "
                "(%.4f against %.4f): %s\n", gr->held_after, gr->held_prior,
@@ -260,11 +280,14 @@ int cmd_calibrate(int argc, char **argv)
         {"no-group-fit", no_argument, NULL, 'N'},   {"group-scales", required_argument, NULL, 'S'},
         {"serial-share", no_argument, NULL, 's'},  {"issue-latency", no_argument, NULL, 'I'},
         {"keep-worse", no_argument, NULL, 'K'},
+        {"programs", required_argument, NULL, 'G'}, {"no-dependency-fit", no_argument, NULL, 'D'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     struct cli_target_args ta = {0};
-    const char *traces[64], *prior = NULL, *aggn = NULL, *scalesn = "auto", *mbtrace = NULL, *report = NULL, *outp = NULL;
+    const char *traces[64], *progs[64];
+    const char *prior = NULL, *aggn = NULL, *scalesn = "auto", *mbtrace = NULL, *report = NULL;
+    const char *outp = NULL;
     int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, serial = 0, issue = 0, c, rc;
-    int keep_worse = 0;
+    int keep_worse = 0, nprog = 0, no_dep = 0;
     double holdout = CM_HOLDOUT_DEFAULT;
     struct ls_error err;
     ls_error_clear(&err);
@@ -294,6 +317,14 @@ int cmd_calibrate(int argc, char **argv)
         case 's': serial = 1; break;
         case 'I': issue = 1; break;
         case 'K': keep_worse = 1; break;
+        case 'D': no_dep = 1; break;
+        case 'G':
+            if (nprog == 64) {
+                cli_target_args_free(&ta);
+                return cli_usage("calibrate", "at most 64 --programs");
+            }
+            progs[nprog++] = optarg;
+            break;
         case 'H':
             if (cli_parse_double("calibrate", "--holdout", optarg, &holdout)) {
                 cli_target_args_free(&ta);
@@ -323,6 +354,11 @@ int cmd_calibrate(int argc, char **argv)
     if (!outp) {
         cli_target_args_free(&ta);
         return cli_usage("calibrate", "-o FILE is required");
+    }
+    if (nprog && nprog != ntr) {
+        cli_target_args_free(&ta);
+        return cli_usage("calibrate", "%d --programs for %d --traces: give one program per "
+                         "trace, in the same order", nprog, ntr);
     }
     if (!micro && ntr == 0) {
         cli_target_args_free(&ta);
@@ -377,10 +413,10 @@ int cmd_calibrate(int argc, char **argv)
     struct cm_trace_fit gr;
     memset(&gr, 0, sizeof gr);
     if (!rc && ntr && !no_group)
-        rc = cm_trace_group_fit(traces, ntr, &t, holdout,
-                                agg,
-                                (struct cm_fit_form){(enum cm_group_scales)scales, serial, issue}, &tb,
-                                &fit, &gr, &err);
+        rc = cm_trace_group_fit(traces, nprog ? progs : NULL, ntr, &t, holdout, agg,
+                                (struct cm_fit_form){(enum cm_group_scales)scales, serial, issue,
+                                                     !no_dep},
+                                &tb, &fit, &gr, &err);
     ls_progress_update(&pb, (uint64_t)(micro + ntr + 1));
     ls_progress_end(&pb);
     size_t ns = cal.n;

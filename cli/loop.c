@@ -17,7 +17,7 @@ const char cmd_loop_help[] =
     "                   [-o table.json] [--traces DIR] [--perturb N] [--seed N]\n"
     "                   [--explore N] [--no-lofo] [--no-microbench]\n"
     "                   [--holdout-models M,M..] [--group-scales split|tied|entry]\n"
-    "                   [--serial-share]\n"
+    "                   [--serial-share] [--no-dependency-fit]\n"
     "                   [--solver-time-limit S]\n"
     "                   [model scaling] [--target T] [--set K=V]\n"
     "\n"
@@ -47,6 +47,8 @@ const char cmd_loop_help[] =
     "  --group-scales MODE  the group fit's scales, as in `laysim calibrate` (the same\n"
     "                    code): split (default), tied or entry\n"
     "  --serial-share    also fit the tables' serial_share (as in `laysim calibrate`)\n"
+    "  --no-dependency-fit  keep the datasheet table's dependency latency instead of\n"
+    "                    fitting it (as in `laysim calibrate`)\n"
     "  --traces DIR      write every chosen program's trace into DIR\n"
     "  -o FILE           write the final table (the last iteration's, or the one before\n"
     "                    when the last refit did not help the fitted models' strategies)\n"
@@ -98,6 +100,7 @@ int cmd_loop(int argc, char **argv)
         {"holdout-models", required_argument, NULL, 'H'},
         {"group-scales", required_argument, NULL, 'G'},
         {"serial-share", no_argument, NULL, 'R'},
+        {"no-dependency-fit", no_argument, NULL, 0x101},
         {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
     struct study_loop_opts o;
@@ -188,6 +191,7 @@ int cmd_loop(int argc, char **argv)
             break;
         }
         case 'R': o.form.fit_serial = 1; break;
+        case 0x101: o.form.fit_dep = 0; break;
         case 'L': o.lofo = 0; break;
         case 'M': o.microbench = 0; break;
         case 'D': o.trace_dir = optarg; break;

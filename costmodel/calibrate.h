@@ -130,10 +130,20 @@ int cm_microbench_run(const struct sim_target *t, struct cm_calib *c, const char
 struct cm_parts {
     int16_t entry;
     uint8_t engine;
-    float fixed, var;
+    uint8_t dep;               /* CM_DEP: it depends on its engine's previous instruction
+                                  in its group; CM_DEP_TINY: and its N is below the
+                                  table's dep_tiny_free (struct cm_table: dep) */
+    float fixed, var;          /* without the dependency latency */
+    float cyc;                 /* base-clock cycles per cycle of its engine */
 };
+#define CM_DEP 1
+#define CM_DEP_TINY 2
+/* dep: whether in depends on the previous instruction of its engine in its group
+ * (cm_program_dep_flags). */
 void cm_price_parts(const struct cm_table *tb, const struct sim_target *t,
-                    const struct sim_instr *in, struct cm_parts *out);
+                    const struct sim_instr *in, int dep, struct cm_parts *out);
+/* The dep bits of an instruction on engine with N elements (0 off the vector engines). */
+uint8_t cm_parts_dep(const struct cm_table *tb, int engine, int dep, double N);
 
 /* How the group fit ties its scales: one latency and one throughput scale per entry
  * (CM_TIE_NONE), for every entry (CM_TIE_ALL), or per class, DMA entries and compute
@@ -184,7 +194,22 @@ struct cm_groups {
     int fit_issue;
     double issue_cyc[LS_ENGINE_COUNT];  /* set by cm_group_fit: base cycles per engine
                                            cycle of the engines A applies to, else 0 */
+    /* The dependency latency (struct cm_table: dep). dcount: n * LS_ENGINE_COUNT * 2, per
+     * row and engine the dependent instructions and the tiny ones among them, each counted
+     * in base cycles per engine cycle (so that a latency in engine cycles times it is base
+     * cycles). dep0: the latency of the table the rows were priced under (engine cycles,
+     * per engine, then the tiny extra at [LS_ENGINE_COUNT]), which the rows' predictions
+     * include; fit_dep = 1: the fit solves for it instead (one per vector engine and the
+     * tiny extra, ridge towards dep0). */
+    double *dcount;
+    size_t capd;
+    double dep0[LS_ENGINE_COUNT + 1];
+    int fit_dep;
 };
+/* Take the dependency latency of the table the rows are priced under (g->dep0). */
+void cm_groups_set_dep(struct cm_groups *g, const struct cm_table *tb);
+/* Whether any row has a dependent instruction (fit_dep has something to fit). */
+int cm_groups_dep_seen(const struct cm_groups *g);
 void cm_groups_init(struct cm_groups *g, int nent);
 void cm_groups_free(struct cm_groups *g);
 /* Add one program's groups: parts[i] and rec[i] for instruction i (records indexed by
@@ -207,9 +232,12 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src);
 /* key CM_KEY_BY_OPS: one key per set of operator names, i.e. per model (a layout changes
  * the conversions, not the operators), so one model's traces rank against each other. */
 #define CM_KEY_BY_OPS (-2)
+/* program (NULL: none): the program the trace ran (its records matched by instruction id),
+ * whose dependencies mark the records that depend on their engine's previous instruction
+ * (struct cm_groups: dcount); a trace alone does not carry them. */
 int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
-                        const struct sim_target *t, const char *path, int32_t key,
-                        size_t *attributed, struct ls_error *err);
+                        const struct sim_target *t, const char *path, const char *program,
+                        int32_t key, size_t *attributed, struct ls_error *err);
 
 /* Scales of the group fit (calibrate --traces and the loop):
  *   CM_SCALES_SPLIT  (the loop's default) a latency and a throughput scale for the DMA
@@ -235,8 +263,9 @@ struct cm_fit_form {
     enum cm_group_scales scales;
     int fit_serial;
     int fit_issue;             /* struct cm_groups: fit_issue */
+    int fit_dep;               /* struct cm_groups: fit_dep */
 };
-#define CM_FIT_FORM_DEFAULT ((struct cm_fit_form){CM_SCALES_SPLIT, 0, 0})
+#define CM_FIT_FORM_DEFAULT ((struct cm_fit_form){CM_SCALES_SPLIT, 0, 0, 1})
 /* Set g up for form: ties, rows (program totals unless per-entry), which entries of base
  * are DMA entries. Call before adding groups or before cm_group_fit. */
 void cm_groups_set_form(struct cm_groups *g, struct cm_fit_form form,
@@ -257,13 +286,19 @@ struct cm_trace_fit {
     struct cm_fit_form form;           /* of the fit kept */
     int auto_form;                     /* the form was chosen (CM_SCALES_AUTO) */
     size_t groups, attributed;         /* groups fitted; records with an op or conversion */
+    int dep_rows;                      /* the fitted rows have dependent instructions (the
+                                          traces came with their programs) */
+    double dep[LS_ENGINE_COUNT + 1];   /* the kept table's dependency latency (engine
+                                          cycles; [LS_ENGINE_COUNT]: the tiny extra) */
     double rel_in;                     /* in-sample weighted relative error of the fitted
                                           rows (groups, or program totals when tied) */
     double held_prior, held_before, held_after; /* median relative error of the held-out
                                           programs' time: prior / per-instruction table /
                                           group-fitted table */
 };
-int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target *t,
+/* progs: NULL, or per trace its program (NULL: none), see cm_groups_add_trace. */
+int cm_trace_group_fit(const char *const *paths, const char *const *progs, int n,
+                       const struct sim_target *t,
                        double holdout, enum cm_aggregate agg, struct cm_fit_form form,
                        const struct cm_table *prior,
                        struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err);

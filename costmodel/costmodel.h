@@ -54,6 +54,14 @@ struct cm_table {
     double group_ns;         /* "max": exposed latency per group, ns */
     double serial;           /* "max": share of the non-largest engines' sums charged
                                 (key serial_share; 0 = engines overlap fully) */
+    /* Dependency latency (optional key "dependency"; absent = 0, as before it existed): an
+     * ACT, DVE or POOL instruction that depends on the previous instruction of its own
+     * engine in its group costs dep[engine] more engine cycles, plus dep_tiny when its N
+     * is below dep_tiny_free: the simulator makes it wait for the producer's write and its
+     * own read access (docs/costmodel.md). The per-instruction table alone prices a chain
+     * of dependent vector instructions (a normalization) like independent ones. */
+    double dep[LS_ENGINE_COUNT];
+    double dep_tiny, dep_tiny_free;
     int n;
     struct cm_entry e[96];
 };
@@ -84,6 +92,26 @@ uint64_t cm_table_hash(const struct cm_table *tb);
 /* Price of one instruction in base-clock cycles (rounded half-up). */
 int64_t cm_price(const struct cm_table *tb, const struct sim_target *t,
                  const struct sim_instr *in);
+/* The same for an instruction that depends (dep != 0) or not on the previous instruction
+ * of its own engine in its group (struct cm_table: dep). */
+int64_t cm_price_dep(const struct cm_table *tb, const struct sim_target *t,
+                     const struct sim_instr *in, int dep);
+/* An engine the dependency latency applies to (ACT, DVE, POOL). */
+int cm_dep_engine(int engine);
+/* Which instructions of a program depend on the previous instruction of their own
+ * (vector) engine within their group (op / conversion tag; an untagged instruction is its
+ * own group): flags[i] = 1 or 0, for every instruction. 0, or LS_ERR_NOMEM. */
+int cm_program_dep_flags(const struct sim_program *p, uint8_t *flags);
+/* Tracks the same while a group's instructions are emitted (a pricing sink): handle of
+ * the last instruction per engine, -1 before the first. */
+struct cm_dep_track {
+    int64_t last[LS_ENGINE_COUNT];
+};
+void cm_dep_track_init(struct cm_dep_track *d);
+/* Whether instruction h (on engine, depending on deps[0..nd)) depends on its engine's
+ * previous one; records h as the engine's last. */
+int cm_dep_track_add(struct cm_dep_track *d, int engine, int64_t h, const int64_t *deps,
+                     size_t nd);
 /* cm_price for many instructions under one table that does not change meanwhile (a
  * program, one lowering being priced): the table's entry is looked up once per (opcode,
  * dtype, memory) instead of scanning the entries per instruction, a fifth of `laysim
@@ -96,6 +124,7 @@ struct cm_pricer {
 void cm_pricer_init(struct cm_pricer *pr, const struct cm_table *tb,
                     const struct sim_target *t);
 int64_t cm_pricer_price(struct cm_pricer *pr, const struct sim_instr *in);
+int64_t cm_pricer_price_dep(struct cm_pricer *pr, const struct sim_instr *in, int dep);
 /* The table's price of a program: its instructions grouped by op / conversion tag (an
  * untagged instruction is its own group), each group aggregated by cm_agg_total. For
  * "sum" tables this is the sum of the instruction prices. */

@@ -25,6 +25,7 @@ void cm_groups_free(struct cm_groups *g)
     free(g->x);
     free(g->w);
     free(g->count);
+    free(g->dcount);
     free(g->pstart);
     free(g->pkey);
     memset(g, 0, sizeof *g);
@@ -57,10 +58,70 @@ void cm_groups_set_form(struct cm_groups *g, struct cm_fit_form form,
     g->totals = form.scales != CM_SCALES_ENTRY;
     g->fit_serial = form.fit_serial;
     g->fit_issue = form.fit_issue;
+    g->fit_dep = form.fit_dep;
+    cm_groups_set_dep(g, base);
     memset(g->dma_entry, 0, sizeof g->dma_entry);
     for (int k = 0; k < base->n && k < (int)sizeof g->dma_entry; k++)
         g->dma_entry[k] = base->e[k].opcode == SIM_OP_DMA_COPY ||
                           base->e[k].opcode == SIM_OP_DMA_TRANSPOSE;
+}
+
+int cm_groups_dep_seen(const struct cm_groups *g)
+{
+    for (size_t k = 0; k < g->n * NE * 2; k++)
+        if (g->dcount[k] != 0)
+            return 1;
+    return 0;
+}
+
+void cm_groups_set_dep(struct cm_groups *g, const struct cm_table *tb)
+{
+    for (int e = 0; e < NE; e++)
+        g->dep0[e] = tb->dep[e];
+    g->dep0[NE] = tb->dep_tiny;
+}
+
+/* dcount of row i, engine e: [0] dependent, [1] dependent and tiny */
+static double *dcount(const struct cm_groups *g, size_t i, int e)
+{
+    return g->dcount + (i * NE + (size_t)e) * 2;
+}
+
+/* The dependency parameters after the scales and the issue latency: one per vector
+ * engine, then the tiny extra (struct cm_groups: fit_dep). */
+#define NDEP 4
+static int dep_slot(int e)
+{
+    return e == LS_ENGINE_ACT ? 0 : e == LS_ENGINE_DVE ? 1 : e == LS_ENGINE_POOL ? 2 : -1;
+}
+
+/* Row i's dependency latency on engine e in base cycles under parameters d (NDEP). */
+static double dep_value(const struct cm_groups *g, size_t i, int e, const double *d)
+{
+    int k = dep_slot(e);
+    if (k < 0)
+        return 0;
+    const double *c = dcount(g, i, e);
+    return d[k] * c[0] + d[NDEP - 1] * c[1];
+}
+
+/* The parameters of the rows' own table (dep0) in the layout of dep_value. */
+static void set_dep_params(const struct cm_groups *g, double *d)
+{
+    for (int e = 0; e < NE; e++)
+        if (dep_slot(e) >= 0)
+            d[dep_slot(e)] = g->dep0[e];
+    d[NDEP - 1] = g->dep0[NE];
+}
+
+/* Columns of the dependency latency in the fit: none without fit_dep; with per-entry
+ * scales one per vector engine and the tiny extra (NDEP); with tied or split scales one
+ * scale of the base table's latency, ridge towards 1: few programs' totals cannot pin four
+ * latencies (measured: a DVE latency of 1600 cycles against the hidden core's 180, the
+ * vector scales leaning the other way), as they cannot pin per-entry scales. */
+static size_t ndep_cols(const struct cm_groups *g)
+{
+    return !g->fit_dep ? 0 : g->tied == CM_TIE_NONE ? NDEP : 1;
 }
 
 static size_t rowlen(const struct cm_groups *g)
@@ -72,11 +133,13 @@ static double *new_row(struct cm_groups *g)
 {
     if (LS_ARRAY_RESERVE(g->y, g->cap, g->n + 1) || LS_ARRAY_RESERVE(g->w, g->capw, g->n + 1) ||
         LS_ARRAY_RESERVE(g->x, g->capx, (g->n + 1) * rowlen(g)) ||
-        LS_ARRAY_RESERVE(g->count, g->capc, (g->n + 1) * NE))
+        LS_ARRAY_RESERVE(g->count, g->capc, (g->n + 1) * NE) ||
+        LS_ARRAY_RESERVE(g->dcount, g->capd, (g->n + 1) * NE * 2))
         return NULL;
     double *r = g->x + g->n * rowlen(g);
     memset(r, 0, rowlen(g) * sizeof *r);
     memset(g->count + g->n * NE, 0, NE * sizeof *g->count);
+    memset(g->dcount + g->n * NE * 2, 0, NE * 2 * sizeof *g->dcount);
     g->y[g->n] = 0;
     g->w[g->n] = 1;
     g->n++;
@@ -101,7 +164,8 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src)
         return LS_ERR_INPUT;
     if (LS_ARRAY_RESERVE(dst->y, dst->cap, n) || LS_ARRAY_RESERVE(dst->w, dst->capw, n) ||
         LS_ARRAY_RESERVE(dst->x, dst->capx, n * rl) ||
-        LS_ARRAY_RESERVE(dst->count, dst->capc, n * NE))
+        LS_ARRAY_RESERVE(dst->count, dst->capc, n * NE) ||
+        LS_ARRAY_RESERVE(dst->dcount, dst->capd, n * NE * 2))
         return LS_ERR_NOMEM;
     for (size_t k = 0; k < src->nprog; k++)
         if (new_program(dst, dst->n + src->pstart[k], src->pkey[k]))
@@ -110,6 +174,7 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src)
     memcpy(dst->w + dst->n, src->w, src->n * sizeof *src->w);
     memcpy(dst->x + dst->n * rl, src->x, src->n * rl * sizeof *src->x);
     memcpy(dst->count + dst->n * NE, src->count, src->n * NE * sizeof *src->count);
+    memcpy(dst->dcount + dst->n * NE * 2, src->dcount, src->n * NE * 2 * sizeof *src->dcount);
     dst->n = n;
     return 0;
 }
@@ -152,6 +217,11 @@ int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
         const struct cm_parts *p = &parts[i];
         if (p->engine < NE)
             g->count[(size_t)r * NE + p->engine] += 1;
+        if (p->engine < NE && (p->dep & CM_DEP)) {
+            double *d = dcount(g, (size_t)r, p->engine);
+            d[0] += p->cyc;
+            d[1] += (p->dep & CM_DEP_TINY) ? p->cyc : 0;
+        }
         if (p->entry >= 0 && p->entry < g->nent && p->engine < NE) {
             double *x = g->x + (size_t)r * rowlen(g) + ((size_t)p->engine * g->nent + p->entry) * 2;
             x[0] += p->fixed;
@@ -163,8 +233,8 @@ int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
 }
 
 /* predicted group value under scales th (2 * nent, then the issue latency: struct
- * cm_groups, fit_issue), intercept L and serial share sr (the share of the other engines'
- * sums charged under "max"), and its argmax engine */
+ * cm_groups, fit_issue, then the NDEP dependency latencies), intercept L and serial share
+ * sr (the share of the other engines' sums charged under "max"), and its argmax engine */
 static double predict(const struct cm_groups *g, size_t i, const double *th, double L,
                       double sr, enum cm_aggregate agg, int *arg)
 {
@@ -173,7 +243,8 @@ static double predict(const struct cm_groups *g, size_t i, const double *th, dou
     double best = 0, sum = 0;
     *arg = 0;
     for (int e = 0; e < NE; e++) {
-        double s = th[per] * g->issue_cyc[e] * g->count[i * NE + (size_t)e];
+        double s = th[per] * g->issue_cyc[e] * g->count[i * NE + (size_t)e] +
+                   dep_value(g, i, e, th + per + 1);
         for (size_t j = 0; j < per; j++)
             s += th[j] * x[e * per + j];
         sum += s;
@@ -196,7 +267,7 @@ void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggrega
                             double *measured)
 {
     size_t per = 2 * (size_t)g->nent;
-    double *ones = malloc(sizeof *ones * (per + 1));
+    double *ones = malloc(sizeof *ones * (per + 1 + NDEP));
     *predicted = *measured = 0;
     if (!ones || k >= g->nprog) {
         free(ones);
@@ -205,6 +276,7 @@ void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggrega
     for (size_t j = 0; j < per; j++)
         ones[j] = 1;
     ones[per] = 0;   /* the table's own entries already hold any issue latency */
+    set_dep_params(g, ones + per + 1);   /* the table's own dependency latency */
     for (size_t i = g->pstart[k]; i < prog_end(g, k); i++) {
         int arg;
         *predicted += predict(g, i, ones, group_cycles, serial, agg, &arg);
@@ -231,15 +303,20 @@ static size_t scale_col(const struct cm_groups *g, size_t j)
 
 /* Row i of the linearized design (unweighted): for "max" the argmax engine's features
  * plus sr times the other engines' (the serial share), plus the intercept column, then
- * (fit_issue) the issue-latency column.
+ * (fit_issue) the issue-latency column, then (fit_dep) the NDEP dependency columns; without
+ * fit_dep the rows' own dependency latency is a fixed part of the prediction (*off,
+ * base cycles), which the caller takes off the target.
  * Returns 1 when the row has any feature. */
 static int lin_row(const struct cm_groups *g, size_t i, enum cm_aggregate agg, int arg,
-                   double sr, double *out, size_t p)
+                   double sr, double *out, size_t p, double *off)
 {
     const double *x = g->x + i * rowlen(g);
     size_t per = 2 * (size_t)g->nent;
     int any = 0;
+    double d0[NDEP];
+    set_dep_params(g, d0);
     memset(out, 0, p * sizeof *out);
+    *off = 0;
     /* "pipe": the bottleneck engine's features plus the others' over its tile count */
     double tiles = g->count[i * NE + (size_t)arg];
     double rest = agg == CM_AGG_PIPE ? 1.0 / (tiles > 1 ? tiles : 1) : agg == CM_AGG_MAX ? sr : 1.0;
@@ -255,6 +332,19 @@ static int lin_row(const struct cm_groups *g, size_t i, enum cm_aggregate agg, i
             }
         if (g->fit_issue)
             out[issue] += f * g->issue_cyc[e] * g->count[i * NE + (size_t)e];
+        int k = dep_slot(e);
+        size_t d = issue + (g->fit_issue != 0);
+        if (k >= 0 && ndep_cols(g) == NDEP) {
+            const double *c = dcount(g, i, e);
+            out[d + (size_t)k] += f * c[0];
+            out[d + NDEP - 1] += f * c[1];
+            any |= c[0] != 0;
+        } else if (k >= 0 && g->fit_dep) {
+            out[d] += f * dep_value(g, i, e, d0);
+            any |= dcount(g, i, e)[0] != 0;
+        } else if (k >= 0) {
+            *off += f * dep_value(g, i, e, d0);
+        }
     }
     if (agg == CM_AGG_MAX && any)
         out[nscales(g)] = 1;
@@ -292,10 +382,11 @@ static int program_sums(const struct cm_groups *g, enum cm_aggregate agg, const 
         memset(s, 0, p * sizeof *s);
         Y[k] = 0;
         for (size_t i = g->pstart[k]; i < prog_end(g, k); i++) {
-            lin_row(g, i, agg, arg[i], sr, row, p);
+            double off;
+            lin_row(g, i, agg, arg[i], sr, row, p, &off);
             for (size_t j = 0; j < p; j++)
                 s[j] += row[j];
-            Y[k] += g->y[i];
+            Y[k] += g->y[i] - off;
         }
     }
     free(row);
@@ -407,7 +498,7 @@ static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *ar
                  double *th, double *L)
 {
     size_t per = 2 * (size_t)g->nent, ns = nscales(g);
-    size_t p = ns + (agg == CM_AGG_MAX) + (g->fit_issue != 0);
+    size_t nextra = (agg == CM_AGG_MAX) + (g->fit_issue != 0), p = ns + nextra + ndep_cols(g);
     size_t nd = count_diffs(g);
     gsl_matrix *G = gsl_matrix_calloc(p, p);
     gsl_vector *h = gsl_vector_calloc(p);
@@ -421,8 +512,9 @@ static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *ar
             goto out;
     }
     for (size_t i = 0; i < g->n && !g->totals; i++) {
-        lin_row(g, i, agg, arg[i], sr, row, p);
-        add_row(G, h, row, p, g->y[i], g->w[i]);
+        double off;
+        lin_row(g, i, agg, arg[i], sr, row, p, &off);
+        add_row(G, h, row, p, g->y[i] - off, g->w[i]);
     }
     for (size_t k = 0; k < g->nprog && g->totals; k++)
         if (g->pstart[k] < prog_end(g, k))
@@ -435,8 +527,18 @@ static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *ar
         double s = lambda * sqrt(gsl_matrix_get(G, j, j));
         row[j] = s == 0 ? 1 : s;
     }
-    /* ridge targets after the scales: group_ns at its start, no issue latency */
-    const double target[2] = {agg == CM_AGG_MAX ? *L : 0, 0};
+    /* ridge targets after the scales: group_ns at its start, no issue latency, the
+     * dependency latency of the base table */
+    double target[2 + NDEP];
+    size_t nt = 0;
+    if (agg == CM_AGG_MAX)
+        target[nt++] = *L;
+    if (g->fit_issue)
+        target[nt++] = 0;
+    if (ndep_cols(g) == NDEP)
+        set_dep_params(g, target + nt);
+    else if (g->fit_dep)
+        target[nt] = 1;   /* a scale of the base table's latency */
     if ((rc = bounded_solve(G, h, row, ns, p, target, sol)))
         goto out;
     for (size_t j = 0; j < per; j++)
@@ -444,8 +546,14 @@ static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *ar
     if (agg == CM_AGG_MAX)
         *L = isfinite(sol[ns]) && sol[ns] > 0 ? sol[ns] : 0;
     if (g->fit_issue) {
-        double a = sol[p - 1];
+        double a = sol[ns + nextra - 1];
         th[per] = isfinite(a) && a > 0 ? a : 0;
+    }
+    double d0[NDEP], sd = g->fit_dep ? sol[ns + nextra] : 1;
+    set_dep_params(g, d0);
+    for (size_t k = 0; g->fit_dep && k < NDEP; k++) { /* a latency: never negative */
+        double d = ndep_cols(g) == NDEP ? sol[ns + nextra + k] : sd * d0[k];
+        th[per + 1 + k] = isfinite(d) && d > 0 ? d : 0;
     }
     rc = 0;
 out:
@@ -525,6 +633,7 @@ static int fit_at(const struct cm_groups *g, enum cm_aggregate agg, double sr, i
     for (size_t j = 0; j < per; j++)
         th[j] = 1;
     th[per] = 0;
+    set_dep_params(g, th + per + 1);
     for (int it = 0; it < (agg == CM_AGG_SUM ? 1 : 6) && !rc; it++) {
         for (size_t i = 0; i < g->n; i++)
             predict(g, i, th, *L, sr, agg, &arg[i]);
@@ -561,6 +670,12 @@ static void apply_scales(struct cm_table *tb, const struct cm_groups *g, const d
         if (is_vector_entry(e))
             e->a += th[per];
     }
+    if (g->fit_dep) {
+        for (int e = 0; e < NE; e++)
+            if (dep_slot(e) >= 0)
+                tb->dep[e] = th[per + 1 + (size_t)dep_slot(e)];
+        tb->dep_tiny = th[per + NDEP];
+    }
 }
 
 /* Base-clock cycles per engine cycle of the engines an issue latency applies to (the
@@ -583,8 +698,10 @@ int cm_group_fit(const struct cm_groups *g0, enum cm_aggregate agg, const struct
     struct cm_groups gc = *g0;   /* shares g0's rows; only the issue clocks are its own */
     const struct cm_groups *g = &gc;
     set_issue_cycles(&gc, t);
+    gc.fit_dep = g0->fit_dep && cm_groups_dep_seen(g0); /* else nothing to fit it to */
     size_t per = 2 * (size_t)g->nent;
-    double *th = malloc(sizeof *th * (per + 1)), *best = malloc(sizeof *best * (per + 1));
+    double *th = malloc(sizeof *th * (per + 1 + NDEP));
+    double *best = malloc(sizeof *best * (per + 1 + NDEP));
     double *P = malloc(sizeof *P * (g->nprog + 1)), *Y = malloc(sizeof *Y * (g->nprog + 1));
     int *arg = malloc(sizeof *arg * g->n);
     int rc = th && best && P && Y && arg ? 0 : LS_ERR_NOMEM;
@@ -601,7 +718,7 @@ int cm_group_fit(const struct cm_groups *g0, enum cm_aggregate agg, const struct
             best_L = L;
             best_sr = sr;
             best_rel = r;
-            memcpy(best, th, sizeof *th * (per + 1));
+            memcpy(best, th, sizeof *th * (per + 1 + NDEP));
         }
     }
     if (!rc) {

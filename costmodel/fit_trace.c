@@ -33,7 +33,44 @@ static struct cm_parts sample_parts(const struct cm_table *tb, const struct sim_
     double v = e->c * s->n > e->b ? e->c * s->n : e->b;
     p.fixed = (float)(e->a * to_base);
     p.var = (float)(v * to_base);
+    p.cyc = (float)to_base;
     return p;
+}
+
+/* Per record, whether its instruction depends on its engine's previous one in its group
+ * (cm_program_dep_flags of the program the trace ran; records are matched by instruction
+ * id, and an engine that differs says the program is not the trace's). */
+static int trace_deps(const char *prog_path, const char *trace_path,
+                      const struct trace_record *rec, size_t n, uint8_t *dep,
+                      struct ls_error *err)
+{
+    memset(dep, 0, n);
+    if (!prog_path)
+        return 0;
+    struct sim_program *p;
+    int rc = sim_program_load(&p, prog_path, err);
+    if (rc)
+        return rc;
+    size_t np = sim_program_count(p);
+    uint8_t *f = malloc(np + 1);
+    if (!f || cm_program_dep_flags(p, f))
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    struct sim_instr buf;
+    for (size_t i = 0; i < n && !rc; i++) {
+        uint64_t id = rec[i].id;
+        if (id >= np || sim_program_get(p, id, &buf)->engine != rec[i].engine)
+            rc = ls_error_set(err, LS_ERR_INPUT, prog_path, 0, 0,
+                              "not the program of trace %s: the trace's instruction %llu "
+                              "ran on %s, %s", trace_path, (unsigned long long)id,
+                              ls_engine_name((enum ls_engine)rec[i].engine),
+                              id >= np ? "the program has no such instruction"
+                                       : "the program's runs on another engine");
+        else
+            dep[i] = f[id];
+    }
+    free(f);
+    sim_program_free(p);
+    return rc;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -100,8 +137,8 @@ static int32_t model_key(struct trace_reader *rd, const struct trace_record *rec
 }
 
 int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
-                        const struct sim_target *t, const char *path, int32_t key,
-                        size_t *attributed, struct ls_error *err)
+                        const struct sim_target *t, const char *path, const char *program,
+                        int32_t key, size_t *attributed, struct ls_error *err)
 {
     struct trace_reader *rd;
     *attributed = 0;
@@ -117,15 +154,21 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
     }
     struct cm_parts *parts = malloc(sizeof *parts * (n + 1));
     int32_t *tag = malloc(sizeof *tag * (n + 1));
+    uint8_t *dep = malloc(n + 1);
     uint64_t tick_mhz = h->tick_hz / 1000000u, end = 0;
-    if (!parts || !tag)
+    if (!parts || !tag || !dep)
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (!rc)
+        rc = trace_deps(program, path, rec, n, dep, err);
+    cm_groups_set_dep(g, tb);
     for (size_t i = 0; i < n && !rc; i++) {
         struct cm_sample s;
         const char *op = trace_reader_opcode(rd, rec[i].opcode);
         parts[i] = (struct cm_parts){.entry = -1, .engine = rec[i].engine};
-        if (cm_record_sample(&rec[i], op, h->tick_hz, h->clock_mhz, t->dma_engines, &s))
+        if (cm_record_sample(&rec[i], op, h->tick_hz, h->clock_mhz, t->dma_engines, &s)) {
             parts[i] = sample_parts(tb, t, &s);
+            parts[i].dep = cm_parts_dep(tb, s.engine, dep[i], s.n);
+        }
         tag[i] = rec[i].op_id >= 0 ? rec[i].op_id : rec[i].conv_id;
         *attributed += tag[i] >= 0;
         if (rec[i].end > end)
@@ -146,6 +189,7 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
     }
     free(parts);
     free(tag);
+    free(dep);
     free(rec);
     trace_reader_close(rd);
     return rc;
@@ -174,7 +218,8 @@ static double programs_error(const struct cm_groups *h, const struct cm_table *t
 }
 
 /* Groups of the traces in set `held` (1: the held-out ones) priced under tb. */
-static int add_traces(struct cm_groups *g, const char *const *paths, int n, int every,
+static int add_traces(struct cm_groups *g, const char *const *paths,
+                      const char *const *progs, int n, int every,
                       int held, const struct cm_table *tb, const struct sim_target *t,
                       struct cm_trace_fit *rep, struct ls_error *err)
 {
@@ -183,8 +228,8 @@ static int add_traces(struct cm_groups *g, const char *const *paths, int n, int 
         if (is_held != held)
             continue;
         size_t attr = 0;
-        int rc = cm_groups_add_trace(g, tb, t, paths[i], g->tied ? CM_KEY_BY_OPS : -1, &attr,
-                                     err);
+        int rc = cm_groups_add_trace(g, tb, t, paths[i], progs ? progs[i] : NULL,
+                                     g->tied ? CM_KEY_BY_OPS : -1, &attr, err);
         if (rc)
             return rc;
         if (attr && !held)
@@ -197,21 +242,23 @@ static int add_traces(struct cm_groups *g, const char *const *paths, int n, int 
 }
 
 /* Median held-out error of the traces of set `held` priced under tb (NAN: none held). */
-static int held_error(const char *const *paths, int n, int every, const struct cm_table *tb,
+static int held_error(const char *const *paths, const char *const *progs, int n, int every,
+                      const struct cm_table *tb,
                       const struct sim_target *t, double *out, struct ls_error *err)
 {
     struct cm_trace_fit scratch;
     struct cm_groups h;
     memset(&scratch, 0, sizeof scratch);
     cm_groups_init(&h, tb->n);
-    int rc = add_traces(&h, paths, n, every, 1, tb, t, &scratch, err);
+    int rc = add_traces(&h, paths, progs, n, every, 1, tb, t, &scratch, err);
     *out = !rc && h.nprog ? programs_error(&h, tb, t) : NAN;
     cm_groups_free(&h);
     return rc;
 }
 
 /* The group fit of the training traces with parts priced under base, into out. */
-static int fit_from(const struct cm_table *base, const char *const *paths, int n, int every,
+static int fit_from(const struct cm_table *base, const char *const *paths,
+                    const char *const *progs, int n, int every,
                     const struct sim_target *t, enum cm_aggregate agg,
                     struct cm_fit_form form, struct cm_table *out,
                     struct cm_trace_fit *rep, struct ls_error *err)
@@ -221,8 +268,9 @@ static int fit_from(const struct cm_table *base, const char *const *paths, int n
     cm_groups_set_form(&g, form, base);
     memset(rep, 0, sizeof *rep);
     rep->rel_in = NAN;
-    int rc = add_traces(&g, paths, n, every, 0, base, t, rep, err);
+    int rc = add_traces(&g, paths, progs, n, every, 0, base, t, rep, err);
     rep->groups = g.n;
+    rep->dep_rows = cm_groups_dep_seen(&g);
     *out = *base;
     if (!rc && g.n > 0) {
         rc = cm_group_fit(&g, agg, t, out, &rep->rel_in, err);
@@ -235,7 +283,8 @@ static int fit_from(const struct cm_table *base, const char *const *paths, int n
 /* One candidate form: its fit from the per-instruction table and, with held-out traces,
  * from the prior; the base whose fit predicts the held-out programs better is kept in
  * *best with its report, and its held-out error in *e (NAN: nothing held out). */
-static int fit_form(const char *const *paths, int n, int every, const struct sim_target *t,
+static int fit_form(const char *const *paths, const char *const *progs, int n, int every,
+                    const struct sim_target *t,
                     enum cm_aggregate agg, struct cm_fit_form form,
                     const struct cm_table *prior, const struct cm_table *tb,
                     struct cm_table *best, struct cm_trace_fit *rep, double *e,
@@ -244,13 +293,13 @@ static int fit_form(const char *const *paths, int n, int every, const struct sim
     struct cm_table from_prior;
     struct cm_trace_fit r2;
     double e_fit = NAN, e_prior = NAN;
-    int rc = fit_from(tb, paths, n, every, t, agg, form, best, rep, err);
+    int rc = fit_from(tb, paths, progs, n, every, t, agg, form, best, rep, err);
     if (!rc && rep->done && every)
-        rc = fit_from(prior, paths, n, every, t, agg, form, &from_prior, &r2, err);
+        rc = fit_from(prior, paths, progs, n, every, t, agg, form, &from_prior, &r2, err);
     if (!rc && rep->done && every)
-        rc = held_error(paths, n, every, best, t, &e_fit, err);
+        rc = held_error(paths, progs, n, every, best, t, &e_fit, err);
     if (!rc && rep->done && every)
-        rc = held_error(paths, n, every, &from_prior, t, &e_prior, err);
+        rc = held_error(paths, progs, n, every, &from_prior, t, &e_prior, err);
     if (rc)
         return rc;
     rep->form = form;
@@ -263,7 +312,8 @@ static int fit_form(const char *const *paths, int n, int every, const struct sim
     return 0;
 }
 
-int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target *t,
+int cm_trace_group_fit(const char *const *paths, const char *const *progs, int n,
+                       const struct sim_target *t,
                        double holdout, enum cm_aggregate agg, struct cm_fit_form form,
                        const struct cm_table *prior,
                        struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err)
@@ -286,8 +336,8 @@ int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target 
     double e_best = INFINITY, e;
     int rc = 0;
     for (int k = 0; k < ncand && !rc; k++) {
-        struct cm_fit_form f = {cand[k], form.fit_serial, form.fit_issue};
-        if ((rc = fit_form(paths, n, every, t, agg, f, prior, tb, &cur, &r, &e, err)))
+        struct cm_fit_form f = {cand[k], form.fit_serial, form.fit_issue, form.fit_dep};
+        if ((rc = fit_form(paths, progs, n, every, t, agg, f, prior, tb, &cur, &r, &e, err)))
             break;
         if (k == 0 || e < e_best) {
             e_best = e;
@@ -304,16 +354,19 @@ int cm_trace_group_fit(const char *const *paths, int n, const struct sim_target 
         memset(&count, 0, sizeof count);
         struct cm_groups h;
         cm_groups_init(&h, tb->n);
-        rc = add_traces(&h, paths, n, every, 1, tb, t, &count, err);
+        rc = add_traces(&h, paths, progs, n, every, 1, tb, t, &count, err);
         rep->held_traces = count.held_traces;
         rep->held_before = h.nprog ? programs_error(&h, tb, t) : NAN;
         cm_groups_free(&h);
         if (!rc)
-            rc = held_error(paths, n, every, prior, t, &rep->held_prior, err);
+            rc = held_error(paths, progs, n, every, prior, t, &rep->held_prior, err);
     }
     if (rc)
         return rc;
     if (rep->done)
         *tb = best;
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        rep->dep[e] = tb->dep[e];
+    rep->dep[LS_ENGINE_COUNT] = tb->dep_tiny;
     return 0;
 }

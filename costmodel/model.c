@@ -143,13 +143,15 @@ struct psink {
     struct cm_agg agg;
     int64_t count;
     struct cm_pricer pr; /* set by psink_init */
+    struct cm_dep_track dep; /* one sink prices one group: as cm_program_dep_flags */
 };
 
 static int64_t p_emit(void *ctx, const struct sim_instr *in, const int64_t *deps, size_t nd,
                       struct ls_error *err)
 {
     struct psink *p = ctx;
-    cm_agg_add(&p->agg, in->engine, cm_pricer_price(&p->pr, in));
+    int dep = cm_dep_track_add(&p->dep, in->engine, p->count, deps, nd);
+    cm_agg_add(&p->agg, in->engine, cm_pricer_price_dep(&p->pr, in, dep));
     return p->count++;
 }
 
@@ -157,6 +159,7 @@ static void psink_init(struct cg_sink *s, struct psink *p, const struct cm_model
 {
     memset(s, 0, sizeof *s);
     cm_pricer_init(&p->pr, &m->tb, &m->t);
+    cm_dep_track_init(&p->dep);
     s->ctx = p;
     s->emit = p_emit;
     s->op_tag = s->conv_tag = -1;

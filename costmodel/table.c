@@ -74,6 +74,73 @@ void cm_table_default(const struct sim_target *t, struct cm_table *tb)
             t->dma_bytes_per_ns * t->dma_transpose_hbm_eff);
     put_dma(tb, SIM_OP_DMA_COPY, -1, t->dma_transfer_latency_ns, t->dma_desc_min_ns,
             t->dma_bytes_per_ns);
+    /* a dependent vector instruction waits for the producer's write and its own read
+     * access, plus the static overhead when tiny (hw-facts; sim_run.c vec_step) */
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        tb->dep[e] = cm_dep_engine(e) ? 2.0 * t->vec_access_overhead : 0;
+    tb->dep_tiny = t->vec_static_overhead;
+    tb->dep_tiny_free = t->vec_tiny_free;
+}
+
+int cm_dep_engine(int engine)
+{
+    return engine == LS_ENGINE_ACT || engine == LS_ENGINE_DVE || engine == LS_ENGINE_POOL;
+}
+
+/* The dependency latency of a dependent instruction of N elements on engine e, in engine
+ * cycles (struct cm_table: dep). */
+static double dep_cycles(const struct cm_table *tb, int e, double N)
+{
+    if (!cm_dep_engine(e))
+        return 0;
+    return tb->dep[e] + (N < tb->dep_tiny_free ? tb->dep_tiny : 0);
+}
+
+void cm_dep_track_init(struct cm_dep_track *d)
+{
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        d->last[e] = -1;
+}
+
+int cm_dep_track_add(struct cm_dep_track *d, int engine, int64_t h, const int64_t *deps,
+                     size_t nd)
+{
+    if (!cm_dep_engine(engine))
+        return 0;
+    int64_t prev = d->last[engine];
+    d->last[engine] = h;
+    for (size_t k = 0; prev >= 0 && k < nd; k++)
+        if (deps[k] == prev)
+            return 1;
+    return 0;
+}
+
+int cm_program_dep_flags(const struct sim_program *p, uint8_t *flags)
+{
+    size_t n = sim_program_count(p), ng = sim_program_strings(p)->count;
+    /* last instruction per (tag, engine); untagged instructions are their own group */
+    int64_t *last = malloc(sizeof *last * (ng + 1) * LS_ENGINE_COUNT);
+    if (!last)
+        return LS_ERR_NOMEM;
+    for (size_t k = 0; k < (ng + 1) * LS_ENGINE_COUNT; k++)
+        last[k] = -1;
+    struct sim_instr buf;
+    for (size_t i = 0; i < n; i++) {
+        const struct sim_instr *in = sim_program_get(p, i, &buf);
+        int32_t tag = in->op_tag >= 0 ? in->op_tag : in->conv_tag;
+        flags[i] = 0;
+        if (tag < 0 || (size_t)tag >= ng || !cm_dep_engine(in->engine))
+            continue;
+        int64_t *l = &last[(size_t)tag * LS_ENGINE_COUNT + in->engine];
+        size_t nd;
+        const uint32_t *deps = sim_program_deps(p, i, &nd);
+        for (size_t k = 0; *l >= 0 && k < nd; k++)
+            if ((int64_t)deps[k] == *l)
+                flags[i] = 1;
+        *l = (int64_t)i;
+    }
+    free(last);
+    return 0;
 }
 
 int cm_table_find(const struct cm_table *tb, int op, int dt, int mem)
@@ -131,7 +198,7 @@ static int find(const struct cm_table *tb, struct cm_pricer *pr, int op, int dt,
 
 static int price_core(const struct cm_table *tb, const struct sim_target *t,
                       const struct sim_instr *in, struct cm_pricer *memo, double *fixed,
-                      double *var, double *to_base)
+                      double *var, double *to_base, double *N_out)
 {
     enum sim_opcode op = (enum sim_opcode)in->opcode;
     const struct sim_operand *s = &in->src, *d = &in->dst;
@@ -140,7 +207,7 @@ static int price_core(const struct cm_table *tb, const struct sim_target *t,
         mem = LS_MEM_PSUM;
     int dt = s->mem != LS_MEM_NONE ? s->dtype : d->dtype;
     int k = find(tb, memo, op, dt, mem);
-    *fixed = *var = 0;
+    *fixed = *var = *N_out = 0;
     *to_base = 1;
     if (k < 0)
         return -1;
@@ -171,29 +238,38 @@ static int price_core(const struct cm_table *tb, const struct sim_target *t,
     }
     *fixed = e->a;
     *var = fmax(e->b, e->c * N);
+    *N_out = N;
     uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)in->engine);
     *to_base = t->base_mhz / (double)(mhz ? mhz : t->base_mhz);
     return k;
 }
 
 static int64_t price(const struct cm_table *tb, const struct sim_target *t,
-                     const struct sim_instr *in, struct cm_pricer *memo)
+                     const struct sim_instr *in, struct cm_pricer *memo, int dep)
 {
-    double f, v, r;
-    if (price_core(tb, t, in, memo, &f, &v, &r) < 0)
+    double f, v, r, N;
+    if (price_core(tb, t, in, memo, &f, &v, &r, &N) < 0)
         return 0;
     /* the same operations, in the same order, as the documented formula */
     if (in->engine == LS_ENGINE_DMA)
         return half_up((f + v) * t->base_mhz / 1000.0);
     uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)in->engine);
     (void)r;
+    if (dep) /* engine cycles, converted and rounded with the rest: once */
+        f += dep_cycles(tb, in->engine, N);
     return half_up((f + v) * t->base_mhz / (double)(mhz ? mhz : t->base_mhz));
 }
 
 int64_t cm_price(const struct cm_table *tb, const struct sim_target *t,
                  const struct sim_instr *in)
 {
-    return price(tb, t, in, NULL);
+    return price(tb, t, in, NULL, 0);
+}
+
+int64_t cm_price_dep(const struct cm_table *tb, const struct sim_target *t,
+                     const struct sim_instr *in, int dep)
+{
+    return price(tb, t, in, NULL, dep);
 }
 
 void cm_pricer_init(struct cm_pricer *pr, const struct cm_table *tb,
@@ -206,17 +282,31 @@ void cm_pricer_init(struct cm_pricer *pr, const struct cm_table *tb,
 
 int64_t cm_pricer_price(struct cm_pricer *pr, const struct sim_instr *in)
 {
-    return price(pr->tb, pr->t, in, pr);
+    return price(pr->tb, pr->t, in, pr, 0);
+}
+
+int64_t cm_pricer_price_dep(struct cm_pricer *pr, const struct sim_instr *in, int dep)
+{
+    return price(pr->tb, pr->t, in, pr, dep);
 }
 
 void cm_price_parts(const struct cm_table *tb, const struct sim_target *t,
-                    const struct sim_instr *in, struct cm_parts *out)
+                    const struct sim_instr *in, int dep, struct cm_parts *out)
 {
-    double f, v, r;
-    out->entry = (int16_t)price_core(tb, t, in, NULL, &f, &v, &r);
+    double f, v, r, N;
+    out->entry = (int16_t)price_core(tb, t, in, NULL, &f, &v, &r, &N);
     out->engine = in->engine;
     out->fixed = (float)(f * r);
     out->var = (float)(v * r);
+    out->dep = cm_parts_dep(tb, in->engine, dep, N);
+    out->cyc = (float)r;
+}
+
+uint8_t cm_parts_dep(const struct cm_table *tb, int engine, int dep, double N)
+{
+    if (!dep || !cm_dep_engine(engine))
+        return 0;
+    return (uint8_t)(CM_DEP | (N < tb->dep_tiny_free ? CM_DEP_TINY : 0));
 }
 
 void cm_table_set_aggregate(struct cm_table *tb, enum cm_aggregate a, double group_ns)
@@ -282,21 +372,29 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
     struct sim_instr buf;
     struct cm_pricer memo;
     cm_pricer_init(&memo, tb, t);
+    uint8_t *dep = malloc(n + 1);
+    if (!dep || cm_program_dep_flags(p, dep)) {
+        free(dep);
+        return -1;
+    }
     if (tb->agg == CM_AGG_SUM) {
         int64_t sum = 0;
         for (size_t i = 0; i < n; i++)
-            sum += price(tb, t, sim_program_get(p, i, &buf), &memo);
+            sum += price(tb, t, sim_program_get(p, i, &buf), &memo, dep[i]);
+        free(dep);
         return sum;
     }
     /* groups by tag id (op and conversion tags share the program's string table) */
     size_t ng = sim_program_strings(p)->count;
     struct cm_agg *g = calloc(ng + 1, sizeof *g);
-    if (!g)
+    if (!g) {
+        free(dep);
         return -1;
+    }
     int64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         const struct sim_instr *in = sim_program_get(p, i, &buf);
-        int64_t pr = price(tb, t, in, &memo);
+        int64_t pr = price(tb, t, in, &memo, dep[i]);
         int32_t tag = in->op_tag >= 0 ? in->op_tag : in->conv_tag;
         if (tag < 0 || (size_t)tag >= ng) {
             struct cm_agg one;
@@ -310,6 +408,7 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
     for (size_t k = 0; k < ng; k++)
         total += cm_agg_total(tb, t, &g[k]);
     free(g);
+    free(dep);
     return total;
 }
 
@@ -318,6 +417,16 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
 static const char *memname(int m)
 {
     return m < 0 ? "*" : ls_mem_name((enum ls_mem)m);
+}
+
+/* Any dependency latency: a table without one is written without the key, so tables
+ * from before it existed keep their canonical JSON and hash. */
+static int has_dep(const struct cm_table *tb)
+{
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        if (tb->dep[e] != 0)
+            return 1;
+    return tb->dep_tiny != 0;
 }
 
 static json_t *to_json(const struct cm_table *tb)
@@ -332,6 +441,15 @@ static json_t *to_json(const struct cm_table *tb)
     /* only when set: the canonical JSON (and hash) of older tables stays as it was */
     if (tb->agg == CM_AGG_MAX && tb->serial > 0)
         json_object_set_new(root, "serial_share", json_real(tb->serial));
+    if (has_dep(tb)) {
+        json_t *d = json_object();
+        for (int e = 0; e < LS_ENGINE_COUNT; e++)
+            if (cm_dep_engine(e))
+                json_object_set_new(d, ls_engine_name((enum ls_engine)e), json_real(tb->dep[e]));
+        json_object_set_new(d, "tiny", json_real(tb->dep_tiny));
+        json_object_set_new(d, "tiny_free", json_real(tb->dep_tiny_free));
+        json_object_set_new(root, "dependency", d);
+    }
     for (int i = 0; i < tb->n; i++) {
         const struct cm_entry *e = &tb->e[i];
         json_t *o = json_object();
@@ -463,6 +581,52 @@ static int load_entry(const struct tload *t, json_t *o, size_t i, struct cm_entr
                : 0;
 }
 
+/* Field k of the "dependency" object: a number in 0..CM_COEF_MAX (absent: 0). */
+static int dep_field(const struct tload *t, json_t *d, const char *k, double *out)
+{
+    char field[64];
+    snprintf(field, sizeof field, "dependency.%s", k);
+    json_t *v = json_object_get(d, k);
+    *out = 0;
+    if (!v)
+        return 0;
+    double x = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!isfinite(x) || x < 0 || x > CM_COEF_MAX)
+        return bad_field(t, field, "expected a number in 0..%g", CM_COEF_MAX);
+    *out = x;
+    return 0;
+}
+
+/* The optional "dependency" object (struct cm_table: dep); absent: no dependency latency,
+ * which is what every table meant before the key existed. */
+static int load_dep(const struct tload *t, json_t *root, struct cm_table *tb)
+{
+    json_t *d = json_object_get(root, "dependency");
+    if (!d)
+        return 0;
+    if (!json_is_object(d))
+        return bad_field(t, "dependency", "expected an object {\"act\", \"dve\", \"pool\", "
+                         "\"tiny\", \"tiny_free\"} of engine cycles");
+    const char *key;
+    json_t *v;
+    json_object_foreach(d, key, v) {
+        int ok = strcmp(key, "tiny") == 0 || strcmp(key, "tiny_free") == 0;
+        for (int e = 0; e < LS_ENGINE_COUNT; e++)
+            ok |= cm_dep_engine(e) && strcmp(key, ls_engine_name((enum ls_engine)e)) == 0;
+        if (!ok) {
+            char field[96];
+            snprintf(field, sizeof field, "dependency.%.60s", key);
+            return bad_field(t, field, "unknown key (act, dve, pool, tiny, tiny_free)");
+        }
+    }
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        if (cm_dep_engine(e) && dep_field(t, d, ls_engine_name((enum ls_engine)e), &tb->dep[e]))
+            return LS_ERR_INPUT;
+    if (dep_field(t, d, "tiny", &tb->dep_tiny))
+        return LS_ERR_INPUT;
+    return dep_field(t, d, "tiny_free", &tb->dep_tiny_free) ? LS_ERR_INPUT : 0;
+}
+
 static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
 {
     json_t *sc = json_object_get(root, "schema"), *ver = json_object_get(root, "version");
@@ -495,6 +659,8 @@ static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
             return bad_field(t, "serial_share", "expected a number in 0..1");
         tb->serial = ss ? json_number_value(ss) : 0;
     }
+    if (load_dep(t, root, tb))
+        return LS_ERR_INPUT;
     if (!json_is_array(ent) || json_array_size(ent) > sizeof tb->e / sizeof tb->e[0])
         return bad_field(t, "entries", "expected an array of at most %zu entries",
                          sizeof tb->e / sizeof tb->e[0]);

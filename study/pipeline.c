@@ -189,12 +189,18 @@ static int simulate(struct study_pipe *p, struct study_run *r, const struct sim_
                 return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         const struct cm_table *pt = p->o.parts_table ? p->o.parts_table : &p->tb;
         struct sim_instr buf;
+        uint8_t *dep = malloc(n + 1);
+        if (!dep || cm_program_dep_flags(prog, dep)) {
+            free(dep);
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        }
         for (size_t i = 0; i < n; i++) {
             const struct sim_instr *in = sim_program_get(prog, i, &buf);
-            r->price[i] = cm_price(&p->tb, &p->t, in);
-            cm_price_parts(pt, &p->t, in, &r->parts[i]);
+            r->price[i] = cm_price_dep(&p->tb, &p->t, in, dep[i]);
+            cm_price_parts(pt, &p->t, in, dep[i], &r->parts[i]);
             r->tag[i] = in->op_tag >= 0 ? in->op_tag : in->conv_tag;
         }
+        free(dep);
     }
     if (p->o.trace_dir) {
         snprintf(r->trace_path, sizeof r->trace_path, "%s/%s%s.lstrace", p->trace_dir,

@@ -226,8 +226,9 @@ static void test_groups_pipe(void **st)
     (void)st;
     struct cm_groups g;
     cm_groups_init(&g, 4);
-    const struct cm_parts parts[3] = {{1, LS_ENGINE_ACT, 10, 90}, {1, LS_ENGINE_ACT, 0, 100},
-                                      {2, LS_ENGINE_PE, 20, 30}};
+    const struct cm_parts parts[3] = {{.entry = 1, .engine = LS_ENGINE_ACT, .fixed = 10, .var = 90},
+                                      {.entry = 1, .engine = LS_ENGINE_ACT, .var = 100},
+                                      {.entry = 2, .engine = LS_ENGINE_PE, .fixed = 20, .var = 30}};
     struct trace_record recs[3];
     memset(recs, 0, sizeof recs);
     for (int i = 0; i < 3; i++)

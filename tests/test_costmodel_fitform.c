@@ -26,6 +26,12 @@ static void near(double got, double want, double tol)
     }
 }
 
+/* An instruction's parts with only a throughput part (var, base cycles). */
+static struct cm_parts var_part(int entry, int engine, double var)
+{
+    return (struct cm_parts){.entry = (int16_t)entry, .engine = (uint8_t)engine, .var = (float)var};
+}
+
 struct two_entries {
     struct sim_target t;
     struct cm_table tb;
@@ -79,14 +85,14 @@ static void test_split_scales(void **st)
     struct cm_table split = s.tb, tied = s.tb;
     struct cm_groups g;
     cm_groups_init(&g, s.tb.n);
-    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_SPLIT, 0, 0}, &s.tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_SPLIT, 0, 0, 0}, &s.tb);
     assert_int_equal(g.tied, CM_TIE_DMA);
     assert_true(g.dma_entry[s.kd] && !g.dma_entry[s.ka]);
     add_split_programs(&g, &s);
     assert_int_equal(cm_group_fit(&g, CM_AGG_SUM, &s.t, &split, &rel_split, &err), 0);
     near(split.e[s.ka].c, 2.0 * s.tb.e[s.ka].c, 0.03);
     near(split.e[s.kd].desc_min_ns, 0.5 * s.tb.e[s.kd].desc_min_ns, 0.03);
-    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 0}, &s.tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 0, 0}, &s.tb);
     assert_int_equal(cm_group_fit(&g, CM_AGG_SUM, &s.t, &tied, &rel_tied, &err), 0);
     assert_true(rel_split < 0.01);
     assert_true(rel_tied > 5 * rel_split);   /* one pair of scales cannot fit both */
@@ -106,7 +112,7 @@ static void test_serial_share_fit(void **st)
     assert_true(kv >= 0);
     struct cm_groups g;
     cm_groups_init(&g, s.tb.n);
-    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 1, 0}, &s.tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 1, 0, 0}, &s.tb);
     struct ls_rng rng;
     ls_rng_seed(&rng, 7);
     for (int prog = 0; prog < 12; prog++) {
@@ -118,8 +124,8 @@ static void test_serial_share_fit(void **st)
         for (int i = 0; i < N; i += 2) {
             double pa = 100 + (double)ls_rng_below(&rng, 3000);
             double pv = 100 + (double)ls_rng_below(&rng, 3000);
-            parts[i] = (struct cm_parts){(int16_t)s.ka, LS_ENGINE_ACT, 0, (float)pa};
-            parts[i + 1] = (struct cm_parts){(int16_t)kv, LS_ENGINE_DVE, 0, (float)pv};
+            parts[i] = var_part(s.ka, LS_ENGINE_ACT, pa);
+            parts[i + 1] = var_part(kv, LS_ENGINE_DVE, pv);
             total += fmax(pa, pv) + 0.4 * fmin(pa, pv) + 100;
             memset(&recs[i], 0, 2 * sizeof recs[i]);
             tag[i] = tag[i + 1] = i / 2;
@@ -195,7 +201,7 @@ static void test_issue_latency_fit(void **st)
     double cyc = (double)s.t.base_mhz / sim_engine_mhz(&s.t, LS_ENGINE_DVE);
     struct cm_groups g;
     cm_groups_init(&g, s.tb.n);
-    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 1}, &s.tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 1, 0}, &s.tb);
     struct ls_rng rng;
     ls_rng_seed(&rng, 5);
     for (int prog = 0; prog < 12; prog++) {
@@ -207,7 +213,7 @@ static void test_issue_latency_fit(void **st)
         int n = 2 + 2 * prog;   /* programs of 2..24 instructions, so the count is a feature */
         for (int i = 0; i < n; i++) {
             double pv = 100 + (double)ls_rng_below(&rng, 3000);
-            parts[i] = (struct cm_parts){(int16_t)kv, LS_ENGINE_DVE, 0, (float)pv};
+            parts[i] = var_part(kv, LS_ENGINE_DVE, pv);
             total += pv + 150 * cyc;
             memset(&recs[i], 0, sizeof recs[i]);
             tag[i] = i / (1 + prog % 4);   /* 1..4 instructions per group */
@@ -241,7 +247,7 @@ static void test_pipe_fit(void **st)
     int kv = cm_table_find(&s.tb, SIM_OP_TENSOR_TENSOR, LS_DT_BF16, LS_MEM_SBUF);
     struct cm_groups g;
     cm_groups_init(&g, s.tb.n);
-    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 0}, &s.tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 0, 0}, &s.tb);
     struct ls_rng rng;
     ls_rng_seed(&rng, 3);
     for (int prog = 0; prog < 12; prog++) {
@@ -254,10 +260,10 @@ static void test_pipe_fit(void **st)
             double act = 0, dve = 100 + (double)ls_rng_below(&rng, 2000);
             for (int j = 0; j < 3; j++) {
                 double pa = 100 + (double)ls_rng_below(&rng, 1000);
-                parts[i + j] = (struct cm_parts){(int16_t)s.ka, LS_ENGINE_ACT, 0, (float)pa};
+                parts[i + j] = var_part(s.ka, LS_ENGINE_ACT, pa);
                 act += pa;
             }
-            parts[i + 3] = (struct cm_parts){(int16_t)kv, LS_ENGINE_DVE, 0, (float)dve};
+            parts[i + 3] = var_part(kv, LS_ENGINE_DVE, dve);
             double b = fmax(act, dve), n = act >= dve ? 3 : 1;
             total += 2 * (b + (act + dve - b) / n);
             memset(&recs[i], 0, 4 * sizeof recs[i]);

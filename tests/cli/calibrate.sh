@@ -82,6 +82,27 @@ ok python3 -c "import json; d=json.load(open('$T/g11.json')); assert d['aggregat
 "$B" calibrate "${trs[@]}" --issue-latency -o "$T/g12.json" | grep -q 'and issue latency'; ok test $? = 0
 "$B" calibrate "${trs[@]}" --issue-latency -o "$T/g12.json" --json | python3 -c "
 import json, sys; assert json.load(sys.stdin)['group_fit']['issue_latency_fitted'] is True"; ok test $? = 0
+# --programs: the program each trace ran; the group fit then also fits the dependency
+# latency (--no-dependency-fit keeps the table's); too few programs, or a program that is
+# not the trace's (by instruction id and engine): exit 2, nothing written
+prs=()
+for s in local greedy rulebased exact cfg0; do prs+=(--programs "$T/b_$s.prog"); done
+"$B" calibrate "${trs[@]}" "${prs[@]}" -o "$T/g14.json" --json | tee "$T/g14w.json" | python3 -c "
+import json, sys; g = json.load(sys.stdin)['group_fit']
+assert g['dependency_fitted'] is True and g['dependency']['dve'] >= 0, g"; ok test $? = 0
+ok python3 -c "
+import json; t = json.load(open('$T/g14.json')).get('dependency', {})
+w = json.load(open('$T/g14w.json'))['group_fit']['dependency']
+assert json.load(open('$T/g14w.json'))['written'] == 'prior' or abs(t.get('dve', 0) - w['dve']) < 1e-6, (t, w)"
+"$B" calibrate "${trs[@]}" "${prs[@]}" --no-dependency-fit -o "$T/g17.json" --json | python3 -c "
+import json, sys; g = json.load(sys.stdin)['group_fit']
+assert g['dependency_fitted'] is False and g['dependency']['dve'] == 120, g"; ok test $? = 0
+"$B" calibrate "${trs[@]}" "${prs[@]:2}" -o "$T/g15.json" 2>/dev/null; ok test $? = 2
+ok test ! -e "$T/g15.json"
+"$B" calibrate --traces "$T/b_local.lstrace" --programs "$T/f2.prog" -o "$T/g16.json" 2>"$T/e16"
+ok test $? = 2
+ok grep -q 'not the program of trace' "$T/e16"
+ok test ! -e "$T/g16.json"
 "$B" calibrate "${trs[@]}" --aggregate mean -o "$T/g13.json" 2>/dev/null; ok test $? = 2
 ok test ! -e "$T/g13.json"
 "$B" calibrate "${trs[@]}" --group-scales both -o "$T/g6.json" 2>/dev/null; ok test $? = 2
