@@ -11,12 +11,15 @@ const char cmd_explain_help[] =
     "usage: laysim explain MODEL --op NAME [--target ...] [--set ...] [--table FILE]\n"
     "                      [--exact-transpose] [--json]\n"
     "Print every admissible configuration of operator NAME (layouts of its inputs and\n"
-    "output), the instructions its lowering emits per opcode and engine, and its price in\n"
-    "base-clock cycles; for each input and output, the conversion costs between layouts.\n"
+    "output), its price in base-clock cycles (the cost model's C_op, as in the .lsp: engines\n"
+    "overlapped, dependency waits included), the instructions its lowering emits per opcode\n"
+    "and engine with their own table prices summed, and for each input and output the\n"
+    "conversion costs between layouts.\n"
     CLI_MODELCMD_HELP
     "  --op NAME           the operator to explain (required)\n"
     "  --json              one JSON object: op, kind, target, cfgs [{index, inputs, output\n"
-    "                      ({tensor, layout}), price, instructions, breakdown [{engine,\n"
+    "                      ({tensor, layout}), price, instruction_cycles,\n"
+    "                      instructions, breakdown [{engine,\n"
     "                      opcode, count, cycles}] or infeasible}], conversions [{tensor,\n"
     "                      from, to, cycles, method}]\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
@@ -126,18 +129,23 @@ static void explain_cfg(const struct explain *ex, int i, const int8_t *p)
         else
             printf("  infeasible: %s\n", e2.msg);
     } else {
+        int64_t summed = 0;
         for (int o = 0; o < SIM_OP_COUNT; o++)
             for (int e = 0; e < LS_ENGINE_COUNT; e++)
-                cost += cn.price[o][e];
-        /* a source's lowering is free; its price is the load the cost model charges */
-        if (ex->x->kind == GRAPH_OP_SOURCE)
-            cm_op_cost(mc->m, ex->op, p, &cost, NULL);
+                summed += cn.price[o][e];
+        /* The price is the cost model's C_op (the .lsp's cfg cost: engines overlapped by
+         * the table's aggregation, dependency waits included, a source's load); the
+         * breakdown is each instruction's own table price, summed. */
+        if (cm_op_cost(mc->m, ex->op, p, &cost, NULL))
+            cost = summed;
         if (jc) {
             json_object_set_new(jc, "price", json_integer(cost));
+            json_object_set_new(jc, "instruction_cycles", json_integer(summed));
             json_object_set_new(jc, "instructions", json_integer(cn.count));
             json_object_set_new(jc, "breakdown", cnt_json(&cn));
         } else {
-            printf("  price %" PRId64 " cycles, %" PRId64 " instructions\n", cost, cn.count);
+            printf("  price %" PRId64 " cycles, %" PRId64 " instructions (%" PRId64
+                   " cycles summed one by one)\n", cost, cn.count, summed);
             print_cnt(&cn);
         }
     }

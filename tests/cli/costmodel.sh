@@ -16,6 +16,9 @@ ok "$B" problem "$S/examples/fig1.lg" --output-layout R=0 -o "$T/pin.lsp"
 ok grep -q '^op return:R return 1 R -' "$T/pin.lsp"
 ok test "$(grep -A1 '^op return:R' "$T/pin.lsp" | grep -c '^cfg')" = 1
 ok "$B" explain "$S/examples/fig1.lg" --op D
+# explain's price of each cfg is the .lsp's cost of that cfg (not the instructions' sum)
+ok test "$("$B" explain "$S/examples/fig1.lg" --op D --json | jq -c '[.cfgs[].price]')" = \
+    "$(awk '/^op D /{f=1; next} /^op /{f=0} f && /^cfg/{print $2}' "$T/f1.lsp" | jq -sc .)"
 "$B" explain "$S/examples/fig1.lg" --op nosuch >/dev/null 2>&1; ok test $? = 2
 "$B" problem "$S/examples/fig1.lg" --output-layout R=9 >/dev/null 2>&1; ok test $? = 2
 echo '{"schema":"x","version":1}' > "$T/bad.json"

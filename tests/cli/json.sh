@@ -22,8 +22,8 @@ json "'\n'.join(str(c['price']) for c in d['cfgs'] if 'price' in c)" >"$T/prices
 if cmp -s "$T/prices.txt" "$T/prices.json"; then ok; else bad "explain: text and JSON prices differ"; fi
 if [ "$(json "len(d['conversions'])")" = "$(cat "$T/nconv.txt")" ]; then ok
 else bad "explain: text and JSON conversions differ"; fi
-check "all(sum(b['cycles'] for b in c['breakdown']) == c['price'] for c in d['cfgs'] if 'price' in c)" \
-    "explain --json: breakdown sums to the price"
+check "all(sum(b['cycles'] for b in c['breakdown']) == c['instruction_cycles'] for c in d['cfgs'] if 'price' in c)" \
+    "explain --json: breakdown sums to instruction_cycles"
 
 # study --json: the run summary instead of the tables
 expect 0 "study --json" "$LAYSIM" study --models cnn --out "$T/s" --json --no-calibrate \
