@@ -44,13 +44,17 @@ struct progz_stream {
     struct sim_operand op[3];
     uint32_t shape[3]; /* reader: the program's shape id + 1 of op[k], 0 = none yet */
     int32_t op_tag, conv_tag;
+    struct sim_kind kind; /* reader: the kind of the stream's last instruction, */
+    uint32_t kind_id;     /* its id, UINT32_MAX = none yet */
 };
 
 static void streams_reset(struct progz_stream *st)
 {
     memset(st, 0, PROGZ_STREAMS * sizeof *st);
-    for (int s = 0; s < PROGZ_STREAMS; s++)
+    for (int s = 0; s < PROGZ_STREAMS; s++) {
         st[s].op_tag = st[s].conv_tag = -1;
+        st[s].kind_id = UINT32_MAX;
+    }
 }
 
 /* o as the format stores it: ndim 0 is the 1/1 pattern it means (as the text writer
@@ -382,10 +386,12 @@ static const char *get_tags(struct rd *r, int version, uint8_t b1, uint8_t ops,
     return NULL;
 }
 
-/* Operand k of an instruction of stream sid into rec: its shape id (interned only when the
- * fields that make the shape changed: most operands move only their address) and address. */
+/* Operand k of an instruction of stream sid: its shape id into kind (interned only when the
+ * fields that make the shape changed: most operands move only their address), its address
+ * into rec. */
 static const char *get_operand(struct rd *r, int version, struct sim_program *p, uint8_t sid,
-                               int k, struct progz_stream *st, struct sim_irec *rec)
+                               int k, struct progz_stream *st, struct sim_irec *rec,
+                               struct sim_kind *kind)
 {
     struct sim_operand v1, *o = version == 1 ? &v1 : &st->op[k];
     uint8_t mask = F_SHAPE;
@@ -396,7 +402,7 @@ static const char *get_operand(struct rd *r, int version, struct sim_program *p,
         if (!(st->shape[k] = sim_program_shape_id(p, sid, k, o)))
             return "out of memory";
     }
-    rec->shape[k] = st->shape[k];
+    kind->shape[k] = st->shape[k];
     rec->addr[k] = o->addr;
     return NULL;
 }
@@ -431,16 +437,34 @@ static inline const char *get_tag_v2(struct rd *r, unsigned mode, int32_t *tag,
 /* Operand k of a version 2 instruction: most only move the address of their stream slot's
  * operand (no shape fields in the mask), which needs no checks and no shape lookup. */
 static inline const char *get_operand_fast(struct rd *r, struct sim_program *p, uint8_t sid,
-                                           int k, struct progz_stream *st, struct sim_irec *rec)
+                                           int k, struct progz_stream *st, struct sim_irec *rec,
+                                           struct sim_kind *kind)
 {
     if (st->shape[k] && r->p < r->end && !(*r->p & (F_SHAPE | ~F_ALL))) {
         if (*r->p++ & F_ADDR)
             st->op[k].addr += (uint64_t)trace_unzigzag(rd_u(r));
-        rec->shape[k] = st->shape[k];
+        kind->shape[k] = st->shape[k];
         rec->addr[k] = st->op[k].addr;
         return NULL;
     }
-    return get_operand(r, 2, p, sid, k, st, rec);
+    return get_operand(r, 2, p, sid, k, st, rec, kind);
+}
+
+static inline int same_kind(const struct sim_kind *a, const struct sim_kind *b)
+{
+    return a->shape[0] == b->shape[0] && a->shape[1] == b->shape[1] &&
+           a->shape[2] == b->shape[2] && a->engine == b->engine && a->opcode == b->opcode &&
+           a->func == b->func && a->flags == b->flags && a->queue == b->queue;
+}
+
+/* The id of kind k of an instruction of stream st: most repeat the stream's last one. */
+static inline uint32_t kind_of(struct sim_program *p, struct progz_stream *st,
+                               const struct sim_kind *k)
+{
+    if (st->kind_id != UINT32_MAX && same_kind(&st->kind, k))
+        return st->kind_id;
+    st->kind = *k;
+    return st->kind_id = sim_program_kind_id(p, k);
 }
 
 /* Decode instruction idx straight into its record (room reserved by the caller) and its
@@ -472,40 +496,36 @@ static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim
     uint8_t sid = (uint8_t)(e == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + q : (uint64_t)e);
     struct progz_stream *st = &streams[sid];
     struct sim_irec *rec = &p->ins.data[idx];
+    struct sim_kind kind = {{0, 0, 0}, (uint8_t)e, (uint8_t)op, b1 & 15, (b1 >> 4) & 3, (uint8_t)q};
     const char *msg;
     if (version == 1) {
         int32_t tags[2];
         msg = get_tags(r, version, b1, ops, st, p, tags);
         for (int k = 0; k < 3 && !msg; k++) {
-            rec->shape[k] = 0;
             rec->addr[k] = 0;
             if (ops >> k & 1)
-                msg = get_operand(r, version, p, sid, k, st, rec);
+                msg = get_operand(r, version, p, sid, k, st, rec, &kind);
         }
     } else {
         msg = get_tag_v2(r, ops >> 3 & 3u, &st->op_tag, p);
         if (!msg)
             msg = get_tag_v2(r, ops >> 5 & 3u, &st->conv_tag, p);
         for (int k = 0; k < 3 && !msg; k++) {
-            rec->shape[k] = 0;
             rec->addr[k] = 0;
             if (ops >> k & 1)
-                msg = get_operand_fast(r, p, sid, k, st, rec);
+                msg = get_operand_fast(r, p, sid, k, st, rec, &kind);
         }
     }
     if (msg)
         return msg;
     if (r->bad)
         return "truncated or malformed instruction";
+    if ((rec->kind = kind_of(p, st, &kind)) == UINT32_MAX)
+        return "out of memory";
     rec->op_tag = st->op_tag;
     rec->conv_tag = st->conv_tag;
     rec->deps_off = (uint32_t)p->deps.len;
     rec->ndeps = (uint16_t)nd;
-    rec->engine = (uint8_t)e;
-    rec->opcode = (uint8_t)op;
-    rec->func = b1 & 15;
-    rec->flags = (b1 >> 4) & 3;
-    rec->queue = (uint8_t)q;
     p->sid.data[idx] = sid;
     p->deps.len += nd;
     p->ins.len = p->sid.len = (size_t)idx + 1;

@@ -15,18 +15,26 @@
 #define SIM_STREAM_DMA0 4 /* streams: PE, ACT, DVE, POOL, then one per DMA queue */
 #define SIM_STREAMS (SIM_STREAM_DMA0 + SIM_MAX_QUEUES)
 
-/* An instruction as the program keeps it: 56 bytes instead of struct sim_instr's 192. An
+/* What an instruction is apart from its addresses, dependencies and tags: engine, opcode,
+ * func, flags, queue and operand shapes. A compiled program has a few hundred distinct
+ * kinds for a million instructions, so the checks and the simulator's costs are computed
+ * once per kind and found by index, not by hashing the fields again per instruction. */
+struct sim_kind {
+    uint32_t shape[3]; /* shape id + 1; 0 = operand absent */
+    uint8_t engine, opcode, func, flags, queue;
+};
+
+/* An instruction as the program keeps it: 48 bytes instead of struct sim_instr's 192. An
  * operand is an interned *shape* (memory, dtype, partitions, access pattern: everything but
- * the address; compiled programs have a few thousand distinct ones) plus its address.
- * Loading and compiling write, and the simulator reads, a third of the memory; consumers
- * get the full instruction back from sim_program_get. */
+ * the address) plus its address; the shapes and the rest of what makes the instruction's
+ * timing are its kind. Loading and compiling write, and the simulator reads, a quarter of
+ * the memory; consumers get the full instruction back from sim_program_get. */
 struct sim_irec {
-    uint64_t addr[3];     /* dst, src, src2 */
-    uint32_t shape[3];    /* shape id + 1; 0 = operand absent */
+    uint64_t addr[3]; /* dst, src, src2 (0 when absent) */
+    uint32_t kind;    /* index into sim_program.kinds */
     int32_t op_tag, conv_tag;
     uint32_t deps_off;
     uint16_t ndeps;
-    uint8_t engine, opcode, func, flags, queue;
 };
 
 struct sim_program {
@@ -38,6 +46,10 @@ struct sim_program {
     uint32_t *shape_slots;        /* open addressing: shape id + 1, 0 = empty */
     size_t shape_cap;             /* slots, a power of two */
     uint32_t last_shape[SIM_STREAMS][3][2]; /* per stream and slot, the last two: skip most hashing */
+    LS_VEC(struct sim_kind) kinds;
+    uint32_t *kind_slots;         /* open addressing: kind id + 1, 0 = empty */
+    size_t kind_cap;              /* slots, a power of two */
+    uint32_t last_kind[SIM_STREAMS][2]; /* kind id + 1 per stream, the last two */
     LS_VEC(int32_t) lines;       /* source line per instruction (parsed programs only) */
     LS_VEC(int32_t) labels;      /* label id per instruction, -1 = none (lazily filled) */
     LS_VEC(uint32_t) label_index; /* label id -> instruction */
@@ -79,12 +91,23 @@ static inline void sim_huge_pages(void *p, size_t n)
 uint32_t sim_program_shape_id(struct sim_program *p, uint8_t sid, int k,
                               const struct sim_operand *o);
 
+/* Id of kind *k (k->engine and k->queue give its stream), interned when new; UINT32_MAX
+ * out of memory. */
+uint32_t sim_program_kind_id(struct sim_program *p, const struct sim_kind *k);
+
+static inline const struct sim_kind *sim_irec_kind(const struct sim_program *p,
+                                                   const struct sim_irec *r)
+{
+    return &p->kinds.data[r->kind];
+}
+
 /* Operand k (0 dst, 1 src, 2 src2) of record r into *o. */
 static inline void sim_irec_operand(const struct sim_program *p, const struct sim_irec *r, int k,
                                     struct sim_operand *o)
 {
-    if (r->shape[k]) {
-        *o = p->shapes.data[r->shape[k] - 1];
+    uint32_t shape = sim_irec_kind(p, r)->shape[k];
+    if (shape) {
+        *o = p->shapes.data[shape - 1];
         o->addr = r->addr[k];
     } else {
         memset(o, 0, sizeof *o);
@@ -95,11 +118,12 @@ static inline void sim_irec_operand(const struct sim_program *p, const struct si
 static inline void sim_irec_get(const struct sim_program *p, size_t i, struct sim_instr *in)
 {
     const struct sim_irec *r = &p->ins.data[i];
-    in->engine = r->engine;
-    in->opcode = r->opcode;
-    in->func = r->func;
-    in->flags = r->flags;
-    in->queue = r->queue;
+    const struct sim_kind *k = sim_irec_kind(p, r);
+    in->engine = k->engine;
+    in->opcode = k->opcode;
+    in->func = k->func;
+    in->flags = k->flags;
+    in->queue = k->queue;
     in->ndeps = r->ndeps;
     in->deps_off = r->deps_off;
     in->op_tag = r->op_tag;

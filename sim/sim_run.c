@@ -25,14 +25,13 @@ struct stream {
 };
 
 /* What an instruction costs apart from its addresses and its timing: a function of its
- * engine, opcode, func, flags and operand shapes only, so instructions that agree on those
- * share it (a compiled program has few such signatures; computing it per instruction was
- * a fifth of the run). */
+ * kind (engine, opcode, func, flags and operand shapes) only, so it is computed once per
+ * kind (a compiled program has a few hundred; computing it per instruction was a fifth of
+ * the run) and found by the record's kind id. */
 struct cost {
     /* the fields every step reads first, then what vec_step and dma_step read, then the
      * PSUM extents: a lookup touches two or three cache lines, not five */
-    uint32_t shape[3];
-    uint8_t engine, opcode, func, flags, used;
+    uint8_t engine, opcode, queue, used;
     /* the operands (dst, src, src2) as the loop needs them, without decoding them */
     uint8_t mem[3], dtype[3];
     uint32_t nparts[3];
@@ -47,7 +46,6 @@ struct cost {
     struct sim_dma_shape sh;                   /* DMA, and its engine shares priced */
     __int128 ext_lo[3], ext_hi[3];             /* extents relative to the address */
 };
-#define COST_SLOTS 1024 /* direct-mapped */
 
 struct run {
     const struct sim_target *t;
@@ -81,7 +79,7 @@ struct run {
      * packs est, rank and stream into one integer: compares without branches or loads. */
     unsigned __int128 heap[SIM_STREAMS];
     size_t nheap;
-    struct cost *costs; /* COST_SLOTS */
+    struct cost *costs; /* per kind id */
 };
 
 uint32_t sim_engine_mhz(const struct sim_target *t, enum ls_engine e)
@@ -190,7 +188,7 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
                      const struct cost *c, struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
-    enum ls_engine e = (enum ls_engine)in->engine;
+    enum ls_engine e = (enum ls_engine)c->engine;
     uint64_t tpc = r->tpc[e];
     uint64_t start = rec->start;
     uint8_t cause = rec->stall_cause;
@@ -347,23 +345,13 @@ static void dma_price(const struct run *r, struct cost *c)
     c->need_lo = hbm_need(sh, base, hbm_tpb);
 }
 
-/* The cost of instruction ir, from the memo or computed into it. */
-static const struct cost *cost_of(struct run *r, const struct sim_irec *ir)
+/* Compute the cost of ir's kind into c (instruction ir as the example). */
+static const struct cost *cost_fill(struct run *r, struct cost *c, const struct sim_irec *ir)
 {
-    uint32_t h = ir->shape[0] * 0x9E3779B1u ^ ir->shape[1] * 0x85EBCA77u ^
-                 ir->shape[2] * 0xC2B2AE3Du ^ (uint32_t)ir->opcode * 0x27D4EB2Fu ^
-                 (uint32_t)ir->func << 8 ^ (uint32_t)ir->flags << 16 ^ ir->engine;
-    struct cost *c = &r->costs[(h ^ h >> 15) % COST_SLOTS];
-    if (c->used && c->shape[0] == ir->shape[0] && c->shape[1] == ir->shape[1] &&
-        c->shape[2] == ir->shape[2] && c->engine == ir->engine && c->opcode == ir->opcode &&
-        c->func == ir->func && c->flags == ir->flags)
-        return c;
-    memset(c, 0, sizeof *c);
-    memcpy(c->shape, ir->shape, sizeof c->shape);
-    c->engine = ir->engine;
-    c->opcode = ir->opcode;
-    c->func = ir->func;
-    c->flags = ir->flags;
+    const struct sim_kind *kind = sim_irec_kind(r->p, ir);
+    c->engine = kind->engine;
+    c->opcode = kind->opcode;
+    c->queue = kind->queue;
     c->used = 1;
     struct sim_instr buf, *in = &buf;
     sim_irec_get(r->p, (size_t)(ir - r->p->ins.data), &buf);
@@ -390,6 +378,13 @@ static const struct cost *cost_of(struct run *r, const struct sim_irec *ir)
         c->vcycles = sim_vec_cycles(r->t, in);
     }
     return c;
+}
+
+/* The cost of instruction ir's kind, computed on its first use. */
+static inline const struct cost *cost_of(struct run *r, const struct sim_irec *ir)
+{
+    struct cost *c = &r->costs[ir->kind];
+    return c->used ? c : cost_fill(r, c, ir);
 }
 
 static void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
@@ -438,15 +433,16 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
     rec->descriptors = sh.chunks_per_partition * P;
     rec->bytes_per_partition = sh.bytes_per_partition;
     rec->chunk_bytes = c->chunk_bytes;
-    struct sim_queue_stats *q = &r->st->queue[in->queue];
+    uint8_t queue = c->queue;
+    struct sim_queue_stats *q = &r->st->queue[queue];
     q->instructions++;
     q->bytes += sh.bytes_per_partition * P;
     q->descriptors += rec->descriptors;
-    uint64_t from = start > r->q_last_end[in->queue] ? start : r->q_last_end[in->queue];
+    uint64_t from = start > r->q_last_end[queue] ? start : r->q_last_end[queue];
     if (end > from)
         q->busy_ticks += end - from;
-    if (end > r->q_last_end[in->queue])
-        r->q_last_end[in->queue] = end;
+    if (end > r->q_last_end[queue])
+        r->q_last_end[queue] = end;
     r->st->dma_bytes += sh.bytes_per_partition * P;
     struct sim_desc_bucket *hb = &r->st->desc_hist[c->bucket];
     hb->descriptors += rec->descriptors;
@@ -606,7 +602,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     r.end = malloc((n ? n : 1) * sizeof *r.end);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
-    r.costs = calloc(COST_SLOTS, sizeof *r.costs);
+    r.costs = calloc(p->kinds.len ? p->kinds.len : 1, sizeof *r.costs);
     if (r.end && order) {
         sim_huge_pages(r.end, n * sizeof *r.end);
         sim_huge_pages(order, n * sizeof *order);
@@ -662,18 +658,18 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         struct trace_record rec;
         memset(&rec, 0, sizeof rec);
         rec.id = i;
-        rec.opcode = in->opcode;
-        rec.engine = in->engine;
+        rec.opcode = c->opcode;
+        rec.engine = c->engine;
         rec.dtype = c->mem[1] != LS_MEM_NONE ? c->dtype[1] : c->dtype[0];
         rec.src_mem = c->mem[1];
         rec.dst_mem = c->mem[0];
-        rec.queue = in->engine == LS_ENGINE_DMA ? in->queue : TRACE_NO_QUEUE;
+        rec.queue = c->engine == LS_ENGINE_DMA ? c->queue : TRACE_NO_QUEUE;
         rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
         rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
         rec.start = s->est;
         rec.stall_cause = s->depmax > s->issue ? LS_STALL_DEPENDENCY : LS_STALL_NONE;
         rec.stall = s->issue; /* temporarily: the issue point */
-        switch (in->engine) {
+        switch (c->engine) {
         case LS_ENGINE_PE: pe_step(&r, s, c, &rec); break;
         case LS_ENGINE_DMA: dma_step(&r, s, in, c, &rec); break;
         default: vec_step(&r, s, i, in, c, &rec); break;
@@ -692,16 +688,16 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         if (in->conv_tag >= 0)
             st->conv_instr_ticks += rec.end - rec.start;
         r.end[i] = rec.end;
-        struct sim_engine_stats *es = &st->engine[in->engine];
+        struct sim_engine_stats *es = &st->engine[c->engine];
         if (!es->instructions++)
             es->first_start = rec.start;
         else if (rec.start < es->first_start)
             es->first_start = rec.start;
-        uint64_t from = rec.start > r.eng_last_end[in->engine] ? rec.start : r.eng_last_end[in->engine];
+        uint64_t from = rec.start > r.eng_last_end[c->engine] ? rec.start : r.eng_last_end[c->engine];
         if (rec.end > from)
             es->busy_ticks += rec.end - from;
-        if (rec.end > r.eng_last_end[in->engine])
-            r.eng_last_end[in->engine] = rec.end;
+        if (rec.end > r.eng_last_end[c->engine])
+            r.eng_last_end[c->engine] = rec.end;
         if (rec.end > es->last_end)
             es->last_end = rec.end;
         if (rec.end > total)
