@@ -20,12 +20,27 @@
 
 /* ---- encoding ------------------------------------------------------------------------- */
 
-/* Version 2 codes each operand against the same slot of the previous instruction of its
- * stream (engine, or DMA queue): consecutive instructions of a stream differ mostly in
- * addresses, so an operand is a field mask and an address delta, ~13 raw bytes per
- * instruction instead of ~29. Smaller payloads are what makes reading fast (inflating
- * and decoding were two thirds of loading). The state restarts at every block. */
+/* Version 3 (written) names each instruction's kind (engine, opcode, func, flags, operand
+ * shapes: sim/program_int.h) by a slot in a small table of the kinds its stream (engine, or
+ * DMA queue) used last in the block, and stores only addresses, as differences from the
+ * previous instruction that used the same slot: consecutive instructions of a stream differ
+ * mostly in addresses, often alternating between two or three kinds (weight and
+ * activation loads on one queue), which version 2's per-operand field masks coded as a new
+ * shape every time. The reader takes the kind id from the slot: no shape decoding and no
+ * hashing per instruction. Versions 1 and 2 are still read. The state restarts at every
+ * block. */
 #define PROGZ_STREAMS (SIM_STREAM_DMA0 + SIM_MAX_QUEUES)
+#define KIND_SLOTS 15  /* per stream; slot byte value 15 = a new kind follows */
+#define KIND_NEW 15
+
+/* A stream's kind table (version 3): slots 0..n-1 defined, the next new kind goes to slot
+ * next (round robin). */
+struct kind_table {
+    uint32_t id[KIND_SLOTS];       /* the program's kind id */
+    uint64_t addr[KIND_SLOTS][3];  /* the addresses the slot's last instruction had */
+    uint8_t present[KIND_SLOTS];   /* operands present: bit 0 dst, 1 src, 2 src2 */
+    uint8_t n, next;
+};
 
 enum { TAG_NONE, TAG_SAME, TAG_ID };
 enum {
@@ -46,6 +61,7 @@ struct progz_stream {
     int32_t op_tag, conv_tag;
     struct sim_kind kind; /* reader: the kind of the stream's last instruction, */
     uint32_t kind_id;     /* its id, UINT32_MAX = none yet */
+    struct kind_table kt; /* version 3 */
 };
 
 static void streams_reset(struct progz_stream *st)
@@ -77,32 +93,20 @@ static struct sim_operand normalized(const struct sim_operand *o)
     return n;
 }
 
-static uint8_t *put_operand(uint8_t *b, const struct sim_operand *o, struct sim_operand *prev)
+/* A new kind's shapes (version 3): per present operand its normalized fields but the
+ * address, as version 1 writes them. */
+static uint8_t *put_shape(uint8_t *b, const struct sim_operand *o)
 {
     struct sim_operand n = normalized(o);
-    uint8_t *mask = b++;
-    *mask = 0;
-    if (n.mem != prev->mem || n.ndim != prev->ndim || n.dtype != prev->dtype) {
-        *mask |= F_KIND;
-        *b++ = (uint8_t)(n.mem | n.ndim << 2);
-        *b++ = n.dtype;
+    *b++ = (uint8_t)(n.mem | n.ndim << 2);
+    *b++ = n.dtype;
+    b += trace_put_varint(b, n.part_start);
+    b += trace_put_varint(b, n.nparts);
+    b += trace_put_varint(b, trace_zigzag(n.pstride));
+    for (int d = 0; d < n.ndim; d++) {
+        b += trace_put_varint(b, n.size[d]);
+        b += trace_put_varint(b, trace_zigzag(n.stride[d]));
     }
-    if (n.part_start != prev->part_start)
-        *mask |= F_PSTART, b += trace_put_varint(b, n.part_start);
-    if (n.nparts != prev->nparts)
-        *mask |= F_NPARTS, b += trace_put_varint(b, n.nparts);
-    if (n.pstride != prev->pstride)
-        *mask |= F_PSTRIDE, b += trace_put_varint(b, trace_zigzag(n.pstride));
-    if (n.addr != prev->addr)
-        *mask |= F_ADDR, b += trace_put_varint(b, trace_zigzag((int64_t)(n.addr - prev->addr)));
-    if (memcmp(n.size, prev->size, sizeof n.size) || memcmp(n.stride, prev->stride, sizeof n.stride)) {
-        *mask |= F_DIMS;
-        for (int d = 0; d < n.ndim; d++) {
-            b += trace_put_varint(b, n.size[d]);
-            b += trace_put_varint(b, trace_zigzag(n.stride[d]));
-        }
-    }
-    *prev = n;
     return b;
 }
 
@@ -111,33 +115,69 @@ static unsigned tag_mode(int32_t tag, int32_t prev)
     return tag < 0 ? TAG_NONE : tag == prev ? TAG_SAME : TAG_ID;
 }
 
+/* Put kind id into the table's next slot (round robin; its addresses start at 0): the
+ * writer and the reader both do this for every new kind, so their tables agree. */
+static unsigned kind_define(struct kind_table *kt, uint32_t id, uint8_t present)
+{
+    unsigned j = kt->next;
+    kt->next = (uint8_t)(j + 1 == KIND_SLOTS ? 0 : j + 1);
+    if (kt->n < KIND_SLOTS)
+        kt->n++;
+    kt->id[j] = id;
+    kt->present[j] = present;
+    memset(kt->addr[j], 0, sizeof kt->addr[j]);
+    return j;
+}
+
+/* The slot of kind id in the stream's table; *fresh = 1 when it was not there and has just
+ * been given the next slot (the caller then writes the kind out). */
+static unsigned kind_slot(struct kind_table *kt, uint32_t id, uint8_t present, int *fresh)
+{
+    *fresh = 0;
+    for (unsigned j = 0; j < kt->n; j++)
+        if (kt->id[j] == id)
+            return j;
+    *fresh = 1;
+    return kind_define(kt, id, present);
+}
+
 static size_t put_instr(const struct sim_program *p, uint32_t idx, struct progz_stream *streams,
                         uint8_t *out)
 {
-    struct sim_instr buf;
-    const struct sim_instr *in = sim_program_get(p, idx, &buf);
-    struct progz_stream *st = &streams[p->sid.data[idx]];
-    unsigned m0 = tag_mode(in->op_tag, st->op_tag), m1 = tag_mode(in->conv_tag, st->conv_tag);
-    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
+    const struct sim_irec *r = &p->ins.data[idx];
+    const struct sim_kind *k = sim_irec_kind(p, r);
+    uint8_t sid = p->sid.data[idx];
+    struct progz_stream *st = &streams[sid];
+    unsigned m0 = tag_mode(r->op_tag, st->op_tag), m1 = tag_mode(r->conv_tag, st->conv_tag);
+    uint8_t present = (uint8_t)((k->shape[0] != 0) | (k->shape[1] != 0) << 1 |
+                                (k->shape[2] != 0) << 2);
+    int fresh;
+    unsigned j = kind_slot(&st->kt, r->kind, present, &fresh);
     uint8_t *b = out;
-    *b++ = (uint8_t)(in->engine | in->opcode << 3);
-    *b++ = (uint8_t)(in->func | (in->flags & 3) << 4);
-    *b++ = (uint8_t)((ops[0]->mem != LS_MEM_NONE) | (ops[1]->mem != LS_MEM_NONE) << 1 |
-                     (ops[2]->mem != LS_MEM_NONE) << 2 | m0 << 3 | m1 << 5);
-    if (in->engine == LS_ENGINE_DMA)
-        b += trace_put_varint(b, in->queue);
-    b += trace_put_varint(b, in->ndeps);
-    for (uint32_t d = 0; d < in->ndeps; d++) /* backwards distance: small, >= 1 */
-        b += trace_put_varint(b, idx - p->deps.data[in->deps_off + d]);
+    *b++ = sid;
+    *b++ = (uint8_t)((fresh ? KIND_NEW : j) | m0 << 4 | m1 << 6);
+    b += trace_put_varint(b, r->ndeps);
+    for (uint32_t d = 0; d < r->ndeps; d++) /* backwards distance: small, >= 1 */
+        b += trace_put_varint(b, idx - p->deps.data[r->deps_off + d]);
     if (m0 == TAG_ID)
-        b += trace_put_varint(b, (uint64_t)in->op_tag);
+        b += trace_put_varint(b, (uint64_t)r->op_tag);
     if (m1 == TAG_ID)
-        b += trace_put_varint(b, (uint64_t)in->conv_tag);
-    st->op_tag = in->op_tag;
-    st->conv_tag = in->conv_tag;
-    for (int k = 0; k < 3; k++)
-        if (ops[k]->mem != LS_MEM_NONE)
-            b = put_operand(b, ops[k], &st->op[k]);
+        b += trace_put_varint(b, (uint64_t)r->conv_tag);
+    st->op_tag = r->op_tag;
+    st->conv_tag = r->conv_tag;
+    if (fresh) {
+        *b++ = (uint8_t)(k->engine | k->opcode << 3);
+        *b++ = (uint8_t)(k->func | (k->flags & 3) << 4);
+        *b++ = present;
+        for (int o = 0; o < 3; o++)
+            if (k->shape[o])
+                b = put_shape(b, &p->shapes.data[k->shape[o] - 1]);
+    }
+    for (int o = 0; o < 3; o++)
+        if (k->shape[o]) {
+            b += trace_put_varint(b, trace_zigzag((int64_t)(r->addr[o] - st->kt.addr[j][o])));
+            st->kt.addr[j][o] = r->addr[o];
+        }
     return (size_t)(b - out);
 }
 
@@ -467,6 +507,24 @@ static inline uint32_t kind_of(struct sim_program *p, struct progz_stream *st,
     return st->kind_id = sim_program_kind_id(p, k);
 }
 
+/* Instruction idx's nd dependencies (backward distances) into p->deps past its end (the
+ * caller counts them in when the instruction is whole). */
+static inline const char *get_deps(struct rd *r, uint32_t idx, uint64_t nd, struct sim_program *p)
+{
+    if (p->deps.len + nd > UINT32_MAX ||
+        (p->deps.len + nd > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + nd)))
+        return "out of memory or too many dependencies";
+    /* no pointer arithmetic on an empty vector's NULL data (UB even when nd is 0) */
+    uint32_t *deps = nd ? p->deps.data + p->deps.len : NULL;
+    for (uint64_t d = 0; d < nd; d++) {
+        uint64_t dist = rd_u(r);
+        if (dist == 0 || dist > idx)
+            return "dependency on no earlier instruction";
+        deps[d] = idx - (uint32_t)dist;
+    }
+    return NULL;
+}
+
 /* Decode instruction idx straight into its record (room reserved by the caller) and its
  * dependencies into p->deps; the program grows by it only when it is whole. */
 static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim_program *p,
@@ -482,22 +540,13 @@ static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim
     uint64_t q = e == LS_ENGINE_DMA ? rd_u(r) : 0, nd = rd_u(r);
     if (q >= SIM_MAX_QUEUES || nd > UINT16_MAX)
         return "bad queue or dependency count";
-    if (p->deps.len + nd > UINT32_MAX ||
-        (p->deps.len + nd > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + nd)))
-        return "out of memory or too many dependencies";
-    /* no pointer arithmetic on an empty vector's NULL data (UB even when nd is 0) */
-    uint32_t *deps = nd ? p->deps.data + p->deps.len : NULL;
-    for (uint64_t d = 0; d < nd; d++) {
-        uint64_t dist = rd_u(r);
-        if (dist == 0 || dist > idx)
-            return "dependency on no earlier instruction";
-        deps[d] = idx - (uint32_t)dist;
-    }
+    const char *msg = get_deps(r, idx, nd, p);
+    if (msg)
+        return msg;
     uint8_t sid = (uint8_t)(e == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + q : (uint64_t)e);
     struct progz_stream *st = &streams[sid];
     struct sim_irec *rec = &p->ins.data[idx];
     struct sim_kind kind = {{0, 0, 0}, (uint8_t)e, (uint8_t)op, b1 & 15, (b1 >> 4) & 3, (uint8_t)q};
-    const char *msg;
     if (version == 1) {
         int32_t tags[2];
         msg = get_tags(r, version, b1, ops, st, p, tags);
@@ -522,6 +571,103 @@ static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim
         return "truncated or malformed instruction";
     if ((rec->kind = kind_of(p, st, &kind)) == UINT32_MAX)
         return "out of memory";
+    rec->op_tag = st->op_tag;
+    rec->conv_tag = st->conv_tag;
+    rec->deps_off = (uint32_t)p->deps.len;
+    rec->ndeps = (uint16_t)nd;
+    p->sid.data[idx] = sid;
+    p->deps.len += nd;
+    p->ins.len = p->sid.len = (size_t)idx + 1;
+    return NULL;
+}
+
+/* Version 3: an operand shape of a new kind (as version 1's operand, without the address). */
+static const char *get_shape_v3(struct rd *r, struct sim_operand *o)
+{
+    memset(o, 0, sizeof *o);
+    uint8_t b = rd_byte(r);
+    o->mem = b & 3;
+    o->ndim = b >> 2;
+    o->dtype = rd_byte(r);
+    uint64_t ps = rd_u(r), np = rd_u(r);
+    o->pstride = rd_i32(r);
+    const char *msg = operand_ok(o, ps, np);
+    if (msg)
+        return msg;
+    o->part_start = (uint32_t)ps;
+    o->nparts = (uint32_t)np;
+    for (int d = 0; d < o->ndim; d++) {
+        uint64_t sz = rd_u(r);
+        if (sz == 0 || sz > UINT32_MAX)
+            return "operand: bad dim size";
+        o->size[d] = (uint32_t)sz;
+        o->stride[d] = rd_i32(r);
+    }
+    return NULL;
+}
+
+/* Version 3: a new kind of stream sid (first two bytes as version 2's instruction header,
+ * then the operands present and their shapes) into the stream's next table slot *j. */
+static const char *get_kind_v3(struct rd *r, struct sim_program *p, uint8_t sid,
+                               struct kind_table *kt, const uint8_t b0_ok[256], unsigned *j)
+{
+    uint8_t b0 = rd_byte(r), b1 = rd_byte(r), present = rd_byte(r);
+    enum ls_engine e = (enum ls_engine)(b0 & 7);
+    if (!b0_ok[b0])
+        return "bad engine or opcode";
+    if (e == LS_ENGINE_DMA ? sid < SIM_STREAM_DMA0 : sid != (uint8_t)e)
+        return "the kind's engine is not its stream's";
+    if ((b1 & 15) >= SIM_FN_COUNT || (b1 & 0xc0) || present > 7)
+        return "bad function or operand mask";
+    struct sim_kind kind = {{0, 0, 0}, (uint8_t)e, (uint8_t)(b0 >> 3), b1 & 15, (b1 >> 4) & 3,
+                            (uint8_t)(e == LS_ENGINE_DMA ? sid - SIM_STREAM_DMA0 : 0)};
+    for (int k = 0; k < 3; k++) {
+        struct sim_operand o;
+        if (!(present >> k & 1))
+            continue;
+        const char *msg = get_shape_v3(r, &o);
+        if (msg)
+            return msg;
+        if (!(kind.shape[k] = sim_program_shape_id(p, sid, k, &o)))
+            return "out of memory";
+    }
+    uint32_t id = sim_program_kind_id(p, &kind);
+    if (id == UINT32_MAX)
+        return "out of memory";
+    *j = kind_define(kt, id, present);
+    return NULL;
+}
+
+/* Version 3's instruction idx: stream, kind slot and tag modes, dependencies, tag ids, a
+ * new kind when the slot says so, then one address difference per operand of the kind. */
+static const char *get_instr_v3(struct rd *r, uint32_t idx, struct sim_program *p,
+                                struct progz_stream *streams, const uint8_t b0_ok[256])
+{
+    uint8_t sid = rd_byte(r), h = rd_byte(r);
+    uint64_t nd = rd_u(r);
+    if (sid >= PROGZ_STREAMS || nd > UINT16_MAX)
+        return "bad stream or dependency count";
+    struct progz_stream *st = &streams[sid];
+    struct kind_table *kt = &st->kt;
+    unsigned j = h & 15;
+    const char *msg = get_deps(r, idx, nd, p);
+    if (!msg)
+        msg = get_tag_v2(r, h >> 4 & 3u, &st->op_tag, p);
+    if (!msg)
+        msg = get_tag_v2(r, h >> 6, &st->conv_tag, p);
+    if (!msg && j == KIND_NEW)
+        msg = get_kind_v3(r, p, sid, kt, b0_ok, &j);
+    if (msg)
+        return msg;
+    if (j >= kt->n)
+        return "kind slot not defined in this block";
+    struct sim_irec *rec = &p->ins.data[idx];
+    uint8_t present = kt->present[j];
+    for (int k = 0; k < 3; k++)
+        rec->addr[k] = present >> k & 1 ? kt->addr[j][k] += (uint64_t)trace_unzigzag(rd_u(r)) : 0;
+    if (r->bad)
+        return "truncated or malformed instruction";
+    rec->kind = kt->id[j];
     rec->op_tag = st->op_tag;
     rec->conv_tag = st->conv_tag;
     rec->deps_off = (uint32_t)p->deps.len;
@@ -586,8 +732,8 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
     if (msg)
         return bad(b, err, b->off, msg);
     streams_reset(b->streams);
-    /* An instruction takes at least 4 bytes (3 header bytes and its dependency count). */
-    if (count > raw_len / 4)
+    /* An instruction takes at least 3 bytes (version 3: stream, slot, dependency count). */
+    if (count > raw_len / 3)
         return bad(b, err, b->off, "block announces more instructions than its payload holds");
     if (p->ins.len + count >= UINT32_MAX - 1)
         return ls_error_set(err, LS_ERR_LIMIT, b->file, 0, 0, "too many instructions");
@@ -595,7 +741,9 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; k < count; k++) {
         size_t idx = p->ins.len, at = (size_t)(r.p - b->raw);
-        if ((msg = get_instr(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok))) {
+        msg = b->version == 3 ? get_instr_v3(&r, (uint32_t)idx, p, b->streams, b->b0_ok)
+                              : get_instr(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok);
+        if (msg) {
             char m[200];
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
                      b->nblocks, idx, at, msg);
@@ -696,7 +844,7 @@ int sim_program_parse_binary_with(struct sim_program **out, const char *file, co
     else if (len < PROGZ_HEADER_LEN)
         rc = bad(&b, err, len, "truncated header");
     else if ((b.version = (int)trace_get_u32le(b.data + 8)) < 1 || b.version > SIM_PROGZ_VERSION)
-        rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1 and 2)");
+        rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1 to 3)");
     else if (trace_get_u32le(b.data + 12) != 0)
         rc = bad(&b, err, 12, "reserved header field is not 0");
     else if (header_table(b.b0_ok), !(b.inf = trace_inflater_new()))
