@@ -235,6 +235,7 @@ int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
     r->ndeps = in->ndeps;
     p->sid.data[p->ins.len++] = sid;
     p->sid.len = p->ins.len;
+    p->stream_n[sid]++;
     return 0;
 }
 

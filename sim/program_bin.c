@@ -576,6 +576,7 @@ static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim
     rec->deps_off = (uint32_t)p->deps.len;
     rec->ndeps = (uint16_t)nd;
     p->sid.data[idx] = sid;
+    p->stream_n[sid]++;
     p->deps.len += nd;
     p->ins.len = p->sid.len = (size_t)idx + 1;
     return NULL;
@@ -673,6 +674,7 @@ static const char *get_instr_v3(struct rd *r, uint32_t idx, struct sim_program *
     rec->deps_off = (uint32_t)p->deps.len;
     rec->ndeps = (uint16_t)nd;
     p->sid.data[idx] = sid;
+    p->stream_n[sid]++;
     p->deps.len += nd;
     p->ins.len = p->sid.len = (size_t)idx + 1;
     return NULL;

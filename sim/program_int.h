@@ -42,6 +42,8 @@ struct sim_program {
     LS_VEC(uint32_t) deps;
     LS_VEC(uint8_t) sid;          /* stream per instruction: engine, or 4 + DMA queue (apart:
                                    * the simulator sorts by it, a byte per instruction) */
+    size_t stream_n[SIM_STREAMS]; /* instructions per stream (the simulator's sort needs no
+                                   * counting pass) */
     LS_VEC(struct sim_operand) shapes; /* addr 0, unused dims 0 */
     uint32_t *shape_slots;        /* open addressing: shape id + 1, 0 = empty */
     size_t shape_cap;             /* slots, a power of two */

@@ -51,7 +51,7 @@ struct run {
     const struct sim_target *t;
     const struct sim_program *p;
     struct sim_stats *st;
-    uint64_t *end;
+    uint64_t *end; /* per instruction its end + 1, 0 while unsettled (calloc's zeroes) */
     uint64_t tpc[LS_ENGINE_COUNT]; /* ticks per engine cycle (DMA: base clock) */
     double ticks_per_ns;
     uint64_t dma_lat;   /* dma.transfer_latency_ns in ticks */
@@ -202,7 +202,7 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
             if (deps[k] == s->prev) {
                 uint64_t extra = 2 * (uint64_t)t->vec_access_overhead +
                                  (n < t->vec_tiny_free ? t->vec_static_overhead : 0);
-                later(&start, &cause, r->end[s->prev] + extra * tpc, LS_STALL_DEPENDENCY);
+                later(&start, &cause, r->end[s->prev] - 1 + extra * tpc, LS_STALL_DEPENDENCY);
                 break;
             }
     }
@@ -509,7 +509,7 @@ static void head_estimate(struct run *r, struct stream *s)
     const uint32_t *deps = deps_of(r->p, i, &nd);
     uint64_t m = 0;
     for (size_t k = 0; k < nd; k++) {
-        uint64_t e = r->end[deps[k]];
+        uint64_t e = r->end[deps[k]] - 1; /* NONE64 while unsettled */
         if (e == NONE64) {
             s->est = NONE64;
             s->wait_on = deps[k];
@@ -599,7 +599,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     r.streams = streams;
     for (size_t k = 0; k < SIM_STREAMS; k++)
         r.wake_at[k] = UINT32_MAX;
-    r.end = malloc((n ? n : 1) * sizeof *r.end);
+    r.end = calloc(n ? n : 1, sizeof *r.end);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
     r.costs = calloc(p->kinds.len ? p->kinds.len : 1, sizeof *r.costs);
@@ -614,11 +614,10 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         free(r.costs);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory simulating %zu instructions", n);
     }
-    /* Counting sort of the instructions into their streams, keeping program order. */
-    for (size_t i = 0; i < n; i++) {
-        streams[p->sid.data[i]].n++;
-        r.end[i] = NONE64;
-    }
+    /* The instructions sorted into their streams, keeping program order (the program
+     * counts each stream's instructions as they are added). */
+    for (size_t k = 0; k < nstreams; k++)
+        streams[k].n = p->stream_n[k];
     size_t off = 0;
     for (size_t k = 0; k < nstreams; k++) {
         streams[k].idx = order + off;
@@ -687,7 +686,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         st->instr_ticks += rec.end - rec.start;
         if (in->conv_tag >= 0)
             st->conv_instr_ticks += rec.end - rec.start;
-        r.end[i] = rec.end;
+        r.end[i] = rec.end + 1; /* < 2^62 + 1: never wraps to 0 */
         struct sim_engine_stats *es = &st->engine[c->engine];
         if (!es->instructions++)
             es->first_start = rec.start;
