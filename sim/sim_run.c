@@ -184,7 +184,7 @@ static int psum_banks(const struct run *r, const struct sim_irec *in, const stru
     return any;
 }
 
-static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct sim_irec *in,
+static inline __attribute__((always_inline)) void vec_step(struct run *r, struct stream *s, uint32_t i, const struct sim_irec *in,
                      const struct cost *c, struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
@@ -241,7 +241,7 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
     s->issue = end;
 }
 
-static void pe_step(struct run *r, struct stream *s, const struct cost *c,
+static inline __attribute__((always_inline)) void pe_step(struct run *r, struct stream *s, const struct cost *c,
                     struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
@@ -387,7 +387,7 @@ static inline const struct cost *cost_of(struct run *r, const struct sim_irec *i
     return c->used ? c : cost_fill(r, c, ir);
 }
 
-static void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
+static inline __attribute__((always_inline)) void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
                      const struct cost *c, struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
@@ -546,7 +546,7 @@ static inline void prefetch_deps(const struct run *r, const struct stream *s)
 
 /* Instruction i of stream k has settled: re-estimate the streams that waited on it. A
  * stream settles its instructions in program order, so nobody waits on it before wake_at. */
-static void wake_waiters(struct run *r, size_t k, uint32_t i)
+static inline __attribute__((always_inline)) void wake_waiters(struct run *r, size_t k, uint32_t i)
 {
     if (i != r->wake_at[k])
         return;
@@ -570,6 +570,110 @@ static void wake_waiters(struct run *r, size_t k, uint32_t i)
             heap_fix(r, (uint8_t)w);
         }
     }
+}
+
+/* The simulation proper: settle the earliest head until every instruction is settled.
+ * Inlined twice, with a sink and without (sink NULL): then the trace record's fields that
+ * only the sink reads are never stored. */
+static inline __attribute__((always_inline)) int run_steps(struct run *r, uint8_t *active,
+                                                           size_t nactive,
+                                                           const struct trace_sink *sink,
+                                                           uint64_t *total, struct ls_error *err)
+{
+    const struct sim_program *p = r->p;
+    struct sim_stats *st = r->st;
+    struct stream *streams = r->streams;
+    size_t n = p->ins.len;
+    int rc = 0;
+    for (size_t step = 0; step < n; step++) {
+        /* The earliest head: the heap's top (blocked streams are not in it). */
+        if (!r->nheap) {
+            rc = ls_error_msg(err, LS_ERR_INTERNAL, "simulator deadlock after %zu instructions",
+                              step);
+            break;
+        }
+        uint8_t sk = (uint8_t)r->heap[0];
+        struct stream *s = &streams[sk];
+        uint32_t i = s->idx[s->pos];
+        /* The record and its cost entry: the operands are not decoded. */
+        const struct sim_irec *in = &p->ins.data[i];
+        const struct cost *c = cost_of(r, in);
+        struct trace_record rec;
+        memset(&rec, 0, sizeof rec);
+        rec.id = i;
+        rec.opcode = c->opcode;
+        rec.engine = c->engine;
+        rec.dtype = c->mem[1] != LS_MEM_NONE ? c->dtype[1] : c->dtype[0];
+        rec.src_mem = c->mem[1];
+        rec.dst_mem = c->mem[0];
+        rec.queue = c->engine == LS_ENGINE_DMA ? c->queue : TRACE_NO_QUEUE;
+        rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
+        rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
+        rec.start = s->est;
+        rec.stall_cause = s->depmax > s->issue ? LS_STALL_DEPENDENCY : LS_STALL_NONE;
+        rec.stall = s->issue; /* temporarily: the issue point */
+        switch (c->engine) {
+        case LS_ENGINE_PE: pe_step(r, s, c, &rec); break;
+        case LS_ENGINE_DMA: dma_step(r, s, in, c, &rec); break;
+        default: vec_step(r, s, i, in, c, &rec); break;
+        }
+        if (rec.end > SIM_MAX_TICKS) { /* durations saturate below 2^63: nothing wrapped yet */
+            rc = ls_error_msg(err, LS_ERR_INPUT,
+                              "instruction %u ends after 2^62 ticks: the target's timings "
+                              "(bandwidths, clocks) are too slow for this program", i);
+            break;
+        }
+        rec.stall = rec.start - rec.stall;
+        if (rec.stall == 0)
+            rec.stall_cause = LS_STALL_NONE;
+        st->stall_ticks[rec.stall_cause] += rec.stall;
+        st->instr_ticks += rec.end - rec.start;
+        if (in->conv_tag >= 0)
+            st->conv_instr_ticks += rec.end - rec.start;
+        r->end[i] = rec.end + 1; /* < 2^62 + 1: never wraps to 0 */
+        struct sim_engine_stats *es = &st->engine[c->engine];
+        if (!es->instructions++)
+            es->first_start = rec.start;
+        else if (rec.start < es->first_start)
+            es->first_start = rec.start;
+        uint64_t from = rec.start > r->eng_last_end[c->engine] ? rec.start : r->eng_last_end[c->engine];
+        if (rec.end > from)
+            es->busy_ticks += rec.end - from;
+        if (rec.end > r->eng_last_end[c->engine])
+            r->eng_last_end[c->engine] = rec.end;
+        if (rec.end > es->last_end)
+            es->last_end = rec.end;
+        if (rec.end > *total)
+            *total = rec.end;
+        s->prev = i;
+        s->pos++;
+        if (s->pos + 6 < s->n) { /* streams are sequential: fetch ahead of the scheduler */
+            const char *nx = (const char *)&p->ins.data[s->idx[s->pos + 6]];
+            __builtin_prefetch(nx); /* a record may straddle two lines */
+            __builtin_prefetch(nx + sizeof(struct sim_irec) - 1);
+        }
+        prefetch_deps(r, s);
+        wake_waiters(r, sk, i);
+        if (s->pos == s->n) { /* done: the last active stream takes its rank */
+            s->est = NONE64;
+            heap_fix(r, sk);
+            uint8_t last = active[--nactive];
+            active[s->rank] = last;
+            streams[last].rank = s->rank;
+            heap_fix(r, last); /* a lower rank: a new key */
+        } else {
+            head_estimate(r, s);
+            heap_fix(r, sk);
+        }
+        if (sink && sink->emit) {
+            int erc = sink->emit(sink->ctx, &rec);
+            if (erc) {
+                rc = ls_error_msg(err, erc, "trace sink failed at instruction %u", i);
+                break;
+            }
+        }
+    }
+    return rc;
 }
 
 int sim_run(const struct sim_target *t, const struct sim_program *p, const struct trace_sink *sink,
@@ -641,94 +745,8 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         }
     }
     uint64_t total = 0;
-    for (size_t step = 0; step < n; step++) {
-        /* The earliest head: the heap's top (blocked streams are not in it). */
-        if (!r.nheap) {
-            rc = ls_error_msg(err, LS_ERR_INTERNAL, "simulator deadlock after %zu instructions",
-                              step);
-            break;
-        }
-        uint8_t sk = (uint8_t)r.heap[0];
-        struct stream *s = &streams[sk];
-        uint32_t i = s->idx[s->pos];
-        /* The record and its cost entry: the operands are not decoded. */
-        const struct sim_irec *in = &p->ins.data[i];
-        const struct cost *c = cost_of(&r, in);
-        struct trace_record rec;
-        memset(&rec, 0, sizeof rec);
-        rec.id = i;
-        rec.opcode = c->opcode;
-        rec.engine = c->engine;
-        rec.dtype = c->mem[1] != LS_MEM_NONE ? c->dtype[1] : c->dtype[0];
-        rec.src_mem = c->mem[1];
-        rec.dst_mem = c->mem[0];
-        rec.queue = c->engine == LS_ENGINE_DMA ? c->queue : TRACE_NO_QUEUE;
-        rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
-        rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
-        rec.start = s->est;
-        rec.stall_cause = s->depmax > s->issue ? LS_STALL_DEPENDENCY : LS_STALL_NONE;
-        rec.stall = s->issue; /* temporarily: the issue point */
-        switch (c->engine) {
-        case LS_ENGINE_PE: pe_step(&r, s, c, &rec); break;
-        case LS_ENGINE_DMA: dma_step(&r, s, in, c, &rec); break;
-        default: vec_step(&r, s, i, in, c, &rec); break;
-        }
-        if (rec.end > SIM_MAX_TICKS) { /* durations saturate below 2^63: nothing wrapped yet */
-            rc = ls_error_msg(err, LS_ERR_INPUT,
-                              "instruction %u ends after 2^62 ticks: the target's timings "
-                              "(bandwidths, clocks) are too slow for this program", i);
-            break;
-        }
-        rec.stall = rec.start - rec.stall;
-        if (rec.stall == 0)
-            rec.stall_cause = LS_STALL_NONE;
-        st->stall_ticks[rec.stall_cause] += rec.stall;
-        st->instr_ticks += rec.end - rec.start;
-        if (in->conv_tag >= 0)
-            st->conv_instr_ticks += rec.end - rec.start;
-        r.end[i] = rec.end + 1; /* < 2^62 + 1: never wraps to 0 */
-        struct sim_engine_stats *es = &st->engine[c->engine];
-        if (!es->instructions++)
-            es->first_start = rec.start;
-        else if (rec.start < es->first_start)
-            es->first_start = rec.start;
-        uint64_t from = rec.start > r.eng_last_end[c->engine] ? rec.start : r.eng_last_end[c->engine];
-        if (rec.end > from)
-            es->busy_ticks += rec.end - from;
-        if (rec.end > r.eng_last_end[c->engine])
-            r.eng_last_end[c->engine] = rec.end;
-        if (rec.end > es->last_end)
-            es->last_end = rec.end;
-        if (rec.end > total)
-            total = rec.end;
-        s->prev = i;
-        s->pos++;
-        if (s->pos + 6 < s->n) { /* streams are sequential: fetch ahead of the scheduler */
-            const char *nx = (const char *)&p->ins.data[s->idx[s->pos + 6]];
-            __builtin_prefetch(nx); /* a record may straddle two lines */
-            __builtin_prefetch(nx + sizeof(struct sim_irec) - 1);
-        }
-        prefetch_deps(&r, s);
-        wake_waiters(&r, sk, i);
-        if (s->pos == s->n) { /* done: the last active stream takes its rank */
-            s->est = NONE64;
-            heap_fix(&r, sk);
-            uint8_t last = active[--nactive];
-            active[s->rank] = last;
-            streams[last].rank = s->rank;
-            heap_fix(&r, last); /* a lower rank: a new key */
-        } else {
-            head_estimate(&r, s);
-            heap_fix(&r, sk);
-        }
-        if (sink && sink->emit) {
-            int erc = sink->emit(sink->ctx, &rec);
-            if (erc) {
-                rc = ls_error_msg(err, erc, "trace sink failed at instruction %u", i);
-                break;
-            }
-        }
-    }
+    rc = sink && sink->emit ? run_steps(&r, active, nactive, sink, &total, err)
+                            : run_steps(&r, active, nactive, NULL, &total, err);
     st->ticks = total;
     st->instructions = n;
     st->stall_ticks[LS_STALL_NONE] = 0;
