@@ -3,6 +3,7 @@
  * Read straight into the program's arrays: no tokens, no labels, one hash per tag string. */
 #include "sim/program.h"
 #include "sim/program_int.h"
+#include "sim/check_int.h"
 #include "sim/target.h"
 
 #include <stdlib.h>
@@ -753,7 +754,7 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
         }
         if (b->chk) { /* a failure leaves the error to sim_run's own check */
             struct ls_error ignored;
-            if (sim_checker_next(b->chk, p, &ignored))
+            if (sim_checker_step(b->chk, p, &ignored))
                 b->chk = NULL;
         }
     }

@@ -1,6 +1,7 @@
 /* sim/program_text: the .lsprog text form (docs/formats.md, "Programs"): parser and writer. */
 #include "sim/program.h"
 #include "sim/program_int.h"
+#include "sim/check_int.h"
 #include "sim/target.h"
 #include "sim/sim.h"
 
@@ -541,7 +542,7 @@ int sim_program_parse_with(struct sim_program **out, const char *file, const cha
         if ((rc = parse_line(p, &sc, err, &lc)))
             break;
         struct ls_error ignored; /* a failure leaves the error to sim_run's own check */
-        if (chk && p->ins.len > before && sim_checker_next(chk, p, &ignored))
+        if (chk && p->ins.len > before && sim_checker_step(chk, p, &ignored))
             chk = NULL;
     }
     if (r < 0)

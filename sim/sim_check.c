@@ -2,6 +2,7 @@
 #include "sim/sim.h"
 #include "sim/program_int.h"
 #include "sim/sim_int.h"
+#include "sim/check_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -137,47 +138,6 @@ static int check_operand(const struct sim_target *t, const struct sim_program *p
     return 0;
 }
 
-/* What checking an instruction learnt from everything but its addresses: an instruction
- * of the same kind (engine, opcode, func, queue, operand shapes) and, for a matmul, which
- * reads it, the same PE state passes all of that too, and only its operands' bounds remain
- * to check. Compiled programs have a few hundred kinds for a million instructions; the
- * memo is indexed by kind. */
-struct check_memo {
-    uint8_t mem[3];
-    uint8_t valid;
-    struct sim_check_state before, after; /* PE state: a matmul's key; what LS/transpose set */
-    /* The addresses at which each operand passes the bounds checks: [amin, amax] (empty when
-     * amin > amax), and for PSUM, with its first byte at address + pofs (modulo 2^64) and
-     * span bytes, within one bank. */
-    uint64_t amin[3], amax[3], pofs[3], span[3];
-};
-
-static int memo_key_is(const struct check_memo *m, const struct sim_check_state *cs)
-{
-    return m->valid && m->before.have_ls == cs->have_ls && m->before.ls_k == cs->ls_k &&
-           m->before.ls_m == cs->ls_m;
-}
-
-/* 1 when the operands of r at their addresses stay within what the memo's checks allowed
- * (the same bounds check_operand applies); 0 sends the instruction to the full check. */
-static int memo_bounds_ok(const struct sim_target *t, const struct check_memo *m,
-                          const struct sim_kind *kind, const struct sim_irec *r)
-{
-    const uint64_t bank = t->psum_bank_bytes;
-    for (int k = 0; k < 3; k++) {
-        uint64_t a = r->addr[k];
-        if (kind->shape[k] && (a < m->amin[k] || a > m->amax[k]))
-            return 0;
-        if (m->mem[k] == LS_MEM_PSUM) { /* one bank: a power of two needs no division */
-            uint64_t lo = a + m->pofs[k];
-            uint64_t off = bank & (bank - 1) ? lo % bank : lo & (bank - 1);
-            if (off + m->span[k] > bank)
-                return 0;
-        }
-    }
-    return 1;
-}
-
 /* The address range of memo_bounds_ok for an operand of extents [rel_lo, rel_hi) around its
  * address in memory mem: where the extents stay in [0, 2^64), and for SBUF within
  * sbuf.usable_bytes, for PSUM within its capacity and one bank. */
@@ -216,18 +176,11 @@ static void memo_fill(const struct sim_target *t, struct check_memo *m,
             sim_operand_extent_rel(ops[k], &rel_lo, &rel_hi);
         memo_range(t, m, k, ops[k]->mem, rel_lo, rel_hi);
     }
+    m->opcode = kind->opcode;
     m->before = *before;
     m->after = *after;
     m->valid = 1;
 }
-
-struct sim_checker {
-    const struct sim_target *t;
-    struct check_memo *memo; /* per kind id, memo_cap of them */
-    size_t memo_cap;
-    struct sim_check_state cs;
-    size_t next; /* the instruction to check next */
-};
 
 struct sim_checker *sim_checker_new(const struct sim_target *t)
 {
@@ -300,7 +253,7 @@ static int check_all(const struct sim_target *t, const struct sim_program *p,
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory checking the program");
     int rc = 0;
     for (size_t i = 0; i < p->ins.len && !rc; i++)
-        rc = sim_checker_next(c, p, err);
+        rc = sim_checker_step(c, p, err);
     if (!rc && passed)
         sim_checker_passed(c, passed);
     sim_checker_free(c);
