@@ -244,6 +244,13 @@ int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
 int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const uint32_t *deps,
                         size_t ndeps, struct ls_error *err)
 {
+    struct sim_instr c = *in;
+    return sim_program_add_in_place(p, &c, deps, ndeps, err);
+}
+
+int64_t sim_program_add_in_place(struct sim_program *p, struct sim_instr *in,
+                                 const uint32_t *deps, size_t ndeps, struct ls_error *err)
+{
     size_t idx = p->ins.len;
     if (idx >= UINT32_MAX - 1)
         return ls_error_msg(err, LS_ERR_LIMIT, "program has too many instructions"), -1;
@@ -261,12 +268,11 @@ int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const
         return ls_error_msg(err, LS_ERR_LIMIT, "program has too many dependencies"), -1;
     if (p->deps.len + ndeps > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + ndeps))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
-    struct sim_instr c = *in;
-    c.ndeps = (uint16_t)ndeps;
-    c.deps_off = (uint32_t)p->deps.len;
+    in->ndeps = (uint16_t)ndeps;
+    in->deps_off = (uint32_t)p->deps.len;
     if (ndeps)
         memcpy(p->deps.data + p->deps.len, deps, ndeps * sizeof *deps);
-    if (sim_program_push(p, &c))
+    if (sim_program_push(p, in))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
     p->deps.len += ndeps;
     return (int64_t)idx;

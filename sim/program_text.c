@@ -479,7 +479,16 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
     if (!sim_opcode_on_engine(op, e))
         return ls_scan_error(sc, t0 + 1, err, "opcode %s does not run on engine %s",
                              sim_opcode_name(op), ls_engine_name(e));
-    struct sim_instr in = sim_instr_init(e, op);
+    /* sim_instr_init's instruction but for the absent operands' shape fields, which nothing
+     * reads (sim_program_push skips an operand whose memory is none): zeroing the 192 bytes
+     * on every line showed in the profile */
+    struct sim_instr in;
+    in.engine = (uint8_t)e;
+    in.opcode = (uint8_t)op;
+    in.func = in.flags = 0;
+    in.queue = 0;
+    in.op_tag = in.conv_tag = -1;
+    in.dst.mem = in.src.mem = in.src2.mem = LS_MEM_NONE;
     deps->len = 0;
     int seen_q = 0;
     for (size_t i = t0 + 2; i < sc->ntok; i++) {
@@ -559,7 +568,7 @@ static int parse_line(struct sim_program *p, struct ls_scan *sc, struct ls_error
     if (e == LS_ENGINE_DMA && !seen_q)
         in.queue = 0;
     struct ls_error e2;
-    int64_t idx = sim_program_add(p, &in, deps->data, deps->len, &e2);
+    int64_t idx = sim_program_add_in_place(p, &in, deps->data, deps->len, &e2);
     if (idx < 0)
         return ls_error_set(err, e2.code, sc->file, sc->line, tk[0].col, "%s", e2.msg);
     if (p->lines.len == p->lines.cap && LS_VEC_RESERVE(&p->lines, p->lines.len + 1))
