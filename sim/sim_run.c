@@ -599,16 +599,18 @@ static inline __attribute__((always_inline)) int run_steps(struct run *r, uint8_
         const struct sim_irec *in = &p->ins.data[i];
         const struct cost *c = cost_of(r, in);
         struct trace_record rec;
-        memset(&rec, 0, sizeof rec);
-        rec.id = i;
-        rec.opcode = c->opcode;
-        rec.engine = c->engine;
-        rec.dtype = c->mem[1] != LS_MEM_NONE ? c->dtype[1] : c->dtype[0];
-        rec.src_mem = c->mem[1];
-        rec.dst_mem = c->mem[0];
-        rec.queue = c->engine == LS_ENGINE_DMA ? c->queue : TRACE_NO_QUEUE;
-        rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
-        rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
+        if (sink) { /* fields only the sink reads (the steps fill the rest) */
+            memset(&rec, 0, sizeof rec);
+            rec.id = i;
+            rec.opcode = c->opcode;
+            rec.engine = c->engine;
+            rec.dtype = c->mem[1] != LS_MEM_NONE ? c->dtype[1] : c->dtype[0];
+            rec.src_mem = c->mem[1];
+            rec.dst_mem = c->mem[0];
+            rec.queue = c->engine == LS_ENGINE_DMA ? c->queue : TRACE_NO_QUEUE;
+            rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
+            rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
+        }
         rec.start = s->est;
         rec.stall_cause = s->depmax > s->issue ? LS_STALL_DEPENDENCY : LS_STALL_NONE;
         rec.stall = s->issue; /* temporarily: the issue point */
