@@ -807,7 +807,9 @@ int sim_program_is_binary(const void *data, size_t len)
 }
 
 /* Room for the instructions the end frame announces, so that the arrays never move; capped
- * by the file size so that a corrupt count cannot reserve much. */
+ * by the file size so that a corrupt count cannot reserve much. Dependencies get four per
+ * instruction: only the pages written are ever backed, and qwen-vl's 2.1 per instruction
+ * overflowed two (a reallocation copying them all, a quarter of the page faults). */
 static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
 {
     if (len < PROGZ_HEADER_LEN + TRACE_END_LEN)
@@ -817,10 +819,10 @@ static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
     if (total > 8 * (uint64_t)len)
         total = 8 * (uint64_t)len;
     if (LS_VEC_RESERVE_EXACT(&p->ins, total) || LS_VEC_RESERVE_EXACT(&p->sid, total) ||
-        LS_VEC_RESERVE_EXACT(&p->deps, 2 * total))
+        LS_VEC_RESERVE_EXACT(&p->deps, 4 * total))
         return -1;
     sim_huge_pages(p->ins.data, total * sizeof *p->ins.data);
-    sim_huge_pages(p->deps.data, 2 * total * sizeof *p->deps.data);
+    sim_huge_pages(p->deps.data, 4 * total * sizeof *p->deps.data);
     return 0;
 }
 
