@@ -127,6 +127,48 @@ double sim_dma_efficiency(const struct sim_target *t, const struct sim_stats *st
     return (double)st->dma_bytes / (ns * t->dma_engines * t->dma_bytes_per_ns);
 }
 
+/* n bytes of zeroed memory; large ones on 2 MiB-aligned transparent huge pages where the
+ * system has them, *len then what to munmap (0: calloc'd, to free). The per-instruction
+ * arrays of a large program in malloc'd memory faulted in 4 KiB pages, and reading a not yet
+ * settled end time first mapped the zero page so that writing it faulted again: half of
+ * qwen-vl's page faults. Small ones (most simulations: the study's, the loop's) stay in
+ * calloc's memory, where a huge page would cost more to clear than they use. NULL out of
+ * memory. */
+static void *huge_zalloc(size_t n, size_t *len)
+{
+    const size_t huge = (size_t)2 << 20;
+    *len = 0;
+    if (n < 2 * huge) {
+        void *p = calloc(n ? n : 1, 1);
+        if (p)
+            sim_huge_pages(p, n);
+        return p;
+    }
+    size_t want = (n + huge - 1) & ~(huge - 1);
+    uint8_t *m = mmap(NULL, want + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                      -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    uint8_t *a = (uint8_t *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    if (m + want + huge > a + want)
+        munmap(a + want, (size_t)(m + want + huge - (a + want)));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(a, want, MADV_HUGEPAGE);
+#endif
+    *len = want;
+    return a;
+}
+
+static void huge_free(void *p, size_t len)
+{
+    if (len)
+        munmap(p, len);
+    else
+        free(p);
+}
+
 /* sim_program_deps, inlined: asked twice per simulated instruction */
 static inline const uint32_t *deps_of(const struct sim_program *p, size_t i, size_t *nd)
 {
@@ -705,17 +747,13 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     r.streams = streams;
     for (size_t k = 0; k < SIM_STREAMS; k++)
         r.wake_at[k] = UINT32_MAX;
-    r.end = calloc(n ? n : 1, sizeof *r.end);
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    size_t arrays_len;
+    r.end = huge_zalloc(n * (sizeof *r.end + sizeof(uint32_t)), &arrays_len);
+    uint32_t *order = r.end ? (uint32_t *)(r.end + n) : NULL; /* after the end times */
     r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
     r.costs = calloc(p->kinds.len ? p->kinds.len : 1, sizeof *r.costs);
-    if (r.end && order) {
-        sim_huge_pages(r.end, n * sizeof *r.end);
-        sim_huge_pages(order, n * sizeof *order);
-    }
-    if (!r.end || !order || !r.bank_until || !r.costs) {
-        free(r.end);
-        free(order);
+    if (!r.end || !r.bank_until || !r.costs) {
+        huge_free(r.end, arrays_len);
         free(r.bank_until);
         free(r.costs);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory simulating %zu instructions", n);
@@ -752,8 +790,7 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     st->ticks = total;
     st->instructions = n;
     st->stall_ticks[LS_STALL_NONE] = 0;
-    free(r.end);
-    free(order);
+    huge_free(r.end, arrays_len);
     free(r.bank_until);
     free(r.costs);
     return rc;
