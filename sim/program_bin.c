@@ -818,12 +818,10 @@ static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
     uint64_t total = trace_get_u32le(e) == TRACE_END_MARK ? trace_get_u64le(e + 16) : 0;
     if (total > 8 * (uint64_t)len)
         total = 8 * (uint64_t)len;
-    if (LS_VEC_RESERVE_EXACT(&p->ins, total) || LS_VEC_RESERVE_EXACT(&p->sid, total) ||
-        LS_VEC_RESERVE_EXACT(&p->deps, 4 * total))
-        return -1;
-    sim_huge_pages(p->ins.data, total * sizeof *p->ins.data);
-    sim_huge_pages(p->deps.data, 4 * total * sizeof *p->deps.data);
-    return 0;
+    return SIM_VEC_RESERVE_HUGE(&p->ins, total) || SIM_VEC_RESERVE_HUGE(&p->sid, total) ||
+                   SIM_VEC_RESERVE_HUGE(&p->deps, 4 * total)
+               ? -1
+               : 0;
 }
 
 int sim_program_parse_binary(struct sim_program **out, const char *file, const void *data,

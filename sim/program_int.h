@@ -4,6 +4,7 @@
 #define LS_SIM_PROGRAM_INT_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -91,6 +92,28 @@ static inline void sim_huge_pages(void *p, size_t n)
     (void)p, (void)n;
 #endif
 }
+
+/* ls_vec_reserve_exact_ for a vector not allocated yet that will be large (a loader that
+ * knows the program's size): 2 MiB-aligned, so that all of it can be on transparent huge
+ * pages (malloc's blocks are not, and only their aligned interior was; olmoe's records still
+ * faulted in 4 KiB pages). Still a malloc block: grows and frees as any other. */
+static inline int sim_vec_reserve_huge(void **data, size_t *cap, size_t n, size_t elem)
+{
+    const size_t huge = (size_t)2 << 20;
+    size_t bytes;
+    if (*data || __builtin_mul_overflow(n, elem, &bytes) || bytes < huge / 2)
+        return ls_vec_reserve_exact_(data, cap, n, elem);
+    void *p;
+    if (posix_memalign(&p, huge, bytes))
+        return LS_ERR_NOMEM;
+    sim_huge_pages(p, bytes);
+    *data = p;
+    *cap = n;
+    return 0;
+}
+
+#define SIM_VEC_RESERVE_HUGE(v, n) \
+    sim_vec_reserve_huge((void **)&(v)->data, &(v)->cap, (n), sizeof *(v)->data)
 
 /* Shape id + 1 of operand o in slot k of an instruction of stream sid, interned when new
  * (only the fields but the address count); 0 out of memory. */
