@@ -3,6 +3,7 @@
  * Read straight into the program's arrays: no tokens, no labels, one hash per tag string. */
 #include "sim/program.h"
 #include "sim/program_int.h"
+#include "sim/progz_int.h"
 #include "sim/check_int.h"
 #include "sim/target.h"
 
@@ -28,44 +29,10 @@
  * mostly in addresses, often alternating between two or three kinds (weight and
  * activation loads on one queue), which version 2's per-operand field masks coded as a new
  * shape every time. The reader takes the kind id from the slot: no shape decoding and no
- * hashing per instruction. Versions 1 and 2 are still read. The state restarts at every
+ * hashing per instruction. Versions 1 and 2 are still read (program_bin_v12.c). The state
+ * restarts at every
  * block. */
-#define PROGZ_STREAMS (SIM_STREAM_DMA0 + SIM_MAX_QUEUES)
-#define KIND_SLOTS 15  /* per stream; slot byte value 15 = a new kind follows */
-#define KIND_NEW 15
-
-/* A stream's kind table (version 3): slots 0..n-1 defined, the next new kind goes to slot
- * next (round robin). */
-struct kind_table {
-    uint32_t id[KIND_SLOTS];       /* the program's kind id */
-    uint64_t addr[KIND_SLOTS][3];  /* the addresses the slot's last instruction had */
-    uint8_t present[KIND_SLOTS];   /* operands present: bit 0 dst, 1 src, 2 src2 */
-    uint8_t n, next;
-};
-
-enum { TAG_NONE, TAG_SAME, TAG_ID };
-enum {
-    F_KIND = 1 << 0,   /* byte mem | ndim << 2, byte dtype */
-    F_PSTART = 1 << 1, /* varint first partition */
-    F_NPARTS = 1 << 2, /* varint partitions */
-    F_PSTRIDE = 1 << 3, /* varint zigzag row stride */
-    F_ADDR = 1 << 4,   /* varint zigzag(address - previous address), modulo 2^64 */
-    F_DIMS = 1 << 5,   /* per dim varint size, varint zigzag stride */
-    F_ALL = (1 << 6) - 1
-};
-
-/* What a stream's previous instructions left: the operand last seen in each slot and the
- * tags of the last instruction. */
-struct progz_stream {
-    struct sim_operand op[3];
-    uint32_t shape[3]; /* reader: the program's shape id + 1 of op[k], 0 = none yet */
-    int32_t op_tag, conv_tag;
-    struct sim_kind kind; /* reader: the kind of the stream's last instruction, */
-    uint32_t kind_id;     /* its id, UINT32_MAX = none yet */
-    struct kind_table kt; /* version 3 */
-};
-
-static void streams_reset(struct progz_stream *st)
+void progz_streams_reset(struct progz_stream *st)
 {
     memset(st, 0, PROGZ_STREAMS * sizeof *st);
     for (int s = 0; s < PROGZ_STREAMS; s++) {
@@ -219,7 +186,7 @@ static int flush(struct bin_writer *w, uint32_t nstr_before)
         return -1;
     w->strs.len = w->recs.len = 0;
     w->block_n = 0;
-    streams_reset(w->streams);
+    progz_streams_reset(w->streams);
     w->nblocks++;
     return 0;
 }
@@ -259,7 +226,7 @@ int sim_program_write_binary(const struct sim_program *p, FILE *f)
     if (!w)
         return LS_ERR_NOMEM;
     w->f = f;
-    streams_reset(w->streams);
+    progz_streams_reset(w->streams);
     int rc = LS_ERR_NOMEM;
     if (deflateInit(&w->zs, PROGZ_LEVEL) == Z_OK) {
         rc = write_blocks(p, w) || ferror(f) ? LS_ERR_IO : 0;
@@ -274,313 +241,12 @@ int sim_program_write_binary(const struct sim_program *p, FILE *f)
 
 /* ---- decoding ------------------------------------------------------------------------- */
 
-struct rd {
-    const uint8_t *p, *end;
-    int bad;
-};
-
-/* LEB128 as trace_get_varint reads it, inline: this loop is most of the decoding time. */
-static inline uint64_t rd_u(struct rd *r)
-{
-    if (__builtin_expect(r->end - r->p >= 2, 1)) { /* most values take one or two bytes */
-        uint64_t b0 = r->p[0], b1 = r->p[1];
-        if (b0 < 0x80)
-            return r->p++, b0;
-        if (b1 < 0x80)
-            return r->p += 2, (b0 & 0x7f) | b1 << 7;
-    }
-    uint64_t v = 0;
-    for (int shift = 0; r->p < r->end && shift < 64; shift += 7) {
-        uint64_t b = *r->p++;
-        v |= (b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return shift == 63 && b > 1 ? (r->bad = 1, 0) : v;
-    }
-    r->bad = 1;
-    return 0;
-}
-
-static inline uint8_t rd_byte(struct rd *r)
-{
-    if (r->p < r->end)
-        return *r->p++;
-    r->bad = 1;
-    return 0;
-}
-
-/* A signed value that must fit the text format's range, -INT32_MAX..INT32_MAX. */
-static inline int32_t rd_i32(struct rd *r)
-{
-    int64_t v = trace_unzigzag(rd_u(r));
-    r->bad |= v > INT32_MAX || v < -INT32_MAX;
-    return (int32_t)v;
-}
-
-/* The same operands the text parser accepts; NULL or what is wrong. ps and np are the
- * partition fields as read, before narrowing. */
-static const char *operand_ok(const struct sim_operand *o, uint64_t ps, uint64_t np)
-{
-    if (o->mem == LS_MEM_NONE || o->ndim < 1 || o->ndim > SIM_AP_MAX_DIMS)
-        return "operand: bad memory or dim count";
-    if (o->dtype >= LS_DT_COUNT)
-        return "operand: bad dtype";
-    if (np == 0 || np > UINT32_MAX || ps > UINT32_MAX - np ||
-        (o->mem == LS_MEM_HBM ? ps != 0 : o->pstride != 0))
-        return "operand: bad partitions";
-    return NULL;
-}
-
-/* Version 1: every field written out. */
-static const char *get_operand_v1(struct rd *r, struct sim_operand *o)
-{
-    uint8_t b = rd_byte(r);
-    o->mem = b & 3;
-    o->ndim = b >> 2;
-    o->dtype = rd_byte(r);
-    uint64_t ps = rd_u(r), np = rd_u(r);
-    o->pstride = rd_i32(r);
-    o->addr = rd_u(r);
-    const char *msg = operand_ok(o, ps, np);
-    if (msg)
-        return msg;
-    o->part_start = (uint32_t)ps;
-    o->nparts = (uint32_t)np;
-    for (int d = 0; d < o->ndim; d++) {
-        uint64_t sz = rd_u(r);
-        if (sz == 0 || sz > UINT32_MAX)
-            return "operand: bad dim size";
-        o->size[d] = (uint32_t)sz;
-        o->stride[d] = rd_i32(r);
-    }
-    return NULL;
-}
-
-/* Version 2: the fields of *mask, over the stream's previous operand in the slot, *o, which
- * is updated in place (copying it whole after narrow stores stalled on store forwarding).
- * fresh: the slot has no checked operand yet (a block's first), so the mask must define it. */
-#define F_SHAPE (F_KIND | F_PSTART | F_NPARTS | F_PSTRIDE | F_DIMS)
-static const char *get_operand_v2(struct rd *r, struct sim_operand *o, int fresh, uint8_t *mask_out)
-{
-    uint8_t mask = *mask_out = rd_byte(r);
-    if (!(mask & (F_SHAPE | ~F_ALL)) && !fresh) { /* most: the slot's shape, a new address */
-        if (mask & F_ADDR)
-            o->addr += (uint64_t)trace_unzigzag(rd_u(r));
-        return NULL;
-    }
-    if (mask & ~F_ALL)
-        return "operand: bad field mask";
-    if (mask & F_KIND) {
-        uint8_t b = rd_byte(r);
-        o->mem = b & 3;
-        o->ndim = b >> 2;
-        o->dtype = rd_byte(r);
-    }
-    uint64_t ps = mask & F_PSTART ? rd_u(r) : o->part_start;
-    uint64_t np = mask & F_NPARTS ? rd_u(r) : o->nparts;
-    if (mask & F_PSTRIDE)
-        o->pstride = rd_i32(r);
-    if (mask & F_ADDR)
-        o->addr += (uint64_t)trace_unzigzag(rd_u(r));
-    const char *msg = operand_ok(o, ps, np);
-    if (msg)
-        return msg;
-    o->part_start = (uint32_t)ps;
-    o->nparts = (uint32_t)np;
-    if (!(mask & (F_DIMS | F_KIND)))
-        return NULL; /* the pattern is the slot's previous one, already checked */
-    for (int d = 0; d < SIM_AP_MAX_DIMS; d++) {
-        if (d >= o->ndim) {
-            o->size[d] = 0;
-            o->stride[d] = 0;
-        } else if (mask & F_DIMS) {
-            uint64_t sz = rd_u(r);
-            o->size[d] = sz > UINT32_MAX ? 0 : (uint32_t)sz;
-            o->stride[d] = rd_i32(r);
-        }
-        if (d < o->ndim && o->size[d] == 0)
-            return "operand: bad dim size";
-    }
-    return NULL;
-}
-
-/* The tags: version 1 flags them in b1, version 2 gives a mode for each in the operand
- * byte (none, the stream's previous, an id). */
-static const char *get_tags(struct rd *r, int version, uint8_t b1, uint8_t ops,
-                            struct progz_stream *st, const struct sim_program *p, int32_t tags[2])
-{
-    uint64_t t[2] = {UINT64_MAX, UINT64_MAX};
-    int32_t same[2] = {st->op_tag, st->conv_tag};
-    for (int k = 0; k < 2; k++) {
-        unsigned mode = version == 1 ? (b1 >> (6 + k) & 1 ? TAG_ID : TAG_NONE)
-                                     : (ops >> (3 + 2 * k) & 3u);
-        if (mode == TAG_SAME)
-            t[k] = same[k] < 0 ? UINT64_MAX : (uint64_t)same[k];
-        else if (mode == TAG_ID)
-            t[k] = rd_u(r);
-        else if (mode != TAG_NONE)
-            return "bad tag mode";
-        if (t[k] != UINT64_MAX && t[k] >= p->strs.count)
-            return "tag names no string defined so far";
-    }
-    tags[0] = st->op_tag = t[0] == UINT64_MAX ? -1 : (int32_t)t[0];
-    tags[1] = st->conv_tag = t[1] == UINT64_MAX ? -1 : (int32_t)t[1];
-    return NULL;
-}
-
-/* Operand k of an instruction of stream sid: its shape id into kind (interned only when the
- * fields that make the shape changed: most operands move only their address), its address
- * into rec. */
-static const char *get_operand(struct rd *r, int version, struct sim_program *p, uint8_t sid,
-                               int k, struct progz_stream *st, struct sim_irec *rec,
-                               struct sim_kind *kind)
-{
-    struct sim_operand v1, *o = version == 1 ? &v1 : &st->op[k];
-    uint8_t mask = F_SHAPE;
-    const char *msg = version == 1 ? get_operand_v1(r, o) : get_operand_v2(r, o, !st->shape[k], &mask);
-    if (msg)
-        return msg;
-    if ((mask & F_SHAPE) || !st->shape[k]) {
-        if (!(st->shape[k] = sim_program_shape_id(p, sid, k, o)))
-            return "out of memory";
-    }
-    kind->shape[k] = st->shape[k];
-    rec->addr[k] = o->addr;
-    return NULL;
-}
-
 /* b0_ok[b0]: the first instruction byte names an engine and an opcode that runs on it. */
 static void header_table(uint8_t b0_ok[256])
 {
     for (unsigned b = 0; b < 256; b++)
         b0_ok[b] = (b & 7) < LS_ENGINE_COUNT && (b >> 3) < SIM_OP_COUNT &&
                    sim_opcode_on_engine((enum sim_opcode)(b >> 3), (enum ls_engine)(b & 7));
-}
-
-/* Version 2's tag of one kind: mode as get_tags reads it, the stream's last in *tag. */
-static inline const char *get_tag_v2(struct rd *r, unsigned mode, int32_t *tag,
-                                     const struct sim_program *p)
-{
-    if (mode == TAG_SAME)
-        return NULL;
-    if (mode == TAG_NONE) {
-        *tag = -1;
-        return NULL;
-    }
-    if (mode != TAG_ID)
-        return "bad tag mode";
-    uint64_t t = rd_u(r);
-    if (t >= p->strs.count)
-        return "tag names no string defined so far";
-    *tag = (int32_t)t;
-    return NULL;
-}
-
-/* Operand k of a version 2 instruction: most only move the address of their stream slot's
- * operand (no shape fields in the mask), which needs no checks and no shape lookup. */
-static inline const char *get_operand_fast(struct rd *r, struct sim_program *p, uint8_t sid,
-                                           int k, struct progz_stream *st, struct sim_irec *rec,
-                                           struct sim_kind *kind)
-{
-    if (st->shape[k] && r->p < r->end && !(*r->p & (F_SHAPE | ~F_ALL))) {
-        if (*r->p++ & F_ADDR)
-            st->op[k].addr += (uint64_t)trace_unzigzag(rd_u(r));
-        kind->shape[k] = st->shape[k];
-        rec->addr[k] = st->op[k].addr;
-        return NULL;
-    }
-    return get_operand(r, 2, p, sid, k, st, rec, kind);
-}
-
-static inline int same_kind(const struct sim_kind *a, const struct sim_kind *b)
-{
-    return a->shape[0] == b->shape[0] && a->shape[1] == b->shape[1] &&
-           a->shape[2] == b->shape[2] && a->engine == b->engine && a->opcode == b->opcode &&
-           a->func == b->func && a->flags == b->flags && a->queue == b->queue;
-}
-
-/* The id of kind k of an instruction of stream st: most repeat the stream's last one. */
-static inline uint32_t kind_of(struct sim_program *p, struct progz_stream *st,
-                               const struct sim_kind *k)
-{
-    if (st->kind_id != UINT32_MAX && same_kind(&st->kind, k))
-        return st->kind_id;
-    st->kind = *k;
-    return st->kind_id = sim_program_kind_id(p, k);
-}
-
-/* Instruction idx's nd dependencies (backward distances) into p->deps past its end (the
- * caller counts them in when the instruction is whole). */
-static inline const char *get_deps(struct rd *r, uint32_t idx, uint64_t nd, struct sim_program *p)
-{
-    if (p->deps.len + nd > UINT32_MAX ||
-        (p->deps.len + nd > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + nd)))
-        return "out of memory or too many dependencies";
-    /* no pointer arithmetic on an empty vector's NULL data (UB even when nd is 0) */
-    uint32_t *deps = nd ? p->deps.data + p->deps.len : NULL;
-    for (uint64_t d = 0; d < nd; d++) {
-        uint64_t dist = rd_u(r);
-        if (dist == 0 || dist > idx)
-            return "dependency on no earlier instruction";
-        deps[d] = idx - (uint32_t)dist;
-    }
-    return NULL;
-}
-
-/* Decode instruction idx straight into its record (room reserved by the caller) and its
- * dependencies into p->deps; the program grows by it only when it is whole. */
-static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim_program *p,
-                             struct progz_stream *streams, const uint8_t b0_ok[256])
-{
-    uint8_t b0 = rd_byte(r), b1 = rd_byte(r), ops = rd_byte(r);
-    enum ls_engine e = (enum ls_engine)(b0 & 7);
-    enum sim_opcode op = (enum sim_opcode)(b0 >> 3);
-    if (!b0_ok[b0])
-        return "bad engine or opcode";
-    if ((b1 & 15) >= SIM_FN_COUNT || (version == 1 ? ops > 7 : (b1 & 0xc0) || (ops & 0x80)))
-        return "bad function or operand mask";
-    uint64_t q = e == LS_ENGINE_DMA ? rd_u(r) : 0, nd = rd_u(r);
-    if (q >= SIM_MAX_QUEUES || nd > UINT16_MAX)
-        return "bad queue or dependency count";
-    const char *msg = get_deps(r, idx, nd, p);
-    if (msg)
-        return msg;
-    uint8_t sid = (uint8_t)(e == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + q : (uint64_t)e);
-    struct progz_stream *st = &streams[sid];
-    struct sim_irec *rec = &p->ins.data[idx];
-    struct sim_kind kind = {{0, 0, 0}, (uint8_t)e, (uint8_t)op, b1 & 15, (b1 >> 4) & 3, (uint8_t)q};
-    if (version == 1) {
-        int32_t tags[2];
-        msg = get_tags(r, version, b1, ops, st, p, tags);
-        for (int k = 0; k < 3 && !msg; k++) {
-            rec->addr[k] = 0;
-            if (ops >> k & 1)
-                msg = get_operand(r, version, p, sid, k, st, rec, &kind);
-        }
-    } else {
-        msg = get_tag_v2(r, ops >> 3 & 3u, &st->op_tag, p);
-        if (!msg)
-            msg = get_tag_v2(r, ops >> 5 & 3u, &st->conv_tag, p);
-        for (int k = 0; k < 3 && !msg; k++) {
-            rec->addr[k] = 0;
-            if (ops >> k & 1)
-                msg = get_operand_fast(r, p, sid, k, st, rec, &kind);
-        }
-    }
-    if (msg)
-        return msg;
-    if (r->bad)
-        return "truncated or malformed instruction";
-    if ((rec->kind = kind_of(p, st, &kind)) == UINT32_MAX)
-        return "out of memory";
-    rec->op_tag = st->op_tag;
-    rec->conv_tag = st->conv_tag;
-    rec->deps_off = (uint32_t)p->deps.len;
-    rec->ndeps = (uint16_t)nd;
-    p->sid.data[idx] = sid;
-    p->stream_n[sid]++;
-    p->deps.len += nd;
-    p->ins.len = p->sid.len = (size_t)idx + 1;
-    return NULL;
 }
 
 /* Version 3: an operand shape of a new kind (as version 1's operand, without the address). */
@@ -593,7 +259,7 @@ static const char *get_shape_v3(struct rd *r, struct sim_operand *o)
     o->dtype = rd_byte(r);
     uint64_t ps = rd_u(r), np = rd_u(r);
     o->pstride = rd_i32(r);
-    const char *msg = operand_ok(o, ps, np);
+    const char *msg = progz_operand_ok(o, ps, np);
     if (msg)
         return msg;
     o->part_start = (uint32_t)ps;
@@ -652,11 +318,11 @@ static const char *get_instr_v3(struct rd *r, uint32_t idx, struct sim_program *
     struct progz_stream *st = &streams[sid];
     struct kind_table *kt = &st->kt;
     unsigned j = h & 15;
-    const char *msg = get_deps(r, idx, nd, p);
+    const char *msg = progz_get_deps(r, idx, nd, p);
     if (!msg)
-        msg = get_tag_v2(r, h >> 4 & 3u, &st->op_tag, p);
+        msg = progz_get_tag(r, h >> 4 & 3u, &st->op_tag, p);
     if (!msg)
-        msg = get_tag_v2(r, h >> 6, &st->conv_tag, p);
+        msg = progz_get_tag(r, h >> 6, &st->conv_tag, p);
     if (!msg && j == KIND_NEW)
         msg = get_kind_v3(r, p, sid, kt, b0_ok, &j);
     if (msg)
@@ -734,7 +400,7 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
     const char *msg = get_strings(&r, p);
     if (msg)
         return bad(b, err, b->off, msg);
-    streams_reset(b->streams);
+    progz_streams_reset(b->streams);
     /* An instruction takes at least 3 bytes (version 3: stream, slot, dependency count). */
     if (count > raw_len / 3)
         return bad(b, err, b->off, "block announces more instructions than its payload holds");
@@ -745,7 +411,7 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
     for (uint32_t k = 0; k < count; k++) {
         size_t idx = p->ins.len, at = (size_t)(r.p - b->raw);
         msg = b->version == 3 ? get_instr_v3(&r, (uint32_t)idx, p, b->streams, b->b0_ok)
-                              : get_instr(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok);
+                              : progz_get_instr_v12(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok);
         if (msg) {
             char m[200];
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
