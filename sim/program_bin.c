@@ -30,8 +30,7 @@
  * activation loads on one queue), which version 2's per-operand field masks coded as a new
  * shape every time. The reader takes the kind id from the slot: no shape decoding and no
  * hashing per instruction. Versions 1 and 2 are still read (program_bin_v12.c). The state
- * restarts at every
- * block. */
+ * restarts at every block. */
 void progz_streams_reset(struct progz_stream *st)
 {
     memset(st, 0, PROGZ_STREAMS * sizeof *st);
