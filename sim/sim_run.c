@@ -429,6 +429,39 @@ static inline const struct cost *cost_of(struct run *r, const struct sim_irec *i
     return c->used ? c : cost_fill(r, c, ir);
 }
 
+/* What a DMA's engines add up to: the least wait for an engine, the last end, the most
+ * an engine's transfer was stretched by HBM bandwidth. */
+struct dma_acc {
+    uint64_t min_wait, end, hbm_ext;
+};
+
+/* Engines e..e+n-1 each move a share taking dur ticks (and need ticks of HBM bandwidth when
+ * hbm) from ready on: a loop without the engine index's wrap-around or the per-engine
+ * choice of share, which were half of its instructions. */
+static inline void dma_engines(struct run *r, uint32_t e, uint32_t n, uint64_t ready,
+                               uint64_t dur, uint64_t need, int hbm, struct dma_acc *a)
+{
+    uint64_t *ef = r->eng_free + e, hf = r->hbm_free;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t begin = ef[k] > ready ? ef[k] : ready;
+        if (begin - ready < a->min_wait)
+            a->min_wait = begin - ready;
+        uint64_t fin = begin + dur;
+        if (hbm) {
+            hf = (hf > begin ? hf : begin) + need;
+            if (hf > fin) {
+                if (hf - fin > a->hbm_ext)
+                    a->hbm_ext = hf - fin;
+                fin = hf;
+            }
+        }
+        ef[k] = fin;
+        if (fin > a->end)
+            a->end = fin;
+    }
+    r->hbm_free = hf;
+}
+
 static inline __attribute__((always_inline)) void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
                      const struct cost *c, struct trace_record *rec)
 {
@@ -436,30 +469,22 @@ static inline __attribute__((always_inline)) void dma_step(struct run *r, struct
     const struct sim_dma_shape sh = c->sh;
     uint64_t trigger = rec->start;
     uint32_t E = t->dma_engines, P = sh.partitions;
-    uint32_t used = c->d_used, base = c->d_base, extra = c->d_extra, e0 = c->d_e0;
-    uint64_t ready = trigger + r->dma_lat, min_wait = NONE64, end = 0, hbm_ext = 0;
-    uint64_t dur_hi = c->dur_hi, dur_lo = c->dur_lo, need_hi = c->need_hi, need_lo = c->need_lo;
-    for (uint32_t k = 0, e = e0; k < used; k++, e = e + 1 == E ? 0 : e + 1) {
-        uint32_t np = base + (k < extra);
-        uint64_t begin = r->eng_free[e] > ready ? r->eng_free[e] : ready;
-        uint64_t wait = begin - ready;
-        if (wait < min_wait)
-            min_wait = wait;
-        uint64_t fin = begin + (np == base + 1 ? dur_hi : dur_lo);
-        if (sh.hbm_sides) {
-            uint64_t need = np == base + 1 ? need_hi : need_lo;
-            uint64_t hs = r->hbm_free > begin ? r->hbm_free : begin;
-            r->hbm_free = hs + need;
-            if (r->hbm_free > fin) {
-                if (r->hbm_free - fin > hbm_ext)
-                    hbm_ext = r->hbm_free - fin;
-                fin = r->hbm_free;
-            }
+    uint64_t ready = trigger + r->dma_lat;
+    /* The engines from d_e0 on, wrapping around: the first d_extra move base + 1 partitions,
+     * the rest base. In that order, as runs of consecutive engines. */
+    struct dma_acc a = {NONE64, 0, 0};
+    uint32_t e = c->d_e0;
+    for (int part = 0; part < 2; part++) {
+        uint32_t left = part ? c->d_used - c->d_extra : c->d_extra;
+        uint64_t dur = part ? c->dur_lo : c->dur_hi, need = part ? c->need_lo : c->need_hi;
+        while (left) {
+            uint32_t run = left < E - e ? left : E - e;
+            dma_engines(r, e, run, ready, dur, need, sh.hbm_sides != 0, &a);
+            left -= run;
+            e = e + run == E ? 0 : e + run;
         }
-        r->eng_free[e] = fin;
-        if (fin > end)
-            end = fin;
     }
+    uint64_t min_wait = a.min_wait, end = a.end, hbm_ext = a.hbm_ext;
     uint64_t start = trigger + min_wait;
     uint8_t cause = rec->stall_cause;
     if (min_wait)
