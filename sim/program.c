@@ -25,6 +25,8 @@ void sim_program_free(struct sim_program *p)
     LS_VEC_FREE(&p->sid);
     LS_VEC_FREE(&p->shapes);
     free(p->shape_slots);
+    LS_VEC_FREE(&p->kinds);
+    free(p->kind_slots);
     LS_VEC_FREE(&p->lines);
     LS_VEC_FREE(&p->labels);
     LS_VEC_FREE(&p->label_index);
@@ -135,6 +137,72 @@ int sim_program_push(struct sim_program *p, const struct sim_instr *in)
     return sim_program_push_ops(p, in, ops);
 }
 
+/* ---- kinds ----------------------------------------------------------------------------- */
+
+static inline int same_kind(const struct sim_kind *a, const struct sim_kind *b)
+{
+    return a->shape[0] == b->shape[0] && a->shape[1] == b->shape[1] &&
+           a->shape[2] == b->shape[2] && a->engine == b->engine && a->opcode == b->opcode &&
+           a->func == b->func && a->flags == b->flags && a->queue == b->queue;
+}
+
+static inline uint64_t kind_hash(const struct sim_kind *k)
+{
+    uint64_t h = ((uint64_t)k->shape[0] << 32 | k->shape[1]) * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)k->shape[2] << 32 | (uint64_t)k->engine << 24 | (uint64_t)k->opcode << 16 |
+          (uint64_t)k->func << 8 | k->flags) * 0xc2b2ae3d27d4eb4full;
+    h ^= (uint64_t)k->queue * 0x165667b19e3779f9ull;
+    return h ^ h >> 31;
+}
+
+static int kinds_grow(struct sim_program *p)
+{
+    size_t cap = p->kind_cap ? 2 * p->kind_cap : 256;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t id = 0; id < p->kinds.len; id++) {
+        size_t h = kind_hash(&p->kinds.data[id]) & (cap - 1);
+        while (slots[h])
+            h = (h + 1) & (cap - 1);
+        slots[h] = (uint32_t)id + 1;
+    }
+    free(p->kind_slots);
+    p->kind_slots = slots;
+    p->kind_cap = cap;
+    return 0;
+}
+
+static uint32_t kind_intern(struct sim_program *p, const struct sim_kind *k)
+{
+    if (2 * (p->kinds.len + 1) > p->kind_cap && kinds_grow(p))
+        return UINT32_MAX;
+    size_t h = kind_hash(k) & (p->kind_cap - 1);
+    for (; p->kind_slots[h]; h = (h + 1) & (p->kind_cap - 1))
+        if (same_kind(&p->kinds.data[p->kind_slots[h] - 1], k))
+            return p->kind_slots[h] - 1;
+    if (p->kinds.len >= UINT32_MAX - 1 || LS_VEC_RESERVE(&p->kinds, p->kinds.len + 1))
+        return UINT32_MAX;
+    p->kinds.data[p->kinds.len] = *k;
+    p->kind_slots[h] = (uint32_t)++p->kinds.len;
+    return (uint32_t)p->kinds.len - 1;
+}
+
+uint32_t sim_program_kind_id(struct sim_program *p, const struct sim_kind *k)
+{
+    uint8_t sid = (uint8_t)(k->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + k->queue : k->engine);
+    uint32_t *last = p->last_kind[sid];
+    if (last[0] && same_kind(&p->kinds.data[last[0] - 1], k))
+        return last[0] - 1;
+    uint32_t id = last[1] && same_kind(&p->kinds.data[last[1] - 1], k) ? last[1] - 1
+                                                                        : kind_intern(p, k);
+    if (id != UINT32_MAX) {
+        last[1] = last[0];
+        last[0] = id + 1;
+    }
+    return id;
+}
+
 int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
                          const struct sim_operand *const ops[3])
 {
@@ -144,26 +212,30 @@ int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
         return -1;
     struct sim_irec *r = &p->ins.data[p->ins.len];
     uint8_t sid = (uint8_t)(in->engine == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + in->queue : in->engine);
-    for (int k = 0; k < 3; k++) {
-        r->shape[k] = 0;
-        r->addr[k] = 0;
-        if (!ops[k] || ops[k]->mem == LS_MEM_NONE)
+    struct sim_kind k;
+    memset(&k, 0, sizeof k);
+    for (int j = 0; j < 3; j++) {
+        r->addr[j] = 0;
+        if (!ops[j] || ops[j]->mem == LS_MEM_NONE)
             continue;
-        if (!(r->shape[k] = shape_of(p, sid, k, ops[k])))
+        if (!(k.shape[j] = shape_of(p, sid, j, ops[j])))
             return -1;
-        r->addr[k] = ops[k]->addr;
+        r->addr[j] = ops[j]->addr;
     }
+    k.engine = in->engine;
+    k.opcode = in->opcode;
+    k.func = in->func;
+    k.flags = in->flags;
+    k.queue = (uint8_t)in->queue;
+    if ((r->kind = sim_program_kind_id(p, &k)) == UINT32_MAX)
+        return -1;
     r->op_tag = in->op_tag;
     r->conv_tag = in->conv_tag;
     r->deps_off = in->deps_off;
     r->ndeps = in->ndeps;
-    r->engine = in->engine;
-    r->opcode = in->opcode;
-    r->func = in->func;
-    r->flags = in->flags;
-    r->queue = (uint8_t)in->queue;
     p->sid.data[p->ins.len++] = sid;
     p->sid.len = p->ins.len;
+    p->stream_n[sid]++;
     return 0;
 }
 
@@ -171,6 +243,13 @@ int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
 
 int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const uint32_t *deps,
                         size_t ndeps, struct ls_error *err)
+{
+    struct sim_instr c = *in;
+    return sim_program_add_in_place(p, &c, deps, ndeps, err);
+}
+
+int64_t sim_program_add_in_place(struct sim_program *p, struct sim_instr *in,
+                                 const uint32_t *deps, size_t ndeps, struct ls_error *err)
 {
     size_t idx = p->ins.len;
     if (idx >= UINT32_MAX - 1)
@@ -189,12 +268,11 @@ int64_t sim_program_add(struct sim_program *p, const struct sim_instr *in, const
         return ls_error_msg(err, LS_ERR_LIMIT, "program has too many dependencies"), -1;
     if (p->deps.len + ndeps > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + ndeps))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
-    struct sim_instr c = *in;
-    c.ndeps = (uint16_t)ndeps;
-    c.deps_off = (uint32_t)p->deps.len;
+    in->ndeps = (uint16_t)ndeps;
+    in->deps_off = (uint32_t)p->deps.len;
     if (ndeps)
         memcpy(p->deps.data + p->deps.len, deps, ndeps * sizeof *deps);
-    if (sim_program_push(p, &c))
+    if (sim_program_push(p, in))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
     p->deps.len += ndeps;
     return (int64_t)idx;
@@ -268,7 +346,7 @@ const struct sim_instr *sim_program_get(const struct sim_program *p, size_t i,
 
 enum ls_engine sim_program_engine(const struct sim_program *p, size_t i)
 {
-    return (enum ls_engine)p->ins.data[i].engine;
+    return (enum ls_engine)sim_irec_kind(p, &p->ins.data[i])->engine;
 }
 
 const uint32_t *sim_program_deps(const struct sim_program *p, size_t i, size_t *ndeps)
@@ -302,7 +380,7 @@ const char *sim_program_label_of(const struct sim_program *p, size_t i)
 
 const char *sim_program_where(const struct sim_program *p, size_t i, char *buf, size_t n)
 {
-    const struct sim_irec *in = &p->ins.data[i];
+    const struct sim_kind *in = sim_irec_kind(p, &p->ins.data[i]);
     char num[24];
     const char *label = sim_program_label_of(p, i);
     if (i < p->labels.len && p->labels.data[i] == SIM_LABEL_NUMBERED)

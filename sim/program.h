@@ -63,7 +63,7 @@ int sim_program_write(const struct sim_program *p, FILE *f);
  * (the text writer renumbers them i<N> too); tags are. sim_program_parse and
  * sim_program_load recognise it by its magic and read either form. */
 #define SIM_PROGZ_MAGIC "LSPROGZ\x1a"
-#define SIM_PROGZ_VERSION 2 /* written; 1 is still read */
+#define SIM_PROGZ_VERSION 3 /* written; 1 and 2 are still read */
 int sim_program_write_binary(const struct sim_program *p, FILE *f);
 int sim_program_is_binary(const void *data, size_t len);
 int sim_program_parse_binary(struct sim_program **out, const char *file, const void *data,

@@ -3,6 +3,8 @@
  * Read straight into the program's arrays: no tokens, no labels, one hash per tag string. */
 #include "sim/program.h"
 #include "sim/program_int.h"
+#include "sim/progz_int.h"
+#include "sim/check_int.h"
 #include "sim/target.h"
 
 #include <stdlib.h>
@@ -20,37 +22,22 @@
 
 /* ---- encoding ------------------------------------------------------------------------- */
 
-/* Version 2 codes each operand against the same slot of the previous instruction of its
- * stream (engine, or DMA queue): consecutive instructions of a stream differ mostly in
- * addresses, so an operand is a field mask and an address delta, ~13 raw bytes per
- * instruction instead of ~29. Smaller payloads are what makes reading fast (inflating
- * and decoding were two thirds of loading). The state restarts at every block. */
-#define PROGZ_STREAMS (SIM_STREAM_DMA0 + SIM_MAX_QUEUES)
-
-enum { TAG_NONE, TAG_SAME, TAG_ID };
-enum {
-    F_KIND = 1 << 0,   /* byte mem | ndim << 2, byte dtype */
-    F_PSTART = 1 << 1, /* varint first partition */
-    F_NPARTS = 1 << 2, /* varint partitions */
-    F_PSTRIDE = 1 << 3, /* varint zigzag row stride */
-    F_ADDR = 1 << 4,   /* varint zigzag(address - previous address), modulo 2^64 */
-    F_DIMS = 1 << 5,   /* per dim varint size, varint zigzag stride */
-    F_ALL = (1 << 6) - 1
-};
-
-/* What a stream's previous instructions left: the operand last seen in each slot and the
- * tags of the last instruction. */
-struct progz_stream {
-    struct sim_operand op[3];
-    uint32_t shape[3]; /* reader: the program's shape id + 1 of op[k], 0 = none yet */
-    int32_t op_tag, conv_tag;
-};
-
-static void streams_reset(struct progz_stream *st)
+/* Version 3 (written) names each instruction's kind (engine, opcode, func, flags, operand
+ * shapes: sim/program_int.h) by a slot in a small table of the kinds its stream (engine, or
+ * DMA queue) used last in the block, and stores only addresses, as differences from the
+ * previous instruction that used the same slot: consecutive instructions of a stream differ
+ * mostly in addresses, often alternating between two or three kinds (weight and
+ * activation loads on one queue), which version 2's per-operand field masks coded as a new
+ * shape every time. The reader takes the kind id from the slot: no shape decoding and no
+ * hashing per instruction. Versions 1 and 2 are still read (program_bin_v12.c). The state
+ * restarts at every block. */
+void progz_streams_reset(struct progz_stream *st)
 {
     memset(st, 0, PROGZ_STREAMS * sizeof *st);
-    for (int s = 0; s < PROGZ_STREAMS; s++)
+    for (int s = 0; s < PROGZ_STREAMS; s++) {
         st[s].op_tag = st[s].conv_tag = -1;
+        st[s].kind_id = UINT32_MAX;
+    }
 }
 
 /* o as the format stores it: ndim 0 is the 1/1 pattern it means (as the text writer
@@ -73,32 +60,20 @@ static struct sim_operand normalized(const struct sim_operand *o)
     return n;
 }
 
-static uint8_t *put_operand(uint8_t *b, const struct sim_operand *o, struct sim_operand *prev)
+/* A new kind's shapes (version 3): per present operand its normalized fields but the
+ * address, as version 1 writes them. */
+static uint8_t *put_shape(uint8_t *b, const struct sim_operand *o)
 {
     struct sim_operand n = normalized(o);
-    uint8_t *mask = b++;
-    *mask = 0;
-    if (n.mem != prev->mem || n.ndim != prev->ndim || n.dtype != prev->dtype) {
-        *mask |= F_KIND;
-        *b++ = (uint8_t)(n.mem | n.ndim << 2);
-        *b++ = n.dtype;
+    *b++ = (uint8_t)(n.mem | n.ndim << 2);
+    *b++ = n.dtype;
+    b += trace_put_varint(b, n.part_start);
+    b += trace_put_varint(b, n.nparts);
+    b += trace_put_varint(b, trace_zigzag(n.pstride));
+    for (int d = 0; d < n.ndim; d++) {
+        b += trace_put_varint(b, n.size[d]);
+        b += trace_put_varint(b, trace_zigzag(n.stride[d]));
     }
-    if (n.part_start != prev->part_start)
-        *mask |= F_PSTART, b += trace_put_varint(b, n.part_start);
-    if (n.nparts != prev->nparts)
-        *mask |= F_NPARTS, b += trace_put_varint(b, n.nparts);
-    if (n.pstride != prev->pstride)
-        *mask |= F_PSTRIDE, b += trace_put_varint(b, trace_zigzag(n.pstride));
-    if (n.addr != prev->addr)
-        *mask |= F_ADDR, b += trace_put_varint(b, trace_zigzag((int64_t)(n.addr - prev->addr)));
-    if (memcmp(n.size, prev->size, sizeof n.size) || memcmp(n.stride, prev->stride, sizeof n.stride)) {
-        *mask |= F_DIMS;
-        for (int d = 0; d < n.ndim; d++) {
-            b += trace_put_varint(b, n.size[d]);
-            b += trace_put_varint(b, trace_zigzag(n.stride[d]));
-        }
-    }
-    *prev = n;
     return b;
 }
 
@@ -107,33 +82,69 @@ static unsigned tag_mode(int32_t tag, int32_t prev)
     return tag < 0 ? TAG_NONE : tag == prev ? TAG_SAME : TAG_ID;
 }
 
+/* Put kind id into the table's next slot (round robin; its addresses start at 0): the
+ * writer and the reader both do this for every new kind, so their tables agree. */
+static unsigned kind_define(struct kind_table *kt, uint32_t id, uint8_t present)
+{
+    unsigned j = kt->next;
+    kt->next = (uint8_t)(j + 1 == KIND_SLOTS ? 0 : j + 1);
+    if (kt->n < KIND_SLOTS)
+        kt->n++;
+    kt->id[j] = id;
+    kt->present[j] = present;
+    memset(kt->addr[j], 0, sizeof kt->addr[j]);
+    return j;
+}
+
+/* The slot of kind id in the stream's table; *fresh = 1 when it was not there and has just
+ * been given the next slot (the caller then writes the kind out). */
+static unsigned kind_slot(struct kind_table *kt, uint32_t id, uint8_t present, int *fresh)
+{
+    *fresh = 0;
+    for (unsigned j = 0; j < kt->n; j++)
+        if (kt->id[j] == id)
+            return j;
+    *fresh = 1;
+    return kind_define(kt, id, present);
+}
+
 static size_t put_instr(const struct sim_program *p, uint32_t idx, struct progz_stream *streams,
                         uint8_t *out)
 {
-    struct sim_instr buf;
-    const struct sim_instr *in = sim_program_get(p, idx, &buf);
-    struct progz_stream *st = &streams[p->sid.data[idx]];
-    unsigned m0 = tag_mode(in->op_tag, st->op_tag), m1 = tag_mode(in->conv_tag, st->conv_tag);
-    const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
+    const struct sim_irec *r = &p->ins.data[idx];
+    const struct sim_kind *k = sim_irec_kind(p, r);
+    uint8_t sid = p->sid.data[idx];
+    struct progz_stream *st = &streams[sid];
+    unsigned m0 = tag_mode(r->op_tag, st->op_tag), m1 = tag_mode(r->conv_tag, st->conv_tag);
+    uint8_t present = (uint8_t)((k->shape[0] != 0) | (k->shape[1] != 0) << 1 |
+                                (k->shape[2] != 0) << 2);
+    int fresh;
+    unsigned j = kind_slot(&st->kt, r->kind, present, &fresh);
     uint8_t *b = out;
-    *b++ = (uint8_t)(in->engine | in->opcode << 3);
-    *b++ = (uint8_t)(in->func | (in->flags & 3) << 4);
-    *b++ = (uint8_t)((ops[0]->mem != LS_MEM_NONE) | (ops[1]->mem != LS_MEM_NONE) << 1 |
-                     (ops[2]->mem != LS_MEM_NONE) << 2 | m0 << 3 | m1 << 5);
-    if (in->engine == LS_ENGINE_DMA)
-        b += trace_put_varint(b, in->queue);
-    b += trace_put_varint(b, in->ndeps);
-    for (uint32_t d = 0; d < in->ndeps; d++) /* backwards distance: small, >= 1 */
-        b += trace_put_varint(b, idx - p->deps.data[in->deps_off + d]);
+    *b++ = sid;
+    *b++ = (uint8_t)((fresh ? KIND_NEW : j) | m0 << 4 | m1 << 6);
+    b += trace_put_varint(b, r->ndeps);
+    for (uint32_t d = 0; d < r->ndeps; d++) /* backwards distance: small, >= 1 */
+        b += trace_put_varint(b, idx - p->deps.data[r->deps_off + d]);
     if (m0 == TAG_ID)
-        b += trace_put_varint(b, (uint64_t)in->op_tag);
+        b += trace_put_varint(b, (uint64_t)r->op_tag);
     if (m1 == TAG_ID)
-        b += trace_put_varint(b, (uint64_t)in->conv_tag);
-    st->op_tag = in->op_tag;
-    st->conv_tag = in->conv_tag;
-    for (int k = 0; k < 3; k++)
-        if (ops[k]->mem != LS_MEM_NONE)
-            b = put_operand(b, ops[k], &st->op[k]);
+        b += trace_put_varint(b, (uint64_t)r->conv_tag);
+    st->op_tag = r->op_tag;
+    st->conv_tag = r->conv_tag;
+    if (fresh) {
+        *b++ = (uint8_t)(k->engine | k->opcode << 3);
+        *b++ = (uint8_t)(k->func | (k->flags & 3) << 4);
+        *b++ = present;
+        for (int o = 0; o < 3; o++)
+            if (k->shape[o])
+                b = put_shape(b, &p->shapes.data[k->shape[o] - 1]);
+    }
+    for (int o = 0; o < 3; o++)
+        if (k->shape[o]) {
+            b += trace_put_varint(b, trace_zigzag((int64_t)(r->addr[o] - st->kt.addr[j][o])));
+            st->kt.addr[j][o] = r->addr[o];
+        }
     return (size_t)(b - out);
 }
 
@@ -174,7 +185,7 @@ static int flush(struct bin_writer *w, uint32_t nstr_before)
         return -1;
     w->strs.len = w->recs.len = 0;
     w->block_n = 0;
-    streams_reset(w->streams);
+    progz_streams_reset(w->streams);
     w->nblocks++;
     return 0;
 }
@@ -214,7 +225,7 @@ int sim_program_write_binary(const struct sim_program *p, FILE *f)
     if (!w)
         return LS_ERR_NOMEM;
     w->f = f;
-    streams_reset(w->streams);
+    progz_streams_reset(w->streams);
     int rc = LS_ERR_NOMEM;
     if (deflateInit(&w->zs, PROGZ_LEVEL) == Z_OK) {
         rc = write_blocks(p, w) || ferror(f) ? LS_ERR_IO : 0;
@@ -229,73 +240,25 @@ int sim_program_write_binary(const struct sim_program *p, FILE *f)
 
 /* ---- decoding ------------------------------------------------------------------------- */
 
-struct rd {
-    const uint8_t *p, *end;
-    int bad;
-};
-
-/* LEB128 as trace_get_varint reads it, inline: this loop is most of the decoding time. */
-static inline uint64_t rd_u(struct rd *r)
+/* b0_ok[b0]: the first instruction byte names an engine and an opcode that runs on it. */
+static void header_table(uint8_t b0_ok[256])
 {
-    if (__builtin_expect(r->end - r->p >= 2, 1)) { /* most values take one or two bytes */
-        uint64_t b0 = r->p[0], b1 = r->p[1];
-        if (b0 < 0x80)
-            return r->p++, b0;
-        if (b1 < 0x80)
-            return r->p += 2, (b0 & 0x7f) | b1 << 7;
-    }
-    uint64_t v = 0;
-    for (int shift = 0; r->p < r->end && shift < 64; shift += 7) {
-        uint64_t b = *r->p++;
-        v |= (b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return shift == 63 && b > 1 ? (r->bad = 1, 0) : v;
-    }
-    r->bad = 1;
-    return 0;
+    for (unsigned b = 0; b < 256; b++)
+        b0_ok[b] = (b & 7) < LS_ENGINE_COUNT && (b >> 3) < SIM_OP_COUNT &&
+                   sim_opcode_on_engine((enum sim_opcode)(b >> 3), (enum ls_engine)(b & 7));
 }
 
-static inline uint8_t rd_byte(struct rd *r)
+/* Version 3: an operand shape of a new kind (as version 1's operand, without the address). */
+static const char *get_shape_v3(struct rd *r, struct sim_operand *o)
 {
-    if (r->p < r->end)
-        return *r->p++;
-    r->bad = 1;
-    return 0;
-}
-
-/* A signed value that must fit the text format's range, -INT32_MAX..INT32_MAX. */
-static inline int32_t rd_i32(struct rd *r)
-{
-    int64_t v = trace_unzigzag(rd_u(r));
-    r->bad |= v > INT32_MAX || v < -INT32_MAX;
-    return (int32_t)v;
-}
-
-/* The same operands the text parser accepts; NULL or what is wrong. ps and np are the
- * partition fields as read, before narrowing. */
-static const char *operand_ok(const struct sim_operand *o, uint64_t ps, uint64_t np)
-{
-    if (o->mem == LS_MEM_NONE || o->ndim < 1 || o->ndim > SIM_AP_MAX_DIMS)
-        return "operand: bad memory or dim count";
-    if (o->dtype >= LS_DT_COUNT)
-        return "operand: bad dtype";
-    if (np == 0 || np > UINT32_MAX || ps > UINT32_MAX - np ||
-        (o->mem == LS_MEM_HBM ? ps != 0 : o->pstride != 0))
-        return "operand: bad partitions";
-    return NULL;
-}
-
-/* Version 1: every field written out. */
-static const char *get_operand_v1(struct rd *r, struct sim_operand *o)
-{
+    memset(o, 0, sizeof *o);
     uint8_t b = rd_byte(r);
     o->mem = b & 3;
     o->ndim = b >> 2;
     o->dtype = rd_byte(r);
     uint64_t ps = rd_u(r), np = rd_u(r);
     o->pstride = rd_i32(r);
-    o->addr = rd_u(r);
-    const char *msg = operand_ok(o, ps, np);
+    const char *msg = progz_operand_ok(o, ps, np);
     if (msg)
         return msg;
     o->part_start = (uint32_t)ps;
@@ -310,203 +273,74 @@ static const char *get_operand_v1(struct rd *r, struct sim_operand *o)
     return NULL;
 }
 
-/* Version 2: the fields of *mask, over the stream's previous operand in the slot, *o, which
- * is updated in place (copying it whole after narrow stores stalled on store forwarding).
- * fresh: the slot has no checked operand yet (a block's first), so the mask must define it. */
-#define F_SHAPE (F_KIND | F_PSTART | F_NPARTS | F_PSTRIDE | F_DIMS)
-static const char *get_operand_v2(struct rd *r, struct sim_operand *o, int fresh, uint8_t *mask_out)
+/* Version 3: a new kind of stream sid (first two bytes as version 2's instruction header,
+ * then the operands present and their shapes) into the stream's next table slot *j. */
+static const char *get_kind_v3(struct rd *r, struct sim_program *p, uint8_t sid,
+                               struct kind_table *kt, const uint8_t b0_ok[256], unsigned *j)
 {
-    uint8_t mask = *mask_out = rd_byte(r);
-    if (!(mask & (F_SHAPE | ~F_ALL)) && !fresh) { /* most: the slot's shape, a new address */
-        if (mask & F_ADDR)
-            o->addr += (uint64_t)trace_unzigzag(rd_u(r));
-        return NULL;
-    }
-    if (mask & ~F_ALL)
-        return "operand: bad field mask";
-    if (mask & F_KIND) {
-        uint8_t b = rd_byte(r);
-        o->mem = b & 3;
-        o->ndim = b >> 2;
-        o->dtype = rd_byte(r);
-    }
-    uint64_t ps = mask & F_PSTART ? rd_u(r) : o->part_start;
-    uint64_t np = mask & F_NPARTS ? rd_u(r) : o->nparts;
-    if (mask & F_PSTRIDE)
-        o->pstride = rd_i32(r);
-    if (mask & F_ADDR)
-        o->addr += (uint64_t)trace_unzigzag(rd_u(r));
-    const char *msg = operand_ok(o, ps, np);
-    if (msg)
-        return msg;
-    o->part_start = (uint32_t)ps;
-    o->nparts = (uint32_t)np;
-    if (!(mask & (F_DIMS | F_KIND)))
-        return NULL; /* the pattern is the slot's previous one, already checked */
-    for (int d = 0; d < SIM_AP_MAX_DIMS; d++) {
-        if (d >= o->ndim) {
-            o->size[d] = 0;
-            o->stride[d] = 0;
-        } else if (mask & F_DIMS) {
-            uint64_t sz = rd_u(r);
-            o->size[d] = sz > UINT32_MAX ? 0 : (uint32_t)sz;
-            o->stride[d] = rd_i32(r);
-        }
-        if (d < o->ndim && o->size[d] == 0)
-            return "operand: bad dim size";
-    }
-    return NULL;
-}
-
-/* The tags: version 1 flags them in b1, version 2 gives a mode for each in the operand
- * byte (none, the stream's previous, an id). */
-static const char *get_tags(struct rd *r, int version, uint8_t b1, uint8_t ops,
-                            struct progz_stream *st, const struct sim_program *p, int32_t tags[2])
-{
-    uint64_t t[2] = {UINT64_MAX, UINT64_MAX};
-    int32_t same[2] = {st->op_tag, st->conv_tag};
-    for (int k = 0; k < 2; k++) {
-        unsigned mode = version == 1 ? (b1 >> (6 + k) & 1 ? TAG_ID : TAG_NONE)
-                                     : (ops >> (3 + 2 * k) & 3u);
-        if (mode == TAG_SAME)
-            t[k] = same[k] < 0 ? UINT64_MAX : (uint64_t)same[k];
-        else if (mode == TAG_ID)
-            t[k] = rd_u(r);
-        else if (mode != TAG_NONE)
-            return "bad tag mode";
-        if (t[k] != UINT64_MAX && t[k] >= p->strs.count)
-            return "tag names no string defined so far";
-    }
-    tags[0] = st->op_tag = t[0] == UINT64_MAX ? -1 : (int32_t)t[0];
-    tags[1] = st->conv_tag = t[1] == UINT64_MAX ? -1 : (int32_t)t[1];
-    return NULL;
-}
-
-/* Operand k of an instruction of stream sid into rec: its shape id (interned only when the
- * fields that make the shape changed: most operands move only their address) and address. */
-static const char *get_operand(struct rd *r, int version, struct sim_program *p, uint8_t sid,
-                               int k, struct progz_stream *st, struct sim_irec *rec)
-{
-    struct sim_operand v1, *o = version == 1 ? &v1 : &st->op[k];
-    uint8_t mask = F_SHAPE;
-    const char *msg = version == 1 ? get_operand_v1(r, o) : get_operand_v2(r, o, !st->shape[k], &mask);
-    if (msg)
-        return msg;
-    if ((mask & F_SHAPE) || !st->shape[k]) {
-        if (!(st->shape[k] = sim_program_shape_id(p, sid, k, o)))
-            return "out of memory";
-    }
-    rec->shape[k] = st->shape[k];
-    rec->addr[k] = o->addr;
-    return NULL;
-}
-
-/* b0_ok[b0]: the first instruction byte names an engine and an opcode that runs on it. */
-static void header_table(uint8_t b0_ok[256])
-{
-    for (unsigned b = 0; b < 256; b++)
-        b0_ok[b] = (b & 7) < LS_ENGINE_COUNT && (b >> 3) < SIM_OP_COUNT &&
-                   sim_opcode_on_engine((enum sim_opcode)(b >> 3), (enum ls_engine)(b & 7));
-}
-
-/* Version 2's tag of one kind: mode as get_tags reads it, the stream's last in *tag. */
-static inline const char *get_tag_v2(struct rd *r, unsigned mode, int32_t *tag,
-                                     const struct sim_program *p)
-{
-    if (mode == TAG_SAME)
-        return NULL;
-    if (mode == TAG_NONE) {
-        *tag = -1;
-        return NULL;
-    }
-    if (mode != TAG_ID)
-        return "bad tag mode";
-    uint64_t t = rd_u(r);
-    if (t >= p->strs.count)
-        return "tag names no string defined so far";
-    *tag = (int32_t)t;
-    return NULL;
-}
-
-/* Operand k of a version 2 instruction: most only move the address of their stream slot's
- * operand (no shape fields in the mask), which needs no checks and no shape lookup. */
-static inline const char *get_operand_fast(struct rd *r, struct sim_program *p, uint8_t sid,
-                                           int k, struct progz_stream *st, struct sim_irec *rec)
-{
-    if (st->shape[k] && r->p < r->end && !(*r->p & (F_SHAPE | ~F_ALL))) {
-        if (*r->p++ & F_ADDR)
-            st->op[k].addr += (uint64_t)trace_unzigzag(rd_u(r));
-        rec->shape[k] = st->shape[k];
-        rec->addr[k] = st->op[k].addr;
-        return NULL;
-    }
-    return get_operand(r, 2, p, sid, k, st, rec);
-}
-
-/* Decode instruction idx straight into its record (room reserved by the caller) and its
- * dependencies into p->deps; the program grows by it only when it is whole. */
-static const char *get_instr(struct rd *r, int version, uint32_t idx, struct sim_program *p,
-                             struct progz_stream *streams, const uint8_t b0_ok[256])
-{
-    uint8_t b0 = rd_byte(r), b1 = rd_byte(r), ops = rd_byte(r);
+    uint8_t b0 = rd_byte(r), b1 = rd_byte(r), present = rd_byte(r);
     enum ls_engine e = (enum ls_engine)(b0 & 7);
-    enum sim_opcode op = (enum sim_opcode)(b0 >> 3);
     if (!b0_ok[b0])
         return "bad engine or opcode";
-    if ((b1 & 15) >= SIM_FN_COUNT || (version == 1 ? ops > 7 : (b1 & 0xc0) || (ops & 0x80)))
+    if (e == LS_ENGINE_DMA ? sid < SIM_STREAM_DMA0 : sid != (uint8_t)e)
+        return "the kind's engine is not its stream's";
+    if ((b1 & 15) >= SIM_FN_COUNT || (b1 & 0xc0) || present > 7)
         return "bad function or operand mask";
-    uint64_t q = e == LS_ENGINE_DMA ? rd_u(r) : 0, nd = rd_u(r);
-    if (q >= SIM_MAX_QUEUES || nd > UINT16_MAX)
-        return "bad queue or dependency count";
-    if (p->deps.len + nd > UINT32_MAX ||
-        (p->deps.len + nd > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + nd)))
-        return "out of memory or too many dependencies";
-    /* no pointer arithmetic on an empty vector's NULL data (UB even when nd is 0) */
-    uint32_t *deps = nd ? p->deps.data + p->deps.len : NULL;
-    for (uint64_t d = 0; d < nd; d++) {
-        uint64_t dist = rd_u(r);
-        if (dist == 0 || dist > idx)
-            return "dependency on no earlier instruction";
-        deps[d] = idx - (uint32_t)dist;
+    struct sim_kind kind = {{0, 0, 0}, (uint8_t)e, (uint8_t)(b0 >> 3), b1 & 15, (b1 >> 4) & 3,
+                            (uint8_t)(e == LS_ENGINE_DMA ? sid - SIM_STREAM_DMA0 : 0)};
+    for (int k = 0; k < 3; k++) {
+        struct sim_operand o;
+        if (!(present >> k & 1))
+            continue;
+        const char *msg = get_shape_v3(r, &o);
+        if (msg)
+            return msg;
+        if (!(kind.shape[k] = sim_program_shape_id(p, sid, k, &o)))
+            return "out of memory";
     }
-    uint8_t sid = (uint8_t)(e == LS_ENGINE_DMA ? SIM_STREAM_DMA0 + q : (uint64_t)e);
+    uint32_t id = sim_program_kind_id(p, &kind);
+    if (id == UINT32_MAX)
+        return "out of memory";
+    *j = kind_define(kt, id, present);
+    return NULL;
+}
+
+/* Version 3's instruction idx: stream, kind slot and tag modes, dependencies, tag ids, a
+ * new kind when the slot says so, then one address difference per operand of the kind. */
+static const char *get_instr_v3(struct rd *r, uint32_t idx, struct sim_program *p,
+                                struct progz_stream *streams, const uint8_t b0_ok[256])
+{
+    uint8_t sid = rd_byte(r), h = rd_byte(r);
+    uint64_t nd = rd_u(r);
+    if (sid >= PROGZ_STREAMS || nd > UINT16_MAX)
+        return "bad stream or dependency count";
     struct progz_stream *st = &streams[sid];
-    struct sim_irec *rec = &p->ins.data[idx];
-    const char *msg;
-    if (version == 1) {
-        int32_t tags[2];
-        msg = get_tags(r, version, b1, ops, st, p, tags);
-        for (int k = 0; k < 3 && !msg; k++) {
-            rec->shape[k] = 0;
-            rec->addr[k] = 0;
-            if (ops >> k & 1)
-                msg = get_operand(r, version, p, sid, k, st, rec);
-        }
-    } else {
-        msg = get_tag_v2(r, ops >> 3 & 3u, &st->op_tag, p);
-        if (!msg)
-            msg = get_tag_v2(r, ops >> 5 & 3u, &st->conv_tag, p);
-        for (int k = 0; k < 3 && !msg; k++) {
-            rec->shape[k] = 0;
-            rec->addr[k] = 0;
-            if (ops >> k & 1)
-                msg = get_operand_fast(r, p, sid, k, st, rec);
-        }
-    }
+    struct kind_table *kt = &st->kt;
+    unsigned j = h & 15;
+    const char *msg = progz_get_deps(r, idx, nd, p);
+    if (!msg)
+        msg = progz_get_tag(r, h >> 4 & 3u, &st->op_tag, p);
+    if (!msg)
+        msg = progz_get_tag(r, h >> 6, &st->conv_tag, p);
+    if (!msg && j == KIND_NEW)
+        msg = get_kind_v3(r, p, sid, kt, b0_ok, &j);
     if (msg)
         return msg;
+    if (j >= kt->n)
+        return "kind slot not defined in this block";
+    struct sim_irec *rec = &p->ins.data[idx];
+    uint8_t present = kt->present[j];
+    for (int k = 0; k < 3; k++)
+        rec->addr[k] = present >> k & 1 ? kt->addr[j][k] += (uint64_t)trace_unzigzag(rd_u(r)) : 0;
     if (r->bad)
         return "truncated or malformed instruction";
+    rec->kind = kt->id[j];
     rec->op_tag = st->op_tag;
     rec->conv_tag = st->conv_tag;
     rec->deps_off = (uint32_t)p->deps.len;
     rec->ndeps = (uint16_t)nd;
-    rec->engine = (uint8_t)e;
-    rec->opcode = (uint8_t)op;
-    rec->func = b1 & 15;
-    rec->flags = (b1 >> 4) & 3;
-    rec->queue = (uint8_t)q;
     p->sid.data[idx] = sid;
+    p->stream_n[sid]++;
     p->deps.len += nd;
     p->ins.len = p->sid.len = (size_t)idx + 1;
     return NULL;
@@ -565,9 +399,9 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
     const char *msg = get_strings(&r, p);
     if (msg)
         return bad(b, err, b->off, msg);
-    streams_reset(b->streams);
-    /* An instruction takes at least 4 bytes (3 header bytes and its dependency count). */
-    if (count > raw_len / 4)
+    progz_streams_reset(b->streams);
+    /* An instruction takes at least 3 bytes (version 3: stream, slot, dependency count). */
+    if (count > raw_len / 3)
         return bad(b, err, b->off, "block announces more instructions than its payload holds");
     if (p->ins.len + count >= UINT32_MAX - 1)
         return ls_error_set(err, LS_ERR_LIMIT, b->file, 0, 0, "too many instructions");
@@ -575,7 +409,9 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; k < count; k++) {
         size_t idx = p->ins.len, at = (size_t)(r.p - b->raw);
-        if ((msg = get_instr(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok))) {
+        msg = b->version == 3 ? get_instr_v3(&r, (uint32_t)idx, p, b->streams, b->b0_ok)
+                              : progz_get_instr_v12(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok);
+        if (msg) {
             char m[200];
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
                      b->nblocks, idx, at, msg);
@@ -583,7 +419,7 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
         }
         if (b->chk) { /* a failure leaves the error to sim_run's own check */
             struct ls_error ignored;
-            if (sim_checker_next(b->chk, p, &ignored))
+            if (sim_checker_step(b->chk, p, &ignored))
                 b->chk = NULL;
         }
     }
@@ -636,7 +472,9 @@ int sim_program_is_binary(const void *data, size_t len)
 }
 
 /* Room for the instructions the end frame announces, so that the arrays never move; capped
- * by the file size so that a corrupt count cannot reserve much. */
+ * by the file size so that a corrupt count cannot reserve much. Dependencies get four per
+ * instruction: only the pages written are ever backed, and qwen-vl's 2.1 per instruction
+ * overflowed two (a reallocation copying them all, a quarter of the page faults). */
 static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
 {
     if (len < PROGZ_HEADER_LEN + TRACE_END_LEN)
@@ -645,12 +483,10 @@ static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
     uint64_t total = trace_get_u32le(e) == TRACE_END_MARK ? trace_get_u64le(e + 16) : 0;
     if (total > 8 * (uint64_t)len)
         total = 8 * (uint64_t)len;
-    if (LS_VEC_RESERVE_EXACT(&p->ins, total) || LS_VEC_RESERVE_EXACT(&p->sid, total) ||
-        LS_VEC_RESERVE_EXACT(&p->deps, 2 * total))
-        return -1;
-    sim_huge_pages(p->ins.data, total * sizeof *p->ins.data);
-    sim_huge_pages(p->deps.data, 2 * total * sizeof *p->deps.data);
-    return 0;
+    return SIM_VEC_RESERVE_HUGE(&p->ins, total) || SIM_VEC_RESERVE_HUGE(&p->sid, total) ||
+                   SIM_VEC_RESERVE_HUGE(&p->deps, 4 * total)
+               ? -1
+               : 0;
 }
 
 int sim_program_parse_binary(struct sim_program **out, const char *file, const void *data,
@@ -676,7 +512,7 @@ int sim_program_parse_binary_with(struct sim_program **out, const char *file, co
     else if (len < PROGZ_HEADER_LEN)
         rc = bad(&b, err, len, "truncated header");
     else if ((b.version = (int)trace_get_u32le(b.data + 8)) < 1 || b.version > SIM_PROGZ_VERSION)
-        rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1 and 2)");
+        rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1 to 3)");
     else if (trace_get_u32le(b.data + 12) != 0)
         rc = bad(&b, err, 12, "reserved header field is not 0");
     else if (header_table(b.b0_ok), !(b.inf = trace_inflater_new()))

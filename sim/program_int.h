@@ -4,6 +4,7 @@
 #define LS_SIM_PROGRAM_INT_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -15,18 +16,26 @@
 #define SIM_STREAM_DMA0 4 /* streams: PE, ACT, DVE, POOL, then one per DMA queue */
 #define SIM_STREAMS (SIM_STREAM_DMA0 + SIM_MAX_QUEUES)
 
-/* An instruction as the program keeps it: 56 bytes instead of struct sim_instr's 192. An
+/* What an instruction is apart from its addresses, dependencies and tags: engine, opcode,
+ * func, flags, queue and operand shapes. A compiled program has a few hundred distinct
+ * kinds for a million instructions, so the checks and the simulator's costs are computed
+ * once per kind and found by index, not by hashing the fields again per instruction. */
+struct sim_kind {
+    uint32_t shape[3]; /* shape id + 1; 0 = operand absent */
+    uint8_t engine, opcode, func, flags, queue;
+};
+
+/* An instruction as the program keeps it: 48 bytes instead of struct sim_instr's 192. An
  * operand is an interned *shape* (memory, dtype, partitions, access pattern: everything but
- * the address; compiled programs have a few thousand distinct ones) plus its address.
- * Loading and compiling write, and the simulator reads, a third of the memory; consumers
- * get the full instruction back from sim_program_get. */
+ * the address) plus its address; the shapes and the rest of what makes the instruction's
+ * timing are its kind. Loading and compiling write, and the simulator reads, a quarter of
+ * the memory; consumers get the full instruction back from sim_program_get. */
 struct sim_irec {
-    uint64_t addr[3];     /* dst, src, src2 */
-    uint32_t shape[3];    /* shape id + 1; 0 = operand absent */
+    uint64_t addr[3]; /* dst, src, src2 (0 when absent) */
+    uint32_t kind;    /* index into sim_program.kinds */
     int32_t op_tag, conv_tag;
     uint32_t deps_off;
     uint16_t ndeps;
-    uint8_t engine, opcode, func, flags, queue;
 };
 
 struct sim_program {
@@ -34,10 +43,16 @@ struct sim_program {
     LS_VEC(uint32_t) deps;
     LS_VEC(uint8_t) sid;          /* stream per instruction: engine, or 4 + DMA queue (apart:
                                    * the simulator sorts by it, a byte per instruction) */
+    size_t stream_n[SIM_STREAMS]; /* instructions per stream (the simulator's sort needs no
+                                   * counting pass) */
     LS_VEC(struct sim_operand) shapes; /* addr 0, unused dims 0 */
     uint32_t *shape_slots;        /* open addressing: shape id + 1, 0 = empty */
     size_t shape_cap;             /* slots, a power of two */
     uint32_t last_shape[SIM_STREAMS][3][2]; /* per stream and slot, the last two: skip most hashing */
+    LS_VEC(struct sim_kind) kinds;
+    uint32_t *kind_slots;         /* open addressing: kind id + 1, 0 = empty */
+    size_t kind_cap;              /* slots, a power of two */
+    uint32_t last_kind[SIM_STREAMS][2]; /* kind id + 1 per stream, the last two */
     LS_VEC(int32_t) lines;       /* source line per instruction (parsed programs only) */
     LS_VEC(int32_t) labels;      /* label id per instruction, -1 = none (lazily filled) */
     LS_VEC(uint32_t) label_index; /* label id -> instruction */
@@ -56,6 +71,10 @@ struct sim_program {
 /* Append *in whose ndeps dependencies are already at p->deps[in->deps_off...] (checked by
  * the caller); engine and queue must be in range. 0, or -1 out of memory. */
 int sim_program_push(struct sim_program *p, const struct sim_instr *in);
+/* sim_program_add filling in's ndeps and deps_off itself instead of in a copy (the text
+ * parser: copying 192 bytes per line was measurable). */
+int64_t sim_program_add_in_place(struct sim_program *p, struct sim_instr *in,
+                                 const uint32_t *deps, size_t ndeps, struct ls_error *err);
 /* The same with the operands given apart (NULL = absent; in's are ignored). */
 int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
                          const struct sim_operand *const ops[3]);
@@ -74,17 +93,50 @@ static inline void sim_huge_pages(void *p, size_t n)
 #endif
 }
 
+/* ls_vec_reserve_exact_ for a vector not allocated yet that will be large (a loader that
+ * knows the program's size): 2 MiB-aligned, so that all of it can be on transparent huge
+ * pages (malloc's blocks are not, and only their aligned interior was; olmoe's records still
+ * faulted in 4 KiB pages). Still a malloc block: grows and frees as any other. */
+static inline int sim_vec_reserve_huge(void **data, size_t *cap, size_t n, size_t elem)
+{
+    const size_t huge = (size_t)2 << 20;
+    size_t bytes;
+    if (*data || __builtin_mul_overflow(n, elem, &bytes) || bytes < huge / 2)
+        return ls_vec_reserve_exact_(data, cap, n, elem);
+    void *p;
+    if (posix_memalign(&p, huge, bytes))
+        return LS_ERR_NOMEM;
+    sim_huge_pages(p, bytes);
+    *data = p;
+    *cap = n;
+    return 0;
+}
+
+#define SIM_VEC_RESERVE_HUGE(v, n) \
+    sim_vec_reserve_huge((void **)&(v)->data, &(v)->cap, (n), sizeof *(v)->data)
+
 /* Shape id + 1 of operand o in slot k of an instruction of stream sid, interned when new
  * (only the fields but the address count); 0 out of memory. */
 uint32_t sim_program_shape_id(struct sim_program *p, uint8_t sid, int k,
                               const struct sim_operand *o);
 
+/* Id of kind *k (k->engine and k->queue give its stream), interned when new; UINT32_MAX
+ * out of memory. */
+uint32_t sim_program_kind_id(struct sim_program *p, const struct sim_kind *k);
+
+static inline const struct sim_kind *sim_irec_kind(const struct sim_program *p,
+                                                   const struct sim_irec *r)
+{
+    return &p->kinds.data[r->kind];
+}
+
 /* Operand k (0 dst, 1 src, 2 src2) of record r into *o. */
 static inline void sim_irec_operand(const struct sim_program *p, const struct sim_irec *r, int k,
                                     struct sim_operand *o)
 {
-    if (r->shape[k]) {
-        *o = p->shapes.data[r->shape[k] - 1];
+    uint32_t shape = sim_irec_kind(p, r)->shape[k];
+    if (shape) {
+        *o = p->shapes.data[shape - 1];
         o->addr = r->addr[k];
     } else {
         memset(o, 0, sizeof *o);
@@ -95,11 +147,12 @@ static inline void sim_irec_operand(const struct sim_program *p, const struct si
 static inline void sim_irec_get(const struct sim_program *p, size_t i, struct sim_instr *in)
 {
     const struct sim_irec *r = &p->ins.data[i];
-    in->engine = r->engine;
-    in->opcode = r->opcode;
-    in->func = r->func;
-    in->flags = r->flags;
-    in->queue = r->queue;
+    const struct sim_kind *k = sim_irec_kind(p, r);
+    in->engine = k->engine;
+    in->opcode = k->opcode;
+    in->func = k->func;
+    in->flags = k->flags;
+    in->queue = k->queue;
     in->ndeps = r->ndeps;
     in->deps_off = r->deps_off;
     in->op_tag = r->op_tag;

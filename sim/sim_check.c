@@ -2,6 +2,7 @@
 #include "sim/sim.h"
 #include "sim/program_int.h"
 #include "sim/sim_int.h"
+#include "sim/check_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -137,62 +138,6 @@ static int check_operand(const struct sim_target *t, const struct sim_program *p
     return 0;
 }
 
-/* What checking an instruction learnt from everything but its addresses: an instruction
- * with the same engine, opcode, func, queue, operand shapes and (for a matmul, which reads
- * it) PE state passes all of that too, and only its operands' bounds remain to check.
- * Compiled programs have a few thousand such keys for a million instructions. */
-struct check_memo {
-    uint32_t shape[3];
-    uint8_t engine, opcode, func, queue;
-    uint8_t mem[3];
-    uint8_t valid;
-    struct sim_check_state before, after; /* PE state: a matmul's key; what LS/transpose set */
-    /* The addresses at which each operand passes the bounds checks: [amin, amax] (empty when
-     * amin > amax), and for PSUM, with its first byte at address + pofs (modulo 2^64) and
-     * span bytes, within one bank. */
-    uint64_t amin[3], amax[3], pofs[3], span[3];
-};
-
-#define CHECK_MEMO_SLOTS 2048
-
-static int memo_key_is(const struct check_memo *m, const struct sim_irec *r,
-                       const struct sim_check_state *cs)
-{
-    return m->valid && m->shape[0] == r->shape[0] && m->shape[1] == r->shape[1] &&
-           m->shape[2] == r->shape[2] && m->engine == r->engine && m->opcode == r->opcode &&
-           m->func == r->func && m->queue == r->queue && m->before.have_ls == cs->have_ls &&
-           m->before.ls_k == cs->ls_k && m->before.ls_m == cs->ls_m;
-}
-
-static struct check_memo *memo_slot(struct check_memo *memo, const struct sim_irec *r)
-{
-    uint64_t h = (uint64_t)r->shape[0] * 0x9e3779b97f4a7c15ull ^
-                 (uint64_t)r->shape[1] * 0xc2b2ae3d27d4eb4full ^
-                 (uint64_t)r->shape[2] * 0x165667b19e3779f9ull ^
-                 ((uint64_t)r->opcode << 16 | (uint64_t)r->queue << 8 | r->func);
-    return &memo[(h ^ h >> 31) & (CHECK_MEMO_SLOTS - 1)];
-}
-
-/* 1 when the operands of r at their addresses stay within what the memo's checks allowed
- * (the same bounds check_operand applies); 0 sends the instruction to the full check. */
-static int memo_bounds_ok(const struct sim_target *t, const struct check_memo *m,
-                          const struct sim_irec *r)
-{
-    const uint64_t bank = t->psum_bank_bytes;
-    for (int k = 0; k < 3; k++) {
-        uint64_t a = r->addr[k];
-        if (m->shape[k] && (a < m->amin[k] || a > m->amax[k]))
-            return 0;
-        if (m->mem[k] == LS_MEM_PSUM) { /* one bank: a power of two needs no division */
-            uint64_t lo = a + m->pofs[k];
-            uint64_t off = bank & (bank - 1) ? lo % bank : lo & (bank - 1);
-            if (off + m->span[k] > bank)
-                return 0;
-        }
-    }
-    return 1;
-}
-
 /* The address range of memo_bounds_ok for an operand of extents [rel_lo, rel_hi) around its
  * address in memory mem: where the extents stay in [0, 2^64), and for SBUF within
  * sbuf.usable_bytes, for PSUM within its capacity and one bank. */
@@ -219,42 +164,27 @@ static void memo_range(const struct sim_target *t, struct check_memo *m, int k, 
     m->amax[k] = never ? 0 : (uint64_t)hi;
 }
 
-static void memo_fill(const struct sim_target *t, struct check_memo *m, const struct sim_irec *r,
-                      const struct sim_instr *in, const struct sim_check_state *before,
-                      const struct sim_check_state *after)
+static void memo_fill(const struct sim_target *t, struct check_memo *m,
+                      const struct sim_kind *kind, const struct sim_instr *in,
+                      const struct sim_check_state *before, const struct sim_check_state *after)
 {
     const struct sim_operand *ops[3] = {&in->dst, &in->src, &in->src2};
     for (int k = 0; k < 3; k++) {
-        m->shape[k] = r->shape[k];
         m->mem[k] = ops[k]->mem;
         __int128 rel_lo = 0, rel_hi = 0;
-        if (r->shape[k])
+        if (kind->shape[k])
             sim_operand_extent_rel(ops[k], &rel_lo, &rel_hi);
         memo_range(t, m, k, ops[k]->mem, rel_lo, rel_hi);
     }
-    m->engine = r->engine;
-    m->opcode = r->opcode;
-    m->func = r->func;
-    m->queue = r->queue;
+    m->opcode = kind->opcode;
     m->before = *before;
     m->after = *after;
     m->valid = 1;
 }
 
-struct sim_checker {
-    const struct sim_target *t;
-    struct check_memo *memo; /* CHECK_MEMO_SLOTS */
-    struct sim_check_state cs;
-    size_t next; /* the instruction to check next */
-};
-
 struct sim_checker *sim_checker_new(const struct sim_target *t)
 {
     struct sim_checker *c = calloc(1, sizeof *c);
-    if (c && !(c->memo = calloc(CHECK_MEMO_SLOTS, sizeof *c->memo))) {
-        free(c);
-        return NULL;
-    }
     if (c)
         c->t = t;
     return c;
@@ -267,23 +197,43 @@ void sim_checker_free(struct sim_checker *c)
     free(c);
 }
 
+/* The memo of kind id, the table grown (zeroed: not valid) to reach it; NULL out of memory. */
+static struct check_memo *memo_of(struct sim_checker *c, uint32_t id)
+{
+    if (id >= c->memo_cap) {
+        size_t cap = c->memo_cap ? c->memo_cap : 64;
+        while (cap <= id)
+            cap *= 2;
+        struct check_memo *m = realloc(c->memo, cap * sizeof *m);
+        if (!m)
+            return NULL;
+        memset(m + c->memo_cap, 0, (cap - c->memo_cap) * sizeof *m);
+        c->memo = m;
+        c->memo_cap = cap;
+    }
+    return &c->memo[id];
+}
+
 int sim_checker_next(struct sim_checker *c, const struct sim_program *p, struct ls_error *err)
 {
     size_t i = c->next++;
     const struct sim_irec *r = &p->ins.data[i];
+    const struct sim_kind *kind = sim_irec_kind(p, r);
     /* Only a matmul reads the PE state: other keys leave it out so that they are shared. */
     struct sim_check_state before =
-        r->opcode == SIM_OP_MATMUL ? c->cs : (struct sim_check_state){0, 0, 0};
-    struct check_memo *m = memo_slot(c->memo, r);
-    if (memo_key_is(m, r, &before) && memo_bounds_ok(c->t, m, r)) {
-        if (r->opcode == SIM_OP_LOAD_STATIONARY || r->opcode == SIM_OP_PE_TRANSPOSE)
+        kind->opcode == SIM_OP_MATMUL ? c->cs : (struct sim_check_state){0, 0, 0};
+    struct check_memo *m = memo_of(c, r->kind);
+    if (!m)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory checking the program");
+    if (memo_key_is(m, &before) && memo_bounds_ok(c->t, m, kind, r)) {
+        if (kind->opcode == SIM_OP_LOAD_STATIONARY || kind->opcode == SIM_OP_PE_TRANSPOSE)
             c->cs = m->after; /* the stationary operand they leave: from their shapes */
         return 0;
     }
     struct sim_instr in;
     if (sim_check_instr(c->t, p, i, sim_program_get(p, i, &in), &c->cs, err))
         return LS_ERR_INPUT;
-    memo_fill(c->t, m, r, &in, &before, &c->cs);
+    memo_fill(c->t, m, kind, &in, &before, &c->cs);
     return 0;
 }
 
@@ -303,7 +253,7 @@ static int check_all(const struct sim_target *t, const struct sim_program *p,
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory checking the program");
     int rc = 0;
     for (size_t i = 0; i < p->ins.len && !rc; i++)
-        rc = sim_checker_next(c, p, err);
+        rc = sim_checker_step(c, p, err);
     if (!rc && passed)
         sim_checker_passed(c, passed);
     sim_checker_free(c);

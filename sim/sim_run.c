@@ -25,14 +25,13 @@ struct stream {
 };
 
 /* What an instruction costs apart from its addresses and its timing: a function of its
- * engine, opcode, func, flags and operand shapes only, so instructions that agree on those
- * share it (a compiled program has few such signatures; computing it per instruction was
- * a fifth of the run). */
+ * kind (engine, opcode, func, flags and operand shapes) only, so it is computed once per
+ * kind (a compiled program has a few hundred; computing it per instruction was a fifth of
+ * the run) and found by the record's kind id. */
 struct cost {
     /* the fields every step reads first, then what vec_step and dma_step read, then the
      * PSUM extents: a lookup touches two or three cache lines, not five */
-    uint32_t shape[3];
-    uint8_t engine, opcode, func, flags, used;
+    uint8_t engine, opcode, queue, used;
     /* the operands (dst, src, src2) as the loop needs them, without decoding them */
     uint8_t mem[3], dtype[3];
     uint32_t nparts[3];
@@ -47,13 +46,12 @@ struct cost {
     struct sim_dma_shape sh;                   /* DMA, and its engine shares priced */
     __int128 ext_lo[3], ext_hi[3];             /* extents relative to the address */
 };
-#define COST_SLOTS 1024 /* direct-mapped */
 
 struct run {
     const struct sim_target *t;
     const struct sim_program *p;
     struct sim_stats *st;
-    uint64_t *end;
+    uint64_t *end; /* per instruction its end + 1, 0 while unsettled (calloc's zeroes) */
     uint64_t tpc[LS_ENGINE_COUNT]; /* ticks per engine cycle (DMA: base clock) */
     double ticks_per_ns;
     uint64_t dma_lat;   /* dma.transfer_latency_ns in ticks */
@@ -81,7 +79,7 @@ struct run {
      * packs est, rank and stream into one integer: compares without branches or loads. */
     unsigned __int128 heap[SIM_STREAMS];
     size_t nheap;
-    struct cost *costs; /* COST_SLOTS */
+    struct cost *costs; /* per kind id */
 };
 
 uint32_t sim_engine_mhz(const struct sim_target *t, enum ls_engine e)
@@ -127,6 +125,48 @@ double sim_dma_efficiency(const struct sim_target *t, const struct sim_stats *st
         return 0.0;
     double ns = sim_ticks_ns(st, busy);
     return (double)st->dma_bytes / (ns * t->dma_engines * t->dma_bytes_per_ns);
+}
+
+/* n bytes of zeroed memory; large ones on 2 MiB-aligned transparent huge pages where the
+ * system has them, *len then what to munmap (0: calloc'd, to free). The per-instruction
+ * arrays of a large program in malloc'd memory faulted in 4 KiB pages, and reading a not yet
+ * settled end time first mapped the zero page so that writing it faulted again: half of
+ * qwen-vl's page faults. Small ones (most simulations: the study's, the loop's) stay in
+ * calloc's memory, where a huge page would cost more to clear than they use. NULL out of
+ * memory. */
+static void *huge_zalloc(size_t n, size_t *len)
+{
+    const size_t huge = (size_t)2 << 20;
+    *len = 0;
+    if (n < 2 * huge) {
+        void *p = calloc(n ? n : 1, 1);
+        if (p)
+            sim_huge_pages(p, n);
+        return p;
+    }
+    size_t want = (n + huge - 1) & ~(huge - 1);
+    uint8_t *m = mmap(NULL, want + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                      -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    uint8_t *a = (uint8_t *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    if (m + want + huge > a + want)
+        munmap(a + want, (size_t)(m + want + huge - (a + want)));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(a, want, MADV_HUGEPAGE);
+#endif
+    *len = want;
+    return a;
+}
+
+static void huge_free(void *p, size_t len)
+{
+    if (len)
+        munmap(p, len);
+    else
+        free(p);
 }
 
 /* sim_program_deps, inlined: asked twice per simulated instruction */
@@ -186,11 +226,11 @@ static int psum_banks(const struct run *r, const struct sim_irec *in, const stru
     return any;
 }
 
-static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct sim_irec *in,
+static inline __attribute__((always_inline)) void vec_step(struct run *r, struct stream *s, uint32_t i, const struct sim_irec *in,
                      const struct cost *c, struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
-    enum ls_engine e = (enum ls_engine)in->engine;
+    enum ls_engine e = (enum ls_engine)c->engine;
     uint64_t tpc = r->tpc[e];
     uint64_t start = rec->start;
     uint8_t cause = rec->stall_cause;
@@ -204,7 +244,7 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
             if (deps[k] == s->prev) {
                 uint64_t extra = 2 * (uint64_t)t->vec_access_overhead +
                                  (n < t->vec_tiny_free ? t->vec_static_overhead : 0);
-                later(&start, &cause, r->end[s->prev] + extra * tpc, LS_STALL_DEPENDENCY);
+                later(&start, &cause, r->end[s->prev] - 1 + extra * tpc, LS_STALL_DEPENDENCY);
                 break;
             }
     }
@@ -243,7 +283,7 @@ static void vec_step(struct run *r, struct stream *s, uint32_t i, const struct s
     s->issue = end;
 }
 
-static void pe_step(struct run *r, struct stream *s, const struct cost *c,
+static inline __attribute__((always_inline)) void pe_step(struct run *r, struct stream *s, const struct cost *c,
                     struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
@@ -347,23 +387,13 @@ static void dma_price(const struct run *r, struct cost *c)
     c->need_lo = hbm_need(sh, base, hbm_tpb);
 }
 
-/* The cost of instruction ir, from the memo or computed into it. */
-static const struct cost *cost_of(struct run *r, const struct sim_irec *ir)
+/* Compute the cost of ir's kind into c (instruction ir as the example). */
+static const struct cost *cost_fill(struct run *r, struct cost *c, const struct sim_irec *ir)
 {
-    uint32_t h = ir->shape[0] * 0x9E3779B1u ^ ir->shape[1] * 0x85EBCA77u ^
-                 ir->shape[2] * 0xC2B2AE3Du ^ (uint32_t)ir->opcode * 0x27D4EB2Fu ^
-                 (uint32_t)ir->func << 8 ^ (uint32_t)ir->flags << 16 ^ ir->engine;
-    struct cost *c = &r->costs[(h ^ h >> 15) % COST_SLOTS];
-    if (c->used && c->shape[0] == ir->shape[0] && c->shape[1] == ir->shape[1] &&
-        c->shape[2] == ir->shape[2] && c->engine == ir->engine && c->opcode == ir->opcode &&
-        c->func == ir->func && c->flags == ir->flags)
-        return c;
-    memset(c, 0, sizeof *c);
-    memcpy(c->shape, ir->shape, sizeof c->shape);
-    c->engine = ir->engine;
-    c->opcode = ir->opcode;
-    c->func = ir->func;
-    c->flags = ir->flags;
+    const struct sim_kind *kind = sim_irec_kind(r->p, ir);
+    c->engine = kind->engine;
+    c->opcode = kind->opcode;
+    c->queue = kind->queue;
     c->used = 1;
     struct sim_instr buf, *in = &buf;
     sim_irec_get(r->p, (size_t)(ir - r->p->ins.data), &buf);
@@ -392,37 +422,69 @@ static const struct cost *cost_of(struct run *r, const struct sim_irec *ir)
     return c;
 }
 
-static void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
+/* The cost of instruction ir's kind, computed on its first use. */
+static inline const struct cost *cost_of(struct run *r, const struct sim_irec *ir)
+{
+    struct cost *c = &r->costs[ir->kind];
+    return c->used ? c : cost_fill(r, c, ir);
+}
+
+/* What a DMA's engines add up to: the least wait for an engine, the last end, the most
+ * an engine's transfer was stretched by HBM bandwidth. */
+struct dma_acc {
+    uint64_t min_wait, end, hbm_ext;
+};
+
+/* Engines e..e+n-1 each move a share taking dur ticks (and need ticks of HBM bandwidth when
+ * hbm) from ready on: a loop without the engine index's wrap-around or the per-engine
+ * choice of share, which were half of its instructions. */
+static inline void dma_engines(struct run *r, uint32_t e, uint32_t n, uint64_t ready,
+                               uint64_t dur, uint64_t need, int hbm, struct dma_acc *a)
+{
+    uint64_t *ef = r->eng_free + e, hf = r->hbm_free;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t begin = ef[k] > ready ? ef[k] : ready;
+        if (begin - ready < a->min_wait)
+            a->min_wait = begin - ready;
+        uint64_t fin = begin + dur;
+        if (hbm) {
+            hf = (hf > begin ? hf : begin) + need;
+            if (hf > fin) {
+                if (hf - fin > a->hbm_ext)
+                    a->hbm_ext = hf - fin;
+                fin = hf;
+            }
+        }
+        ef[k] = fin;
+        if (fin > a->end)
+            a->end = fin;
+    }
+    r->hbm_free = hf;
+}
+
+static inline __attribute__((always_inline)) void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
                      const struct cost *c, struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
     const struct sim_dma_shape sh = c->sh;
     uint64_t trigger = rec->start;
     uint32_t E = t->dma_engines, P = sh.partitions;
-    uint32_t used = c->d_used, base = c->d_base, extra = c->d_extra, e0 = c->d_e0;
-    uint64_t ready = trigger + r->dma_lat, min_wait = NONE64, end = 0, hbm_ext = 0;
-    uint64_t dur_hi = c->dur_hi, dur_lo = c->dur_lo, need_hi = c->need_hi, need_lo = c->need_lo;
-    for (uint32_t k = 0, e = e0; k < used; k++, e = e + 1 == E ? 0 : e + 1) {
-        uint32_t np = base + (k < extra);
-        uint64_t begin = r->eng_free[e] > ready ? r->eng_free[e] : ready;
-        uint64_t wait = begin - ready;
-        if (wait < min_wait)
-            min_wait = wait;
-        uint64_t fin = begin + (np == base + 1 ? dur_hi : dur_lo);
-        if (sh.hbm_sides) {
-            uint64_t need = np == base + 1 ? need_hi : need_lo;
-            uint64_t hs = r->hbm_free > begin ? r->hbm_free : begin;
-            r->hbm_free = hs + need;
-            if (r->hbm_free > fin) {
-                if (r->hbm_free - fin > hbm_ext)
-                    hbm_ext = r->hbm_free - fin;
-                fin = r->hbm_free;
-            }
+    uint64_t ready = trigger + r->dma_lat;
+    /* The engines from d_e0 on, wrapping around: the first d_extra move base + 1 partitions,
+     * the rest base. In that order, as runs of consecutive engines. */
+    struct dma_acc a = {NONE64, 0, 0};
+    uint32_t e = c->d_e0;
+    for (int part = 0; part < 2; part++) {
+        uint32_t left = part ? c->d_used - c->d_extra : c->d_extra;
+        uint64_t dur = part ? c->dur_lo : c->dur_hi, need = part ? c->need_lo : c->need_hi;
+        while (left) {
+            uint32_t run = left < E - e ? left : E - e;
+            dma_engines(r, e, run, ready, dur, need, sh.hbm_sides != 0, &a);
+            left -= run;
+            e = e + run == E ? 0 : e + run;
         }
-        r->eng_free[e] = fin;
-        if (fin > end)
-            end = fin;
     }
+    uint64_t min_wait = a.min_wait, end = a.end, hbm_ext = a.hbm_ext;
     uint64_t start = trigger + min_wait;
     uint8_t cause = rec->stall_cause;
     if (min_wait)
@@ -438,15 +500,16 @@ static void dma_step(struct run *r, struct stream *s, const struct sim_irec *in,
     rec->descriptors = sh.chunks_per_partition * P;
     rec->bytes_per_partition = sh.bytes_per_partition;
     rec->chunk_bytes = c->chunk_bytes;
-    struct sim_queue_stats *q = &r->st->queue[in->queue];
+    uint8_t queue = c->queue;
+    struct sim_queue_stats *q = &r->st->queue[queue];
     q->instructions++;
     q->bytes += sh.bytes_per_partition * P;
     q->descriptors += rec->descriptors;
-    uint64_t from = start > r->q_last_end[in->queue] ? start : r->q_last_end[in->queue];
+    uint64_t from = start > r->q_last_end[queue] ? start : r->q_last_end[queue];
     if (end > from)
         q->busy_ticks += end - from;
-    if (end > r->q_last_end[in->queue])
-        r->q_last_end[in->queue] = end;
+    if (end > r->q_last_end[queue])
+        r->q_last_end[queue] = end;
     r->st->dma_bytes += sh.bytes_per_partition * P;
     struct sim_desc_bucket *hb = &r->st->desc_hist[c->bucket];
     hb->descriptors += rec->descriptors;
@@ -513,7 +576,7 @@ static void head_estimate(struct run *r, struct stream *s)
     const uint32_t *deps = deps_of(r->p, i, &nd);
     uint64_t m = 0;
     for (size_t k = 0; k < nd; k++) {
-        uint64_t e = r->end[deps[k]];
+        uint64_t e = r->end[deps[k]] - 1; /* NONE64 while unsettled */
         if (e == NONE64) {
             s->est = NONE64;
             s->wait_on = deps[k];
@@ -550,7 +613,7 @@ static inline void prefetch_deps(const struct run *r, const struct stream *s)
 
 /* Instruction i of stream k has settled: re-estimate the streams that waited on it. A
  * stream settles its instructions in program order, so nobody waits on it before wake_at. */
-static void wake_waiters(struct run *r, size_t k, uint32_t i)
+static inline __attribute__((always_inline)) void wake_waiters(struct run *r, size_t k, uint32_t i)
 {
     if (i != r->wake_at[k])
         return;
@@ -574,6 +637,112 @@ static void wake_waiters(struct run *r, size_t k, uint32_t i)
             heap_fix(r, (uint8_t)w);
         }
     }
+}
+
+/* The simulation proper: settle the earliest head until every instruction is settled.
+ * Inlined twice, with a sink and without (sink NULL): then the trace record's fields that
+ * only the sink reads are never stored. */
+static inline __attribute__((always_inline)) int run_steps(struct run *r, uint8_t *active,
+                                                           size_t nactive,
+                                                           const struct trace_sink *sink,
+                                                           uint64_t *total, struct ls_error *err)
+{
+    const struct sim_program *p = r->p;
+    struct sim_stats *st = r->st;
+    struct stream *streams = r->streams;
+    size_t n = p->ins.len;
+    int rc = 0;
+    for (size_t step = 0; step < n; step++) {
+        /* The earliest head: the heap's top (blocked streams are not in it). */
+        if (!r->nheap) {
+            rc = ls_error_msg(err, LS_ERR_INTERNAL, "simulator deadlock after %zu instructions",
+                              step);
+            break;
+        }
+        uint8_t sk = (uint8_t)r->heap[0];
+        struct stream *s = &streams[sk];
+        uint32_t i = s->idx[s->pos];
+        /* The record and its cost entry: the operands are not decoded. */
+        const struct sim_irec *in = &p->ins.data[i];
+        const struct cost *c = cost_of(r, in);
+        struct trace_record rec;
+        if (sink) { /* fields only the sink reads (the steps fill the rest) */
+            memset(&rec, 0, sizeof rec);
+            rec.id = i;
+            rec.opcode = c->opcode;
+            rec.engine = c->engine;
+            rec.dtype = c->mem[1] != LS_MEM_NONE ? c->dtype[1] : c->dtype[0];
+            rec.src_mem = c->mem[1];
+            rec.dst_mem = c->mem[0];
+            rec.queue = c->engine == LS_ENGINE_DMA ? c->queue : TRACE_NO_QUEUE;
+            rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
+            rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
+        }
+        rec.start = s->est;
+        rec.stall_cause = s->depmax > s->issue ? LS_STALL_DEPENDENCY : LS_STALL_NONE;
+        rec.stall = s->issue; /* temporarily: the issue point */
+        switch (c->engine) {
+        case LS_ENGINE_PE: pe_step(r, s, c, &rec); break;
+        case LS_ENGINE_DMA: dma_step(r, s, in, c, &rec); break;
+        default: vec_step(r, s, i, in, c, &rec); break;
+        }
+        if (rec.end > SIM_MAX_TICKS) { /* durations saturate below 2^63: nothing wrapped yet */
+            rc = ls_error_msg(err, LS_ERR_INPUT,
+                              "instruction %u ends after 2^62 ticks: the target's timings "
+                              "(bandwidths, clocks) are too slow for this program", i);
+            break;
+        }
+        rec.stall = rec.start - rec.stall;
+        if (rec.stall == 0)
+            rec.stall_cause = LS_STALL_NONE;
+        st->stall_ticks[rec.stall_cause] += rec.stall;
+        st->instr_ticks += rec.end - rec.start;
+        if (in->conv_tag >= 0)
+            st->conv_instr_ticks += rec.end - rec.start;
+        r->end[i] = rec.end + 1; /* < 2^62 + 1: never wraps to 0 */
+        struct sim_engine_stats *es = &st->engine[c->engine];
+        if (!es->instructions++)
+            es->first_start = rec.start;
+        else if (rec.start < es->first_start)
+            es->first_start = rec.start;
+        uint64_t from = rec.start > r->eng_last_end[c->engine] ? rec.start : r->eng_last_end[c->engine];
+        if (rec.end > from)
+            es->busy_ticks += rec.end - from;
+        if (rec.end > r->eng_last_end[c->engine])
+            r->eng_last_end[c->engine] = rec.end;
+        if (rec.end > es->last_end)
+            es->last_end = rec.end;
+        if (rec.end > *total)
+            *total = rec.end;
+        s->prev = i;
+        s->pos++;
+        if (s->pos + 6 < s->n) { /* streams are sequential: fetch ahead of the scheduler */
+            const char *nx = (const char *)&p->ins.data[s->idx[s->pos + 6]];
+            __builtin_prefetch(nx); /* a record may straddle two lines */
+            __builtin_prefetch(nx + sizeof(struct sim_irec) - 1);
+        }
+        prefetch_deps(r, s);
+        wake_waiters(r, sk, i);
+        if (s->pos == s->n) { /* done: the last active stream takes its rank */
+            s->est = NONE64;
+            heap_fix(r, sk);
+            uint8_t last = active[--nactive];
+            active[s->rank] = last;
+            streams[last].rank = s->rank;
+            heap_fix(r, last); /* a lower rank: a new key */
+        } else {
+            head_estimate(r, s);
+            heap_fix(r, sk);
+        }
+        if (sink && sink->emit) {
+            int erc = sink->emit(sink->ctx, &rec);
+            if (erc) {
+                rc = ls_error_msg(err, erc, "trace sink failed at instruction %u", i);
+                break;
+            }
+        }
+    }
+    return rc;
 }
 
 int sim_run(const struct sim_target *t, const struct sim_program *p, const struct trace_sink *sink,
@@ -603,26 +772,21 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
     r.streams = streams;
     for (size_t k = 0; k < SIM_STREAMS; k++)
         r.wake_at[k] = UINT32_MAX;
-    r.end = malloc((n ? n : 1) * sizeof *r.end);
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    size_t arrays_len;
+    r.end = huge_zalloc(n * (sizeof *r.end + sizeof(uint32_t)), &arrays_len);
+    uint32_t *order = r.end ? (uint32_t *)(r.end + n) : NULL; /* after the end times */
     r.bank_until = calloc(2 * (size_t)t->psum_banks, sizeof *r.bank_until);
-    r.costs = calloc(COST_SLOTS, sizeof *r.costs);
-    if (r.end && order) {
-        sim_huge_pages(r.end, n * sizeof *r.end);
-        sim_huge_pages(order, n * sizeof *order);
-    }
-    if (!r.end || !order || !r.bank_until || !r.costs) {
-        free(r.end);
-        free(order);
+    r.costs = calloc(p->kinds.len ? p->kinds.len : 1, sizeof *r.costs);
+    if (!r.end || !r.bank_until || !r.costs) {
+        huge_free(r.end, arrays_len);
         free(r.bank_until);
         free(r.costs);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory simulating %zu instructions", n);
     }
-    /* Counting sort of the instructions into their streams, keeping program order. */
-    for (size_t i = 0; i < n; i++) {
-        streams[p->sid.data[i]].n++;
-        r.end[i] = NONE64;
-    }
+    /* The instructions sorted into their streams, keeping program order (the program
+     * counts each stream's instructions as they are added). */
+    for (size_t k = 0; k < nstreams; k++)
+        streams[k].n = p->stream_n[k];
     size_t off = 0;
     for (size_t k = 0; k < nstreams; k++) {
         streams[k].idx = order + off;
@@ -646,99 +810,12 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         }
     }
     uint64_t total = 0;
-    for (size_t step = 0; step < n; step++) {
-        /* The earliest head: the heap's top (blocked streams are not in it). */
-        if (!r.nheap) {
-            rc = ls_error_msg(err, LS_ERR_INTERNAL, "simulator deadlock after %zu instructions",
-                              step);
-            break;
-        }
-        uint8_t sk = (uint8_t)r.heap[0];
-        struct stream *s = &streams[sk];
-        uint32_t i = s->idx[s->pos];
-        /* The record and its cost entry: the operands are not decoded. */
-        const struct sim_irec *in = &p->ins.data[i];
-        const struct cost *c = cost_of(&r, in);
-        struct trace_record rec;
-        memset(&rec, 0, sizeof rec);
-        rec.id = i;
-        rec.opcode = in->opcode;
-        rec.engine = in->engine;
-        rec.dtype = c->mem[1] != LS_MEM_NONE ? c->dtype[1] : c->dtype[0];
-        rec.src_mem = c->mem[1];
-        rec.dst_mem = c->mem[0];
-        rec.queue = in->engine == LS_ENGINE_DMA ? in->queue : TRACE_NO_QUEUE;
-        rec.op_id = in->op_tag < 0 ? TRACE_NO_ID : in->op_tag;
-        rec.conv_id = in->conv_tag < 0 ? TRACE_NO_ID : in->conv_tag;
-        rec.start = s->est;
-        rec.stall_cause = s->depmax > s->issue ? LS_STALL_DEPENDENCY : LS_STALL_NONE;
-        rec.stall = s->issue; /* temporarily: the issue point */
-        switch (in->engine) {
-        case LS_ENGINE_PE: pe_step(&r, s, c, &rec); break;
-        case LS_ENGINE_DMA: dma_step(&r, s, in, c, &rec); break;
-        default: vec_step(&r, s, i, in, c, &rec); break;
-        }
-        if (rec.end > SIM_MAX_TICKS) { /* durations saturate below 2^63: nothing wrapped yet */
-            rc = ls_error_msg(err, LS_ERR_INPUT,
-                              "instruction %u ends after 2^62 ticks: the target's timings "
-                              "(bandwidths, clocks) are too slow for this program", i);
-            break;
-        }
-        rec.stall = rec.start - rec.stall;
-        if (rec.stall == 0)
-            rec.stall_cause = LS_STALL_NONE;
-        st->stall_ticks[rec.stall_cause] += rec.stall;
-        st->instr_ticks += rec.end - rec.start;
-        if (in->conv_tag >= 0)
-            st->conv_instr_ticks += rec.end - rec.start;
-        r.end[i] = rec.end;
-        struct sim_engine_stats *es = &st->engine[in->engine];
-        if (!es->instructions++)
-            es->first_start = rec.start;
-        else if (rec.start < es->first_start)
-            es->first_start = rec.start;
-        uint64_t from = rec.start > r.eng_last_end[in->engine] ? rec.start : r.eng_last_end[in->engine];
-        if (rec.end > from)
-            es->busy_ticks += rec.end - from;
-        if (rec.end > r.eng_last_end[in->engine])
-            r.eng_last_end[in->engine] = rec.end;
-        if (rec.end > es->last_end)
-            es->last_end = rec.end;
-        if (rec.end > total)
-            total = rec.end;
-        s->prev = i;
-        s->pos++;
-        if (s->pos + 6 < s->n) { /* streams are sequential: fetch ahead of the scheduler */
-            const char *nx = (const char *)&p->ins.data[s->idx[s->pos + 6]];
-            __builtin_prefetch(nx); /* a record may straddle two lines */
-            __builtin_prefetch(nx + sizeof(struct sim_irec) - 1);
-        }
-        prefetch_deps(&r, s);
-        wake_waiters(&r, sk, i);
-        if (s->pos == s->n) { /* done: the last active stream takes its rank */
-            s->est = NONE64;
-            heap_fix(&r, sk);
-            uint8_t last = active[--nactive];
-            active[s->rank] = last;
-            streams[last].rank = s->rank;
-            heap_fix(&r, last); /* a lower rank: a new key */
-        } else {
-            head_estimate(&r, s);
-            heap_fix(&r, sk);
-        }
-        if (sink && sink->emit) {
-            int erc = sink->emit(sink->ctx, &rec);
-            if (erc) {
-                rc = ls_error_msg(err, erc, "trace sink failed at instruction %u", i);
-                break;
-            }
-        }
-    }
+    rc = sink && sink->emit ? run_steps(&r, active, nactive, sink, &total, err)
+                            : run_steps(&r, active, nactive, NULL, &total, err);
     st->ticks = total;
     st->instructions = n;
     st->stall_ticks[LS_STALL_NONE] = 0;
-    free(r.end);
-    free(order);
+    huge_free(r.end, arrays_len);
     free(r.bank_until);
     free(r.costs);
     return rc;

@@ -403,6 +403,40 @@ static void test_parse_tokens(void **state)
     }
 }
 
+/* An operand that repeats an earlier one's text but for its address parses to the new
+ * address (the parser's operand memo), and a repeat with a bad address or different dims
+ * is still an error or a different operand. */
+static void test_parse_operand_repeats(void **state)
+{
+    (void)state;
+    struct ls_error err;
+    struct sim_program *p = parse("lsprog 1\n"
+                                  "dve memset dst=sbuf[0:128]@0:fp32:512\n"
+                                  "dve memset dst=sbuf[0:128]@4096:fp32:512\n"
+                                  "dve memset dst=sbuf[0:128]@4096:fp32:256/2\n"
+                                  "dve memset dst=sbuf[0:64]@8:fp32:512\n"
+                                  "dve memset dst=sbuf[0:128]@0:fp32:512\n", &err);
+    assert_non_null(p);
+    struct sim_instr b;
+    static const uint64_t addr[] = {0, 4096, 4096, 8, 0};
+    static const uint32_t parts[] = {128, 128, 128, 64, 128};
+    for (size_t i = 0; i < 5; i++) {
+        const struct sim_instr *in = sim_program_get(p, i, &b);
+        assert_int_equal(in->dst.addr, addr[i]);
+        assert_int_equal(in->dst.nparts, parts[i]);
+        assert_int_equal(in->dst.stride[0], i == 2 ? 2 : 1);
+        assert_int_equal(in->dst.size[0], i == 2 ? 256 : 512);
+    }
+    sim_program_free(p);
+    assert_null(parse("lsprog 1\ndve memset dst=sbuf[0:128]@0:fp32:512\n"
+                      "dve memset dst=sbuf[0:128]@0400:fp32:512\n", &err));
+    assert_int_equal(err.line, 3);
+    assert_non_null(strstr(err.msg, "expected @ADDRESS"));
+    assert_null(parse("lsprog 1\ndve memset dst=sbuf[0:128]@0:fp32:512\n"
+                      "dve memset dst=sbuf[0:128]@8:fp32:512x\n", &err));
+    assert_int_equal(err.line, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_builder),
         cmocka_unit_test(test_check_errors), cmocka_unit_test(test_check_limits_ok),
         cmocka_unit_test(test_check_memo), cmocka_unit_test(test_parse_tokens),
+        cmocka_unit_test(test_parse_operand_repeats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,13 +92,13 @@ static void test_round_trip_blocks(void **state)
     sim_program_free(p), sim_program_free(q);
 }
 
-/* A version-1 file (every field written out; laysim before the per-stream coding) still
- * reads as the program it was written from. */
-static void test_reads_version_1(void **state)
+/* A version-1 file (every field written out; laysim before the per-stream coding) and a
+ * version-2 file (field masks per operand; laysim before the kind tables) still read as the
+ * program they were written from. */
+static void reads_old(const char *file)
 {
-    (void)state;
     char path[512];
-    snprintf(path, sizeof path, "%s/tests/data/prog/pipeline_v1.lsprogz", LAYSIM_SOURCE_DIR);
+    snprintf(path, sizeof path, "%s/tests/data/prog/%s", LAYSIM_SOURCE_DIR, file);
     struct ls_error err;
     struct sim_program *p = load("pipeline"), *q = NULL;
     assert_int_equal(sim_program_load(&q, path, &err), 0);
@@ -107,6 +107,48 @@ static void test_reads_version_1(void **state)
     assert_int_equal(t2len, tlen);
     assert_memory_equal(text, text2, tlen);
     free(text), free(text2);
+    sim_program_free(p), sim_program_free(q);
+}
+
+static void test_reads_versions_1_and_2(void **state)
+{
+    (void)state;
+    reads_old("pipeline_v1.lsprogz");
+    reads_old("pipeline_v2.lsprogz");
+}
+
+/* One DVE stream cycling through 20 kinds (more than the 15 slots of a stream's kind table,
+ * so kinds are evicted and defined again) and one DMA queue alternating two kinds: the
+ * binary form reads back as the same text and the same timing. */
+static void test_round_trip_many_kinds(void **state)
+{
+    (void)state;
+    struct sim_program *p = sim_program_new(), *q = NULL;
+    struct ls_error err;
+    uint32_t dep = 0;
+    for (uint32_t i = 0; i < 400; i++) {
+        uint32_t free = 16 + 16 * (i % 20);
+        struct sim_instr in = sim_instr_init(LS_ENGINE_DVE, SIM_OP_TENSOR_COPY);
+        in.dst = sim_sbuf(0, 128, 8192 + 64 * (i % 7), LS_DT_BF16, free);
+        in.src = sim_sbuf(0, 128, 64 * (i % 5), LS_DT_BF16, free);
+        in.op_tag = sim_program_tag(p, i % 3 ? "a" : "b");
+        assert_true(sim_program_add(p, &in, &dep, i > 0, &err) >= 0);
+        struct sim_instr d = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
+        d.queue = 3;
+        d.dst = sim_sbuf(0, 128, 32768 + 512 * (i % 2), LS_DT_BF16, 64 << (i % 2));
+        d.src = sim_hbm(128, 64 << (i % 2), (uint64_t)i << 20, LS_DT_BF16, 64 << (i % 2));
+        int64_t k = sim_program_add(p, &d, NULL, 0, &err);
+        assert_true(k >= 0);
+        dep = (uint32_t)k;
+    }
+    size_t tlen, blen, t2len;
+    char *text = write_mem(p, 0, &tlen), *bin = write_mem(p, 1, &blen);
+    assert_int_equal(sim_program_parse_binary(&q, "k.lsprogz", bin, blen, &err), 0);
+    char *text2 = write_mem(q, 0, &t2len);
+    assert_int_equal(t2len, tlen);
+    assert_memory_equal(text, text2, tlen);
+    assert_int_equal(cycles(p), cycles(q));
+    free(text), free(text2), free(bin);
     sim_program_free(p), sim_program_free(q);
 }
 
@@ -192,7 +234,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip), cmocka_unit_test(test_round_trip_blocks),
-        cmocka_unit_test(test_reads_version_1), cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_reads_versions_1_and_2), cmocka_unit_test(test_round_trip_many_kinds),
+        cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_corrupt_payload)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
