@@ -62,6 +62,14 @@ struct cm_table {
      * of dependent vector instructions (a normalization) like independent ones. */
     double dep[LS_ENGINE_COUNT];
     double dep_tiny, dep_tiny_free;
+    /* DMA latency per group (optional key "dma_latency_per_group"; absent = 0, the meaning
+     * before it existed: every DMA pays its entry's fixed_ns): when set, a DMA instruction
+     * is priced without fixed_ns and each group with DMA instructions charges its DMA
+     * engine dma_group_lat x the table's largest DMA fixed_ns instead. The simulator lets
+     * a queue trigger its next transfer while the previous one is in flight, and the
+     * queues overlap, so an op's transfers expose the latency about once, not per DMA. */
+    int dma_group;           /* the key is present */
+    double dma_group_lat;    /* 0..64 */
     int n;
     struct cm_entry e[96];
 };
@@ -79,7 +87,10 @@ struct cm_agg {
     int64_t count[LS_ENGINE_COUNT]; /* instructions per engine ("pipe") */
 };
 void cm_agg_add(struct cm_agg *a, int engine, int64_t price);
-/* The group's cost under tb (0 for an empty group). */
+/* The DMA latency a group with DMA instructions is charged once (base cycles; 0 unless
+ * the table has "dma_latency_per_group"). */
+int64_t cm_dma_group_latency(const struct cm_table *tb, const struct sim_target *t);
+/* The group's cost under tb (0 for an empty group), its DMA latency included. */
 int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
                      const struct cm_agg *a);
 

@@ -251,8 +251,8 @@ static int64_t price(const struct cm_table *tb, const struct sim_target *t,
     if (price_core(tb, t, in, memo, &f, &v, &r, &N) < 0)
         return 0;
     /* the same operations, in the same order, as the documented formula */
-    if (in->engine == LS_ENGINE_DMA)
-        return half_up((f + v) * t->base_mhz / 1000.0);
+    if (in->engine == LS_ENGINE_DMA) /* per-group latency: charged by cm_agg_total */
+        return half_up((tb->dma_group ? v : f + v) * t->base_mhz / 1000.0);
     uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)in->engine);
     (void)r;
     if (dep) /* engine cycles, converted and rounded with the rest: once */
@@ -344,9 +344,36 @@ void cm_agg_add(struct cm_agg *a, int engine, int64_t price)
     a->n++;
 }
 
-int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
-                     const struct cm_agg *a)
+/* The largest fixed_ns of the table's DMA entries. */
+static double dma_fixed_max(const struct cm_table *tb)
 {
+    double m = 0;
+    for (int i = 0; i < tb->n; i++)
+        if (tb->e[i].opcode == SIM_OP_DMA_COPY || tb->e[i].opcode == SIM_OP_DMA_TRANSPOSE)
+            m = fmax(m, tb->e[i].fixed_ns);
+    return m;
+}
+
+int64_t cm_dma_group_latency(const struct cm_table *tb, const struct sim_target *t)
+{
+    if (!tb->dma_group)
+        return 0;
+    return half_up(tb->dma_group_lat * dma_fixed_max(tb) * t->base_mhz / 1000.0);
+}
+
+int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
+                     const struct cm_agg *a0)
+{
+    struct cm_agg with_lat;
+    const struct cm_agg *a = a0;
+    if (tb->dma_group && a0->count[LS_ENGINE_DMA] > 0) {
+        /* the group's exposed DMA latency is work of its DMA engine (pipe, max) */
+        with_lat = *a0;
+        int64_t lat = cm_dma_group_latency(tb, t);
+        with_lat.eng[LS_ENGINE_DMA] = sat_add(with_lat.eng[LS_ENGINE_DMA], lat);
+        with_lat.sum = sat_add(with_lat.sum, lat);
+        a = &with_lat;
+    }
     if (tb->agg == CM_AGG_SUM)
         return a->sum;
     if (a->n == 0)
@@ -377,7 +404,7 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
         free(dep);
         return -1;
     }
-    if (tb->agg == CM_AGG_SUM) {
+    if (tb->agg == CM_AGG_SUM && !tb->dma_group) {
         int64_t sum = 0;
         for (size_t i = 0; i < n; i++)
             sum += price(tb, t, sim_program_get(p, i, &buf), &memo, dep[i]);
@@ -450,6 +477,8 @@ static json_t *to_json(const struct cm_table *tb)
         json_object_set_new(d, "tiny_free", json_real(tb->dep_tiny_free));
         json_object_set_new(root, "dependency", d);
     }
+    if (tb->dma_group) /* only when present: older tables keep their JSON and hash */
+        json_object_set_new(root, "dma_latency_per_group", json_real(tb->dma_group_lat));
     for (int i = 0; i < tb->n; i++) {
         const struct cm_entry *e = &tb->e[i];
         json_t *o = json_object();
@@ -627,6 +656,19 @@ static int load_dep(const struct tload *t, json_t *root, struct cm_table *tb)
     return dep_field(t, d, "tiny_free", &tb->dep_tiny_free) ? LS_ERR_INPUT : 0;
 }
 
+/* The optional "dma_latency_per_group" (struct cm_table: dma_group). */
+static int load_dma_group(const struct tload *t, json_t *root, struct cm_table *tb)
+{
+    json_t *v = json_object_get(root, "dma_latency_per_group");
+    if (!v)
+        return 0;
+    if (!json_is_number(v) || !(json_number_value(v) >= 0) || json_number_value(v) > 64)
+        return bad_field(t, "dma_latency_per_group", "expected a number in 0..64");
+    tb->dma_group = 1;
+    tb->dma_group_lat = json_number_value(v);
+    return 0;
+}
+
 static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
 {
     json_t *sc = json_object_get(root, "schema"), *ver = json_object_get(root, "version");
@@ -659,7 +701,7 @@ static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
             return bad_field(t, "serial_share", "expected a number in 0..1");
         tb->serial = ss ? json_number_value(ss) : 0;
     }
-    if (load_dep(t, root, tb))
+    if (load_dep(t, root, tb) || load_dma_group(t, root, tb))
         return LS_ERR_INPUT;
     if (!json_is_array(ent) || json_array_size(ent) > sizeof tb->e / sizeof tb->e[0])
         return bad_field(t, "entries", "expected an array of at most %zu entries",
