@@ -3,17 +3,12 @@
 include(GNUInstallDirs)
 
 # External libraries every layer together needs, for static links and laysim.pc.
+# libz3 is not among them: solver/z3.c opens it with dlopen when the z3 solver runs.
 set(LAYSIM_PC_REQUIRES_PRIVATE "jansson zlib gsl sqlite3 libprotobuf-c cbc")
-if(Z3_FOUND)
-  string(APPEND LAYSIM_PC_REQUIRES_PRIVATE " z3")
-endif()
-set(LAYSIM_PC_LIBS_PRIVATE "-lz3 -lCbcSolver -lCbc -lCgl -lOsiClp -lClp -lOsi -lCoinUtils -lgsl -lgslcblas -lsqlite3 -ljansson -lprotobuf-c -lz -lm -lpthread")
+set(LAYSIM_PC_LIBS_PRIVATE "-ldl -lCbcSolver -lCbc -lCgl -lOsiClp -lClp -lOsi -lCoinUtils -lgsl -lgslcblas -lsqlite3 -ljansson -lprotobuf-c -lz -lm -lpthread")
 if(LIBDEFLATE_FOUND)
   string(APPEND LAYSIM_PC_REQUIRES_PRIVATE " libdeflate")
   string(APPEND LAYSIM_PC_LIBS_PRIVATE " -ldeflate")
-endif()
-if(NOT Z3_FOUND)
-  string(REPLACE "-lz3 " "" LAYSIM_PC_LIBS_PRIVATE "${LAYSIM_PC_LIBS_PRIVATE}")
 endif()
 
 set(layer_objects)

@@ -231,8 +231,7 @@ int sim_program_push_ops(struct sim_program *p, const struct sim_instr *in,
         return -1;
     r->op_tag = in->op_tag;
     r->conv_tag = in->conv_tag;
-    r->deps_off = in->deps_off;
-    r->ndeps = in->ndeps;
+    r->deps_off = in->deps_off; /* in->ndeps: implied by the next record's deps_off */
     p->sid.data[p->ins.len++] = sid;
     p->sid.len = p->ins.len;
     p->stream_n[sid]++;
@@ -351,9 +350,8 @@ enum ls_engine sim_program_engine(const struct sim_program *p, size_t i)
 
 const uint32_t *sim_program_deps(const struct sim_program *p, size_t i, size_t *ndeps)
 {
-    const struct sim_irec *r = &p->ins.data[i];
-    *ndeps = r->ndeps;
-    return p->deps.data ? p->deps.data + r->deps_off : NULL;
+    *ndeps = sim_irec_ndeps(p, i);
+    return p->deps.data ? p->deps.data + p->ins.data[i].deps_off : NULL;
 }
 
 const struct ls_intern *sim_program_strings(const struct sim_program *p)

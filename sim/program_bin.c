@@ -123,8 +123,9 @@ static size_t put_instr(const struct sim_program *p, uint32_t idx, struct progz_
     uint8_t *b = out;
     *b++ = sid;
     *b++ = (uint8_t)((fresh ? KIND_NEW : j) | m0 << 4 | m1 << 6);
-    b += trace_put_varint(b, r->ndeps);
-    for (uint32_t d = 0; d < r->ndeps; d++) /* backwards distance: small, >= 1 */
+    uint32_t nd = sim_irec_ndeps(p, idx);
+    b += trace_put_varint(b, nd);
+    for (uint32_t d = 0; d < nd; d++) /* backwards distance: small, >= 1 */
         b += trace_put_varint(b, idx - p->deps.data[r->deps_off + d]);
     if (m0 == TAG_ID)
         b += trace_put_varint(b, (uint64_t)r->op_tag);
@@ -197,7 +198,7 @@ static int write_blocks(const struct sim_program *p, struct bin_writer *w)
         const struct sim_irec *in = &p->ins.data[i];
         int32_t top = in->op_tag > in->conv_tag ? in->op_tag : in->conv_tag;
         if (define_strings(w, &p->strs, top) ||
-            LS_VEC_RESERVE(&w->recs, w->recs.len + PROGZ_INSTR_MAX + 5u * in->ndeps))
+            LS_VEC_RESERVE(&w->recs, w->recs.len + PROGZ_INSTR_MAX + 5u * sim_irec_ndeps(p, i)))
             return -1;
         w->recs.len += put_instr(p, (uint32_t)i, w->streams, w->recs.data + w->recs.len);
         w->block_n++;
@@ -338,7 +339,6 @@ static const char *get_instr_v3(struct rd *r, uint32_t idx, struct sim_program *
     rec->op_tag = st->op_tag;
     rec->conv_tag = st->conv_tag;
     rec->deps_off = (uint32_t)p->deps.len;
-    rec->ndeps = (uint16_t)nd;
     p->sid.data[idx] = sid;
     p->stream_n[sid]++;
     p->deps.len += nd;

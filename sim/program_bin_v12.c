@@ -202,7 +202,6 @@ const char *progz_get_instr_v12(struct rd *r, int version, uint32_t idx, struct 
     rec->op_tag = st->op_tag;
     rec->conv_tag = st->conv_tag;
     rec->deps_off = (uint32_t)p->deps.len;
-    rec->ndeps = (uint16_t)nd;
     p->sid.data[idx] = sid;
     p->stream_n[sid]++;
     p->deps.len += nd;

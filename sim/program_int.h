@@ -34,8 +34,9 @@ struct sim_irec {
     uint64_t addr[3]; /* dst, src, src2 (0 when absent) */
     uint32_t kind;    /* index into sim_program.kinds */
     int32_t op_tag, conv_tag;
-    uint32_t deps_off;
-    uint16_t ndeps;
+    uint32_t deps_off; /* the dependencies of consecutive records are consecutive: record
+                        * i has deps_off[i + 1] - deps_off[i] (sim_irec_ndeps), which keeps
+                        * a record at 40 bytes, not 48 (a sixth less memory to touch) */
 };
 
 struct sim_program {
@@ -68,8 +69,9 @@ struct sim_program {
     size_t checked_len;
 };
 
-/* Append *in whose ndeps dependencies are already at p->deps[in->deps_off...] (checked by
- * the caller); engine and queue must be in range. 0, or -1 out of memory. */
+/* Append *in whose ndeps dependencies are already at p->deps[in->deps_off...], right after
+ * the previous record's (checked by the caller); engine and queue must be in range. 0, or
+ * -1 out of memory. */
 int sim_program_push(struct sim_program *p, const struct sim_instr *in);
 /* sim_program_add filling in's ndeps and deps_off itself instead of in a copy (the text
  * parser: copying 192 bytes per line was measurable). */
@@ -143,6 +145,13 @@ static inline void sim_irec_operand(const struct sim_program *p, const struct si
     }
 }
 
+/* Dependencies of record i: up to the next record's, or to the end of p->deps for the last. */
+static inline uint32_t sim_irec_ndeps(const struct sim_program *p, size_t i)
+{
+    uint32_t end = i + 1 < p->ins.len ? p->ins.data[i + 1].deps_off : (uint32_t)p->deps.len;
+    return end - p->ins.data[i].deps_off;
+}
+
 /* The full instruction i (sim_program_get, inline for the simulator's loop). */
 static inline void sim_irec_get(const struct sim_program *p, size_t i, struct sim_instr *in)
 {
@@ -153,7 +162,7 @@ static inline void sim_irec_get(const struct sim_program *p, size_t i, struct si
     in->func = k->func;
     in->flags = k->flags;
     in->queue = k->queue;
-    in->ndeps = r->ndeps;
+    in->ndeps = (uint16_t)sim_irec_ndeps(p, i);
     in->deps_off = r->deps_off;
     in->op_tag = r->op_tag;
     in->conv_tag = r->conv_tag;

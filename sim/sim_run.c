@@ -172,7 +172,7 @@ static void huge_free(void *p, size_t len)
 /* sim_program_deps, inlined: asked twice per simulated instruction */
 static inline const uint32_t *deps_of(const struct sim_program *p, size_t i, size_t *nd)
 {
-    *nd = p->ins.data[i].ndeps;
+    *nd = sim_irec_ndeps(p, i);
     return *nd ? p->deps.data + p->ins.data[i].deps_off : NULL;
 }
 
@@ -604,9 +604,9 @@ static inline void prefetch_deps(const struct run *r, const struct stream *s)
     if (s->pos + 2 < s->n)
         __builtin_prefetch(p->deps.data + p->ins.data[s->idx[s->pos + 2]].deps_off);
     if (s->pos + 1 < s->n) {
-        const struct sim_irec *nx = &p->ins.data[s->idx[s->pos + 1]];
-        const uint32_t *d = p->deps.data + nx->deps_off;
-        for (uint32_t k = 0; k < nx->ndeps && k < 4; k++)
+        uint32_t nx = s->idx[s->pos + 1], nd = sim_irec_ndeps(p, nx);
+        const uint32_t *d = p->deps.data + p->ins.data[nx].deps_off;
+        for (uint32_t k = 0; k < nd && k < 4; k++)
             __builtin_prefetch(&r->end[d[k]]);
     }
 }

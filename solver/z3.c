@@ -1,6 +1,7 @@
 /* solver/z3: the paper's weighted MaxSAT encoding (section 3.2.2) solved by Z3's
- * optimization module through libz3's C API. Built with libz3 when CMake finds it
- * (LAYSIM_HAVE_Z3); otherwise the solver is registered but refuses to run.
+ * optimization module through libz3's C API, opened with dlopen on first use. Built when
+ * CMake finds z3.h (LAYSIM_HAVE_Z3); otherwise, or when libz3 is missing at run time, the
+ * solver is registered but refuses to run (exit 2).
  *
  * Variables: x_{o,c} per op and configuration; y_{t,l} per tensor and layout some
  * consumer may request. Hard: at least one x per op, pairwise at most one (a cardinality
@@ -28,7 +29,86 @@ int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
 #include <stdlib.h>
 #include <string.h>
 
+#include <dlfcn.h>
+#include <pthread.h>
+
 #include <z3.h>
+
+/* libz3 is opened on first use, not linked: relocating it cost every laysim command about
+ * 2 ms of CPU at start-up (2.6 against 0.7 ms for an empty program), and a machine without it
+ * still runs every other command. z3.h gives the types; the table holds what dlsym found. */
+#define Z3_FUNCS(X) \
+    X(Z3_del_config) \
+    X(Z3_del_context) \
+    X(Z3_get_bool_value) \
+    X(Z3_get_error_code) \
+    X(Z3_get_error_msg) \
+    X(Z3_mk_atmost) \
+    X(Z3_mk_bool_sort) \
+    X(Z3_mk_config) \
+    X(Z3_mk_const) \
+    X(Z3_mk_context) \
+    X(Z3_mk_not) \
+    X(Z3_mk_optimize) \
+    X(Z3_mk_or) \
+    X(Z3_mk_params) \
+    X(Z3_mk_string_symbol) \
+    X(Z3_model_dec_ref) \
+    X(Z3_model_eval) \
+    X(Z3_model_inc_ref) \
+    X(Z3_optimize_assert) \
+    X(Z3_optimize_assert_soft) \
+    X(Z3_optimize_check) \
+    X(Z3_optimize_dec_ref) \
+    X(Z3_optimize_get_model) \
+    X(Z3_optimize_inc_ref) \
+    X(Z3_optimize_set_params) \
+    X(Z3_params_dec_ref) \
+    X(Z3_params_inc_ref) \
+    X(Z3_params_set_uint) \
+    X(Z3_set_error_handler)
+
+struct z3_api {
+#define Z3_FIELD(f) __typeof__(&f) f;
+    Z3_FUNCS(Z3_FIELD)
+#undef Z3_FIELD
+};
+
+static struct z3_api api;
+static char load_error[256];   /* empty when api is complete */
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+/* Sonames to try: the one CMake found at build time, then the development symlink. */
+static void *open_z3(void)
+{
+    static const char *const names[] = {LAYSIM_Z3_SONAME, "libz3.so"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h)
+            return h;
+    }
+    snprintf(load_error, sizeof load_error, "cannot load %s at run time (%s)",
+             LAYSIM_Z3_SONAME, dlerror());
+    return NULL;
+}
+
+/* Kept open for the life of the process: Z3 keeps global state between contexts. */
+static void load_z3(void)
+{
+    void *h = open_z3();
+    if (!h)
+        return;
+#define Z3_SYM(f)                                                                   \
+    if (!load_error[0]) {                                                           \
+        void *s = dlsym(h, #f);                                                     \
+        if (!s)                                                                     \
+            snprintf(load_error, sizeof load_error, "%s lacks %s", LAYSIM_Z3_SONAME, #f); \
+        memcpy(&api.f, &s, sizeof s);                                               \
+    }
+    Z3_FUNCS(Z3_SYM)
+#undef Z3_SYM
+}
+
 
 static void quiet_handler(Z3_context c, Z3_error_code e)
 {
@@ -42,7 +122,7 @@ static void soft(Z3_context ctx, Z3_optimize opt, Z3_ast a, int64_t w, Z3_symbol
         return;
     char buf[32];
     snprintf(buf, sizeof buf, "%" PRId64, w);
-    Z3_optimize_assert_soft(ctx, opt, a, buf, id);
+    api.Z3_optimize_assert_soft(ctx, opt, a, buf, id);
 }
 
 int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
@@ -51,22 +131,26 @@ int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
     static const char *const prefixes[] = {NULL};   /* no parameters */
     if (lsp_opts_check(o, prefixes, err))
         return LS_ERR_INPUT;
-    Z3_config cfgz = Z3_mk_config();
-    Z3_context ctx = Z3_mk_context(cfgz);
-    Z3_del_config(cfgz);
-    Z3_set_error_handler(ctx, quiet_handler);
-    Z3_optimize opt = Z3_mk_optimize(ctx);
-    Z3_optimize_inc_ref(ctx, opt);
-    Z3_params prm = Z3_mk_params(ctx);
-    Z3_params_inc_ref(ctx, prm);
+    pthread_once(&load_once, load_z3);
+    if (load_error[0])
+        return ls_error_msg(err, LS_ERR_INPUT, "solver z3: %s; install libz3 (Debian: libz3-4)",
+                            load_error);
+    Z3_config cfgz = api.Z3_mk_config();
+    Z3_context ctx = api.Z3_mk_context(cfgz);
+    api.Z3_del_config(cfgz);
+    api.Z3_set_error_handler(ctx, quiet_handler);
+    Z3_optimize opt = api.Z3_mk_optimize(ctx);
+    api.Z3_optimize_inc_ref(ctx, opt);
+    Z3_params prm = api.Z3_mk_params(ctx);
+    api.Z3_params_inc_ref(ctx, prm);
     if (o->time_limit > 0) {
         double ms = o->time_limit * 1000.0;
-        Z3_params_set_uint(ctx, prm, Z3_mk_string_symbol(ctx, "timeout"),
+        api.Z3_params_set_uint(ctx, prm, api.Z3_mk_string_symbol(ctx, "timeout"),
                            ms > 4e9 ? 4000000000u : (unsigned)(ms < 1 ? 1 : ms));
     }
-    Z3_optimize_set_params(ctx, opt, prm);
-    Z3_symbol id = Z3_mk_string_symbol(ctx, "cost");
-    Z3_sort bs = Z3_mk_bool_sort(ctx);
+    api.Z3_optimize_set_params(ctx, opt, prm);
+    Z3_symbol id = api.Z3_mk_string_symbol(ctx, "cost");
+    Z3_sort bs = api.Z3_mk_bool_sort(ctx);
     Z3_ast *x = malloc((size_t)(p->ncfg ? p->ncfg : 1) * sizeof *x);
     int64_t ny = 0;
     for (int32_t t = 0; t < p->ntensors; t++)
@@ -82,17 +166,17 @@ int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
         Z3_ast *xo = x + q->cfg0;
         for (int32_t c = 0; c < q->ncfg; c++) {
             snprintf(name, sizeof name, "x%d_%d", op, c);
-            xo[c] = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, name), bs);
-            soft(ctx, opt, Z3_mk_not(ctx, xo[c]), lsp_cfg_cost(p, op, c), id);
+            xo[c] = api.Z3_mk_const(ctx, api.Z3_mk_string_symbol(ctx, name), bs);
+            soft(ctx, opt, api.Z3_mk_not(ctx, xo[c]), lsp_cfg_cost(p, op, c), id);
         }
-        Z3_optimize_assert(ctx, opt, Z3_mk_or(ctx, (unsigned)q->ncfg, xo));
+        api.Z3_optimize_assert(ctx, opt, api.Z3_mk_or(ctx, (unsigned)q->ncfg, xo));
         if (q->ncfg > 16) {
-            Z3_optimize_assert(ctx, opt, Z3_mk_atmost(ctx, (unsigned)q->ncfg, xo, 1));
+            api.Z3_optimize_assert(ctx, opt, api.Z3_mk_atmost(ctx, (unsigned)q->ncfg, xo, 1));
         } else {
             for (int32_t a = 0; a < q->ncfg; a++)
                 for (int32_t b = a + 1; b < q->ncfg; b++) {
-                    Z3_ast args[2] = {Z3_mk_not(ctx, xo[a]), Z3_mk_not(ctx, xo[b])};
-                    Z3_optimize_assert(ctx, opt, Z3_mk_or(ctx, 2, args));
+                    Z3_ast args[2] = {api.Z3_mk_not(ctx, xo[a]), api.Z3_mk_not(ctx, xo[b])};
+                    api.Z3_optimize_assert(ctx, opt, api.Z3_mk_or(ctx, 2, args));
                 }
         }
     }
@@ -109,10 +193,10 @@ int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                 Z3_ast *yl = &y[y0[t] + l];
                 if (!*yl) {
                     snprintf(name, sizeof name, "y%d_%d", t, l);
-                    *yl = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, name), bs);
+                    *yl = api.Z3_mk_const(ctx, api.Z3_mk_string_symbol(ctx, name), bs);
                 }
-                Z3_ast args[2] = {Z3_mk_not(ctx, x[p->ops[op].cfg0 + c]), *yl};
-                Z3_optimize_assert(ctx, opt, Z3_mk_or(ctx, 2, args));
+                Z3_ast args[2] = {api.Z3_mk_not(ctx, x[p->ops[op].cfg0 + c]), *yl};
+                api.Z3_optimize_assert(ctx, opt, api.Z3_mk_or(ctx, 2, args));
             }
         }
         int32_t P = p->tensors[t].producer;
@@ -121,43 +205,43 @@ int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
             for (int32_t l = 0; l < p->tensors[t].nlayouts; l++) {
                 if (l == src || !y[y0[t] + l])
                     continue;
-                Z3_ast args[2] = {Z3_mk_not(ctx, x[p->ops[P].cfg0 + c]),
-                                  Z3_mk_not(ctx, y[y0[t] + l])};
-                soft(ctx, opt, Z3_mk_or(ctx, 2, args), lsp_tr_cost(p, t, src, l), id);
+                Z3_ast args[2] = {api.Z3_mk_not(ctx, x[p->ops[P].cfg0 + c]),
+                                  api.Z3_mk_not(ctx, y[y0[t] + l])};
+                soft(ctx, opt, api.Z3_mk_or(ctx, 2, args), lsp_tr_cost(p, t, src, l), id);
             }
         }
     }
-    if (Z3_get_error_code(ctx) != Z3_OK) {
-        rc = ls_error_msg(err, LS_ERR_INTERNAL, "z3: %s", Z3_get_error_msg(ctx, Z3_get_error_code(ctx)));
+    if (api.Z3_get_error_code(ctx) != Z3_OK) {
+        rc = ls_error_msg(err, LS_ERR_INTERNAL, "z3: %s", api.Z3_get_error_msg(ctx, api.Z3_get_error_code(ctx)));
         goto out;
     }
-    Z3_lbool res = Z3_optimize_check(ctx, opt, 0, NULL);
+    Z3_lbool res = api.Z3_optimize_check(ctx, opt, 0, NULL);
     lsp_stats_set(&r->stats, "z3_result", res == Z3_L_TRUE ? 1 : res == Z3_L_FALSE ? -1 : 0);
     rc = 0;
     if (res == Z3_L_FALSE) {
         rc = ls_error_msg(err, LS_ERR_INTERNAL, "z3: the encoding is unsatisfiable");
         goto out;
     }
-    Z3_model m = Z3_optimize_get_model(ctx, opt);
-    if (Z3_get_error_code(ctx) != Z3_OK || !m) {
+    Z3_model m = api.Z3_optimize_get_model(ctx, opt);
+    if (api.Z3_get_error_code(ctx) != Z3_OK || !m) {
         r->sol.status = LSP_UNKNOWN;
         r->sol.nops = 0;
         goto out;
     }
-    Z3_model_inc_ref(ctx, m);
+    api.Z3_model_inc_ref(ctx, m);
     int complete = 1;
     for (int32_t op = 0; op < p->nops && complete; op++) {
         int32_t pick = -1;
         for (int32_t c = 0; c < p->ops[op].ncfg && pick < 0; c++) {
             Z3_ast v;
-            if (Z3_model_eval(ctx, m, x[p->ops[op].cfg0 + c], true, &v) &&
-                Z3_get_bool_value(ctx, v) == Z3_L_TRUE)
+            if (api.Z3_model_eval(ctx, m, x[p->ops[op].cfg0 + c], true, &v) &&
+                api.Z3_get_bool_value(ctx, v) == Z3_L_TRUE)
                 pick = c;
         }
         complete = pick >= 0;
         r->sol.cfg[op] = pick;
     }
-    Z3_model_dec_ref(ctx, m);
+    api.Z3_model_dec_ref(ctx, m);
     if (!complete) {
         r->sol.status = LSP_UNKNOWN;
         r->sol.nops = 0;
@@ -173,9 +257,9 @@ out:
     free(x);
     free(y);
     free(y0);
-    Z3_params_dec_ref(ctx, prm);
-    Z3_optimize_dec_ref(ctx, opt);
-    Z3_del_context(ctx);
+    api.Z3_params_dec_ref(ctx, prm);
+    api.Z3_optimize_dec_ref(ctx, opt);
+    api.Z3_del_context(ctx);
     if (rc == LS_ERR_NOMEM)
         return ls_error_msg(err, rc, "z3: out of memory");
     return rc;
