@@ -95,33 +95,6 @@ int cg_memplan_keeps(const struct graph *g, const struct sim_target *tg, int32_t
     return 2 * P >= cg_min(widest, tg->sbuf_partitions);
 }
 
-/* 1 when some configuration of some consumer of t reads it in layout pax (or when the
- * configurations cannot be listed). A layout none of them reads is only ever a producer's
- * choice followed by a conversion, so it need not hold a slot: written in it, the tensor
- * goes to HBM and converts from there. */
-static int read_in(const struct graph *g, const struct sim_target *tg, int32_t t, int pax)
-{
-    const struct graph_tensor *x = graph_tensor(g, t);
-    int found = 0;
-    for (size_t u = 0; u < x->nuses && !found; u++) {
-        struct cg_cfgs c;
-        if (cg_op_cfgs(g, tg, x->uses[u].op, -2, &c, NULL))
-            return 1;
-        for (int k = 0; k < c.ncfg && !found; k++)
-            found = c.pax[(size_t)k * (size_t)c.nslots + (size_t)x->uses[u].slot] == pax;
-        cg_cfgs_free(&c);
-    }
-    return found;
-}
-
-/* The layouts a resident t holds a slot for: wide enough (cg_memplan_keeps), and when
- * `lean`, also read by some consumer. */
-static int kept(const struct graph *g, const struct sim_target *tg, int32_t t, int pax,
-                int lean)
-{
-    return cg_memplan_keeps(g, tg, t, pax) && (!lean || read_in(g, tg, t, pax));
-}
-
 /* An elementwise consumer may read its input broadcast over the output's partition axis
  * (for some layout); compute engines cannot broadcast across partitions, so such a
  * tensor stays in HBM, where a DMA with partition stride 0 does it. */
@@ -157,7 +130,7 @@ static int converts_on_chip(const struct graph *g, const struct sim_target *tg,
     for (int i = 0; i < l.n; i++)
         for (int j = 0; j < l.n; j++)
             if (i != j &&
-                (kept(g, tg, t, l.pax[i], 0) || kept(g, tg, t, l.pax[j], 0)) &&
+                (cg_memplan_keeps(g, tg, t, l.pax[i]) || cg_memplan_keeps(g, tg, t, l.pax[j])) &&
                 !cg_conv_possible(g, tg, o, t, l.pax[i], l.pax[j], CG_CONV_PE) &&
                 !cg_conv_possible(g, tg, o, t, l.pax[i], l.pax[j], CG_CONV_DVE))
                 return 0;
@@ -191,14 +164,13 @@ static int eligible(const struct graph *g, const struct sim_target *tg,
     return converts_on_chip(g, tg, o, t);
 }
 
-static uint64_t footprint(const struct graph *g, const struct sim_target *tg, int32_t t,
-                          int lean)
+static uint64_t footprint(const struct graph *g, const struct sim_target *tg, int32_t t)
 {
     struct cg_layouts l;
     cg_tensor_layouts(g, t, &l);
     uint64_t n = 0;
     for (int i = 0; i < l.n; i++)
-        if (kept(g, tg, t, l.pax[i], lean))
+        if (cg_memplan_keeps(g, tg, t, l.pax[i]))
             n += cg_res_slot_bytes(g, tg, t, l.pax[i]);
     return n;
 }
@@ -267,7 +239,7 @@ struct builder {
 };
 
 /* Place t at [at, at + size): record the earlier occupants of those bytes. */
-static int place(struct builder *b, int32_t t, uint64_t at, uint64_t size, int lean)
+static int place(struct builder *b, int32_t t, uint64_t at, uint64_t size)
 {
     struct cg_res *r = &b->p->res[t];
     r->resident = 1;
@@ -289,7 +261,7 @@ static int place(struct builder *b, int32_t t, uint64_t at, uint64_t size, int l
     uint64_t a = at;
     for (int i = 0; i < l.n; i++) {
         r->slot[i] = CG_NO_SLOT;
-        if (!kept(b->g, b->tg, t, l.pax[i], lean))
+        if (!cg_memplan_keeps(b->g, b->tg, t, l.pax[i]))
             continue;
         r->slot[i] = a;
         a += cg_res_slot_bytes(b->g, b->tg, t, l.pax[i]);
@@ -350,20 +322,6 @@ static int fused_away(const struct graph *g, const struct sim_target *tg, int32_
     return role == 0 || role == 1;
 }
 
-/* 1 and where (*at, *size) when t fits the region keeping its wide layouts (lean 0) or,
- * when that fails, only those some consumer reads (lean 1: smaller, used only for a tensor
- * that would spill otherwise, so that plans where everything fits do not change). */
-static int fit(struct builder *b, int32_t t, int lean, uint64_t *at, uint64_t *size)
-{
-    uint64_t full = footprint(b->g, b->tg, t, 0);
-    *size = lean ? footprint(b->g, b->tg, t, 1) : full;
-    if (lean && (*size == full || *size == 0))
-        return 0;
-    int shortlived = b->top && b->p->res[t].last - b->p->res[t].first <= SHORT_SPAN;
-    return (shortlived ? top_fit(&b->live, b->p->region, *size, at)
-                       : first_fit(&b->live, b->p->region, *size, at)) == 0;
-}
-
 static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t *order)
 {
     const struct graph *g = b->g;
@@ -380,12 +338,12 @@ static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t
             continue;
         uint64_t whole = (uint64_t)graph_shape_numel(&graph_tensor(g, t)->shape) *
                          ls_dtype_size(graph_tensor(g, t)->dtype);
-        uint64_t at, size = 0;
-        int lean = -1;   /* 0: every wide layout fits, 1: only the read ones, -1: spilled */
-        if (eligible(g, b->tg, o, t))
-            lean = fit(b, t, 0, &at, &size) ? 0 : fit(b, t, 1, &at, &size) ? 1 : -1;
-        if (lean >= 0) {
-            if (place(b, t, at, size, lean))
+        uint64_t size = footprint(g, b->tg, t), at;
+        int shortlived = b->top && b->p->res[t].last - b->p->res[t].first <= SHORT_SPAN;
+        if (eligible(g, b->tg, o, t) &&
+            (shortlived ? top_fit(&b->live, b->p->region, size, &at)
+                        : first_fit(&b->live, b->p->region, size, &at)) == 0) {
+            if (place(b, t, at, size))
                 return -1;
             b->p->resident_tensors++;
             b->p->resident_bytes += whole;

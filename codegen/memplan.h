@@ -4,8 +4,7 @@
  * on any layout choice, so that the price of an op stays a function of its own configuration
  * (C_op) and the price of a conversion a function of its tensor (C_tr). A resident tensor
  * reserves one slot per layout it keeps on chip (cg_memplan_keeps; a converted copy lives in
- * the slot of its layout; a tensor that would not fit keeps only the layouts its consumers'
- * configurations read), for its whole live range: from its producer to its last consumer
+ * the slot of its layout), for its whole live range: from its producer to its last consumer
  * in topological order. In a layout it does not keep, the tensor lives in HBM.
  * Everything else (graph inputs, weights, graph outputs, tensors touched by ops that only
  * lower through HBM, tensors that do not fit) lives in HBM. docs/costmodel.md, "Memory plan". */

@@ -93,16 +93,6 @@ static void kshape(struct cm_model *m, int32_t t)
     int32_t r = x->shape.rank, dt = x->dtype;
     int8_t where = (int8_t)(cg_memplan_resident(m->o.plan, t) * 2 + cg_layout_free(m->g, t));
     kput(m, &where, sizeof where);
-    if (cg_memplan_resident(m->o.plan, t)) {
-        /* which layouts have a slot: a tensor placed lean (codegen/memplan) keeps fewer
-         * than another resident tensor of the same shape, and converts through HBM */
-        struct cg_layouts l;
-        cg_tensor_layouts(m->g, t, &l);
-        uint32_t in_sbuf = 0;
-        for (int i = 0; i < l.n; i++)
-            in_sbuf |= (uint32_t)cg_memplan_in_sbuf(m->o.plan, m->g, t, l.pax[i]) << i;
-        kput(m, &in_sbuf, sizeof in_sbuf);
-    }
     kput(m, &r, sizeof r);
     kput(m, &dt, sizeof dt);
     for (int i = 0; i < r; i++)

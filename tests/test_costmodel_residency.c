@@ -68,35 +68,6 @@ static void test_plan_decisions(void **st)
     graph_free(g);
 }
 
-/* a = relu(x) [256, 512] bf16 keeps both its layouts (2 KiB per partition each) when it
- * fits; in a 3 KiB region only the row layout its one consumer (a reshape) reads: the
- * column layout, which only relu could write, gets no slot (cg-9). */
-static void test_lean_layouts(void **st)
-{
-    (void)st;
-    struct ls_error err = {0};
-    struct graph *g = graph_new("lean");
-    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(256, 512), NULL);
-    int32_t a = graph_unary(g, "a", GRAPH_OP_RELU, x);
-    graph_output(g, graph_reshape(g, "s", a, GRAPH_DIMS(256, 8, 64), NULL));
-    assert_int_equal(graph_validate(g, &err), 0);
-    struct sim_target t;
-    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
-    struct cg_options o = {0};
-    struct cg_memplan wide, lean;
-    assert_int_equal(cg_memplan_build_capped(g, &t, &o, 8192, &wide, &err), 0);
-    assert_int_equal(cg_memplan_build_capped(g, &t, &o, 3072, &lean, &err), 0);
-    assert_true(cg_memplan_in_sbuf(&wide, g, a, 0));
-    assert_true(cg_memplan_in_sbuf(&wide, g, a, 1));
-    assert_true(cg_memplan_in_sbuf(&lean, g, a, 0));
-    assert_false(cg_memplan_in_sbuf(&lean, g, a, 1));
-    assert_int_equal(wide.region, 4096);
-    assert_int_equal(lean.region, 2048);
-    cg_memplan_free(&wide);
-    cg_memplan_free(&lean);
-    graph_free(g);
-}
-
 static void test_in_place(void **st)
 {
     (void)st;
@@ -206,7 +177,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_decisions),
-        cmocka_unit_test(test_lean_layouts),
         cmocka_unit_test(test_in_place),
         cmocka_unit_test(test_consistency_random),
         cmocka_unit_test(test_weight_descriptors),
