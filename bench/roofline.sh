@@ -13,7 +13,7 @@
 #   bench/roofline.sh [-b BUILD] [-t TARGET] [-c OUT.csv] [-l SECONDS] [-p N] [-s K] [MODEL...]
 # Default models: bert-base vit-b16 whisper-enc resnet50; `all` = every zoo model.
 set -euo pipefail
-build=build target=nc-v2 csv= limit=60 top=0 layer=
+build=build target=nc-v2 csv='' limit=60 top=0 layer=''
 while getopts "b:t:c:l:p:s:h" o; do
     case $o in
     b) build=$OPTARG ;; t) target=$OPTARG ;; c) csv=$OPTARG ;; l) limit=$OPTARG ;; p) top=$OPTARG ;;
