@@ -6,14 +6,19 @@
 # engine time spent in layout conversions. CSV beside the table with -c FILE; with -p N,
 # per model the N (op, engine) pairs of most summed instruction time, layer numbers folded
 # (enc.l3.self.probs -> enc.l#.self.probs; conversions under their tensor's name), on stderr.
-#   bench/roofline.sh [-b BUILD] [-t TARGET] [-c OUT.csv] [-l SECONDS] [-p N] [MODEL...]
+# With -s K, per model the wall span of every op and conversion of layer K (names with
+# ".lK."), in us from the layer's first instruction, sorted by end: start, end, length,
+# name, on stderr. Spans overlap (weights load ahead), so the ends read in order give the
+# layer's critical chain (where the time between two ends goes).
+#   bench/roofline.sh [-b BUILD] [-t TARGET] [-c OUT.csv] [-l SECONDS] [-p N] [-s K] [MODEL...]
 # Default models: bert-base vit-b16 whisper-enc resnet50; `all` = every zoo model.
 set -euo pipefail
-build=build target=nc-v2 csv= limit=60 top=0
-while getopts "b:t:c:l:p:h" o; do
+build=build target=nc-v2 csv='' limit=60 top=0 layer=''
+while getopts "b:t:c:l:p:s:h" o; do
     case $o in
     b) build=$OPTARG ;; t) target=$OPTARG ;; c) csv=$OPTARG ;; l) limit=$OPTARG ;; p) top=$OPTARG ;;
-    *) sed -n '2,10p' "$0"; exit 2 ;;
+    s) layer=$OPTARG ;;
+    *) sed -n '2,15p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -55,6 +60,17 @@ for m in "${models[@]}"; do
                          t[n " " $2] += ($5 - $4) / mhz}
                  END {for (k in t) printf "%12.0f  %s\n", t[k], k}' "$p.csv" |
             sort -rn | head -n "$top" >&2
+    fi
+    if [ -n "$layer" ]; then
+        echo "  $m: layer $layer, wall span per op (us from its first instruction), by end:" >&2
+        awk -F, -v pat=".l$layer." '
+            NR == 1 {match($0, /tick_hz=[0-9]+/); mhz = substr($0, RSTART + 8, RLENGTH - 8) / 1e6}
+            NR > 2 {n = $18 != "" ? $18 : $19; if (index(n, pat) == 0) next
+                    if (!(n in s) || $4 < s[n]) s[n] = $4; if ($5 > e[n]) e[n] = $5
+                    if (t0 == "" || $4 < t0) t0 = $4}
+            END {for (n in s) printf "%9.1f %9.1f %8.1f  %s\n", (s[n] - t0) / mhz,
+                                     (e[n] - t0) / mhz, (e[n] - s[n]) / mhz, n}' "$p.csv" |
+            sort -k2,2n >&2
     fi
     rm -f "$p.prog" "$p.lstrace" "$p.csv"
 done
