@@ -249,8 +249,9 @@ static void header_table(uint8_t b0_ok[256])
                    sim_opcode_on_engine((enum sim_opcode)(b >> 3), (enum ls_engine)(b & 7));
 }
 
-/* Version 3: an operand shape of a new kind (as version 1's operand, without the address). */
-static const char *get_shape_v3(struct rd *r, struct sim_operand *o)
+/* An operand written out in full: version 1's operands (with_addr) and version 3's shapes
+ * of a new kind (no address). */
+const char *progz_get_shape(struct rd *r, struct sim_operand *o, int with_addr)
 {
     memset(o, 0, sizeof *o);
     uint8_t b = rd_byte(r);
@@ -259,6 +260,8 @@ static const char *get_shape_v3(struct rd *r, struct sim_operand *o)
     o->dtype = rd_byte(r);
     uint64_t ps = rd_u(r), np = rd_u(r);
     o->pstride = rd_i32(r);
+    if (with_addr)
+        o->addr = rd_u(r);
     const char *msg = progz_operand_ok(o, ps, np);
     if (msg)
         return msg;
@@ -293,7 +296,7 @@ static const char *get_kind_v3(struct rd *r, struct sim_program *p, uint8_t sid,
         struct sim_operand o;
         if (!(present >> k & 1))
             continue;
-        const char *msg = get_shape_v3(r, &o);
+        const char *msg = progz_get_shape(r, &o, 0);
         if (msg)
             return msg;
         if (!(kind.shape[k] = sim_program_shape_id(p, sid, k, &o)))

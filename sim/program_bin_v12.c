@@ -5,26 +5,7 @@
 /* Version 1: every field written out. */
 static const char *get_operand_v1(struct rd *r, struct sim_operand *o)
 {
-    uint8_t b = rd_byte(r);
-    o->mem = b & 3;
-    o->ndim = b >> 2;
-    o->dtype = rd_byte(r);
-    uint64_t ps = rd_u(r), np = rd_u(r);
-    o->pstride = rd_i32(r);
-    o->addr = rd_u(r);
-    const char *msg = progz_operand_ok(o, ps, np);
-    if (msg)
-        return msg;
-    o->part_start = (uint32_t)ps;
-    o->nparts = (uint32_t)np;
-    for (int d = 0; d < o->ndim; d++) {
-        uint64_t sz = rd_u(r);
-        if (sz == 0 || sz > UINT32_MAX)
-            return "operand: bad dim size";
-        o->size[d] = (uint32_t)sz;
-        o->stride[d] = rd_i32(r);
-    }
-    return NULL;
+    return progz_get_shape(r, o, 1);
 }
 
 /* Version 2: the fields of *mask, over the stream's previous operand in the slot, *o, which

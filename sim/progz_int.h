@@ -141,6 +141,10 @@ static inline const char *progz_get_deps(struct rd *r, uint32_t idx, uint64_t nd
     return NULL;
 }
 
+/* An operand written out in full (version 1, with_addr) or a version 3 shape (no address);
+ * NULL or what is wrong (program_bin.c). */
+const char *progz_get_shape(struct rd *r, struct sim_operand *o, int with_addr);
+
 /* Versions 1 and 2: instruction idx (program_bin_v12.c). */
 const char *progz_get_instr_v12(struct rd *r, int version, uint32_t idx, struct sim_program *p,
                                 struct progz_stream *streams, const uint8_t b0_ok[256]);
