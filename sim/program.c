@@ -62,28 +62,38 @@ static inline uint64_t shape_hash(const struct sim_operand *o)
     return h ^ h >> 29;
 }
 
-static int shapes_grow(struct sim_program *p)
+/* The open-addressing slots (id + 1, 0 = empty) of n entries in a table of twice the
+ * capacity *cap (256 at first), hashed by hash(p, id); the old slots freed. */
+static int slots_grow(const struct sim_program *p, size_t n,
+                      uint64_t (*hash)(const struct sim_program *, size_t), uint32_t **slots,
+                      size_t *cap)
 {
-    size_t cap = p->shape_cap ? 2 * p->shape_cap : 256;
-    uint32_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
+    size_t c = *cap ? 2 * *cap : 256;
+    uint32_t *sl = calloc(c, sizeof *sl);
+    if (!sl)
         return -1;
-    for (size_t id = 0; id < p->shapes.len; id++) {
-        size_t k = shape_hash(&p->shapes.data[id]) & (cap - 1);
-        while (slots[k])
-            k = (k + 1) & (cap - 1);
-        slots[k] = (uint32_t)id + 1;
+    for (size_t id = 0; id < n; id++) {
+        size_t k = hash(p, id) & (c - 1);
+        while (sl[k])
+            k = (k + 1) & (c - 1);
+        sl[k] = (uint32_t)id + 1;
     }
-    free(p->shape_slots);
-    p->shape_slots = slots;
-    p->shape_cap = cap;
+    free(*slots);
+    *slots = sl;
+    *cap = c;
     return 0;
+}
+
+static uint64_t shape_hash_at(const struct sim_program *p, size_t id)
+{
+    return shape_hash(&p->shapes.data[id]);
 }
 
 /* Id + 1 of o's shape, added when new (address and unused dims 0); 0 out of memory. */
 static uint32_t shape_intern(struct sim_program *p, const struct sim_operand *o)
 {
-    if (2 * (p->shapes.len + 1) > p->shape_cap && shapes_grow(p))
+    if (2 * (p->shapes.len + 1) > p->shape_cap &&
+        slots_grow(p, p->shapes.len, shape_hash_at, &p->shape_slots, &p->shape_cap))
         return 0;
     size_t k = shape_hash(o) & (p->shape_cap - 1);
     for (; p->shape_slots[k]; k = (k + 1) & (p->shape_cap - 1))
@@ -155,27 +165,15 @@ static inline uint64_t kind_hash(const struct sim_kind *k)
     return h ^ h >> 31;
 }
 
-static int kinds_grow(struct sim_program *p)
+static uint64_t kind_hash_at(const struct sim_program *p, size_t id)
 {
-    size_t cap = p->kind_cap ? 2 * p->kind_cap : 256;
-    uint32_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t id = 0; id < p->kinds.len; id++) {
-        size_t h = kind_hash(&p->kinds.data[id]) & (cap - 1);
-        while (slots[h])
-            h = (h + 1) & (cap - 1);
-        slots[h] = (uint32_t)id + 1;
-    }
-    free(p->kind_slots);
-    p->kind_slots = slots;
-    p->kind_cap = cap;
-    return 0;
+    return kind_hash(&p->kinds.data[id]);
 }
 
 static uint32_t kind_intern(struct sim_program *p, const struct sim_kind *k)
 {
-    if (2 * (p->kinds.len + 1) > p->kind_cap && kinds_grow(p))
+    if (2 * (p->kinds.len + 1) > p->kind_cap &&
+        slots_grow(p, p->kinds.len, kind_hash_at, &p->kind_slots, &p->kind_cap))
         return UINT32_MAX;
     size_t h = kind_hash(k) & (p->kind_cap - 1);
     for (; p->kind_slots[h]; h = (h + 1) & (p->kind_cap - 1))

@@ -339,13 +339,7 @@ static const char *get_instr_v3(struct rd *r, uint32_t idx, struct sim_program *
     if (r->bad)
         return "truncated or malformed instruction";
     rec->kind = kt->id[j];
-    rec->op_tag = st->op_tag;
-    rec->conv_tag = st->conv_tag;
-    rec->deps_off = (uint32_t)p->deps.len;
-    p->sid.data[idx] = sid;
-    p->stream_n[sid]++;
-    p->deps.len += nd;
-    p->ins.len = p->sid.len = (size_t)idx + 1;
+    progz_commit(p, rec, st, sid, idx, nd);
     return NULL;
 }
 

@@ -180,13 +180,7 @@ const char *progz_get_instr_v12(struct rd *r, int version, uint32_t idx, struct 
         return "truncated or malformed instruction";
     if ((rec->kind = kind_of(p, st, &kind)) == UINT32_MAX)
         return "out of memory";
-    rec->op_tag = st->op_tag;
-    rec->conv_tag = st->conv_tag;
-    rec->deps_off = (uint32_t)p->deps.len;
-    p->sid.data[idx] = sid;
-    p->stream_n[sid]++;
-    p->deps.len += nd;
-    p->ins.len = p->sid.len = (size_t)idx + 1;
+    progz_commit(p, rec, st, sid, idx, nd);
     return NULL;
 }
 

@@ -145,6 +145,21 @@ static inline const char *progz_get_deps(struct rd *r, uint32_t idx, uint64_t nd
  * NULL or what is wrong (program_bin.c). */
 const char *progz_get_shape(struct rd *r, struct sim_operand *o, int with_addr);
 
+/* Instruction idx of stream sid, decoded into rec with its nd dependencies past the
+ * program's end (progz_get_deps), counted in: the last step of every version's reader. */
+static inline void progz_commit(struct sim_program *p, struct sim_irec *rec,
+                                const struct progz_stream *st, uint8_t sid, uint32_t idx,
+                                uint64_t nd)
+{
+    rec->op_tag = st->op_tag;
+    rec->conv_tag = st->conv_tag;
+    rec->deps_off = (uint32_t)p->deps.len;
+    p->sid.data[idx] = sid;
+    p->stream_n[sid]++;
+    p->deps.len += nd;
+    p->ins.len = p->sid.len = (size_t)idx + 1;
+}
+
 /* Versions 1 and 2: instruction idx (program_bin_v12.c). */
 const char *progz_get_instr_v12(struct rd *r, int version, uint32_t idx, struct sim_program *p,
                                 struct progz_stream *streams, const uint8_t b0_ok[256]);
