@@ -27,7 +27,9 @@ int graph_autocast_parse(const char *s, enum graph_autocast *out)
 enum plan {
     KEEP,     /* unchanged */
     RETYPE,   /* its dtype becomes bf16 (weight stored bf16, or its producer writes bf16) */
-    CAST      /* unchanged, plus one cast op to bf16 read by its matmul/conv consumers */
+    CAST,     /* unchanged, plus one cast op to bf16 read by its matmul/conv consumers */
+    COPY      /* a weight also read by other ops: unchanged, plus a second weight holding its
+               * bf16 copy (made at compile time, like RETYPE) for its matmul/conv consumers */
 };
 
 static int is_dot(enum graph_op_kind k)
@@ -45,11 +47,12 @@ static enum plan plan_of(const struct graph *g, int32_t t)
         dots += is_dot(graph_op(g, x->uses[u].op)->kind);
     if (dots == 0)
         return KEEP;
-    if (dots < x->nuses)   /* also read by other ops (or returned): they keep fp32 */
-        return CAST;
     const struct graph_op *p = graph_op(g, x->producer);
+    int weight = p->kind == GRAPH_OP_SOURCE && x->role == GRAPH_ROLE_WEIGHT;
+    if (dots < x->nuses)   /* also read by other ops (or returned): they keep fp32 */
+        return weight ? COPY : CAST;
     if (p->kind == GRAPH_OP_SOURCE) /* weights are cast at compile time, inputs at run time */
-        return x->role == GRAPH_ROLE_WEIGHT ? RETYPE : CAST;
+        return weight ? RETYPE : CAST;
     /* matmul/conv outputs stay fp32 (the PSUM evacuation writes fp32); DMA moves can't cast */
     return p->kind == GRAPH_OP_CAST || graph_kind_may_narrow(p->kind) ? RETYPE : CAST;
 }
@@ -83,7 +86,13 @@ static int add_cast(struct copier *c, int32_t t)
     if (cast_name(c, base, name, sizeof name))
         return graph_fail(c->out, LS_ERR_INPUT, "autocast: no name for the bf16 cast of '%s'",
                           base);
-    c->cast[t] = graph_cast(c->out, name, c->map[t], LS_DT_BF16);
+    const struct graph_tensor *x = graph_tensor(c->g, t);
+    if (c->plan[t] == COPY) { /* a tied embedding: its logits matmul reads a bf16 twin */
+        c->cast[t] = graph_add_tensor_shape(c->out, name, LS_DT_BF16, x->role, &x->shape);
+        if (c->cast[t] >= 0 && graph_add_op(c->out, GRAPH_OP_SOURCE, NULL, 0, c->cast[t], NULL) < 0)
+            return -1;
+    } else
+        c->cast[t] = graph_cast(c->out, name, c->map[t], LS_DT_BF16);
     return c->cast[t] < 0 ? -1 : 0;
 }
 
@@ -110,7 +119,9 @@ static int copy_op(struct copier *c, int32_t o)
     }
     if (graph_add_op(c->out, op->kind, c->in, op->ninputs, nt, &at) < 0)
         return -1;
-    return op->output >= 0 && c->plan[op->output] == CAST ? add_cast(c, op->output) : 0;
+    if (op->output < 0 || (c->plan[op->output] != CAST && c->plan[op->output] != COPY))
+        return 0;
+    return add_cast(c, op->output);
 }
 
 static int copy_all(struct copier *c, enum graph_autocast mode, struct ls_error *err)

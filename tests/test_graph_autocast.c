@@ -98,9 +98,14 @@ static void test_matmul_mode(void **state)
     assert_int_equal(graph_op(a, graph_find_op(a, "s.bf16"))->inputs[0],
                      graph_find_tensor(a, "s"));
     assert_int_equal(dtype_of(a, "s.bf16"), LS_DT_FP32);   /* the exp is untouched */
-    /* wb is read by an add too: it stays fp32, its matmul reads wb.bf16 */
+    /* wb is read by an add too: it stays fp32, its matmul reads wb.bf16, a second weight
+     * holding its bf16 copy made at compile time (no run-time cast op) */
     assert_int_equal(dtype_of(a, "wb"), LS_DT_FP32);
+    int32_t wc = graph_find_tensor(a, "wb.bf16");
     assert_int_equal(dtype_of(a, "wb.bf16"), LS_DT_BF16);
+    assert_int_equal(graph_tensor(a, wc)->role, GRAPH_ROLE_WEIGHT);
+    assert_int_equal(graph_op(a, graph_find_op(a, "wb.bf16"))->kind, GRAPH_OP_SOURCE);
+    assert_int_equal(graph_op(a, graph_find_op(a, "m5"))->inputs[1], wc);
     assert_int_equal(graph_find_op(a, "wb.bf16"), graph_find_op(a, "wb") + 1);
     /* o (an add read only by a matmul) is written bf16 */
     assert_int_equal(dtype_of(a, "o"), LS_DT_BF16);
@@ -213,7 +218,7 @@ static void test_zoo_models(void **state)
     (void)state;
     check_zoo("zoo:bert-base", 1, 32);
     check_zoo("zoo:cnn", 0, 0);
-    check_zoo("zoo:gemma", 1, 16);   /* tied LM head: the embedding table gets a cast */
+    check_zoo("zoo:gemma", 1, 16);   /* tied LM head: a bf16 twin of the table */
     check_zoo(LAYSIM_SOURCE_DIR "/tests/data/hf/bert.json", 1, 8);
 }
 
