@@ -6,7 +6,7 @@
 # `laysim calibrate --traces`, and the table validated on TEST models it never saw against
 # the untouched nc-v2 datasheet table.
 #   bench/calib_hidden.sh [BUILD] [json|csv]      (default build, csv)
-# Environment: TRAIN, TEST (model lists), SCALE (problem flags), KEEP=DIR (keep the files;
+# Environment: TRAIN, TEST (model lists), HIDDEN (the hidden core's target keys), SCALE (problem flags), KEEP=DIR (keep the files;
 # with REUSE=1 the imported traces already in DIR are fitted again instead of re-made),
 # CALIBRATE_FLAGS (extra flags of the fit, e.g. "--aggregate sum"), LOMO=1 (training side
 # only: leave one TRAIN model out in turn, fit on the others' traces, validate the model left
@@ -32,9 +32,14 @@ SCALE=${SCALE:-}
 TRAIN=${TRAIN:-zoo:bert-base zoo:resnet50 zoo:whisper-enc}
 TEST=${TEST:-zoo:vit-b16 zoo:bart-base zoo:musicgen zoo:olmo-7b}
 # the hidden core: slower DMA and HBM, costlier vector and pool instructions
+# (HIDDEN="K=V K=V ..." replaces it: another core, e.g. a faster one)
 HIDE=(--set dma.bytes_per_ns=11 --set dma.desc_min_ns=220 --set dma.transfer_latency_ns=1100
       --set hbm.bytes_per_ns=300 --set vec.access_overhead=90 --set vec.static_overhead=160
       --set pool.start_cycles=250)
+if [ -n "${HIDDEN:-}" ]; then
+    HIDE=()
+    for kv in $HIDDEN; do HIDE+=(--set "$kv"); done
+fi
 CLOCKS=2800,1400,1120,1400,1400
 "$L" problem zoo:cnn --write-table "$W/datasheet.json" -o "$W/x.lsp" >/dev/null
 traces=()

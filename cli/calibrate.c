@@ -147,6 +147,7 @@ static json_t *group_json(const struct cm_trace_fit *gr)
     json_object_set_new(o, "serial_share_fitted", json_boolean(gr->form.fit_serial));
     json_object_set_new(o, "issue_latency_fitted", json_boolean(gr->form.fit_issue));
     json_object_set_new(o, "dependency_fitted", json_boolean(gr->form.fit_dep && gr->dep_rows));
+    json_object_set_new(o, "dependency_gaps", json_integer((json_int_t)gr->dep_gaps));
     json_t *d = json_object();
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         if (cm_dep_engine(e))
@@ -195,7 +196,12 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces, int fit_writ
                "%.4f (per-instruction fit), %.4f (group fit)", gr->held_traces, gr->held_prior,
                gr->held_before, gr->held_after);
     printf("\n");
-    if (gr->form.fit_dep && gr->dep_rows)
+    if (gr->form.fit_dep && gr->dep_rows && gr->dep_gaps)
+        printf("dependency latency measured (engine cycles; the floor of %zu gaps before "
+               "dependent instructions): act %.1f, dve %.1f, pool %.1f, tiny extra %.1f\n",
+               gr->dep_gaps, gr->dep[LS_ENGINE_ACT], gr->dep[LS_ENGINE_DVE],
+               gr->dep[LS_ENGINE_POOL], gr->dep[LS_ENGINE_COUNT]);
+    else if (gr->form.fit_dep && gr->dep_rows)
         printf("dependency latency fitted (engine cycles): act %.1f, dve %.1f, pool %.1f, "
                "tiny extra %.1f\n", gr->dep[LS_ENGINE_ACT], gr->dep[LS_ENGINE_DVE],
                gr->dep[LS_ENGINE_POOL], gr->dep[LS_ENGINE_COUNT]);

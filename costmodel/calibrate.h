@@ -205,7 +205,26 @@ struct cm_groups {
     size_t capd;
     double dep0[LS_ENGINE_COUNT + 1];
     int fit_dep;
+    /* The measured gaps (costmodel/fit_dep.c): per dependent vector instruction whose
+     * engine's previous instruction is the one it waits for, its start minus that one's
+     * end, in engine cycles. With fit_dep, cm_group_fit takes the latency from them
+     * instead of fitting it. */
+    struct cm_dep_gap *gap;
+    size_t ngap, capgap;
 };
+struct cm_dep_gap {
+    uint8_t engine, tiny;
+    float cycles;
+};
+/* Record the gaps of one program's records (cm_groups_add_program's arguments; tick_mhz
+ * ticks per microsecond, base_mhz the base clock). */
+int cm_groups_add_gaps(struct cm_groups *g, const struct cm_parts *parts,
+                       const struct trace_record *rec, const int32_t *tag, size_t n,
+                       uint64_t tick_mhz, uint32_t base_mhz);
+/* The dependency latency the gaps measure, into dep (engine cycles per engine, then the
+ * tiny extra at [LS_ENGINE_COUNT]; in: the prior's, kept where nothing is measured);
+ * returns the number of gaps used (0: dep unchanged). */
+size_t cm_groups_dep_measure(const struct cm_groups *g, double *dep);
 /* Take the dependency latency of the table the rows are priced under (g->dep0). */
 void cm_groups_set_dep(struct cm_groups *g, const struct cm_table *tb);
 /* Whether any row has a dependent instruction (fit_dep has something to fit). */
@@ -288,6 +307,8 @@ struct cm_trace_fit {
     size_t groups, attributed;         /* groups fitted; records with an op or conversion */
     int dep_rows;                      /* the fitted rows have dependent instructions (the
                                           traces came with their programs) */
+    size_t dep_gaps;                   /* gaps the dependency latency was measured from
+                                          (costmodel/fit_dep.c; 0: fitted or kept) */
     double dep[LS_ENGINE_COUNT + 1];   /* the kept table's dependency latency (engine
                                           cycles; [LS_ENGINE_COUNT]: the tiny extra) */
     double rel_in;                     /* in-sample weighted relative error of the fitted

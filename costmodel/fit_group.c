@@ -28,6 +28,7 @@ void cm_groups_free(struct cm_groups *g)
     free(g->dcount);
     free(g->pstart);
     free(g->pkey);
+    free(g->gap);
     memset(g, 0, sizeof *g);
 }
 
@@ -176,6 +177,10 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src)
     memcpy(dst->count + dst->n * NE, src->count, src->n * NE * sizeof *src->count);
     memcpy(dst->dcount + dst->n * NE * 2, src->dcount, src->n * NE * 2 * sizeof *src->dcount);
     dst->n = n;
+    if (LS_ARRAY_RESERVE(dst->gap, dst->capgap, dst->ngap + src->ngap + 1))
+        return LS_ERR_NOMEM;
+    memcpy(dst->gap + dst->ngap, src->gap, src->ngap * sizeof *src->gap);
+    dst->ngap += src->ngap;
     return 0;
 }
 
@@ -229,7 +234,7 @@ int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
         }
     }
     free(row);
-    return rc;
+    return rc ? rc : cm_groups_add_gaps(g, parts, rec, tag, n, tick_mhz, base_mhz);
 }
 
 /* predicted group value under scales th (2 * nent, then the issue latency: struct
@@ -432,6 +437,9 @@ static int add_diff_rows(const struct cm_groups *g, const double *S, const doubl
  * layouts that lean on it look free to the solvers. */
 #define CM_SCALE_MIN 0.02
 #define CM_SCALE_MAX 50.0
+/* see solve(): a scale column's ridge as if its norm^2 were at least this share of the
+ * largest one's */
+#define CM_RIDGE_FLOOR 1e-2
 
 /* Least squares with the scales (th_j, j < per) kept in bounds, on the normal equations
  * (G = A'A and h = A'b of the data rows, p x p: the active set below re-solves this small
@@ -521,10 +529,18 @@ static int solve(const struct cm_groups *g, enum cm_aggregate agg, const int *ar
             add_row(G, h, S + k * p, p, Y[k], g->w[g->pstart[k]]);
     if (nd && (rc = add_diff_rows(g, S, Y, p, G, h)))
         goto out;
-    /* ridge: lambda * ||column|| (an unused column: weight 1, pinned at its prior) */
+    /* ridge: lambda * ||column|| (an unused column: weight 1, pinned at its prior); a
+     * scale's column at least a share of the largest scale column's norm, so that a
+     * scale the rows barely see (a latency few of their instructions have) stays near its
+     * prior instead of taking whatever value fits them: a fold of the loop without the
+     * vision models fitted the compute latency scale at 24, and priced them 4-8x over */
     const double lambda = 0.05;
+    double gmax = 0;
+    for (size_t j = 0; j < ns; j++)
+        gmax = fmax(gmax, gsl_matrix_get(G, j, j));
     for (size_t j = 0; j < p; j++) {
-        double s = lambda * sqrt(gsl_matrix_get(G, j, j));
+        double gj = gsl_matrix_get(G, j, j);
+        double s = lambda * sqrt(j < ns && gj > 0 ? fmax(gj, CM_RIDGE_FLOOR * gmax) : gj);
         row[j] = s == 0 ? 1 : s;
     }
     /* ridge targets after the scales: group_ns at its start, no issue latency, the
@@ -699,6 +715,10 @@ int cm_group_fit(const struct cm_groups *g0, enum cm_aggregate agg, const struct
     const struct cm_groups *g = &gc;
     set_issue_cycles(&gc, t);
     gc.fit_dep = g0->fit_dep && cm_groups_dep_seen(g0); /* else nothing to fit it to */
+    /* measured where the rows carry the gaps (fit_dep.c): then a fixed part of the rows */
+    int measured = gc.fit_dep && cm_groups_dep_measure(&gc, gc.dep0) > 0;
+    if (measured)
+        gc.fit_dep = 0;
     size_t per = 2 * (size_t)g->nent;
     double *th = malloc(sizeof *th * (per + 1 + NDEP));
     double *best = malloc(sizeof *best * (per + 1 + NDEP));
@@ -725,6 +745,10 @@ int cm_group_fit(const struct cm_groups *g0, enum cm_aggregate agg, const struct
         if (rel)
             *rel = best_rel;
         apply_scales(tb, g, best);
+        for (int e = 0; measured && e < NE; e++)
+            tb->dep[e] = gc.dep0[e];
+        if (measured)
+            tb->dep_tiny = gc.dep0[NE];
         cm_table_set_aggregate(tb, agg, agg == CM_AGG_MAX ? best_L * 1000.0 / t->base_mhz : -1);
         if (agg == CM_AGG_MAX)
             tb->serial = best_sr;

@@ -271,6 +271,8 @@ static int fit_from(const struct cm_table *base, const char *const *paths,
     int rc = add_traces(&g, paths, progs, n, every, 0, base, t, rep, err);
     rep->groups = g.n;
     rep->dep_rows = cm_groups_dep_seen(&g);
+    double dep[LS_ENGINE_COUNT + 1] = {0};
+    rep->dep_gaps = form.fit_dep ? cm_groups_dep_measure(&g, dep) : 0;
     *out = *base;
     if (!rc && g.n > 0) {
         rc = cm_group_fit(&g, agg, t, out, &rep->rel_in, err);
