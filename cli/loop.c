@@ -48,7 +48,7 @@ const char cmd_loop_help[] =
     "                    code): split (default), tied or entry\n"
     "  --serial-share    also fit the tables' serial_share (as in `laysim calibrate`)\n"
     "  --no-dependency-fit  keep the datasheet table's dependency latency instead of\n"
-    "                    fitting it (as in `laysim calibrate`)\n"
+    "                    measuring it from the runs (as in `laysim calibrate`)\n"
     "  --traces DIR      write every chosen program's trace into DIR\n"
     "  -o FILE           write the final table (the last iteration's, or the one before\n"
     "                    when the last refit did not help the fitted models' strategies)\n"
