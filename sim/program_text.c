@@ -736,15 +736,19 @@ static inline char *put_cstr(char *w, const char *s)
     return w;
 }
 
-/* v in decimal: its length first (no division), then two digits per division by 100 from
- * the end backwards (the digit-by-digit loop and its reversing copy were half of the
- * writer's instructions). */
+static const uint64_t pow10_table[20] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+    10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+    1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+    10000000000000000000u};
+
+/* v in decimal: its length first (from its bit length: 1233 / 4096 is just under log10 2,
+ * then one compare), then two digits per division by 100 from the end backwards (the
+ * digit-by-digit loop and its reversing copy were half of the writer's instructions). */
 static inline char *put_u64(char *w, uint64_t v)
 {
-    unsigned n = 1;
-    for (uint64_t p10 = 10; n < 20 && v >= p10; p10 *= 10)
-        n++;
-    char *e = w + n;
+    unsigned t = ((unsigned)(64 - __builtin_clzll(v | 1)) * 1233u) >> 12;
+    char *e = w + t + (v >= pow10_table[t]) + !v;
     for (w = e; v >= 100; v /= 100) {
         unsigned r = (unsigned)(v % 100);
         *--w = (char)('0' + r % 10);
