@@ -32,4 +32,4 @@ for m in $MODELS; do
         json="$json${json:+, }{\"model\": \"$m\", \"format\": \"$form\", \"instructions\": $n, \"cpu_seconds\": $(printf %.3f "$cpu"), \"instructions_per_cpu_second\": $ips, \"peak_rss_mb\": $((rss / 1024)), \"bytes\": $bytes}"
     done
 done
-echo "{\"bench\": \"compile\", \"runs\": [$json], \"target_instructions_per_cpu_second\": 500000, \"target_peak_rss_mb\": 150}"
+echo "{\"bench\": \"compile\", \"load_average\": $(cut -d' ' -f1 /proc/loadavg), \"runs\": [$json], \"target_instructions_per_cpu_second\": 500000, \"target_peak_rss_mb\": 150}"

@@ -2,7 +2,7 @@
 # Programs end to end: `laysim sim PROGRAM --json` of full-size zoo programs (exact's layouts,
 # nc-v2) in the text form and in the binary form (.lsprogz), instructions per CPU-second
 # (user + system) including loading, and bytes per instruction; beside it the simulator
-# alone on the mix program (as bench/sim.sh measures it) in the same run, and each form's
+# alone on the mix program (as bench/sim.sh measures it: best of RUNS) in the same run, and each form's
 # best rate as a fraction of it (ratio_to_mix). Targets (issue 19): binary >= 5,000,000
 # instructions/s of CPU end to end, at least half the simulator's rate, and <= 20 bytes per
 # instruction; text >= 1,500,000. Compiles the programs first with bench/compile.sh when they are missing.
@@ -19,8 +19,15 @@ RUNS=${RUNS:-5}   # runs per program; the best and the median are reported
 for m in $MODELS; do
     [ -s "$WORK/$m.lsprogz" ] && [ -s "$WORK/$m.lsprog" ] || "$here/bench/compile.sh" "$LAYSIM" "$m" >/dev/null
 done
-mix=$("$LAYSIM" sim --micro mix:instructions=1000000 --time --json | jq -r '.instructions_per_second | floor')
-echo "simulator alone (mix, CPU): $mix instructions/s"
+# The simulator alone, as bench/sim.sh measures it: the best of RUNS runs, as each program's
+# figure is (a single run against a best of five flattered the programs on a busy machine).
+mix=0
+for _ in $(seq "$RUNS"); do
+    r=$("$LAYSIM" sim --micro mix:instructions=1000000 --time --json | jq -r '.instructions_per_second | floor')
+    [ "$r" -gt "$mix" ] && mix=$r
+done
+load=$(cut -d' ' -f1 /proc/loadavg)
+echo "simulator alone (mix, CPU, best of $RUNS): $mix instructions/s (load average $load)"
 json=""
 for m in $MODELS; do
     for form in lsprog lsprogz; do
@@ -55,4 +62,4 @@ PY
         json="$json${json:+, }{\"model\": \"$m\", \"format\": \"$form\", \"instructions\": $n, \"cpu_seconds\": $best, \"cpu_seconds_median\": $median, \"instructions_per_second\": $ips, \"instructions_per_second_median\": $ips_median, \"ratio_to_mix\": $ratio, \"bytes\": $bytes, \"cycles\": $(jq .cycles "$WORK/sim.json")}"
     done
 done
-echo "{\"bench\": \"prog\", \"mix_instructions_per_second\": $mix, \"runs\": [$json], \"target_binary\": 5000000, \"target_text\": 1500000, \"target_bytes_per_instruction\": 20}"
+echo "{\"bench\": \"prog\", \"load_average\": $load, \"mix_instructions_per_second\": $mix, \"runs\": [$json], \"target_binary\": 5000000, \"target_text\": 1500000, \"target_bytes_per_instruction\": 20}"

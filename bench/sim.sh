@@ -31,5 +31,5 @@ for target in nc-v2 nc-v3; do
     done
 done
 echo "best: $best simulated instructions per second (target >= 10000000)"
-printf '{"bench": "sim", "instructions": %d, "instructions_per_second": %d, "wall_instructions_per_second": %d, "target": 10000000}\n' \
-    "$n" "$best" "$best_wall"
+printf '{"bench": "sim", "load_average": %s, "instructions": %d, "instructions_per_second": %d, "wall_instructions_per_second": %d, "target": 10000000}\n' \
+    "$(cut -d' ' -f1 /proc/loadavg)" "$n" "$best" "$best_wall"

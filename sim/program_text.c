@@ -698,14 +698,21 @@ int sim_program_load_checked(struct sim_program **out, const char *path,
 /* ---- writer ----------------------------------------------------------------------------- */
 
 /* The writer formats into a buffer by hand: with fprintf, formatting was half of what
- * `laysim compile` spent on a million-instruction program. */
+ * `laysim compile` spent on a million-instruction program. Room for a whole line is made
+ * once (line_room), then every piece is put with a bare cursor: a capacity check and a
+ * library memcpy per piece were a third of the writer's time. */
 struct out {
     char *b;
     size_t len, cap;
     int failed;
 };
 
-static char *out_room(struct out *o, size_t n)
+/* Enough for a line's fixed parts: names (all under 32 bytes), three operands of at most
+ * SIM_AP_MAX_DIMS dims with 20-digit numbers, func, flags and queue. Dependencies and tags
+ * are counted apart. */
+#define LINE_FIXED_MAX (256 + 3 * (128 + 48 * SIM_AP_MAX_DIMS))
+
+static char *line_room(struct out *o, size_t n)
 {
     if (o->len + n > o->cap && LS_ARRAY_RESERVE(o->b, o->cap, o->len + n)) {
         o->failed = 1;
@@ -714,124 +721,140 @@ static char *out_room(struct out *o, size_t n)
     return o->b + o->len;
 }
 
-static void out_str(struct out *o, const char *s, size_t n)
+static inline char *put_str(char *w, const char *s, size_t n)
 {
-    char *d = out_room(o, n);
-    if (d) {
-        memcpy(d, s, n);
-        o->len += n;
+    memcpy(w, s, n);
+    return w + n;
+}
+
+#define PUT_LIT(w, lit) put_str((w), lit, sizeof lit - 1) /* a fixed size: inlined */
+
+static inline char *put_cstr(char *w, const char *s)
+{
+    while (*s)
+        *w++ = *s++;
+    return w;
+}
+
+static const uint64_t pow10_table[20] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+    10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+    1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+    10000000000000000000u};
+
+/* v in decimal: its length first (from its bit length: 1233 / 4096 is just under log10 2,
+ * then one compare), then two digits per division by 100 from the end backwards (the
+ * digit-by-digit loop and its reversing copy were half of the writer's instructions). */
+static inline char *put_u64(char *w, uint64_t v)
+{
+    unsigned t = ((unsigned)(64 - __builtin_clzll(v | 1)) * 1233u) >> 12;
+    char *e = w + t + (v >= pow10_table[t]) + !v;
+    for (w = e; v >= 100; v /= 100) {
+        unsigned r = (unsigned)(v % 100);
+        *--w = (char)('0' + r % 10);
+        *--w = (char)('0' + r / 10);
     }
+    *--w = (char)('0' + v % 10);
+    if (v >= 10)
+        *--w = (char)('0' + v / 10);
+    return e;
 }
 
-#define OUT_LIT(o, lit) out_str((o), lit, sizeof lit - 1)
-
-static void out_cstr(struct out *o, const char *s)
+static inline char *put_i64(char *w, int64_t v)
 {
-    out_str(o, s, strlen(s));
+    if (v >= 0)
+        return put_u64(w, (uint64_t)v);
+    *w++ = '-';
+    return put_u64(w, (uint64_t)0 - (uint64_t)v);
 }
 
-static void out_u64(struct out *o, uint64_t v)
-{
-    char tmp[24];
-    size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    out_str(o, tmp + i, sizeof tmp - i);
-}
-
-static void out_i64(struct out *o, int64_t v)
-{
-    if (v < 0) {
-        OUT_LIT(o, "-");
-        out_u64(o, (uint64_t)0 - (uint64_t)v);
-    } else {
-        out_u64(o, (uint64_t)v);
-    }
-}
-
-static void write_operand(struct out *f, const char *key, const struct sim_operand *o)
+static char *write_operand(char *w, const char *key, const struct sim_operand *o)
 {
     if (o->mem == LS_MEM_NONE)
-        return;
-    OUT_LIT(f, " ");
-    out_cstr(f, key);
-    OUT_LIT(f, "=");
-    out_cstr(f, ls_mem_name((enum ls_mem)o->mem));
-    OUT_LIT(f, "[");
+        return w;
+    *w++ = ' ';
+    w = put_cstr(w, key);
+    *w++ = '=';
+    w = put_cstr(w, ls_mem_name((enum ls_mem)o->mem));
+    *w++ = '[';
     if (o->mem == LS_MEM_HBM) {
-        out_u64(f, o->nparts);
-        OUT_LIT(f, "/");
-        out_i64(f, o->pstride);
+        w = put_u64(w, o->nparts);
+        *w++ = '/';
+        w = put_i64(w, o->pstride);
     } else {
-        out_u64(f, o->part_start);
-        OUT_LIT(f, ":");
-        out_u64(f, (uint64_t)o->part_start + o->nparts);
+        w = put_u64(w, o->part_start);
+        *w++ = ':';
+        w = put_u64(w, (uint64_t)o->part_start + o->nparts);
     }
-    OUT_LIT(f, "]@");
-    out_u64(f, o->addr);
-    OUT_LIT(f, ":");
-    out_cstr(f, ls_dtype_name((enum ls_dtype)o->dtype));
-    OUT_LIT(f, ":");
+    w = PUT_LIT(w, "]@");
+    w = put_u64(w, o->addr);
+    *w++ = ':';
+    w = put_cstr(w, ls_dtype_name((enum ls_dtype)o->dtype));
+    *w++ = ':';
     for (int d = 0; d < o->ndim; d++) {
         if (d)
-            OUT_LIT(f, "x");
-        out_u64(f, o->size[d]);
-        OUT_LIT(f, "/");
-        out_i64(f, o->stride[d]);
+            *w++ = 'x';
+        w = put_u64(w, o->size[d]);
+        *w++ = '/';
+        w = put_i64(w, o->stride[d]);
     }
     if (o->ndim == 0)
-        OUT_LIT(f, "1/1");
+        w = PUT_LIT(w, "1/1");
+    return w;
 }
 
 static void write_instr(struct out *f, const struct sim_program *p, size_t i)
 {
     struct sim_instr buf;
     const struct sim_instr *in = sim_program_get(p, i, &buf);
-    OUT_LIT(f, "i"); /* labels are renumbered i<N> so that references always resolve */
-    out_u64(f, i);
-    OUT_LIT(f, ": ");
-    out_cstr(f, ls_engine_name((enum ls_engine)in->engine));
-    OUT_LIT(f, " ");
-    out_cstr(f, sim_opcode_name((enum sim_opcode)in->opcode));
-    write_operand(f, "dst", &in->dst);
-    write_operand(f, "src", &in->src);
-    write_operand(f, "src2", &in->src2);
+    size_t tags = (in->op_tag >= 0 ? 6 + p->strs.lens[in->op_tag] : 0) +
+                  (in->conv_tag >= 0 ? 7 + p->strs.lens[in->conv_tag] : 0);
+    char *w0 = line_room(f, LINE_FIXED_MAX + 24 * (size_t)in->ndeps + tags), *w = w0;
+    if (!w)
+        return;
+    *w++ = 'i'; /* labels are renumbered i<N> so that references always resolve */
+    w = put_u64(w, i);
+    w = PUT_LIT(w, ": ");
+    w = put_cstr(w, ls_engine_name((enum ls_engine)in->engine));
+    *w++ = ' ';
+    w = put_cstr(w, sim_opcode_name((enum sim_opcode)in->opcode));
+    w = write_operand(w, "dst", &in->dst);
+    w = write_operand(w, "src", &in->src);
+    w = write_operand(w, "src2", &in->src2);
     if (in->func) {
-        OUT_LIT(f, " func=");
-        out_cstr(f, sim_func_name((enum sim_func)in->func));
+        w = PUT_LIT(w, " func=");
+        w = put_cstr(w, sim_func_name((enum sim_func)in->func));
     }
     if (in->flags & SIM_F_ACCUMULATE)
-        OUT_LIT(f, " acc=1");
+        w = PUT_LIT(w, " acc=1");
     if (in->flags & SIM_F_ALL)
-        OUT_LIT(f, " all=1");
+        w = PUT_LIT(w, " all=1");
     if (in->engine == LS_ENGINE_DMA) {
-        OUT_LIT(f, " q=");
-        out_u64(f, in->queue);
+        w = PUT_LIT(w, " q=");
+        w = put_u64(w, in->queue);
     }
     for (uint32_t d = 0; d < in->ndeps; d++) {
-        if (d)
-            OUT_LIT(f, ",i");
-        else
-            OUT_LIT(f, " after=i");
-        out_u64(f, p->deps.data[in->deps_off + d]);
+        w = d ? PUT_LIT(w, ",i") : PUT_LIT(w, " after=i");
+        w = put_u64(w, p->deps.data[in->deps_off + d]);
     }
     if (in->op_tag >= 0) {
-        OUT_LIT(f, " tag=");
-        out_str(f, ls_intern_str(&p->strs, in->op_tag), p->strs.lens[in->op_tag]);
+        w = PUT_LIT(w, " tag=");
+        w = put_str(w, ls_intern_str(&p->strs, in->op_tag), p->strs.lens[in->op_tag]);
     }
     if (in->conv_tag >= 0) {
-        OUT_LIT(f, " conv=");
-        out_str(f, ls_intern_str(&p->strs, in->conv_tag), p->strs.lens[in->conv_tag]);
+        w = PUT_LIT(w, " conv=");
+        w = put_str(w, ls_intern_str(&p->strs, in->conv_tag), p->strs.lens[in->conv_tag]);
     }
-    OUT_LIT(f, "\n");
+    *w++ = '\n';
+    f->len += (size_t)(w - w0);
 }
 
 int sim_program_write(const struct sim_program *p, FILE *f)
 {
     struct out o = {0};
-    OUT_LIT(&o, "lsprog 1\n");
+    char *w = line_room(&o, 16);
+    if (w)
+        o.len = (size_t)(PUT_LIT(w, "lsprog 1\n") - w);
     for (size_t i = 0; i < p->ins.len && !o.failed; i++) {
         write_instr(&o, p, i);
         if (o.len >= (1u << 20)) { /* flush every MiB: the buffer stays small */

@@ -159,6 +159,31 @@ static void test_round_trip(void **state)
     sim_program_free(q);
 }
 
+/* The writer's numbers at their extremes and digit-count boundaries (it formats by hand):
+ * a canonical program comes back byte for byte. */
+static void test_write_numbers(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "lsprog 1\n"
+        "i0: dma dma_copy dst=sbuf[0:100]@18446744073709551615:bf16:99/1 "
+        "src=hbm[10/-2147483647]@0:bf16:10/-1x9/100 q=0 tag=a\n"
+        "i1: act activation dst=sbuf[9:10]@9999999999999999999:fp32:1/1 "
+        "src=sbuf[0:1]@10000000000000000000:fp32:1000000/2147483647 func=relu after=i0 conv=c\n";
+    struct ls_error err;
+    struct sim_program *p = parse(text, &err);
+    assert_non_null(p);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(sim_program_write(p, f), 0);
+    fclose(f);
+    assert_int_equal(len, strlen(text));
+    assert_memory_equal(buf, text, len);
+    free(buf);
+    sim_program_free(p);
+}
+
 struct bad_case {
     const char *text;
     int line, col;
@@ -445,7 +470,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_builder),
         cmocka_unit_test(test_check_errors), cmocka_unit_test(test_check_limits_ok),
         cmocka_unit_test(test_check_memo), cmocka_unit_test(test_parse_tokens),
-        cmocka_unit_test(test_parse_operand_repeats),
+        cmocka_unit_test(test_parse_operand_repeats), cmocka_unit_test(test_write_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
