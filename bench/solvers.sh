@@ -436,8 +436,8 @@ for inst in instances:
     for s in SOLVERS:
         r = R[s]
         c = r.get("cost")
-        if c is None:
-            continue
+        if c is None or (r.get("checked") is False and "not checked" in r.get("note", "")):
+            continue   # a stopped peer's answer that `laysim check` rejected: no cost to compare
         if inst["opt"] is not None:
             r["gap"] = (c - inst["opt"]) / inst["opt"] if inst["opt"] else (0.0 if c == 0 else float("inf"))
             if r["status"] == "optimal" and c != inst["opt"]:
