@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # bench/solvers.sh: every layout solver on one set of instances, one table (issues 7 and 8).
 #
-# Usage: bench/solvers.sh [--quick] [--wide] [--time-limit S] [--cap N] [--keep DIR] [LAYSIM]
+# Usage: bench/solvers.sh [--quick] [--wide|--bar] [--time-limit S] [--cap N] [--keep DIR] [LAYSIM]
 #   --quick          small instance set, 3 s baseline limit, < 2 minutes
 #   --wide           the wide families of issue 24 instead: uniform random DAGs, windowed
 #                    DAGs (window 20 and 30) and fan-out DAGs (window 40, fan-out 10) of
 #                    150-5,000 ops, exact against toulbar2, cbc and z3 only, baseline limit
 #                    and exact limit 120 s; per instance the ratio of exact's CPU time to
 #                    the fastest peer that proved optimality. With --quick: 150-500 ops.
+#   --bar            issue 24's Done-when: the wide families, transformers, ResNets (cnn),
+#                    SAT and OCT gadgets up to 5,000 ops and the 24 zoo problems; exact
+#                    (60 s) against the peers toulbar2, cbc and the z3 binary (60 s each,
+#                    run in that order; a peer is stopped at 3x the fastest proving peer's
+#                    CPU time + 2 s, since it can no longer be the fastest: status "cut").
+#                    Prints the instances whose fastest peer needs >= 1 s, exact's total
+#                    against the best peers' total, the median and worst ratio, and
+#                    whether the bar holds (total <= peers' total, no ratio over 1.5,
+#                    every instance proven, `laysim check`ed and equal to a peer's
+#                    optimum). With --quick: at most 1,000 ops, 3 zoo problems.
 #   --time-limit S   limit of the baselines: dp, z3 (libz3) and the external toulbar2, cbc
 #                    and z3 binaries (default 10; 60 gives the issue's "z3 within 60 s"
 #                    comparison at the price of a longer run); exact always gets 60 s
@@ -29,13 +39,14 @@
 # solver that claims optimality (z3 among them). Exit status 1 on any check failure or
 # mismatch. The last line is one JSON object with every figure.
 set -euo pipefail
-quick=0 wide=0 tl=10 cap=5000 keep="" laysim="" tl_set=0
+cap_set=0 quick=0 wide=0 bar=0 tl=10 cap=5000 keep="" laysim="" tl_set=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; tl=3; cap=1000 ;;
     --wide) wide=1 ;;
+    --bar) bar=1 ;;
     --time-limit) tl=$2; tl_set=1; shift ;;
-    --cap) cap=$2; shift ;;
+    --cap) cap=$2; cap_set=1; shift ;;
     --keep) keep=$2; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench/solvers.sh: unknown option $1" >&2; exit 2 ;;
@@ -45,15 +56,18 @@ while [ $# -gt 0 ]; do
 done
 laysim=${laysim:-build/laysim}
 if [ "$wide" = 1 ] && [ "$tl_set" = 0 ]; then tl=120; fi
+if [ "$bar" = 1 ] && [ "$tl_set" = 0 ]; then tl=60; fi
+if [ "$bar" = 1 ] && [ "$cap_set" = 0 ]; then cap=1000000; fi   # every zoo problem gets its peers
 [ -x "$laysim" ] || { echo "bench/solvers.sh: no laysim binary at $laysim" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench/solvers.sh: needs /usr/bin/time (GNU time)" >&2; exit 2; }
 if [ -n "$keep" ]; then mkdir -p "$keep"; dir=$keep; else dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT; fi
 rc=0
-python3 - "$laysim" "$dir" "$quick" "$tl" "$cap" "$wide" <<'PY' || rc=$?
+python3 - "$laysim" "$dir" "$quick" "$tl" "$cap" "$wide" "$bar" <<'PY' || rc=$?
 import datetime, json, os, re, signal, statistics, subprocess, sys, time
 
 laysim, d, quick, tl, cap = sys.argv[1], sys.argv[2], sys.argv[3] == "1", float(sys.argv[4]), int(sys.argv[5])
 wide = sys.argv[6] == "1"
+bar = sys.argv[7] == "1"
 EXACT_TL = 120 if wide else 60
 MEM = 1 << 30
 GRACE = 15            # seconds past its own limit before a solver is killed
@@ -193,8 +207,10 @@ def cfg_from_globals(inst, chosen):
     return cfg
 
 
-def external(inst, s):
+def external(inst, s, lim=None):
+    """lim: this run's own limit (--bar's cut below the baseline limit tl)."""
     names, ncfg = inst["names"], inst["ncfg"]
+    lim = tl if lim is None else lim
     res = {"status": "error", "cost": None, "bound": None}
     cfg = None
     if s == "toulbar2":
@@ -202,7 +218,7 @@ def external(inst, s):
         w = os.path.join(d, "tb2.sol.txt")
         if os.path.exists(w):
             os.remove(w)
-        r = run(["toulbar2", f, "-timer=%d" % max(1, int(tl)), "-w=" + w], tl + GRACE)
+        r = run(["toulbar2", f, "-timer=%d" % max(1, int(lim)), "-w=" + w], lim + GRACE)
         m = re.search(r"Optimum: (\d+)", r["out"])
         sols = re.findall(r"New solution: (\d+)", r["out"])
         if m:
@@ -219,7 +235,7 @@ def external(inst, s):
         o = os.path.join(d, "cbc.sol.txt")
         if os.path.exists(o):
             os.remove(o)
-        r = run(["cbc", f, "sec", "%d" % max(1, int(tl)), "solve", "solu", o], tl + GRACE)
+        r = run(["cbc", f, "sec", "%d" % max(1, int(lim)), "solve", "solu", o], lim + GRACE)
         head = open(o).readline() if os.path.exists(o) else ""
         m = re.search(r"objective value\s+(-?[\d.e+]+)", head)
         if m and head.startswith("Optimal"):
@@ -239,7 +255,7 @@ def external(inst, s):
             cfg = cfg_from_globals(inst, chosen)
     elif s == "z3bin":
         f = export(inst, "wcnf-old")
-        r = run(["z3", "-T:%d" % max(1, int(tl)), "-wcnf", "-model", f], tl + GRACE)
+        r = run(["z3", "-T:%d" % max(1, int(lim)), "-wcnf", "-model", f], lim + GRACE)
         lines = r["out"].strip().splitlines()
         if lines and lines[0].strip() == "sat" and not r["killed"]:
             res["status"] = "optimal"
@@ -250,7 +266,7 @@ def external(inst, s):
             res["status"] = "timeout"
     res.update(cpu=r["cpu"], wall=r["wall"], peak_mib=r["peak_mib"])
     if r["killed"]:   # ignored its own time limit; a solution it printed still counts
-        res["note"] = "killed after %d s" % (tl + GRACE)
+        res["note"] = "killed after %d s" % (lim + GRACE)
         if res["status"] == "optimal":
             res["status"] = "feasible"
     if res["cost"] is not None:
@@ -272,7 +288,21 @@ gen = []   # (family, name, gen args)
 def add(fam, shape, n, extra=()):
     gen.append((fam, "%s-%d" % (fam, n), ["--shape", shape, "--ops", str(n), "--seed", "1"] + list(extra)))
 
-if wide:
+if bar:
+    # sizes per family: 500..5000 ops (the issue's "up to 5,000"); --quick keeps <= 1000
+    def fam(name, shape, ns, extra=()):
+        for n in ns:
+            if not quick or n <= 1000:
+                add(name, shape, n, extra)
+    fam("random", "random", (500, 1000, 2500, 5000))
+    fam("rw20", "random", (500, 1500, 5000), ["--window", "20"])
+    fam("rw30", "random", (400, 1000, 2500), ["--window", "30"])
+    fam("fan10", "random", (550, 1050, 2550, 5000), ["--window", "40", "--fanout", "10"])
+    fam("transformer", "transformer", (1000, 5000))
+    fam("cnn", "cnn", (1000, 5000))
+    fam("sat", "sat", (150, 300, 500))
+    fam("oct", "oct", (150, 300))
+elif wide:
     sizes = (150, 500) if quick else (150, 500, 1500, 5000)
     for n in sizes:
         add("random", "random", n)
@@ -328,68 +358,7 @@ elif re.search(r"^\s+problem\s", helptext, re.M):
 else:
     zoo_note = "no `laysim problem` in this binary: zoo models skipped"
 
-# ---- run ----------------------------------------------------------------------------
-SOLVERS = ["local", "greedy", "rulebased", "exact", "dp", "z3", "toulbar2", "cbc", "z3bin"]
-if wide:
-    SOLVERS = ["rulebased", "exact", "z3", "toulbar2", "cbc", "z3bin"]
-PEERS = ["z3", "toulbar2", "cbc", "z3bin"]
-HEUR = ["local", "greedy", "rulebased"]
-BASE = ["dp", "z3", "toulbar2", "cbc", "z3bin"]
-EXT = {"toulbar2": "toulbar2", "cbc": "cbc", "z3bin": "z3"}
-gave_up = {}   # (family, solver) -> ops of the instance where it timed out
-problems = []
-for inst in instances:
-    inst["names"], inst["ncfg"] = read_ops(inst["lsp"])
-    n = inst["ops"] = len(inst["names"])
-    inst["res"] = {}
-    for s in SOLVERS:
-        if s in EXT and not have[EXT[s]]:
-            inst["res"][s] = {"status": "absent"}
-            continue
-        if s in BASE and s != "dp" and n > cap:
-            inst["res"][s] = {"status": "skipped", "note": "over --cap %d ops" % cap}
-            continue
-        if s in BASE and (inst["family"], s) in gave_up:
-            inst["res"][s] = {"status": "skipped",
-                              "note": "timed out at %d ops" % gave_up[(inst["family"], s)]}
-            continue
-        res = external(inst, s) if s in EXT else laysim_solver(inst, s)
-        if s in BASE and res["status"] in ("timeout", "feasible", "killed", "unknown"):
-            gave_up[(inst["family"], s)] = n
-        inst["res"][s] = res
-        if res.get("checked") is False:
-            problems.append("%s %s: %s" % (inst["name"], s, res.get("note")))
-        if res["status"] == "error":
-            problems.append("%s %s: error %s" % (inst["name"], s, res.get("note", "")))
-    R = inst["res"]
-    inst["width"] = R["dp"].get("width") if "dp" in R else None
-    ex = R["exact"]
-    inst["opt"] = ex["cost"] if ex["status"] == "optimal" else None
-    inst["lb"] = ex.get("bound")
-    for s in SOLVERS:
-        r = R[s]
-        c = r.get("cost")
-        if c is None:
-            continue
-        if inst["opt"] is not None:
-            r["gap"] = (c - inst["opt"]) / inst["opt"] if inst["opt"] else (0.0 if c == 0 else float("inf"))
-            if r["status"] == "optimal" and c != inst["opt"]:
-                problems.append("%s: %s claims optimal %d, exact proves %d" % (inst["name"], s, c, inst["opt"]))
-            if c < inst["opt"]:
-                problems.append("%s: %s found %d below exact's optimum %d" % (inst["name"], s, c, inst["opt"]))
-        elif inst["lb"] is not None and c < inst["lb"]:
-            problems.append("%s: %s found %d below exact's bound %d" % (inst["name"], s, c, inst["lb"]))
-    # exact's CPU time over the fastest peer that proved optimality (its CBC child included)
-    pt = [(R[s]["cpu"], s) for s in PEERS if s in R and R[s].get("status") == "optimal"
-          and R[s].get("cpu") is not None]
-    inst["best_peer"] = min(pt) if pt else None
-    if pt and ex.get("cpu") is not None and ex["status"] == "optimal":
-        inst["ratio"] = ex["cpu"] / max(min(pt)[0], 0.005)
-    # progress on stderr so a long run shows life
-    print("# %-24s %6d ops done (%.0f s)" % (inst["name"], n, time.monotonic() - t_start), file=sys.stderr)
-
-# ---- table --------------------------------------------------------------------------
-ABBR = {"optimal": "O", "feasible": "F", "unknown": "U", "timeout": "T", "killed": "K",
+ABBR = {"cut": "C", "optimal": "O", "feasible": "F", "unknown": "U", "timeout": "T", "killed": "K",
         "memout": "M", "error": "E", "absent": "-", "skipped": "-"}
 
 
@@ -412,10 +381,90 @@ def cell(inst, s):
     return "%s %s %s%s%s" % (t, mem, ABBR.get(st, "?"), g, chk)
 
 
+# ---- run ----------------------------------------------------------------------------
+SOLVERS = ["local", "greedy", "rulebased", "exact", "dp", "z3", "toulbar2", "cbc", "z3bin"]
+if wide:
+    SOLVERS = ["rulebased", "exact", "z3", "toulbar2", "cbc", "z3bin"]
+if bar:
+    SOLVERS = ["exact", "toulbar2", "cbc", "z3bin"]
+PEERS = ["z3", "toulbar2", "cbc", "z3bin"]
+HEUR = ["local", "greedy", "rulebased"]
+BASE = ["dp", "z3", "toulbar2", "cbc", "z3bin"]
+EXT = {"toulbar2": "toulbar2", "cbc": "cbc", "z3bin": "z3"}
+gave_up = {}   # (family, solver) -> ops of the instance where it timed out
+problems = []
+for inst in instances:
+    inst["names"], inst["ncfg"] = read_ops(inst["lsp"])
+    n = inst["ops"] = len(inst["names"])
+    inst["res"] = {}
+    for s in SOLVERS:
+        if s in EXT and not have[EXT[s]]:
+            inst["res"][s] = {"status": "absent"}
+            continue
+        if s in BASE and s != "dp" and n > cap:
+            inst["res"][s] = {"status": "skipped", "note": "over --cap %d ops" % cap}
+            continue
+        if s in BASE and (inst["family"], s) in gave_up:
+            inst["res"][s] = {"status": "skipped",
+                              "note": "timed out at %d ops" % gave_up[(inst["family"], s)]}
+            continue
+        lim = tl
+        if bar and s in EXT:
+            done = [inst["res"][q]["cpu"] for q in PEERS if q in inst["res"]
+                    and inst["res"][q].get("status") == "optimal" and inst["res"][q].get("cpu")]
+            if done:   # it can no longer be the fastest peer past this (CPU <= wall)
+                lim = min(tl, 3 * min(done) + 2)
+        res = external(inst, s, lim) if s in EXT else laysim_solver(inst, s)
+        if lim < tl and res["status"] in ("timeout", "feasible", "killed"):
+            res["status"] = "cut"
+        if s in BASE and res["status"] in ("timeout", "feasible", "killed", "unknown"):
+            gave_up[(inst["family"], s)] = n
+        inst["res"][s] = res
+        if res.get("checked") is False and bar and s in EXT and res["status"] != "optimal":
+            # a peer stopped early (cut or its own limit): its partial answer file is
+            # not a result the bar uses
+            res["note"] = "stopped, answer not checked: " + str(res.get("note"))
+        elif res.get("checked") is False:
+            problems.append("%s %s: %s" % (inst["name"], s, res.get("note")))
+        if res["status"] == "error":
+            problems.append("%s %s: error %s" % (inst["name"], s, res.get("note", "")))
+    R = inst["res"]
+    inst["width"] = R["dp"].get("width") if "dp" in R else None
+    ex = R["exact"]
+    inst["opt"] = ex["cost"] if ex["status"] == "optimal" else None
+    inst["lb"] = ex.get("bound")
+    for s in SOLVERS:
+        r = R[s]
+        c = r.get("cost")
+        if c is None or (r.get("checked") is False and "not checked" in r.get("note", "")):
+            continue   # a stopped peer's answer that `laysim check` rejected: no cost to compare
+        if inst["opt"] is not None:
+            r["gap"] = (c - inst["opt"]) / inst["opt"] if inst["opt"] else (0.0 if c == 0 else float("inf"))
+            if r["status"] == "optimal" and c != inst["opt"]:
+                problems.append("%s: %s claims optimal %d, exact proves %d" % (inst["name"], s, c, inst["opt"]))
+            if c < inst["opt"]:
+                problems.append("%s: %s found %d below exact's optimum %d" % (inst["name"], s, c, inst["opt"]))
+        elif inst["lb"] is not None and c < inst["lb"]:
+            problems.append("%s: %s found %d below exact's bound %d" % (inst["name"], s, c, inst["lb"]))
+    # exact's CPU time over the fastest peer that proved optimality (its CBC child included)
+    pt = [(R[s]["cpu"], s) for s in PEERS if s in R and R[s].get("status") == "optimal"
+          and R[s].get("cpu") is not None]
+    inst["best_peer"] = min(pt) if pt else None
+    if pt and ex.get("cpu") is not None and ex["status"] == "optimal":
+        inst["ratio"] = ex["cpu"] / max(min(pt)[0], 0.005)
+    # progress on stderr so a long run shows life
+    print("# %-24s %6d ops done (%.0f s): exact %s, best peer %s" % (
+        inst["name"], n, time.monotonic() - t_start, cell(inst, "exact"),
+        "%s %.2fs" % (inst["best_peer"][1], inst["best_peer"][0]) if inst["best_peer"] else "none"),
+        file=sys.stderr)
+
+# ---- table --------------------------------------------------------------------------
 date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 print("# bench/solvers.sh%s, %s, baseline limit %g s, exact limit %d s, dp budget 1 GiB, cap %d ops"
       % (" --quick" if quick else "", date, tl, EXACT_TL, cap))
 print("# cell: CPU seconds (user+sys), peak RSS MiB, status (O optimal, F feasible, T timeout,")
+if bar:
+    print("#       C cut: stopped at 3x the fastest proving peer + 2 s,")
 print("#       M over memory budget, E error, - skipped/absent), cost vs exact's optimum")
 print("#       (= equal, +x% gap); '!' marks a solution that failed `laysim check`")
 if zoo_note:
@@ -459,10 +508,48 @@ if hard:
     tp = sum(i["best_peer"][0] for i in hard)
     print("instances where the fastest peer needs >= 1 s: %d, exact total %.2f s, best peers' total %.2f s"
           % (len(hard), te, tp))
+bar_sum = None
+if bar:
+    # issue 24's Done-when: every instance proven, checked and equal to a peer's optimum;
+    # on the set whose fastest peer needs >= 1 s, exact's total <= the peers' total and
+    # no ratio over 1.5
+    unproven = [i["name"] for i in instances if i["opt"] is None]
+    unchecked = [i["name"] for i in instances if i["opt"] is not None
+                 and not i["res"]["exact"].get("checked")]
+    no_peer = [i["name"] for i in instances if i["opt"] is not None and not i["best_peer"]]
+    print("bar set (fastest peer >= 1 s CPU):")
+    print("%-22s %6s %-9s %8s %8s %6s  %s" % ("instance", "ops", "peer", "peer s", "exact s",
+                                             "ratio", "exact"))
+    for i in hard:
+        e = i["res"]["exact"]
+        print("%-22s %6d %-9s %8.2f %8.2f %6.2f  %s" % (
+            i["name"], i["ops"], i["best_peer"][1], i["best_peer"][0], e.get("cpu") or 0,
+            (e.get("cpu") or 0) / i["best_peer"][0],
+            "proven, checked, = peer" if i["opt"] is not None and e.get("checked") else e["status"]))
+    hr = [(i["res"]["exact"]["cpu"] / i["best_peer"][0], i["name"]) for i in hard
+          if i["res"]["exact"].get("cpu") is not None]
+    te = sum(i["res"]["exact"].get("cpu") or 0 for i in hard)
+    tp = sum(i["best_peer"][0] for i in hard)
+    ok = (not unproven and not unchecked and not problems and
+          (not hard or (hr and te <= tp and max(hr)[0] <= 1.5)))
+    bar_sum = {"instances": len(instances), "proven": len(instances) - len(unproven),
+               "unproven": unproven, "unchecked": unchecked, "no_peer_proof": no_peer,
+               "hard": [i["name"] for i in hard], "exact_total_s": round(te, 2),
+               "peers_total_s": round(tp, 2),
+               "median_ratio": round(statistics.median(r for r, _ in hr), 3) if hr else None,
+               "worst_ratio": round(max(hr)[0], 3) if hr else None,
+               "worst": max(hr)[1] if hr else None, "met": ok}
+    print("bar: %d instances, proven %d (unproven: %s), no peer proof on %s; >= 1 s set: %d, "
+          "exact total %.2f s vs best peers %.2f s, median ratio %s, worst %s (%s): %s"
+          % (len(instances), bar_sum["proven"], ", ".join(unproven) or "none",
+             ", ".join(no_peer) or "none", len(hard), te, tp, bar_sum["median_ratio"],
+             bar_sum["worst_ratio"], bar_sum["worst"], "MET" if ok else "NOT MET"))
 speed = {}
 for s in ("z3", "toulbar2", "cbc", "z3bin"):
     xs = []
     for i in instances:
+        if s not in SOLVERS:
+            continue
         r, e = i["res"][s], i["res"]["exact"]
         if r.get("cpu") is not None and e.get("cpu") and r["status"] == "optimal":
             xs.append((r["cpu"] / max(e["cpu"], 0.005), i["name"]))
@@ -483,7 +570,7 @@ print("exact == z3 (libz3) on all %d instances where z3 proved optimality within
 # issue 7's goal: greedy and rulebased on `gen --shape transformer --ops 10000 --seed 1` < 0.5 s
 goal = os.path.join(d, "goal-transformer-10000.lsp")
 run([laysim, "gen", "--shape", "transformer", "--ops", "10000", "--seed", "1", "-o", goal], 600)
-for s in ("greedy", "rulebased") if not wide else ():
+for s in ("greedy", "rulebased") if not (wide or bar) else ():
     r = run([laysim, "solve", goal, "--solver", s, "--json"], 600)
     sec = json.loads(r["out"])["seconds"] if r["rc"] == 0 else None
     print("%s on transformer-10000: %s s solver time (goal < 0.5 s)%s"
@@ -497,7 +584,7 @@ def clean(r):
 
 
 print(json.dumps({
-    "bench": "solvers", "quick": quick, "wide": wide, "date": date, "baseline_limit_s": tl, "exact_limit_s": EXACT_TL,
+    "bench": "solvers", "quick": quick, "wide": wide, "bar": bar_sum, "date": date, "baseline_limit_s": tl, "exact_limit_s": EXACT_TL,
     "cap_ops": cap, "elapsed_s": round(time.monotonic() - t_start, 1),
     "instances": [{"name": i["name"], "source": i["src"], "ops": i["ops"], "width": i["width"],
                    "optimum": i["opt"], "lower_bound": i["lb"], "ratio": i.get("ratio"),

@@ -18,7 +18,8 @@
 
 /* full keys: lsp_opts_check compares prefixes of "key=value" */
 static const char *const exact_prefixes[] = {"exact.mem_limit=", "exact.max_table=",
-                                             "exact.engine=", "exact.race_entries=", NULL};
+                                             "exact.engine=", "exact.race_entries=",
+                                             "exact.z3_seconds=", NULL};
 
 enum { ENGINE_AUTO, ENGINE_BE, ENGINE_MIP, ENGINE_WC };
 
@@ -192,6 +193,7 @@ static void set_stats(struct lsp_stats *st, const struct ex_fg *g, const struct 
     lsp_stats_set(st, "seed_gain", (double)pf->seed_gain);
     lsp_stats_set(st, "wc_proven", pf->wc_proven);
     lsp_stats_set(st, "wc_nodes", pf->wc_nodes);
+    lsp_stats_set(st, "z3_proven", pf->z3_proven);
 }
 
 /* exact.engine=mip: CBC alone, in this process, from the rule-based start. */
@@ -230,13 +232,14 @@ static int solve_mip_only(const struct lsp_problem *p, const struct lsp_solve_op
 }
 
 static int read_opts(const struct lsp_solve_opts *o, int *engine, int64_t *mem_limit,
-                     int64_t *max_table, double *race, struct ls_error *err)
+                     int64_t *max_table, double *race, double *z3s, struct ls_error *err)
 {
     const char *e = lsp_opt_str(o, "exact.engine");
     if (lsp_opts_check(o, exact_prefixes, err) ||
         lsp_opt_i64(o, "exact.mem_limit", ex_default_mem_limit(), mem_limit, err) ||
         lsp_opt_i64(o, "exact.max_table", 0, max_table, err) ||
-        lsp_opt_double(o, "exact.race_entries", (double)(1 << 24), race, err))
+        lsp_opt_double(o, "exact.race_entries", (double)(1 << 24), race, err) ||
+        lsp_opt_double(o, "exact.z3_seconds", 20, z3s, err))
         return LS_ERR_INPUT;
     if (*mem_limit < 1024)
         return ls_error_msg(err, LS_ERR_INPUT, "exact.mem_limit: at least 1024 bytes");
@@ -252,8 +255,8 @@ int lsp_solve_exact(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                     struct lsp_result *r, struct ls_error *err)
 {
     int64_t mem_limit, max_table;
-    double race;
-    int engine, rc = read_opts(o, &engine, &mem_limit, &max_table, &race, err);
+    double race, z3s;
+    int engine, rc = read_opts(o, &engine, &mem_limit, &max_table, &race, &z3s, err);
     if (rc)
         return rc;
     if (engine == ENGINE_MIP)
@@ -267,7 +270,7 @@ int lsp_solve_exact(const struct lsp_problem *p, const struct lsp_solve_opts *o,
     int32_t *scratch = malloc((size_t)(p->nops ? p->nops : 1) * sizeof *scratch);
     int64_t *lb0 = calloc((size_t)(g.ncomp ? g.ncomp : 1), sizeof *lb0);
     struct be_run s = {.proven = calloc((size_t)g.ncomp + 1, 1)};
-    struct ex_pf pf = {.p = p, .g = &g, .o = o, .race_entries = race,
+    struct ex_pf pf = {.p = p, .g = &g, .o = o, .race_entries = race, .z3_seconds = z3s,
                        .budget = (double)mem_limit / sizeof(int64_t),
                        .done = calloc((size_t)g.ncomp + 1, 1),
                        .raced = calloc((size_t)g.ncomp + 1, 1)};

@@ -62,15 +62,22 @@ static int seed(struct ex_pf *pf, int32_t c, int32_t *cfg, int64_t *cost, struct
     return rc;
 }
 
+/* Seconds left of the run, or dflt when it has no deadline. */
+static double time_left(const struct ex_pf *pf, double dflt)
+{
+    if (!pf->dl || !pf->dl->end_ns)
+        return dflt;
+    uint64_t now = ls_now_ns();
+    return now < pf->dl->end_ns ? (double)(pf->dl->end_ns - now) / 1e9 : 0;
+}
+
 /* The MIP engine in its child process; its start: solved components at their optimum,
  * the others at the incumbent (seeded, improved by the search). */
 static void start_mip(struct ex_pf *pf, const int32_t *cfg)
 {
-    double left = 0;
-    if (pf->dl && pf->dl->end_ns) {
-        uint64_t now = ls_now_ns();
-        left = now < pf->dl->end_ns ? (double)(pf->dl->end_ns - now) / 1e9 : 0.01;
-    }
+    double left = time_left(pf, 0);
+    if (pf->dl && pf->dl->end_ns && left <= 0)
+        left = 0.01;
     struct ls_error ignored;
     if (ex_mip_start(&pf->job, pf->p, left, cfg, &pf->proved, &ignored)) {
         /* no child process (fork refused, out of memory): the in-process engines alone
@@ -80,6 +87,41 @@ static void start_mip(struct ex_pf *pf, const int32_t *cfg)
         return;
     }
     pf->started = 1;
+}
+
+/* SAT-like structure (docs/exact.md, "Portfolio"): the search's root bound is below half
+ * the incumbent, i.e. the problem is mostly about finding a cheap assignment at all, which
+ * is what a CDCL core does well and bounds do not (the SAT gadgets: root bound 0). Then
+ * laysim's z3 backend (dlopened; absent libz3 is not an error here) runs on the whole
+ * problem for at most pf->z3_seconds; its proof restricted to component c is c's optimum
+ * (components are independent). Returns 1 when it proved. */
+static int try_z3(struct ex_pf *pf, int32_t c, int32_t *cfg, int64_t *cost)
+{
+    double budget = time_left(pf, pf->z3_seconds);
+    if (budget > pf->z3_seconds)
+        budget = pf->z3_seconds;
+    if (budget <= 0.05 || pf->z3_tried)
+        return 0;
+    pf->z3_tried = 1;
+    struct lsp_solve_opts zo;
+    lsp_opts_init(&zo);
+    zo.time_limit = budget;
+    struct lsp_result zr;
+    lsp_result_init(&zr);
+    struct ls_error ignored;
+    int won = 0;
+    if (!lsp_solution_alloc(&zr.sol, pf->p, &ignored) &&
+        !lsp_solve_z3(pf->p, &zo, &zr, &ignored) && zr.sol.status == LSP_OPTIMAL &&
+        zr.sol.nops == pf->p->nops) {
+        const struct ex_fg *g = pf->g;
+        for (int32_t j = g->comp_op_off[c]; j < g->comp_op_off[c + 1]; j++)
+            cfg[g->comp_op[j]] = zr.sol.cfg[g->comp_op[j]];
+        *cost = ex_comp_cost(pf->p, g, c, cfg);
+        won = 1;
+        pf->z3_proven++;
+    }
+    lsp_result_free(&zr);
+    return won;
 }
 
 int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_t *cost,
@@ -107,6 +149,10 @@ int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_
     pf->wc_nodes += (double)wo.nodes;
     if (wo.optimal) {
         pf->wc_proven++;
+        *proven = 1;
+        return 0;
+    }
+    if (!wo.optimal && wo.root_lb * 2 < *cost && try_z3(pf, c, cfg, cost)) {
         *proven = 1;
         return 0;
     }

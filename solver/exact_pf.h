@@ -31,6 +31,9 @@ struct ex_pf {
     int64_t seed_gain;       /* cost the rule-based seed saved over the incumbent */
     char *raced;             /* per component: went through the hook (canonical pass) */
     int32_t wc_proven;       /* components the soft-arc-consistency search proved */
+    double z3_seconds;       /* budget of the z3 member on SAT-like structure (0: never) */
+    int z3_tried;            /* it runs once per problem */
+    int32_t z3_proven;       /* components its proof settled */
     double wc_nodes;
     struct ex_mip_job job;
 };

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "solver/gen.h"
 #include "solver/problem.h"
 #include "solver/solver.h"
 #include "util/prng.h"
@@ -412,6 +413,33 @@ static void test_exact_wc_limit(void **state)
     lsp_free(p);
 }
 
+/* A planted 3-SAT gadget (optimum 0, search root bound 0): the portfolio hands it to the
+ * z3 member, whose proof is exact's answer; without z3 (exact.z3_seconds=0) CBC proves
+ * the same optimum. */
+static void test_exact_z3_member(void **state)
+{
+    (void)state;
+    struct lsp_problem *p = NULL;
+    struct ls_error err;
+    assert_int_equal(lsp_gen_sat_random(120, 3, &p, &err), 0);
+    struct lsp_result r, off;
+    solve_with(p, "exact.race_entries=0", NULL, &r);
+    solve_with(p, "exact.race_entries=0", "exact.z3_seconds=0", &off);
+    assert_int_equal(r.sol.status, LSP_OPTIMAL);
+    assert_int_equal(off.sol.status, LSP_OPTIMAL);
+    assert_int_equal(r.sol.cost, 0);
+    assert_int_equal(off.sol.cost, 0);
+    assert_int_equal(lsp_eval(p, r.sol.cfg, NULL, NULL), 0);
+    const double *z = lsp_stats_get(&r.stats, "z3_proven");
+    const double *z0 = lsp_stats_get(&off.stats, "z3_proven");
+    assert_non_null(z);
+    assert_true(*z == (z3_available() ? 1 : 0));
+    assert_true(*z0 == 0);
+    lsp_result_free(&r);
+    lsp_result_free(&off);
+    lsp_free(p);
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -451,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_exact_wc_brute),
         cmocka_unit_test(test_exact_wc_vs_be),
         cmocka_unit_test(test_exact_wc_limit),
+        cmocka_unit_test(test_exact_z3_member),
         cmocka_unit_test(test_bad_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
