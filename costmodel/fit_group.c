@@ -179,7 +179,8 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src)
     dst->n = n;
     if (LS_ARRAY_RESERVE(dst->gap, dst->capgap, dst->ngap + src->ngap + 1))
         return LS_ERR_NOMEM;
-    memcpy(dst->gap + dst->ngap, src->gap, src->ngap * sizeof *src->gap);
+    if (src->ngap)   /* (src->gap is NULL when it has none) */
+        memcpy(dst->gap + dst->ngap, src->gap, src->ngap * sizeof *src->gap);
     dst->ngap += src->ngap;
     return 0;
 }
