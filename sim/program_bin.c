@@ -334,8 +334,11 @@ static const char *get_instr_v3(struct rd *r, uint32_t idx, struct sim_program *
         return "kind slot not defined in this block";
     struct sim_irec *rec = &p->ins.data[idx];
     uint8_t present = kt->present[j];
-    for (int k = 0; k < 3; k++)
-        rec->addr[k] = present >> k & 1 ? kt->addr[j][k] += (uint64_t)trace_unzigzag(rd_u(r)) : 0;
+    uint64_t *last = kt->addr[j];
+    /* written out per operand: the loop kept its counter and reloaded present each turn */
+    rec->addr[0] = present & 1 ? last[0] += (uint64_t)trace_unzigzag(rd_u(r)) : 0;
+    rec->addr[1] = present & 2 ? last[1] += (uint64_t)trace_unzigzag(rd_u(r)) : 0;
+    rec->addr[2] = present & 4 ? last[2] += (uint64_t)trace_unzigzag(rd_u(r)) : 0;
     if (r->bad)
         return "truncated or malformed instruction";
     rec->kind = kt->id[j];
