@@ -425,22 +425,28 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
         return ls_error_set(err, LS_ERR_LIMIT, b->file, 0, 0, "too many instructions");
     if (LS_VEC_RESERVE(&p->ins, p->ins.len + count) || LS_VEC_RESERVE(&p->sid, p->ins.len + count))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    /* Locals, not b's fields: the byte stores into the program may alias b, which made the
+     * loop reload them for every instruction. */
+    const int v3 = b->version == 3;
+    struct sim_checker *chk = b->chk;
+    const size_t first = p->ins.len; /* each instruction read adds one */
     for (uint32_t k = 0; k < count; k++) {
-        size_t idx = p->ins.len, at = (size_t)(r.p - b->raw);
-        msg = b->version == 3 ? get_instr_v3(&r, (uint32_t)idx, p, b->streams, b->b0_ok)
-                              : progz_get_instr_v12(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok);
+        size_t idx = first + k, at = (size_t)(r.p - b->raw);
+        msg = v3 ? get_instr_v3(&r, (uint32_t)idx, p, b->streams, b->b0_ok)
+                 : progz_get_instr_v12(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok);
         if (msg) {
             char m[200];
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
                      b->nblocks, idx, at, msg);
             return bad(b, err, b->off, m);
         }
-        if (b->chk) { /* a failure leaves the error to sim_run's own check */
+        if (chk) { /* a failure leaves the error to sim_run's own check */
             struct ls_error ignored;
-            if (sim_checker_step(b->chk, p, &ignored))
-                b->chk = NULL;
+            if (sim_checker_step(chk, p, &ignored))
+                chk = NULL;
         }
     }
+    b->chk = chk;
     if (r.p != r.end)
         return bad(b, err, b->off, "bytes left over after the block's instructions");
     return 0;
