@@ -309,19 +309,29 @@ static const char *get_kind_v3(struct rd *r, struct sim_program *p, uint8_t sid,
     return NULL;
 }
 
+/* The most bytes a version 3 instruction with at most ROOM_DEPS dependencies and no new
+ * kind takes: stream and slot bytes, then up to 3 + ROOM_DEPS + 2 varints. */
+#define ROOM_DEPS 4
+#define ROOM_BYTES (2 + 10 * (3 + ROOM_DEPS + 2))
+
 /* Version 3's instruction idx: stream, kind slot and tag modes, dependencies, tag ids, a
- * new kind when the slot says so, then one address difference per operand of the kind. */
-static const char *get_instr_v3(struct rd *r, uint32_t idx, struct sim_program *p,
-                                struct progz_stream *streams, const uint8_t b0_ok[256])
+ * new kind when the slot says so, then one address difference per operand of the kind.
+ * room: at least ROOM_BYTES are left in the block, so that the varints of an instruction
+ * with at most ROOM_DEPS dependencies and no new kind (nearly all) need no end checks. */
+static inline __attribute__((always_inline)) const char *
+get_instr_v3_in(struct rd *r, uint32_t idx, struct sim_program *p, struct progz_stream *streams,
+                const uint8_t b0_ok[256], int room)
 {
-    uint8_t sid = rd_byte(r), h = rd_byte(r);
-    uint64_t nd = rd_u(r);
+    uint8_t sid = room ? *r->p++ : rd_byte(r), h = room ? *r->p++ : rd_byte(r);
+    uint64_t nd = rd_u_in(r, room);
     if (sid >= PROGZ_STREAMS || nd > UINT16_MAX)
         return "bad stream or dependency count";
     struct progz_stream *st = &streams[sid];
     struct kind_table *kt = &st->kt;
     unsigned j = h & 15;
-    const char *msg = progz_get_deps(r, idx, nd, p);
+    if (room && (nd > ROOM_DEPS || j == KIND_NEW))
+        room = 0; /* not within ROOM_BYTES: checked reads from here on */
+    const char *msg = room ? progz_get_deps_in(r, idx, nd, p, 1) : progz_get_deps(r, idx, nd, p);
     if (!msg)
         msg = progz_get_tag(r, h >> 4 & 3u, &st->op_tag, p);
     if (!msg)
@@ -334,13 +344,24 @@ static const char *get_instr_v3(struct rd *r, uint32_t idx, struct sim_program *
         return "kind slot not defined in this block";
     struct sim_irec *rec = &p->ins.data[idx];
     uint8_t present = kt->present[j];
-    for (int k = 0; k < 3; k++)
-        rec->addr[k] = present >> k & 1 ? kt->addr[j][k] += (uint64_t)trace_unzigzag(rd_u(r)) : 0;
+    uint64_t *last = kt->addr[j];
+    /* written out per operand: the loop kept its counter and reloaded present each turn */
+    rec->addr[0] = present & 1 ? last[0] += (uint64_t)trace_unzigzag(rd_u_in(r, room)) : 0;
+    rec->addr[1] = present & 2 ? last[1] += (uint64_t)trace_unzigzag(rd_u_in(r, room)) : 0;
+    rec->addr[2] = present & 4 ? last[2] += (uint64_t)trace_unzigzag(rd_u_in(r, room)) : 0;
     if (r->bad)
         return "truncated or malformed instruction";
     rec->kind = kt->id[j];
     progz_commit(p, rec, st, sid, idx, nd);
     return NULL;
+}
+
+static const char *get_instr_v3(struct rd *r, uint32_t idx, struct sim_program *p,
+                                struct progz_stream *streams, const uint8_t b0_ok[256])
+{
+    if (__builtin_expect(r->end - r->p >= ROOM_BYTES, 1))
+        return get_instr_v3_in(r, idx, p, streams, b0_ok, 1);
+    return get_instr_v3_in(r, idx, p, streams, b0_ok, 0);
 }
 
 /* A tag as the text format can carry it: no blanks, no '#', no control bytes. */
@@ -404,22 +425,28 @@ static int get_block(struct bin_reader *b, struct sim_program *p, uint32_t count
         return ls_error_set(err, LS_ERR_LIMIT, b->file, 0, 0, "too many instructions");
     if (LS_VEC_RESERVE(&p->ins, p->ins.len + count) || LS_VEC_RESERVE(&p->sid, p->ins.len + count))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    /* Locals, not b's fields: the byte stores into the program may alias b, which made the
+     * loop reload them for every instruction. */
+    const int v3 = b->version == 3;
+    struct sim_checker *chk = b->chk;
+    const size_t first = p->ins.len; /* each instruction read adds one */
     for (uint32_t k = 0; k < count; k++) {
-        size_t idx = p->ins.len, at = (size_t)(r.p - b->raw);
-        msg = b->version == 3 ? get_instr_v3(&r, (uint32_t)idx, p, b->streams, b->b0_ok)
-                              : progz_get_instr_v12(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok);
+        size_t idx = first + k, at = (size_t)(r.p - b->raw);
+        msg = v3 ? get_instr_v3(&r, (uint32_t)idx, p, b->streams, b->b0_ok)
+                 : progz_get_instr_v12(&r, b->version, (uint32_t)idx, p, b->streams, b->b0_ok);
         if (msg) {
             char m[200];
             snprintf(m, sizeof m, "block %u, instruction %zu (payload offset %zu): %s",
                      b->nblocks, idx, at, msg);
             return bad(b, err, b->off, m);
         }
-        if (b->chk) { /* a failure leaves the error to sim_run's own check */
+        if (chk) { /* a failure leaves the error to sim_run's own check */
             struct ls_error ignored;
-            if (sim_checker_step(b->chk, p, &ignored))
-                b->chk = NULL;
+            if (sim_checker_step(chk, p, &ignored))
+                chk = NULL;
         }
     }
+    b->chk = chk;
     if (r.p != r.end)
         return bad(b, err, b->off, "bytes left over after the block's instructions");
     return 0;

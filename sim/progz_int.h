@@ -53,9 +53,27 @@ struct rd {
     int bad;
 };
 
-/* LEB128 as trace_get_varint reads it, inline: this loop is most of the decoding time. */
-static inline uint64_t rd_u(struct rd *r)
+/* LEB128 as trace_get_varint reads it, inline: this loop is most of the decoding time.
+ * room: the caller knows that at least 10 bytes (the longest varint) are left, so no read
+ * is compared with the end (a constant where it is inlined). */
+static inline __attribute__((always_inline)) uint64_t rd_u_in(struct rd *r, int room)
 {
+    if (room) {
+        uint64_t b0 = r->p[0], b1 = r->p[1];
+        if (b0 < 0x80)
+            return r->p++, b0;
+        if (b1 < 0x80)
+            return r->p += 2, (b0 & 0x7f) | b1 << 7;
+        uint64_t v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            uint64_t b = *r->p++;
+            v |= (b & 0x7f) << shift;
+            if (!(b & 0x80))
+                return shift == 63 && b > 1 ? (r->bad = 1, 0) : v;
+        }
+        r->bad = 1;
+        return 0;
+    }
     if (__builtin_expect(r->end - r->p >= 2, 1)) { /* most values take one or two bytes */
         uint64_t b0 = r->p[0], b1 = r->p[1];
         if (b0 < 0x80)
@@ -72,6 +90,11 @@ static inline uint64_t rd_u(struct rd *r)
     }
     r->bad = 1;
     return 0;
+}
+
+static inline uint64_t rd_u(struct rd *r)
+{
+    return rd_u_in(r, 0);
 }
 
 static inline uint8_t rd_byte(struct rd *r)
@@ -124,8 +147,9 @@ static inline const char *progz_get_tag(struct rd *r, unsigned mode, int32_t *ta
 }
 
 /* Instruction idx's nd dependencies (backward distances) into p->deps past its end (the
- * caller counts them in when the instruction is whole). */
-static inline const char *progz_get_deps(struct rd *r, uint32_t idx, uint64_t nd, struct sim_program *p)
+ * caller counts them in when the instruction is whole); room as rd_u_in's, for all of them. */
+static inline __attribute__((always_inline)) const char *
+progz_get_deps_in(struct rd *r, uint32_t idx, uint64_t nd, struct sim_program *p, int room)
 {
     if (p->deps.len + nd > UINT32_MAX ||
         (p->deps.len + nd > p->deps.cap && LS_VEC_RESERVE(&p->deps, p->deps.len + nd)))
@@ -133,12 +157,17 @@ static inline const char *progz_get_deps(struct rd *r, uint32_t idx, uint64_t nd
     /* no pointer arithmetic on an empty vector's NULL data (UB even when nd is 0) */
     uint32_t *deps = nd ? p->deps.data + p->deps.len : NULL;
     for (uint64_t d = 0; d < nd; d++) {
-        uint64_t dist = rd_u(r);
+        uint64_t dist = rd_u_in(r, room);
         if (dist == 0 || dist > idx)
             return "dependency on no earlier instruction";
         deps[d] = idx - (uint32_t)dist;
     }
     return NULL;
+}
+
+static inline const char *progz_get_deps(struct rd *r, uint32_t idx, uint64_t nd, struct sim_program *p)
+{
+    return progz_get_deps_in(r, idx, nd, p, 0);
 }
 
 /* An operand written out in full (version 1, with_addr) or a version 3 shape (no address);

@@ -152,6 +152,37 @@ static void test_round_trip_many_kinds(void **state)
     sim_program_free(p), sim_program_free(q);
 }
 
+/* The reader takes an instruction's varints unchecked only when the block has room for the
+ * longest encoding of one with at most four dependencies: instructions with 0 to 9
+ * dependencies and addresses that jump by up to 2^62 (ten-byte varints), up to the end of
+ * the block where the checked reads take over, round-trip all the same. */
+static void test_round_trip_dep_counts(void **state)
+{
+    (void)state;
+    struct sim_program *p = sim_program_new(), *q = NULL;
+    struct ls_error err;
+    uint32_t deps[9];
+    for (uint32_t i = 0; i < 3000; i++) {
+        uint32_t nd = i < 9 ? i : i % 10;
+        for (uint32_t d = 0; d < nd; d++)
+            deps[d] = i - 1 - d * (i % 7 + 1) % i;
+        struct sim_instr in = sim_instr_init(LS_ENGINE_DMA, SIM_OP_DMA_COPY);
+        in.queue = i % 3;
+        in.dst = sim_sbuf(0, 128, 64 * (i % 5), LS_DT_BF16, 32);
+        in.src = sim_hbm(128, 32, (uint64_t)(i * 2654435761u % 4096) << (i % 3 ? 50 : 8),
+                         LS_DT_BF16, 32);
+        assert_true(sim_program_add(p, &in, deps, nd, &err) >= 0);
+    }
+    size_t tlen, blen, t2len;
+    char *text = write_mem(p, 0, &tlen), *bin = write_mem(p, 1, &blen);
+    assert_int_equal(sim_program_parse_binary(&q, "d.lsprogz", bin, blen, &err), 0);
+    char *text2 = write_mem(q, 0, &t2len);
+    assert_int_equal(t2len, tlen);
+    assert_memory_equal(text, text2, tlen);
+    free(text), free(text2), free(bin);
+    sim_program_free(p), sim_program_free(q);
+}
+
 static void test_corrupt(void **state)
 {
     (void)state;
@@ -235,6 +266,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip), cmocka_unit_test(test_round_trip_blocks),
         cmocka_unit_test(test_reads_versions_1_and_2), cmocka_unit_test(test_round_trip_many_kinds),
+        cmocka_unit_test(test_round_trip_dep_counts),
         cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_corrupt_payload)};
     return cmocka_run_group_tests(tests, NULL, NULL);
