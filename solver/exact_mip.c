@@ -161,6 +161,13 @@ int ex_mip_solve(const struct lsp_problem *p, double time_limit, const int32_t *
      * s, fan10-2550 11.8 -> 1.9 s, rw30-2500 8.8 -> 1.9 s (docs/exact.md) */
     Cbc_setParameter(cbc, "preprocess", "off");
     Cbc_setParameter(cbc, "heuristicsOnOff", "off");
+    /* the root cuts that close the last ~0.1% are Gomory's and two-step MIR's; the other
+     * generators found nothing there and cost 15-20% of the run (random-5000 2.6 -> 2.2 s) */
+    static const char *const idle_cuts[] = {"probingCuts", "zeroHalfCuts", "knapsackCuts",
+                                            "mixedIntegerRoundingCuts", "flowCoverCuts",
+                                            "cliqueCuts"};
+    for (size_t i = 0; i < sizeof idle_cuts / sizeof *idle_cuts; i++)
+        Cbc_setParameter(cbc, idle_cuts[i], "off");
     if (time_limit > 0)
         Cbc_setMaximumSeconds(cbc, time_limit);
     Cbc_solve(cbc);
