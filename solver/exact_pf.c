@@ -137,12 +137,14 @@ int ex_pf_sized(void *ctx, int32_t c, double exact_entries, int32_t *cfg, int64_
         return rc;
     pf->seeded = 1;
     /* the search proves quickly or not at all: it runs only when its root bound is
-     * within 4% of the incumbent, for at most 100 nodes per variable and 40,000 in all
+     * within 4% of the incumbent, for at most 100 nodes per variable and 10,000 in all
      * (measured on the wide families: proofs took 7-27 k nodes, 23-68 per variable, from
-     * root gaps of 1.8-3.8%). It runs before CBC starts, not next to it: a proof then
-     * costs no CBC time at all (the figures are CPU seconds on a shared 2-core machine),
-     * and a failed search is short (about 0.5 s) */
-    struct ex_wc_opts wopt = {pf->dl, 40000, 100, 0.04};
+     * root gaps of 1.8-3.8%; since CBC runs on the tight model, a proof past 10 k nodes
+     * costs more than CBC's: random-500 0.20 -> 0.19 s, random-1000 seed 2 1.18 -> 0.56
+     * s). It runs before CBC starts, not next to it: a proof then costs no CBC time at
+     * all (the figures are CPU seconds on a shared 2-core machine), and a failed search
+     * is short */
+    struct ex_wc_opts wopt = {pf->dl, 10000, 100, 0.04};
     struct ex_wc_out wo;
     if ((rc = ex_wc_solve(pf->p, pf->g, c, &wopt, cfg, cost, &wo)))
         return ls_error_msg(err, rc, "exact: out of memory");

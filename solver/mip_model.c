@@ -79,8 +79,100 @@ static void tr_row(struct lsp_mip *m, const struct lsp_problem *p, int32_t t, in
             term(m, lsp_export_xvar(p, pr, c) - 1, -1);
 }
 
+/* ---- the tight variant (lsp_mip_build_tight) ---- */
+
+/* 1 when cfg c of o reads t in layout l in some input slot. */
+static int cfg_requests(const struct lsp_problem *p, int32_t o, int32_t c, int32_t t, int32_t l)
+{
+    const int32_t *lay = lsp_cfg_layouts(p, o, c);
+    for (int32_t s = 0; s < p->ops[o].nin; s++)
+        if (p->ops[o].in[s] == t && lay[s] == l)
+            return 1;
+    return 0;
+}
+
+/* Per input tensor t and layout l of op o: y_{t,l} >= the sum of x over o's cfgs that
+ * request it (they exclude each other, so the sum is valid, and it is tighter than one
+ * row per cfg when the LP spreads o over several cfgs). */
+static void op_rows_tight(struct lsp_mip *m, const struct lsp_problem *p, int32_t o)
+{
+    const struct lsp_op *op = &p->ops[o];
+    open_row(m, LSP_ROW_ONE, o, 0, 0, 1);
+    for (int32_t c = 0; c < op->ncfg; c++)
+        term(m, lsp_export_xvar(p, o, c) - 1, 1);
+    for (int32_t s = 0; s < op->nin; s++) {
+        int32_t t = op->in[s], seen = 0;
+        for (int32_t j = 0; j < s; j++)
+            seen |= op->in[j] == t;
+        for (int32_t l = 0; m->v.ybase[t] && !seen && l < p->tensors[t].nlayouts; l++) {
+            int opened = 0;
+            for (int32_t c = 0; c < op->ncfg; c++) {
+                if (!cfg_requests(p, o, c, t, l))
+                    continue;
+                if (!opened) {
+                    open_row(m, LSP_ROW_REQSUM, o, t, l, 0);
+                    term(m, m->v.ybase[t] + l - 1, 1);
+                    opened = 1;
+                }
+                term(m, lsp_export_xvar(p, o, c) - 1, -1);
+            }
+        }
+    }
+}
+
+/* The transposes of (t, requested layout mm) as the local polytope of the pair
+ * (producer, y_{t,mm}): z_{t,l,mm} <= x-mass of the producer on output l, and the z of
+ * every producible l together cover y_{t,mm}. At integer points this is exactly
+ * z_{t,out,mm} = y_{t,mm}; in the LP a half-requested layout can no longer be served
+ * for free by the weak z >= x + y - 1. */
+static void tr_rows_tight(struct lsp_mip *m, const struct lsp_problem *p, int32_t t, int32_t mm)
+{
+    int32_t L = p->tensors[t].nlayouts, pr = p->tensors[t].producer, costly = 0;
+    for (int32_t l = 0; l < L; l++)
+        costly |= lsp_tr_cost(p, t, l, mm) != 0 && produces(p, t, l);
+    if (!costly)
+        return;   /* no producible layout makes this request cost anything */
+    int64_t z0 = m->ncols;
+    for (int32_t l = 0; l < L; l++) {
+        if (!produces(p, t, l))
+            continue;
+        int64_t z = m->ncols++;
+        if (m->zt) {
+            m->zt[z - m->nz0] = t;
+            m->zl[z - m->nz0] = l;
+            m->zm[z - m->nz0] = mm;
+        }
+        open_row(m, LSP_ROW_MARG, t, l, mm, 0);
+        term(m, z, -1);
+        for (int32_t c = 0; c < p->ops[pr].ncfg; c++)
+            if (lsp_cfg_out_layout(p, pr, c) == l)
+                term(m, lsp_export_xvar(p, pr, c) - 1, 1);
+    }
+    open_row(m, LSP_ROW_COVER, t, mm, 0, 0);
+    term(m, m->v.ybase[t] + mm - 1, -1);
+    for (int64_t z = z0; z < m->ncols; z++)
+        term(m, z, 1);
+}
+
+static void walk_tight(struct lsp_mip *m, const struct lsp_problem *p)
+{
+    m->ncols = m->nz0;
+    m->nrows = m->nterms = 0;
+    for (int32_t o = 0; o < p->nops; o++)
+        op_rows_tight(m, p, o);
+    for (int32_t t = 0; t < p->ntensors; t++)
+        for (int32_t mm = 0; m->v.ybase[t] && mm < p->tensors[t].nlayouts; mm++)
+            tr_rows_tight(m, p, t, mm);
+    open_row(m, 0, 0, 0, 0, 0);
+    m->nrows--;
+}
+
 static void walk(struct lsp_mip *m, const struct lsp_problem *p)
 {
+    if (m->tight) {
+        walk_tight(m, p);
+        return;
+    }
     m->ncols = m->nz0;
     m->nrows = m->nterms = 0;
     for (int32_t o = 0; o < p->nops; o++)
@@ -110,9 +202,10 @@ static int fill_obj(const struct lsp_problem *p, struct lsp_mip *m)
     return 0;
 }
 
-int lsp_mip_build(const struct lsp_problem *p, struct lsp_mip *m, struct ls_error *err)
+static int build(const struct lsp_problem *p, struct lsp_mip *m, int tight, struct ls_error *err)
 {
     memset(m, 0, sizeof *m);
+    m->tight = tight;
     if (lsp_export_vars_init(p, &m->v))
         return ls_error_msg(err, LS_ERR_NOMEM, "MIP model: out of memory");
     m->nz0 = m->v.nvars;
@@ -130,6 +223,16 @@ int lsp_mip_build(const struct lsp_problem *p, struct lsp_mip *m, struct ls_erro
     if (fill_obj(p, m))
         return ls_error_msg(err, LS_ERR_NOMEM, "MIP model: out of memory");
     return 0;
+}
+
+int lsp_mip_build(const struct lsp_problem *p, struct lsp_mip *m, struct ls_error *err)
+{
+    return build(p, m, 0, err);
+}
+
+int lsp_mip_build_tight(const struct lsp_problem *p, struct lsp_mip *m, struct ls_error *err)
+{
+    return build(p, m, 1, err);
 }
 
 void lsp_mip_free(struct lsp_mip *m)

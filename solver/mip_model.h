@@ -22,7 +22,14 @@
 #include "solver/export.h"
 #include "solver/problem.h"
 
-enum lsp_mip_row_kind { LSP_ROW_ONE, LSP_ROW_REQ, LSP_ROW_TR };
+enum lsp_mip_row_kind {
+    LSP_ROW_ONE, LSP_ROW_REQ, LSP_ROW_TR,
+    /* the tight variant only (every one ">= 0"):
+     *   reqsum_o_t_l: y_{t,l} - sum_{c of o requesting (t,l)} x_{o,c} >= 0
+     *   marg_t_l_m:   sum_{c: out(c)=l} x_{prod,c} - z_{t,l,m} >= 0   (producible l)
+     *   cover_t_m:    sum_l z_{t,l,m} - y_{t,m} >= 0 */
+    LSP_ROW_REQSUM, LSP_ROW_MARG, LSP_ROW_COVER
+};
 
 struct lsp_mip_row {
     int8_t kind;             /* enum lsp_mip_row_kind */
@@ -40,10 +47,16 @@ struct lsp_mip {
     struct lsp_mip_row *rows;     /* nrows + 1: rows[nrows].off = nterms */
     int64_t *col;                 /* nterms column indices */
     int8_t *coef;                 /* nterms coefficients (+1 / -1) */
+    int tight;                    /* built by lsp_mip_build_tight */
 };
 
 /* LS_ERR_NOMEM (err filled) or 0. Free with lsp_mip_free (also after a failure). */
 int lsp_mip_build(const struct lsp_problem *p, struct lsp_mip *m, struct ls_error *err);
+/* The same optimum with a tighter LP relaxation, for the MIP engine (the LP export keeps
+ * the model above): one request row per (op, tensor, layout) summing the op's requesting
+ * cfgs, and the transposes of each (t, m) as the local polytope of (producer, y_{t,m});
+ * z columns also for l == m and zero costs, where a cover row needs them. */
+int lsp_mip_build_tight(const struct lsp_problem *p, struct lsp_mip *m, struct ls_error *err);
 void lsp_mip_free(struct lsp_mip *m);
 /* 1 when input slot s of cfg c of op o repeats the (tensor, layout) of an earlier slot
  * (the request is already made; every encoding skips it). */

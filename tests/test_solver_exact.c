@@ -10,7 +10,9 @@
 
 #include <cmocka.h>
 
+#include "solver/export.h"
 #include "solver/gen.h"
+#include "solver/mip_model.h"
 #include "solver/problem.h"
 #include "solver/solver.h"
 #include "util/prng.h"
@@ -305,6 +307,63 @@ static void test_exact_mip_brute(void **state)
 
 /* The race forced on every component (race_entries=0): CBC in a child process next to
  * bucket elimination, either proof wins, the optimum is the brute-force one. */
+/* Every assignment, written as x, y and z the way exact_mip's start writes it, satisfies
+ * every row of the tight model and is priced at the objective: the tight model keeps the
+ * optimum (test_exact_mip_brute checks CBC's answers on it). */
+static void check_tight_point(const struct lsp_problem *p, const struct lsp_mip *m,
+                              const int32_t *cfg)
+{
+    double *v = calloc((size_t)m->ncols + 1, sizeof *v), cost = 0;
+    assert_non_null(v);
+    for (int32_t o = 0; o < p->nops; o++)
+        v[lsp_export_xvar(p, o, cfg[o]) - 1] = 1;
+    for (int32_t t = 0; t < p->ntensors; t++)
+        for (int32_t l = 0; m->v.ybase[t] && l < p->tensors[t].nlayouts; l++)
+            v[m->v.ybase[t] + l - 1] = lsp_tensor_requests(p, cfg, t, l);
+    for (int64_t k = m->nz0; k < m->ncols; k++) {
+        int64_t i = k - m->nz0;
+        int32_t t = m->zt[i], pr = p->tensors[t].producer;
+        v[k] = lsp_cfg_out_layout(p, pr, cfg[pr]) == m->zl[i] &&
+               lsp_tensor_requests(p, cfg, t, m->zm[i]);
+    }
+    for (int64_t r = 0; r < m->nrows; r++) {
+        double lhs = 0;
+        for (int64_t i = m->rows[r].off; i < m->rows[r + 1].off; i++)
+            lhs += m->coef[i] * v[m->col[i]];
+        if (m->rows[r].kind == LSP_ROW_ONE)
+            assert_true(lhs == m->rows[r].rhs);
+        else
+            assert_true(lhs >= m->rows[r].rhs);
+    }
+    for (int64_t k = 0; k < m->ncols; k++)
+        cost += m->obj[k] * v[k];
+    assert_true(cost == (double)lsp_eval(p, cfg, NULL, NULL));
+    free(v);
+}
+
+static void test_mip_tight_model(void **state)
+{
+    (void)state;
+    struct ls_rng rng;
+    ls_rng_seed(&rng, 24);
+    for (int i = 0; i < 100; i++) {
+        struct lsp_problem *p = tiny(&rng, i);
+        struct lsp_mip m;
+        struct ls_error err;
+        assert_int_equal(lsp_mip_build_tight(p, &m, &err), 0);
+        int32_t *cfg = calloc((size_t)p->nops, sizeof *cfg);
+        assert_non_null(cfg);
+        for (int k = 0; k < 20; k++) {
+            for (int32_t o = 0; o < p->nops; o++)
+                cfg[o] = (int32_t)ls_rng_below(&rng, (uint64_t)p->ops[o].ncfg);
+            check_tight_point(p, &m, cfg);
+        }
+        free(cfg);
+        lsp_mip_free(&m);
+        lsp_free(p);
+    }
+}
+
 static void test_exact_race_brute(void **state)
 {
     (void)state;
@@ -474,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_exact_anytime),
         cmocka_unit_test(test_exact_deterministic),
         cmocka_unit_test(test_exact_mip_brute),
+        cmocka_unit_test(test_mip_tight_model),
         cmocka_unit_test(test_exact_race_brute),
         cmocka_unit_test(test_exact_portfolio_deterministic),
         cmocka_unit_test(test_exact_wc_brute),
