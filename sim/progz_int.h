@@ -58,23 +58,8 @@ struct rd {
  * is compared with the end (a constant where it is inlined). */
 static inline __attribute__((always_inline)) uint64_t rd_u_in(struct rd *r, int room)
 {
-    if (room) {
-        uint64_t b0 = r->p[0], b1 = r->p[1];
-        if (b0 < 0x80)
-            return r->p++, b0;
-        if (b1 < 0x80)
-            return r->p += 2, (b0 & 0x7f) | b1 << 7;
-        uint64_t v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            uint64_t b = *r->p++;
-            v |= (b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return shift == 63 && b > 1 ? (r->bad = 1, 0) : v;
-        }
-        r->bad = 1;
-        return 0;
-    }
-    if (__builtin_expect(r->end - r->p >= 2, 1)) { /* most values take one or two bytes */
+    /* most values take one or two bytes */
+    if (room || __builtin_expect(r->end - r->p >= 2, 1)) {
         uint64_t b0 = r->p[0], b1 = r->p[1];
         if (b0 < 0x80)
             return r->p++, b0;
@@ -82,7 +67,7 @@ static inline __attribute__((always_inline)) uint64_t rd_u_in(struct rd *r, int 
             return r->p += 2, (b0 & 0x7f) | b1 << 7;
     }
     uint64_t v = 0;
-    for (int shift = 0; r->p < r->end && shift < 64; shift += 7) {
+    for (int shift = 0; (room || r->p < r->end) && shift < 64; shift += 7) {
         uint64_t b = *r->p++;
         v |= (b & 0x7f) << shift;
         if (!(b & 0x80))

@@ -43,12 +43,18 @@ static int produces(const struct lsp_problem *p, int32_t t, int32_t l)
     return 0;
 }
 
+/* Op o takes exactly one cfg: sum of its x = 1. */
+static void one_row(struct lsp_mip *m, const struct lsp_problem *p, int32_t o)
+{
+    open_row(m, LSP_ROW_ONE, o, 0, 0, 1);
+    for (int32_t c = 0; c < p->ops[o].ncfg; c++)
+        term(m, lsp_export_xvar(p, o, c) - 1, 1);
+}
+
 static void op_rows(struct lsp_mip *m, const struct lsp_problem *p, int32_t o)
 {
     const struct lsp_op *op = &p->ops[o];
-    open_row(m, LSP_ROW_ONE, o, 0, 0, 1);
-    for (int32_t c = 0; c < op->ncfg; c++)
-        term(m, lsp_export_xvar(p, o, c) - 1, 1);
+    one_row(m, p, o);
     for (int32_t c = 0; c < op->ncfg; c++)
         for (int32_t s = 0; s < op->nin; s++) {
             int32_t t = op->in[s];
@@ -97,9 +103,7 @@ static int cfg_requests(const struct lsp_problem *p, int32_t o, int32_t c, int32
 static void op_rows_tight(struct lsp_mip *m, const struct lsp_problem *p, int32_t o)
 {
     const struct lsp_op *op = &p->ops[o];
-    open_row(m, LSP_ROW_ONE, o, 0, 0, 1);
-    for (int32_t c = 0; c < op->ncfg; c++)
-        term(m, lsp_export_xvar(p, o, c) - 1, 1);
+    one_row(m, p, o);
     for (int32_t s = 0; s < op->nin; s++) {
         int32_t t = op->in[s], seen = 0;
         for (int32_t j = 0; j < s; j++)
