@@ -14,7 +14,7 @@
 const char cmd_calibrate_help[] =
     "usage: laysim calibrate [--traces FILE]... [--microbench] [--table TABLE]\n"
     "                        [--aggregate sum|max|pipe] [--group-scales auto|split|tied|entry]\n"
-    "                        [--serial-share] [--issue-latency]\n"
+    "                        [--serial-share] [--issue-latency] [--dma-latency per-dma|per-group]\n"
     "                        [--programs PROG]... [--no-dependency-fit]\n"
     "                        [--write-microbench TRACE]\n"
     "                        [--report FILE] [--json] [-q] [--target T] [--set K=V]\n"
@@ -56,6 +56,10 @@ const char cmd_calibrate_help[] =
     "  --serial-share         also fit the table's serial_share (max only): the share of\n"
     "                         the other engines' time a group adds to its busiest\n"
     "                         engine's (0: they overlap; 1: they run one after another)\n"
+    "  --dma-latency RULE     how the fitted table charges the DMA transfer latency:\n"
+    "                         per-dma (every DMA its fixed_ns; the default) or per-group\n"
+    "                         (once per op or conversion, table key dma_latency_per_group:\n"
+    "                         the simulator's queues overlap an op's transfers)\n"
     "  --issue-latency        also fit one issue latency added to every vector (ACT, DVE,\n"
     "                         POOL) instruction: the wait of a chain of dependent vector\n"
     "                         instructions, which no scale of a table whose vector\n"
@@ -166,6 +170,25 @@ static json_t *group_json(const struct cm_trace_fit *gr)
     return o;
 }
 
+/* The pipeline latency the traces showed (costmodel/fit_pipe.c), when any engine has one. */
+static void pipe_print(const struct cm_fit_report *rep)
+{
+    int any = 0;
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        any |= rep->pipe_lat[e] > 0;
+    if (!any)
+        return;
+    printf("pipelined instructions sampled by occupancy (the growth of their engine's end; "
+           "costmodel/fit_pipe.c), largest overlap in engine cycles:");
+    for (int e = 0, first = 1; e < LS_ENGINE_COUNT; e++)
+        if (rep->pipe_lat[e] > 0) {
+            printf("%s %s %.1f", first ? "" : ",", ls_engine_name((enum ls_engine)e),
+                   rep->pipe_lat[e]);
+            first = 0;
+        }
+    printf("\n");
+}
+
 /* The group fit predicts the held-out traces worse than the prior table: the prior is what
  * calibrate writes then (a calibration that makes predictions worse must not ship). */
 static int fit_worse(const struct cm_trace_fit *gr)
@@ -227,6 +250,10 @@ static int report_fit(struct cm_table *out, struct cm_table *fit, const struct c
     json_t *rj = report_json(fit, rep);
     json_object_set_new(rj, "microbenchmarks", json_integer((json_int_t)nmb));
     json_object_set_new(rj, "samples", json_integer((json_int_t)ns));
+    json_t *pl = json_object();
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        json_object_set_new(pl, ls_engine_name((enum ls_engine)e), json_real(rep->pipe_lat[e]));
+    json_object_set_new(rj, "pipeline_latency", pl);
     if (ntraces)
         json_object_set_new(rj, "group_fit", group_json(gr));
     json_object_set_new(rj, "written", json_string(out == fit ? "fit" : "prior"));
@@ -246,6 +273,7 @@ static int report_fit(struct cm_table *out, struct cm_table *fit, const struct c
            rep->verdicts[CM_GOOD] + rep->verdicts[CM_WEAK], rep->n, rep->verdicts[CM_GOOD],
            rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR], ns,
            nmb, outp);
+    pipe_print(rep);
     group_print(gr, ntraces, out == fit);
     int better = better_than_prior(rep);
     if (better < 0)
@@ -286,6 +314,7 @@ int cmd_calibrate(int argc, char **argv)
         {"holdout", required_argument, NULL, 'H'},
         {"no-group-fit", no_argument, NULL, 'N'},   {"group-scales", required_argument, NULL, 'S'},
         {"serial-share", no_argument, NULL, 's'},  {"issue-latency", no_argument, NULL, 'I'},
+        {"dma-latency", required_argument, NULL, 'L'},
         {"keep-worse", no_argument, NULL, 'K'},
         {"programs", required_argument, NULL, 'G'}, {"no-dependency-fit", no_argument, NULL, 'D'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
@@ -294,7 +323,7 @@ int cmd_calibrate(int argc, char **argv)
     const char *prior = NULL, *aggn = NULL, *scalesn = "auto", *mbtrace = NULL, *report = NULL;
     const char *outp = NULL;
     int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, serial = 0, issue = 0, c, rc;
-    int keep_worse = 0, nprog = 0, no_dep = 0;
+    int keep_worse = 0, nprog = 0, no_dep = 0, dma_group = 0;
     double holdout = CM_HOLDOUT_DEFAULT;
     struct ls_error err;
     ls_error_clear(&err);
@@ -323,6 +352,14 @@ int cmd_calibrate(int argc, char **argv)
         case 'S': scalesn = optarg; break;
         case 's': serial = 1; break;
         case 'I': issue = 1; break;
+        case 'L':
+            if (strcmp(optarg, "per-dma") != 0 && strcmp(optarg, "per-group") != 0) {
+                cli_target_args_free(&ta);
+                return cli_usage("calibrate", "--dma-latency: expected per-dma or per-group, "
+                                 "got '%s'", optarg);
+            }
+            dma_group = strcmp(optarg, "per-group") == 0;
+            break;
         case 'K': keep_worse = 1; break;
         case 'D': no_dep = 1; break;
         case 'G':
@@ -422,8 +459,12 @@ int cmd_calibrate(int argc, char **argv)
     if (!rc && ntr && !no_group)
         rc = cm_trace_group_fit(traces, nprog ? progs : NULL, ntr, &t, holdout, agg,
                                 (struct cm_fit_form){(enum cm_group_scales)scales, serial, issue,
-                                                     !no_dep},
+                                                     !no_dep, dma_group},
                                 &tb, &fit, &gr, &err);
+    if (!rc && dma_group && !fit.dma_group) { /* no group fit (or none done): the key alone */
+        fit.dma_group = 1;
+        fit.dma_group_lat = 1;
+    }
     ls_progress_update(&pb, (uint64_t)(micro + ntr + 1));
     ls_progress_end(&pb);
     size_t ns = cal.n;

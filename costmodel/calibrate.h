@@ -43,6 +43,9 @@ struct cm_calib {
     /* Share of each entry's samples held out of its fit (every k-th sample, k = 1/share)
      * to judge it against the prior; cm_calib_init sets CM_HOLDOUT_DEFAULT, 0 = none. */
     double holdout;
+    /* The largest pipeline latency a trace showed per engine, engine cycles
+     * (cm_pipe_adjust: taken off its samples by cm_calib_add_trace) */
+    double pipe_lat[LS_ENGINE_COUNT];
 };
 
 #define CM_HOLDOUT_DEFAULT 0.2
@@ -60,6 +63,14 @@ int cm_record_sample(const struct trace_record *r, const char *opcode, uint64_t 
 /* Every record of a .lstrace file. */
 int cm_calib_add_trace(struct cm_calib *c, const char *path, uint32_t dma_engines,
                        struct ls_error *err);
+
+/* The pipeline latency of each (engine, opcode) of one trace's compute samples s[0..n)
+ * (records' start and end ticks), measured from the overlap of consecutive instructions
+ * of that opcode on that engine (costmodel/fit_pipe.c), is taken off their cycles, so
+ * that they measure occupancy. lat_cycles (may be NULL): per engine, the largest latency
+ * taken off, in engine cycles. */
+int cm_pipe_adjust(struct cm_sample *s, const uint64_t *start, const uint64_t *end, size_t n,
+                   uint64_t tick_hz, const uint32_t *clock_mhz, double *lat_cycles);
 
 /* ---- per-instruction fit -------------------------------------------------------------- */
 
@@ -94,6 +105,7 @@ struct cm_fit_report {
     int verdicts[4];            /* entries per enum cm_verdict */
     int held_out;               /* samples held out over all entries */
     double holdout_fit, holdout_prior; /* their median relative error: table / prior */
+    double pipe_lat[LS_ENGINE_COUNT];  /* struct cm_calib: pipe_lat (engine cycles) */
 };
 
 /* Fit every entry of prior that has at least CM_FIT_MIN_SAMPLES samples; the others keep
@@ -178,6 +190,10 @@ struct cm_groups {
      * prefetched load (issued for a later operator, run under an earlier one's compute)
      * moves from group to group; a program's total is what the layout choice pays. */
     int totals;
+    /* 1: the rows charge the DMA latency once per group, as a table with dma_group prices
+     * it (cm_groups_add_trace under such a table): the fitted table keeps that rule.
+     * 0: every DMA its fixed_ns, and the fitted table says so (no dma_group). */
+    int dma_once;
     /* n * LS_ENGINE_COUNT: instructions per engine of each row, for pricing rows under
      * a "pipe" table (a datasheet prior) */
     double *count;
@@ -283,8 +299,12 @@ struct cm_fit_form {
     int fit_serial;
     int fit_issue;             /* struct cm_groups: fit_issue */
     int fit_dep;               /* struct cm_groups: fit_dep */
+    /* 1: the fitted table charges the DMA latency once per group (struct cm_table:
+     * dma_group), as the simulator exposes it, and the fit's rows price it that way;
+     * 0: every DMA its fixed_ns (the prior's rule when it has no dma_group). */
+    int dma_group;
 };
-#define CM_FIT_FORM_DEFAULT ((struct cm_fit_form){CM_SCALES_SPLIT, 0, 0, 1})
+#define CM_FIT_FORM_DEFAULT ((struct cm_fit_form){CM_SCALES_SPLIT, 0, 0, 1, 0})
 /* Set g up for form: ties, rows (program totals unless per-entry), which entries of base
  * are DMA entries. Call before adding groups or before cm_group_fit. */
 void cm_groups_set_form(struct cm_groups *g, struct cm_fit_form form,

@@ -85,16 +85,29 @@ int cm_calib_add_trace(struct cm_calib *c, const char *path, uint32_t dma_engine
     if (rc)
         return rc;
     const struct trace_header *h = trace_reader_header(rd);
+    LS_VEC(struct cm_sample) s = {0};
+    LS_VEC(uint64_t) start = {0}, end = {0};
     struct trace_record r;
+    struct cm_sample one;
     int k;
-    while ((k = trace_reader_next(rd, &r, err)) == 1) {
-        if ((rc = cm_calib_add_record(c, &r, trace_reader_opcode(rd, r.opcode), h->tick_hz,
-                                      h->clock_mhz, dma_engines))) {
-            trace_reader_close(rd);
-            return ls_error_msg(err, rc, "out of memory");
-        }
-    }
+    while (!rc && (k = trace_reader_next(rd, &r, err)) == 1)
+        if (cm_record_sample(&r, trace_reader_opcode(rd, r.opcode), h->tick_hz, h->clock_mhz,
+                             dma_engines, &one) &&
+            (LS_VEC_PUSH(&s, one) || LS_VEC_PUSH(&start, r.start) || LS_VEC_PUSH(&end, r.end)))
+            rc = LS_ERR_NOMEM;
+    double lat[LS_ENGINE_COUNT];
+    if (!rc && k >= 0)
+        rc = cm_pipe_adjust(s.data, start.data, end.data, s.len, h->tick_hz, h->clock_mhz, lat);
+    for (size_t i = 0; !rc && k >= 0 && i < s.len; i++)
+        rc = cm_calib_push(c, &s.data[i]);
+    for (int e = 0; !rc && k >= 0 && e < LS_ENGINE_COUNT; e++)
+        c->pipe_lat[e] = fmax(c->pipe_lat[e], lat[e]);
+    LS_VEC_FREE(&s);
+    LS_VEC_FREE(&start);
+    LS_VEC_FREE(&end);
     trace_reader_close(rd);
+    if (rc)
+        return ls_error_msg(err, rc, "out of memory");
     return k < 0 ? -k : 0;
 }
 
@@ -516,8 +529,10 @@ int cm_calib_fit(const struct cm_calib *c, const struct cm_table *prior, struct 
         free(tmp);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
-    if (rep)
+    if (rep) {
         memset(rep, 0, sizeof *rep);
+        memcpy(rep->pipe_lat, c->pipe_lat, sizeof rep->pipe_lat);
+    }
     for (int k = 0; k < tb.n && !rc; k++) {
         size_t n = 0;
         for (size_t i = 0; i < c->n; i++)

@@ -753,9 +753,11 @@ int cm_group_fit(const struct cm_groups *g0, enum cm_aggregate agg, const struct
         cm_table_set_aggregate(tb, agg, agg == CM_AGG_MAX ? best_L * 1000.0 / t->base_mhz : -1);
         if (agg == CM_AGG_MAX)
             tb->serial = best_sr;
-        /* the fit's form charges every DMA its fixed_ns (struct cm_parts): so does its table */
-        tb->dma_group = 0;
-        tb->dma_group_lat = 0;
+        /* the table prices the DMA latency as the rows did (struct cm_groups: dma_once) */
+        if (!g->dma_once) {
+            tb->dma_group = 0;
+            tb->dma_group_lat = 0;
+        }
     }
     free(th);
     free(best);

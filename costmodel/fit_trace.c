@@ -37,6 +37,29 @@ static struct cm_parts sample_parts(const struct cm_table *tb, const struct sim_
     return p;
 }
 
+/* A table with dma_group charges a group's DMA latency once (cm_agg_total): the first
+ * DMA instruction of each group (tag; an untagged instruction is a group of its own)
+ * carries the group's latency, lat base cycles, and the others none, so that the rows
+ * price what the table prices. */
+static int once_per_group(struct cm_parts *parts, const int32_t *tag, size_t n,
+                          size_t ntags, double lat)
+{
+    unsigned char *seen = calloc(ntags + 1, 1);
+    if (!seen)
+        return LS_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (parts[i].engine != LS_ENGINE_DMA || parts[i].entry < 0)
+            continue;
+        int32_t tg = tag[i];
+        int first = tg < 0 || (size_t)tg >= ntags || !seen[tg];
+        if (tg >= 0 && (size_t)tg < ntags)
+            seen[tg] = 1;
+        parts[i].fixed = first ? (float)lat : 0.0f;
+    }
+    free(seen);
+    return 0;
+}
+
 /* Per record, whether its instruction depends on its engine's previous one in its group
  * (cm_program_dep_flags of the program the trace ran; records are matched by instruction
  * id, and an engine that differs says the program is not the trace's). */
@@ -178,6 +201,11 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
         rc = ls_error_msg(err, LS_ERR_INPUT, "%s: %llu ticks per second: below one per "
                           "microsecond, too coarse for a group fit", path,
                           (unsigned long long)h->tick_hz);
+    if (!rc && tb->dma_group &&
+        once_per_group(parts, tag, n, trace_reader_nstrings(rd),
+                       (double)cm_dma_group_latency(tb, t)))
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    g->dma_once = tb->dma_group != 0;
     if (!rc && *attributed) {
         double cycles = (double)end * t->base_mhz / (double)tick_mhz;
         double w = cycles > 0 ? 1.0 / cycles : 1.0;
@@ -263,6 +291,13 @@ static int fit_from(const struct cm_table *base, const char *const *paths,
                     struct cm_fit_form form, struct cm_table *out,
                     struct cm_trace_fit *rep, struct ls_error *err)
 {
+    struct cm_table with_group;
+    if (form.dma_group && !base->dma_group) {
+        with_group = *base;
+        with_group.dma_group = 1;
+        with_group.dma_group_lat = 1;
+        base = &with_group;
+    }
     struct cm_groups g;
     cm_groups_init(&g, base->n);
     cm_groups_set_form(&g, form, base);
@@ -338,7 +373,8 @@ int cm_trace_group_fit(const char *const *paths, const char *const *progs, int n
     double e_best = INFINITY, e;
     int rc = 0;
     for (int k = 0; k < ncand && !rc; k++) {
-        struct cm_fit_form f = {cand[k], form.fit_serial, form.fit_issue, form.fit_dep};
+        struct cm_fit_form f = form;
+        f.scales = cand[k];
         if ((rc = fit_form(paths, progs, n, every, t, agg, f, prior, tb, &cur, &r, &e, err)))
             break;
         if (k == 0 || e < e_best) {

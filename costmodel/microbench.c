@@ -237,6 +237,9 @@ struct runctx {
     struct cm_calib *c;
     struct trace_writer *w;
     uint64_t base;             /* record id offset: ids stay unique in the one trace */
+    uint64_t t0, tmax;         /* time offset of the program running, the latest end: each
+                                  program runs after the previous one in the one trace, so
+                                  that its records never overlap another program's */
     const char *const *names;
     uint32_t clock[LS_ENGINE_COUNT];
     uint64_t tick_hz;
@@ -248,6 +251,10 @@ static int rec_emit(void *ctx, const struct trace_record *r)
     struct runctx *x = ctx;
     struct trace_record y = *r;
     y.id += x->base;
+    y.start += x->t0;
+    y.end += x->t0;
+    if (y.end > x->tmax)
+        x->tmax = y.end;
     if (cm_calib_add_record(x->c, &y, x->names[y.opcode], x->tick_hz, x->clock, x->t->dma_engines)) {
         x->nomem = 1;
         return LS_ERR_NOMEM;
@@ -268,6 +275,7 @@ static int run_one(void *ctx, const struct sim_program *p, struct ls_error *err)
     if (x->w && rc && trace_writer_error(x->w))
         *err = *trace_writer_error(x->w);
     x->base += sim_program_count(p);
+    x->t0 = x->tmax + 1;
     return rc;
 }
 

@@ -488,6 +488,43 @@ static void test_table_max_roundtrip(void **st)
     assert_int_equal(ag, CM_AGG_SUM);
 }
 
+/* Pipelined instructions are sampled by occupancy (costmodel/fit_pipe.c): a matmul that
+ * overlaps the previous matmul of its dtype on PE is sampled as the growth of PE's end;
+ * the first of the chain, one of another dtype or one that overlaps nothing keeps its
+ * duration, and DMA samples are not touched. */
+static void test_pipe_occupancy(void **st)
+{
+    (void)st;
+    /* ticks: start, end (engine clock = tick clock: 1 MHz ticks at 1 MHz) */
+    const uint64_t start[] = {0, 64, 128, 200, 1000, 0};
+    const uint64_t end[] = {318, 382, 446, 600, 1318, 9000};
+    const int engine[] = {LS_ENGINE_PE, LS_ENGINE_PE, LS_ENGINE_PE, LS_ENGINE_PE,
+                          LS_ENGINE_PE, LS_ENGINE_DMA};
+    const int dtype[] = {LS_DT_BF16, LS_DT_BF16, LS_DT_BF16, LS_DT_FP32, LS_DT_BF16,
+                         LS_DT_BF16};
+    struct cm_sample s[6];
+    for (int i = 0; i < 6; i++) {
+        memset(&s[i], 0, sizeof s[i]);
+        s[i].engine = engine[i];
+        s[i].opcode = SIM_OP_MATMUL;
+        s[i].dtype = dtype[i];
+        s[i].y = (double)(end[i] - start[i]);
+    }
+    uint32_t clk[LS_ENGINE_COUNT];
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        clk[e] = 1;
+    double lat[LS_ENGINE_COUNT];
+    assert_int_equal(cm_pipe_adjust(s, start, end, 6, 1000000, clk, lat), 0);
+    near(s[0].y, 318, 0);   /* the first of the chain: its whole duration */
+    near(s[1].y, 64, 0);    /* 382 - 318 */
+    near(s[2].y, 64, 0);    /* 446 - 382 */
+    near(s[3].y, 400, 0);   /* fp32 after bf16: another pipeline */
+    near(s[4].y, 318, 0);   /* overlaps nothing */
+    near(s[5].y, 9000, 0);  /* DMA */
+    near(lat[LS_ENGINE_PE], 254, 0);
+    near(lat[LS_ENGINE_DMA], 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -496,7 +533,7 @@ int main(void)
         cmocka_unit_test(test_group_fit_tied),
         cmocka_unit_test(test_groups_pipe),
         cmocka_unit_test(test_table_max_roundtrip), cmocka_unit_test(test_verdicts),
-        cmocka_unit_test(test_group_programs),
+        cmocka_unit_test(test_group_programs), cmocka_unit_test(test_pipe_occupancy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

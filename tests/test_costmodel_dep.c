@@ -148,7 +148,7 @@ static void dep_programs_fit(enum cm_group_scales f, const double *truth, double
     assert_true(ka >= 0 && kv >= 0);
     struct cm_groups g;
     cm_groups_init(&g, tb.n);
-    cm_groups_set_form(&g, (struct cm_fit_form){f, 0, 0, fit_dep}, &tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){f, 0, 0, fit_dep, 0}, &tb);
     struct ls_rng rng;
     ls_rng_seed(&rng, 7);
     for (int prog = 0; prog < 24; prog++) {

@@ -85,14 +85,14 @@ static void test_split_scales(void **st)
     struct cm_table split = s.tb, tied = s.tb;
     struct cm_groups g;
     cm_groups_init(&g, s.tb.n);
-    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_SPLIT, 0, 0, 0}, &s.tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_SPLIT, 0, 0, 0, 0}, &s.tb);
     assert_int_equal(g.tied, CM_TIE_DMA);
     assert_true(g.dma_entry[s.kd] && !g.dma_entry[s.ka]);
     add_split_programs(&g, &s);
     assert_int_equal(cm_group_fit(&g, CM_AGG_SUM, &s.t, &split, &rel_split, &err), 0);
     near(split.e[s.ka].c, 2.0 * s.tb.e[s.ka].c, 0.03);
     near(split.e[s.kd].desc_min_ns, 0.5 * s.tb.e[s.kd].desc_min_ns, 0.03);
-    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 0, 0}, &s.tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 0, 0, 0}, &s.tb);
     assert_int_equal(cm_group_fit(&g, CM_AGG_SUM, &s.t, &tied, &rel_tied, &err), 0);
     assert_true(rel_split < 0.01);
     assert_true(rel_tied > 5 * rel_split);   /* one pair of scales cannot fit both */
@@ -112,7 +112,7 @@ static void test_serial_share_fit(void **st)
     assert_true(kv >= 0);
     struct cm_groups g;
     cm_groups_init(&g, s.tb.n);
-    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 1, 0, 0}, &s.tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 1, 0, 0, 0}, &s.tb);
     struct ls_rng rng;
     ls_rng_seed(&rng, 7);
     for (int prog = 0; prog < 12; prog++) {
@@ -201,7 +201,7 @@ static void test_issue_latency_fit(void **st)
     double cyc = (double)s.t.base_mhz / sim_engine_mhz(&s.t, LS_ENGINE_DVE);
     struct cm_groups g;
     cm_groups_init(&g, s.tb.n);
-    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 1, 0}, &s.tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 1, 0, 0}, &s.tb);
     struct ls_rng rng;
     ls_rng_seed(&rng, 5);
     for (int prog = 0; prog < 12; prog++) {
@@ -247,7 +247,7 @@ static void test_pipe_fit(void **st)
     int kv = cm_table_find(&s.tb, SIM_OP_TENSOR_TENSOR, LS_DT_BF16, LS_MEM_SBUF);
     struct cm_groups g;
     cm_groups_init(&g, s.tb.n);
-    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 0, 0}, &s.tb);
+    cm_groups_set_form(&g, (struct cm_fit_form){CM_SCALES_TIED, 0, 0, 0, 0}, &s.tb);
     struct ls_rng rng;
     ls_rng_seed(&rng, 3);
     for (int prog = 0; prog < 12; prog++) {

@@ -106,6 +106,15 @@ ok test ! -e "$T/g16.json"
 "$B" calibrate "${trs[@]}" --aggregate mean -o "$T/g13.json" 2>/dev/null; ok test $? = 2
 ok test ! -e "$T/g13.json"
 "$B" calibrate "${trs[@]}" --group-scales both -o "$T/g6.json" 2>/dev/null; ok test $? = 2
+# --dma-latency per-group: the table charges the DMA latency once per group (the key),
+# with or without the group fit; an unknown rule is bad input
+"$B" calibrate "${trs[@]}" --dma-latency per-group -o "$T/g18.json" >/dev/null; ok test $? = 0
+ok test "$(jq '.dma_latency_per_group' "$T/g18.json")" != null
+"$B" calibrate "${trs[@]}" --no-group-fit --dma-latency per-group -o "$T/g19.json" >/dev/null
+ok test "$(jq '.dma_latency_per_group' "$T/g19.json")" = 1
+"$B" calibrate "${trs[@]}" -o "$T/g20.json" >/dev/null; ok test "$(jq '.dma_latency_per_group' "$T/g20.json")" = null
+"$B" calibrate "${trs[@]}" --dma-latency sometimes -o "$T/g21.json" 2>/dev/null; ok test $? = 2
+ok test ! -e "$T/g21.json"
 ok test ! -e "$T/g6.json"
 # a trace without op attribution (the microbenchmarks) gets no group fit
 "$B" calibrate --traces "$T/mb.lstrace" -o "$T/g4.json" | grep -q 'group fit: skipped'; ok test $? = 0
