@@ -344,6 +344,13 @@ int cm_trace_group_fit(const char *const *paths, const char *const *progs, int n
                        const struct cm_table *prior,
                        struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err);
 
+/* The dependency latency of tb measured from the gaps of the traces that came with their
+ * programs (progs[k] for paths[k]; costmodel/fit_dep.c), without a group fit: engines
+ * with too few gaps keep tb's. *gaps: the gaps used (0: tb unchanged). */
+int cm_trace_dep_measure(const char *const *paths, const char *const *progs, int n,
+                         const struct sim_target *t, struct cm_table *tb, size_t *gaps,
+                         struct ls_error *err);
+
 /* Program k of g (parts priced under some table T): T's predicted time and the measured
  * time, base-clock cycles; group_cycles: T's per-group latency for "max" (group_ns in
  * base cycles) and serial share. */

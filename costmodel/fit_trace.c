@@ -284,6 +284,28 @@ static int held_error(const char *const *paths, const char *const *progs, int n,
     return rc;
 }
 
+int cm_trace_dep_measure(const char *const *paths, const char *const *progs, int n,
+                         const struct sim_target *t, struct cm_table *tb, size_t *gaps,
+                         struct ls_error *err)
+{
+    struct cm_groups g;
+    struct cm_trace_fit scratch;
+    memset(&scratch, 0, sizeof scratch);
+    cm_groups_init(&g, tb->n);
+    int rc = add_traces(&g, paths, progs, n, 0, 0, tb, t, &scratch, err);
+    double dep[LS_ENGINE_COUNT + 1];
+    for (int e = 0; e < LS_ENGINE_COUNT; e++)
+        dep[e] = tb->dep[e];
+    dep[LS_ENGINE_COUNT] = tb->dep_tiny;
+    *gaps = rc ? 0 : cm_groups_dep_measure(&g, dep);
+    for (int e = 0; *gaps && e < LS_ENGINE_COUNT; e++)
+        tb->dep[e] = dep[e];
+    if (*gaps)
+        tb->dep_tiny = dep[LS_ENGINE_COUNT];
+    cm_groups_free(&g);
+    return rc;
+}
+
 /* The group fit of the training traces with parts priced under base, into out. */
 static int fit_from(const struct cm_table *base, const char *const *paths,
                     const char *const *progs, int n, int every,
