@@ -275,8 +275,72 @@ static int fit_compute(const struct cm_sample *const *S, size_t n, struct cm_ent
     return 0;
 }
 
-/* DMA entry: y = fixed + desc_min (D [chunk < k]) + (1 / bw)(D chunk [chunk >= k]). */
+static int by_shape_y(const void *a, const void *b)
+{
+    const struct cm_sample *x = *(const struct cm_sample *const *)a,
+                           *y = *(const struct cm_sample *const *)b;
+    if (x->d != y->d)
+        return x->d < y->d ? -1 : 1;
+    if (x->chunk != y->chunk)
+        return x->chunk < y->chunk ? -1 : 1;
+    return x->y < y->y ? -1 : x->y > y->y;
+}
+
+/* One sample per DMA shape (descriptors per engine, chunk bytes): its CM_DMA_FLOOR
+ * quantile. A DMA's record runs from its first engine's start to its last engine's end, so
+ * on a busy core it also holds the waits for the other engines and for HBM, and more
+ * often the larger it is: fitted as they came, the slow hidden core's 11 B/ns and 220 ns
+ * per descriptor came out 11.7 and 191 (docs/calibration.md). The low quantile of each
+ * shape is the transfer with the fewest such waits. *out (malloc'd): the samples. */
+#define CM_DMA_FLOOR 0.1
+static int dma_floors(const struct cm_sample *const *S, size_t n, struct cm_sample **out,
+                      size_t *m)
+{
+    const struct cm_sample **v = malloc(sizeof *v * (n + 1));
+    struct cm_sample *r = malloc(sizeof *r * (n + 1));
+    if (!v || !r) {
+        free(v);
+        free(r);
+        return LS_ERR_NOMEM;
+    }
+    memcpy(v, S, sizeof *v * n);
+    qsort(v, n, sizeof *v, by_shape_y);
+    *m = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && v[j]->d == v[i]->d && v[j]->chunk == v[i]->chunk; j++)
+            ;
+        r[(*m)++] = *v[i + (size_t)(CM_DMA_FLOOR * (double)(j - i - 1) + 0.5)];
+    }
+    free(v);
+    *out = r;
+    return 0;
+}
+
+static int fit_dma_on(const struct cm_sample *const *S, size_t n, struct cm_entry *e);
+
+/* DMA entry: y = fixed + desc_min (D [chunk < k]) + (1 / bw)(D chunk [chunk >= k]), on
+ * each shape's floor (dma_floors). */
 static int fit_dma(const struct cm_sample *const *S, size_t n, struct cm_entry *e)
+{
+    struct cm_sample *fl;
+    size_t m;
+    int rc = dma_floors(S, n, &fl, &m);
+    if (rc)
+        return rc;
+    const struct cm_sample **p = malloc(sizeof *p * (m + 1));
+    if (!p) {
+        free(fl);
+        return LS_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < m; i++)
+        p[i] = &fl[i];
+    rc = fit_dma_on(p, m, e);
+    free(p);
+    free(fl);
+    return rc;
+}
+
+static int fit_dma_on(const struct cm_sample *const *S, size_t n, struct cm_entry *e)
 {
     double *X = malloc(sizeof *X * 3 * n), *y = malloc(sizeof *y * n), *ks = malloc(sizeof *ks * (n + 2));
     double *X2 = malloc(sizeof *X2 * 3 * n);
