@@ -97,6 +97,21 @@ assert json.load(open('$T/g14w.json'))['written'] == 'prior' or abs(t.get('dve',
 "$B" calibrate "${trs[@]}" "${prs[@]}" --no-dependency-fit -o "$T/g17.json" --json | python3 -c "
 import json, sys; g = json.load(sys.stdin)['group_fit']
 assert g['dependency_fitted'] is False and g['dependency']['dve'] == 120, g"; ok test $? = 0
+# a core whose DMA timings laysim does not know: one full-size program's trace gives them
+# back (each shape's floor, costmodel/fit.c fit_dma), and back-to-back matmuls are sampled
+# by occupancy, so the matmul entry has no latency (costmodel/fit_pipe.c)
+"$B" problem zoo:bert-base -o "$T/hb.lsp" >/dev/null && "$B" solve "$T/hb.lsp" --solver greedy -o "$T/hb.sol" -q >/dev/null &&
+"$B" compile zoo:bert-base --layout "$T/hb.sol" -o "$T/hb.prog" 2>/dev/null &&
+"$B" sim "$T/hb.prog" --set dma.bytes_per_ns=11 --set dma.desc_min_ns=220 --set dma.transfer_latency_ns=1100 \
+    --trace "$T/hb.lstrace" >/dev/null &&
+"$B" calibrate --traces "$T/hb.lstrace" --no-group-fit -o "$T/hb.json" -q >/dev/null
+ok test $? = 0
+ok python3 -c "
+import json; e = {(x['opcode'], x['dtype']): x for x in json.load(open('$T/hb.json'))['entries']}
+d, m = e[('dma_copy', '*')], e[('matmul', '*')]
+for k, want in (('fixed_ns', 1100), ('desc_min_ns', 220), ('bytes_per_ns', 11)):
+    assert abs(d[k] - want) <= 0.01 * want, (k, d[k], want)
+assert m['a'] < 1, m"
 # without the group fit the gaps still give the dependency latency, and the table has it
 "$B" calibrate "${trs[@]}" "${prs[@]}" --no-group-fit -o "$T/g22.json" --json | python3 -c "
 import json, sys; g = json.load(sys.stdin)['group_fit']; t = json.load(open('$T/g22.json'))
