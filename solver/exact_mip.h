@@ -22,7 +22,8 @@ struct ex_mip_out {
 };
 
 /* Solve in this process within time_limit seconds (<= 0: none). start (may be NULL) is a
- * full assignment given to CBC as its MIP start. cfg (nops) gets the assignment. */
+ * full assignment given to CBC as its MIP start (moved onto the cfgs that survive
+ * dead-end elimination). cfg (nops) gets the assignment. */
 int ex_mip_solve(const struct lsp_problem *p, double time_limit, const int32_t *start,
                  int32_t *cfg, struct ex_mip_out *out, struct ls_error *err);
 

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "solver/exact_dee.h"
 #include "solver/export.h"
 #include "solver/gen.h"
 #include "solver/mip_model.h"
@@ -364,6 +365,40 @@ static void test_mip_tight_model(void **state)
     }
 }
 
+/* Dead-end elimination keeps the optimum: the problem restricted to the live cfgs has the
+ * brute-force optimum of the whole one, every op keeps a cfg, and the kept cfgs are the
+ * live ones in order. Crowded instances (many consumers of one tensor) included. */
+static void test_exact_dee_keeps_optimum(void **state)
+{
+    (void)state;
+    struct ls_rng rng;
+    ls_rng_seed(&rng, 2424);
+    int64_t killed = 0;
+    for (int i = 0; i < 300; i++) {
+        struct lsp_problem *p = tiny(&rng, i), *q = NULL;
+        uint8_t *dead = malloc((size_t)p->ncfg + 1);
+        int32_t *keep = NULL;
+        struct ls_error err;
+        assert_non_null(dead);
+        int64_t n = ex_dee(p, dead);
+        assert_true(n >= 0 && n < p->ncfg);
+        killed += n;
+        assert_int_equal(ex_dee_restrict(p, dead, &q, &keep, &err), 0);
+        assert_int_equal(q->ncfg, p->ncfg - n);
+        for (int32_t o = 0; o < p->nops; o++) {
+            assert_true(q->ops[o].ncfg >= 1);
+            for (int32_t c = 0; c < q->ops[o].ncfg; c++)
+                assert_false(dead[p->ops[o].cfg0 + keep[q->ops[o].cfg0 + c]]);
+        }
+        assert_int_equal(brute(q), brute(p));
+        free(dead);
+        free(keep);
+        lsp_free(q);
+        lsp_free(p);
+    }
+    assert_true(killed > 0);
+}
+
 static void test_exact_race_brute(void **state)
 {
     (void)state;
@@ -534,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_exact_deterministic),
         cmocka_unit_test(test_exact_mip_brute),
         cmocka_unit_test(test_mip_tight_model),
+        cmocka_unit_test(test_exact_dee_keeps_optimum),
         cmocka_unit_test(test_exact_race_brute),
         cmocka_unit_test(test_exact_portfolio_deterministic),
         cmocka_unit_test(test_exact_wc_brute),
