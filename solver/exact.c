@@ -17,6 +17,11 @@
 #include "solver/solver.h"
 
 /* full keys: lsp_opts_check compares prefixes of "key=value" */
+/* exact.z3_seconds' default: z3 gets all the time left when it runs (on SAT-like
+ * structure, where neither the search's bounds nor CBC's LP prove: oct-300, z3's proof
+ * takes 50-57 s of a 60 s limit, and 20 s left it unproven) */
+#define EX_Z3_ALL_TIME 1e9
+
 static const char *const exact_prefixes[] = {"exact.mem_limit=", "exact.max_table=",
                                              "exact.engine=", "exact.race_entries=",
                                              "exact.z3_seconds=", NULL};
@@ -239,7 +244,7 @@ static int read_opts(const struct lsp_solve_opts *o, int *engine, int64_t *mem_l
         lsp_opt_i64(o, "exact.mem_limit", ex_default_mem_limit(), mem_limit, err) ||
         lsp_opt_i64(o, "exact.max_table", 0, max_table, err) ||
         lsp_opt_double(o, "exact.race_entries", (double)(1 << 24), race, err) ||
-        lsp_opt_double(o, "exact.z3_seconds", 20, z3s, err))
+        lsp_opt_double(o, "exact.z3_seconds", EX_Z3_ALL_TIME, z3s, err))
         return LS_ERR_INPUT;
     if (*mem_limit < 1024)
         return ls_error_msg(err, LS_ERR_INPUT, "exact.mem_limit: at least 1024 bytes");
