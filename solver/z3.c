@@ -7,6 +7,7 @@
  * consumer may request. Hard: at least one x per op, pairwise at most one (a cardinality
  * constraint above 16 cfgs), x_{c,k} -> y_{t,l} for each slot. Soft: not x_{o,c} with
  * the op cost; not x_{P,c} or not y_{t,l'} with tr[out(c)][l'] for l' != out(c).
+ * Built as WCNF by solver/export.c and read by Z3's own MaxSAT front end (load_wcnf).
  * Status optimal only when Z3 reports sat within the time limit. */
 #include "solver/solver.h"
 
