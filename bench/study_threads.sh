@@ -2,7 +2,7 @@
 # Threads: `laysim study --quick` with --threads 1 and --threads N (default 2), wall time of
 # each, the speedup, and whether the results are identical (results.json with its timing
 # fields removed). Target (issue 19): >= 1.6x with 2 threads on a 2-core machine.
-# The machine is a VM whose neighbours come and go: REPS=K (default 1) runs K pairs, each
+# The machine is a VM whose neighbours come and go: REPS=K (default 5) runs K pairs, each
 # --threads 1 run right before its --threads N run, and reports every pair's speedup and
 # their median (the figure to quote; one pair can land anywhere between 1.5x and 1.8x).
 # usage: [REPS=K] bench/study_threads.sh [LAYSIM] [N]
@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 LAYSIM=${1:-$here/build/laysim}
 N=${2:-2}
-REPS=${REPS:-1}
+REPS=${REPS:-5}
 WORK=${WORK:-/tmp/laysim-bench-study}
 [ -x "$LAYSIM" ] || { echo "bench/study_threads.sh: no laysim binary at $LAYSIM" >&2; exit 1; }
 mkdir -p "$WORK"

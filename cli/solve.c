@@ -244,6 +244,8 @@ int cmd_solve(int argc, char **argv)
         rc = lsp_solve(solver, p, &so, &r, &err);
         if (so.time_limit > 0)
             cli_ticker_stop(&tk);
+        if (rc == LS_ERR_INPUT && !err.file[0])   /* about the problem: name it */
+            snprintf(err.file, sizeof err.file, "%s", arg);
     }
     if (!rc && out)
         rc = lsp_sol_write(p, &r.sol, out, &err);

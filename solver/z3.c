@@ -4,8 +4,8 @@
  * solver is registered but refuses to run (exit 2).
  *
  * Variables: x_{o,c} per op and configuration; y_{t,l} per tensor and layout some
- * consumer may request. Hard: at least one x per op, pairwise at most one (a cardinality
- * constraint above 16 cfgs), x_{c,k} -> y_{t,l} for each slot. Soft: not x_{o,c} with
+ * consumer may request. Hard: at least one x per op, pairwise at most one,
+ * x_{c,k} -> y_{t,l} for each slot. Soft: not x_{o,c} with
  * the op cost; not x_{P,c} or not y_{t,l'} with tr[out(c)][l'] for l' != out(c).
  * Built as WCNF by solver/export.c and read by Z3's own MaxSAT front end (load_wcnf).
  * Status optimal only when Z3 reports sat within the time limit. */
@@ -211,8 +211,9 @@ static int load_wcnf(Z3_context ctx, Z3_optimize opt, const struct lsp_problem *
     /* Z3 4.8 misreads tops near 2^62 (docs/solvers.md) and the format keeps weights
      * below 2^53: refuse rather than answer wrong */
     if (soft_sum(p) >= 9007199254740992.0)
-        return ls_error_msg(err, LS_ERR_INPUT, "z3: the costs sum to 2^53 or more, beyond "
-                            "what Z3's weighted MaxSAT reader takes exactly");
+        return ls_error_msg(err, LS_ERR_INPUT, "z3: the op costs and the transposes (once per "
+                            "producer configuration) sum to 2^53 or more, beyond what Z3's "
+                            "weighted MaxSAT reader takes exactly");
     const char *dir = getenv("TMPDIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/laysim-z3-XXXXXX.wcnf", dir && *dir ? dir : "/tmp");

@@ -118,4 +118,14 @@ expect_err "^laysim solve: unknown option '--frobnicate'" "unknown option named 
 [ "$(wc -l <"$T/err")" = 2 ] && ok || bad "unknown option: libc printed its own line too"
 expect 2 "missing value" "$L" solve "$D/small.lsp" -o
 expect_err "^laysim solve: option '-o' needs a value" "missing value named"
+# z3 refuses weights its WCNF reader cannot take exactly (transposes repeat per producer
+# cfg: 16 x 2^50), naming the problem, writing nothing; exact solves the same problem
+{ echo "lsp 1"; echo "tensor x 2 p:0 p:1"; echo "transpose x 0 $((1 << 50)) 1 0"; echo "op a source 0 x"
+  for c in $(seq 0 15); do echo "cfg $c 0"; done
+  echo "tensor y 1 p:0"; echo "op b use 1 x y"; echo "cfg 0 1 0"; } >"$T/huge.lsp"
+expect 2 "z3 huge weights" "$L" solve "$T/huge.lsp" --solver z3 -o "$T/huge.sol"
+expect_err "huge.lsp: (z3: .*2\^53|.*libz3)" "z3 huge weights message"
+[ ! -e "$T/huge.sol" ] && ok || bad "z3 huge weights wrote a solution"
+expect 0 "exact huge weights" "$L" solve "$T/huge.lsp" --solver exact -o "$T/huge.sol"
+
 finish
