@@ -697,523 +697,688 @@ static int64_t emit_dma(struct cv *c, int cls, struct sim_operand *dst, struct s
     return cg_emit(c->e, &in, deps, nd);
 }
 
-static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
+#define GEMM_BANKS 64        /* psum.banks' upper bound (sim/target.c): bank indices below it */
+#define GEMM_FOLD_LOADS 256  /* folded image loads of a band: at most one per partition */
+#define GEMM_PIECE_STORES 128
+
+/* One run of lower_gemm: its buffers, the last reader or writer of each (double-buffered)
+ * one, the loads the matmuls wait for, and where the loops are. */
+struct gs {
+    struct cv *c;
+    const int8_t *pax;
+    const struct gp *p;
+    size_t ex, ew, eo;
+    int64_t taps, Gp;
+    uint32_t nb;
+    uint64_t wbuf[2], xbuf[2], obuf[2];
+    int64_t wr[2], xr[2], orr[2];
+    int64_t bank_reader[GEMM_BANKS];    /* the last evacuation of each PSUM bank */
+    int64_t *hw;                        /* weight loads per (k-tile, sub-group) */
+    int64_t *hx;                        /* image loads per (k-tile, row piece) */
+    int64_t *order;                     /* the k-steps of a group, in issue order */
+    struct chunk *ch;
+    int64_t hfx[GEMM_FOLD_LOADS], nfx;  /* folded: the band's image loads */
+    int64_t hwf[8], nhwf;               /* folded: the group's weight loads (one per copy) */
+    int64_t npc, prow, pi0;             /* row pieces of the band: count, rows, first row */
+    /* oilv: the piece stores of this staging of the buffer, and of the previous one */
+    int64_t ost[GEMM_PIECE_STORES], ostp[GEMM_PIECE_STORES], nost, nostp, ogkey;
+    int64_t wkey, xkey, wloads, xloads, groups, stores;
+    int wb, xb, xres, ores, xwait, nord;
+    int oord[R_];
+    int32_t tx, tw;
+    /* loop position: image, group, weight group's m-tiles and channels, band, chunks */
+    int64_t n, g, mi0, mi1, go0, gon, b0, b1, i0, i1, nch;
+};
+
+/* One group of chunks of one m-tile, each chunk on its own PSUM bank. */
+struct gq {
+    int64_t mi, m0, ml, q0, qn, first, no, hev;
+    uint32_t bank[GEMM_BANKS];
+    int64_t last_mm[GEMM_BANKS], hz[GEMM_BANKS];
+    int started[GEMM_BANKS];
+};
+
+/* Folded weights of the group: stored [C, KH, KW, O] (chosen at compile time); copy j, on
+ * partitions j*kr0.., holds kernel columns j.. of the group's output channels. */
+static int gemm_weights_fold(struct gs *s)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    s->nhwf = 0;
+    for (int64_t j = 0; j < p->J; j++) {
+        struct sim_operand src = sim_hbm((uint32_t)p->kr0, (int32_t)(c->KW * c->O),
+                                         c->vw.base + (uint64_t)(s->go0 + j * c->O) * s->ew,
+                                         c->vw.dt, 1);
+        int64_t sz[2] = {c->KW - j, s->gon}, st2[2] = {c->O, 1};
+        cg_pattern(&src, 2, sz, st2);
+        struct sim_operand dst = cg_sb((uint32_t)(j * p->kr0), (uint32_t)p->kr0, s->wbuf[s->wb],
+                                       c->vw.dt, (uint64_t)((c->KW - j) * s->gon));
+        s->hwf[s->nhwf] = emit_dma(c, 2, &dst, &src, s->tw, s->pax[1], &s->wr[s->wb], 1);
+        if (s->hwf[s->nhwf++] < 0)
+            return c->e->fail;
+    }
+    s->hw[0] = s->hwf[0];
+    return 0;
+}
+
+/* The source and SBUF destination of the weights of k-tile kc, output channels o0..o0+on. */
+static int gemm_weight_xfer(struct gs *s, int wl, int64_t kc, int64_t o0, int64_t on,
+                            struct sim_operand *src, struct sim_operand *dst)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    uint64_t at = s->wbuf[s->wb] + (uint64_t)(o0 - s->go0) * s->taps * s->ew;
+    if (wl) { /* every tile at once: [kc][o, taps] per partition */
+        *src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vw.stride[1]),
+                       c->vw.base + (uint64_t)((s->g * c->Og + o0) * c->vw.stride[0]) * s->ew,
+                       c->vw.dt, 1);
+        int64_t sz[2] = {p->nKc, on * s->taps}, st[2] = {c->vw.stride[1], 1};
+        cg_pattern(src, 2, sz, st);
+        *dst = cg_sb(0, (uint32_t)p->ct, at, c->vw.dt, (uint64_t)(p->nKc * on * s->taps));
+        int64_t dt2[2] = {(int64_t)(p->wkc / s->ew), 1};
+        cg_pattern(dst, 2, sz, dt2);
+        return 0;
+    }
+    int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct);
+    int64_t lo[R_] = {s->g * c->Og + o0, kc * p->ct, 0, 0}, len[R_] = {on, kl, c->KH, c->KW};
+    int fax[3] = {0, 2, 3};
+    if (cg_box(&c->vw, lo, len, NULL, 1, 1, fax, 3, src))
+        return cg_fail(c->e, "op %s: weight pattern needs > 4 dims", c->x->name);
+    *dst = cg_sb(0, (uint32_t)kl, at + (uint64_t)kc * p->wkc, c->vw.dt, (uint64_t)(on * s->taps));
+    return 0;
+}
+
+/* Tiled weights of the group: one DMA per (k-tile, sub-group of mgl m-tiles), or per
+ * sub-group for all k-tiles at once when the channels are interleaved. */
+static int gemm_weights_tiled(struct gs *s)
+{
+    const struct gp *p = s->p;
+    int64_t nsub = cg_cdiv(s->mi1 - s->mi0, p->mgl);
+    int wl = p->ilv || p->wilv;
+    for (int64_t kc = 0; kc < (wl ? 1 : p->nKc); kc++)
+        for (int64_t sb = 0; sb < nsub; sb++) {
+            int64_t o0 = s->go0 + sb * p->mgl * p->mt;
+            int64_t on = cg_min(p->mgl * p->mt, s->go0 + s->gon - o0);
+            struct sim_operand src, dst;
+            if (gemm_weight_xfer(s, wl, kc, o0, on, &src, &dst))
+                return s->c->e->fail;
+            int64_t h = emit_dma(s->c, 2, &dst, &src, s->tw, s->pax[1], &s->wr[s->wb], 1);
+            if (h < 0)
+                return s->c->e->fail;
+            for (int64_t k2 = 0; k2 < (wl ? p->nKc : 1); k2++)
+                s->hw[(kc + k2) * nsub + sb] = h;
+        }
+    return 0;
+}
+
+/* The weights of weight group wg, unless they are the ones loaded last. */
+static int gemm_weights(struct gs *s, int64_t wg)
+{
+    if (s->wkey == s->g * s->p->nMg + wg)
+        return 0;
+    s->wkey = s->g * s->p->nMg + wg;
+    s->wb = (int)(s->wloads++ % s->p->nwb);
+    return s->p->fold ? gemm_weights_fold(s) : gemm_weights_tiled(s);
+}
+
+/* Folded band: the rows vlo..vhi of channel ci (all channels when khmajor), kernel rows
+ * kh..k2-1, for copy cj (shifted by cj kernel columns), after the deps (buffer, zeroing). */
+static int gemm_band_fold_rows(struct gs *s, int64_t cj, int64_t ci, int64_t kh, int64_t k2,
+                               int64_t vlo, int64_t vhi, const int64_t *deps)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    if (s->nfx == GEMM_FOLD_LOADS)
+        return cg_fail(c->e, "op %s: more than %d image loads in a band", c->x->name,
+                       GEMM_FOLD_LOADS);
+    int64_t ih = vlo * c->sh - c->ph + kh * c->dh, sft = cj * c->dw, nr = vhi - vlo;
+    uint64_t addr = c->vx.base + (uint64_t)(ci * c->vx.stride[1] + s->n * c->vx.stride[0] +
+                                            ih * c->vx.stride[2] + sft) * s->ex;
+    uint32_t np = (uint32_t)(p->khmajor ? c->C : k2 - kh);
+    int64_t pstr = p->khmajor ? c->vx.stride[1] : c->dh * c->vx.stride[2];
+    struct sim_operand src = sim_hbm(np, (int32_t)pstr, addr, c->vx.dt, 1);
+    uint32_t p0 = (uint32_t)(cj * p->kr0 + (p->khmajor ? kh * c->C : ci * c->KH + kh));
+    struct sim_operand dst = cg_sb(p0, np, s->xbuf[s->xb] + (uint64_t)((vlo - s->b0) * p->rs) * s->ex,
+                                   c->vx.dt, 1);
+    /* a shifted copy stops sft elements short: the tail it would read is never used */
+    if (p->slab) {
+        int64_t sz[1] = {(nr - 1) * c->sh * c->W + c->W - sft}, st[1] = {1};
+        cg_pattern(&src, 1, sz, st);
+        cg_pattern(&dst, 1, sz, st);
+    } else {
+        int64_t sz[2] = {nr, c->W - sft}, st[2] = {c->sh * c->W, 1}, dt2[2] = {c->W, 1};
+        cg_pattern(&src, 2, sz, st);
+        cg_pattern(&dst, 2, sz, dt2);
+    }
+    int64_t h = emit_dma(c, 0, &dst, &src, s->tx, s->pax[0], deps, 3);
+    if (h < 0)
+        return c->e->fail;
+    s->hfx[s->nfx++] = h;
+    return 0;
+}
+
+/* Folded band: zero the rows that fall in the padding, then load the rest, partition
+ * (c, kh) = c*KH + kh (or kh*C + c, khmajor) of copy j shifted by j kernel columns. */
+static int gemm_band_fold(struct gs *s)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    int64_t b0 = s->b0, b1 = s->b1, ztop = 0, zbot = b1 - b0;
+    for (int64_t kh = 0; kh < c->KH; kh++) {
+        int64_t vlo, vhi;
+        valid_range(c->H, c->sh, c->ph, kh * c->dh, b0, b1, &vlo, &vhi);
+        ztop = cg_max(ztop, vlo - b0);
+        zbot = cg_min(zbot, vhi - b0);
+    }
+    int64_t hz[2] = {-1, -1};
+    int64_t zr[2][2] = {{0, ztop}, {zbot, b1 - b0}};
+    for (int z = 0; z < 2; z++) {
+        if (zr[z][1] <= zr[z][0])
+            continue;
+        int64_t a0 = zr[z][0] * p->rs, a1 = (zr[z][1] - 1) * p->rs + c->W;
+        struct sim_instr ms = cg_instr(c->e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+        ms.dst = cg_sb(0, (uint32_t)p->kr, s->xbuf[s->xb] + (uint64_t)a0 * s->ex, c->vx.dt,
+                       (uint64_t)(a1 - a0));
+        hz[z] = cg_emit(c->e, &ms, &s->xr[s->xb], s->xr[s->xb] >= 0 ? 1 : 0);
+        if (hz[z] < 0)
+            return c->e->fail;
+    }
+    s->nfx = 0;
+    int64_t deps2[3] = {s->xr[s->xb], hz[0], hz[1]};
+    for (int64_t cj = 0; cj < p->J; cj++)
+        for (int64_t ci = 0; ci < (p->khmajor ? 1 : c->C); ci++)
+            for (int64_t kh = 0; kh < c->KH;) {
+                int64_t vlo, vhi, k2 = kh + 1;
+                valid_range(c->H, c->sh, c->ph, kh * c->dh, b0, b1, &vlo, &vhi);
+                for (; k2 < c->KH && !p->khmajor; k2++) {
+                    int64_t a, b;
+                    valid_range(c->H, c->sh, c->ph, k2 * c->dh, b0, b1, &a, &b);
+                    if (a != vlo || b != vhi)
+                        break;
+                }
+                if (vhi > vlo && gemm_band_fold_rows(s, cj, ci, kh, k2, vlo, vhi, deps2))
+                    return c->e->fail;
+                kh = k2;
+            }
+    return 0;
+}
+
+/* Tiled band: up to 4 pieces of rows, each a separate DMA of descriptors of at least
+ * dma.desc_min_ns (the first k-steps start on the first rows); with interleaved channels
+ * one DMA for all tiles when a tile's rows are shorter than a descriptor (else one per
+ * tile). */
+static int gemm_band_tiled(struct gs *s)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    int64_t i0 = s->i0, i1 = s->i1;
+    double dbytes = c->e->t->dma_desc_min_ns * c->e->t->dma_bytes_per_ns;
+    int merge = p->ilv && (double)(i1 - i0) * c->W * s->ex < dbytes;
+    s->npc = cg_max(1, cg_min(4, cg_min(i1 - i0, (int64_t)((double)(i1 - i0) * c->W * s->ex / dbytes))));
+    s->prow = cg_cdiv(i1 - i0, s->npc);
+    s->npc = cg_cdiv(i1 - i0, s->prow);
+    s->pi0 = i0;
+    for (int64_t pc = 0; pc < s->npc; pc++)
+        for (int64_t kc = 0; kc < p->nKc; kc += merge ? p->nKc : 1) {
+            int64_t r0p = i0 + pc * s->prow, rnp = cg_min(s->prow, i1 - r0p);
+            int64_t rowel = rnp * c->W, nk = merge ? p->nKc : 1;
+            uint64_t at = s->xbuf[s->xb] + (uint64_t)kc * p->xkc + (uint64_t)((r0p - i0) * c->W) * s->ex;
+            struct sim_operand src, dst;
+            if (p->ilv) {
+                int64_t ch0 = s->g * c->Cg + kc;
+                src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vx.stride[1]),
+                              c->vx.base + (uint64_t)(ch0 * c->vx.stride[1] + s->n * c->vx.stride[0] +
+                                                      r0p * c->vx.stride[2]) * s->ex,
+                              c->vx.dt, 1);
+                int64_t sz[2] = {nk, rowel}, st[2] = {c->vx.stride[1], 1};
+                cg_pattern(&src, 2, sz, st);
+                dst = cg_sb(0, (uint32_t)p->ct, at, c->vx.dt, (uint64_t)(nk * rowel));
+                int64_t dt2[2] = {(int64_t)(p->xkc / s->ex), 1};
+                cg_pattern(&dst, 2, sz, dt2);
+            } else {
+                int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct);
+                int64_t lo[R_] = {s->n, s->g * c->Cg + kc * p->ct, r0p, 0};
+                int64_t len[R_] = {1, kl, rnp, c->W};
+                int fax[3] = {0, 2, 3};
+                if (cg_box(&c->vx, lo, len, NULL, 1, 1, fax, 3, &src))
+                    return cg_fail(c->e, "op %s: input pattern needs > 4 dims", c->x->name);
+                dst = cg_sb(0, (uint32_t)kl, at, c->vx.dt, (uint64_t)rowel);
+            }
+            int64_t h = emit_dma(c, 0, &dst, &src, s->tx, s->pax[0], &s->xr[s->xb], 1);
+            if (h < 0)
+                return c->e->fail;
+            for (int64_t j = 0; j < nk; j++)
+                s->hx[(kc + j) * 4 + pc] = h;
+        }
+    return 0;
+}
+
+/* Output rows b0.. of band bi, the input rows they read, and the band's image unless it
+ * is the one loaded last (a resident image is read in place: no load). */
+static int gemm_band(struct gs *s, int64_t bi)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    s->b0 = bi * p->Rb;
+    s->b1 = cg_min(c->OH, s->b0 + p->Rb);
+    s->i0 = s->i1 = 0;
+    if (!p->fold)
+        band_rows(c, s->b0, s->b1, &s->i0, &s->i1);
+    int64_t key = (s->n * c->G + s->g) * p->nbands + bi;
+    if (s->xkey == key)
+        return 0;
+    s->xkey = key;
+    s->xb = (int)(s->xloads++ % p->nxb);
+    if (p->fold)
+        return gemm_band_fold(s);
+    if (!s->xres)
+        return gemm_band_tiled(s);
+    s->npc = 1;
+    s->prow = cg_max(1, s->i1 - s->i0);
+    s->pi0 = s->i0;
+    for (int64_t kc = 0; kc < p->nKc; kc++)
+        s->hx[kc * 4] = -1;
+    return 0;
+}
+
+/* The band's chunks: whole output rows (ohc at a time) when a row fits a chunk, else
+ * pieces of one row. */
+static void gemm_chunks(struct gs *s)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    s->nch = 0;
+    for (int64_t r = s->b0; r < s->b1; r += (p->owc == c->OW ? p->ohc : 1))
+        for (int64_t c0 = 0; c0 < c->OW; c0 += p->owc) {
+            struct chunk *k = &s->ch[s->nch++];
+            k->r0 = r;
+            k->rn = p->owc == c->OW ? cg_min(p->ohc, s->b1 - r) : 1;
+            k->c0 = c0;
+            k->cn = cg_min(p->owc, c->OW - c0);
+        }
+}
+
+/* 1 when k-step st reaches chunk j of q (any: some of it; else all of it). */
+static int gemm_reaches(const struct gs *s, const struct gq *q, int64_t st, int64_t j, int all)
+{
+    const struct chunk *k = &s->ch[q->q0 + j];
+    int64_t a, b, u, v;
+    step_rect(s->c, s->p, st, k->r0, k->rn, k->c0, k->cn, &a, &b, &u, &v);
+    if (all)
+        return a == k->r0 && b == k->r0 + k->rn && u == k->c0 && v == k->c0 + k->cn;
+    return b > a && v > u;
+}
+
+/* The group's k-steps in issue order (first one that covers every chunk, which starts
+ * the accumulation) and its banks; a chunk no tap covers is zeroed. */
+static int gemm_group_begin(struct gs *s, struct gq *q)
+{
+    struct cg_em *e = s->c->e;
+    q->first = -1;
+    for (int64_t st = 0; st < s->p->nsteps && q->first < 0; st++) {
+        int ok = 1;
+        for (int64_t j = 0; j < q->qn && ok; j++)
+            ok = gemm_reaches(s, q, st, j, 1);
+        if (ok)
+            q->first = st;
+    }
+    q->no = 0;
+    if (q->first >= 0)
+        s->order[q->no++] = q->first;
+    for (int64_t st = 0; st < s->p->nsteps; st++)
+        if (st != q->first)
+            s->order[q->no++] = st;
+    for (int64_t j = 0; j < q->qn; j++) {
+        q->bank[j] = e->s->psum_bank0 + (uint32_t)(((s->groups & 1) * s->Gp + j) % s->nb);
+        q->last_mm[j] = -1;
+        q->hz[j] = -1;
+        q->started[j] = q->first >= 0 ? 0 : 1;
+        if (q->first >= 0)
+            continue;
+        const struct chunk *k = &s->ch[q->q0 + j];
+        int64_t *rd = &s->bank_reader[q->bank[j] % GEMM_BANKS];
+        struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+        ms.dst = sim_psum(0, (uint32_t)q->ml, (uint64_t)q->bank[j] * e->t->psum_bank_bytes,
+                          LS_DT_FP32, (uint32_t)(k->rn * k->cn));
+        q->hz[j] = cg_emit(e, &ms, rd, *rd >= 0 ? 1 : 0);
+        if (q->hz[j] < 0)
+            return e->fail;
+    }
+    return 0;
+}
+
+/* The stationary of k-step st (its weights for q's m-tile) and the load it waits for. */
+static struct sim_operand gemm_stationary(const struct gs *s, const struct gq *q, int64_t st,
+                                          int64_t kl, int64_t *hwl)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    int64_t kc, kh, kw;
+    step_of(c, p, st, &kc, &kh, &kw);
+    int64_t col = p->oilv ? q->mi : q->m0 - s->go0;
+    if (p->fold) {
+        struct sim_operand w = cg_sb(0, (uint32_t)kl, s->wbuf[s->wb] + (uint64_t)(kw * s->gon + col) * s->ew,
+                                     c->vw.dt, (uint64_t)q->ml);
+        if (p->oilv) {
+            int64_t ssz[1] = {q->ml}, sst[1] = {p->nM};
+            cg_pattern(&w, 1, ssz, sst);
+        }
+        *hwl = s->hw[0];
+        return w;
+    }
+    int64_t nsub = cg_cdiv(s->mi1 - s->mi0, p->mgl);
+    struct sim_operand w = cg_sb(0, (uint32_t)kl,
+                                 s->wbuf[s->wb] + (uint64_t)kc * p->wkc +
+                                     ((uint64_t)col * s->taps + (uint64_t)(kh * c->KW + kw)) * s->ew,
+                                 c->vw.dt, (uint64_t)q->ml);
+    int64_t ssz[1] = {q->ml}, sst[1] = {p->oilv ? p->nM * s->taps : s->taps};
+    cg_pattern(&w, 1, ssz, sst);
+    *hwl = s->hw[kc * nsub + (q->mi - s->mi0) / p->mgl];
+    return w;
+}
+
+/* The moving window of chunk k for k-step (kc, kh, kw): rows a..b, columns u..v of the
+ * output read from the band's image (or the resident block). */
+static struct sim_operand gemm_moving(struct gs *s, int64_t kl, int64_t kc, int64_t kh,
+                                      int64_t kw, int64_t a, int64_t b, int64_t u, int64_t v)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    int64_t iw = u * c->sw - c->pw + kw * c->dw, off, rstr, cstr = c->sw;
+    if (p->fold) {
+        off = (a - s->b0) * p->rs + iw;
+        rstr = p->rs;
+    } else {
+        off = (a * c->sh - c->ph + kh * c->dh - s->i0) * c->W + iw;
+        rstr = c->sh * c->W;
+    }
+    struct sim_operand mv = cg_sb(0, (uint32_t)kl,
+                                  s->xbuf[s->xb] + (uint64_t)(p->fold ? 0 : kc) * p->xkc + (uint64_t)off * s->ex,
+                                  c->vx.dt, (uint64_t)((b - a) * (v - u)));
+    if (s->xres) { /* the window inside the resident block */
+        int64_t ch0 = kc * p->ct, ih = a * c->sh - c->ph + kh * c->dh;
+        mv = cg_sb((uint32_t)(ch0 % c->vx.pblk), (uint32_t)kl,
+                   c->vx.base + (uint64_t)(ch0 / c->vx.pblk) * c->vx.blk +
+                       (uint64_t)(s->n * c->vx.stride[0] + ih * c->vx.stride[2] + iw * c->vx.stride[3]) * s->ex,
+                   c->vx.dt, (uint64_t)((b - a) * (v - u)));
+        rstr = c->sh * c->vx.stride[2];
+        cstr = c->sw * c->vx.stride[3];
+    }
+    int64_t msz[2] = {b - a, v - u}, mst[2] = {rstr, cstr};
+    cg_pattern(&mv, 2, msz, mst);
+    return mv;
+}
+
+/* The matmul of chunk j of q under k-step st (stationary loaded by hl), accumulating
+ * into the chunk's bank after the loads of what it reads. */
+static int gemm_matmul(struct gs *s, struct gq *q, int64_t st, int64_t kl, int64_t hl, int64_t j)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    const struct chunk *k = &s->ch[q->q0 + j];
+    int64_t a, b, u, v, kc, kh, kw;
+    step_rect(c, p, st, k->r0, k->rn, k->c0, k->cn, &a, &b, &u, &v);
+    if (b <= a || v <= u)
+        return 0;
+    step_of(c, p, st, &kc, &kh, &kw);
+    struct sim_operand mv = gemm_moving(s, kl, kc, kh, kw, a, b, u, v);
+    struct sim_operand ps = sim_psum(0, (uint32_t)q->ml,
+                                     (uint64_t)q->bank[j] * c->e->t->psum_bank_bytes +
+                                         (uint64_t)((a - k->r0) * k->cn + (u - k->c0)) * 4,
+                                     LS_DT_FP32, (uint32_t)((b - a) * (v - u)));
+    int64_t psz[2] = {b - a, v - u}, pst[2] = {k->cn, 1};
+    cg_pattern(&ps, 2, psz, pst);
+    int64_t deps[8 + GEMM_FOLD_LOADS];
+    size_t nd = 0;
+    deps[nd++] = hl;
+    if (p->fold)
+        for (int64_t i = 0; i < s->nfx; i++)
+            deps[nd++] = s->hfx[i];
+    else { /* the row pieces this window reads */
+        int64_t ra = a * c->sh - c->ph + kh * c->dh - s->pi0;
+        int64_t rb = (b - 1) * c->sh - c->ph + kh * c->dh - s->pi0;
+        for (int64_t i = ra / s->prow; i <= rb / s->prow && i < s->npc; i++)
+            if (s->hx[kc * 4 + i] >= 0)
+                deps[nd++] = s->hx[kc * 4 + i];
+    }
+    int64_t rd = s->bank_reader[q->bank[j] % GEMM_BANKS];
+    if (q->last_mm[j] < 0 && rd >= 0)
+        deps[nd++] = rd;
+    if (q->hz[j] >= 0 && q->last_mm[j] < 0)
+        deps[nd++] = q->hz[j];
+    if (s->xres && !s->xwait) { /* the first read of the resident image */
+        cg_writers(c->e, s->tx, s->pax[0]);
+        s->xwait = 1;
+    }
+    int64_t hm = pe(c, SIM_OP_MATMUL, &mv, &ps, q->started[j] ? SIM_F_ACCUMULATE : 0, deps, nd);
+    if (hm < 0)
+        return c->e->fail;
+    q->started[j] = 1;
+    q->last_mm[j] = hm;
+    s->xr[s->xb] = hm;
+    return 0;
+}
+
+/* K-step st of group q: one load_stationary, one matmul per chunk it reaches. */
+static int gemm_step(struct gs *s, struct gq *q, int64_t st)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    int64_t kc, kh, kw;
+    step_of(c, p, st, &kc, &kh, &kw);
+    int64_t kl = p->fold ? p->sJ[st] * p->kr0 : cg_min(p->ct, c->Cg - kc * p->ct);
+    int any = 0;
+    for (int64_t j = 0; j < q->qn && !any; j++)
+        any = gemm_reaches(s, q, st, j, 0);
+    if (!any)
+        return 0;
+    int64_t hwl;
+    struct sim_operand w = gemm_stationary(s, q, st, kl, &hwl);
+    int64_t hl = p->fold ? pe(c, SIM_OP_LOAD_STATIONARY, &w, NULL, 0, s->hwf, (size_t)s->nhwf)
+                         : pe(c, SIM_OP_LOAD_STATIONARY, &w, NULL, 0, &hwl, 1);
+    if (hl < 0)
+        return c->e->fail;
+    s->wr[s->wb] = hl;
+    for (int64_t j = 0; j < q->qn; j++)
+        if (gemm_matmul(s, q, st, kl, hl, j))
+            return c->e->fail;
+    return 0;
+}
+
+/* The output box of chunk rows r0..r0+rn, columns c0..c0+cn of q's m-tile. */
+static void gemm_out_box(const struct gs *s, const struct gq *q, int64_t r0, int64_t rn,
+                         int64_t c0, int64_t cn, int64_t *lo, int64_t *len)
+{
+    lo[0] = s->n; len[0] = 1;
+    lo[1] = s->g * s->c->Og + q->m0; len[1] = q->ml;
+    lo[2] = r0; len[2] = rn;
+    lo[3] = c0; len[3] = cn;
+}
+
+/* Chunk j's evacuation into the staging buffer ob at soff: straight into the resident
+ * output block, or staged (and stored per chunk when chunks are pieces of rows). */
+static int gemm_evacuate_chunk(struct gs *s, struct gq *q, int64_t j, int ob, uint64_t soff)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    struct cg_em *e = c->e;
+    const struct chunk *k = &s->ch[q->q0 + j];
+    int64_t te = k->rn * k->cn, olo[R_], olen[R_];
+    int64_t d0 = q->last_mm[j] >= 0 ? q->last_mm[j] : q->hz[j];
+    gemm_out_box(s, q, k->r0, k->rn, k->c0, k->cn, olo, olen);
+    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    ev.dst = cg_sb(0, (uint32_t)q->ml, s->obuf[ob] + soff * s->eo, c->vo.dt, (uint64_t)te);
+    if (p->oilv)
+        ev.dst = cg_sb(0, (uint32_t)q->ml, s->obuf[0] + (uint64_t)(q->mi * c->OH * c->OW + k->r0 * c->OW) * s->eo,
+                       c->vo.dt, (uint64_t)te);
+    ev.src = sim_psum(0, (uint32_t)q->ml, (uint64_t)q->bank[j] * e->t->psum_bank_bytes, LS_DT_FP32,
+                      (uint32_t)te);
+    int64_t *rd = &s->bank_reader[q->bank[j] % GEMM_BANKS];
+    if (s->ores) { /* straight into the resident output block */
+        if (cg_box(&c->vo, olo, olen, NULL, 1, 1, s->oord + 1, s->nord - 1, &ev.dst))
+            return cg_fail(e, "op %s: resident output pattern", c->x->name);
+        if ((q->hev = *rd = cg_emit(e, &ev, &d0, 1)) < 0)
+            return e->fail;
+        cg_wrote(e, c->x->output, s->pax[2], q->hev);
+        return 0;
+    }
+    int64_t deps[GEMM_PIECE_STORES + 2] = {d0, s->orr[ob]};
+    size_t nd = s->orr[ob] >= 0 ? 2 : 1;
+    if (p->oilv) {
+        if (s->ogkey != s->n * c->G + s->g) { /* a new staging of the buffer */
+            s->ogkey = s->n * c->G + s->g;
+            memcpy(s->ostp, s->ost, (size_t)s->nost * sizeof *s->ost);
+            s->nostp = s->nost;
+            s->nost = 0;
+        }
+        nd = 1;
+        for (int64_t z = 0; z < s->nostp; z++)
+            deps[nd++] = s->ostp[z];
+    }
+    if ((q->hev = *rd = cg_emit(e, &ev, deps, nd)) < 0)
+        return e->fail;
+    if (p->owc == c->OW)
+        return 0;
+    struct sim_operand sb = cg_sb(0, (uint32_t)q->ml, s->obuf[ob] + soff * s->eo, c->vo.dt, (uint64_t)te);
+    s->orr[ob] = store(c, olo, olen, 1, &sb, q->hev, s->pax[2]);
+    return s->orr[ob] < 0 ? e->fail : 0;
+}
+
+/* oilv: the m-tiles of this piece are complete: partition q holds output channels
+ * q*nM + [pm0, mi], adjacent in HBM: one store. */
+static int gemm_piece_store(struct gs *s, const struct gq *q)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    int64_t ohw = c->OH * c->OW, pm0 = q->mi - q->mi % p->spiece, cnt = q->mi + 1 - pm0;
+    struct sim_operand dst = sim_hbm((uint32_t)q->ml, (int32_t)(p->nM * c->vo.stride[1]),
+                                     c->vo.base + (uint64_t)((s->g * c->Og + pm0) * c->vo.stride[1] +
+                                                             s->n * c->vo.stride[0]) * s->eo,
+                                     c->vo.dt, (uint32_t)(cnt * ohw));
+    struct sim_operand sb = cg_sb(0, (uint32_t)q->ml, s->obuf[0] + (uint64_t)(pm0 * ohw) * s->eo,
+                                  c->vo.dt, (uint64_t)(cnt * ohw));
+    int64_t h = cg_dma(c->e, 1, &dst, &sb, SIM_OP_DMA_COPY, &q->hev, 1);
+    if (h < 0)
+        return c->e->fail;
+    cg_wrote(c->e, c->x->output, s->pax[2], h);
+    if (s->nost == GEMM_PIECE_STORES)
+        return cg_fail(c->e, "op %s: more than %d output stores per staging", c->x->name,
+                       GEMM_PIECE_STORES);
+    s->ost[s->nost++] = h;
+    return 0;
+}
+
+/* Evacuate the group into one staging buffer and store it (one DMA when the chunks are
+ * whole rows); with oilv, store the m-tiles of a piece once the piece is complete. */
+static int gemm_evacuate(struct gs *s, struct gq *q)
+{
+    struct cv *c = s->c;
+    const struct gp *p = s->p;
+    int ob = (int)(s->stores & 1);
+    uint64_t soff = 0;
+    q->hev = -1;
+    for (int64_t j = 0; j < q->qn; j++) {
+        if (gemm_evacuate_chunk(s, q, j, ob, soff))
+            return c->e->fail;
+        soff += (uint64_t)(s->ch[q->q0 + j].rn * s->ch[q->q0 + j].cn);
+    }
+    if (p->owc == c->OW && !p->oilv && !s->ores) {
+        int64_t olo[R_], olen[R_];
+        const struct chunk *k0 = &s->ch[q->q0], *kn = &s->ch[q->q0 + q->qn - 1];
+        gemm_out_box(s, q, k0->r0, kn->r0 + kn->rn - k0->r0, 0, c->OW, olo, olen);
+        struct sim_operand sb = cg_sb(0, (uint32_t)q->ml, s->obuf[ob], c->vo.dt, soff);
+        if ((s->orr[ob] = store(c, olo, olen, 1, &sb, q->hev, s->pax[2])) < 0)
+            return c->e->fail;
+    }
+    s->stores++;
+    if (p->oilv && q->q0 + s->Gp >= s->nch && ((q->mi + 1) % p->spiece == 0 || q->mi + 1 == s->mi1))
+        return gemm_piece_store(s, q);
+    return 0;
+}
+
+/* Every m-tile of the weight group over the band: groups of Gp chunks, k-steps, then the
+ * evacuation. */
+static int gemm_band_tiles(struct gs *s)
+{
+    const struct gp *p = s->p;
+    gemm_chunks(s);
+    for (int64_t mi = s->mi0; mi < s->mi1; mi++)
+        for (int64_t q0 = 0; q0 < s->nch; q0 += s->Gp, s->groups++) {
+            struct gq q = {.mi = mi, .m0 = mi * p->mt, .q0 = q0, .qn = cg_min(s->Gp, s->nch - q0)};
+            q.ml = cg_min(p->mt, s->c->Og - q.m0);
+            if (gemm_group_begin(s, &q))
+                return s->c->e->fail;
+            for (int64_t si = 0; si < q.no; si++)
+                if (gemm_step(s, &q, s->order[si]))
+                    return s->c->e->fail;
+            if (gemm_evacuate(s, &q))
+                return s->c->e->fail;
+        }
+    return 0;
+}
+
+/* Set up s: buffers in the step's SBUF region, the load handle arrays. */
+static int gemm_init(struct gs *s, struct cv *c, const int8_t *pax, const struct gp *p)
 {
     struct cg_em *e = c->e;
-    const struct sim_target *t = e->t;
-    size_t ex = ls_dtype_size(c->vx.dt), ew = ls_dtype_size(c->vw.dt), eo = ls_dtype_size(c->vo.dt);
-    int64_t taps = c->KH * c->KW;
-    uint32_t nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
-    int64_t Gp = nb >= 2 ? nb / 2 : 1;
-    int64_t tmax = cg_min(t->pe_moving_max, t->psum_bank_bytes / 4);
-    uint64_t wbuf[2] = {0, 0}, xbuf[2] = {0, 0}, obuf[2] = {0, 0};
+    *s = (struct gs){.c = c, .pax = pax, .p = p, .ogkey = -1, .wkey = -1, .xkey = -1,
+                     .npc = 1, .prow = 1};
+    s->ex = ls_dtype_size(c->vx.dt);
+    s->ew = ls_dtype_size(c->vw.dt);
+    s->eo = ls_dtype_size(c->vo.dt);
+    s->taps = c->KH * c->KW;
+    s->nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
+    s->Gp = s->nb >= 2 ? s->nb / 2 : 1;
     uint64_t wgrp = p->fold ? p->wkc : p->wkc * (uint64_t)p->nKc;
     for (int i = 0; i < 2; i++)
-        wbuf[i] = i < p->nwb ? cg_alloc(e, wgrp) : wbuf[0];
+        s->wbuf[i] = i < p->nwb ? cg_alloc(e, wgrp) : s->wbuf[0];
     for (int i = 0; i < 2; i++)
-        xbuf[i] = i < p->nxb ? cg_alloc(e, p->fold ? p->xkc : p->xkc * (uint64_t)p->nKc) : xbuf[0];
-    obuf[0] = cg_alloc(e, p->obytes);
-    obuf[1] = p->oilv ? obuf[0] : cg_alloc(e, p->obytes);
-    /* oilv: the stores of the staging buffer (this image/group, and the previous one) */
-    int64_t ost[128], ostp[128], nost = 0, nostp = 0, ohw = c->OH * c->OW, ogkey = -1;
+        s->xbuf[i] = i < p->nxb ? cg_alloc(e, p->fold ? p->xkc : p->xkc * (uint64_t)p->nKc) : s->xbuf[0];
+    s->obuf[0] = cg_alloc(e, p->obytes);
+    s->obuf[1] = p->oilv ? s->obuf[0] : cg_alloc(e, p->obytes);
     if (e->fail)
         return e->fail;
-    int64_t nwl = p->nKc * cg_cdiv(p->mg, p->mgl);
-    int64_t *hw = calloc((size_t)nwl + 1, sizeof *hw);
-    int64_t *hx = calloc((size_t)p->nKc * 4 + 1, sizeof *hx);   /* (tile, row piece) */
-    int64_t npc = 1, prow = 1, pi0 = 0;                            /* row pieces of the band */
-    int64_t *order = calloc((size_t)p->nsteps + 1, sizeof *order);
+    for (int i = 0; i < 2; i++)
+        s->wr[i] = s->xr[i] = s->orr[i] = -1;
+    for (int i = 0; i < GEMM_BANKS; i++)
+        s->bank_reader[i] = -1;
     int64_t nchunk_max = (p->Rb + p->ohc - 1) / p->ohc * cg_cdiv(c->OW, p->owc) + 1;
-    struct chunk *ch = calloc((size_t)nchunk_max + 1, sizeof *ch);
-    if (!hw || !hx || !order || !ch) {
-        free(hw); free(hx); free(order); free(ch);
+    s->hw = calloc((size_t)(p->nKc * cg_cdiv(p->mg, p->mgl)) + 1, sizeof *s->hw);
+    s->hx = calloc((size_t)p->nKc * 4 + 1, sizeof *s->hx);
+    s->order = calloc((size_t)p->nsteps + 1, sizeof *s->order);
+    s->ch = calloc((size_t)nchunk_max + 1, sizeof *s->ch);
+    if (!s->hw || !s->hx || !s->order || !s->ch)
         return cg_fail(e, "out of memory");
-    }
-    int32_t tx = c->x->inputs[0], tw = c->x->inputs[1];
+    s->tx = c->x->inputs[0];
+    s->tw = c->x->inputs[1];
     /* SBUF-resident image / output: read / written in place (no load, no store) */
-    int xres = cg_resident(&c->vx) && !p->fold, ores = cg_resident(&c->vo), xwait = 0;
-    int oord[R_];
-    int nord = cg_storage_order(&c->vo, oord);
-    int64_t wr[2] = {-1, -1}, xr[2] = {-1, -1}, orr[2] = {-1, -1}, bank_reader[64];
-    for (int i = 0; i < 64; i++)
-        bank_reader[i] = -1;
-    int64_t hfx[256], nfx = 0, hwf[8], nhwf = 0;
-    int64_t wkey = -1, xkey = -1, wloads = 0, xloads = 0, groups = 0, stores = 0;
-    int wb = 0, xb = 0;
-    int64_t lo[R_], len[R_];
-    int rc = 0;
-    /* weight view of the folded lowering: stored [C, KH, KW, O] (chosen at compile time) */
-    int64_t ws_c = c->KH * c->KW * c->O, ws_kh = c->KW * c->O;
-    for (int64_t n = 0; n < c->N && !rc; n++)
-        for (int64_t g = 0; g < c->G && !rc; g++)
+    s->xres = cg_resident(&c->vx) && !p->fold;
+    s->ores = cg_resident(&c->vo);
+    s->nord = cg_storage_order(&c->vo, s->oord);
+    return 0;
+}
+
+static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
+{
+    struct gs s;
+    int rc = gemm_init(&s, c, pax, p);
+    for (s.n = 0; s.n < c->N && !rc; s.n++)
+        for (s.g = 0; s.g < c->G && !rc; s.g++)
             for (int64_t wg = 0; wg < p->nMg && !rc; wg++) {
-                int64_t mi0 = wg * p->mg, mi1 = cg_min(p->nM, mi0 + p->mg);
-                int64_t go0 = mi0 * p->mt, gon = cg_min(c->Og, mi1 * p->mt) - go0;
-                /* ---- weights of this group ---- */
-                if (wkey != g * p->nMg + wg) {
-                    wkey = g * p->nMg + wg;
-                    wb = (int)(wloads++ % p->nwb);
-                    if (p->fold) { /* [kw][o of the group] per partition; copy j from column j */
-                        nhwf = 0;
-                        for (int64_t j = 0; j < p->J && !rc; j++) {
-                            struct sim_operand src = sim_hbm((uint32_t)p->kr0, (int32_t)ws_kh,
-                                                             c->vw.base + (uint64_t)(go0 + j * c->O) * ew,
-                                                             c->vw.dt, 1);
-                            int64_t sz[2] = {c->KW - j, gon}, st2[2] = {c->O, 1};
-                            cg_pattern(&src, 2, sz, st2);
-                            (void)ws_c;
-                            struct sim_operand dst = cg_sb((uint32_t)(j * p->kr0), (uint32_t)p->kr0, wbuf[wb],
-                                                           c->vw.dt, (uint64_t)((c->KW - j) * gon));
-                            hwf[nhwf] = emit_dma(c, 2, &dst, &src, tw, pax[1], &wr[wb], 1);
-                            if (hwf[nhwf++] < 0) { rc = e->fail; break; }
-                        }
-                        if (rc)
-                            break;
-                        hw[0] = hwf[0];
-                    } else {
-                        int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
-                        int64_t wel = (int64_t)(p->wkc / ew);
-                        int wl = p->ilv || p->wilv;
-                        for (int64_t kc = 0; kc < (wl ? 1 : p->nKc) && !rc; kc++)
-                            for (int64_t sb = 0; sb < nsub; sb++) {
-                                int64_t o0 = go0 + sb * p->mgl * p->mt;
-                                int64_t on = cg_min(p->mgl * p->mt, go0 + gon - o0);
-                                int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct);
-                                struct sim_operand src, dst;
-                                if (wl) { /* every tile at once: [kc][o, taps] per partition */
-                                    src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vw.stride[1]),
-                                                  c->vw.base + (uint64_t)((g * c->Og + o0) * c->vw.stride[0]) * ew,
-                                                  c->vw.dt, 1);
-                                    int64_t sz[2] = {p->nKc, on * taps}, st[2] = {c->vw.stride[1], 1};
-                                    cg_pattern(&src, 2, sz, st);
-                                    dst = cg_sb(0, (uint32_t)p->ct, wbuf[wb] + (uint64_t)(o0 - go0) * taps * ew,
-                                                c->vw.dt, (uint64_t)(p->nKc * on * taps));
-                                    int64_t dz[2] = {p->nKc, on * taps}, dt2[2] = {wel, 1};
-                                    cg_pattern(&dst, 2, dz, dt2);
-                                } else {
-                                    lo[0] = g * c->Og + o0; len[0] = on;
-                                    lo[1] = kc * p->ct; len[1] = kl;
-                                    lo[2] = 0; len[2] = c->KH; lo[3] = 0; len[3] = c->KW;
-                                    int fax[3] = {0, 2, 3};
-                                    if (cg_box(&c->vw, lo, len, NULL, 1, 1, fax, 3, &src)) {
-                                        rc = cg_fail(e, "op %s: weight pattern needs > 4 dims", c->x->name);
-                                        break;
-                                    }
-                                    dst = cg_sb(0, (uint32_t)kl,
-                                                wbuf[wb] + (uint64_t)kc * p->wkc + (uint64_t)(o0 - go0) * taps * ew,
-                                                c->vw.dt, (uint64_t)(on * taps));
-                                }
-                                int64_t h = emit_dma(c, 2, &dst, &src, tw, pax[1], &wr[wb], 1);
-                                if (h < 0) {
-                                    rc = e->fail;
-                                    break;
-                                }
-                                for (int64_t k2 = 0; k2 < (wl ? p->nKc : 1); k2++)
-                                    hw[(kc + k2) * nsub + sb] = h;
-                            }
-                    }
-                }
-                for (int64_t bi = 0; bi < p->nbands && !rc; bi++) {
-                    int64_t b0 = bi * p->Rb, b1 = cg_min(c->OH, b0 + p->Rb);
-                    int64_t i0 = 0, i1 = 0;
-                    if (!p->fold)
-                        band_rows(c, b0, b1, &i0, &i1);
-                    /* ---- the input band ---- */
-                    int64_t key = (n * c->G + g) * p->nbands + bi;
-                    if (xkey != key) {
-                        xkey = key;
-                        xb = (int)(xloads++ % p->nxb);
-                        if (p->fold) {
-                            /* zero the rows that fall in the padding, then load the rest */
-                            int64_t ztop = 0, zbot = b1 - b0;
-                            for (int64_t kh = 0; kh < c->KH; kh++) {
-                                int64_t vlo, vhi;
-                                valid_range(c->H, c->sh, c->ph, kh * c->dh, b0, b1, &vlo, &vhi);
-                                ztop = cg_max(ztop, vlo - b0);
-                                zbot = cg_min(zbot, vhi - b0);
-                            }
-                            int64_t hz[2] = {-1, -1};
-                            int64_t zr[2][2] = {{0, ztop}, {zbot, b1 - b0}};
-                            for (int z = 0; z < 2; z++) {
-                                if (zr[z][1] <= zr[z][0])
-                                    continue;
-                                int64_t a0 = zr[z][0] * p->rs, a1 = (zr[z][1] - 1) * p->rs + c->W;
-                                struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
-                                ms.dst = cg_sb(0, (uint32_t)p->kr, xbuf[xb] + (uint64_t)a0 * ex, c->vx.dt,
-                                               (uint64_t)(a1 - a0));
-                                hz[z] = cg_emit(e, &ms, &xr[xb], xr[xb] >= 0 ? 1 : 0);
-                                if (hz[z] < 0) { rc = e->fail; break; }
-                            }
-                            nfx = 0;
-                            int64_t deps2[3] = {xr[xb], hz[0], hz[1]};
-                            /* partition (c, kh) = c*KH + kh, or kh*C + c (khmajor) */
-                            for (int64_t cj = 0; cj < p->J && !rc; cj++)
-                            for (int64_t ci = 0; ci < (p->khmajor ? 1 : c->C) && !rc; ci++)
-                                for (int64_t kh = 0; kh < c->KH && !rc;) {
-                                    int64_t vlo, vhi;
-                                    valid_range(c->H, c->sh, c->ph, kh * c->dh, b0, b1, &vlo, &vhi);
-                                    int64_t k2 = kh + 1;
-                                    for (; k2 < c->KH && !p->khmajor; k2++) {
-                                        int64_t a, b;
-                                        valid_range(c->H, c->sh, c->ph, k2 * c->dh, b0, b1, &a, &b);
-                                        if (a != vlo || b != vhi)
-                                            break;
-                                    }
-                                    if (vhi > vlo) {
-                                        int64_t ih = vlo * c->sh - c->ph + kh * c->dh, sft = cj * c->dw;
-                                        uint64_t addr = c->vx.base + (uint64_t)(ci * c->vx.stride[1] + n * c->vx.stride[0] +
-                                                                                ih * c->vx.stride[2] + sft) * ex;
-                                        int64_t nr = vhi - vlo;
-                                        uint32_t np = (uint32_t)(p->khmajor ? c->C : k2 - kh);
-                                        int64_t pstr = p->khmajor ? c->vx.stride[1] : c->dh * c->vx.stride[2];
-                                        struct sim_operand src = sim_hbm(np, (int32_t)pstr, addr, c->vx.dt, 1);
-                                        int64_t free;
-                                        uint32_t p0 = (uint32_t)(cj * p->kr0 + (p->khmajor ? kh * c->C : ci * c->KH + kh));
-                                        struct sim_operand dst = cg_sb(p0, np,
-                                                                       xbuf[xb] + (uint64_t)((vlo - b0) * p->rs) * ex,
-                                                                       c->vx.dt, 1);
-                                        /* a shifted copy stops sft elements short: the
-                                         * tail it would read is never used */
-                                        if (p->slab) {
-                                            free = (nr - 1) * c->sh * c->W + c->W - sft;
-                                            int64_t sz[1] = {free}, st[1] = {1};
-                                            cg_pattern(&src, 1, sz, st);
-                                            cg_pattern(&dst, 1, sz, st);
-                                        } else {
-                                            free = nr * (c->W - sft);
-                                            int64_t sz[2] = {nr, c->W - sft}, st[2] = {c->sh * c->W, 1};
-                                            cg_pattern(&src, 2, sz, st);
-                                            int64_t dt2[2] = {c->W, 1};
-                                            cg_pattern(&dst, 2, sz, dt2);
-                                        }
-                                        int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], deps2, 3);
-                                        if (h < 0) { rc = e->fail; break; }
-                                        hfx[nfx++] = h;
-                                    }
-                                    kh = k2;
-                                }
-                        } else if (xres) {
-                            /* the resident image is read in place: no load */
-                            npc = 1;
-                            prow = cg_max(1, i1 - i0);
-                            pi0 = i0;
-                            for (int64_t kc = 0; kc < p->nKc; kc++)
-                                hx[kc * 4] = -1;
-                        } else {
-                            /* interleaved channels: one DMA for all tiles when a tile's rows
-                             * are shorter than a descriptor (else one per tile) */
-                            double dbytes = t->dma_desc_min_ns * t->dma_bytes_per_ns;
-                            int64_t xel = (int64_t)(p->xkc / ex);
-                            int merge = p->ilv && (double)(i1 - i0) * c->W * ex < dbytes;
-                            /* up to 4 pieces of rows, each a separate DMA of descriptors of
-                             * at least dma.desc_min_ns: the first k-steps start on the first rows */
-                            npc = cg_max(1, cg_min(4, cg_min(i1 - i0, (int64_t)((double)(i1 - i0) * c->W * ex / dbytes))));
-                            prow = cg_cdiv(i1 - i0, npc);
-                            npc = cg_cdiv(i1 - i0, prow);
-                            pi0 = i0;
-                            for (int64_t pc = 0; pc < npc && !rc; pc++)
-                            for (int64_t kc = 0; kc < p->nKc && !rc; kc += merge ? p->nKc : 1) {
-                                int64_t r0p = i0 + pc * prow, rnp = cg_min(prow, i1 - r0p);
-                                int64_t rowel = rnp * c->W;
-                                int64_t kl = cg_min(p->ct, c->Cg - kc * p->ct), nk = merge ? p->nKc : 1;
-                                struct sim_operand src, dst;
-                                if (p->ilv) {
-                                    int64_t ch0 = g * c->Cg + kc;
-                                    src = sim_hbm((uint32_t)p->ct, (int32_t)(p->nKc * c->vx.stride[1]),
-                                                  c->vx.base + (uint64_t)(ch0 * c->vx.stride[1] + n * c->vx.stride[0] +
-                                                                          r0p * c->vx.stride[2]) * ex,
-                                                  c->vx.dt, 1);
-                                    int64_t sz[2] = {nk, rowel}, st[2] = {c->vx.stride[1], 1};
-                                    cg_pattern(&src, 2, sz, st);
-                                    dst = cg_sb(0, (uint32_t)p->ct,
-                                                xbuf[xb] + (uint64_t)kc * p->xkc + (uint64_t)((r0p - i0) * c->W) * ex,
-                                                c->vx.dt, (uint64_t)(nk * rowel));
-                                    int64_t dz[2] = {nk, rowel}, dt2[2] = {xel, 1};
-                                    cg_pattern(&dst, 2, dz, dt2);
-                                } else {
-                                    lo[0] = n; len[0] = 1;
-                                    lo[1] = g * c->Cg + kc * p->ct; len[1] = kl;
-                                    lo[2] = r0p; len[2] = rnp; lo[3] = 0; len[3] = c->W;
-                                    int fax[3] = {0, 2, 3};
-                                    if (cg_box(&c->vx, lo, len, NULL, 1, 1, fax, 3, &src)) {
-                                        rc = cg_fail(e, "op %s: input pattern needs > 4 dims", c->x->name);
-                                        break;
-                                    }
-                                    dst = cg_sb(0, (uint32_t)kl,
-                                                xbuf[xb] + (uint64_t)kc * p->xkc + (uint64_t)((r0p - i0) * c->W) * ex,
-                                                c->vx.dt, (uint64_t)rowel);
-                                }
-                                int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], &xr[xb], 1);
-                                if (h < 0) { rc = e->fail; break; }
-                                for (int64_t j = 0; j < nk; j++)
-                                    hx[(kc + j) * 4 + pc] = h;
-                            }
-                        }
-                    }
-                    if (rc)
-                        break;
-                    /* ---- chunks of the band ---- */
-                    int64_t nch = 0;
-                    for (int64_t r = b0; r < b1; r += (p->owc == c->OW ? p->ohc : 1))
-                        for (int64_t c0 = 0; c0 < c->OW; c0 += p->owc) {
-                            ch[nch].r0 = r;
-                            ch[nch].rn = p->owc == c->OW ? cg_min(p->ohc, b1 - r) : 1;
-                            ch[nch].c0 = c0;
-                            ch[nch].cn = cg_min(p->owc, c->OW - c0);
-                            nch++;
-                        }
-                    for (int64_t mi = mi0; mi < mi1 && !rc; mi++) {
-                        int64_t m0 = mi * p->mt, ml = cg_min(p->mt, c->Og - m0);
-                        for (int64_t q0 = 0; q0 < nch && !rc; q0 += Gp, groups++) {
-                            int64_t qn = cg_min(Gp, nch - q0);
-                            /* a first k-step that covers every chunk of the group */
-                            int64_t first = -1;
-                            for (int64_t s = 0; s < p->nsteps && first < 0; s++) {
-                                int ok = 1;
-                                for (int64_t j = 0; j < qn && ok; j++) {
-                                    int64_t a, b, u, v;
-                                    step_rect(c, p, s, ch[q0 + j].r0, ch[q0 + j].rn, ch[q0 + j].c0,
-                                              ch[q0 + j].cn, &a, &b, &u, &v);
-                                    ok = a == ch[q0 + j].r0 && b == ch[q0 + j].r0 + ch[q0 + j].rn &&
-                                         u == ch[q0 + j].c0 && v == ch[q0 + j].c0 + ch[q0 + j].cn;
-                                }
-                                if (ok)
-                                    first = s;
-                            }
-                            int64_t no = 0;
-                            if (first >= 0)
-                                order[no++] = first;
-                            for (int64_t s = 0; s < p->nsteps; s++)
-                                if (s != first)
-                                    order[no++] = s;
-                            uint32_t bank[64];
-                            int64_t last_mm[64], hz[64];
-                            int started[64];
-                            for (int64_t j = 0; j < qn; j++) {
-                                bank[j] = e->s->psum_bank0 + (uint32_t)(((groups & 1) * Gp + j) % nb);
-                                last_mm[j] = -1;
-                                hz[j] = -1;
-                                started[j] = first >= 0 ? 0 : 1;
-                                if (first < 0) { /* no tap covers the chunk: zero it */
-                                    struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
-                                    ms.dst = sim_psum(0, (uint32_t)ml, (uint64_t)bank[j] * t->psum_bank_bytes,
-                                                      LS_DT_FP32, (uint32_t)(ch[q0 + j].rn * ch[q0 + j].cn));
-                                    hz[j] = cg_emit(e, &ms, &bank_reader[bank[j] % 64],
-                                                    bank_reader[bank[j] % 64] >= 0 ? 1 : 0);
-                                    if (hz[j] < 0) { rc = e->fail; break; }
-                                }
-                            }
-                            for (int64_t si = 0; si < no && !rc; si++) {
-                                int64_t s = order[si], kc, kh, kw;
-                                step_of(c, p, s, &kc, &kh, &kw);
-                                int64_t kl = p->fold ? p->sJ[s] * p->kr0 : cg_min(p->ct, c->Cg - kc * p->ct);
-                                int any = 0;
-                                for (int64_t j = 0; j < qn && !any; j++) {
-                                    int64_t a, b, u, v;
-                                    step_rect(c, p, s, ch[q0 + j].r0, ch[q0 + j].rn, ch[q0 + j].c0,
-                                              ch[q0 + j].cn, &a, &b, &u, &v);
-                                    any = b > a && v > u;
-                                }
-                                if (!any)
-                                    continue;
-                                /* stationary: weights of (step, m-tile) */
-                                struct sim_operand st;
-                                int64_t hwl;
-                                if (p->fold) {
-                                    st = cg_sb(0, (uint32_t)kl, wbuf[wb] + (uint64_t)(kw * gon + (p->oilv ? mi : m0 - go0)) * ew,
-                                               c->vw.dt, (uint64_t)ml);
-                                    if (p->oilv) {
-                                        int64_t ssz[1] = {ml}, sst[1] = {p->nM};
-                                        cg_pattern(&st, 1, ssz, sst);
-                                    }
-                                    hwl = hw[0];
-                                } else {
-                                    int64_t nsub = cg_cdiv(mi1 - mi0, p->mgl);
-                                    int64_t tp = kh * c->KW + kw;
-                                    st = cg_sb(0, (uint32_t)kl,
-                                               wbuf[wb] + (uint64_t)kc * p->wkc +
-                                                   ((uint64_t)(p->oilv ? mi : m0 - go0) * taps + (uint64_t)tp) * ew,
-                                               c->vw.dt, (uint64_t)ml);
-                                    int64_t ssz[1] = {ml}, sst[1] = {p->oilv ? p->nM * taps : taps};
-                                    cg_pattern(&st, 1, ssz, sst);
-                                    hwl = hw[kc * nsub + (mi - mi0) / p->mgl];
-                                }
-                                int64_t hl = p->fold ? pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, hwf, (size_t)nhwf)
-                                                     : pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, &hwl, 1);
-                                if (hl < 0) { rc = e->fail; break; }
-                                wr[wb] = hl;
-                                for (int64_t j = 0; j < qn; j++) {
-                                    const struct chunk *k = &ch[q0 + j];
-                                    int64_t a, b, u, v;
-                                    step_rect(c, p, s, k->r0, k->rn, k->c0, k->cn, &a, &b, &u, &v);
-                                    if (b <= a || v <= u)
-                                        continue;
-                                    int64_t iw = u * c->sw - c->pw + kw * c->dw;
-                                    int64_t off, rstr;
-                                    if (p->fold) {
-                                        off = (a - b0) * p->rs + iw;
-                                        rstr = p->rs;
-                                    } else {
-                                        off = (a * c->sh - c->ph + kh * c->dh - i0) * c->W + iw;
-                                        rstr = c->sh * c->W;
-                                    }
-                                    struct sim_operand mv = cg_sb(0, (uint32_t)kl,
-                                                                  xbuf[xb] + (uint64_t)(p->fold ? 0 : kc) * p->xkc +
-                                                                      (uint64_t)off * ex,
-                                                                  c->vx.dt, (uint64_t)((b - a) * (v - u)));
-                                    int64_t cstr = c->sw;
-                                    if (xres) { /* the window inside the resident block */
-                                        int64_t ch0 = kc * p->ct;
-                                        int64_t ih = a * c->sh - c->ph + kh * c->dh;
-                                        mv = cg_sb((uint32_t)(ch0 % c->vx.pblk), (uint32_t)kl,
-                                                   c->vx.base + (uint64_t)(ch0 / c->vx.pblk) * c->vx.blk +
-                                                       (uint64_t)(n * c->vx.stride[0] + ih * c->vx.stride[2] +
-                                                                  iw * c->vx.stride[3]) * ex,
-                                                   c->vx.dt, (uint64_t)((b - a) * (v - u)));
-                                        rstr = c->sh * c->vx.stride[2];
-                                        cstr = c->sw * c->vx.stride[3];
-                                    }
-                                    int64_t msz[2] = {b - a, v - u}, mst[2] = {rstr, cstr};
-                                    cg_pattern(&mv, 2, msz, mst);
-                                    struct sim_operand ps = sim_psum(0, (uint32_t)ml,
-                                                                     (uint64_t)bank[j] * t->psum_bank_bytes +
-                                                                         (uint64_t)((a - k->r0) * k->cn + (u - k->c0)) * 4,
-                                                                     LS_DT_FP32, (uint32_t)((b - a) * (v - u)));
-                                    int64_t psz[2] = {b - a, v - u}, pst[2] = {k->cn, 1};
-                                    cg_pattern(&ps, 2, psz, pst);
-                                    int64_t deps[8 + 256];
-                                    size_t nd = 0;
-                                    deps[nd++] = hl;
-                                    if (p->fold)
-                                        for (int64_t q = 0; q < nfx; q++)
-                                            deps[nd++] = hfx[q];
-                                    else { /* the row pieces this window reads */
-                                        int64_t ra = a * c->sh - c->ph + kh * c->dh - pi0;
-                                        int64_t rb = (b - 1) * c->sh - c->ph + kh * c->dh - pi0;
-                                        for (int64_t q = ra / prow; q <= rb / prow && q < npc; q++)
-                                            if (hx[kc * 4 + q] >= 0)
-                                                deps[nd++] = hx[kc * 4 + q];
-                                    }
-                                    if (last_mm[j] < 0 && bank_reader[bank[j] % 64] >= 0)
-                                        deps[nd++] = bank_reader[bank[j] % 64];
-                                    if (hz[j] >= 0 && last_mm[j] < 0)
-                                        deps[nd++] = hz[j];
-                                    if (xres && !xwait) { /* the first read of the resident image */
-                                        cg_writers(e, tx, pax[0]);
-                                        xwait = 1;
-                                    }
-                                    int64_t hm = pe(c, SIM_OP_MATMUL, &mv, &ps, started[j] ? SIM_F_ACCUMULATE : 0,
-                                                    deps, nd);
-                                    if (hm < 0) { rc = e->fail; break; }
-                                    started[j] = 1;
-                                    last_mm[j] = hm;
-                                    xr[xb] = hm;
-                                }
-                            }
-                            if (rc)
-                                break;
-                            /* evacuate the group into one staging buffer, store it */
-                            int ob = (int)(stores & 1);
-                            int full = p->owc == c->OW;
-                            uint64_t soff = 0;
-                            int64_t hev = -1;
-                            for (int64_t j = 0; j < qn && !rc; j++) {
-                                const struct chunk *k = &ch[q0 + j];
-                                int64_t te = k->rn * k->cn;
-                                struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
-                                ev.dst = cg_sb(0, (uint32_t)ml, obuf[ob] + soff * eo, c->vo.dt, (uint64_t)te);
-                                if (p->oilv)
-                                    ev.dst = cg_sb(0, (uint32_t)ml, obuf[0] + (uint64_t)(mi * ohw + k->r0 * c->OW) * eo,
-                                                   c->vo.dt, (uint64_t)te);
-                                ev.src = sim_psum(0, (uint32_t)ml, (uint64_t)bank[j] * t->psum_bank_bytes,
-                                                  LS_DT_FP32, (uint32_t)te);
-                                if (ores) { /* straight into the resident output block */
-                                    int64_t olo[R_], olen[R_];
-                                    olo[0] = n; olen[0] = 1;
-                                    olo[1] = g * c->Og + m0; olen[1] = ml;
-                                    olo[2] = k->r0; olen[2] = k->rn; olo[3] = k->c0; olen[3] = k->cn;
-                                    if (cg_box(&c->vo, olo, olen, NULL, 1, 1, oord + 1, nord - 1, &ev.dst)) {
-                                        rc = cg_fail(e, "op %s: resident output pattern", c->x->name);
-                                        break;
-                                    }
-                                    int64_t d0 = last_mm[j] >= 0 ? last_mm[j] : hz[j];
-                                    hev = cg_emit(e, &ev, &d0, 1);
-                                    if (hev < 0) { rc = e->fail; break; }
-                                    bank_reader[bank[j] % 64] = hev;
-                                    cg_wrote(e, c->x->output, pax[2], hev);
-                                    soff += (uint64_t)te;
-                                    continue;
-                                }
-                                int64_t deps[3] = {last_mm[j] >= 0 ? last_mm[j] : hz[j], orr[ob]};
-                                size_t ndv = orr[ob] >= 0 ? 2 : 1;
-                                int64_t odeps[130];
-                                if (p->oilv) {
-                                    if (ogkey != n * c->G + g) { /* a new staging of the buffer */
-                                        ogkey = n * c->G + g;
-                                        memcpy(ostp, ost, (size_t)nost * sizeof *ost);
-                                        nostp = nost;
-                                        nost = 0;
-                                    }
-                                    odeps[0] = deps[0];
-                                    ndv = 1;
-                                    for (int64_t z = 0; z < nostp; z++)
-                                        odeps[ndv++] = ostp[z];
-                                }
-                                hev = cg_emit(e, &ev, p->oilv ? odeps : deps, ndv);
-                                if (hev < 0) { rc = e->fail; break; }
-                                bank_reader[bank[j] % 64] = hev;
-                                if (!full) {
-                                    int64_t olo[R_], olen[R_];
-                                    olo[0] = n; olen[0] = 1;
-                                    olo[1] = g * c->Og + m0; olen[1] = ml;
-                                    olo[2] = k->r0; olen[2] = k->rn; olo[3] = k->c0; olen[3] = k->cn;
-                                    struct sim_operand sb = cg_sb(0, (uint32_t)ml, obuf[ob] + soff * eo,
-                                                                  c->vo.dt, (uint64_t)te);
-                                    orr[ob] = store(c, olo, olen, 1, &sb, hev, pax[2]);
-                                    if (orr[ob] < 0) { rc = e->fail; break; }
-                                }
-                                soff += (uint64_t)te;
-                            }
-                            if (rc)
-                                break;
-                            if (full && !p->oilv && !ores) {
-                                int64_t olo[R_], olen[R_];
-                                olo[0] = n; olen[0] = 1;
-                                olo[1] = g * c->Og + m0; olen[1] = ml;
-                                olo[2] = ch[q0].r0;
-                                olen[2] = ch[q0 + qn - 1].r0 + ch[q0 + qn - 1].rn - ch[q0].r0;
-                                olo[3] = 0; olen[3] = c->OW;
-                                struct sim_operand sb = cg_sb(0, (uint32_t)ml, obuf[ob], c->vo.dt, soff);
-                                orr[ob] = store(c, olo, olen, 1, &sb, hev, pax[2]);
-                                if (orr[ob] < 0) { rc = e->fail; break; }
-                            }
-                            stores++;
-                            (void)tmax;
-                            if (p->oilv && q0 + Gp >= nch && ((mi + 1) % p->spiece == 0 || mi + 1 == mi1)) {
-                                /* the m-tiles of this piece are complete: partition q holds
-                                 * output channels q*nM + [pm0, mi], adjacent in HBM */
-                                int64_t pm0 = mi - mi % p->spiece, cnt = mi + 1 - pm0;
-                                struct sim_operand dst = sim_hbm((uint32_t)ml, (int32_t)(p->nM * c->vo.stride[1]),
-                                                                 c->vo.base + (uint64_t)((g * c->Og + pm0) * c->vo.stride[1] +
-                                                                                         n * c->vo.stride[0]) * eo,
-                                                                 c->vo.dt, (uint32_t)(cnt * ohw));
-                                struct sim_operand sb = cg_sb(0, (uint32_t)ml, obuf[0] + (uint64_t)(pm0 * ohw) * eo,
-                                                              c->vo.dt, (uint64_t)(cnt * ohw));
-                                int64_t h = cg_dma(e, 1, &dst, &sb, SIM_OP_DMA_COPY, &hev, 1);
-                                if (h < 0) { rc = e->fail; break; }
-                                cg_wrote(e, c->x->output, pax[2], h);
-                                if (nost < 128)
-                                    ost[nost++] = h;
-                            }
-                        }
-                    }
-                }
+                s.mi0 = wg * p->mg;
+                s.mi1 = cg_min(p->nM, s.mi0 + p->mg);
+                s.go0 = s.mi0 * p->mt;
+                s.gon = cg_min(c->Og, s.mi1 * p->mt) - s.go0;
+                rc = gemm_weights(&s, wg);
+                for (int64_t bi = 0; bi < p->nbands && !rc; bi++)
+                    if (!(rc = gemm_band(&s, bi)))
+                        rc = gemm_band_tiles(&s);
             }
-    free(hw);
-    free(hx);
-    free(order);
-    free(ch);
-    return rc ? rc : e->fail;
+    free(s.hw);
+    free(s.hx);
+    free(s.order);
+    free(s.ch);
+    return rc ? rc : c->e->fail;
 }
 
 /* ---- swapped: an output spatial axis on partitions (groups 1) ----
