@@ -1392,242 +1392,334 @@ static int lower_gemm(struct cv *c, const int8_t *pax, const struct gp *p)
  * channel tile (channels spread over the tiles when they divide evenly), zero-padded on
  * chip when the convolution pads; the weights are loaded once. Returns 1 (nothing emitted)
  * when this plan does not apply or fit. */
-static int lower_swapped(struct cv *c, const int8_t *pax)
+#define SW_TILES 256 /* channel tiles of the swapped lowering (more: not this plan) */
+
+/* One run of lower_swapped: its plan, buffers, loads and position. */
+struct sw {
+    struct cv *c;
+    const int8_t *pax;
+    int po, f;                          /* output partition axis, the other spatial axis */
+    size_t ex, ew, eo;
+    int64_t pcol, taps, Pa, F, Gp, T, nKc, ct, Hp, Wp;
+    uint32_t nb;
+    int xres, xwait, ores, ilv, pad;
+    uint64_t xkc, pkc, wkc, sbytes, xbuf, xpad, wbuf, obuf[2];
+    int32_t tx, tw;
+    int64_t hwk[SW_TILES];              /* the weight load of each channel tile */
+    int64_t hxl[SW_TILES], nhx;         /* the image loads (or its padded copy) of image n */
+    int64_t xr, orr[2], bank_reader[GEMM_BANKS], groups, stores;
+    int64_t n, a0, al, og, gn, nbk;     /* image, partition tile, output channel group */
+    uint32_t bank[GEMM_BANKS];
+    int64_t last[GEMM_BANKS];
+};
+
+/* The plan: 1 when it does not apply (groups, layouts, T < 32 channels per bank, too many
+ * channel tiles) or does not fit the step's SBUF budget. */
+static int sw_plan(struct sw *s, struct cv *c, const int8_t *pax)
 {
     struct cg_em *e = c->e;
     const struct sim_target *t = e->t;
-    int po = pax[2], f = po == 3 ? 2 : 3;
-    size_t ex = ls_dtype_size(c->vx.dt), ew = ls_dtype_size(c->vw.dt), eo = ls_dtype_size(c->vo.dt);
-    int64_t prow = cg_min(t->pe_rows, t->sbuf_partitions), pcol = cg_min(t->pe_cols, t->sbuf_partitions);
-    int64_t tmax = cg_min(t->pe_moving_max, t->psum_bank_bytes / 4);
-    int64_t taps = c->KH * c->KW, Pa = c->vo.dim[po], F = c->vo.dim[f];
-    uint32_t nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
-    int64_t Gp = nb >= 2 ? nb / 2 : 1;
-    int64_t T = cg_min(c->O, (t->psum_bank_bytes / 4) / F);
-    T = cg_min(T, tmax);
-    if (c->G != 1 || T < 32 || pax[0] != 1 || pax[1] != 1)
+    *s = (struct sw){.c = c, .pax = pax, .po = pax[2], .f = pax[2] == 3 ? 2 : 3, .xr = -1,
+                     .orr = {-1, -1}};
+    s->ex = ls_dtype_size(c->vx.dt);
+    s->ew = ls_dtype_size(c->vw.dt);
+    s->eo = ls_dtype_size(c->vo.dt);
+    int64_t prow = cg_min(t->pe_rows, t->sbuf_partitions);
+    s->pcol = cg_min(t->pe_cols, t->sbuf_partitions);
+    s->taps = c->KH * c->KW;
+    s->Pa = c->vo.dim[s->po];
+    s->F = c->vo.dim[s->f];
+    s->nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
+    s->Gp = s->nb >= 2 ? s->nb / 2 : 1;
+    s->T = cg_min(cg_min(c->O, (t->psum_bank_bytes / 4) / s->F),
+                  cg_min(t->pe_moving_max, t->psum_bank_bytes / 4));
+    if (c->G != 1 || s->T < 32 || pax[0] != 1 || pax[1] != 1)
         return 1;
     /* a resident image is read in place: channel tile kc is block kc (whole blocks) */
-    int xres = cg_resident(&c->vx), xwait = 0;
+    s->xres = cg_resident(&c->vx);
     /* a resident output is evacuated into its block when a partition's (channel, position)
      * run is contiguous there and the partition tiles are whole blocks */
-    int ores = cg_resident(&c->vo) && c->vo.stride[f] == 1 && c->vo.stride[1] == F &&
-               (Pa <= c->vo.pblk || c->vo.pblk % pcol == 0);
-    int64_t nKc = cg_cdiv(c->C, prow), ct = cg_min(c->C, prow);
-    if (nKc > 256)
+    s->ores = cg_resident(&c->vo) && c->vo.stride[s->f] == 1 && c->vo.stride[1] == s->F &&
+              (s->Pa <= c->vo.pblk || c->vo.pblk % s->pcol == 0);
+    s->nKc = cg_cdiv(c->C, prow);
+    s->ct = cg_min(c->C, prow);
+    if (s->nKc > SW_TILES || (s->xres && s->nKc > 1 && s->ct != c->vx.pblk))
         return 1;
-    if (xres && nKc > 1 && ct != c->vx.pblk)
+    s->ilv = s->nKc > 1 && c->C % s->nKc == 0 && !s->xres;
+    if (s->ilv)
+        s->ct = c->C / s->nKc;
+    s->pad = c->ph > 0 || c->pw > 0;
+    s->Hp = c->H + 2 * c->ph;
+    s->Wp = c->W + 2 * c->pw;
+    s->xkc = s->xres ? 0 : (uint64_t)c->H * c->W * s->ex;
+    s->pkc = (uint64_t)s->Hp * s->Wp * s->ex;
+    s->wkc = (uint64_t)c->O * s->taps * s->ew;
+    s->sbytes = al64((uint64_t)s->Gp * s->T * s->F * s->eo);
+    uint64_t need = al64(s->xkc * s->nKc) + (s->pad ? al64(s->pkc * s->nKc) : 0) +
+                    al64(s->wkc * s->nKc) + 2 * s->sbytes;
+    return need > cg_budget(e);
+}
+
+/* Channels of tile kc (spread tiles hold ct each). */
+static int64_t sw_tile_channels(const struct sw *s, int64_t kc)
+{
+    return s->ilv ? s->ct : cg_min(s->ct, s->c->C - kc * s->ct);
+}
+
+/* The weights, [kc][o, taps] per partition: every tile in one DMA when spread. */
+static int sw_weights(struct sw *s)
+{
+    struct cv *c = s->c;
+    int64_t nk = s->ilv ? s->nKc : 1;
+    for (int64_t kc = 0; kc < s->nKc; kc += nk) {
+        int64_t kl = sw_tile_channels(s, kc);
+        struct sim_operand src = sim_hbm((uint32_t)kl, (int32_t)(nk * c->vw.stride[1]),
+                                         c->vw.base + (uint64_t)((s->ilv ? kc : kc * s->ct) * c->vw.stride[1]) * s->ew,
+                                         c->vw.dt, 1);
+        int64_t sz[2] = {nk, c->O * s->taps}, st[2] = {c->vw.stride[1], 1};
+        cg_pattern(&src, 2, sz, st);
+        struct sim_operand dst = cg_sb(0, (uint32_t)kl, s->wbuf + (uint64_t)kc * s->wkc, c->vw.dt,
+                                       (uint64_t)(nk * c->O * s->taps));
+        int64_t h = emit_dma(c, 2, &dst, &src, s->tw, s->pax[1], NULL, 0);
+        if (h < 0)
+            return c->e->fail;
+        for (int64_t j = 0; j < nk; j++)
+            s->hwk[kc + j] = h;  /* the k-steps of tile kc wait for its weights */
+    }
+    return 0;
+}
+
+/* Image n, one row of H x W per channel (none when resident). */
+static int sw_image(struct sw *s)
+{
+    struct cv *c = s->c;
+    int64_t nk = s->ilv ? s->nKc : 1;
+    s->nhx = 0;
+    for (int64_t kc = 0; kc < s->nKc && !s->xres; kc += nk) {
+        int64_t kl = sw_tile_channels(s, kc);
+        struct sim_operand src = sim_hbm((uint32_t)kl, (int32_t)(nk * c->vx.stride[1]),
+                                         c->vx.base + (uint64_t)((s->ilv ? kc : kc * s->ct) * c->vx.stride[1] +
+                                                                 s->n * c->vx.stride[0]) * s->ex,
+                                         c->vx.dt, 1);
+        int64_t sz[2] = {nk, c->H * c->W}, st[2] = {c->vx.stride[1], 1};
+        cg_pattern(&src, 2, sz, st);
+        struct sim_operand dst = cg_sb(0, (uint32_t)kl, s->xbuf + (uint64_t)kc * s->xkc, c->vx.dt,
+                                       (uint64_t)(nk * c->H * c->W));
+        int64_t h = emit_dma(c, 0, &dst, &src, s->tx, s->pax[0], &s->xr, 1);
+        if (h < 0)
+            return c->e->fail;
+        s->hxl[s->nhx++] = h;
+    }
+    return 0;
+}
+
+/* The first read of the resident image waits for its writers. */
+static void sw_wait_image(struct sw *s)
+{
+    if (!s->xwait) {
+        cg_writers(s->c->e, s->tx, s->pax[0]);
+        s->xwait = 1;
+    }
+}
+
+/* Padding: zero the padded copy of each tile, copy the image (loaded or resident) into
+ * its interior; the copy of the last tile is what the matmuls then wait for. */
+static int sw_pad(struct sw *s)
+{
+    struct cv *c = s->c;
+    struct cg_em *e = c->e;
+    int64_t hx = -1;
+    for (int64_t kc = 0; kc < s->nKc; kc++) {
+        int64_t kl = sw_tile_channels(s, kc);
+        struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
+        ms.dst = cg_sb(0, (uint32_t)kl, s->xpad + (uint64_t)kc * s->pkc, c->vx.dt, (uint64_t)(s->Hp * s->Wp));
+        int64_t hm = cg_emit(e, &ms, &s->xr, s->xr >= 0 ? 1 : 0);
+        struct sim_instr cp = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE);
+        cp.src = cg_sb(0, (uint32_t)kl, s->xbuf + (uint64_t)kc * s->xkc, c->vx.dt, (uint64_t)(c->H * c->W));
+        if (s->xres) { /* straight from the resident block: [H, W] of image n */
+            cp.src = cg_sb(0, (uint32_t)kl, c->vx.base + (uint64_t)kc * c->vx.blk +
+                                                (uint64_t)(s->n * c->vx.stride[0]) * s->ex,
+                           c->vx.dt, (uint64_t)(c->H * c->W));
+            int64_t ssz[2] = {c->H, c->W}, sst[2] = {c->vx.stride[2], c->vx.stride[3]};
+            cg_pattern(&cp.src, 2, ssz, sst);
+        }
+        cp.dst = cg_sb(0, (uint32_t)kl, s->xpad + (uint64_t)kc * s->pkc + (uint64_t)(c->ph * s->Wp + c->pw) * s->ex,
+                       c->vx.dt, (uint64_t)(c->H * c->W));
+        int64_t dsz[2] = {c->H, c->W}, dst2[2] = {s->Wp, 1};
+        cg_pattern(&cp.dst, 2, dsz, dst2);
+        int64_t deps[SW_TILES + 1];
+        size_t nd = 0;
+        deps[nd++] = hm;
+        for (int64_t q = 0; q < s->nhx; q++)
+            deps[nd++] = s->hxl[q];
+        if (s->xres)
+            sw_wait_image(s);
+        hx = cg_emit(e, &cp, deps, nd);
+        if (hm < 0 || hx < 0)
+            return e->fail;
+    }
+    s->nhx = 0;
+    s->hxl[s->nhx++] = hx;
+    return 0;
+}
+
+/* The stationary of (position fi on the other axis, channel tile kc, tap kh, kw): the
+ * input positions of output partitions a0.. (padded coordinates when padding). */
+static struct sim_operand sw_stationary(struct sw *s, int64_t fi, int64_t kc, int64_t kh,
+                                        int64_t kw, int64_t kl)
+{
+    struct cv *c = s->c;
+    int64_t r, q, astr;
+    if (s->po == 2) {
+        r = s->a0 * c->sh + kh * c->dh;
+        q = fi * c->sw + kw * c->dw;
+        astr = c->sh * s->Wp;
+    } else {
+        r = fi * c->sh + kh * c->dh;
+        q = s->a0 * c->sw + kw * c->dw;
+        astr = c->sw;
+    }
+    if (!s->pad) {
+        r = cg_min(r, c->H - 1);
+        q = cg_min(q, c->W - 1);
+    }
+    struct sim_operand st = cg_sb(0, (uint32_t)kl,
+                                  s->xpad + (uint64_t)kc * (s->pad ? s->pkc : s->xkc) +
+                                      (uint64_t)(r * (s->pad ? s->Wp : c->W) + q) * s->ex,
+                                  c->vx.dt, (uint64_t)s->al);
+    int64_t ssz[1] = {s->al}, sst[1] = {s->pad ? astr : (s->po == 2 ? c->sh * c->W : c->sw)};
+    if (s->xres && !s->pad) { /* the positions inside the resident block */
+        st = cg_sb(0, (uint32_t)kl, c->vx.base + (uint64_t)kc * c->vx.blk +
+                                        (uint64_t)(s->n * c->vx.stride[0] + r * c->vx.stride[2] +
+                                                   q * c->vx.stride[3]) * s->ex,
+                   c->vx.dt, (uint64_t)s->al);
+        sst[0] = s->po == 2 ? c->sh * c->vx.stride[2] : c->sw * c->vx.stride[3];
+    }
+    cg_pattern(&st, 1, ssz, sst);
+    return st;
+}
+
+/* K-step kk (channel tile, tap) at position fi: one load_stationary, one matmul per bank
+ * of T output channels (PSUM interleaves the F positions: every F-th element from fi). */
+static int sw_step(struct sw *s, int64_t fi, int64_t kk)
+{
+    struct cv *c = s->c;
+    const struct sim_target *t = c->e->t;
+    int64_t kc = kk / s->taps, tp = kk % s->taps, kl = sw_tile_channels(s, kc);
+    struct sim_operand st = sw_stationary(s, fi, kc, tp / c->KW, tp % c->KW, kl);
+    if (s->xres && !s->pad)
+        sw_wait_image(s);
+    int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, s->hxl, (size_t)s->nhx);
+    if (hl < 0)
+        return c->e->fail;
+    for (int64_t j = 0; j < s->nbk; j++) {
+        int64_t o0 = s->og + j * s->T, tn = cg_min(s->T, s->og + s->gn - o0);
+        struct sim_operand mv = cg_sb(0, (uint32_t)kl,
+                                      s->wbuf + (uint64_t)kc * s->wkc + (uint64_t)(o0 * s->taps + tp) * s->ew,
+                                      c->vw.dt, (uint64_t)tn);
+        int64_t msz[1] = {tn}, mst[1] = {s->taps};
+        cg_pattern(&mv, 1, msz, mst);
+        struct sim_operand ps = sim_psum(0, (uint32_t)s->al,
+                                         (uint64_t)s->bank[j] * t->psum_bank_bytes + (uint64_t)fi * 4,
+                                         LS_DT_FP32, (uint32_t)tn);
+        int64_t psz[1] = {tn}, pst[1] = {s->F};
+        cg_pattern(&ps, 1, psz, pst);
+        int64_t deps[3] = {hl, s->hwk[kc]}, rd = s->bank_reader[s->bank[j] % GEMM_BANKS];
+        size_t nd = 2;
+        if (s->last[j] < 0 && rd >= 0)
+            deps[nd++] = rd;
+        s->last[j] = pe(c, SIM_OP_MATMUL, &mv, &ps, kk > 0 ? SIM_F_ACCUMULATE : 0, deps, nd);
+        if (s->last[j] < 0)
+            return c->e->fail;
+        s->xr = s->last[j];
+    }
+    return 0;
+}
+
+/* Evacuate the group's banks into one staging row of (channel, position) and store it
+ * (or straight into the resident output: [N, O, F] per partition). */
+static int sw_evacuate(struct sw *s)
+{
+    struct cv *c = s->c;
+    struct cg_em *e = c->e;
+    int ob = (int)(s->stores++ & 1);
+    int64_t hev = -1;
+    for (int64_t j = 0; j < s->nbk; j++) {
+        int64_t o0 = s->og + j * s->T, tn = cg_min(s->T, s->og + s->gn - o0);
+        struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+        ev.src = sim_psum(0, (uint32_t)s->al, (uint64_t)s->bank[j] * e->t->psum_bank_bytes, LS_DT_FP32,
+                          (uint32_t)(tn * s->F));
+        ev.dst = cg_sb(0, (uint32_t)s->al, s->obuf[ob] + (uint64_t)((o0 - s->og) * s->F) * s->eo, c->vo.dt,
+                       (uint64_t)(tn * s->F));
+        if (s->ores)
+            ev.dst = cg_sb((uint32_t)(s->a0 % c->vo.pblk), (uint32_t)s->al,
+                           c->vo.base + (uint64_t)(s->a0 / c->vo.pblk) * c->vo.blk +
+                               (uint64_t)(s->n * c->vo.stride[0] + o0 * c->vo.stride[1]) * s->eo,
+                           c->vo.dt, (uint64_t)(tn * s->F));
+        int64_t deps[2] = {s->last[j], s->orr[ob]};
+        hev = cg_emit(e, &ev, deps, s->orr[ob] >= 0 && !s->ores ? 2 : 1);
+        if (hev < 0)
+            return e->fail;
+        s->bank_reader[s->bank[j] % GEMM_BANKS] = hev;
+        if (s->ores)
+            cg_wrote(e, c->x->output, s->po, hev);
+    }
+    if (s->ores)
+        return 0;
+    int64_t olo[R_], olen[R_];
+    olo[0] = s->n; olen[0] = 1;
+    olo[1] = s->og; olen[1] = s->gn;
+    olo[s->po] = s->a0; olen[s->po] = s->al;
+    olo[s->f] = 0; olen[s->f] = s->F;
+    struct sim_operand sb = cg_sb(0, (uint32_t)s->al, s->obuf[ob], c->vo.dt, (uint64_t)(s->gn * s->F));
+    s->orr[ob] = store(c, olo, olen, s->po, &sb, hev, s->po);
+    return s->orr[ob] < 0 ? e->fail : 0;
+}
+
+/* Output channels og.. of partition tile a0 over Gp banks: every (position, k-step),
+ * then the evacuation. */
+static int sw_group(struct sw *s)
+{
+    s->gn = cg_min(s->Gp * s->T, s->c->O - s->og);
+    s->nbk = cg_cdiv(s->gn, s->T);
+    for (int64_t j = 0; j < s->nbk; j++) {
+        s->bank[j] = s->c->e->s->psum_bank0 + (uint32_t)(((s->groups & 1) * s->Gp + j) % s->nb);
+        s->last[j] = -1;
+    }
+    for (int64_t fi = 0; fi < s->F; fi++)
+        for (int64_t kk = 0; kk < s->nKc * s->taps; kk++)
+            if (sw_step(s, fi, kk))
+                return s->c->e->fail;
+    return sw_evacuate(s);
+}
+
+static int lower_swapped(struct cv *c, const int8_t *pax)
+{
+    struct cg_em *e = c->e;
+    struct sw s;
+    if (sw_plan(&s, c, pax))
         return 1;
-    int ilv = nKc > 1 && c->C % nKc == 0 && !xres;
-    if (ilv)
-        ct = c->C / nKc;
-    int pad = c->ph > 0 || c->pw > 0;
-    int64_t Hp = c->H + 2 * c->ph, Wp = c->W + 2 * c->pw;
-    uint64_t xkc = xres ? 0 : (uint64_t)c->H * c->W * ex, pkc = (uint64_t)Hp * Wp * ex;
-    uint64_t wkc = (uint64_t)c->O * taps * ew;
-    uint64_t sbytes = al64((uint64_t)Gp * T * F * eo);
-    uint64_t need = al64(xkc * nKc) + (pad ? al64(pkc * nKc) : 0) + al64(wkc * nKc) + 2 * sbytes;
-    if (need > cg_budget(e))
-        return 1;
-    uint64_t xbuf = cg_alloc(e, xkc * nKc), xpad = pad ? cg_alloc(e, pkc * nKc) : xbuf;
-    uint64_t wbuf = cg_alloc(e, wkc * nKc);
-    uint64_t obuf[2] = {cg_alloc(e, sbytes), cg_alloc(e, sbytes)};
+    s.xbuf = cg_alloc(e, s.xkc * s.nKc);
+    s.xpad = s.pad ? cg_alloc(e, s.pkc * s.nKc) : s.xbuf;
+    s.wbuf = cg_alloc(e, s.wkc * s.nKc);
+    s.obuf[0] = cg_alloc(e, s.sbytes);
+    s.obuf[1] = cg_alloc(e, s.sbytes);
     if (e->fail)
         return e->fail;
-    int32_t tx = c->x->inputs[0], tw = c->x->inputs[1];
-    int64_t hwk[256];
-    int64_t hw, hx = -1, xr = -1, orr[2] = {-1, -1}, bank_reader[64], groups = 0, stores = 0;
-    for (int i = 0; i < 64; i++)
-        bank_reader[i] = -1;
-    /* weights: [kc][o, taps] per partition, every tile in one DMA when spread */
-    {
-        struct sim_operand src, dst;
-        int64_t nk = ilv ? nKc : 1;
-        hw = -1;
-        for (int64_t kc = 0; kc < nKc; kc += nk) {
-            int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
-            src = sim_hbm((uint32_t)kl, (int32_t)((ilv ? nKc : 1) * c->vw.stride[1]),
-                          c->vw.base + (uint64_t)((ilv ? kc : kc * ct) * c->vw.stride[1]) * ew, c->vw.dt, 1);
-            int64_t sz[2] = {nk, c->O * taps}, st[2] = {c->vw.stride[1], 1};
-            cg_pattern(&src, 2, sz, st);
-            dst = cg_sb(0, (uint32_t)kl, wbuf + (uint64_t)kc * wkc, c->vw.dt, (uint64_t)(nk * c->O * taps));
-            int64_t h = emit_dma(c, 2, &dst, &src, tw, pax[1], NULL, 0);
-            if (h < 0)
-                return e->fail;
-            hw = h;
-            for (int64_t j = 0; j < nk && kc + j < 256; j++)
-                hwk[kc + j] = h;  /* the k-steps of tile kc wait for its weights */
-        }
-    }
-    int64_t hws[2] = {hw, -1};
-    (void)hws;
-    for (int64_t n = 0; n < c->N; n++) {
-        /* the image, one row of H x W per channel */
-        int64_t hxl[130], nhx = 0;
-        int64_t nk = ilv ? nKc : 1;
-        for (int64_t kc = 0; kc < nKc && !xres; kc += nk) {
-            int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
-            struct sim_operand src = sim_hbm((uint32_t)kl, (int32_t)((ilv ? nKc : 1) * c->vx.stride[1]),
-                                             c->vx.base + (uint64_t)((ilv ? kc : kc * ct) * c->vx.stride[1] +
-                                                                     n * c->vx.stride[0]) * ex,
-                                             c->vx.dt, 1);
-            int64_t sz[2] = {nk, c->H * c->W}, st[2] = {c->vx.stride[1], 1};
-            cg_pattern(&src, 2, sz, st);
-            struct sim_operand dst = cg_sb(0, (uint32_t)kl, xbuf + (uint64_t)kc * xkc, c->vx.dt,
-                                           (uint64_t)(nk * c->H * c->W));
-            int64_t h = emit_dma(c, 0, &dst, &src, tx, pax[0], &xr, 1);
-            if (h < 0)
-                return e->fail;
-            hxl[nhx++] = h;
-        }
-        if (pad) { /* zero the padded copy, copy the image into its interior */
-            hx = -1;
-            for (int64_t kc = 0; kc < nKc; kc++) {
-                int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
-                struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
-                ms.dst = cg_sb(0, (uint32_t)kl, xpad + (uint64_t)kc * pkc, c->vx.dt, (uint64_t)(Hp * Wp));
-                int64_t hm = cg_emit(e, &ms, &xr, xr >= 0 ? 1 : 0);
-                struct sim_instr cp = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE);
-                cp.src = cg_sb(0, (uint32_t)kl, xbuf + (uint64_t)kc * xkc, c->vx.dt, (uint64_t)(c->H * c->W));
-                if (xres) { /* straight from the resident block: [H, W] of image n */
-                    cp.src = cg_sb(0, (uint32_t)kl, c->vx.base + (uint64_t)kc * c->vx.blk +
-                                                        (uint64_t)(n * c->vx.stride[0]) * ex,
-                                   c->vx.dt, (uint64_t)(c->H * c->W));
-                    int64_t ssz[2] = {c->H, c->W}, sst[2] = {c->vx.stride[2], c->vx.stride[3]};
-                    cg_pattern(&cp.src, 2, ssz, sst);
-                }
-                cp.dst = cg_sb(0, (uint32_t)kl, xpad + (uint64_t)kc * pkc + (uint64_t)(c->ph * Wp + c->pw) * ex,
-                               c->vx.dt, (uint64_t)(c->H * c->W));
-                int64_t dsz[2] = {c->H, c->W}, dst2[2] = {Wp, 1};
-                cg_pattern(&cp.dst, 2, dsz, dst2);
-                int64_t deps[132];
-                size_t nd = 0;
-                deps[nd++] = hm;
-                for (int64_t q = 0; q < nhx; q++)
-                    deps[nd++] = hxl[q];
-                if (xres && !xwait) { /* the first read of the resident image */
-                    cg_writers(e, tx, pax[0]);
-                    xwait = 1;
-                }
-                hx = cg_emit(e, &cp, deps, nd);
-                if (hm < 0 || hx < 0)
+    s.tx = c->x->inputs[0];
+    s.tw = c->x->inputs[1];
+    for (int i = 0; i < GEMM_BANKS; i++)
+        s.bank_reader[i] = -1;
+    if (sw_weights(&s))
+        return e->fail;
+    for (s.n = 0; s.n < c->N; s.n++) {
+        if (sw_image(&s) || (s.pad && sw_pad(&s)))
+            return e->fail;
+        for (s.a0 = 0; s.a0 < s.Pa; s.a0 += s.pcol) {
+            s.al = cg_min(s.pcol, s.Pa - s.a0);
+            for (s.og = 0; s.og < c->O; s.og += s.Gp * s.T, s.groups++)
+                if (sw_group(&s))
                     return e->fail;
-            }
-            nhx = 0;
-            hxl[nhx++] = hx;
-        }
-        for (int64_t a0 = 0; a0 < Pa; a0 += pcol) {
-            int64_t al = cg_min(pcol, Pa - a0);
-            for (int64_t og = 0; og < c->O; og += Gp * T, groups++) {
-                int64_t gn = cg_min(Gp * T, c->O - og), nbk = cg_cdiv(gn, T);
-                uint32_t bank[64];
-                int64_t last[64];
-                for (int64_t j = 0; j < nbk; j++) {
-                    bank[j] = e->s->psum_bank0 + (uint32_t)(((groups & 1) * Gp + j) % nb);
-                    last[j] = -1;
-                }
-                for (int64_t fi = 0; fi < F; fi++)
-                    for (int64_t kk = 0; kk < nKc * taps; kk++) {
-                        int64_t kc = kk / taps, tp = kk % taps, kh = tp / c->KW, kw = tp % c->KW;
-                        int64_t kl = ilv ? ct : cg_min(ct, c->C - kc * ct);
-                        /* input position (padded coordinates) of output (a, fi) */
-                        int64_t r, q, astr;
-                        if (po == 2) {
-                            r = a0 * c->sh + kh * c->dh;
-                            q = fi * c->sw + kw * c->dw;
-                            astr = c->sh * Wp;
-                        } else {
-                            r = fi * c->sh + kh * c->dh;
-                            q = a0 * c->sw + kw * c->dw;
-                            astr = c->sw;
-                        }
-                        if (!pad) {
-                            r = cg_min(r, c->H - 1);
-                            q = cg_min(q, c->W - 1);
-                        }
-                        struct sim_operand st = cg_sb(0, (uint32_t)kl,
-                                                      xpad + (uint64_t)kc * (pad ? pkc : xkc) +
-                                                          (uint64_t)(r * (pad ? Wp : c->W) + q) * ex,
-                                                      c->vx.dt, (uint64_t)al);
-                        int64_t ssz[1] = {al}, sst[1] = {pad ? astr : (po == 2 ? c->sh * c->W : c->sw)};
-                        if (xres && !pad) { /* the positions inside the resident block */
-                            st = cg_sb(0, (uint32_t)kl, c->vx.base + (uint64_t)kc * c->vx.blk +
-                                                            (uint64_t)(n * c->vx.stride[0] + r * c->vx.stride[2] +
-                                                                       q * c->vx.stride[3]) * ex,
-                                       c->vx.dt, (uint64_t)al);
-                            sst[0] = po == 2 ? c->sh * c->vx.stride[2] : c->sw * c->vx.stride[3];
-                        }
-                        cg_pattern(&st, 1, ssz, sst);
-                        int64_t ld[132];
-                        size_t nl = 0;
-                        for (int64_t z = 0; z < nhx; z++)
-                            ld[nl++] = hxl[z];
-                        if (xres && !pad && !xwait) { /* the first read of the resident image */
-                            cg_writers(e, tx, pax[0]);
-                            xwait = 1;
-                        }
-                        int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, ld, nl);
-                        if (hl < 0)
-                            return e->fail;
-                        for (int64_t j = 0; j < nbk; j++) {
-                            int64_t o0 = og + j * T, tn = cg_min(T, og + gn - o0);
-                            struct sim_operand mv = cg_sb(0, (uint32_t)kl,
-                                                          wbuf + (uint64_t)kc * wkc + (uint64_t)(o0 * taps + tp) * ew,
-                                                          c->vw.dt, (uint64_t)tn);
-                            int64_t msz[1] = {tn}, mst[1] = {taps};
-                            cg_pattern(&mv, 1, msz, mst);
-                            struct sim_operand ps = sim_psum(0, (uint32_t)al,
-                                                             (uint64_t)bank[j] * t->psum_bank_bytes + (uint64_t)fi * 4,
-                                                             LS_DT_FP32, (uint32_t)tn);
-                            int64_t psz[1] = {tn}, pst[1] = {F};
-                            cg_pattern(&ps, 1, psz, pst);
-                            int64_t deps[4];
-                            size_t nd = 0;
-                            deps[nd++] = hl;
-                            deps[nd++] = hwk[kc];
-                            if (last[j] < 0 && bank_reader[bank[j] % 64] >= 0)
-                                deps[nd++] = bank_reader[bank[j] % 64];
-                            last[j] = pe(c, SIM_OP_MATMUL, &mv, &ps, kk > 0 ? SIM_F_ACCUMULATE : 0, deps, nd);
-                            if (last[j] < 0)
-                                return e->fail;
-                            xr = last[j];
-                        }
-                    }
-                /* evacuate the banks into one staging row of (channel, position) and store */
-                int ob = (int)(stores++ & 1);
-                int64_t hev = -1;
-                for (int64_t j = 0; j < nbk; j++) {
-                    int64_t o0 = og + j * T, tn = cg_min(T, og + gn - o0);
-                    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
-                    ev.src = sim_psum(0, (uint32_t)al, (uint64_t)bank[j] * t->psum_bank_bytes, LS_DT_FP32,
-                                      (uint32_t)(tn * F));
-                    ev.dst = cg_sb(0, (uint32_t)al, obuf[ob] + (uint64_t)((o0 - og) * F) * eo, c->vo.dt,
-                                   (uint64_t)(tn * F));
-                    if (ores) /* straight into the resident output: [N, O, F] per partition */
-                        ev.dst = cg_sb((uint32_t)(a0 % c->vo.pblk), (uint32_t)al,
-                                       c->vo.base + (uint64_t)(a0 / c->vo.pblk) * c->vo.blk +
-                                           (uint64_t)(n * c->vo.stride[0] + o0 * c->vo.stride[1]) * eo,
-                                       c->vo.dt, (uint64_t)(tn * F));
-                    int64_t deps[2] = {last[j], orr[ob]};
-                    hev = cg_emit(e, &ev, deps, orr[ob] >= 0 && !ores ? 2 : 1);
-                    if (hev < 0)
-                        return e->fail;
-                    bank_reader[bank[j] % 64] = hev;
-                    if (ores)
-                        cg_wrote(e, c->x->output, po, hev);
-                }
-                if (ores)
-                    continue;
-                int64_t olo[R_], olen[R_];
-                olo[0] = n; olen[0] = 1;
-                olo[1] = og; olen[1] = gn;
-                olo[po] = a0; olen[po] = al;
-                olo[f] = 0; olen[f] = F;
-                struct sim_operand sb = cg_sb(0, (uint32_t)al, obuf[ob], c->vo.dt, (uint64_t)(gn * F));
-                orr[ob] = store(c, olo, olen, po, &sb, hev, po);
-                if (orr[ob] < 0)
-                    return e->fail;
-            }
         }
     }
     return e->fail;
