@@ -144,258 +144,335 @@ static void cv_init(struct cv *c, struct cg_em *e, int32_t op, const int8_t *pax
     c->Og = c->O / c->G;
 }
 
+/* One run of the per-tile lowering (lower_legacy): plan, buffers, last users, loads. */
+struct lg {
+    struct cv *c;
+    const int8_t *pax;
+    int po, depthwise;
+    size_t ex, ew, eo;
+    int64_t tmax, taps, ohc, owc, rows_in, cols_in, ct, nKc, mt, at, oc;
+    uint64_t xb, wb, xbuf[2], wbuf, obuf[2], tmp;
+    int64_t xr[2], orr[2], wr, bank_reader[2], tile;
+    int64_t *hw, *hx;                   /* weight and image loads per channel tile */
+    int firstx, firstw;
+    int64_t n, g, m0, ml;               /* image, group, m-tile (channels) */
+};
+
+/* Channels-on-partitions plan: chunks of output rows, channel tiles, m-tiles, buffers. */
+static void lg_plan_channels(struct lg *s)
+{
+    struct cv *c = s->c;
+    struct cg_em *e = c->e;
+    const struct sim_target *t = e->t;
+    int64_t prow = cg_min(t->pe_rows, t->sbuf_partitions), pcol = cg_min(t->pe_cols, t->sbuf_partitions);
+    s->ohc = c->OW <= s->tmax ? cg_max(1, cg_min(c->OH, s->tmax / c->OW)) : 1;
+    s->owc = cg_min(c->OW, s->tmax);
+    s->cols_in = s->owc == c->OW ? c->W : cg_min(c->W, (s->owc - 1) * c->sw + (c->KW - 1) * c->dw + 1);
+    s->ct = s->depthwise ? cg_min(c->C, t->sbuf_partitions) : cg_min(c->Cg, prow);
+    s->nKc = cg_cdiv(s->depthwise ? c->C : c->Cg, s->ct);
+    /* fewer output rows per chunk until two input blocks fit in half the budget */
+    for (;;) {
+        s->rows_in = cg_min(c->H, (s->ohc - 1) * c->sh + (c->KH - 1) * c->dh + 1);
+        if (s->ohc == 1 || 4 * (uint64_t)s->rows_in * s->cols_in * s->ex * s->nKc <= cg_budget(e))
+            break;
+        s->ohc = (s->ohc + 1) / 2;
+    }
+    s->xb = (uint64_t)s->rows_in * s->cols_in * s->ex;
+    s->xbuf[0] = cg_alloc(e, s->xb * s->nKc);
+    s->xbuf[1] = cg_alloc(e, s->xb * s->nKc);
+    s->mt = s->depthwise ? s->ct : cg_min(c->Og, pcol);
+    if (!s->depthwise) /* the weight block of an m-tile takes at most a quarter of the budget */
+        s->mt = cg_max(1, cg_min(s->mt, (int64_t)(cg_budget(e) / 4 / ((uint64_t)s->nKc * s->taps * s->ew))));
+    s->wbuf = cg_alloc(e, s->depthwise ? (uint64_t)s->taps * s->ew
+                                       : (uint64_t)s->nKc * s->mt * s->taps * s->ew);
+    s->obuf[0] = cg_alloc(e, (uint64_t)s->tmax * s->eo);
+    s->obuf[1] = cg_alloc(e, (uint64_t)s->tmax * s->eo);
+    s->tmp = s->depthwise ? cg_alloc(e, (uint64_t)s->tmax * 4) : 0;
+}
+
+/* The weights of m-tile m0..m0+ml (every channel tile; one tap row per channel, depthwise). */
+static int lg_weights(struct lg *s)
+{
+    struct cv *c = s->c;
+    for (int64_t kc = 0; kc < (s->depthwise ? 1 : s->nKc); kc++) {
+        int64_t lo[R_] = {s->depthwise ? s->m0 : s->g * c->Og + s->m0, s->depthwise ? 0 : kc * s->ct, 0, 0};
+        int64_t len[R_] = {s->ml, s->depthwise ? 1 : cg_min(s->ct, c->Cg - kc * s->ct), c->KH, c->KW};
+        s->hw[kc] = load_box(c, &c->vw, lo, len, s->depthwise ? 0 : 1,
+                             s->wbuf + (uint64_t)kc * s->ml * s->taps * s->ew, c->x->inputs[1],
+                             s->pax[1], s->firstw, s->wr);
+        if (s->hw[kc] < 0)
+            return c->e->fail;
+    }
+    s->firstw = 0;
+    return 0;
+}
+
+/* Depthwise: per tap a DVE multiply of the shifted window by the channel's weight,
+ * summed into out (through tmp). */
+static int64_t lg_depthwise(struct lg *s, int b, int64_t oh, int64_t ow, int64_t cl,
+                            const struct sim_operand *out)
+{
+    struct cv *c = s->c;
+    struct cg_em *e = c->e;
+    int64_t te = oh * ow, last = -1;
+    struct sim_operand tm = cg_sb(0, (uint32_t)s->ml, s->tmp, LS_DT_FP32, (uint64_t)te);
+    for (int64_t tp = 0; tp < s->taps; tp++) {
+        struct sim_operand win = cg_sb(0, (uint32_t)s->ml, s->xbuf[b], c->vx.dt, (uint64_t)te);
+        int64_t sz[2] = {oh, ow}, st[2] = {c->sh * cl, c->sw};
+        cg_pattern(&win, 2, sz, st);
+        struct sim_instr in = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_SCALAR, SIM_FN_MUL);
+        in.dst = tp == 0 ? *out : tm;
+        in.src = win;
+        int64_t deps[4];
+        size_t nd = 0;
+        deps[nd++] = s->hx[0];
+        if (tp == 0) {
+            deps[nd++] = s->hw[0];
+            if (s->orr[b] >= 0)
+                deps[nd++] = s->orr[b];
+        }
+        if (last >= 0)
+            deps[nd++] = last;
+        last = cg_emit(e, &in, deps, nd);
+        if (tp > 0) {
+            struct sim_instr ad = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD);
+            ad.dst = *out;
+            ad.src = *out;
+            ad.src2 = tm;
+            last = cg_emit(e, &ad, &last, 1);
+        }
+        if (last < 0)
+            return -1;
+    }
+    return last;
+}
+
+/* Channel tiles x taps accumulating in one PSUM bank, evacuated into out. */
+static int64_t lg_matmuls(struct lg *s, int b, int64_t oh, int64_t ow, int64_t rl, int64_t cl,
+                          const struct sim_operand *out)
+{
+    struct cv *c = s->c;
+    struct cg_em *e = c->e;
+    uint32_t nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
+    uint32_t bank = e->s->psum_bank0 + (uint32_t)(s->tile % nb);
+    int64_t te = oh * ow, last = -1, kk = 0;
+    struct sim_operand ps = sim_psum(0, (uint32_t)s->ml, (uint64_t)bank * e->t->psum_bank_bytes,
+                                     LS_DT_FP32, (uint32_t)te);
+    for (int64_t kc = 0; kc < s->nKc; kc++) {
+        int64_t kl = cg_min(s->ct, c->Cg - kc * s->ct);
+        for (int64_t tp = 0; tp < s->taps; tp++, kk++) {
+            struct sim_operand st = cg_sb(0, (uint32_t)kl,
+                                          s->wbuf + ((uint64_t)kc * s->ml * s->taps + (uint64_t)tp) * s->ew,
+                                          c->vw.dt, (uint64_t)s->ml);
+            int64_t ssz[1] = {s->ml}, sst[1] = {s->taps};
+            cg_pattern(&st, 1, ssz, sst);
+            int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, &s->hw[kc], 1);
+            int64_t kh = tp / c->KW, kw = tp % c->KW;
+            uint64_t off = (uint64_t)(cg_min(kh * c->dh, rl - 1) * cl + cg_min(kw * c->dw, cl - 1)) * s->ex;
+            struct sim_operand mv = cg_sb(0, (uint32_t)kl, s->xbuf[b] + (uint64_t)kc * s->xb + off,
+                                          c->vx.dt, (uint64_t)te);
+            int64_t sz[2] = {oh, ow}, sd[2] = {c->sh * cl, c->sw};
+            cg_pattern(&mv, 2, sz, sd);
+            int64_t deps[3] = {hl, s->hx[kc], s->bank_reader[b]};
+            last = pe(c, SIM_OP_MATMUL, &mv, &ps, kk > 0 ? SIM_F_ACCUMULATE : 0, deps,
+                      kk == 0 && s->bank_reader[b] >= 0 ? 3 : 2);
+            if (last < 0)
+                return -1;
+        }
+    }
+    s->wr = last;
+    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    ev.dst = *out;
+    ev.src = ps;
+    int64_t deps[2] = {last, s->orr[b]};
+    last = cg_emit(e, &ev, deps, s->orr[b] >= 0 ? 2 : 1);
+    s->bank_reader[b] = last;
+    return last;
+}
+
+/* One chunk of output rows oh0.. and columns ow0..: its input block, the compute, the
+ * store. */
+static int lg_chunk(struct lg *s, int64_t oh0, int64_t ow0)
+{
+    struct cv *c = s->c;
+    int b = (int)(s->tile & 1);
+    int64_t oh = cg_min(s->ohc, c->OH - oh0), ow = cg_min(s->owc, c->OW - ow0);
+    int64_t r0 = cg_max(0, oh0 * c->sh - c->ph);
+    int64_t rl = cg_max(1, cg_min(c->H - r0, (oh - 1) * c->sh + (c->KH - 1) * c->dh + 1));
+    int64_t c0 = cg_max(0, ow0 * c->sw - c->pw);
+    int64_t cl = cg_max(1, cg_min(c->W - c0, (ow - 1) * c->sw + (c->KW - 1) * c->dw + 1));
+    rl = cg_min(rl, s->rows_in);
+    cl = cg_min(cl, s->cols_in);
+    for (int64_t kc = 0; kc < (s->depthwise ? 1 : s->nKc); kc++) {
+        int64_t cb = s->depthwise ? s->m0 : s->g * c->Cg + kc * s->ct;
+        int64_t lo[R_] = {s->n, cb, r0, c0};
+        int64_t len[R_] = {1, s->depthwise ? s->ml : cg_min(s->ct, c->Cg - kc * s->ct), rl, cl};
+        s->hx[kc] = load_box(c, &c->vx, lo, len, 1, s->xbuf[b] + (uint64_t)kc * s->xb,
+                             c->x->inputs[0], s->pax[0], s->firstx > 0, s->xr[b]);
+        if (s->hx[kc] < 0)
+            return c->e->fail;
+    }
+    if (s->firstx > 0)
+        s->firstx--;
+    struct sim_operand out = cg_sb(0, (uint32_t)s->ml, s->obuf[b], c->vo.dt, (uint64_t)(oh * ow));
+    int64_t last = s->depthwise ? lg_depthwise(s, b, oh, ow, cl, &out)
+                                : lg_matmuls(s, b, oh, ow, rl, cl, &out);
+    if (last < 0)
+        return c->e->fail;
+    s->xr[b] = last;
+    if (s->depthwise)
+        s->wr = last;
+    int64_t olo[R_] = {s->n, s->depthwise ? s->m0 : s->g * c->Og + s->m0, oh0, ow0};
+    int64_t olen[R_] = {1, s->ml, oh, ow};
+    s->orr[b] = store(c, olo, olen, 1, &out, last, s->po);
+    return s->orr[b] < 0 ? c->e->fail : 0;
+}
+
+/* Output channels (or channels, depthwise) on partitions: per image, group and m-tile
+ * its weights, then chunks of output rows. */
+static int lg_channels(struct lg *s)
+{
+    struct cv *c = s->c;
+    lg_plan_channels(s);
+    if (c->e->fail)
+        return c->e->fail;
+    int64_t nmt = s->depthwise ? cg_cdiv(c->C, s->ct) : cg_cdiv(c->Og, s->mt);
+    for (s->n = 0; s->n < c->N; s->n++)
+        for (s->g = 0; s->g < (s->depthwise ? 1 : c->G); s->g++)
+            for (int64_t mi = 0; mi < nmt; mi++) {
+                s->m0 = mi * s->mt;
+                s->ml = cg_min(s->mt, (s->depthwise ? c->C : c->Og) - s->m0);
+                if (lg_weights(s))
+                    return c->e->fail;
+                for (int64_t oh0 = 0; oh0 < c->OH; oh0 += s->ohc)
+                    for (int64_t ow0 = 0; ow0 < c->OW; ow0 += s->owc, s->tile++)
+                        if (lg_chunk(s, oh0, ow0))
+                            return c->e->fail;
+            }
+    return c->e->fail;
+}
+
+/* Swapped, per output position fi of the other spatial axis, partition tile a0 and
+ * output channels o0..: channel tiles x taps into one bank, evacuated and stored. */
+static int lg_swapped_tile(struct lg *s, int f, int64_t fi, int64_t a0, int64_t al, int64_t o0)
+{
+    struct cv *c = s->c;
+    struct cg_em *e = c->e;
+    int b = (int)(s->tile & 1), po = s->po;
+    int64_t ol2 = cg_min(s->oc, c->O - o0), last = -1, kk = 0;
+    uint32_t nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
+    uint32_t bank = e->s->psum_bank0 + (uint32_t)(s->tile % nb);
+    struct sim_operand ps = sim_psum(0, (uint32_t)al, (uint64_t)bank * e->t->psum_bank_bytes,
+                                     LS_DT_FP32, (uint32_t)ol2);
+    for (int64_t kc = 0; kc < s->nKc; kc++) {
+        int64_t kl = cg_min(s->ct, c->C - kc * s->ct);
+        for (int64_t tp = 0; tp < s->taps; tp++, kk++) {
+            int64_t kh = tp / c->KW, kw = tp % c->KW;
+            int64_t r = po == 2 ? a0 * c->sh : fi * c->sh;
+            int64_t q = po == 3 ? a0 * c->sw : fi * c->sw;
+            r = cg_min(c->H - 1, cg_max(0, r + kh * c->dh - c->ph));
+            q = cg_min(c->W - 1, cg_max(0, q + kw * c->dw - c->pw));
+            struct sim_operand st = cg_sb(0, (uint32_t)kl,
+                                          s->xbuf[0] + (uint64_t)kc * s->xb + (uint64_t)(r * c->W + q) * s->ex,
+                                          c->vx.dt, (uint64_t)al);
+            int64_t ssz[1] = {al}, sst[1] = {po == 2 ? c->sh * c->W : c->sw};
+            cg_pattern(&st, 1, ssz, sst);
+            int64_t hl = pe(c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, &s->hx[kc], 1);
+            struct sim_operand mv = cg_sb(0, (uint32_t)kl,
+                                          s->wbuf + (uint64_t)kc * s->wb + (uint64_t)(o0 * s->taps + tp) * s->ew,
+                                          c->vw.dt, (uint64_t)ol2);
+            int64_t msz[1] = {ol2}, mst[1] = {s->taps};
+            cg_pattern(&mv, 1, msz, mst);
+            int64_t deps[3] = {hl, s->hw[kc], s->bank_reader[b]};
+            last = pe(c, SIM_OP_MATMUL, &mv, &ps, kk > 0 ? SIM_F_ACCUMULATE : 0, deps,
+                      kk == 0 && s->bank_reader[b] >= 0 ? 3 : 2);
+            if (last < 0)
+                return e->fail;
+        }
+    }
+    s->xr[0] = last;
+    struct sim_operand out = cg_sb(0, (uint32_t)al, s->obuf[b], c->vo.dt, (uint64_t)ol2);
+    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    ev.dst = out;
+    ev.src = ps;
+    int64_t deps[2] = {last, s->orr[b]};
+    last = cg_emit(e, &ev, deps, s->orr[b] >= 0 ? 2 : 1);
+    s->bank_reader[b] = last;
+    if (last < 0)
+        return e->fail;
+    int64_t olo[R_], olen[R_];
+    olo[0] = s->n; olen[0] = 1; olo[1] = o0; olen[1] = ol2;
+    olo[po] = a0; olen[po] = al; olo[f] = fi; olen[f] = 1;
+    s->orr[b] = store(c, olo, olen, po, &out, last, po);
+    return s->orr[b] < 0 ? e->fail : 0;
+}
+
+/* Swapped: an output spatial axis on partitions (groups == 1), the whole image and the
+ * weights in SBUF. */
+static int lg_swapped(struct lg *s)
+{
+    struct cv *c = s->c;
+    struct cg_em *e = c->e;
+    const struct sim_target *t = e->t;
+    int po = s->po, f = po == 3 ? 2 : 3; /* the other spatial axis, iterated */
+    s->ct = cg_min(c->C, cg_min(t->pe_rows, t->sbuf_partitions));
+    s->nKc = cg_cdiv(c->C, s->ct);
+    int64_t Pa = c->vo.dim[po];
+    s->at = cg_min(Pa, cg_min(t->pe_cols, t->sbuf_partitions));
+    s->oc = cg_min(c->O, s->tmax);
+    s->xb = (uint64_t)c->H * c->W * s->ex;
+    s->wb = (uint64_t)c->O * s->taps * s->ew;
+    if ((s->xb + s->wb) * s->nKc > cg_budget(e) / 2)
+        return cg_fail(e, "op %s: the swapped conv needs the whole input image in SBUF", c->x->name);
+    s->xbuf[0] = cg_alloc(e, s->xb * s->nKc);
+    s->wbuf = cg_alloc(e, s->wb * s->nKc);
+    s->obuf[0] = cg_alloc(e, (uint64_t)s->tmax * s->eo);
+    s->obuf[1] = cg_alloc(e, (uint64_t)s->tmax * s->eo);
+    if (e->fail)
+        return e->fail;
+    for (int64_t kc = 0; kc < s->nKc; kc++) {
+        int64_t lo[R_] = {0, kc * s->ct, 0, 0}, len[R_] = {c->O, cg_min(s->ct, c->C - kc * s->ct), c->KH, c->KW};
+        s->hw[kc] = load_box(c, &c->vw, lo, len, 1, s->wbuf + (uint64_t)kc * s->wb, c->x->inputs[1],
+                             s->pax[1], 1, -1);
+        if (s->hw[kc] < 0)
+            return e->fail;
+    }
+    for (s->n = 0; s->n < c->N; s->n++) {
+        for (int64_t kc = 0; kc < s->nKc; kc++) {
+            int64_t lo[R_] = {s->n, kc * s->ct, 0, 0}, len[R_] = {1, cg_min(s->ct, c->C - kc * s->ct), c->H, c->W};
+            s->hx[kc] = load_box(c, &c->vx, lo, len, 1, s->xbuf[0] + (uint64_t)kc * s->xb, c->x->inputs[0],
+                                 s->pax[0], s->n == 0, s->xr[0]);
+            if (s->hx[kc] < 0)
+                return e->fail;
+        }
+        for (int64_t fi = 0; fi < c->vo.dim[f]; fi++)
+            for (int64_t a0 = 0; a0 < Pa; a0 += s->at)
+                for (int64_t o0 = 0; o0 < c->O; o0 += s->oc, s->tile++)
+                    if (lg_swapped_tile(s, f, fi, a0, cg_min(s->at, Pa - a0), o0))
+                        return e->fail;
+    }
+    return e->fail;
+}
+
 static int lower_legacy(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     struct cv c;
     cv_init(&c, e, op, pax);
-    const struct sim_target *t = e->t;
-    int po = pax[2];
-    int depthwise = c.G == c.C && c.C > 1;
-    size_t ex = ls_dtype_size(c.vx.dt), ew = ls_dtype_size(c.vw.dt), eo = ls_dtype_size(c.vo.dt);
-    int64_t tmax = cg_min(t->pe_moving_max, t->psum_bank_bytes / 4);
-    int64_t prow = cg_min(t->pe_rows, t->sbuf_partitions), pcol = cg_min(t->pe_cols, t->sbuf_partitions);
-    uint32_t nb = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
-    int64_t lo[R_], len[R_], olo[R_], olen[R_];
-    int64_t taps = c.KH * c.KW;
-
-    if (po == 1) {
-        /* output channels (or channels, depthwise) on partitions; chunks of output rows */
-        int64_t ohc = c.OW <= tmax ? cg_max(1, cg_min(c.OH, tmax / c.OW)) : 1;
-        int64_t owc = cg_min(c.OW, tmax);
-        int64_t cols_in = owc == c.OW ? c.W : cg_min(c.W, (owc - 1) * c.sw + (c.KW - 1) * c.dw + 1);
-        int64_t ct = cg_min(depthwise ? c.C : c.Cg, prow);
-        if (depthwise)
-            ct = cg_min(c.C, t->sbuf_partitions);
-        int64_t nKc = cg_cdiv(depthwise ? c.C : c.Cg, ct);
-        int64_t rows_in;
-        /* fewer output rows per chunk until two input blocks fit in half the budget */
-        for (;;) {
-            rows_in = cg_min(c.H, (ohc - 1) * c.sh + (c.KH - 1) * c.dh + 1);
-            if (ohc == 1 || 4 * (uint64_t)rows_in * cols_in * ex * nKc <= cg_budget(e))
-                break;
-            ohc = (ohc + 1) / 2;
-        }
-        uint64_t xb = (uint64_t)rows_in * cols_in * ex;
-        uint64_t xbuf[2] = {cg_alloc(e, xb * nKc), cg_alloc(e, xb * nKc)};
-        int64_t mt = depthwise ? ct : cg_min(c.Og, pcol);
-        if (!depthwise) /* the weight block of an m-tile takes at most a quarter of the budget */
-            mt = cg_max(1, cg_min(mt, (int64_t)(cg_budget(e) / 4 / ((uint64_t)nKc * taps * ew))));
-        uint64_t wbytes = depthwise ? (uint64_t)taps * ew : (uint64_t)nKc * mt * taps * ew;
-        uint64_t wbuf = cg_alloc(e, wbytes);
-        uint64_t obuf[2] = {cg_alloc(e, (uint64_t)tmax * eo), cg_alloc(e, (uint64_t)tmax * eo)};
-        uint64_t tmp = depthwise ? cg_alloc(e, (uint64_t)tmax * 4) : 0;
-        if (e->fail)
-            return e->fail;
-        int64_t xr[2] = {-1, -1}, orr[2] = {-1, -1}, wr = -1, bank_reader[2] = {-1, -1};
-        int64_t tile = 0, nmt = depthwise ? cg_cdiv(c.C, ct) : cg_cdiv(c.Og, mt);
-        int firstx = 2, firstw = 1;
-        for (int64_t n = 0; n < c.N; n++)
-            for (int64_t g = 0; g < (depthwise ? 1 : c.G); g++)
-                for (int64_t mi = 0; mi < nmt; mi++) {
-                    int64_t m0 = mi * mt, ml = cg_min(mt, (depthwise ? c.C : c.Og) - m0);
-                    /* weights for this m-tile */
-                    int64_t hw[64];
-                    for (int64_t kc = 0; kc < (depthwise ? 1 : nKc) && kc < 64; kc++) {
-                        lo[0] = depthwise ? m0 : g * c.Og + m0; len[0] = ml;
-                        lo[1] = depthwise ? 0 : kc * ct; len[1] = depthwise ? 1 : cg_min(ct, c.Cg - kc * ct);
-                        lo[2] = 0; len[2] = c.KH; lo[3] = 0; len[3] = c.KW;
-                        hw[kc] = load_box(&c, &c.vw, lo, len, depthwise ? 0 : 1,
-                                          wbuf + (uint64_t)kc * ml * taps * ew, c.x->inputs[1],
-                                          pax[1], firstw, wr);
-                        if (hw[kc] < 0)
-                            return e->fail;
-                    }
-                    firstw = 0;
-                    for (int64_t oh0 = 0; oh0 < c.OH; oh0 += ohc)
-                        for (int64_t ow0 = 0; ow0 < c.OW; ow0 += owc, tile++) {
-                            int b = (int)(tile & 1);
-                            int64_t oh = cg_min(ohc, c.OH - oh0), ow = cg_min(owc, c.OW - ow0);
-                            int64_t r0 = cg_max(0, oh0 * c.sh - c.ph);
-                            int64_t rl = cg_max(1, cg_min(c.H - r0, (oh - 1) * c.sh + (c.KH - 1) * c.dh + 1));
-                            int64_t c0 = cg_max(0, ow0 * c.sw - c.pw);
-                            int64_t cl = cg_max(1, cg_min(c.W - c0, (ow - 1) * c.sw + (c.KW - 1) * c.dw + 1));
-                            rl = cg_min(rl, rows_in);
-                            cl = cg_min(cl, cols_in);
-                            int64_t hx[64];
-                            int64_t nk = depthwise ? 1 : nKc;
-                            for (int64_t kc = 0; kc < nk && kc < 64; kc++) {
-                                lo[0] = n; len[0] = 1;
-                                int64_t cb = depthwise ? m0 : g * c.Cg + kc * ct;
-                                lo[1] = cb; len[1] = depthwise ? ml : cg_min(ct, c.Cg - kc * ct);
-                                lo[2] = r0; len[2] = rl; lo[3] = c0; len[3] = cl;
-                                hx[kc] = load_box(&c, &c.vx, lo, len, 1, xbuf[b] + (uint64_t)kc * xb,
-                                                  c.x->inputs[0], pax[0], firstx > 0, xr[b]);
-                                if (hx[kc] < 0)
-                                    return e->fail;
-                            }
-                            if (firstx > 0)
-                                firstx--;
-                            int64_t te = oh * ow;
-                            struct sim_operand out = cg_sb(0, (uint32_t)ml, obuf[b], c.vo.dt, (uint64_t)te);
-                            int64_t last = -1;
-                            if (depthwise) {
-                                struct sim_operand tm = cg_sb(0, (uint32_t)ml, tmp, LS_DT_FP32, (uint64_t)te);
-                                for (int64_t tp = 0; tp < taps; tp++) {
-                                    struct sim_operand win = cg_sb(0, (uint32_t)ml, xbuf[b], c.vx.dt, (uint64_t)te);
-                                    int64_t sz[2] = {oh, ow}, st[2] = {c.sh * cl, c.sw};
-                                    cg_pattern(&win, 2, sz, st);
-                                    struct sim_instr in = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_SCALAR, SIM_FN_MUL);
-                                    in.dst = tp == 0 ? out : tm;
-                                    in.src = win;
-                                    int64_t deps[4];
-                                    size_t nd = 0;
-                                    deps[nd++] = hx[0];
-                                    if (tp == 0) {
-                                        deps[nd++] = hw[0];
-                                        if (orr[b] >= 0)
-                                            deps[nd++] = orr[b];
-                                    }
-                                    if (last >= 0)
-                                        deps[nd++] = last;
-                                    last = cg_emit(e, &in, deps, nd);
-                                    if (tp > 0) {
-                                        struct sim_instr ad = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD);
-                                        ad.dst = out;
-                                        ad.src = out;
-                                        ad.src2 = tm;
-                                        last = cg_emit(e, &ad, &last, 1);
-                                    }
-                                    if (last < 0)
-                                        return e->fail;
-                                }
-                            } else {
-                                uint32_t bank = e->s->psum_bank0 + (uint32_t)(tile % nb);
-                                struct sim_operand ps = sim_psum(0, (uint32_t)ml, (uint64_t)bank * t->psum_bank_bytes,
-                                                                 LS_DT_FP32, (uint32_t)te);
-                                int64_t kk = 0, nkk = nKc * taps;
-                                for (int64_t kc = 0; kc < nKc && kc < 64; kc++) {
-                                    int64_t kl = cg_min(ct, c.Cg - kc * ct);
-                                    for (int64_t tp = 0; tp < taps; tp++, kk++) {
-                                        struct sim_operand st = cg_sb(0, (uint32_t)kl,
-                                                                      wbuf + ((uint64_t)kc * ml * taps + (uint64_t)tp) * ew,
-                                                                      c.vw.dt, (uint64_t)ml);
-                                        int64_t ssz[1] = {ml}, sst[1] = {taps};
-                                        cg_pattern(&st, 1, ssz, sst);
-                                        int64_t hl = pe(&c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, &hw[kc], 1);
-                                        int64_t kh = tp / c.KW, kw = tp % c.KW;
-                                        uint64_t off = (uint64_t)(cg_min(kh * c.dh, rl - 1) * cl + cg_min(kw * c.dw, cl - 1)) * ex;
-                                        struct sim_operand mv = cg_sb(0, (uint32_t)kl, xbuf[b] + (uint64_t)kc * xb + off,
-                                                                      c.vx.dt, (uint64_t)te);
-                                        int64_t sz[2] = {oh, ow}, sd[2] = {c.sh * cl, c.sw};
-                                        cg_pattern(&mv, 2, sz, sd);
-                                        int64_t deps[3] = {hl, hx[kc], bank_reader[b]};
-                                        last = pe(&c, SIM_OP_MATMUL, &mv, &ps, kk > 0 ? SIM_F_ACCUMULATE : 0,
-                                                  deps, kk == 0 && bank_reader[b] >= 0 ? 3 : 2);
-                                        if (last < 0)
-                                            return e->fail;
-                                    }
-                                }
-                                (void)nkk;
-                                wr = last;
-                                struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
-                                ev.dst = out;
-                                ev.src = ps;
-                                int64_t deps[2] = {last, orr[b]};
-                                last = cg_emit(e, &ev, deps, orr[b] >= 0 ? 2 : 1);
-                                bank_reader[b] = last;
-                                if (last < 0)
-                                    return e->fail;
-                            }
-                            xr[b] = last;
-                            if (depthwise)
-                                wr = last;
-                            olo[0] = n; olen[0] = 1;
-                            olo[1] = depthwise ? m0 : g * c.Og + m0; olen[1] = ml;
-                            olo[2] = oh0; olen[2] = oh; olo[3] = ow0; olen[3] = ow;
-                            orr[b] = store(&c, olo, olen, 1, &out, last, po);
-                            if (orr[b] < 0)
-                                return e->fail;
-                        }
-                }
-        return e->fail;
-    }
-
-    /* swapped: an output spatial axis on partitions (groups == 1) */
-    int f = po == 3 ? 2 : 3;     /* the other spatial axis, iterated */
-    int64_t ct = cg_min(c.C, prow), nKc = cg_cdiv(c.C, ct);
-    int64_t Pa = c.vo.dim[po], at = cg_min(Pa, pcol), oc = cg_min(c.O, tmax);
-    uint64_t xb = (uint64_t)c.H * c.W * ex, wb = (uint64_t)c.O * taps * ew;
-    if ((xb + wb) * nKc > cg_budget(e) / 2)
-        return cg_fail(e, "op %s: the swapped conv needs the whole input image in SBUF", c.x->name);
-    uint64_t xbuf = cg_alloc(e, xb * nKc), wbuf = cg_alloc(e, wb * nKc);
-    uint64_t obuf[2] = {cg_alloc(e, (uint64_t)tmax * eo), cg_alloc(e, (uint64_t)tmax * eo)};
-    if (e->fail)
-        return e->fail;
-    int64_t hw[64], hx[64], xr = -1, orr[2] = {-1, -1}, bank_reader[2] = {-1, -1}, tile = 0;
-    for (int64_t kc = 0; kc < nKc && kc < 64; kc++) {
-        lo[0] = 0; len[0] = c.O; lo[1] = kc * ct; len[1] = cg_min(ct, c.C - kc * ct);
-        lo[2] = 0; len[2] = c.KH; lo[3] = 0; len[3] = c.KW;
-        hw[kc] = load_box(&c, &c.vw, lo, len, 1, wbuf + (uint64_t)kc * wb, c.x->inputs[1], pax[1], 1, -1);
-        if (hw[kc] < 0)
-            return e->fail;
-    }
-    for (int64_t n = 0; n < c.N; n++) {
-        for (int64_t kc = 0; kc < nKc && kc < 64; kc++) {
-            lo[0] = n; len[0] = 1; lo[1] = kc * ct; len[1] = cg_min(ct, c.C - kc * ct);
-            lo[2] = 0; len[2] = c.H; lo[3] = 0; len[3] = c.W;
-            hx[kc] = load_box(&c, &c.vx, lo, len, 1, xbuf + (uint64_t)kc * xb, c.x->inputs[0], pax[0],
-                              n == 0, xr);
-            if (hx[kc] < 0)
-                return e->fail;
-        }
-        for (int64_t fi = 0; fi < c.vo.dim[f]; fi++)
-            for (int64_t a0 = 0; a0 < Pa; a0 += at)
-                for (int64_t o0 = 0; o0 < c.O; o0 += oc, tile++) {
-                    int b = (int)(tile & 1);
-                    int64_t al = cg_min(at, Pa - a0), ol2 = cg_min(oc, c.O - o0);
-                    uint32_t bank = e->s->psum_bank0 + (uint32_t)(tile % nb);
-                    struct sim_operand ps = sim_psum(0, (uint32_t)al, (uint64_t)bank * t->psum_bank_bytes,
-                                                     LS_DT_FP32, (uint32_t)ol2);
-                    int64_t last = -1, kk = 0;
-                    for (int64_t kc = 0; kc < nKc && kc < 64; kc++) {
-                        int64_t kl = cg_min(ct, c.C - kc * ct);
-                        for (int64_t tp = 0; tp < taps; tp++, kk++) {
-                            int64_t kh = tp / c.KW, kw = tp % c.KW;
-                            int64_t r = po == 2 ? a0 * c.sh : fi * c.sh;
-                            int64_t q = po == 3 ? a0 * c.sw : fi * c.sw;
-                            r = cg_min(c.H - 1, cg_max(0, r + kh * c.dh - c.ph));
-                            q = cg_min(c.W - 1, cg_max(0, q + kw * c.dw - c.pw));
-                            struct sim_operand st = cg_sb(0, (uint32_t)kl,
-                                                          xbuf + (uint64_t)kc * xb + (uint64_t)(r * c.W + q) * ex,
-                                                          c.vx.dt, (uint64_t)al);
-                            int64_t ssz[1] = {al}, sst[1] = {po == 2 ? c.sh * c.W : c.sw};
-                            cg_pattern(&st, 1, ssz, sst);
-                            int64_t hl = pe(&c, SIM_OP_LOAD_STATIONARY, &st, NULL, 0, &hx[kc], 1);
-                            struct sim_operand mv = cg_sb(0, (uint32_t)kl,
-                                                          wbuf + (uint64_t)kc * wb + (uint64_t)(o0 * taps + tp) * ew,
-                                                          c.vw.dt, (uint64_t)ol2);
-                            int64_t msz[1] = {ol2}, mst[1] = {taps};
-                            cg_pattern(&mv, 1, msz, mst);
-                            int64_t deps[3] = {hl, hw[kc], bank_reader[b]};
-                            last = pe(&c, SIM_OP_MATMUL, &mv, &ps, kk > 0 ? SIM_F_ACCUMULATE : 0, deps,
-                                      kk == 0 && bank_reader[b] >= 0 ? 3 : 2);
-                            if (last < 0)
-                                return e->fail;
-                        }
-                    }
-                    xr = last;
-                    struct sim_operand out = cg_sb(0, (uint32_t)al, obuf[b], c.vo.dt, (uint64_t)ol2);
-                    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
-                    ev.dst = out;
-                    ev.src = ps;
-                    int64_t deps[2] = {last, orr[b]};
-                    last = cg_emit(e, &ev, deps, orr[b] >= 0 ? 2 : 1);
-                    bank_reader[b] = last;
-                    if (last < 0)
-                        return e->fail;
-                    olo[0] = n; olen[0] = 1; olo[1] = o0; olen[1] = ol2;
-                    olo[po] = a0; olen[po] = al; olo[f] = fi; olen[f] = 1;
-                    orr[b] = store(&c, olo, olen, po, &out, last, po);
-                    if (orr[b] < 0)
-                        return e->fail;
-                }
-    }
-    return e->fail;
+    struct lg s = {.c = &c, .pax = pax, .po = pax[2], .depthwise = c.G == c.C && c.C > 1,
+                   .xr = {-1, -1}, .orr = {-1, -1}, .wr = -1, .bank_reader = {-1, -1},
+                   .firstx = 2, .firstw = 1};
+    s.ex = ls_dtype_size(c.vx.dt);
+    s.ew = ls_dtype_size(c.vw.dt);
+    s.eo = ls_dtype_size(c.vo.dt);
+    s.tmax = cg_min(e->t->pe_moving_max, e->t->psum_bank_bytes / 4);
+    s.taps = c.KH * c.KW;
+    /* the loads per channel tile: at most C of them */
+    s.hw = calloc((size_t)c.C + 1, sizeof *s.hw);
+    s.hx = calloc((size_t)c.C + 1, sizeof *s.hx);
+    int rc = !s.hw || !s.hx ? cg_fail(e, "out of memory") : s.po == 1 ? lg_channels(&s) : lg_swapped(&s);
+    free(s.hw);
+    free(s.hx);
+    return rc;
 }
 
 /* ---- implicit GEMM (output channels on partitions, groups of any size but depthwise) ----
