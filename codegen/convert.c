@@ -1,5 +1,7 @@
 /* codegen/convert: layout conversions of a tensor from partition axis a to b (docs/costmodel.md,
  * "Conversions"). */
+#include <stdlib.h>
+
 #include "codegen/cg_int.h"
 #include "codegen/memplan.h"
 #include "sim/sim.h"
@@ -396,6 +398,408 @@ static int lower_strided(struct cg_em *e, struct cvc *c, int32_t t)
     return e->fail;
 }
 
+#define CV_BANKS 64 /* psum.banks' upper bound (sim/target.c) */
+
+/* One run of a tiled conversion (PE, DVE or DMA transposes): its buffers, the last reader
+ * or writer of each, and the current tile, a-block and row. */
+struct cvr {
+    struct cg_em *e;
+    struct cvc *c;
+    int32_t t;
+    struct cg_split sp;
+    int64_t nr, OBe;
+    uint64_t OB, ib[2], ob[2], stage;
+    uint32_t nbank;
+    int64_t in_reader[2], bank_reader[CV_BANKS], out_reader[2][CV_MAXK], last_w[CV_MAXK];
+    int64_t tile, nload, ntr, nfirst;
+    int64_t chain;                      /* DVE / DMA transposes: one serial chain (the DVE
+                                           staging block is shared by all tiles) */
+    /* the tile: a-range A0.., b-range B0.., box rows */
+    int par;
+    int64_t A0, B0, ALa, BLa, nab, nbb, rc;
+    int64_t lo[R_], len[R_], cin[R_], cout[R_];
+    uint64_t obase[CV_MAXK];            /* where each b-block's transposed data goes */
+    uint32_t opart[CV_MAXK];
+    /* the a-block: rows a0.., its load (pre) or its place in the resident input */
+    int slot;
+    int64_t a0, al, l1[R_], n1[R_], pre[4], last_read;
+    size_t npre;
+    uint64_t ibase;
+    uint32_t ipart;
+    /* the row of the box: offsets in the input and output buffers */
+    int64_t rl2[R_], ioff, oa;
+};
+
+static int cv_pattern_fail(struct cvr *r)
+{
+    return cg_fail(r->e, "conversion pattern needs more than 4 dims");
+}
+
+/* The tile's box and SBUF strides (load buffers hold [a-block rows][box and b-range in
+ * source order], output buffers [b-block rows][box and a-range in destination order]), and
+ * where each b-block's transposed data goes. */
+static int cvr_tile(struct cvr *r, int64_t ri)
+{
+    struct cvc *c = r->c;
+    int64_t rlo[R_], rlen[R_];
+    r->par = (int)(r->tile & 1) & (c->nob - 1);
+    r->ALa = cg_min(c->AL, c->A - r->A0);
+    r->BLa = cg_min(c->BL, c->B - r->B0);
+    r->nab = cg_cdiv(r->ALa, c->at);
+    r->nbb = cg_cdiv(r->BLa, c->bt);
+    cg_split_box(&r->sp, ri, rlo, rlen);
+    r->rc = 1;
+    for (int k = 0; k < r->sp.n; k++)
+        r->rc *= rlen[k];
+    tile_box(c, &r->sp, rlo, rlen, r->A0, r->ALa, r->B0, r->BLa, r->lo, r->len);
+    compact(c->fa, c->nfa, r->len, r->cin);
+    compact(c->fb, c->nfb, r->len, r->cout);
+    if (c->in_res)
+        memcpy(r->cin, c->va.stride, sizeof r->cin);
+    if (c->out_res)
+        memcpy(r->cout, c->vb.stride, sizeof r->cout);
+    for (int64_t j = 0; j < r->nbb; j++) {
+        r->last_w[j] = -1;
+        r->obase[j] = r->ob[r->par] + (uint64_t)j * r->OB;
+        r->opart[j] = 0;
+        if (!c->out_res)
+            continue;
+        int64_t l2[R_], n2[R_];
+        memcpy(l2, r->lo, sizeof l2);
+        memcpy(n2, r->len, sizeof n2);
+        l2[c->b] = r->B0 + j * c->bt;
+        n2[c->b] = cg_min(c->bt, r->BLa - j * c->bt);
+        struct sim_operand rd;
+        if (cg_box(&c->vb, l2, n2, NULL, c->b, 1, c->fb, c->nfb, &rd))
+            return cv_pattern_fail(r);
+        r->obase[j] = rd.addr;
+        r->opart[j] = rd.part_start;
+    }
+    return 0;
+}
+
+/* A-block i of the tile: loaded into the next load buffer (PE, DVE), or read in place. */
+static int cvr_ablock(struct cvr *r, int64_t i)
+{
+    struct cvc *c = r->c;
+    struct cg_em *e = r->e;
+    r->a0 = r->A0 + i * c->at;
+    r->al = cg_min(c->at, c->A - r->a0);
+    memcpy(r->l1, r->lo, sizeof r->l1);
+    memcpy(r->n1, r->len, sizeof r->n1);
+    r->l1[c->a] = r->a0;
+    r->n1[c->a] = r->al;
+    r->ibase = 0;
+    r->ipart = 0;
+    r->npre = 0;
+    r->last_read = -1;
+    r->slot = (int)(r->nload & 1);
+    if (uses_load(c)) {
+        struct sim_operand src;
+        if (cg_box(&c->va, r->l1, r->n1, NULL, c->a, 1, c->fa, c->nfa, &src))
+            return cv_pattern_fail(r);
+        struct sim_operand itile = cg_sb(0, (uint32_t)r->al, r->ib[r->slot], c->va.dt,
+                                         (uint64_t)(r->BLa * r->rc));
+        if (r->nload < 2)   /* the first load on each of the two queues */
+            cg_writers(e, r->t, c->a);
+        int64_t *rd = &r->in_reader[r->slot];
+        int64_t hl = cg_dma(e, 0, &itile, &src, SIM_OP_DMA_COPY, rd, *rd >= 0 ? 1 : 0);
+        if (hl < 0)
+            return e->fail;
+        r->nload++;
+        r->ibase = r->ib[r->slot];
+        r->pre[r->npre++] = hl;
+    } else {
+        if (c->in_res) {
+            struct sim_operand rs;
+            if (cg_box(&c->va, r->l1, r->n1, NULL, c->a, 1, c->fa, c->nfa, &rs))
+                return cv_pattern_fail(r);
+            r->ibase = rs.addr;
+            r->ipart = rs.part_start;
+        }
+        if (r->nfirst < 2)  /* in place: the first transposes wait */
+            cg_writers(e, r->t, c->a);
+    }
+    r->nfirst++;
+    return 0;
+}
+
+/* DMA transposes of the row, one per b-block, on the serial chain. */
+static int cvr_row_dma(struct cvr *r)
+{
+    struct cvc *c = r->c;
+    struct cg_em *e = r->e;
+    for (int64_t j = 0; j < r->nbb; j++) {
+        const int64_t b0 = r->B0 + j * c->bt, bl = cg_min(c->bt, c->B - b0);
+        int64_t ln2[R_], lo2[R_];
+        memcpy(lo2, r->rl2, sizeof lo2);
+        for (int k = 0; k < c->va.rank; k++)
+            ln2[k] = 1;
+        ln2[c->a] = r->al;
+        ln2[c->b] = bl;
+        lo2[c->b] = b0;
+        struct sim_operand src;
+        int fbx[1] = {c->b};
+        if (cg_box(&c->va, lo2, ln2, NULL, c->a, 1, fbx, 1, &src))
+            return cv_pattern_fail(r);
+        struct sim_operand dst = cg_sb(r->opart[j], (uint32_t)bl, r->obase[j] + (uint64_t)r->oa * c->es,
+                                       c->va.dt, (uint64_t)r->al);
+        int64_t sz[1] = {r->al}, st[1] = {r->cout[c->a]};
+        cg_pattern(&dst, 1, sz, st);
+        int64_t d[8];
+        size_t nd = 0;
+        for (size_t k = 0; k < r->npre; k++)
+            d[nd++] = r->pre[k];
+        r->npre = 0;
+        if (r->chain >= 0)
+            d[nd++] = r->chain;
+        if (r->out_reader[r->par][j] >= 0)
+            d[nd++] = r->out_reader[r->par][j];
+        r->chain = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_TRANSPOSE, d, nd);
+        if (r->chain < 0)
+            return e->fail;
+        r->last_w[j] = r->chain;
+    }
+    return 0;
+}
+
+/* PE transposes of b-blocks j0..j0+gn-1 (all bl wide) into one PSUM bank, evacuated by
+ * one ACT copy into their output buffers. */
+static int cvr_pe_group(struct cvr *r, int64_t j0, int64_t gn, int64_t bl)
+{
+    struct cvc *c = r->c;
+    struct cg_em *e = r->e;
+    const struct sim_target *tg = c->tg;
+    uint32_t bank = e->s->psum_bank0 + (uint32_t)(r->ntr % r->nbank);
+    int64_t ht = -1, *rd = &r->bank_reader[bank % CV_BANKS];
+    for (int64_t u = 0; u < gn; u++) {
+        struct sim_instr tr = cg_instr(e, LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE, SIM_FN_NONE);
+        tr.src = cg_sb(r->ipart, (uint32_t)r->al,
+                       r->ibase + (uint64_t)(r->ioff + (j0 + u) * c->bt * r->cin[c->b]) * c->es,
+                       c->va.dt, (uint64_t)bl);
+        int64_t sz[1] = {bl}, st[1] = {r->cin[c->b]};
+        cg_pattern(&tr.src, 1, sz, st);
+        tr.dst = sim_psum(0, (uint32_t)bl, (uint64_t)bank * tg->psum_bank_bytes + (uint64_t)u * r->al * 4,
+                          LS_DT_FP32, (uint32_t)r->al);
+        size_t n2 = r->npre;
+        if (u == 0 && *rd >= 0)
+            r->pre[n2++] = *rd;
+        if ((ht = cg_emit(e, &tr, r->pre, n2)) < 0)
+            return e->fail;
+    }
+    r->last_read = ht;
+    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    ev.src = sim_psum(0, (uint32_t)bl, (uint64_t)bank * tg->psum_bank_bytes, LS_DT_FP32,
+                      (uint32_t)(gn * r->al));
+    ev.dst = cg_sb(r->opart[j0], (uint32_t)bl, r->obase[j0] + (uint64_t)r->oa * c->es, c->va.dt,
+                   (uint64_t)(gn * r->al));
+    int64_t so[2] = {r->OBe, r->cout[c->a]}, sa[2] = {gn, r->al};
+    cg_pattern(&ev.dst, 2, sa, so);
+    int64_t d3[CV_MAXG + 1];
+    size_t n3 = 0;
+    d3[n3++] = ht;
+    for (int64_t u = 0; u < gn; u++)
+        if (r->out_reader[r->par][j0 + u] >= 0)
+            d3[n3++] = r->out_reader[r->par][j0 + u];
+    int64_t hv = cg_emit(e, &ev, d3, n3);
+    if (hv < 0)
+        return e->fail;
+    for (int64_t u = 0; u < gn; u++)
+        r->last_w[j0 + u] = hv;
+    *rd = hv;
+    r->ntr++;
+    return 0;
+}
+
+/* PE transposes of the row: b-blocks of equal size share a PSUM bank, one evacuation
+ * each. */
+static int cvr_row_pe(struct cvr *r)
+{
+    struct cvc *c = r->c;
+    int64_t g = (int64_t)(c->tg->psum_bank_bytes / ((uint64_t)r->al * 4));
+    if (g > CV_MAXG)
+        g = CV_MAXG;
+    if (g < 1 || c->out_res)
+        g = 1;
+    for (int64_t j0 = 0; j0 < r->nbb;) {
+        const int64_t bl = cg_min(c->bt, c->B - (r->B0 + j0 * c->bt));
+        int64_t gn = 0;
+        while (gn < g && j0 + gn < r->nbb && cg_min(c->bt, c->B - (r->B0 + (j0 + gn) * c->bt)) == bl)
+            gn++;
+        if (cvr_pe_group(r, j0, gn, bl))
+            return r->e->fail;
+        j0 += gn;
+    }
+    return 0;
+}
+
+/* DVE 32x32 transposes of b-block j's rows ii.. and columns jj..: diagonal blocks straight
+ * into the output buffer, off-diagonal ones through the staging block and a DMA across
+ * partition groups. */
+static int cvr_dve_block(struct cvr *r, int64_t j, uint64_t ib0, uint64_t ob0, int64_t ii,
+                         int64_t jj, int64_t n)
+{
+    struct cvc *c = r->c;
+    struct cg_em *e = r->e;
+    int64_t *ord = &r->out_reader[r->par][j];
+    struct sim_instr tr = cg_instr(e, LS_ENGINE_DVE, SIM_OP_DVE_TRANSPOSE, SIM_FN_NONE);
+    tr.src = cg_sb(r->ipart + (uint32_t)ii, (uint32_t)n, ib0 + (uint64_t)(jj * r->cin[c->b]) * c->es,
+                   c->va.dt, (uint64_t)n);
+    int64_t sz[1] = {n}, st1[1] = {r->cin[c->b]}, st2[1] = {r->cout[c->a]};
+    cg_pattern(&tr.src, 1, sz, st1);
+    int same = ii == jj;
+    struct sim_operand od = cg_sb(r->opart[j] + (uint32_t)jj, (uint32_t)n,
+                                  ob0 + (uint64_t)(ii * r->cout[c->a]) * c->es, c->va.dt, (uint64_t)n);
+    cg_pattern(&od, 1, sz, st2);
+    tr.dst = same ? od : cg_sb(r->ipart + (uint32_t)ii, (uint32_t)n, r->stage, c->va.dt, (uint64_t)n);
+    size_t n2 = r->npre;
+    if (r->chain >= 0)
+        r->pre[n2++] = r->chain;
+    if (same && *ord >= 0)
+        r->pre[n2++] = *ord;
+    if ((r->chain = cg_emit(e, &tr, r->pre, n2)) < 0)
+        return e->fail;
+    r->last_read = r->chain;
+    if (!same) {
+        int64_t d3[2] = {r->chain, *ord};
+        if ((r->chain = cg_dma(e, 0, &od, &tr.dst, SIM_OP_DMA_COPY, d3, *ord >= 0 ? 2 : 1)) < 0)
+            return e->fail;
+    }
+    r->last_w[j] = r->chain;
+    return 0;
+}
+
+/* DVE transposes of the row, 32x32 blocks of every b-block. */
+static int cvr_row_dve(struct cvr *r)
+{
+    struct cvc *c = r->c;
+    for (int64_t j = 0; j < r->nbb; j++) {
+        const int64_t b0 = r->B0 + j * c->bt, bl = cg_min(c->bt, c->B - b0);
+        const uint64_t ib0 = r->ibase + (uint64_t)(r->ioff + (b0 - r->lo[c->b]) * r->cin[c->b]) * c->es;
+        const uint64_t ob0 = r->obase[j] + (uint64_t)r->oa * c->es;
+        for (int64_t ii = 0; ii < r->al; ii += 32)
+            for (int64_t jj = 0; jj < bl; jj += 32)
+                if (cvr_dve_block(r, j, ib0, ob0, ii, jj, cg_min(32, cg_min(r->al - ii, bl - jj))))
+                    return r->e->fail;
+    }
+    r->last_read = r->chain;
+    return 0;
+}
+
+/* Row q of the a-block's box: its offsets, then the method's transposes. */
+static int cvr_row(struct cvr *r, int64_t q)
+{
+    struct cvc *c = r->c;
+    int64_t ooff = 0;
+    r->ioff = 0;
+    for (int k = 0; k < c->va.rank; k++)
+        r->rl2[k] = r->l1[k];
+    for (int k = r->sp.n - 1; k >= 0; k--) {
+        int ax = c->rax[k];
+        r->rl2[ax] = r->lo[ax] + q % r->len[ax];
+        r->ioff += (q % r->len[ax]) * r->cin[ax];
+        ooff += (q % r->len[ax]) * r->cout[ax];
+        q /= r->len[ax];
+    }
+    r->oa = ooff + (r->a0 - r->A0) * r->cout[c->a];   /* the a-block's place in the output */
+    if (c->m == CG_CONV_DMA_T)
+        return cvr_row_dma(r);
+    return c->m == CG_CONV_PE ? cvr_row_pe(r) : cvr_row_dve(r);
+}
+
+/* The tile's stores: one per b-block, rows of the box and the a-range (none into a
+ * resident output). */
+static int cvr_stores(struct cvr *r)
+{
+    struct cvc *c = r->c;
+    struct cg_em *e = r->e;
+    for (int64_t j = 0; j < r->nbb; j++) {
+        if (r->last_w[j] < 0)
+            return cg_fail(e, "conversion: empty tile");
+        if (c->out_res) {
+            cg_wrote(e, r->t, c->b, r->last_w[j]);
+            continue;
+        }
+        const int64_t b0 = r->B0 + j * c->bt, bl = cg_min(c->bt, c->B - b0);
+        int64_t l2[R_], n2[R_];
+        memcpy(l2, r->lo, sizeof l2);
+        memcpy(n2, r->len, sizeof n2);
+        l2[c->b] = b0;
+        n2[c->b] = bl;
+        struct sim_operand dst;
+        if (cg_box(&c->vb, l2, n2, NULL, c->b, 1, c->fb, c->nfb, &dst))
+            return cv_pattern_fail(r);
+        struct sim_operand otile = cg_sb(0, (uint32_t)bl, r->obase[j], c->va.dt, (uint64_t)(r->ALa * r->rc));
+        int64_t hs = cg_dma(e, 1, &dst, &otile, SIM_OP_DMA_COPY, &r->last_w[j], 1);
+        if (hs < 0)
+            return e->fail;
+        cg_wrote(e, r->t, c->b, hs);
+        r->out_reader[r->par][j] = hs;
+    }
+    return 0;
+}
+
+/* Buffers: a ring of two load buffers, one or two sets of output buffers, the DVE staging
+ * block; every reader unknown yet. */
+static int cvr_init(struct cvr *r)
+{
+    struct cvc *c = r->c;
+    struct cg_em *e = r->e;
+    const int64_t rmax = cg_split_tile_elems(&r->sp);
+    const int64_t nbmax = cg_cdiv(c->BL, c->bt);
+    r->OB = out_blk_bytes(c, rmax);      /* bytes per b-block output buffer */
+    r->OBe = (int64_t)(r->OB / c->es);
+    if (uses_load(c)) {
+        r->ib[0] = cg_alloc(e, (uint64_t)rmax * c->BL * c->es);
+        r->ib[1] = cg_alloc(e, (uint64_t)rmax * c->BL * c->es);
+    }
+    if (uses_out(c)) {
+        r->ob[0] = cg_alloc(e, (uint64_t)nbmax * r->OB);
+        r->ob[1] = c->nob == 2 ? cg_alloc(e, (uint64_t)nbmax * r->OB) : r->ob[0];
+    }
+    r->stage = cg_alloc(e, 32 * 4);
+    r->nbank = e->s->psum_nbanks ? e->s->psum_nbanks : 1;
+    r->nr = cg_split_tiles(&r->sp);
+    r->in_reader[0] = r->in_reader[1] = -1;
+    r->chain = -1;
+    for (int i = 0; i < CV_BANKS; i++)
+        r->bank_reader[i] = -1;
+    for (int p = 0; p < 2; p++)
+        for (int j = 0; j < CV_MAXK; j++)
+            r->out_reader[p][j] = -1;
+    return e->fail;
+}
+
+/* The tiles: per (a-range, b-range, box) each a-block's load and its rows' transposes,
+ * then the stores. */
+static int lower_tiled(struct cg_em *e, struct cvc *c, int32_t t, const struct cg_split *sp)
+{
+    struct cvr *r = calloc(1, sizeof *r);
+    if (!r)
+        return cg_fail(e, "out of memory");
+    r->e = e;
+    r->c = c;
+    r->t = t;
+    r->sp = *sp;
+    int rc = cvr_init(r);
+    for (r->A0 = 0; r->A0 < c->A && !rc; r->A0 += c->AL)
+        for (r->B0 = 0; r->B0 < c->B && !rc; r->B0 += c->BL)
+            for (int64_t ri = 0; ri < r->nr && !rc; ri++, r->tile++) {
+                rc = cvr_tile(r, ri);
+                for (int64_t i = 0; i < r->nab && !rc; i++) {
+                    rc = cvr_ablock(r, i);
+                    for (int64_t q = 0; q < r->rc && !rc; q++)
+                        rc = cvr_row(r, q);
+                    if (!rc && uses_load(c))
+                        r->in_reader[r->slot] = r->last_read;
+                }
+                if (!rc)
+                    rc = cvr_stores(r);
+            }
+    free(r);
+    return rc ? rc : e->fail;
+}
+
 int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                         const struct cg_options *o, int32_t t, int from, int to,
                         enum cg_conv_method m, struct cg_sink *s, struct ls_error *err)
@@ -440,307 +844,5 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
     struct cg_split sp;
     if (choose_tiles(&c, &sp))
         return cg_fail(e, "tensor %s: conversion tile does not fit", graph_tensor(g, t)->name);
-    const int64_t rmax = cg_split_tile_elems(&sp);
-    const int64_t nbmax = cg_cdiv(c.BL, c.bt);
-    const uint64_t OB = out_blk_bytes(&c, rmax);      /* bytes per b-block output buffer */
-    const int64_t OBe = (int64_t)(OB / c.es);
-    uint64_t ib[2] = {0, 0}, ob[2] = {0, 0};
-    if (uses_load(&c)) {
-        ib[0] = cg_alloc(e, (uint64_t)rmax * c.BL * c.es);
-        ib[1] = cg_alloc(e, (uint64_t)rmax * c.BL * c.es);
-    }
-    if (uses_out(&c)) {
-        ob[0] = cg_alloc(e, (uint64_t)nbmax * OB);
-        ob[1] = c.nob == 2 ? cg_alloc(e, (uint64_t)nbmax * OB) : ob[0];
-    }
-    uint64_t stage = cg_alloc(e, 32 * 4);
-    if (e->fail)
-        return e->fail;
-    const int *fa = c.fa, *fb = c.fb;
-    const int nfa = c.nfa, nfb = c.nfb;
-    uint32_t nbank = s->psum_nbanks ? s->psum_nbanks : 1;
-    const int64_t nr = cg_split_tiles(&sp);
-    int64_t in_reader[2] = {-1, -1}, bank_reader[64];
-    int64_t out_reader[2][CV_MAXK], last_w[CV_MAXK];
-    for (int i = 0; i < 64; i++)
-        bank_reader[i] = -1;
-    for (int p = 0; p < 2; p++)
-        for (int j = 0; j < CV_MAXK; j++)
-            out_reader[p][j] = -1;
-    int64_t tile = 0, nload = 0, ntr = 0, nfirst = 0;
-    /* DVE / DMA transpose: one serial chain (the DVE staging block is shared by all tiles) */
-    int64_t chain = -1;
-    for (int64_t A0 = 0; A0 < A; A0 += c.AL)
-        for (int64_t B0 = 0; B0 < B; B0 += c.BL)
-            for (int64_t ri = 0; ri < nr; ri++, tile++) {
-                const int par = (int)(tile & 1) & (c.nob - 1);
-                const int64_t ALa = cg_min(c.AL, A - A0), BLa = cg_min(c.BL, B - B0);
-                const int64_t nab = cg_cdiv(ALa, c.at), nbb = cg_cdiv(BLa, c.bt);
-                int64_t rlo[R_], rlen[R_], lo[R_], len[R_];
-                cg_split_box(&sp, ri, rlo, rlen);
-                int64_t rc = 1;
-                for (int k = 0; k < sp.n; k++)
-                    rc *= rlen[k];
-                tile_box(&c, &sp, rlo, rlen, A0, ALa, B0, BLa, lo, len);
-                /* SBUF strides: load buffers hold [a-block rows][box and b-range in source
-                 * order], output buffers [b-block rows][box and a-range in destination order] */
-                int64_t cin[R_], cout[R_];
-                compact(fa, nfa, len, cin);
-                compact(fb, nfb, len, cout);
-                if (c.in_res)
-                    memcpy(cin, c.va.stride, sizeof cin);
-                if (c.out_res)
-                    memcpy(cout, c.vb.stride, sizeof cout);
-                /* where each b-block's transposed data goes */
-                uint64_t obase[CV_MAXK];
-                uint32_t opart[CV_MAXK];
-                for (int64_t j = 0; j < nbb; j++) {
-                    last_w[j] = -1;
-                    obase[j] = ob[par] + (uint64_t)j * OB;
-                    opart[j] = 0;
-                    if (c.out_res) {
-                        int64_t l2[R_], n2[R_];
-                        memcpy(l2, lo, sizeof l2);
-                        memcpy(n2, len, sizeof n2);
-                        l2[to] = B0 + j * c.bt;
-                        n2[to] = cg_min(c.bt, BLa - j * c.bt);
-                        struct sim_operand rd;
-                        if (cg_box(&c.vb, l2, n2, NULL, to, 1, fb, nfb, &rd))
-                            return cg_fail(e, "conversion pattern needs more than 4 dims");
-                        obase[j] = rd.addr;
-                        opart[j] = rd.part_start;
-                    }
-                }
-                for (int64_t i = 0; i < nab; i++) {
-                    const int64_t a0 = A0 + i * c.at, al = cg_min(c.at, A - a0);
-                    int64_t l1[R_], n1[R_];
-                    memcpy(l1, lo, sizeof l1);
-                    memcpy(n1, len, sizeof n1);
-                    l1[from] = a0;
-                    n1[from] = al;
-                    uint64_t ibase = 0;
-                    uint32_t ipart = 0;
-                    int64_t pre[80];
-                    size_t npre = 0;
-                    int slot = (int)(nload & 1);
-                    if (uses_load(&c)) {
-                        struct sim_operand src;
-                        if (cg_box(&c.va, l1, n1, NULL, from, 1, fa, nfa, &src))
-                            return cg_fail(e, "conversion pattern needs more than 4 dims");
-                        struct sim_operand itile = cg_sb(0, (uint32_t)al, ib[slot], c.va.dt,
-                                                         (uint64_t)(BLa * rc));
-                        int64_t d[72];
-                        size_t nd = 0;
-                        if (nload < 2)   /* the first load on each of the two queues */
-                            cg_writers(e, t, from);
-                        if (in_reader[slot] >= 0)
-                            d[nd++] = in_reader[slot];
-                        int64_t hl = cg_dma(e, 0, &itile, &src, SIM_OP_DMA_COPY, d, nd);
-                        if (hl < 0)
-                            return e->fail;
-                        nload++;
-                        ibase = ib[slot];
-                        pre[npre++] = hl;
-                    } else {
-                        if (c.in_res) {
-                            struct sim_operand rs;
-                            if (cg_box(&c.va, l1, n1, NULL, from, 1, fa, nfa, &rs))
-                                return cg_fail(e, "conversion pattern needs more than 4 dims");
-                            ibase = rs.addr;
-                            ipart = rs.part_start;
-                        }
-                        if (nfirst < 2)  /* in place: the first transposes wait */
-                            cg_writers(e, t, from);
-                    }
-                    nfirst++;
-                    int64_t last_read = -1;
-                    for (int64_t r = 0; r < rc; r++) {
-                        int64_t q = r, ioff = 0, ooff = 0, rl2[R_];
-                        for (int k = 0; k < c.va.rank; k++)
-                            rl2[k] = l1[k];
-                        for (int k = sp.n - 1; k >= 0; k--) {
-                            int ax = c.rax[k];
-                            rl2[ax] = lo[ax] + q % len[ax];
-                            ioff += (q % len[ax]) * cin[ax];
-                            ooff += (q % len[ax]) * cout[ax];
-                            q /= len[ax];
-                        }
-                        /* the a-block's place in the output buffers */
-                        const int64_t oa = ooff + (a0 - A0) * cout[from];
-                        if (m == CG_CONV_DMA_T) {
-                            for (int64_t j = 0; j < nbb; j++) {
-                                const int64_t b0 = B0 + j * c.bt, bl = cg_min(c.bt, B - b0);
-                                int64_t ln2[R_], lo2[R_];
-                                memcpy(lo2, rl2, sizeof lo2);
-                                for (int k = 0; k < c.va.rank; k++)
-                                    ln2[k] = 1;
-                                ln2[from] = al;
-                                ln2[to] = bl;
-                                lo2[to] = b0;
-                                struct sim_operand src;
-                                int fbx[1] = {to};
-                                if (cg_box(&c.va, lo2, ln2, NULL, from, 1, fbx, 1, &src))
-                                    return cg_fail(e, "conversion pattern needs more than 4 dims");
-                                struct sim_operand dst = cg_sb(
-                                    opart[j], (uint32_t)bl,
-                                    obase[j] + (uint64_t)oa * c.es,
-                                    c.va.dt, (uint64_t)al);
-                                int64_t sz[1] = {al}, st[1] = {cout[from]};
-                                cg_pattern(&dst, 1, sz, st);
-                                int64_t d[80];
-                                size_t nd = 0;
-                                for (size_t k = 0; k < npre; k++)
-                                    d[nd++] = pre[k];
-                                npre = 0;
-                                if (chain >= 0)
-                                    d[nd++] = chain;
-                                if (out_reader[par][j] >= 0)
-                                    d[nd++] = out_reader[par][j];
-                                chain = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_TRANSPOSE, d, nd);
-                                if (chain < 0)
-                                    return e->fail;
-                                last_w[j] = chain;
-                            }
-                            continue;
-                        }
-                        if (m == CG_CONV_PE) {
-                            /* b-blocks of equal size share a PSUM bank, one evacuation each */
-                            int64_t g = (int64_t)(tg->psum_bank_bytes / ((uint64_t)al * 4));
-                            if (g > CV_MAXG)
-                                g = CV_MAXG;
-                            if (g < 1 || c.out_res)
-                                g = 1;
-                            for (int64_t j0 = 0; j0 < nbb;) {
-                                const int64_t bl = cg_min(c.bt, B - (B0 + j0 * c.bt));
-                                int64_t gn = 0;
-                                while (gn < g && j0 + gn < nbb &&
-                                       cg_min(c.bt, B - (B0 + (j0 + gn) * c.bt)) == bl)
-                                    gn++;
-                                uint32_t bank = s->psum_bank0 + (uint32_t)(ntr % nbank);
-                                int64_t ht = -1;
-                                for (int64_t u = 0; u < gn; u++) {
-                                    const int64_t j = j0 + u;
-                                    struct sim_instr tr = cg_instr(e, LS_ENGINE_PE,
-                                                                   SIM_OP_PE_TRANSPOSE,
-                                                                   SIM_FN_NONE);
-                                    tr.src = cg_sb(ipart, (uint32_t)al,
-                                                   ibase + (uint64_t)(ioff + j * c.bt * cin[to]) * c.es,
-                                                   c.va.dt, (uint64_t)bl);
-                                    int64_t sz[1] = {bl}, st[1] = {cin[to]};
-                                    cg_pattern(&tr.src, 1, sz, st);
-                                    tr.dst = sim_psum(0, (uint32_t)bl,
-                                                      (uint64_t)bank * tg->psum_bank_bytes +
-                                                          (uint64_t)u * al * 4,
-                                                      LS_DT_FP32, (uint32_t)al);
-                                    size_t n2 = npre;
-                                    if (u == 0 && bank_reader[bank % 64] >= 0)
-                                        pre[n2++] = bank_reader[bank % 64];
-                                    ht = cg_emit(e, &tr, pre, n2);
-                                    if (ht < 0)
-                                        return e->fail;
-                                }
-                                last_read = ht;
-                                struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION,
-                                                               SIM_FN_NONE);
-                                ev.src = sim_psum(0, (uint32_t)bl,
-                                                  (uint64_t)bank * tg->psum_bank_bytes,
-                                                  LS_DT_FP32, (uint32_t)(gn * al));
-                                ev.dst = cg_sb(opart[j0], (uint32_t)bl,
-                                               obase[j0] + (uint64_t)oa * c.es,
-                                               c.va.dt, (uint64_t)(gn * al));
-                                int64_t so[2] = {OBe, cout[from]}, sa[2] = {gn, al};
-                                cg_pattern(&ev.dst, 2, sa, so);
-                                int64_t d3[CV_MAXG + 1];
-                                size_t n3 = 0;
-                                d3[n3++] = ht;
-                                for (int64_t u = 0; u < gn; u++)
-                                    if (out_reader[par][j0 + u] >= 0)
-                                        d3[n3++] = out_reader[par][j0 + u];
-                                int64_t hv = cg_emit(e, &ev, d3, n3);
-                                if (hv < 0)
-                                    return e->fail;
-                                for (int64_t u = 0; u < gn; u++)
-                                    last_w[j0 + u] = hv;
-                                bank_reader[bank % 64] = hv;
-                                ntr++;
-                                j0 += gn;
-                            }
-                            continue;
-                        }
-                        /* DVE 32x32 blocks; off-diagonal blocks move across groups */
-                        for (int64_t j = 0; j < nbb; j++) {
-                            const int64_t b0 = B0 + j * c.bt, bl = cg_min(c.bt, B - b0);
-                            const uint64_t ib0 = ibase + (uint64_t)(ioff + (b0 - lo[to]) * cin[to]) * c.es;
-                            const uint64_t ob0 = obase[j] + (uint64_t)oa * c.es;
-                            for (int64_t ii = 0; ii < al; ii += 32)
-                                for (int64_t jj = 0; jj < bl; jj += 32) {
-                                    int64_t n = cg_min(32, cg_min(al - ii, bl - jj));
-                                    struct sim_instr tr = cg_instr(e, LS_ENGINE_DVE,
-                                                                   SIM_OP_DVE_TRANSPOSE,
-                                                                   SIM_FN_NONE);
-                                    tr.src = cg_sb(ipart + (uint32_t)ii, (uint32_t)n,
-                                                   ib0 + (uint64_t)(jj * cin[to]) * c.es, c.va.dt,
-                                                   (uint64_t)n);
-                                    int64_t sz[1] = {n}, st1[1] = {cin[to]}, st2[1] = {cout[from]};
-                                    cg_pattern(&tr.src, 1, sz, st1);
-                                    int same = ii == jj;
-                                    struct sim_operand od = cg_sb(opart[j] + (uint32_t)jj,
-                                                                  (uint32_t)n,
-                                                                  ob0 + (uint64_t)(ii * cout[from]) * c.es,
-                                                                  c.va.dt, (uint64_t)n);
-                                    cg_pattern(&od, 1, sz, st2);
-                                    tr.dst = same ? od
-                                                  : cg_sb(ipart + (uint32_t)ii, (uint32_t)n, stage,
-                                                          c.va.dt, (uint64_t)n);
-                                    size_t n2 = npre;
-                                    if (chain >= 0)
-                                        pre[n2++] = chain;
-                                    if (same && out_reader[par][j] >= 0)
-                                        pre[n2++] = out_reader[par][j];
-                                    chain = cg_emit(e, &tr, pre, n2);
-                                    if (chain < 0)
-                                        return e->fail;
-                                    last_read = chain;
-                                    if (!same) {
-                                        int64_t d3[2] = {chain, out_reader[par][j]};
-                                        chain = cg_dma(e, 0, &od, &tr.dst, SIM_OP_DMA_COPY, d3,
-                                                       out_reader[par][j] >= 0 ? 2 : 1);
-                                        if (chain < 0)
-                                            return e->fail;
-                                    }
-                                    last_w[j] = chain;
-                                }
-                        }
-                        last_read = chain;
-                    }
-                    if (uses_load(&c))
-                        in_reader[slot] = last_read;
-                }
-                /* the tile's stores: one per b-block, rows of the box and the a-range */
-                for (int64_t j = 0; j < nbb; j++) {
-                    if (last_w[j] < 0)
-                        return cg_fail(e, "conversion: empty tile");
-                    if (c.out_res) {
-                        cg_wrote(e, t, to, last_w[j]);
-                        continue;
-                    }
-                    const int64_t b0 = B0 + j * c.bt, bl = cg_min(c.bt, B - b0);
-                    int64_t l2[R_], n2[R_];
-                    memcpy(l2, lo, sizeof l2);
-                    memcpy(n2, len, sizeof n2);
-                    l2[to] = b0;
-                    n2[to] = bl;
-                    struct sim_operand dst;
-                    if (cg_box(&c.vb, l2, n2, NULL, to, 1, fb, nfb, &dst))
-                        return cg_fail(e, "conversion pattern needs more than 4 dims");
-                    struct sim_operand otile = cg_sb(0, (uint32_t)bl, obase[j], c.va.dt,
-                                                     (uint64_t)(ALa * rc));
-                    int64_t hs = cg_dma(e, 1, &dst, &otile, SIM_OP_DMA_COPY, &last_w[j], 1);
-                    if (hs < 0)
-                        return e->fail;
-                    cg_wrote(e, t, to, hs);
-                    out_reader[par][j] = hs;
-                }
-            }
-    return e->fail;
+    return lower_tiled(e, &c, t, &sp);
 }
