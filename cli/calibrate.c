@@ -15,7 +15,7 @@ const char cmd_calibrate_help[] =
     "usage: laysim calibrate [--traces FILE]... [--microbench] [--table TABLE]\n"
     "                        [--aggregate sum|max|pipe] [--group-scales auto|split|tied|entry]\n"
     "                        [--serial-share] [--issue-latency] [--dma-latency per-dma|per-group]\n"
-    "                        [--programs PROG]... [--no-dependency-fit]\n"
+    "                        [--programs PROG]... [--no-dependency-fit] [--no-model-holdout]\n"
     "                        [--write-microbench TRACE]\n"
     "                        [--report FILE] [--json] [-q] [--target T] [--set K=V]\n"
     "                        -o table.json\n"
@@ -73,6 +73,13 @@ const char cmd_calibrate_help[] =
     "                         the held-out traces worse than the prior table does, FILE\n"
     "                         gets the prior table instead and the summary says so\n"
     "  --keep-worse           write the fitted table even then (for diagnosis)\n"
+    "  --no-model-holdout     skip the check on models the fit did not see. By default, when\n"
+    "                         the traces come from two or more models (told apart by their\n"
+    "                         operators' names), each model's traces are left out in turn:\n"
+    "                         the table is fitted on the other models' traces and predicts\n"
+    "                         the programs left out; when these tables predict them worse\n"
+    "                         than the prior does (mean over the models of the median\n"
+    "                         program-time error), FILE gets the prior table\n"
     "  --programs PROG        the program the k-th --traces ran (the k-th --programs;\n"
     "                         repeatable, one per trace): its dependencies tell which\n"
     "                         vector instructions wait on their engine's previous one,\n"
@@ -245,26 +252,319 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces, int fit_writ
                           : "the prior table is written instead (--keep-worse writes the fit)");
 }
 
-static int report_fit(struct cm_table *out, struct cm_table *fit, const struct cm_fit_report *rep,
-                      const struct cm_trace_fit *gr, int ntraces, size_t nmb, size_t ns,
-                      const enum cm_aggregate *agg, const char *outp, const char *report,
-                      int json)
+/* The command line of calibrate. */
+struct cal_opts {
+    const char *traces[64], *progs[64];
+    int ntr, nprog;
+    const char *prior, *aggn, *scalesn, *mbtrace, *report, *outp;
+    int micro, json, quiet, no_group, serial, issue, keep_worse, no_dep, dma_group, no_lomo;
+    int scales;
+    double holdout;
+    enum cm_aggregate agg;
+    struct cli_target_args ta;
+};
+
+static int parse_list(const char **list, int *n, const char *opt, const char *arg)
+{
+    if (*n == 64)
+        return cli_usage("calibrate", "at most 64 %s", opt);
+    list[(*n)++] = arg;
+    return CLI_OK;
+}
+
+/* One option; CLI_OK or the exit code of a usage error. */
+static int parse_opt(struct cal_opts *o, int c, const char *arg, char **argv)
+{
+    switch (c) {
+    case 'r': return parse_list(o->traces, &o->ntr, "--traces", arg);
+    case 'G': return parse_list(o->progs, &o->nprog, "--programs", arg);
+    case 'm': o->micro = 1; break;
+    case 'p': o->prior = arg; break;
+    case 'P':
+        fprintf(stderr, "laysim calibrate: --prior is deprecated, say --table\n");
+        o->prior = arg;
+        break;
+    case 'A': o->aggn = arg; break;
+    case 'w': o->mbtrace = arg; o->micro = 1; break;
+    case 'R': o->report = arg; break;
+    case 'o': o->outp = arg; break;
+    case 'J': o->json = 1; break;
+    case 'N': o->no_group = 1; break;
+    case 'S': o->scalesn = arg; break;
+    case 's': o->serial = 1; break;
+    case 'I': o->issue = 1; break;
+    case 'M': o->no_lomo = 1; break;
+    case 'L':
+        if (strcmp(arg, "per-dma") != 0 && strcmp(arg, "per-group") != 0)
+            return cli_usage("calibrate", "--dma-latency: expected per-dma or per-group, got '%s'",
+                             arg);
+        o->dma_group = strcmp(arg, "per-group") == 0;
+        break;
+    case 'K': o->keep_worse = 1; break;
+    case 'D': o->no_dep = 1; break;
+    case 'H':
+        if (cli_parse_double("calibrate", "--holdout", arg, &o->holdout))
+            return CLI_USAGE;
+        if (o->holdout < 0 || o->holdout > 0.5)
+            return cli_usage("calibrate", "--holdout: expected a fraction in 0..0.5, got '%s'", arg);
+        break;
+    case 'q': o->quiet = 1; break;
+    case CLI_OPT_TARGET:
+    case CLI_OPT_SET: return cli_target_args_take(&o->ta, c, arg) ? CLI_FAIL : CLI_OK;
+    default: return cli_bad_option("calibrate", argv, "o:q");
+    }
+    return CLI_OK;
+}
+
+/* The checks across options, after parsing. */
+static int check_opts(struct cal_opts *o, int argc, char **argv)
+{
+    if (optind < argc)
+        return cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
+    if (!o->outp)
+        return cli_usage("calibrate", "-o FILE is required");
+    if (o->nprog && o->nprog != o->ntr)
+        return cli_usage("calibrate", "%d --programs for %d --traces: give one program per "
+                         "trace, in the same order", o->nprog, o->ntr);
+    if (!o->micro && o->ntr == 0)
+        return cli_usage("calibrate", "nothing to fit: give --traces FILE or --microbench");
+    o->agg = CM_AGG_MAX;
+    if (o->aggn && cm_aggregate_parse(o->aggn, &o->agg))
+        return cli_usage("calibrate", "--aggregate: expected sum, max or pipe");
+    o->scales = cm_group_scales_parse(o->scalesn);
+    if (o->scales < 0)
+        return cli_usage("calibrate", "--group-scales: expected auto, split, tied or entry, got '%s'",
+                         o->scalesn);
+    if (o->serial && o->agg != CM_AGG_MAX)
+        return cli_usage("calibrate", "--serial-share needs --aggregate max (a sum table has "
+                         "no serial share)");
+    return CLI_OK;
+}
+
+static int parse_opts(struct cal_opts *o, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"traces", required_argument, NULL, 'r'},   {"microbench", no_argument, NULL, 'm'},
+        {"table", required_argument, NULL, 'p'},    {"prior", required_argument, NULL, 'P'},
+        {"aggregate", required_argument, NULL, 'A'},
+        {"write-microbench", required_argument, NULL, 'w'},
+        {"report", required_argument, NULL, 'R'},   {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'J'},           {"quiet", no_argument, NULL, 'q'},
+        {"holdout", required_argument, NULL, 'H'},
+        {"no-group-fit", no_argument, NULL, 'N'},   {"group-scales", required_argument, NULL, 'S'},
+        {"serial-share", no_argument, NULL, 's'},  {"issue-latency", no_argument, NULL, 'I'},
+        {"dma-latency", required_argument, NULL, 'L'},
+        {"keep-worse", no_argument, NULL, 'K'},     {"no-model-holdout", no_argument, NULL, 'M'},
+        {"programs", required_argument, NULL, 'G'}, {"no-dependency-fit", no_argument, NULL, 'D'},
+        CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
+    o->scalesn = "auto";
+    o->holdout = CM_HOLDOUT_DEFAULT;
+    optind = 1;
+    int c, rc = CLI_OK;
+    while (rc == CLI_OK && (c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1)
+        rc = parse_opt(o, c, optarg, argv);
+    if (rc == CLI_OK)
+        rc = check_opts(o, argc, argv);
+    return rc;
+}
+
+/* One fit: what calibrate writes, its reports and its sample counts. */
+struct cal_fit {
+    struct cm_table fit;
+    const struct cm_table *out;         /* fit, or the prior when the fit is worse */
+    struct cm_fit_report *rep;
+    struct cm_trace_fit gr;
+    size_t nmb, ns;
+};
+
+/* The fit of the traces (and the microbenchmarks when micro): per instruction, then the
+ * group fit (or the dependency latency alone), as the options say. */
+static int fit_traces(const struct cal_opts *o, const struct sim_target *t,
+                      const struct cm_table *prior, const char *const *traces,
+                      const char *const *progs, int ntr, int micro, const char *mbtrace,
+                      struct ls_progress *pb, uint64_t step, struct cal_fit *f,
+                      struct ls_error *err)
+{
+    struct cm_calib cal;
+    cm_calib_init(&cal);
+    cal.holdout = o->holdout;
+    memset(&f->gr, 0, sizeof f->gr);
+    int rc = micro ? cm_microbench_run(t, &cal, mbtrace, &f->nmb, err) : 0;
+    for (int i = 0; i < ntr && !rc; i++) {
+        rc = cm_calib_add_trace(&cal, traces[i], t->dma_engines, err);
+        if (pb)
+            ls_progress_update(pb, step + (uint64_t)(i + 1));
+    }
+    if (!rc)
+        rc = cm_calib_fit(&cal, prior, &f->fit, f->rep, err);
+    f->ns = cal.n;
+    cm_calib_free(&cal);
+    struct cm_fit_form form = {(enum cm_group_scales)o->scales, o->serial, o->issue, !o->no_dep,
+                               o->dma_group};
+    if (!rc && ntr && !o->no_group)
+        rc = cm_trace_group_fit(traces, progs, ntr, t, o->holdout, o->agg, form, prior, &f->fit,
+                                &f->gr, err);
+    if (!rc && ntr && progs && o->no_group && !o->no_dep) { /* the gaps say it alone */
+        rc = cm_trace_dep_measure(traces, progs, ntr, t, &f->fit, &f->gr.dep_gaps, err);
+        f->gr.dep_rows = f->gr.dep_gaps > 0;
+        for (int e = 0; e < LS_ENGINE_COUNT; e++)
+            f->gr.dep[e] = f->fit.dep[e];
+        f->gr.dep[LS_ENGINE_COUNT] = f->fit.dep_tiny;
+    }
+    if (!rc && o->dma_group && !f->fit.dma_group) { /* no group fit (or none done): the key */
+        f->fit.dma_group = 1;
+        f->fit.dma_group_lat = 1;
+    }
+    f->out = fit_worse(&f->gr) && !o->keep_worse ? prior : &f->fit;
+    return rc;
+}
+
+/* Leave-one-model-out: per model (its traces told apart by cm_trace_model_key), the error
+ * of the table fitted on the other models' traces and of the prior, each predicting the
+ * programs of the model left out (median relative program-time error). */
+#define CAL_MAX_MODELS 64
+struct lomo {
+    int nmodels;
+    int32_t key[CAL_MAX_MODELS];
+    int first[CAL_MAX_MODELS], ntraces[CAL_MAX_MODELS];
+    double fit[CAL_MAX_MODELS], prior[CAL_MAX_MODELS];
+    double fit_mean, prior_mean;
+};
+
+/* The model of each trace; lm->nmodels: the models (0 unless two or more). */
+static int model_keys(const struct cal_opts *o, int32_t *key, struct lomo *lm,
+                      struct ls_error *err)
+{
+    lm->nmodels = 0;
+    if (o->no_lomo || o->ntr < 2)
+        return 0;
+    for (int i = 0; i < o->ntr; i++) {
+        int rc = cm_trace_model_key(o->traces[i], &key[i], err);
+        if (rc)
+            return rc;
+        int m = 0;
+        while (key[i] >= 0 && m < lm->nmodels && lm->key[m] != key[i])
+            m++;
+        if (key[i] < 0)
+            continue;
+        if (m == lm->nmodels) {
+            lm->key[m] = key[i];
+            lm->first[m] = i;
+            lm->nmodels++;
+        }
+        lm->ntraces[m]++;
+    }
+    if (lm->nmodels < 2)
+        lm->nmodels = 0;
+    return 0;
+}
+
+static int leave_models_out(const struct cal_opts *o, const struct sim_target *t,
+                            const struct cm_table *prior, const int32_t *key, struct lomo *lm,
+                            struct ls_progress *pb, struct ls_error *err)
+{
+    const char *sub[64], *subp[64];
+    const char *const *progs = o->nprog ? o->progs : NULL;
+    unsigned char mask[64];
+    struct cal_fit ff = {0};
+    if (!(ff.rep = calloc(1, sizeof *ff.rep)))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    int rc = 0;
+    lm->fit_mean = lm->prior_mean = 0;
+    for (int m = 0; m < lm->nmodels && !rc; m++) {
+        int ns = 0;
+        for (int i = 0; i < o->ntr; i++) {
+            mask[i] = key[i] == lm->key[m];
+            if (!mask[i]) {
+                subp[ns] = progs ? progs[i] : NULL;
+                sub[ns++] = o->traces[i];
+            }
+        }
+        rc = fit_traces(o, t, prior, sub, progs ? subp : NULL, ns, o->micro, NULL, NULL, 0, &ff,
+                        err);
+        if (!rc)
+            rc = cm_trace_programs_error(o->traces, progs, o->ntr, mask, ff.out, t, &lm->fit[m],
+                                         err);
+        if (!rc)
+            rc = cm_trace_programs_error(o->traces, progs, o->ntr, mask, prior, t,
+                                         &lm->prior[m], err);
+        lm->fit_mean += lm->fit[m] / lm->nmodels;
+        lm->prior_mean += lm->prior[m] / lm->nmodels;
+        ls_progress_update(pb, (uint64_t)(o->micro + o->ntr + 2 + m));
+    }
+    free(ff.rep);
+    return rc;
+}
+
+/* The tables fitted without each model predict it worse than the prior (within rounding,
+ * as better_than_prior judges). */
+static int lomo_worse(const struct lomo *lm)
+{
+    return lm->nmodels >= 2 && lm->fit_mean > lm->prior_mean * (1 + 1e-3) + 1e-6;
+}
+
+static json_t *lomo_json(const struct lomo *lm, const struct cal_opts *o)
+{
+    json_t *root = json_object(), *arr = json_array();
+    for (int m = 0; m < lm->nmodels; m++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "trace", json_string(o->traces[lm->first[m]]));
+        json_object_set_new(x, "traces", json_integer(lm->ntraces[m]));
+        json_object_set_new(x, "median_rel_error", cli_json_num(lm->fit[m]));
+        json_object_set_new(x, "median_rel_error_prior", cli_json_num(lm->prior[m]));
+        json_array_append_new(arr, x);
+    }
+    json_object_set_new(root, "models", arr);
+    json_object_set_new(root, "mean_median_rel_error", cli_json_num(lm->fit_mean));
+    json_object_set_new(root, "mean_median_rel_error_prior", cli_json_num(lm->prior_mean));
+    json_object_set_new(root, "better_than_prior", json_boolean(!lomo_worse(lm)));
+    return root;
+}
+
+static void lomo_print(const struct lomo *lm, const struct cal_opts *o, int fit_written)
+{
+    printf("models left out in turn (%d, told apart by their operators): median program-time "
+           "error of the table fitted on the other models' traces / of the prior:\n",
+           lm->nmodels);
+    for (int m = 0; m < lm->nmodels; m++)
+        printf("  the model of %s (%d traces): %.4f / %.4f\n", o->traces[lm->first[m]],
+               lm->ntraces[m], lm->fit[m], lm->prior[m]);
+    printf("  mean %.4f / %.4f: ", lm->fit_mean, lm->prior_mean);
+    if (!lomo_worse(lm))
+        printf("better than the prior on models the fit did not see\n");
+    else
+        printf("WORSE than the prior on models the fit did not see: %s\n",
+               fit_written ? "written anyway (--keep-worse); do not use it in place of the prior"
+                           : "the prior table is written instead (--keep-worse writes the fit)");
+}
+
+/* Write the table calibrate chose (out: the fit or the prior) and the report, then print
+ * the summary. */
+static int report_fit(const struct cm_table *out, struct cal_fit *f, const struct lomo *lm,
+                      const struct cal_opts *o)
 {
     struct ls_error err = {0};
-    int rc;
-    if (agg && out == fit) /* the prior, when it is written, is written as it was judged */
-        cm_table_set_aggregate(out, *agg, -1);
+    struct cm_table *fit = &f->fit;
+    const struct cm_fit_report *rep = f->rep;
+    const struct cm_trace_fit *gr = &f->gr;
+    int ntraces = o->ntr, json = o->json, rc;
+    const char *outp = o->outp, *report = o->report;
+    if (o->aggn && out == fit) /* the prior, when it is written, is written as it was judged */
+        cm_table_set_aggregate(fit, o->agg, -1);
     if ((rc = cm_table_write(out, outp, &err)))
         return cli_report(&err);
     json_t *rj = report_json(fit, rep);
-    json_object_set_new(rj, "microbenchmarks", json_integer((json_int_t)nmb));
-    json_object_set_new(rj, "samples", json_integer((json_int_t)ns));
+    json_object_set_new(rj, "microbenchmarks", json_integer((json_int_t)f->nmb));
+    json_object_set_new(rj, "samples", json_integer((json_int_t)f->ns));
     json_t *pl = json_object();
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         json_object_set_new(pl, ls_engine_name((enum ls_engine)e), json_real(rep->pipe_lat[e]));
     json_object_set_new(rj, "pipeline_latency", pl);
     if (ntraces)
         json_object_set_new(rj, "group_fit", group_json(gr));
+    if (lm->nmodels)
+        json_object_set_new(rj, "model_holdout", lomo_json(lm, o));
     json_object_set_new(rj, "written", json_string(out == fit ? "fit" : "prior"));
     if (report) {
         char *s = json_dumps(rj, JSON_INDENT(2));
@@ -280,10 +580,12 @@ static int report_fit(struct cm_table *out, struct cm_table *fit, const struct c
     printf("%d of %d entries with samples fitted (%d good, %d weak; %d rejected, %d kept the "
            "prior) from %zu samples (%zu microbenchmarks) -> %s\n",
            rep->verdicts[CM_GOOD] + rep->verdicts[CM_WEAK], rep->n, rep->verdicts[CM_GOOD],
-           rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR], ns,
-           nmb, outp);
+           rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR], f->ns,
+           f->nmb, outp);
     pipe_print(rep);
     group_print(gr, ntraces, out == fit);
+    if (lm->nmodels)
+        lomo_print(lm, o, out == fit);
     int better = better_than_prior(rep);
     if (better < 0)
         printf("held out: no samples (too few per entry, or --holdout 0): the table is not "
@@ -314,183 +616,52 @@ static int report_fit(struct cm_table *out, struct cm_table *fit, const struct c
 
 int cmd_calibrate(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"traces", required_argument, NULL, 'r'},   {"microbench", no_argument, NULL, 'm'},
-        {"table", required_argument, NULL, 'p'},    {"prior", required_argument, NULL, 'P'},    {"aggregate", required_argument, NULL, 'A'},
-        {"write-microbench", required_argument, NULL, 'w'},
-        {"report", required_argument, NULL, 'R'},   {"output", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, 'J'},           {"quiet", no_argument, NULL, 'q'},
-        {"holdout", required_argument, NULL, 'H'},
-        {"no-group-fit", no_argument, NULL, 'N'},   {"group-scales", required_argument, NULL, 'S'},
-        {"serial-share", no_argument, NULL, 's'},  {"issue-latency", no_argument, NULL, 'I'},
-        {"dma-latency", required_argument, NULL, 'L'},
-        {"keep-worse", no_argument, NULL, 'K'},
-        {"programs", required_argument, NULL, 'G'}, {"no-dependency-fit", no_argument, NULL, 'D'},
-        CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
-    struct cli_target_args ta = {0};
-    const char *traces[64], *progs[64];
-    const char *prior = NULL, *aggn = NULL, *scalesn = "auto", *mbtrace = NULL, *report = NULL;
-    const char *outp = NULL;
-    int ntr = 0, micro = 0, json = 0, quiet = 0, no_group = 0, serial = 0, issue = 0, c, rc;
-    int keep_worse = 0, nprog = 0, no_dep = 0, dma_group = 0;
-    double holdout = CM_HOLDOUT_DEFAULT;
-    struct ls_error err;
-    ls_error_clear(&err);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (ntr == 64) {
-                cli_target_args_free(&ta);
-                return cli_usage("calibrate", "at most 64 --traces");
-            }
-            traces[ntr++] = optarg;
-            break;
-        case 'm': micro = 1; break;
-        case 'p': prior = optarg; break;
-        case 'P':
-            fprintf(stderr, "laysim calibrate: --prior is deprecated, say --table\n");
-            prior = optarg;
-            break;
-        case 'A': aggn = optarg; break;
-        case 'w': mbtrace = optarg; micro = 1; break;
-        case 'R': report = optarg; break;
-        case 'o': outp = optarg; break;
-        case 'J': json = 1; break;
-        case 'N': no_group = 1; break;
-        case 'S': scalesn = optarg; break;
-        case 's': serial = 1; break;
-        case 'I': issue = 1; break;
-        case 'L':
-            if (strcmp(optarg, "per-dma") != 0 && strcmp(optarg, "per-group") != 0) {
-                cli_target_args_free(&ta);
-                return cli_usage("calibrate", "--dma-latency: expected per-dma or per-group, "
-                                 "got '%s'", optarg);
-            }
-            dma_group = strcmp(optarg, "per-group") == 0;
-            break;
-        case 'K': keep_worse = 1; break;
-        case 'D': no_dep = 1; break;
-        case 'G':
-            if (nprog == 64) {
-                cli_target_args_free(&ta);
-                return cli_usage("calibrate", "at most 64 --programs");
-            }
-            progs[nprog++] = optarg;
-            break;
-        case 'H':
-            if (cli_parse_double("calibrate", "--holdout", optarg, &holdout)) {
-                cli_target_args_free(&ta);
-                return CLI_USAGE;
-            }
-            if (holdout < 0 || holdout > 0.5) {
-                cli_target_args_free(&ta);
-                return cli_usage("calibrate", "--holdout: expected a fraction in 0..0.5, got '%s'",
-                                 optarg);
-            }
-            break;
-        case 'q': quiet = 1; break;
-        case CLI_OPT_TARGET:
-        case CLI_OPT_SET:
-            if (cli_target_args_take(&ta, c, optarg)) {
-                cli_target_args_free(&ta);
-                return CLI_FAIL;
-            }
-            break;
-        default: cli_target_args_free(&ta); return cli_bad_option("calibrate", argv, "o:q");
-        }
-    }
-    if (optind < argc) {
-        cli_target_args_free(&ta);
-        return cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
-    }
-    if (!outp) {
-        cli_target_args_free(&ta);
-        return cli_usage("calibrate", "-o FILE is required");
-    }
-    if (nprog && nprog != ntr) {
-        cli_target_args_free(&ta);
-        return cli_usage("calibrate", "%d --programs for %d --traces: give one program per "
-                         "trace, in the same order", nprog, ntr);
-    }
-    if (!micro && ntr == 0) {
-        cli_target_args_free(&ta);
-        return cli_usage("calibrate", "nothing to fit: give --traces FILE or --microbench");
-    }
-    enum cm_aggregate agg = CM_AGG_MAX;
-    if (aggn && cm_aggregate_parse(aggn, &agg)) {
-        cli_target_args_free(&ta);
-        return cli_usage("calibrate", "--aggregate: expected sum, max or pipe");
-    }
-    int scales = cm_group_scales_parse(scalesn);
-    if (scales < 0) {
-        cli_target_args_free(&ta);
-        return cli_usage("calibrate", "--group-scales: expected auto, split, tied or entry, got '%s'",
-                         scalesn);
-    }
-    if (serial && agg != CM_AGG_MAX) {
-        cli_target_args_free(&ta);
-        return cli_usage("calibrate", "--serial-share needs --aggregate max (a sum table has "
-                         "no serial share)");
+    struct cal_opts o;
+    int rc = parse_opts(&o, argc, argv);
+    if (rc != CLI_OK) {
+        cli_target_args_free(&o.ta);
+        return rc;
     }
     struct sim_target t;
-    rc = cli_target_args_resolve(&ta, &t, &err);
-    cli_target_args_free(&ta);
+    struct ls_error err;
+    ls_error_clear(&err);
+    rc = cli_target_args_resolve(&o.ta, &t, &err);
+    cli_target_args_free(&o.ta);
     if (rc)
         return cli_report(&err);
-    struct cm_table tb, fit;
-    if (prior) {
-        if ((rc = cm_table_load(prior, &tb, &err)))
+    struct cm_table prior;
+    if (o.prior) {
+        if ((rc = cm_table_load(o.prior, &prior, &err)))
             return cli_report(&err);
     } else {
-        cm_table_default(&t, &tb);
+        cm_table_default(&t, &prior);
     }
-    struct cm_calib cal;
-    cm_calib_init(&cal);
-    cal.holdout = holdout;
-    size_t nmb = 0;
-    struct ls_progress pb;   /* one step for the microbenchmarks, one per trace, the fit */
-    ls_progress_begin(&pb, "calibrate", (uint64_t)(micro + ntr + 1), quiet);
-    if (micro)
-        rc = cm_microbench_run(&t, &cal, mbtrace, &nmb, &err);
-    ls_progress_update(&pb, (uint64_t)micro);
-    for (int i = 0; i < ntr && !rc; i++) {
-        rc = cm_calib_add_trace(&cal, traces[i], t.dma_engines, &err);
-        ls_progress_update(&pb, (uint64_t)(micro + i + 1));
-    }
-    struct cm_fit_report *rep = calloc(1, sizeof *rep);   /* ~150 KB: not on the stack */
-    if (!rep && !rc)
+    struct cal_fit f;
+    memset(&f, 0, sizeof f);
+    struct lomo *lm = calloc(1, sizeof *lm);
+    f.rep = calloc(1, sizeof *f.rep);   /* ~150 KB: not on the stack */
+    int32_t key[64];
+    if (!f.rep || !lm)
         rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
     if (!rc)
-        rc = cm_calib_fit(&cal, &tb, &fit, rep, &err);
-    struct cm_trace_fit gr;
-    memset(&gr, 0, sizeof gr);
-    if (!rc && ntr && !no_group)
-        rc = cm_trace_group_fit(traces, nprog ? progs : NULL, ntr, &t, holdout, agg,
-                                (struct cm_fit_form){(enum cm_group_scales)scales, serial, issue,
-                                                     !no_dep, dma_group},
-                                &tb, &fit, &gr, &err);
-    if (!rc && ntr && nprog && no_group && !no_dep) { /* the gaps say it without a group fit */
-        rc = cm_trace_dep_measure(traces, progs, ntr, &t, &fit, &gr.dep_gaps, &err);
-        gr.dep_rows = gr.dep_gaps > 0;
-        for (int e = 0; e < LS_ENGINE_COUNT; e++)
-            gr.dep[e] = fit.dep[e];
-        gr.dep[LS_ENGINE_COUNT] = fit.dep_tiny;
-    }
-    if (!rc && dma_group && !fit.dma_group) { /* no group fit (or none done): the key alone */
-        fit.dma_group = 1;
-        fit.dma_group_lat = 1;
-    }
-    ls_progress_update(&pb, (uint64_t)(micro + ntr + 1));
+        rc = model_keys(&o, key, lm, &err);
+    struct ls_progress pb;   /* microbenchmarks, one step per trace, the fit, per model left out */
+    ls_progress_begin(&pb, "calibrate", (uint64_t)(o.micro + o.ntr + 1 + (lm ? lm->nmodels : 0)),
+                      o.quiet);
+    if (!rc)
+        rc = fit_traces(&o, &t, &prior, o.traces, o.nprog ? o.progs : NULL, o.ntr, o.micro,
+                        o.mbtrace, &pb, (uint64_t)o.micro, &f, &err);
+    ls_progress_update(&pb, (uint64_t)(o.micro + o.ntr + 1));
+    if (!rc && lm->nmodels)
+        rc = leave_models_out(&o, &t, &prior, key, lm, &pb, &err);
     ls_progress_end(&pb);
-    size_t ns = cal.n;
-    cm_calib_free(&cal);
-    if (rc) {
-        free(rep);
-        return cli_report(&err);
+    if (!rc) {
+        const struct cm_table *out = lomo_worse(lm) && !o.keep_worse ? &prior : f.out;
+        rc = report_fit(out, &f, lm, &o);
+    } else {
+        rc = cli_report(&err);
     }
-    struct cm_table *out = fit_worse(&gr) && !keep_worse ? &tb : &fit;
-    rc = report_fit(out, &fit, rep, &gr, ntr, nmb, ns, aggn ? &agg : NULL, outp, report, json);
-    free(rep);
+    free(f.rep);
+    free(lm);
     return rc;
 }

@@ -344,6 +344,18 @@ int cm_trace_group_fit(const char *const *paths, const char *const *progs, int n
                        const struct cm_table *prior,
                        struct cm_table *tb, struct cm_trace_fit *rep, struct ls_error *err);
 
+/* A key shared by the traces of one model's programs (a hash of its operators' names: a
+ * layout changes the conversions, not the operators); -1 when no record carries op
+ * attribution. */
+int cm_trace_model_key(const char *path, int32_t *key, struct ls_error *err);
+
+/* Median relative error of the predicted (priced under tb) against the measured time of the
+ * programs of the traces paths[k] with mask[k] set (progs: as in cm_groups_add_trace); NAN
+ * when none carries op attribution. */
+int cm_trace_programs_error(const char *const *paths, const char *const *progs, int n,
+                            const unsigned char *mask, const struct cm_table *tb,
+                            const struct sim_target *t, double *out, struct ls_error *err);
+
 /* The dependency latency of tb measured from the gaps of the traces that came with their
  * programs (progs[k] for paths[k]; costmodel/fit_dep.c), without a group fit: engines
  * with too few gaps keep tb's. *gaps: the gaps used (0: tb unchanged). */

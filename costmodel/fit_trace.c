@@ -284,6 +284,44 @@ static int held_error(const char *const *paths, const char *const *progs, int n,
     return rc;
 }
 
+int cm_trace_model_key(const char *path, int32_t *key, struct ls_error *err)
+{
+    struct trace_reader *rd;
+    struct trace_record *rec = NULL;
+    size_t n = 0;
+    *key = -1;
+    int rc = trace_reader_open(&rd, path, err);
+    if (rc)
+        return rc;
+    rc = read_records(rd, &rec, &n, err);
+    int attributed = 0;
+    for (size_t i = 0; !rc && i < n && !attributed; i++)
+        attributed = rec[i].op_id >= 0;
+    if (attributed)
+        *key = model_key(rd, rec, n);
+    free(rec);
+    trace_reader_close(rd);
+    return rc;
+}
+
+int cm_trace_programs_error(const char *const *paths, const char *const *progs, int n,
+                            const unsigned char *mask, const struct cm_table *tb,
+                            const struct sim_target *t, double *out, struct ls_error *err)
+{
+    struct cm_groups h;
+    cm_groups_init(&h, tb->n);
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        size_t attr = 0;
+        if (mask[i])
+            rc = cm_groups_add_trace(&h, tb, t, paths[i], progs ? progs[i] : NULL, -1, &attr,
+                                     err);
+    }
+    *out = !rc && h.nprog ? programs_error(&h, tb, t) : NAN;
+    cm_groups_free(&h);
+    return rc;
+}
+
 int cm_trace_dep_measure(const char *const *paths, const char *const *progs, int n,
                          const struct sim_target *t, struct cm_table *tb, size_t *gaps,
                          struct ls_error *err)
