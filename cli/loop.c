@@ -87,7 +87,89 @@ static void print_held(const struct study_loop_result *out)
     }
 }
 
-int cmd_loop(int argc, char **argv)
+/* The command line of loop. */
+struct loop_cli {
+    struct study_loop_opts o;
+    struct cli_target_args ta;
+    const char *outp, *held[64];
+    char *heldbuf;
+    int json, quiet, nheld;
+};
+
+/* An integer option of at most max; CLI_OK or a usage error. */
+static int bounded(const char *opt, const char *arg, unsigned long long max,
+                   unsigned long long *v)
+{
+    int rc = cli_parse_u64("loop", opt, arg, v);
+    if (!rc && *v > max)
+        rc = cli_usage("loop", "%s: at most %llu", opt, max);
+    return rc;
+}
+
+/* --holdout-models M,M..: the names, split in place in a copy of arg. */
+static int parse_held(struct loop_cli *l, const char *arg)
+{
+    free(l->heldbuf);
+    if (!(l->heldbuf = strdup(arg)))
+        return CLI_FAIL;
+    l->nheld = 0;
+    for (char *save = NULL, *tok = strtok_r(l->heldbuf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (l->nheld == 64)
+            return cli_usage("loop", "--holdout-models: at most 64 models");
+        l->held[l->nheld++] = tok;
+    }
+    if (l->nheld == 0)
+        return cli_usage("loop", "--holdout-models: expected model names, got '%s'", arg);
+    return CLI_OK;
+}
+
+/* One option; CLI_OK or the exit code of a usage error. */
+static int loop_opt(struct loop_cli *l, int c, const char *arg, char **argv)
+{
+    struct study_loop_opts *o = &l->o;
+    unsigned long long v = 0;
+    int rc = CLI_OK, sc;
+    if (cli_model_opt(&o->zo, c, arg, &rc))
+        return rc;
+    switch (c) {
+    case 'i': if (!(rc = bounded("--iterations", arg, 50, &v))) o->iterations = (int)v; break;
+    case 'p': if (!(rc = bounded("--perturb", arg, 20, &v))) o->nperturb = (int)v; break;
+    case 'x': if (!(rc = bounded("--explore", arg, 20, &v))) o->explore = (int)v; break;
+    case 'S': if (!(rc = cli_parse_u64("loop", "--seed", arg, &v))) o->seed = v; break;
+    case 'A':
+        if (cm_aggregate_parse(arg, &o->agg))
+            rc = cli_usage("loop", "--aggregate: expected sum, max or pipe");
+        break;
+    case 'H': rc = parse_held(l, arg); break;
+    case 'G':
+        sc = cm_group_scales_parse(arg);
+        if (sc < 0 || sc == CM_SCALES_AUTO)
+            rc = cli_usage("loop", "--group-scales: expected split, tied or entry, got '%s'", arg);
+        else
+            o->form.scales = (enum cm_group_scales)sc;
+        break;
+    case 'R': o->form.fit_serial = 1; break;
+    case 0x101: o->form.fit_dep = 0; break;
+    case 'L': o->lofo = 0; break;
+    case 'M': o->microbench = 0; break;
+    case 'D': o->trace_dir = arg; break;
+    case 'o': l->outp = arg; break;
+    case 'J': l->json = 1; break;
+    case 'q': l->quiet = 1; break;
+    case 't':
+        /* --time-limit names a whole command's limit everywhere else (docs/cli.md) */
+        fprintf(stderr, "laysim loop: --time-limit is deprecated, say --solver-time-limit\n");
+        /* fall through */
+    case 's': rc = cli_parse_double("loop", "--solver-time-limit", arg, &o->solve.time_limit); break;
+    case CLI_OPT_TARGET:
+    case CLI_OPT_SET: rc = cli_target_args_take(&l->ta, c, arg) ? CLI_FAIL : CLI_OK; break;
+    default: rc = cli_bad_option("loop", argv, "o:q");
+    }
+    return rc;
+}
+
+static int loop_parse(struct loop_cli *l, int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"iterations", required_argument, NULL, 'i'}, {"aggregate", required_argument, NULL, 'A'},
@@ -103,158 +185,23 @@ int cmd_loop(int argc, char **argv)
         {"no-dependency-fit", no_argument, NULL, 0x101},
         {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
-    struct study_loop_opts o;
-    study_loop_opts_init(&o);
-    struct cli_target_args ta = {0};
-    const char *outp = NULL;
-    int json = 0, quiet = 0, c, rc = 0, nheld = 0;
-    const char *held[64];
-    char *heldbuf = NULL;
-    unsigned long long v;
-    struct ls_error err;
-    ls_error_clear(&err);
+    int c, rc = CLI_OK;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
-        if (cli_model_opt(&o.zo, c, optarg, &rc)) {
-            if (rc)
-                goto usage;
-            continue;
-        }
-        switch (c) {
-        case 'i':
-            if ((rc = cli_parse_u64("loop", "--iterations", optarg, &v)))
-                goto usage;
-            if (v > 50) {
-                rc = cli_usage("loop", "--iterations: at most 50");
-                goto usage;
-            }
-            o.iterations = (int)v;
-            break;
-        case 'p':
-            if ((rc = cli_parse_u64("loop", "--perturb", optarg, &v)))
-                goto usage;
-            if (v > 20) {
-                rc = cli_usage("loop", "--perturb: at most 20");
-                goto usage;
-            }
-            o.nperturb = (int)v;
-            break;
-        case 'S':
-            if ((rc = cli_parse_u64("loop", "--seed", optarg, &v)))
-                goto usage;
-            o.seed = v;
-            break;
-        case 'A':
-            if (cm_aggregate_parse(optarg, &o.agg)) {
-                rc = cli_usage("loop", "--aggregate: expected sum, max or pipe");
-                goto usage;
-            }
-            break;
-        case 'x':
-            if ((rc = cli_parse_u64("loop", "--explore", optarg, &v)))
-                goto usage;
-            if (v > 20) {
-                rc = cli_usage("loop", "--explore: at most 20");
-                goto usage;
-            }
-            o.explore = (int)v;
-            break;
-        case 'H':
-            free(heldbuf);
-            if (!(heldbuf = strdup(optarg))) {
-                rc = CLI_FAIL;
-                goto usage;
-            }
-            nheld = 0;
-            for (char *save = NULL, *tok = strtok_r(heldbuf, ",", &save); tok;
-                 tok = strtok_r(NULL, ",", &save)) {
-                if (nheld == 64) {
-                    rc = cli_usage("loop", "--holdout-models: at most 64 models");
-                    goto usage;
-                }
-                held[nheld++] = tok;
-            }
-            if (nheld == 0) {
-                rc = cli_usage("loop", "--holdout-models: expected model names, got '%s'",
-                               optarg);
-                goto usage;
-            }
-            break;
-        case 'G': {
-            int sc = cm_group_scales_parse(optarg);
-            if (sc < 0 || sc == CM_SCALES_AUTO) {
-                rc = cli_usage("loop", "--group-scales: expected split, tied or entry, got '%s'",
-                               optarg);
-                goto usage;
-            }
-            o.form.scales = (enum cm_group_scales)sc;
-            break;
-        }
-        case 'R': o.form.fit_serial = 1; break;
-        case 0x101: o.form.fit_dep = 0; break;
-        case 'L': o.lofo = 0; break;
-        case 'M': o.microbench = 0; break;
-        case 'D': o.trace_dir = optarg; break;
-        case 'o': outp = optarg; break;
-        case 'J': json = 1; break;
-        case 'q': quiet = 1; break;
-        case 't':
-            /* --time-limit names a whole command's limit everywhere else (docs/cli.md) */
-            fprintf(stderr, "laysim loop: --time-limit is deprecated, say --solver-time-limit\n");
-            /* fall through */
-        case 's':
-            if ((rc = cli_parse_double("loop", "--solver-time-limit", optarg,
-                                       &o.solve.time_limit)))
-                goto usage;
-            break;
-        case CLI_OPT_TARGET:
-        case CLI_OPT_SET:
-            if (cli_target_args_take(&ta, c, optarg)) {
-                rc = CLI_FAIL;
-                goto usage;
-            }
-            break;
-        default: rc = cli_bad_option("loop", argv, "o:q"); goto usage;
-        }
-    }
-    if (optind >= argc) {
+    while (rc == CLI_OK && (c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1)
+        rc = loop_opt(l, c, optarg, argv);
+    if (rc == CLI_OK && optind >= argc)
         rc = cli_usage("loop", "expected at least one MODEL");
-        goto usage;
-    }
-    o.holdout_models = held;
-    o.nholdout = nheld;
-    rc = cli_target_args_resolve(&ta, &o.target, &err);
-    cli_target_args_free(&ta);
-    if (rc) {
-        free(heldbuf);
-        return cli_report(&err);
-    }
-    struct study_loop_result out;
-    struct cm_table fin;
-    struct ls_progress pb;
-    ls_progress_begin(&pb, "loop", 1, quiet);
-    o.progress.ctx = &pb;
-    o.progress.done = cli_progress_done;
-    rc = study_loop((const char *const *)argv + optind, argc - optind, &o, &out, &fin, &err);
-    ls_progress_end(&pb);
-    if (rc) {
-        free(heldbuf);
-        return cli_report(&err);
-    }
-    if (outp && (rc = cm_table_write(&fin, outp, &err))) {
-        study_loop_result_free(&out);
-        free(heldbuf);
-        return cli_report(&err);
-    }
-    if (json) {
-        rc = cli_print_json(cli_loop_json(&out)) ? CLI_FAIL : CLI_OK;
-        study_loop_result_free(&out);
-        free(heldbuf);
-        return rc;
-    }
+    l->o.holdout_models = l->held;
+    l->o.nholdout = l->nheld;
+    return rc;
+}
+
+/* The text report: every iteration's figures, then the strategy pairs (the headline). */
+static void loop_print(const struct study_loop_result *out, int nheld, const char *outp)
+{
     printf("iter aggregate pairwise  tau     median_rel  lofo_pairwise lofo_median  in_sample_median exact_1pct\n");
-    for (size_t i = 0; i < out.iterations.len; i++) {
-        const struct study_loop_iter *it = &out.iterations.data[i];
+    for (size_t i = 0; i < out->iterations.len; i++) {
+        const struct study_loop_iter *it = &out->iterations.data[i];
         char a[32], b[32], c[32], d[32], e[32], f[32];
         printf("%4zu %-9s %s %s %s %s %s %s %s\n", i, it->aggregate,
                fig(a, sizeof a, 8, 3, it->frozen.pairwise_accuracy, 1),
@@ -270,8 +217,8 @@ int cmd_loop(int argc, char **argv)
     printf("strategy pairs only (the paper's metric; the frozen pairwise above also counts "
            "perturbation pairs):\n");
     printf("iter lofo_pairwise pairs lofo_median  pairwise pairs median_rel\n");
-    for (size_t i = 0; i < out.iterations.len; i++) {
-        const struct study_loop_iter *it = &out.iterations.data[i];
+    for (size_t i = 0; i < out->iterations.len; i++) {
+        const struct study_loop_iter *it = &out->iterations.data[i];
         const struct study_metrics *lf = &it->lofo_strategies, *fr = &it->frozen_strategies;
         char a[32], b[32], c[32], d[32];
         printf("%4zu %s %5lld %s  %s %5lld %s\n", i,
@@ -282,16 +229,54 @@ int cmd_loop(int argc, char **argv)
                fig(d, sizeof d, 10, 4, fr->median_rel_error, 1));
     }
     if (nheld)
-        print_held(&out);
+        print_held(out);
     printf("final table: iteration %d's (the stop rule reads the fitted models' strategies)\n",
-           out.final_iteration);
+           out->final_iteration);
     if (!outp)
         printf("(the fitted table is not kept: -o FILE writes it)\n");
+}
+
+/* Run the loop; write the final table (-o) and the report. */
+static int loop_run(struct loop_cli *l, const char *const *models, int nmodels)
+{
+    struct ls_error err;
+    ls_error_clear(&err);
+    struct study_loop_result out;
+    struct cm_table fin;
+    struct ls_progress pb;
+    ls_progress_begin(&pb, "loop", 1, l->quiet);
+    l->o.progress.ctx = &pb;
+    l->o.progress.done = cli_progress_done;
+    int rc = study_loop(models, nmodels, &l->o, &out, &fin, &err);
+    ls_progress_end(&pb);
+    if (rc)
+        return cli_report(&err);
+    if (l->outp && (rc = cm_table_write(&fin, l->outp, &err)))
+        rc = cli_report(&err);
+    else if (l->json)
+        rc = cli_print_json(cli_loop_json(&out)) ? CLI_FAIL : CLI_OK;
+    else
+        loop_print(&out, l->nheld, l->outp);
     study_loop_result_free(&out);
-    free(heldbuf);
-    return CLI_OK;
-usage:
-    cli_target_args_free(&ta);
-    free(heldbuf);
+    return rc;
+}
+
+int cmd_loop(int argc, char **argv)
+{
+    struct loop_cli l;
+    memset(&l, 0, sizeof l);
+    study_loop_opts_init(&l.o);
+    int rc = loop_parse(&l, argc, argv);
+    if (rc == CLI_OK) {
+        struct ls_error err;
+        ls_error_clear(&err);
+        rc = cli_target_args_resolve(&l.ta, &l.o.target, &err);
+        if (rc)
+            rc = cli_report(&err);
+    }
+    cli_target_args_free(&l.ta);
+    if (rc == CLI_OK)
+        rc = loop_run(&l, (const char *const *)argv + optind, argc - optind);
+    free(l.heldbuf);
     return rc;
 }
