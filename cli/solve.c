@@ -107,7 +107,89 @@ static int read_external(const char *spec, const struct lsp_problem *p, struct l
     return rc;
 }
 
-int cmd_solve(int argc, char **argv)
+/* The command line of solve. */
+struct solve_cli {
+    struct cli_modelcmd mc;
+    struct lsp_solve_opts so;
+    const char *solver, *out, *external;
+    const char *solver_opts;   /* the last solver option given, for --from-external */
+    double mem_mib;            /* --mem-limit; 0: the solver's default */
+    char mem_param[64];        /* its solver parameter (so keeps a pointer to it) */
+    int json, list, quiet, layouts, model_opts;
+};
+
+/* One option; CLI_OK or the exit code of a usage error. */
+static int solve_opt(struct solve_cli *s, int c, const char *arg, char **argv)
+{
+    struct ls_error err;
+    unsigned long long v;
+    int mrc = CLI_OK;
+    ls_error_clear(&err);
+    switch (c) {
+    case 's': s->solver = arg; s->solver_opts = "--solver"; return CLI_OK;
+    case 't':
+        s->solver_opts = "--time-limit";
+        if (cli_parse_double("solve", "--time-limit", arg, &s->so.time_limit))
+            return CLI_USAGE;
+        return s->so.time_limit < 0 ? cli_usage("solve", "--time-limit must be >= 0") : CLI_OK;
+    case 'S':
+        s->solver_opts = "--seed";
+        if (cli_parse_u64("solve", "--seed", arg, &v))
+            return CLI_USAGE;
+        s->so.seed = v;
+        return CLI_OK;
+    case 'j':    /* kept only to say why it went (docs/cli.md) */
+        return cli_usage("solve", "--threads was removed: no solver uses threads (study "
+                                  "and calibrate take --threads)");
+    case 'P':
+        s->solver_opts = "--param";
+        return lsp_opts_add_param(&s->so, arg, &err) ? cli_usage("solve", "%s", err.msg) : CLI_OK;
+    case 'M':
+        s->solver_opts = "--mem-limit";
+        if (cli_parse_double("solve", "--mem-limit", arg, &s->mem_mib))
+            return CLI_USAGE;
+        if (!(s->mem_mib >= 1 && s->mem_mib <= 1 << 30))
+            return cli_usage("solve", "--mem-limit must be between 1 and 2^30 MiB");
+        return CLI_OK;
+    case 'o': s->out = arg; return CLI_OK;
+    case 'J': s->json = 1; return CLI_OK;
+    case 'q': s->quiet = 1; return CLI_OK;
+    case 'L': s->list = 1; return CLI_OK;
+    case 'X': s->external = arg; return CLI_OK;
+    case 'Y': s->layouts = 1; return CLI_OK;
+    default:
+        if (cli_modelcmd_opt(&s->mc, "solve", c, arg, &mrc)) {
+            s->model_opts = 1;
+            return mrc;
+        }
+        return cli_bad_option("solve", argv, "o:q");
+    }
+}
+
+/* The checks across options, after parsing. */
+static int solve_check(struct solve_cli *s, int argc)
+{
+    struct ls_error err;
+    ls_error_clear(&err);
+    if (optind + 1 != argc)
+        return cli_usage("solve", "expected exactly one problem file or MODEL");
+    if (s->external && s->solver_opts)
+        return cli_usage("solve", "%s does not apply to --from-external, which runs no solver",
+                         s->solver_opts);
+    if (!lsp_solver_find(s->solver))
+        return cli_usage("solve", "unknown solver '%s' (see --list)", s->solver);
+    if (s->mem_mib > 0) {   /* the memory-bounded solvers' own knob */
+        if (strcmp(s->solver, "exact") && strcmp(s->solver, "dp"))
+            return cli_usage("solve", "--mem-limit applies to the exact and dp solvers only");
+        snprintf(s->mem_param, sizeof s->mem_param, "%s.mem_limit=%.0f", s->solver,
+                 s->mem_mib * 1048576.0);
+        if (lsp_opts_add_param(&s->so, s->mem_param, &err))
+            return cli_usage("solve", "%s", err.msg);
+    }
+    return CLI_OK;
+}
+
+static int solve_parse(struct solve_cli *s, int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"solver", required_argument, NULL, 's'}, {"time-limit", required_argument, NULL, 't'},
@@ -117,173 +199,117 @@ int cmd_solve(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},        {"from-external", required_argument, NULL, 'X'},
         {"layouts", no_argument, NULL, 'Y'},     {"mem-limit", required_argument, NULL, 'M'},
         CLI_MODELCMD_LONGOPTS,                    {NULL, 0, NULL, 0}};
-    struct cli_modelcmd mc;
-    cli_modelcmd_init(&mc);
-    int mrc = CLI_OK, model_opts = 0;
-    struct lsp_solve_opts so;
-    lsp_opts_init(&so);
-    const char *solver = "rulebased", *out = NULL, *external = NULL;
-    const char *solver_opts = NULL;   /* the last solver option given, for --from-external */
-    double mem_mib = 0;               /* --mem-limit; 0: the solver's default */
-    char mem_param[64];
-    int json = 0, list = 0, quiet = 0, layouts = 0, c;
-    unsigned long long v;
+    int c, rc = CLI_OK;
+    optind = 1;
+    while (rc == CLI_OK && (c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1)
+        rc = solve_opt(s, c, optarg, argv);
+    return rc;
+}
+
+/* --list: the solvers, as text or JSON. */
+static int solve_list(int json)
+{
+    size_t n;
+    const struct lsp_solver *s = lsp_solvers(&n);
+    if (json) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(a, json_pack("{s:s, s:s}", "name", s[i].name, "summary",
+                                               s[i].summary));
+        return cli_print_json(a);
+    }
+    for (size_t i = 0; i < n; i++)
+        printf("%-10s %s\n", s[i].name, s[i].summary);
+    return CLI_OK;
+}
+
+/* The result: JSON, or one summary line (unless the .sol goes to stdout), and the layouts. */
+static int solve_print(const struct solve_cli *s, const struct lsp_problem *p,
+                       struct lsp_result *r, const struct lsp_answer_claim *claim)
+{
+    int ret = CLI_OK, has_assignment = r->sol.cfg && r->sol.nops == p->nops;
+    if (s->json) {
+        json_t *o = result_json(s->solver, p, r);
+        if (s->layouts && has_assignment)
+            json_object_set_new(o, "layouts", cli_layouts_json(p, r->sol.cfg));
+        if (s->external)
+            json_object_set_new(o, "answer_objective",
+                                claim->has_objective ? json_integer(claim->objective) : json_null());
+        return cli_print_json(o);
+    }
+    if (!s->out || strcmp(s->out, "-")) {
+        printf("%s: %s", s->solver, lsp_status_name(r->sol.status));
+        if (has_assignment)
+            printf(" cost %lld", (long long)r->sol.cost);
+        if (r->sol.has_bound)
+            printf(" bound %lld", (long long)r->sol.bound);
+        if (s->external && claim->has_objective)
+            printf(" (%d ops; the answer's objective %lld)\n", p->nops,
+                   (long long)claim->objective);
+        else
+            printf(" (%d ops, %.3f s)\n", p->nops, r->seconds);
+    }
+    if (s->layouts && has_assignment)   /* stdout holding the .sol: the listing apart */
+        cli_layouts_print(p, r->sol.cfg, s->out && !strcmp(s->out, "-") ? stderr : stdout);
+    return ret;
+}
+
+/* Read the problem (a .lsp, or a MODEL's), solve it (or read the external answer), write
+ * the .sol and print the result. */
+static int solve_run(struct solve_cli *s, const char *arg)
+{
     struct ls_error err;
     ls_error_clear(&err);
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            solver = optarg;
-            solver_opts = "--solver";
-            break;
-        case 't':
-            if (cli_parse_double("solve", "--time-limit", optarg, &so.time_limit))
-                return CLI_USAGE;
-            if (so.time_limit < 0)
-                return cli_usage("solve", "--time-limit must be >= 0");
-            solver_opts = "--time-limit";
-            break;
-        case 'S':
-            if (cli_parse_u64("solve", "--seed", optarg, &v))
-                return CLI_USAGE;
-            so.seed = v;
-            solver_opts = "--seed";
-            break;
-        case 'j':    /* kept only to say why it went (docs/cli.md) */
-            return cli_usage("solve", "--threads was removed: no solver uses threads (study "
-                                      "and calibrate take --threads)");
-        case 'P':
-            if (lsp_opts_add_param(&so, optarg, &err))
-                return cli_usage("solve", "%s", err.msg);
-            solver_opts = "--param";
-            break;
-        case 'M':
-            if (cli_parse_double("solve", "--mem-limit", optarg, &mem_mib))
-                return CLI_USAGE;
-            if (!(mem_mib >= 1 && mem_mib <= 1 << 30))
-                return cli_usage("solve", "--mem-limit must be between 1 and 2^30 MiB");
-            solver_opts = "--mem-limit";
-            break;
-        case 'o': out = optarg; break;
-        case 'J': json = 1; break;
-        case 'q': quiet = 1; break;
-        case 'L': list = 1; break;
-        case 'X': external = optarg; break;
-        case 'Y': layouts = 1; break;
-        default:
-            if (cli_modelcmd_opt(&mc, "solve", c, optarg, &mrc)) {
-                model_opts = 1;
-                if (mrc) {
-                    cli_modelcmd_close(&mc);
-                    return mrc;
-                }
-                break;
-            }
-            cli_modelcmd_close(&mc);
-            return cli_bad_option("solve", argv, "o:q");
-        }
-    }
-    if (list) {
-        size_t n;
-        const struct lsp_solver *s = lsp_solvers(&n);
-        if (json) {
-            json_t *a = json_array();
-            for (size_t i = 0; i < n; i++)
-                json_array_append_new(a, json_pack("{s:s, s:s}", "name", s[i].name, "summary",
-                                                   s[i].summary));
-            return cli_print_json(a);
-        }
-        for (size_t i = 0; i < n; i++)
-            printf("%-10s %s\n", s[i].name, s[i].summary);
-        return CLI_OK;
-    }
-    if (optind + 1 != argc)
-        return cli_usage("solve", "expected exactly one problem file or MODEL");
-    if (external && solver_opts) {
-        cli_modelcmd_close(&mc);
-        return cli_usage("solve", "%s does not apply to --from-external, which runs no solver",
-                         solver_opts);
-    }
-    if (!lsp_solver_find(solver))
-        return cli_usage("solve", "unknown solver '%s' (see --list)", solver);
-    if (mem_mib > 0) {   /* the memory-bounded solvers' own knob */
-        if (strcmp(solver, "exact") && strcmp(solver, "dp"))
-            return cli_usage("solve", "--mem-limit applies to the exact and dp solvers only");
-        snprintf(mem_param, sizeof mem_param, "%s.mem_limit=%.0f", solver, mem_mib * 1048576.0);
-        if (lsp_opts_add_param(&so, mem_param, &err))
-            return cli_usage("solve", "%s", err.msg);
-    }
-    const char *arg = argv[optind];
     size_t alen = strlen(arg);
     int is_lsp = !strcmp(arg, "-") || (alen > 4 && !strcmp(arg + alen - 4, ".lsp"));
-    if (is_lsp && model_opts) {
-        cli_modelcmd_close(&mc);
+    if (is_lsp && s->model_opts)
         return cli_usage("solve", "model options apply to a MODEL, not to a .lsp file");
-    }
     struct lsp_problem *owned = NULL;    /* a .lsp read here; a MODEL's is mc's */
     const struct lsp_problem *p = NULL;
     struct lsp_result r;
     lsp_result_init(&r);
     struct study_tune_sim sim;      /* a MODEL's reward: its simulated time (mcts uses it) */
-    int rc = is_lsp ? lsp_read(arg, &owned, &err) : cli_modelcmd_open(&mc, arg, 1, &err);
+    int rc = is_lsp ? lsp_read(arg, &owned, &err) : cli_modelcmd_open(&s->mc, arg, 1, &err);
     if (!rc && is_lsp) {
         p = owned;
     } else if (!rc) {
-        p = mc.in->p;
-        study_tune_reward(&sim, mc.in, &mc.t, &so);
+        p = s->mc.in->p;
+        study_tune_reward(&sim, s->mc.in, &s->mc.t, &s->so);
     }
     struct lsp_answer_claim claim = {0};
-    if (!rc && external) {
-        rc = read_external(external, p, &r, &claim, &err);
-        solver = "external";
+    if (!rc && s->external) {
+        rc = read_external(s->external, p, &r, &claim, &err);
+        s->solver = "external";
     } else if (!rc) {
         struct cli_ticker tk;
-        if (so.time_limit > 0)
-            cli_ticker_start(&tk, "solve", so.time_limit, quiet);
-        rc = lsp_solve(solver, p, &so, &r, &err);
-        if (so.time_limit > 0)
+        if (s->so.time_limit > 0)
+            cli_ticker_start(&tk, "solve", s->so.time_limit, s->quiet);
+        rc = lsp_solve(s->solver, p, &s->so, &r, &err);
+        if (s->so.time_limit > 0)
             cli_ticker_stop(&tk);
         if (rc == LS_ERR_INPUT && !err.file[0])   /* about the problem: name it */
             snprintf(err.file, sizeof err.file, "%s", arg);
     }
-    if (!rc && out)
-        rc = lsp_sol_write(p, &r.sol, out, &err);
-    if (rc) {
-        lsp_result_free(&r);
-        lsp_free(owned);
-        cli_modelcmd_close(&mc);
-        return cli_report(&err);
-    }
-    int ret = CLI_OK, has_assignment = r.sol.cfg && r.sol.nops == p->nops;
-    if (json) {
-        json_t *o = result_json(solver, p, &r);
-        if (layouts && has_assignment)
-            json_object_set_new(o, "layouts", cli_layouts_json(p, r.sol.cfg));
-        if (external)
-            json_object_set_new(o, "answer_objective",
-                                claim.has_objective ? json_integer(claim.objective) : json_null());
-        ret = cli_print_json(o);
-    } else if (!out || strcmp(out, "-")) {
-        printf("%s: %s", solver, lsp_status_name(r.sol.status));
-        if (r.sol.cfg && r.sol.nops == p->nops)
-            printf(" cost %lld", (long long)r.sol.cost);
-        if (r.sol.has_bound)
-            printf(" bound %lld", (long long)r.sol.bound);
-        if (external && claim.has_objective)
-            printf(" (%d ops; the answer's objective %lld)\n", p->nops,
-                   (long long)claim.objective);
-        else
-            printf(" (%d ops, %.3f s)\n", p->nops, r.seconds);
-    }
-    if (!json && layouts && has_assignment) {
-        if (out && !strcmp(out, "-"))   /* stdout holds the .sol: keep the listing apart */
-            cli_layouts_print(p, r.sol.cfg, stderr);
-        else
-            cli_layouts_print(p, r.sol.cfg, stdout);
-    }
+    if (!rc && s->out)
+        rc = lsp_sol_write(p, &r.sol, s->out, &err);
+    int ret = rc ? cli_report(&err) : solve_print(s, p, &r, &claim);
     lsp_result_free(&r);
     lsp_free(owned);
-    cli_modelcmd_close(&mc);
     return ret;
+}
+
+int cmd_solve(int argc, char **argv)
+{
+    struct solve_cli s;
+    memset(&s, 0, sizeof s);
+    cli_modelcmd_init(&s.mc);
+    lsp_opts_init(&s.so);
+    s.solver = "rulebased";
+    int rc = solve_parse(&s, argc, argv);
+    if (rc == CLI_OK && s.list)
+        rc = solve_list(s.json);
+    else if (rc == CLI_OK && (rc = solve_check(&s, argc)) == CLI_OK)
+        rc = solve_run(&s, argv[optind]);
+    cli_modelcmd_close(&s.mc);
+    return rc;
 }
