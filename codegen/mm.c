@@ -336,7 +336,6 @@ struct mm_run {
     int64_t bi;                  /* batch combo */
     int64_t mi, mlen;            /* m-tile and its columns */
     int64_t tg, tcount;          /* group of chunks and its chunk count */
-    int64_t ngroups;             /* groups emitted so far, over every m-tile: the bank half */
     int64_t nstored;             /* chunks evacuated into output buffers so far: the buffer */
     uint64_t gbase;              /* SBUF address of the current stationary group */
     int64_t *hs;                 /* [kk]: the group's stationary load of k-step kk; [nKK + b]:
@@ -366,14 +365,11 @@ static int64_t chunk_box(const struct mm_plan *p, struct mm_run *r, int64_t ti)
     return te;
 }
 
-/* PSUM bank of chunk j of the current group. Consecutive groups alternate between the two
- * halves, across m-tiles too: with one group per m-tile (an output row of one bank, as
- * whisper-enc's [1500, 512] projections) the next m-tile's matmuls then run while the
- * previous one's evacuation drains the other half, instead of waiting for it. */
+/* PSUM bank of chunk j of the current group (groups alternate between two halves). */
 static uint32_t chunk_bank(const struct cg_em *e, const struct mm_plan *p,
                            const struct mm_run *r, int64_t j)
 {
-    return e->s->psum_bank0 + (uint32_t)(((r->ngroups & 1) * p->G + j) % p->nb);
+    return e->s->psum_bank0 + (uint32_t)(((r->tg & 1) * p->G + j) % p->nb);
 }
 
 /* The box of k-step kk of S in r->sl/sn (its m columns as they are). */
@@ -800,7 +796,6 @@ static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run 
         r->tcount = cg_min(p->G, p->nT - r->tg * p->G);
         if (emit_group(e, p, r) || evacuate(e, p, r))
             return e->fail;
-        r->ngroups++;
     }
     return 0;
 }
