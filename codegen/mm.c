@@ -336,6 +336,7 @@ struct mm_run {
     int64_t bi;                  /* batch combo */
     int64_t mi, mlen;            /* m-tile and its columns */
     int64_t tg, tcount;          /* group of chunks and its chunk count */
+    int64_t nstored;             /* chunks evacuated into output buffers so far: the buffer */
     uint64_t gbase;              /* SBUF address of the current stationary group */
     int64_t *hs;                 /* [kk]: the group's stationary load of k-step kk; [nKK + b]:
                                   * 1 + the last load_stationary reading streamed buffer b */
@@ -723,7 +724,10 @@ static int evacuate_chunk(struct cg_em *e, const struct mm_plan *p, struct mm_ru
         r->on[oa] = r->tn[k];
     }
     uint32_t bank = chunk_bank(e, p, r, j);
-    int ob = (int)(ti & 1);
+    /* output buffers alternate over every chunk of the op, across m-tiles too: with one
+     * chunk per m-tile (whisper-enc's k and v, [1500, 512] stored to HBM), by the chunk's
+     * index in its m-tile each evacuation waited for the previous m-tile's store */
+    int ob = (int)(r->nstored & 1);
     struct sim_operand o = cg_sb(0, (uint32_t)r->mlen, p->obase[ob], p->vO.dt, (uint64_t)te);
     if (p->inO && cg_box(&p->vO, r->ol, r->on, NULL, p->po, 1, p->oorder + 1, p->no - 1, &o))
         return cg_fail(e, "op %s: output pattern needs > 4 dims", p->x->name);
@@ -756,6 +760,7 @@ static int evacuate_chunk(struct cg_em *e, const struct mm_plan *p, struct mm_ru
         cg_wrote(e, p->out_t, p->po, hev);
         return 0;
     }
+    r->nstored++;
     struct sim_operand dst;
     if (cg_box(&p->vO, r->ol, r->on, NULL, p->po, 1, p->oorder + 1, p->no - 1, &dst))
         return cg_fail(e, "op %s: output pattern needs > 4 dims", p->x->name);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/attn.h"
 #include "codegen/epi.h"
 #include "codegen/memplan.h"
 #include "costmodel/costmodel.h"
@@ -247,6 +248,20 @@ int cm_conv_cost(struct cm_model *m, int32_t t, int from, int to, int64_t *cost,
     return 0;
 }
 
+/* A fused attention op's part depends on where the whole group's Q, K, V and ctx live
+ * (its buffers and tile order do, codegen/attn.c), not only its own operands. */
+static void key_attn(struct cm_model *m, int32_t op)
+{
+    struct cg_attn a;
+    if (cg_attn_find(m->g, &m->t, op, &a) < 0)
+        return;
+    const struct graph_op *s = graph_op(m->g, a.op[0]), *c = graph_op(m->g, a.op[2]);
+    kshape(m, s->inputs[0]);
+    kshape(m, s->inputs[1]);
+    kshape(m, c->inputs[1]);
+    kshape(m, c->output);
+}
+
 int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
                struct ls_error *err)
 {
@@ -278,6 +293,7 @@ int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
         kput(m, &graph_op(m->g, ep.op[0])->attrs, sizeof(struct graph_attrs));
         kshape(m, graph_op(m->g, ep.op[0])->output);
     }
+    key_attn(m, op);
     int found;
     struct slot *s = lookup(m, &found);
     if (!s)

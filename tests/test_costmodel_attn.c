@@ -120,6 +120,17 @@ static void test_golden(void **st)
                       ls_dtype_size((enum ls_dtype)in->dst.dtype);
     }
     assert_int_equal(stored, 4 * 1024 * 64 * 4);
+    /* V (in HBM) loads once for every head: one DMA per block of 128 keys whose rows hold
+     * the 4 heads' 64 elements, not one per (head, key block) of 128-byte rows */
+    int32_t ctag = sim_program_tag(pr, "ctx");
+    int vloads = 0;
+    for (size_t i = 0; i < sim_program_count(pr); i++) {
+        struct sim_instr buf;
+        const struct sim_instr *in = sim_program_get(pr, i, &buf);
+        vloads += in->op_tag == ctag && in->engine == LS_ENGINE_DMA &&
+                  in->src.mem == LS_MEM_HBM && in->conv_tag < 0;
+    }
+    assert_int_equal(vloads, 8);
     /* cg-8: the softmax reads each score from PSUM once (one ACT copy per key chunk of
      * 512: 2 per tile), the max and the exp read SBUF; the ctx part's PSUM reads (the
      * transposes' copies, the evacuation) are all on DVE */

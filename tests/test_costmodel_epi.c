@@ -143,11 +143,42 @@ static void test_fused_random(void **st)
     graph_free(g);
 }
 
+/* fc2 with the tokens on partitions (configuration 0) evacuates one 512-column chunk per
+ * m-tile and stores it: consecutive stores read alternating output buffers, so that an
+ * m-tile's evacuation does not wait for the previous m-tile's store. */
+static void test_out_buffers(void **st)
+{
+    (void)st;
+    struct graph *g = ffn(1500);
+    struct fixture f;
+    open_model(&f, g);
+    int32_t *cfg = calloc((size_t)f.in->p->nops, sizeof *cfg);
+    struct sim_program *prog = compile_checked(&f, cfg, 0, 0);
+    int32_t tag = sim_program_tag(prog, "y");
+    uint64_t prev = UINT64_MAX;
+    int stores = 0;
+    for (size_t i = 0; i < sim_program_count(prog); i++) {
+        struct sim_instr buf;
+        const struct sim_instr *in = sim_program_get(prog, i, &buf);
+        if (in->engine != LS_ENGINE_DMA || in->op_tag != tag || in->dst.mem != LS_MEM_HBM)
+            continue;
+        assert_true(in->src.addr != prev);
+        prev = in->src.addr;
+        stores++;
+    }
+    assert_int_equal(stores, 12);   /* one per m-tile of 128 tokens */
+    sim_program_free(prog);
+    free(cfg);
+    close_model(&f);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chains),
         cmocka_unit_test(test_fused_random),
+        cmocka_unit_test(test_out_buffers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
