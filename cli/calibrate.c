@@ -79,7 +79,12 @@ const char cmd_calibrate_help[] =
     "                         the table is fitted on the other models' traces and predicts\n"
     "                         the programs left out; when these tables predict them worse\n"
     "                         than the prior does (mean over the models of the median\n"
-    "                         program-time error), FILE gets the prior table\n"
+    "                         program-time error), FILE gets the prior table. Unless a flag\n"
+    "                         of the form is given (--no-group-fit, --dma-latency,\n"
+    "                         --group-scales, --serial-share, --issue-latency), calibrate\n"
+    "                         also fits a second form, DMA latency per group without the\n"
+    "                         group fit, and keeps the form whose fits predict the models\n"
+    "                         left out better\n"
     "  --programs PROG        the program the k-th --traces ran (the k-th --programs;\n"
     "                         repeatable, one per trace): its dependencies tell which\n"
     "                         vector instructions wait on their engine's previous one,\n"
@@ -213,12 +218,18 @@ static void dep_print(const struct cm_trace_fit *gr)
            gr->dep[LS_ENGINE_POOL], gr->dep[LS_ENGINE_COUNT]);
 }
 
-static void group_print(const struct cm_trace_fit *gr, int ntraces, int fit_written)
+static void group_print(const struct cm_trace_fit *gr, int ntraces, int fit_written, int none)
 {
     if (ntraces == 0)
         return;
+    if (!gr->done && none) {
+        printf("group fit: skipped (--no-group-fit, or the form chosen on the models left out)\n");
+        if (gr->dep_gaps)
+            dep_print(gr);
+        return;
+    }
     if (!gr->done) {
-        printf("group fit: skipped (no trace carries op attribution, or --no-group-fit): the "
+        printf("group fit: skipped (no trace carries op attribution): the "
                "per-instruction fit ignores engine overlap, so whole-program predictions may be "
                "far off\n");
         if (gr->dep_gaps)
@@ -258,6 +269,7 @@ struct cal_opts {
     int ntr, nprog;
     const char *prior, *aggn, *scalesn, *mbtrace, *report, *outp;
     int micro, json, quiet, no_group, serial, issue, keep_worse, no_dep, dma_group, no_lomo;
+    int explicit_form;         /* a flag of the fit's form given: no choice of it */
     int scales;
     double holdout;
     enum cm_aggregate agg;
@@ -289,16 +301,17 @@ static int parse_opt(struct cal_opts *o, int c, const char *arg, char **argv)
     case 'R': o->report = arg; break;
     case 'o': o->outp = arg; break;
     case 'J': o->json = 1; break;
-    case 'N': o->no_group = 1; break;
-    case 'S': o->scalesn = arg; break;
-    case 's': o->serial = 1; break;
-    case 'I': o->issue = 1; break;
+    case 'N': o->no_group = 1; o->explicit_form = 1; break;
+    case 'S': o->scalesn = arg; o->explicit_form = 1; break;
+    case 's': o->serial = 1; o->explicit_form = 1; break;
+    case 'I': o->issue = 1; o->explicit_form = 1; break;
     case 'M': o->no_lomo = 1; break;
     case 'L':
         if (strcmp(arg, "per-dma") != 0 && strcmp(arg, "per-group") != 0)
             return cli_usage("calibrate", "--dma-latency: expected per-dma or per-group, got '%s'",
                              arg);
         o->dma_group = strcmp(arg, "per-group") == 0;
+        o->explicit_form = 1;
         break;
     case 'K': o->keep_worse = 1; break;
     case 'D': o->no_dep = 1; break;
@@ -462,7 +475,7 @@ static int model_keys(const struct cal_opts *o, int32_t *key, struct lomo *lm,
 
 static int leave_models_out(const struct cal_opts *o, const struct sim_target *t,
                             const struct cm_table *prior, const int32_t *key, struct lomo *lm,
-                            struct ls_progress *pb, struct ls_error *err)
+                            struct ls_progress *pb, uint64_t step, struct ls_error *err)
 {
     const char *sub[64], *subp[64];
     const char *const *progs = o->nprog ? o->progs : NULL;
@@ -491,7 +504,7 @@ static int leave_models_out(const struct cal_opts *o, const struct sim_target *t
                                          &lm->prior[m], err);
         lm->fit_mean += lm->fit[m] / lm->nmodels;
         lm->prior_mean += lm->prior[m] / lm->nmodels;
-        ls_progress_update(pb, (uint64_t)(o->micro + o->ntr + 2 + m));
+        ls_progress_update(pb, step + (uint64_t)m + 1);
     }
     free(ff.rep);
     return rc;
@@ -539,10 +552,29 @@ static void lomo_print(const struct lomo *lm, const struct cal_opts *o, int fit_
                            : "the prior table is written instead (--keep-worse writes the fit)");
 }
 
+/* The forms calibrate chooses between on the models left out, unless a flag of the form is
+ * given (docs/calibration.md, "Models the fit did not see"). */
+static const char *const form_names[2] = {"group fit, DMA latency per DMA",
+                                          "no group fit, DMA latency per group"};
+
+/* The form of the fit kept, and whether it was chosen on the models left out. */
+static json_t *form_json(const struct cal_opts *o, const struct lomo *lm, const struct lomo *other)
+{
+    json_t *x = json_object();
+    json_object_set_new(x, "group_fit", json_boolean(!o->no_group));
+    json_object_set_new(x, "dma_latency", json_string(o->dma_group ? "per-group" : "per-dma"));
+    json_object_set_new(x, "chosen_on_models_left_out", json_boolean(other != NULL));
+    if (other) {
+        json_object_set_new(x, "mean_median_rel_error", cli_json_num(lm->fit_mean));
+        json_object_set_new(x, "other_mean_median_rel_error", cli_json_num(other->fit_mean));
+    }
+    return x;
+}
+
 /* Write the table calibrate chose (out: the fit or the prior) and the report, then print
  * the summary. */
 static int report_fit(const struct cm_table *out, struct cal_fit *f, const struct lomo *lm,
-                      const struct cal_opts *o)
+                      const struct cal_opts *o, const struct lomo *other)
 {
     struct ls_error err = {0};
     struct cm_table *fit = &f->fit;
@@ -565,6 +597,7 @@ static int report_fit(const struct cm_table *out, struct cal_fit *f, const struc
         json_object_set_new(rj, "group_fit", group_json(gr));
     if (lm->nmodels)
         json_object_set_new(rj, "model_holdout", lomo_json(lm, o));
+    json_object_set_new(rj, "form", form_json(o, lm, other));
     json_object_set_new(rj, "written", json_string(out == fit ? "fit" : "prior"));
     if (report) {
         char *s = json_dumps(rj, JSON_INDENT(2));
@@ -583,9 +616,12 @@ static int report_fit(const struct cm_table *out, struct cal_fit *f, const struc
            rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR], f->ns,
            f->nmb, outp);
     pipe_print(rep);
-    group_print(gr, ntraces, out == fit);
+    group_print(gr, ntraces, out == fit, o->no_group);
     if (lm->nmodels)
         lomo_print(lm, o, out == fit);
+    if (other)
+        printf("form chosen on the models left out: %s (mean median error %.4f; %s: %.4f)\n",
+               form_names[o->no_group], lm->fit_mean, form_names[!o->no_group], other->fit_mean);
     int better = better_than_prior(rep);
     if (better < 0)
         printf("held out: no samples (too few per entry, or --holdout 0): the table is not "
@@ -614,6 +650,26 @@ static int report_fit(const struct cm_table *out, struct cal_fit *f, const struc
     return CLI_OK;
 }
 
+static void set_form(struct cal_opts *o, int k)
+{
+    o->no_group = k == 1;
+    o->dma_group = k == 1;
+}
+
+/* Fit the traces in o's form, then leave each model out in turn (lm: its models). */
+static int fit_form(const struct cal_opts *o, const struct sim_target *t,
+                    const struct cm_table *prior, const int32_t *key, struct cal_fit *f,
+                    struct lomo *lm, struct ls_progress *pb, uint64_t step, struct ls_error *err)
+{
+    int rc = fit_traces(o, t, prior, o->traces, o->nprog ? o->progs : NULL, o->ntr, o->micro,
+                        o->mbtrace, pb, step + (uint64_t)o->micro, f, err);
+    step += (uint64_t)(o->micro + o->ntr + 1);
+    ls_progress_update(pb, step);
+    if (!rc && lm->nmodels)
+        rc = leave_models_out(o, t, prior, key, lm, pb, step, err);
+    return rc;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     struct cal_opts o;
@@ -636,32 +692,40 @@ int cmd_calibrate(int argc, char **argv)
     } else {
         cm_table_default(&t, &prior);
     }
-    struct cal_fit f;
-    memset(&f, 0, sizeof f);
-    struct lomo *lm = calloc(1, sizeof *lm);
-    f.rep = calloc(1, sizeof *f.rep);   /* ~150 KB: not on the stack */
+    struct cal_fit f[2];
+    struct lomo *lm = calloc(2, sizeof *lm);
     int32_t key[64];
-    if (!f.rep || !lm)
+    memset(f, 0, sizeof f);
+    f[0].rep = calloc(1, sizeof *f[0].rep);   /* ~150 KB each: not on the stack */
+    f[1].rep = calloc(1, sizeof *f[1].rep);
+    if (!f[0].rep || !f[1].rep || !lm)
         rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
     if (!rc)
         rc = model_keys(&o, key, lm, &err);
-    struct ls_progress pb;   /* microbenchmarks, one step per trace, the fit, per model left out */
-    ls_progress_begin(&pb, "calibrate", (uint64_t)(o.micro + o.ntr + 1 + (lm ? lm->nmodels : 0)),
-                      o.quiet);
-    if (!rc)
-        rc = fit_traces(&o, &t, &prior, o.traces, o.nprog ? o.progs : NULL, o.ntr, o.micro,
-                        o.mbtrace, &pb, (uint64_t)o.micro, &f, &err);
-    ls_progress_update(&pb, (uint64_t)(o.micro + o.ntr + 1));
-    if (!rc && lm->nmodels)
-        rc = leave_models_out(&o, &t, &prior, key, lm, &pb, &err);
+    int nform = !rc && lm->nmodels && !o.explicit_form ? 2 : 1, best = 0;
+    uint64_t per = (uint64_t)(o.micro + o.ntr + 1 + (lm ? lm->nmodels : 0));
+    struct ls_progress pb;   /* per form: microbenchmarks, the traces, the fit, the models */
+    ls_progress_begin(&pb, "calibrate", per * (uint64_t)nform, o.quiet);
+    for (int k = 0; k < nform && !rc; k++) {
+        if (nform == 2) {
+            set_form(&o, k);
+            lm[k] = lm[0];
+        }
+        rc = fit_form(&o, &t, &prior, key, &f[k], &lm[k], &pb, per * (uint64_t)k, &err);
+    }
     ls_progress_end(&pb);
+    if (!rc && nform == 2) {
+        best = lm[1].fit_mean < lm[0].fit_mean;
+        set_form(&o, best);
+    }
     if (!rc) {
-        const struct cm_table *out = lomo_worse(lm) && !o.keep_worse ? &prior : f.out;
-        rc = report_fit(out, &f, lm, &o);
+        const struct cm_table *out = lomo_worse(&lm[best]) && !o.keep_worse ? &prior : f[best].out;
+        rc = report_fit(out, &f[best], &lm[best], &o, nform == 2 ? &lm[!best] : NULL);
     } else {
         rc = cli_report(&err);
     }
-    free(f.rep);
+    free(f[0].rep);
+    free(f[1].rep);
     free(lm);
     return rc;
 }

@@ -201,7 +201,14 @@ ok python3 -c "
 import json; d=json.load(open('$T/m.rep')); m=d['model_holdout']
 assert [x['traces'] for x in m['models']] == [3, 3], m
 worse = m['mean_median_rel_error'] > m['mean_median_rel_error_prior'] * 1.001 + 1e-6
-assert worse and m['better_than_prior'] is False and d['written'] == 'prior', (m, d['written'])"
+assert worse and m['better_than_prior'] is False and d['written'] == 'prior', (m, d['written'])
+f=d['form']; assert f['chosen_on_models_left_out'] is True, f
+assert f['mean_median_rel_error'] <= f['other_mean_median_rel_error'], f
+assert f['group_fit'] == (f['dma_latency'] == 'per-dma'), f"
+ok grep -q 'form chosen on the models left out' "$T/m.out"
+# a flag of the form given: no choice
+"$B" calibrate "${mtr[@]}" --no-group-fit -o "$T/mf.json" --report "$T/mf.rep" >/dev/null
+ok test "$(jq -r .form.chosen_on_models_left_out "$T/mf.rep")" = false
 ok cmp -s "$T/m.json" "$T/datasheet.json"
 "$B" calibrate "${mtr[@]}" --keep-worse -o "$T/mk.json" --report "$T/mk.rep" >/dev/null
 ok test "$(jq -r .written "$T/mk.rep")" = fit
