@@ -552,13 +552,191 @@ static uint64_t x_bytes(const struct cv *c, const struct gp *p, int64_t Rb, size
     return (uint64_t)p->nKc * ((uint64_t)rows * c->W * ex);
 }
 
+/* Folded rows: one at a time (a descriptor each) or one slab of rows per partition; the
+ * DMA time of one partition's rows in *part_ns. */
+static void plan_fold_rows(const struct cv *c, struct gp *p, double *part_ns)
+{
+    const struct sim_target *t = c->e->t;
+    size_t ex = ls_dtype_size(c->vx.dt);
+    int64_t rows = c->OH;
+    double row_ns = cg_max(1, (int64_t)((double)c->W * ex / t->dma_bytes_per_ns));
+    double strided = (double)rows * (row_ns > t->dma_desc_min_ns ? row_ns : t->dma_desc_min_ns);
+    double slab = (double)((rows - 1) * c->sh + 1) * c->W * ex / t->dma_bytes_per_ns;
+    p->slab = c->sh == 1 || (c->sh > 1 && slab < strided);
+    p->rs = p->slab ? c->sh * c->W : c->W;
+    *part_ns = p->slab ? slab : strided;
+    /* partition order: fewer input DMAs per band (one per channel and run of kernel rows
+     * with the same padding rows, or one per kernel row) */
+    int64_t runs = 1;
+    for (int64_t kh = 1; kh < c->KH; kh++) {
+        int64_t a, b, u, v;
+        valid_range(c->H, c->sh, c->ph, kh * c->dh, 0, c->OH, &a, &b);
+        valid_range(c->H, c->sh, c->ph, (kh - 1) * c->dh, 0, c->OH, &u, &v);
+        runs += a != u || b != v;
+    }
+    p->khmajor = c->KH < c->C * runs;
+}
+
+/* The k-steps of J copies: runs of <= J consecutive kernel columns with the same padding
+ * columns; their count. */
+static int64_t fold_steps(const struct cv *c, int64_t J, int64_t *skw, int64_t *sJ)
+{
+    int64_t ns = 0;
+    for (int64_t kw = 0; kw < c->KW;) {
+        int64_t a, b, k2 = kw + 1;
+        valid_range(c->W, c->sw, c->pw, kw * c->dw, 0, c->OW, &a, &b);
+        for (; k2 < c->KW && k2 - kw < J; k2++) {
+            int64_t u, v;
+            valid_range(c->W, c->sw, c->pw, k2 * c->dw, 0, c->OW, &u, &v);
+            if (u != a || v != b)
+                break;
+        }
+        skw[ns] = kw;
+        sJ[ns++] = k2 - kw;
+        kw = k2;
+    }
+    return ns;
+}
+
+/* Folded: (channel, kernel row) pairs on partitions, k-steps over kernel columns; J copies
+ * of the rows, copy j shifted by j*dw elements, so that a k-step contracts J consecutive
+ * columns. J balances the PE time (k-steps) against the DMA time (J loads of the image). */
+static void plan_fold(const struct cv *c, struct gp *p, uint64_t budget, int64_t prow)
+{
+    const struct sim_target *t = c->e->t;
+    size_t ew = ls_dtype_size(c->vw.dt);
+    p->ct = c->C;
+    p->nKc = 1;
+    p->kr = c->C * c->KH;
+    p->nsteps = c->KW;
+    p->mg = p->nM;
+    p->nMg = 1;
+    p->mgl = p->nM;
+    p->wkc = al64((uint64_t)c->KW * c->Og * ew);
+    double part_ns;
+    plan_fold_rows(c, p, &part_ns);
+    if ((uint64_t)c->KW * p->mt * ew * 2 > budget || c->KW > 64) /* one m-tile at least */
+        p->fold = 0;
+    p->kr0 = c->C * c->KH;
+    double best = -1;
+    for (int64_t J = 1; p->fold && J <= cg_min(prow / p->kr0, 8); J++) {
+        int64_t skw[64], sJ[64], ns = fold_steps(c, J, skw, sJ);
+        double pe_ns = (double)ns * c->OH * c->OW * p->nM / t->pe_mhz * 1000.0;
+        double dma_ns = (double)J * p->kr0 * part_ns / (double)cg_min(t->dma_engines, J * p->kr0);
+        double cost = pe_ns > dma_ns ? pe_ns : dma_ns;
+        if (best < 0 || cost < best) {
+            best = cost;
+            p->nsteps = ns;
+            memcpy(p->skw, skw, sizeof skw);
+            memcpy(p->sJ, sJ, sizeof sJ);
+        }
+    }
+    p->J = 1;
+    for (int64_t i = 0; i < p->nsteps; i++)
+        p->J = cg_max(p->J, p->sJ[i]);
+    p->kr = p->J * p->kr0;
+}
+
+/* General: channel tiles of <= pe.rows, (tile, tap) k-steps. */
+static void plan_tiles(const struct cv *c, struct gp *p, int64_t prow)
+{
+    p->ct = cg_min(c->Cg, prow);
+    p->nKc = cg_cdiv(c->Cg, p->ct);
+    /* spread the channels over the tiles (c = p*nKc + kc) when they divide evenly: a
+     * partition's channels are then adjacent in HBM, for the image and the weights */
+    p->ilv = p->nKc > 1 && c->Cg % p->nKc == 0 && !cg_resident(&c->vx);
+    if (p->ilv)
+        p->ct = c->Cg / p->nKc;
+    p->wilv = cg_resident(&c->vx) && p->wcustom && p->nKc > 1 && c->Cg == p->nKc * p->ct;
+    p->kr = p->ct;
+    p->nsteps = p->nKc * c->KH * c->KW;
+    p->slab = 0;
+    p->rs = 0;
+}
+
+/* The largest band of output rows (a multiple of the chunk rows) whose image buffers fit
+ * beside fixed bytes; 0 when none. */
+static int64_t plan_band(const struct cv *c, const struct gp *p, uint64_t fixed, uint64_t budget)
+{
+    size_t ex = ls_dtype_size(c->vx.dt);
+    int multi = c->N * c->G > 1;
+    for (int64_t Rb = c->OH; Rb >= 1;) {
+        int nxb = multi || cg_cdiv(c->OH, Rb) > 1 ? 2 : 1;
+        if (fixed + (uint64_t)nxb * al64(x_bytes(c, p, Rb, ex)) <= budget)
+            return Rb;
+        if (Rb == 1)
+            return 0;
+        Rb = Rb > p->ohc ? ((Rb - 1) / p->ohc) * p->ohc : Rb - 1;
+        if (Rb < 1)
+            Rb = 1;
+    }
+    return 0;
+}
+
+/* Small outputs: rows of one m-tile are shorter than a descriptor; spread the output
+ * channels over the m-tiles instead, so that a partition's channels are adjacent. */
+static void plan_oilv(const struct cv *c, struct gp *p, uint64_t fixed, uint64_t budget,
+                      int64_t dbytes)
+{
+    size_t ex = ls_dtype_size(c->vx.dt), eo = ls_dtype_size(c->vo.dt);
+    uint64_t ohw = (uint64_t)c->OH * c->OW;
+    uint64_t obig = al64((uint64_t)p->nM * ohw * eo);
+    p->oilv = 0;
+    if (cg_resident(&c->vo) || c->N != 1 || p->nbands != 1 || p->nMg != 1 || p->owc != c->OW ||
+        p->nM <= 1 || c->Og % p->nM != 0 || ohw * eo >= (uint64_t)dbytes ||
+        fixed - 2 * p->obytes + obig + (uint64_t)p->nxb * al64(x_bytes(c, p, p->Rb, ex)) > budget)
+        return;
+    p->oilv = 1;
+    p->mt = c->Og / p->nM;
+    p->mgl = p->mg; /* an m-tile's columns spread over every output channel */
+    p->obytes = obig;
+    p->spiece = cg_min(p->nM, cg_max(1, cg_cdiv(dbytes, (int64_t)(ohw * eo))));
+    if (2 * p->spiece > p->nM)
+        p->spiece = p->nM;
+}
+
+/* Weight groups: the most m-tiles per group (halving) whose weights, staging and a band
+ * fit the budget; -1 when none does. */
+static int plan_groups(const struct cv *c, struct gp *p, uint64_t budget)
+{
+    const struct sim_target *t = c->e->t;
+    size_t ex = ls_dtype_size(c->vx.dt), ew = ls_dtype_size(c->vw.dt);
+    int64_t taps = c->KH * c->KW;
+    uint64_t mrow = (uint64_t)p->mt * taps * ew;   /* one m-tile's weights per partition row */
+    for (int64_t mg = p->nM; mg >= 1; mg = mg > 1 ? cg_cdiv(mg, 2) : 0) {
+        int64_t nMg = cg_cdiv(p->nM, mg);
+        uint64_t wkc = (uint64_t)cg_min(mg * p->mt, c->Og) * (p->fold ? c->KW : taps) * ew;
+        int nwb = nMg > 1 || c->G > 1 ? 2 : 1;
+        uint64_t wtot = (uint64_t)nwb * al64(p->fold ? wkc : wkc * (uint64_t)p->nKc);
+        uint64_t fixed = wtot + 2 * p->obytes;
+        int64_t best = fixed < budget ? plan_band(c, p, fixed, budget) : 0;
+        if (!best)
+            continue;
+        p->mg = mg;
+        p->nMg = nMg;
+        p->nwb = nwb;
+        p->wkc = wkc;
+        p->Rb = best;
+        p->nbands = cg_cdiv(c->OH, best);
+        p->nxb = c->N * c->G > 1 || p->nbands > 1 ? 2 : 1;
+        p->xkc = p->fold ? x_bytes(c, p, best, ex) : x_bytes(c, p, best, ex) / (uint64_t)p->nKc;
+        /* weight DMAs: one per run of m-tiles whose rows reach a full descriptor */
+        int64_t dbytes = (int64_t)(t->dma_desc_min_ns * t->dma_bytes_per_ns) + 1;
+        p->mgl = p->fold ? mg : cg_min(mg, cg_max(1, cg_cdiv(dbytes, (int64_t)mrow)));
+        if ((p->ilv || p->wilv) && 2 * p->mgl > mg)
+            p->mgl = mg; /* whole rows: one contiguous run per partition */
+        plan_oilv(c, p, fixed, budget, dbytes);
+        return 0;
+    }
+    return -1;
+}
+
 static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
 {
     const struct sim_target *t = c->e->t;
-    size_t ex = ls_dtype_size(c->vx.dt), ew = ls_dtype_size(c->vw.dt), eo = ls_dtype_size(c->vo.dt);
+    size_t eo = ls_dtype_size(c->vo.dt);
     int64_t tmax = cg_min(t->pe_moving_max, t->psum_bank_bytes / 4);
     int64_t prow = cg_min(t->pe_rows, t->sbuf_partitions), pcol = cg_min(t->pe_cols, t->sbuf_partitions);
-    int64_t taps = c->KH * c->KW;
     uint32_t nb = c->e->s->psum_nbanks ? c->e->s->psum_nbanks : 1;
     int64_t Gp = nb >= 2 ? nb / 2 : 1;
     p->ohc = c->OW <= tmax ? cg_max(1, cg_min(c->OH, tmax / c->OW)) : 1;
@@ -572,148 +750,11 @@ static int plan_gemm(struct cv *c, struct gp *p, uint64_t budget)
                  !cg_resident(&c->vw);
     p->fold = !p->nofold && c->G == 1 && c->KH > 1 && c->C * c->KH <= prow && c->C <= 32 && p->wcustom &&
               !cg_resident(&c->vx);
-    if (p->fold) {
-        p->ct = c->C;
-        p->nKc = 1;
-        p->kr = c->C * c->KH;
-        p->nsteps = c->KW;
-        p->mg = p->nM;
-        p->nMg = 1;
-        p->mgl = p->nM;
-        p->wkc = al64((uint64_t)c->KW * c->Og * ew);
-        /* rows one by one (a descriptor each) or one slab of rows per partition */
-        int64_t rows = c->OH;
-        double row_ns = cg_max(1, (int64_t)((double)c->W * ex / t->dma_bytes_per_ns)) ;
-        double strided = (double)rows * (row_ns > t->dma_desc_min_ns ? row_ns : t->dma_desc_min_ns);
-        double slab = (double)((rows - 1) * c->sh + 1) * c->W * ex / t->dma_bytes_per_ns;
-        p->slab = c->sh > 1 && slab < strided;
-        if (c->sh == 1)
-            p->slab = 1;
-        p->rs = p->slab ? c->sh * c->W : c->W;
-        /* partition order: fewer input DMAs per band (one per channel and run of kernel rows
-         * with the same padding rows, or one per kernel row) */
-        int64_t runs = 1;
-        for (int64_t kh = 1; kh < c->KH; kh++) {
-            int64_t a, b, u, v;
-            valid_range(c->H, c->sh, c->ph, kh * c->dh, 0, c->OH, &a, &b);
-            valid_range(c->H, c->sh, c->ph, (kh - 1) * c->dh, 0, c->OH, &u, &v);
-            runs += a != u || b != v;
-        }
-        p->khmajor = c->KH < c->C * runs;
-        if ((uint64_t)c->KW * p->mt * ew * 2 > budget || c->KW > 64) /* one m-tile at least */
-            p->fold = 0;
-        /* fold kernel columns too: J copies of the rows, copy j shifted by j*dw elements, so
-         * that a k-step contracts J consecutive columns with the same padding columns. J
-         * balances the PE time (k-steps) against the DMA time (J loads of the image). */
-        p->kr0 = c->C * c->KH;
-        double part_ns = p->slab ? slab : strided, best = -1;
-        for (int64_t J = 1; p->fold && J <= cg_min(prow / p->kr0, 8); J++) {
-            int64_t ns = 0, skw[64], sJ[64];
-            for (int64_t kw = 0; kw < c->KW;) {
-                int64_t a, b, k2 = kw + 1;
-                valid_range(c->W, c->sw, c->pw, kw * c->dw, 0, c->OW, &a, &b);
-                for (; k2 < c->KW && k2 - kw < J; k2++) {
-                    int64_t u, v;
-                    valid_range(c->W, c->sw, c->pw, k2 * c->dw, 0, c->OW, &u, &v);
-                    if (u != a || v != b)
-                        break;
-                }
-                skw[ns] = kw;
-                sJ[ns++] = k2 - kw;
-                kw = k2;
-            }
-            double pe_ns = (double)ns * c->OH * c->OW * p->nM / t->pe_mhz * 1000.0;
-            double dma_ns = (double)J * p->kr0 * part_ns /
-                            (double)cg_min(t->dma_engines, J * p->kr0);
-            double cost = pe_ns > dma_ns ? pe_ns : dma_ns;
-            if (best < 0 || cost < best) {
-                best = cost;
-                p->J = J;
-                p->nsteps = ns;
-                memcpy(p->skw, skw, sizeof skw);
-                memcpy(p->sJ, sJ, sizeof sJ);
-            }
-        }
-        p->J = 1;
-        for (int64_t i = 0; i < p->nsteps; i++)
-            p->J = cg_max(p->J, p->sJ[i]);
-        p->kr = p->J * p->kr0;
-    }
-    if (!p->fold) {
-        p->ct = cg_min(c->Cg, prow);
-        p->nKc = cg_cdiv(c->Cg, p->ct);
-        /* spread the channels over the tiles (c = p*nKc + kc) when they divide evenly: a
-         * partition's channels are then adjacent in HBM, for the image and the weights */
-        p->ilv = p->nKc > 1 && c->Cg % p->nKc == 0 && !cg_resident(&c->vx);
-        if (p->ilv)
-            p->ct = c->Cg / p->nKc;
-        p->wilv = cg_resident(&c->vx) && p->wcustom && p->nKc > 1 && c->Cg == p->nKc * p->ct;
-        p->kr = p->ct;
-        p->nsteps = p->nKc * taps;
-        p->slab = 0;
-        p->rs = 0;
-    }
-    uint64_t mrow = (uint64_t)p->mt * taps * ew;   /* one m-tile's weights per partition row */
-    int multi = c->N * c->G > 1;
-    for (int64_t mg = p->nM; mg >= 1; mg = mg > 1 ? cg_cdiv(mg, 2) : 0) {
-        if (mg == 1 && p->nM > 1 && 0)
-            break;
-        int64_t nMg = cg_cdiv(p->nM, mg);
-        uint64_t wkc = (uint64_t)cg_min(mg * p->mt, c->Og) * (p->fold ? c->KW : taps) * ew;
-        int nwb = nMg > 1 || c->G > 1 ? 2 : 1;
-        uint64_t wtot = (uint64_t)nwb * al64(p->fold ? wkc : wkc * (uint64_t)p->nKc);
-        uint64_t fixed = wtot + 2 * p->obytes;
-        if (fixed >= budget)
-            continue;
-        /* largest band: a multiple of the chunk rows */
-        int64_t best = 0;
-        for (int64_t Rb = c->OH; Rb >= 1; ) {
-            int64_t nbands = cg_cdiv(c->OH, Rb);
-            int nxb = multi || nbands > 1 ? 2 : 1;
-            if (fixed + (uint64_t)nxb * al64(x_bytes(c, p, Rb, ex)) <= budget) {
-                best = Rb;
-                break;
-            }
-            if (Rb == 1)
-                break;
-            Rb = Rb > p->ohc ? ((Rb - 1) / p->ohc) * p->ohc : Rb - 1;
-            if (Rb < 1)
-                Rb = 1;
-        }
-        if (!best)
-            continue;
-        p->mg = mg;
-        p->nMg = nMg;
-        p->nwb = nwb;
-        p->wkc = wkc;
-        p->Rb = best;
-        p->nbands = cg_cdiv(c->OH, best);
-        p->nxb = multi || p->nbands > 1 ? 2 : 1;
-        p->xkc = p->fold ? x_bytes(c, p, best, ex) : x_bytes(c, p, best, ex) / (uint64_t)p->nKc;
-        /* weight DMAs: one per run of m-tiles whose rows reach a full descriptor */
-        int64_t dbytes = (int64_t)(t->dma_desc_min_ns * t->dma_bytes_per_ns) + 1;
-        p->mgl = p->fold ? mg : cg_min(mg, cg_max(1, cg_cdiv(dbytes, (int64_t)mrow)));
-        if ((p->ilv || p->wilv) && 2 * p->mgl > mg)
-            p->mgl = mg; /* whole rows: one contiguous run per partition */
-        /* small outputs: rows of one m-tile are shorter than a descriptor; spread the output
-         * channels over the m-tiles instead, so that a partition's channels are adjacent */
-        uint64_t ohw = (uint64_t)c->OH * c->OW;
-        uint64_t obig = al64((uint64_t)p->nM * ohw * eo);
-        p->oilv = 0;
-        if (!cg_resident(&c->vo) && c->N == 1 && p->nbands == 1 && nMg == 1 && p->owc == c->OW && p->nM > 1 &&
-            c->Og % p->nM == 0 && ohw * eo < (uint64_t)dbytes &&
-            fixed - 2 * p->obytes + obig + (uint64_t)p->nxb * al64(x_bytes(c, p, best, ex)) <= budget) {
-            p->oilv = 1;
-            p->mt = c->Og / p->nM;
-            p->mgl = mg; /* an m-tile's columns spread over every output channel */
-            p->obytes = obig;
-            p->spiece = cg_min(p->nM, cg_max(1, cg_cdiv(dbytes, (int64_t)(ohw * eo))));
-            if (2 * p->spiece > p->nM)
-                p->spiece = p->nM;
-        }
-        return 0;
-    }
-    return -1;
+    if (p->fold)
+        plan_fold(c, p, budget, prow);
+    if (!p->fold)
+        plan_tiles(c, p, prow);
+    return plan_groups(c, p, budget);
 }
 
 /* the (kc, tap) of k-step s */
