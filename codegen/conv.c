@@ -815,7 +815,6 @@ static int64_t emit_dma(struct cv *c, int cls, struct sim_operand *dst, struct s
     return cg_emit(c->e, &in, deps, nd);
 }
 
-#define GEMM_BANKS 64        /* psum.banks' upper bound (sim/target.c): bank indices below it */
 #define GEMM_FOLD_LOADS 256  /* folded image loads of a band: at most one per partition */
 #define GEMM_PIECE_STORES 128
 
@@ -830,7 +829,7 @@ struct gs {
     uint32_t nb;
     uint64_t wbuf[2], xbuf[2], obuf[2];
     int64_t wr[2], xr[2], orr[2];
-    int64_t bank_reader[GEMM_BANKS];    /* the last evacuation of each PSUM bank */
+    int64_t bank_reader[SIM_PSUM_BANKS_MAX];    /* the last evacuation of each PSUM bank */
     int64_t *hw;                        /* weight loads per (k-tile, sub-group) */
     int64_t *hx;                        /* image loads per (k-tile, row piece) */
     int64_t *order;                     /* the k-steps of a group, in issue order */
@@ -851,9 +850,9 @@ struct gs {
 /* One group of chunks of one m-tile, each chunk on its own PSUM bank. */
 struct gq {
     int64_t mi, m0, ml, q0, qn, first, no, hev;
-    uint32_t bank[GEMM_BANKS];
-    int64_t last_mm[GEMM_BANKS], hz[GEMM_BANKS];
-    int started[GEMM_BANKS];
+    uint32_t bank[SIM_PSUM_BANKS_MAX];
+    int64_t last_mm[SIM_PSUM_BANKS_MAX], hz[SIM_PSUM_BANKS_MAX];
+    int started[SIM_PSUM_BANKS_MAX];
 };
 
 /* Folded weights of the group: stored [C, KH, KW, O] (chosen at compile time); copy j, on
@@ -1154,7 +1153,7 @@ static int gemm_group_begin(struct gs *s, struct gq *q)
         if (q->first >= 0)
             continue;
         const struct chunk *k = &s->ch[q->q0 + j];
-        int64_t *rd = &s->bank_reader[q->bank[j] % GEMM_BANKS];
+        int64_t *rd = &s->bank_reader[q->bank[j] % SIM_PSUM_BANKS_MAX];
         struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
         ms.dst = sim_psum(0, (uint32_t)q->ml, (uint64_t)q->bank[j] * e->t->psum_bank_bytes,
                           LS_DT_FP32, (uint32_t)(k->rn * k->cn));
@@ -1259,7 +1258,7 @@ static int gemm_matmul(struct gs *s, struct gq *q, int64_t st, int64_t kl, int64
             if (s->hx[kc * 4 + i] >= 0)
                 deps[nd++] = s->hx[kc * 4 + i];
     }
-    int64_t rd = s->bank_reader[q->bank[j] % GEMM_BANKS];
+    int64_t rd = s->bank_reader[q->bank[j] % SIM_PSUM_BANKS_MAX];
     if (q->last_mm[j] < 0 && rd >= 0)
         deps[nd++] = rd;
     if (q->hz[j] >= 0 && q->last_mm[j] < 0)
@@ -1331,7 +1330,7 @@ static int gemm_evacuate_chunk(struct gs *s, struct gq *q, int64_t j, int ob, ui
                        c->vo.dt, (uint64_t)te);
     ev.src = sim_psum(0, (uint32_t)q->ml, (uint64_t)q->bank[j] * e->t->psum_bank_bytes, LS_DT_FP32,
                       (uint32_t)te);
-    int64_t *rd = &s->bank_reader[q->bank[j] % GEMM_BANKS];
+    int64_t *rd = &s->bank_reader[q->bank[j] % SIM_PSUM_BANKS_MAX];
     if (s->ores) { /* straight into the resident output block */
         if (cg_box(&c->vo, olo, olen, NULL, 1, 1, s->oord + 1, s->nord - 1, &ev.dst))
             return cg_fail(e, "op %s: resident output pattern", c->x->name);
@@ -1458,7 +1457,7 @@ static int gemm_init(struct gs *s, struct cv *c, const int8_t *pax, const struct
         return e->fail;
     for (int i = 0; i < 2; i++)
         s->wr[i] = s->xr[i] = s->orr[i] = -1;
-    for (int i = 0; i < GEMM_BANKS; i++)
+    for (int i = 0; i < SIM_PSUM_BANKS_MAX; i++)
         s->bank_reader[i] = -1;
     int64_t nchunk_max = (p->Rb + p->ohc - 1) / p->ohc * cg_cdiv(c->OW, p->owc) + 1;
     s->hw = calloc((size_t)(p->nKc * cg_cdiv(p->mg, p->mgl)) + 1, sizeof *s->hw);
@@ -1525,10 +1524,10 @@ struct sw {
     int32_t tx, tw;
     int64_t hwk[SW_TILES];              /* the weight load of each channel tile */
     int64_t hxl[SW_TILES], nhx;         /* the image loads (or its padded copy) of image n */
-    int64_t xr, orr[2], bank_reader[GEMM_BANKS], groups, stores;
+    int64_t xr, orr[2], bank_reader[SIM_PSUM_BANKS_MAX], groups, stores;
     int64_t n, a0, al, og, gn, nbk;     /* image, partition tile, output channel group */
-    uint32_t bank[GEMM_BANKS];
-    int64_t last[GEMM_BANKS];
+    uint32_t bank[SIM_PSUM_BANKS_MAX];
+    int64_t last[SIM_PSUM_BANKS_MAX];
 };
 
 /* The plan: 1 when it does not apply (groups, layouts, T < 32 channels per bank, too many
@@ -1742,7 +1741,7 @@ static int sw_step(struct sw *s, int64_t fi, int64_t kk)
                                          LS_DT_FP32, (uint32_t)tn);
         int64_t psz[1] = {tn}, pst[1] = {s->F};
         cg_pattern(&ps, 1, psz, pst);
-        int64_t deps[3] = {hl, s->hwk[kc]}, rd = s->bank_reader[s->bank[j] % GEMM_BANKS];
+        int64_t deps[3] = {hl, s->hwk[kc]}, rd = s->bank_reader[s->bank[j] % SIM_PSUM_BANKS_MAX];
         size_t nd = 2;
         if (s->last[j] < 0 && rd >= 0)
             deps[nd++] = rd;
@@ -1778,7 +1777,7 @@ static int sw_evacuate(struct sw *s)
         hev = cg_emit(e, &ev, deps, s->orr[ob] >= 0 && !s->ores ? 2 : 1);
         if (hev < 0)
             return e->fail;
-        s->bank_reader[s->bank[j] % GEMM_BANKS] = hev;
+        s->bank_reader[s->bank[j] % SIM_PSUM_BANKS_MAX] = hev;
         if (s->ores)
             cg_wrote(e, c->x->output, s->po, hev);
     }
@@ -1826,7 +1825,7 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
         return e->fail;
     s.tx = c->x->inputs[0];
     s.tw = c->x->inputs[1];
-    for (int i = 0; i < GEMM_BANKS; i++)
+    for (int i = 0; i < SIM_PSUM_BANKS_MAX; i++)
         s.bank_reader[i] = -1;
     if (sw_weights(&s))
         return e->fail;

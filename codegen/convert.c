@@ -398,7 +398,6 @@ static int lower_strided(struct cg_em *e, struct cvc *c, int32_t t)
     return e->fail;
 }
 
-#define CV_BANKS 64 /* psum.banks' upper bound (sim/target.c) */
 
 /* One run of a tiled conversion (PE, DVE or DMA transposes): its buffers, the last reader
  * or writer of each, and the current tile, a-block and row. */
@@ -410,7 +409,7 @@ struct cvr {
     int64_t nr, OBe;
     uint64_t OB, ib[2], ob[2], stage;
     uint32_t nbank;
-    int64_t in_reader[2], bank_reader[CV_BANKS], out_reader[2][CV_MAXK], last_w[CV_MAXK];
+    int64_t in_reader[2], bank_reader[SIM_PSUM_BANKS_MAX], out_reader[2][CV_MAXK], last_w[CV_MAXK];
     int64_t tile, nload, ntr, nfirst;
     int64_t chain;                      /* DVE / DMA transposes: one serial chain (the DVE
                                            staging block is shared by all tiles) */
@@ -571,7 +570,7 @@ static int cvr_pe_group(struct cvr *r, int64_t j0, int64_t gn, int64_t bl)
     struct cg_em *e = r->e;
     const struct sim_target *tg = c->tg;
     uint32_t bank = e->s->psum_bank0 + (uint32_t)(r->ntr % r->nbank);
-    int64_t ht = -1, *rd = &r->bank_reader[bank % CV_BANKS];
+    int64_t ht = -1, *rd = &r->bank_reader[bank % SIM_PSUM_BANKS_MAX];
     for (int64_t u = 0; u < gn; u++) {
         struct sim_instr tr = cg_instr(e, LS_ENGINE_PE, SIM_OP_PE_TRANSPOSE, SIM_FN_NONE);
         tr.src = cg_sb(r->ipart, (uint32_t)r->al,
@@ -762,7 +761,7 @@ static int cvr_init(struct cvr *r)
     r->nr = cg_split_tiles(&r->sp);
     r->in_reader[0] = r->in_reader[1] = -1;
     r->chain = -1;
-    for (int i = 0; i < CV_BANKS; i++)
+    for (int i = 0; i < SIM_PSUM_BANKS_MAX; i++)
         r->bank_reader[i] = -1;
     for (int p = 0; p < 2; p++)
         for (int j = 0; j < CV_MAXK; j++)

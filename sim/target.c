@@ -53,7 +53,7 @@ static const struct key_def keys[] = {
     K32("pe.rows", pe_rows, 1, 4096),
     K32("pool.start_cycles", pool_start_cycles, 0, 1000000),
     K32("psum.bank_bytes", psum_bank_bytes, 4, 1u << 24),
-    K32("psum.banks", psum_banks, 1, 64),
+    K32("psum.banks", psum_banks, 1, SIM_PSUM_BANKS_MAX),
     K64("sbuf.bytes_per_partition", sbuf_bytes_per_partition, 1, 4294967296.0),
     K32("sbuf.partitions", sbuf_partitions, 1, 4096),
     K64("sbuf.usable_bytes", sbuf_usable_bytes, 1, 4294967296.0),

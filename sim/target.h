@@ -18,6 +18,10 @@
 #define SIM_MAX_TICK_MHZ 100000u /* ticks run at the LCM of the clocks: at most 100 GHz */
 #define SIM_MAX_TICKS ((uint64_t)1 << 62) /* a run that ends later fails (no wrap-around) */
 
+/* The most PSUM banks a target may have (psum.banks' range): bank indices stay below it,
+ * so per-bank bookkeeping can be sized by it. */
+#define SIM_PSUM_BANKS_MAX 64
+
 struct sim_target {
     char name[64];
     /* clock.* (MHz) */
