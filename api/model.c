@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api_int.h"
+#include "costmodel/calib_run.h"
 #include "costmodel/calibrate.h"
 #include "costmodel/tie.h"
 #include "graph/model.h"
@@ -184,19 +185,19 @@ LAYSIM_API void laysim_table_free(laysim_table *tb)
     free(tb);
 }
 
-/* The samples of `laysim calibrate`: the microbenchmarks first, then each trace. */
-static int collect_samples(laysim_ctx *cx, const struct sim_target *t, const char *const *traces,
-                           int microbench, struct cm_calib *cal)
+/* How many entries a NULL-terminated list holds. */
+static int list_len(const char *const *l)
 {
-    size_t nmb = 0;
-    int rc = microbench ? cm_microbench_run(t, cal, NULL, &nmb, &cx->err) : 0;
-    for (size_t i = 0; !rc && traces && traces[i]; i++)
-        rc = cm_calib_add_trace(cal, traces[i], t->dma_engines, &cx->err);
-    return rc;
+    int n = 0;
+    while (l && l[n])
+        n++;
+    return n;
 }
 
-LAYSIM_API int laysim_calibrate(laysim_ctx *cx, const laysim_target *t, const laysim_table *prior,
-                                const char *const *traces, int microbench, laysim_table **out)
+LAYSIM_API int laysim_calibrate_ex(laysim_ctx *cx, const laysim_target *t,
+                                   const laysim_table *prior, const char *const *traces,
+                                   const char *const *programs, int microbench, unsigned flags,
+                                   laysim_table **out, int *is_prior)
 {
     API_CX(cx);
     int rc;
@@ -204,24 +205,40 @@ LAYSIM_API int laysim_calibrate(laysim_ctx *cx, const laysim_target *t, const la
         (rc = api_need(cx, out, "laysim_calibrate", "out")))
         return rc;
     *out = NULL;
-    if (!microbench && !(traces && traces[0]))
+    int n = list_len(traces);
+    if (!microbench && n == 0)
         return api_fail(cx, LAYSIM_EINPUT, "laysim_calibrate: nothing to fit: give traces or "
                         "microbench");
+    if (programs && list_len(programs) != n)
+        return api_fail(cx, LAYSIM_EINPUT, "laysim_calibrate: %d programs for %d traces: give "
+                        "one program per trace, in the same order", list_len(programs), n);
     struct cm_table start;
     if (prior)
         start = prior->tb;
     else
         cm_table_default(&t->t, &start);
-    struct cm_calib cal;
-    cm_calib_init(&cal);
+    struct cm_run_opts o;
+    cm_run_opts_init(&o);
+    o.traces = traces;
+    o.progs = programs;
+    o.ntraces = n;
+    o.micro = microbench;
+    o.keep_worse = (flags & LAYSIM_CALIBRATE_KEEP_WORSE) != 0;
+    o.quiet = 1;
+    struct cm_run r;
     laysim_table *fit = NULL;
-    if (!(rc = collect_samples(cx, &t->t, traces, microbench, &cal)) && !(rc = new_table(cx, &fit)))
-        rc = cm_calib_fit(&cal, &start, &fit->tb, NULL, &cx->err);
-    cm_calib_free(&cal);
-    if (rc) {
-        free(fit);
-        return api_done(cx, rc);
+    if (!(rc = cm_calibrate(&o, &t->t, &start, &r, &cx->err)) && !(rc = new_table(cx, &fit))) {
+        fit->tb = *r.out;
+        if (is_prior)
+            *is_prior = r.out == &start;
+        *out = fit;
     }
-    *out = fit;
-    return api_done(cx, 0);
+    cm_run_free(&r);
+    return api_done(cx, rc);
+}
+
+LAYSIM_API int laysim_calibrate(laysim_ctx *cx, const laysim_target *t, const laysim_table *prior,
+                                const char *const *traces, int microbench, laysim_table **out)
+{
+    return laysim_calibrate_ex(cx, t, prior, traces, NULL, microbench, 0, out, NULL);
 }

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/targetargs.h"
+#include "costmodel/calib_run.h"
 #include "costmodel/calibrate.h"
 #include "sim/isa.h"
 #include "sim/target.h"
@@ -203,13 +204,6 @@ static void pipe_print(const struct cm_fit_report *rep)
     printf("\n");
 }
 
-/* The group fit predicts the held-out traces worse than the prior table: the prior is what
- * calibrate writes then (a calibration that makes predictions worse must not ship). */
-static int fit_worse(const struct cm_trace_fit *gr)
-{
-    return gr->done && gr->held_traces && gr->held_after > gr->held_prior;
-}
-
 static void dep_print(const struct cm_trace_fit *gr)
 {
     printf("dependency latency measured (engine cycles; the floor of %zu gaps before "
@@ -218,7 +212,8 @@ static void dep_print(const struct cm_trace_fit *gr)
            gr->dep[LS_ENGINE_POOL], gr->dep[LS_ENGINE_COUNT]);
 }
 
-static void group_print(const struct cm_trace_fit *gr, int ntraces, int fit_written, int none)
+static void group_print(const struct cm_trace_fit *gr, int ntraces, int fit_written, int none,
+                        int worse)
 {
     if (ntraces == 0)
         return;
@@ -256,7 +251,7 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces, int fit_writ
         printf("dependency latency fitted (engine cycles): act %.1f, dve %.1f, pool %.1f, "
                "tiny extra %.1f\n", gr->dep[LS_ENGINE_ACT], gr->dep[LS_ENGINE_DVE],
                gr->dep[LS_ENGINE_POOL], gr->dep[LS_ENGINE_COUNT]);
-    if (fit_worse(gr))
+    if (worse) /* a calibration that makes predictions worse must not ship */
         printf("WARNING: the fitted table predicts the held-out programs WORSE than its prior "
                "(%.4f against %.4f): %s\n", gr->held_after, gr->held_prior,
                fit_written ? "written anyway (--keep-worse); do not use it in place of the prior"
@@ -265,8 +260,8 @@ static void group_print(const struct cm_trace_fit *gr, int ntraces, int fit_writ
 
 /* The command line of calibrate. */
 struct cal_opts {
-    const char *traces[64], *progs[64];
-    int ntr, nprog;
+    const char **traces, **progs;   /* --traces, --programs in order (malloc'd) */
+    int ntr, nprog, captr, capprog;
     const char *prior, *aggn, *scalesn, *mbtrace, *report, *outp;
     int micro, json, quiet, no_group, serial, issue, keep_worse, no_dep, dma_group, no_lomo;
     int explicit_form;         /* a flag of the fit's form given: no choice of it */
@@ -276,11 +271,19 @@ struct cal_opts {
     struct cli_target_args ta;
 };
 
-static int parse_list(const char **list, int *n, const char *opt, const char *arg)
+static int parse_list(const char ***list, int *n, int *cap, const char *arg)
 {
-    if (*n == 64)
-        return cli_usage("calibrate", "at most 64 %s", opt);
-    list[(*n)++] = arg;
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        const char **l = realloc(*list, (size_t)c * sizeof *l);
+        if (!l) {
+            fprintf(stderr, "laysim calibrate: out of memory\n");
+            return CLI_FAIL;
+        }
+        *list = l;
+        *cap = c;
+    }
+    (*list)[(*n)++] = arg;
     return CLI_OK;
 }
 
@@ -288,8 +291,8 @@ static int parse_list(const char **list, int *n, const char *opt, const char *ar
 static int parse_opt(struct cal_opts *o, int c, const char *arg, char **argv)
 {
     switch (c) {
-    case 'r': return parse_list(o->traces, &o->ntr, "--traces", arg);
-    case 'G': return parse_list(o->progs, &o->nprog, "--programs", arg);
+    case 'r': return parse_list(&o->traces, &o->ntr, &o->captr, arg);
+    case 'G': return parse_list(&o->progs, &o->nprog, &o->capprog, arg);
     case 'm': o->micro = 1; break;
     case 'p': o->prior = arg; break;
     case 'P':
@@ -382,142 +385,7 @@ static int parse_opts(struct cal_opts *o, int argc, char **argv)
     return rc;
 }
 
-/* One fit: what calibrate writes, its reports and its sample counts. */
-struct cal_fit {
-    struct cm_table fit;
-    const struct cm_table *out;         /* fit, or the prior when the fit is worse */
-    struct cm_fit_report *rep;
-    struct cm_trace_fit gr;
-    size_t nmb, ns;
-};
-
-/* The fit of the traces (and the microbenchmarks when micro): per instruction, then the
- * group fit (or the dependency latency alone), as the options say. */
-static int fit_traces(const struct cal_opts *o, const struct sim_target *t,
-                      const struct cm_table *prior, const char *const *traces,
-                      const char *const *progs, int ntr, int micro, const char *mbtrace,
-                      struct ls_progress *pb, uint64_t step, struct cal_fit *f,
-                      struct ls_error *err)
-{
-    struct cm_calib cal;
-    cm_calib_init(&cal);
-    cal.holdout = o->holdout;
-    memset(&f->gr, 0, sizeof f->gr);
-    int rc = micro ? cm_microbench_run(t, &cal, mbtrace, &f->nmb, err) : 0;
-    for (int i = 0; i < ntr && !rc; i++) {
-        rc = cm_calib_add_trace(&cal, traces[i], t->dma_engines, err);
-        if (pb)
-            ls_progress_update(pb, step + (uint64_t)(i + 1));
-    }
-    if (!rc)
-        rc = cm_calib_fit(&cal, prior, &f->fit, f->rep, err);
-    f->ns = cal.n;
-    cm_calib_free(&cal);
-    struct cm_fit_form form = {(enum cm_group_scales)o->scales, o->serial, o->issue, !o->no_dep,
-                               o->dma_group};
-    if (!rc && ntr && !o->no_group)
-        rc = cm_trace_group_fit(traces, progs, ntr, t, o->holdout, o->agg, form, prior, &f->fit,
-                                &f->gr, err);
-    if (!rc && ntr && progs && o->no_group && !o->no_dep) { /* the gaps say it alone */
-        rc = cm_trace_dep_measure(traces, progs, ntr, t, &f->fit, &f->gr.dep_gaps, err);
-        f->gr.dep_rows = f->gr.dep_gaps > 0;
-        for (int e = 0; e < LS_ENGINE_COUNT; e++)
-            f->gr.dep[e] = f->fit.dep[e];
-        f->gr.dep[LS_ENGINE_COUNT] = f->fit.dep_tiny;
-    }
-    if (!rc && o->dma_group && !f->fit.dma_group) { /* no group fit (or none done): the key */
-        f->fit.dma_group = 1;
-        f->fit.dma_group_lat = 1;
-    }
-    f->out = fit_worse(&f->gr) && !o->keep_worse ? prior : &f->fit;
-    return rc;
-}
-
-/* Leave-one-model-out: per model (its traces told apart by cm_trace_model_key), the error
- * of the table fitted on the other models' traces and of the prior, each predicting the
- * programs of the model left out (median relative program-time error). */
-#define CAL_MAX_MODELS 64
-struct lomo {
-    int nmodels;
-    int32_t key[CAL_MAX_MODELS];
-    int first[CAL_MAX_MODELS], ntraces[CAL_MAX_MODELS];
-    double fit[CAL_MAX_MODELS], prior[CAL_MAX_MODELS];
-    double fit_mean, prior_mean;
-};
-
-/* The model of each trace; lm->nmodels: the models (0 unless two or more). */
-static int model_keys(const struct cal_opts *o, int32_t *key, struct lomo *lm,
-                      struct ls_error *err)
-{
-    lm->nmodels = 0;
-    if (o->no_lomo || o->ntr < 2)
-        return 0;
-    for (int i = 0; i < o->ntr; i++) {
-        int rc = cm_trace_model_key(o->traces[i], &key[i], err);
-        if (rc)
-            return rc;
-        int m = 0;
-        while (key[i] >= 0 && m < lm->nmodels && lm->key[m] != key[i])
-            m++;
-        if (key[i] < 0)
-            continue;
-        if (m == lm->nmodels) {
-            lm->key[m] = key[i];
-            lm->first[m] = i;
-            lm->nmodels++;
-        }
-        lm->ntraces[m]++;
-    }
-    if (lm->nmodels < 2)
-        lm->nmodels = 0;
-    return 0;
-}
-
-static int leave_models_out(const struct cal_opts *o, const struct sim_target *t,
-                            const struct cm_table *prior, const int32_t *key, struct lomo *lm,
-                            struct ls_progress *pb, uint64_t step, struct ls_error *err)
-{
-    const char *sub[64], *subp[64];
-    const char *const *progs = o->nprog ? o->progs : NULL;
-    unsigned char mask[64];
-    struct cal_fit ff = {0};
-    if (!(ff.rep = calloc(1, sizeof *ff.rep)))
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    int rc = 0;
-    lm->fit_mean = lm->prior_mean = 0;
-    for (int m = 0; m < lm->nmodels && !rc; m++) {
-        int ns = 0;
-        for (int i = 0; i < o->ntr; i++) {
-            mask[i] = key[i] == lm->key[m];
-            if (!mask[i]) {
-                subp[ns] = progs ? progs[i] : NULL;
-                sub[ns++] = o->traces[i];
-            }
-        }
-        rc = fit_traces(o, t, prior, sub, progs ? subp : NULL, ns, o->micro, NULL, NULL, 0, &ff,
-                        err);
-        if (!rc)
-            rc = cm_trace_programs_error(o->traces, progs, o->ntr, mask, ff.out, t, &lm->fit[m],
-                                         err);
-        if (!rc)
-            rc = cm_trace_programs_error(o->traces, progs, o->ntr, mask, prior, t,
-                                         &lm->prior[m], err);
-        lm->fit_mean += lm->fit[m] / lm->nmodels;
-        lm->prior_mean += lm->prior[m] / lm->nmodels;
-        ls_progress_update(pb, step + (uint64_t)m + 1);
-    }
-    free(ff.rep);
-    return rc;
-}
-
-/* The tables fitted without each model predict it worse than the prior (within rounding,
- * as better_than_prior judges). */
-static int lomo_worse(const struct lomo *lm)
-{
-    return lm->nmodels >= 2 && lm->fit_mean > lm->prior_mean * (1 + 1e-3) + 1e-6;
-}
-
-static json_t *lomo_json(const struct lomo *lm, const struct cal_opts *o)
+static json_t *lomo_json(const struct cm_lomo *lm, const struct cal_opts *o)
 {
     json_t *root = json_object(), *arr = json_array();
     for (int m = 0; m < lm->nmodels; m++) {
@@ -531,11 +399,11 @@ static json_t *lomo_json(const struct lomo *lm, const struct cal_opts *o)
     json_object_set_new(root, "models", arr);
     json_object_set_new(root, "mean_median_rel_error", cli_json_num(lm->fit_mean));
     json_object_set_new(root, "mean_median_rel_error_prior", cli_json_num(lm->prior_mean));
-    json_object_set_new(root, "better_than_prior", json_boolean(!lomo_worse(lm)));
+    json_object_set_new(root, "better_than_prior", json_boolean(!cm_lomo_worse(lm)));
     return root;
 }
 
-static void lomo_print(const struct lomo *lm, const struct cal_opts *o, int fit_written)
+static void lomo_print(const struct cm_lomo *lm, const struct cal_opts *o, int fit_written)
 {
     printf("models left out in turn (%d, told apart by their operators): median program-time "
            "error of the table fitted on the other models' traces / of the prior:\n",
@@ -544,7 +412,7 @@ static void lomo_print(const struct lomo *lm, const struct cal_opts *o, int fit_
         printf("  the model of %s (%d traces): %.4f / %.4f\n", o->traces[lm->first[m]],
                lm->ntraces[m], lm->fit[m], lm->prior[m]);
     printf("  mean %.4f / %.4f: ", lm->fit_mean, lm->prior_mean);
-    if (!lomo_worse(lm))
+    if (!cm_lomo_worse(lm))
         printf("better than the prior on models the fit did not see\n");
     else
         printf("WORSE than the prior on models the fit did not see: %s\n",
@@ -558,70 +426,42 @@ static const char *const form_names[2] = {"group fit, DMA latency per DMA",
                                           "no group fit, DMA latency per group"};
 
 /* The form of the fit kept, and whether it was chosen on the models left out. */
-static json_t *form_json(const struct cal_opts *o, const struct lomo *lm, const struct lomo *other)
+static json_t *form_json(const struct cm_run *r)
 {
     json_t *x = json_object();
-    json_object_set_new(x, "group_fit", json_boolean(!o->no_group));
-    json_object_set_new(x, "dma_latency", json_string(o->dma_group ? "per-group" : "per-dma"));
-    json_object_set_new(x, "chosen_on_models_left_out", json_boolean(other != NULL));
-    if (other) {
-        json_object_set_new(x, "mean_median_rel_error", cli_json_num(lm->fit_mean));
-        json_object_set_new(x, "other_mean_median_rel_error", cli_json_num(other->fit_mean));
+    json_object_set_new(x, "group_fit", json_boolean(!r->no_group));
+    json_object_set_new(x, "dma_latency", json_string(r->dma_group ? "per-group" : "per-dma"));
+    json_object_set_new(x, "chosen_on_models_left_out", json_boolean(r->form_chosen));
+    if (r->form_chosen) {
+        json_object_set_new(x, "mean_median_rel_error", cli_json_num(r->lomo.fit_mean));
+        json_object_set_new(x, "other_mean_median_rel_error", cli_json_num(r->other.fit_mean));
     }
     return x;
 }
 
-/* Write the table calibrate chose (out: the fit or the prior) and the report, then print
- * the summary. */
-static int report_fit(const struct cm_table *out, struct cal_fit *f, const struct lomo *lm,
-                      const struct cal_opts *o, const struct lomo *other)
+/* The report of the fit as JSON (written with --report, printed with --json). */
+static json_t *run_json(struct cm_run *r, const struct cal_opts *o)
 {
-    struct ls_error err = {0};
-    struct cm_table *fit = &f->fit;
-    const struct cm_fit_report *rep = f->rep;
-    const struct cm_trace_fit *gr = &f->gr;
-    int ntraces = o->ntr, json = o->json, rc;
-    const char *outp = o->outp, *report = o->report;
-    if (o->aggn && out == fit) /* the prior, when it is written, is written as it was judged */
-        cm_table_set_aggregate(fit, o->agg, -1);
-    if ((rc = cm_table_write(out, outp, &err)))
-        return cli_report(&err);
-    json_t *rj = report_json(fit, rep);
-    json_object_set_new(rj, "microbenchmarks", json_integer((json_int_t)f->nmb));
-    json_object_set_new(rj, "samples", json_integer((json_int_t)f->ns));
+    const struct cm_fit_report *rep = r->rep;
+    json_t *rj = report_json(&r->fit, rep);
+    json_object_set_new(rj, "microbenchmarks", json_integer((json_int_t)r->nmb));
+    json_object_set_new(rj, "samples", json_integer((json_int_t)r->ns));
     json_t *pl = json_object();
     for (int e = 0; e < LS_ENGINE_COUNT; e++)
         json_object_set_new(pl, ls_engine_name((enum ls_engine)e), json_real(rep->pipe_lat[e]));
     json_object_set_new(rj, "pipeline_latency", pl);
-    if (ntraces)
-        json_object_set_new(rj, "group_fit", group_json(gr));
-    if (lm->nmodels)
-        json_object_set_new(rj, "model_holdout", lomo_json(lm, o));
-    json_object_set_new(rj, "form", form_json(o, lm, other));
-    json_object_set_new(rj, "written", json_string(out == fit ? "fit" : "prior"));
-    if (report) {
-        char *s = json_dumps(rj, JSON_INDENT(2));
-        rc = s ? ls_write_file_atomic(report, s, strlen(s), &err) : LS_ERR_NOMEM;
-        free(s);
-        if (rc) {
-            json_decref(rj);
-            return rc == LS_ERR_NOMEM ? CLI_FAIL : cli_report(&err);
-        }
-    }
-    if (json)
-        return cli_print_json(rj) ? CLI_FAIL : CLI_OK;
-    printf("%d of %d entries with samples fitted (%d good, %d weak; %d rejected, %d kept the "
-           "prior) from %zu samples (%zu microbenchmarks) -> %s\n",
-           rep->verdicts[CM_GOOD] + rep->verdicts[CM_WEAK], rep->n, rep->verdicts[CM_GOOD],
-           rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR], f->ns,
-           f->nmb, outp);
-    pipe_print(rep);
-    group_print(gr, ntraces, out == fit, o->no_group);
-    if (lm->nmodels)
-        lomo_print(lm, o, out == fit);
-    if (other)
-        printf("form chosen on the models left out: %s (mean median error %.4f; %s: %.4f)\n",
-               form_names[o->no_group], lm->fit_mean, form_names[!o->no_group], other->fit_mean);
+    if (o->ntr)
+        json_object_set_new(rj, "group_fit", group_json(&r->gr));
+    if (r->lomo.nmodels)
+        json_object_set_new(rj, "model_holdout", lomo_json(&r->lomo, o));
+    json_object_set_new(rj, "form", form_json(r));
+    json_object_set_new(rj, "written", json_string(r->out == &r->fit ? "fit" : "prior"));
+    return rj;
+}
+
+/* The per-entry table of the summary. */
+static void entries_print(const struct cm_table *fit, const struct cm_fit_report *rep)
+{
     int better = better_than_prior(rep);
     if (better < 0)
         printf("held out: no samples (too few per entry, or --holdout 0): the table is not "
@@ -646,86 +486,92 @@ static int report_fit(const struct cm_table *out, struct cal_fit *f, const struc
     }
     printf("  (held_out: median relative error of the held-out samples, fit/prior; a fit "
            "worse than its prior there is rejected)\n");
+}
+
+/* Write the table calibrate chose (r->out: the fit or the prior) and the report, then print
+ * the summary. */
+static int report_fit(struct cm_run *r, const struct cal_opts *o)
+{
+    struct ls_error err = {0};
+    const struct cm_fit_report *rep = r->rep;
+    int rc, wrote_fit = r->out == &r->fit;
+    if (o->aggn && wrote_fit) /* the prior, when it is written, is written as it was judged */
+        cm_table_set_aggregate(&r->fit, o->agg, -1);
+    if ((rc = cm_table_write(r->out, o->outp, &err)))
+        return cli_report(&err);
+    json_t *rj = run_json(r, o);
+    if (o->report) {
+        char *s = json_dumps(rj, JSON_INDENT(2));
+        rc = s ? ls_write_file_atomic(o->report, s, strlen(s), &err) : LS_ERR_NOMEM;
+        free(s);
+        if (rc) {
+            json_decref(rj);
+            return rc == LS_ERR_NOMEM ? CLI_FAIL : cli_report(&err);
+        }
+    }
+    if (o->json)
+        return cli_print_json(rj) ? CLI_FAIL : CLI_OK;
     json_decref(rj);
+    printf("%d of %d entries with samples fitted (%d good, %d weak; %d rejected, %d kept the "
+           "prior) from %zu samples (%zu microbenchmarks) -> %s\n",
+           rep->verdicts[CM_GOOD] + rep->verdicts[CM_WEAK], rep->n, rep->verdicts[CM_GOOD],
+           rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR], r->ns,
+           r->nmb, o->outp);
+    pipe_print(rep);
+    group_print(&r->gr, o->ntr, wrote_fit, r->no_group, r->held_worse);
+    if (r->lomo.nmodels)
+        lomo_print(&r->lomo, o, wrote_fit);
+    if (r->form_chosen)
+        printf("form chosen on the models left out: %s (mean median error %.4f; %s: %.4f)\n",
+               form_names[r->no_group], r->lomo.fit_mean, form_names[!r->no_group],
+               r->other.fit_mean);
+    entries_print(&r->fit, rep);
     return CLI_OK;
 }
 
-static void set_form(struct cal_opts *o, int k)
+/* The options of one run of costmodel/calib_run from the command line. */
+static void run_opts(const struct cal_opts *o, struct cm_run_opts *ro)
 {
-    o->no_group = k == 1;
-    o->dma_group = k == 1;
-}
-
-/* Fit the traces in o's form, then leave each model out in turn (lm: its models). */
-static int fit_form(const struct cal_opts *o, const struct sim_target *t,
-                    const struct cm_table *prior, const int32_t *key, struct cal_fit *f,
-                    struct lomo *lm, struct ls_progress *pb, uint64_t step, struct ls_error *err)
-{
-    int rc = fit_traces(o, t, prior, o->traces, o->nprog ? o->progs : NULL, o->ntr, o->micro,
-                        o->mbtrace, pb, step + (uint64_t)o->micro, f, err);
-    step += (uint64_t)(o->micro + o->ntr + 1);
-    ls_progress_update(pb, step);
-    if (!rc && lm->nmodels)
-        rc = leave_models_out(o, t, prior, key, lm, pb, step, err);
-    return rc;
+    cm_run_opts_init(ro);
+    ro->traces = o->traces;
+    ro->progs = o->nprog ? o->progs : NULL;
+    ro->ntraces = o->ntr;
+    ro->micro = o->micro;
+    ro->mbtrace = o->mbtrace;
+    ro->holdout = o->holdout;
+    ro->agg = o->agg;
+    ro->form = (struct cm_fit_form){(enum cm_group_scales)o->scales, o->serial, o->issue,
+                                    !o->no_dep, o->dma_group};
+    ro->no_group = o->no_group;
+    ro->fixed_form = o->explicit_form;
+    ro->no_model_holdout = o->no_lomo;
+    ro->keep_worse = o->keep_worse;
+    ro->quiet = o->quiet;
 }
 
 int cmd_calibrate(int argc, char **argv)
 {
     struct cal_opts o;
     int rc = parse_opts(&o, argc, argv);
-    if (rc != CLI_OK) {
-        cli_target_args_free(&o.ta);
-        return rc;
-    }
     struct sim_target t;
     struct ls_error err;
     ls_error_clear(&err);
-    rc = cli_target_args_resolve(&o.ta, &t, &err);
-    cli_target_args_free(&o.ta);
-    if (rc)
-        return cli_report(&err);
-    struct cm_table prior;
-    if (o.prior) {
-        if ((rc = cm_table_load(o.prior, &prior, &err)))
-            return cli_report(&err);
-    } else {
-        cm_table_default(&t, &prior);
-    }
-    struct cal_fit f[2];
-    struct lomo *lm = calloc(2, sizeof *lm);
-    int32_t key[64];
-    memset(f, 0, sizeof f);
-    f[0].rep = calloc(1, sizeof *f[0].rep);   /* ~150 KB each: not on the stack */
-    f[1].rep = calloc(1, sizeof *f[1].rep);
-    if (!f[0].rep || !f[1].rep || !lm)
-        rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
-    if (!rc)
-        rc = model_keys(&o, key, lm, &err);
-    int nform = !rc && lm->nmodels && !o.explicit_form ? 2 : 1, best = 0;
-    uint64_t per = (uint64_t)(o.micro + o.ntr + 1 + (lm ? lm->nmodels : 0));
-    struct ls_progress pb;   /* per form: microbenchmarks, the traces, the fit, the models */
-    ls_progress_begin(&pb, "calibrate", per * (uint64_t)nform, o.quiet);
-    for (int k = 0; k < nform && !rc; k++) {
-        if (nform == 2) {
-            set_form(&o, k);
-            lm[k] = lm[0];
-        }
-        rc = fit_form(&o, &t, &prior, key, &f[k], &lm[k], &pb, per * (uint64_t)k, &err);
-    }
-    ls_progress_end(&pb);
-    if (!rc && nform == 2) {
-        best = lm[1].fit_mean < lm[0].fit_mean;
-        set_form(&o, best);
-    }
-    if (!rc) {
-        const struct cm_table *out = lomo_worse(&lm[best]) && !o.keep_worse ? &prior : f[best].out;
-        rc = report_fit(out, &f[best], &lm[best], &o, nform == 2 ? &lm[!best] : NULL);
-    } else {
+    if (rc == CLI_OK && (rc = cli_target_args_resolve(&o.ta, &t, &err)))
         rc = cli_report(&err);
+    cli_target_args_free(&o.ta);
+    struct cm_table prior;
+    if (rc == CLI_OK && o.prior && (rc = cm_table_load(o.prior, &prior, &err)))
+        rc = cli_report(&err);
+    else if (rc == CLI_OK && !o.prior)
+        cm_table_default(&t, &prior);
+    if (rc == CLI_OK) {
+        struct cm_run_opts ro;
+        struct cm_run r;
+        run_opts(&o, &ro);
+        rc = cm_calibrate(&ro, &t, &prior, &r, &err) ? cli_report(&err) : report_fit(&r, &o);
+        cm_run_free(&r);
     }
-    free(f[0].rep);
-    free(f[1].rep);
-    free(lm);
+    free(o.traces);
+    free(o.progs);
     return rc;
 }

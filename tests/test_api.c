@@ -185,6 +185,20 @@ static void test_calibrate(void **state)
     laysim_table_free(tb);
     assert_int_equal(laysim_calibrate(f->cx, f->t, NULL, NULL, 0, &tb), LAYSIM_EINPUT);
     assert_null(tb);
+    /* the command line's path: with its program, and one program per trace or none */
+    assert_int_equal(laysim_program_write(f->cx, pr, path(f, "c.lsprog")), 0);
+    char prog[128];
+    snprintf(prog, sizeof prog, "%s", path(f, "c.lsprog"));
+    const char *progs[] = {prog, NULL}, *two[] = {prog, prog, NULL};
+    int is_prior = -1;
+    assert_int_equal(laysim_calibrate_ex(f->cx, f->t, NULL, traces, progs, 0, 0, &tb, &is_prior),
+                     0);
+    assert_true(is_prior == 0 || is_prior == 1);
+    laysim_table_free(tb);
+    assert_int_equal(laysim_calibrate_ex(f->cx, f->t, NULL, traces, two, 0, 0, &tb, NULL),
+                     LAYSIM_EINPUT);
+    assert_non_null(strstr(laysim_errmsg(f->cx), "2 programs for 1 traces"));
+    assert_null(tb);
     laysim_program_free(pr);
 }
 

@@ -101,11 +101,24 @@ LAYSIM_API int laysim_table_load(laysim_ctx *cx, const char *path, laysim_table 
 LAYSIM_API int laysim_table_write(laysim_ctx *cx, const laysim_table *tb, const char *path);
 LAYSIM_API void laysim_table_free(laysim_table *tb);
 
-/* Fit a table from traces and/or the built-in microbenchmarks (`laysim calibrate`).
+/* Fit a table from traces and/or the built-in microbenchmarks, exactly as `laysim calibrate`
+ * does with its defaults (docs/calibration.md): per instruction, the overlap-aware group fit
+ * of traces with op attribution, and with traces of two or more models each model left out
+ * in turn (the fit's form chosen on them). When the fit predicts the held-out traces or the
+ * models left out worse than the prior, *out is a copy of the prior.
  * prior: NULL = the target's datasheet table; traces: NULL or a NULL-terminated list of
  * .lstrace paths; microbench: 1 to run the microbenchmarks on the target. */
 LAYSIM_API int laysim_calibrate(laysim_ctx *cx, const laysim_target *t, const laysim_table *prior,
                                 const char *const *traces, int microbench, laysim_table **out);
+/* flags for laysim_calibrate_ex: return the fit even when it predicts worse (--keep-worse) */
+#define LAYSIM_CALIBRATE_KEEP_WORSE 1u
+/* As laysim_calibrate, with programs (NULL, or one program path per trace, in the same
+ * order and NULL-terminated: their dependencies let the fit measure the dependency
+ * latency, `--programs`) and is_prior (may be NULL): set to 1 when *out is the prior. */
+LAYSIM_API int laysim_calibrate_ex(laysim_ctx *cx, const laysim_target *t,
+                                   const laysim_table *prior, const char *const *traces,
+                                   const char *const *programs, int microbench, unsigned flags,
+                                   laysim_table **out, int *is_prior);
 
 /* ---- instances: model + target + table -> the priced layout selection problem ------- */
 

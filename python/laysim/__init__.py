@@ -201,12 +201,22 @@ class Table(_Handle):
         _check(lib.laysim_table_write(_ctx(), self.handle, _b(path)))
 
 
-def calibrate(target, traces=(), microbench=False, prior=None):
-    """Fit a latency table from .lstrace files and/or the microbenchmarks."""
+def calibrate(target, traces=(), microbench=False, prior=None, programs=None,
+              keep_worse=False, with_verdict=False):
+    """Fit a latency table from .lstrace files and/or the microbenchmarks, as
+    `laysim calibrate` does. programs: one program path per trace (their dependencies
+    give the dependency latency). The prior comes back when the fit predicts held-out
+    traces or left-out models worse (unless keep_worse); with_verdict=True returns
+    (table, is_prior)."""
     h = ctypes.c_void_p()
-    _check(lib.laysim_calibrate(_ctx(), target.handle, prior.handle if prior else None,
-                                _strings(list(traces)), int(bool(microbench)), ctypes.byref(h)))
-    return Table(h.value)
+    is_prior = ctypes.c_int(0)
+    progs = _strings(list(programs)) if programs is not None else None
+    _check(lib.laysim_calibrate_ex(_ctx(), target.handle, prior.handle if prior else None,
+                                   _strings(list(traces)), progs, int(bool(microbench)),
+                                   1 if keep_worse else 0, ctypes.byref(h),
+                                   ctypes.byref(is_prior)))
+    table = Table(h.value)
+    return (table, bool(is_prior.value)) if with_verdict else table
 
 
 def _solve_options(time_limit, seed, threads, node_limit, params, reward, keep):

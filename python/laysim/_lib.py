@@ -78,6 +78,8 @@ _PROTOTYPES = {
     "laysim_table_write": (c_int, [_H, _H, c_char_p]),
     "laysim_table_free": (None, [_H]),
     "laysim_calibrate": (c_int, [_H, _H, _H, POINTER(c_char_p), c_int, POINTER(_H)]),
+    "laysim_calibrate_ex": (c_int, [_H, _H, _H, POINTER(c_char_p), POINTER(c_char_p), c_int,
+                                    ctypes.c_uint, POINTER(_H), POINTER(c_int)]),
     "laysim_instance_new": (c_int, [_H, _H, _H, _H, POINTER(_H)]),
     "laysim_instance_free": (None, [_H]),
     "laysim_instance_problem": (_H, [_H]),

@@ -214,5 +214,10 @@ ok cmp -s "$T/m.json" "$T/datasheet.json"
 ok test "$(jq -r .written "$T/mk.rep")" = fit
 "$B" calibrate "${mtr[@]}" --no-model-holdout -o "$T/mn.json" --report "$T/mn.rep" >/dev/null
 ok test "$(jq -r 'has("model_holdout")' "$T/mn.rep")" = false
+# no cap on the number of traces (70 here: the same five traces, fitted as given)
+many=()
+for k in $(seq 14); do many+=("${trs[@]}"); done
+"$B" calibrate "${many[@]}" --no-model-holdout -o "$T/many.json" --report "$T/many.rep" >/dev/null
+ok test "$(jq -r .group_fit.fitted_traces+.group_fit.held_out_traces "$T/many.rep")" = 70
 echo "$pass passed, $fail failed"
 test "$fail" = 0

@@ -60,6 +60,32 @@ PYTHONPATH=$P/lib/python3/site-packages python3 "$SRC/examples/python/loop.py" $
 got=$(tail -n 1 "$T/py.out")
 [ "$got" = "$want" ] && ok || bad "Python example prints '$got', the CLI '$want'"
 
+# calibration through the library is the command line's: the same table, byte for byte
+"$LAYSIM" sim "$T/m.prog" --trace "$T/m.lstrace" >/dev/null &&
+    "$LAYSIM" calibrate --traces "$T/m.lstrace" --programs "$T/m.prog" -o "$T/cli.json" -q \
+        >/dev/null && ok || bad "the CLI calibrate failed"
+PYTHONPATH=$P/lib/python3/site-packages python3 - "$T" <<'PY' 2>"$T/err" && ok || bad "Python calibrate: $(cat "$T/err")"
+import sys, laysim
+t = sys.argv[1]
+tb, is_prior = laysim.calibrate(laysim.Target("nc-v2"), [t + "/m.lstrace"],
+                                programs=[t + "/m.prog"], with_verdict=True)
+tb.write(t + "/py.json")
+PY
+# the same numbers up to the BLAS each links first (the CLI and liblaysim.so may resolve
+# GSL's cblas calls to different libraries: last-bit differences)
+python3 - "$T/cli.json" "$T/py.json" <<'PY' && ok || bad "Python calibrate's table differs from the CLI's"
+import json, math, sys
+def same(a, b):
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    return a == b
+sys.exit(0 if same(*(json.load(open(f)) for f in sys.argv[1:])) else 1)
+PY
+
 # find_package(laysim) from the prefix
 if command -v cmake >/dev/null; then
     mkdir -p "$T/cm"

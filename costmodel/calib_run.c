@@ -1,0 +1,255 @@
+/* costmodel/calib_run: the whole of `laysim calibrate` as one call (calib_run.h). */
+#include "costmodel/calib_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cm_run_opts_init(struct cm_run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->holdout = CM_HOLDOUT_DEFAULT;
+    o->agg = CM_AGG_MAX;
+    o->form = CM_FIT_FORM_DEFAULT;
+    o->form.scales = CM_SCALES_AUTO;
+}
+
+/* The group fit predicts the held-out traces worse than the prior table. */
+static int held_worse(const struct cm_trace_fit *gr)
+{
+    return gr->done && gr->held_traces && gr->held_after > gr->held_prior;
+}
+
+int cm_lomo_worse(const struct cm_lomo *lm)
+{
+    /* within rounding, as the held-out samples are judged (costmodel/fit.c judge_entry) */
+    return lm->nmodels >= 2 && lm->fit_mean > lm->prior_mean * (1 + 1e-3) + 1e-6;
+}
+
+static void lomo_free(struct cm_lomo *lm)
+{
+    free(lm->first);
+    free(lm->ntraces);
+    free(lm->fit);
+    free(lm->prior);
+    memset(lm, 0, sizeof *lm);
+}
+
+static int lomo_alloc(struct cm_lomo *lm, int n, struct ls_error *err)
+{
+    size_t k = n > 0 ? (size_t)n : 1;
+    lm->first = calloc(k, sizeof *lm->first);
+    lm->ntraces = calloc(k, sizeof *lm->ntraces);
+    lm->fit = calloc(k, sizeof *lm->fit);
+    lm->prior = calloc(k, sizeof *lm->prior);
+    if (!lm->first || !lm->ntraces || !lm->fit || !lm->prior)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    return 0;
+}
+
+/* The traces and programs of one fit, the form it takes and where its progress goes. */
+struct fit_in {
+    const char *const *traces, *const *progs;
+    int n, micro;
+    const char *mbtrace;
+    int no_group, dma_group;
+    struct ls_progress *pb;
+    uint64_t step;
+};
+
+/* One fit: per instruction, then the group fit (or the dependency latency alone). */
+static int fit_once(const struct cm_run_opts *o, const struct fit_in *in,
+                    const struct sim_target *t, const struct cm_table *prior,
+                    struct cm_run *r, struct ls_error *err)
+{
+    struct cm_calib cal;
+    cm_calib_init(&cal);
+    cal.holdout = o->holdout;
+    memset(&r->gr, 0, sizeof r->gr);
+    int rc = in->micro ? cm_microbench_run(t, &cal, in->mbtrace, &r->nmb, err) : 0;
+    for (int i = 0; i < in->n && !rc; i++) {
+        rc = cm_calib_add_trace(&cal, in->traces[i], t->dma_engines, err);
+        if (in->pb)
+            ls_progress_update(in->pb, in->step + (uint64_t)in->micro + (uint64_t)(i + 1));
+    }
+    if (!rc)
+        rc = cm_calib_fit(&cal, prior, &r->fit, r->rep, err);
+    r->ns = cal.n;
+    cm_calib_free(&cal);
+    struct cm_fit_form form = o->form;
+    form.dma_group = in->dma_group;
+    if (!rc && in->n && !in->no_group)
+        rc = cm_trace_group_fit(in->traces, in->progs, in->n, t, o->holdout, o->agg, form,
+                                prior, &r->fit, &r->gr, err);
+    if (!rc && in->n && in->progs && in->no_group && o->form.fit_dep) {
+        /* the gaps say the dependency latency alone */
+        rc = cm_trace_dep_measure(in->traces, in->progs, in->n, t, &r->fit, &r->gr.dep_gaps,
+                                  err);
+        r->gr.dep_rows = r->gr.dep_gaps > 0;
+        for (int e = 0; e < LS_ENGINE_COUNT; e++)
+            r->gr.dep[e] = r->fit.dep[e];
+        r->gr.dep[LS_ENGINE_COUNT] = r->fit.dep_tiny;
+    }
+    if (!rc && in->dma_group && !r->fit.dma_group) { /* no group fit (or none done): the key */
+        r->fit.dma_group = 1;
+        r->fit.dma_group_lat = 1;
+    }
+    r->held_worse = held_worse(&r->gr);
+    r->out = r->held_worse && !o->keep_worse ? prior : &r->fit;
+    return rc;
+}
+
+/* The model of each trace (key[i], -1: no op attribution) and the models, into lm
+ * (nmodels 0 unless two or more). */
+static int model_keys(const struct cm_run_opts *o, int32_t *key, struct cm_lomo *lm,
+                      struct ls_error *err)
+{
+    int32_t *mkey = calloc((size_t)o->ntraces, sizeof *mkey);
+    int rc = mkey ? lomo_alloc(lm, o->ntraces, err)
+                  : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < o->ntraces && !rc; i++) {
+        if ((rc = cm_trace_model_key(o->traces[i], &key[i], err)) || key[i] < 0)
+            continue;
+        int m = 0;
+        while (m < lm->nmodels && mkey[m] != key[i])
+            m++;
+        if (m == lm->nmodels) {
+            mkey[m] = key[i];
+            lm->first[m] = i;
+            lm->nmodels++;
+        }
+        lm->ntraces[m]++;
+    }
+    free(mkey);
+    if (lm->nmodels < 2)
+        lm->nmodels = 0;
+    return rc;
+}
+
+/* Each model left out in turn: the fit of the other models' traces and the prior, each
+ * predicting the programs left out. */
+static int leave_models_out(const struct cm_run_opts *o, struct fit_in in,
+                            const struct sim_target *t, const struct cm_table *prior,
+                            const int32_t *key, struct cm_lomo *lm, struct ls_error *err)
+{
+    size_t n = (size_t)o->ntraces;
+    const char **sub = calloc(n, sizeof *sub), **subp = calloc(n, sizeof *subp);
+    unsigned char *mask = calloc(n, 1);
+    struct cm_run ff = {0};
+    ff.rep = calloc(1, sizeof *ff.rep);
+    int rc = sub && subp && mask && ff.rep ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    lm->fit_mean = lm->prior_mean = 0;
+    in.mbtrace = NULL;
+    for (int m = 0; m < lm->nmodels && !rc; m++) {
+        int32_t mk = key[lm->first[m]];
+        in.n = 0;
+        for (int i = 0; i < o->ntraces; i++)
+            if (!(mask[i] = key[i] == mk)) {
+                subp[in.n] = o->progs ? o->progs[i] : NULL;
+                sub[in.n++] = o->traces[i];
+            }
+        in.traces = sub;
+        in.progs = o->progs ? subp : NULL;
+        struct ls_progress *pb = in.pb;
+        in.pb = NULL;
+        rc = fit_once(o, &in, t, prior, &ff, err);
+        in.pb = pb;
+        if (!rc)
+            rc = cm_trace_programs_error(o->traces, o->progs, o->ntraces, mask, ff.out, t,
+                                         &lm->fit[m], err);
+        if (!rc)
+            rc = cm_trace_programs_error(o->traces, o->progs, o->ntraces, mask, prior, t,
+                                         &lm->prior[m], err);
+        lm->fit_mean += lm->fit[m] / lm->nmodels;
+        lm->prior_mean += lm->prior[m] / lm->nmodels;
+        if (pb)
+            ls_progress_update(pb, in.step + (uint64_t)m + 1);
+    }
+    free(sub);
+    free(subp);
+    free(mask);
+    free(ff.rep);
+    return rc;
+}
+
+/* Fit all traces in one form, then leave each model out in turn. */
+static int fit_form(const struct cm_run_opts *o, struct fit_in in, const struct sim_target *t,
+                    const struct cm_table *prior, const int32_t *key, struct cm_run *r,
+                    struct cm_lomo *lm, struct ls_error *err)
+{
+    int rc = fit_once(o, &in, t, prior, r, err);
+    r->no_group = in.no_group;
+    r->dma_group = in.dma_group;
+    in.step += (uint64_t)(in.micro + in.n + 1);
+    if (in.pb)
+        ls_progress_update(in.pb, in.step);
+    if (!rc && lm->nmodels)
+        rc = leave_models_out(o, in, t, prior, key, lm, err);
+    return rc;
+}
+
+/* Copy lm's per-model arrays' contents into a fresh allocation (the second form's). */
+static int lomo_copy(struct cm_lomo *dst, const struct cm_lomo *src, int n, struct ls_error *err)
+{
+    int rc = lomo_alloc(dst, n, err);
+    if (rc)
+        return rc;
+    dst->nmodels = src->nmodels;
+    memcpy(dst->first, src->first, (size_t)n * sizeof *dst->first);
+    memcpy(dst->ntraces, src->ntraces, (size_t)n * sizeof *dst->ntraces);
+    return 0;
+}
+
+int cm_calibrate(const struct cm_run_opts *o, const struct sim_target *t,
+                 const struct cm_table *prior, struct cm_run *r, struct ls_error *err)
+{
+    memset(r, 0, sizeof *r);
+    struct cm_run r2 = {0};
+    int32_t *key = calloc(o->ntraces > 0 ? (size_t)o->ntraces : 1, sizeof *key);
+    r->rep = calloc(1, sizeof *r->rep);  /* ~150 KB each: not on the stack */
+    r2.rep = calloc(1, sizeof *r2.rep);
+    int rc = key && r->rep && r2.rep ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (!rc && !o->no_model_holdout && o->ntraces >= 2)
+        rc = model_keys(o, key, &r->lomo, err);
+    int nform = !rc && r->lomo.nmodels && !o->fixed_form ? 2 : 1;
+    if (!rc && nform == 2)
+        rc = lomo_copy(&r2.lomo, &r->lomo, o->ntraces, err);
+    struct ls_progress pb; /* per form: microbenchmarks, the traces, the fit, the models */
+    uint64_t per = (uint64_t)(o->micro + o->ntraces + 1 + r->lomo.nmodels);
+    ls_progress_begin(&pb, "calibrate", per * (uint64_t)nform, o->quiet);
+    struct fit_in in = {o->traces, o->progs, o->ntraces, o->micro, o->mbtrace,
+                        o->no_group, o->form.dma_group, &pb, 0};
+    for (int k = 0; k < nform && !rc; k++) {
+        if (nform == 2)
+            in.no_group = in.dma_group = k == 1;
+        in.step = per * (uint64_t)k;
+        rc = k == 0 ? fit_form(o, in, t, prior, key, r, &r->lomo, err)
+                    : fit_form(o, in, t, prior, key, &r2, &r2.lomo, err);
+    }
+    ls_progress_end(&pb);
+    if (!rc && nform == 2) {
+        r->form_chosen = 1;
+        if (r2.lomo.fit_mean < r->lomo.fit_mean) { /* the second form predicts better */
+            struct cm_run tmp = *r;
+            *r = r2;
+            r2 = tmp;
+            r->form_chosen = 1;
+        }
+        r->other = r2.lomo;
+        memset(&r2.lomo, 0, sizeof r2.lomo);
+    }
+    if (r->out == &r2.fit)   /* the swap moved the fit: point at r's own copy */
+        r->out = &r->fit;
+    if (!rc && cm_lomo_worse(&r->lomo) && !o->keep_worse)
+        r->out = prior;
+    free(key);
+    cm_run_free(&r2);
+    return rc;
+}
+
+void cm_run_free(struct cm_run *r)
+{
+    free(r->rep);
+    r->rep = NULL;
+    lomo_free(&r->lomo);
+    lomo_free(&r->other);
+}

@@ -1,0 +1,69 @@
+/* costmodel/calib_run: the whole of `laysim calibrate` as one call (docs/calibration.md),
+ * so that the command line and the C API fit a table the same way:
+ *  1. the per-instruction fit of the traces' and microbenchmarks' samples (cm_calib_fit),
+ *  2. the overlap-aware group fit of the traces that carry op attribution
+ *     (cm_trace_group_fit), or without it the dependency latency measured alone,
+ *  3. with traces of two or more models (cm_trace_model_key): each model left out in turn,
+ *     fitted on the others and predicting the programs left out; unless the form is
+ *     fixed, two forms (group fit with the DMA latency per DMA; no group fit, the DMA
+ *     latency per group) are both fitted and the one that predicts the models left out
+ *     better is kept,
+ *  4. the verdict: when the kept fit predicts the held-out traces, or the models left out,
+ *     worse than the prior does, the prior is what the caller should write. */
+#ifndef LS_COSTMODEL_CALIB_RUN_H
+#define LS_COSTMODEL_CALIB_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "costmodel/calibrate.h"
+#include "util/progress.h"
+
+struct cm_run_opts {
+    const char *const *traces; /* ntraces .lstrace paths */
+    const char *const *progs;  /* NULL, or the program each trace ran (NULL entries: none) */
+    int ntraces;
+    int micro;                 /* run and fit the built-in microbenchmarks */
+    const char *mbtrace;       /* NULL, or write the microbenchmarks' records here */
+    double holdout;            /* share of samples / traces held out (CM_HOLDOUT_DEFAULT) */
+    enum cm_aggregate agg;     /* of the group fit (CM_AGG_MAX) */
+    struct cm_fit_form form;   /* of the group fit (CM_FIT_FORM_DEFAULT, scales auto) */
+    int no_group;              /* no group fit (the dependency latency alone) */
+    int fixed_form;            /* 1: no choice of the form on the models left out */
+    int no_model_holdout;      /* 1: no model left out (no check, no choice) */
+    int keep_worse;            /* 1: out is the fit even when it predicts worse */
+    int quiet;                 /* no progress bar (stderr, terminal only) */
+};
+void cm_run_opts_init(struct cm_run_opts *o);
+
+/* Models left out in turn: per model, its first trace, its trace count and the median
+ * program-time error of the table fitted without it and of the prior on its programs. */
+struct cm_lomo {
+    int nmodels;               /* 0: fewer than two models (or not asked) */
+    int *first, *ntraces;
+    double *fit, *prior;
+    double fit_mean, prior_mean;
+};
+/* The fits without each model predict them worse than the prior (within rounding). */
+int cm_lomo_worse(const struct cm_lomo *lm);
+
+struct cm_run {
+    struct cm_table fit;       /* the kept form's fitted table */
+    const struct cm_table *out;/* &fit, or the prior when the fit predicts worse */
+    struct cm_fit_report *rep; /* the per-instruction fit's report */
+    struct cm_trace_fit gr;    /* the group fit's report (done = 0: none) */
+    size_t nmb, ns;            /* microbenchmarks run, samples fitted */
+    int no_group, dma_group;   /* the form kept */
+    int form_chosen;           /* the form was chosen on the models left out */
+    struct cm_lomo lomo;       /* the kept form's models left out */
+    struct cm_lomo other;      /* form_chosen: the other form's */
+    int held_worse;            /* the group fit predicts the held-out traces worse */
+};
+
+/* Fit as described above; r is filled even on error (free it with cm_run_free). r->out
+ * may point to prior, which must outlive r. */
+int cm_calibrate(const struct cm_run_opts *o, const struct sim_target *t,
+                 const struct cm_table *prior, struct cm_run *r, struct ls_error *err);
+void cm_run_free(struct cm_run *r);
+
+#endif
