@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/fidelity.h"
 #include "solver/problem.h"
+#include "study/measured.h"
 
 static json_t *metrics_json(const struct study_metrics *m)
 {
@@ -51,6 +52,11 @@ static json_t *runs_json(const struct study_model_eval *e)
         json_object_set_new(o, "solve_seconds", json_real(r->solve_seconds));
         json_object_set_new(o, "conversions", json_integer(r->conversions));
         json_object_set_new(o, "instructions", json_integer(r->instructions));
+        char hex[17];
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)r->assignment);
+        json_object_set_new(o, "assignment", json_string(hex));
+        if (r->program[0])
+            json_object_set_new(o, "program", json_string(r->program));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -99,6 +105,18 @@ static json_t *attribution_json(const struct study_attribution *a)
     return o;
 }
 
+/* The figures over every model, as validate prints them after its models. */
+static void totals_json(json_t *root, const struct study_metrics *all, int exact_all)
+{
+    json_object_set_new(root, "pairs", json_integer(all->pw.pairs));
+    json_object_set_new(root, "pairs_identical", json_integer(all->pw.identical));
+    json_object_set_new(root, "pairwise_accuracy", cli_json_num(all->pairwise_accuracy));
+    json_object_set_new(root, "kendall_tau", cli_json_num(all->kendall_tau));
+    json_object_set_new(root, "median_rel_error", cli_json_num(all->median_rel_error));
+    json_object_set_new(root, "max_rel_error", cli_json_num(all->max_rel_error));
+    json_object_set_new(root, "exact_within_1pct_all", json_boolean(exact_all));
+}
+
 json_t *cli_validation_json(const struct study_validation *v)
 {
     json_t *root = json_object(), *arr = json_array();
@@ -114,13 +132,7 @@ json_t *cli_validation_json(const struct study_validation *v)
         json_object_set_new(mo, "attribution_exact", attribution_json(&m->attribution_exact));
         json_array_append_new(arr, mo);
     }
-    json_object_set_new(root, "pairs", json_integer(v->all.pw.pairs));
-    json_object_set_new(root, "pairs_identical", json_integer(v->all.pw.identical));
-    json_object_set_new(root, "pairwise_accuracy", cli_json_num(v->all.pairwise_accuracy));
-    json_object_set_new(root, "kendall_tau", cli_json_num(v->all.kendall_tau));
-    json_object_set_new(root, "median_rel_error", cli_json_num(v->all.median_rel_error));
-    json_object_set_new(root, "max_rel_error", cli_json_num(v->all.max_rel_error));
-    json_object_set_new(root, "exact_within_1pct_all", json_boolean(v->exact_within_1pct_all));
+    totals_json(root, &v->all, v->exact_within_1pct_all);
     return root;
 }
 
@@ -176,5 +188,37 @@ json_t *cli_loop_json(const struct study_loop_result *r)
             json_object_set_new(ij, "fit_in_sample_rel_error", cli_json_num(it->fit_rel_error));
         json_array_append_new(iters, ij);
     }
+    return root;
+}
+
+json_t *cli_measured_json(const struct study_measured *m, const char *path)
+{
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "reference", json_string("measured"));
+    json_object_set_new(root, "manifest", json_string(path));
+    json_object_set_new(root, "rows", json_integer(m->rows));
+    json_object_set_new(root, "models", arr);
+    for (size_t i = 0; i < m->models.len; i++) {
+        const struct study_measured_model *x = &m->models.data[i];
+        json_t *mo = metrics_json(&x->metrics), *pts = json_array();
+        json_object_set_new(mo, "model", json_string(x->model));
+        for (int k = 0; k < x->n; k++) {
+            const struct study_measured_point *p = &x->pt[k];
+            json_t *o = json_object();
+            json_object_set_new(o, "strategy", json_string(p->strategy));
+            json_object_set_new(o, "line", json_integer(p->line));
+            json_object_set_new(o, "predicted", json_real(p->predicted));
+            json_object_set_new(o, "measured", json_real(p->measured));
+            json_object_set_new(o, "rel_error", cli_json_num(p->measured > 0
+                ? fabs(p->predicted - p->measured) / p->measured : NAN));
+            json_array_append_new(pts, o);
+        }
+        json_object_set_new(mo, "strategies", pts);
+        json_object_set_new(mo, "exact_within_1pct",
+                            x->exact < 0 ? json_null() : json_boolean(x->criterion.exact_within_1pct));
+        json_array_append_new(arr, mo);
+    }
+    json_object_set_new(root, "pairs_correct", json_integer(m->all.pw.correct));
+    totals_json(root, &m->all, m->exact_within_1pct_all);
     return root;
 }

@@ -10,5 +10,8 @@
 
 json_t *cli_validation_json(const struct study_validation *v);
 json_t *cli_loop_json(const struct study_loop_result *r);
+/* `laysim validate --measured`: the figures of a manifest (study/measured.h). */
+struct study_measured;
+json_t *cli_measured_json(const struct study_measured *m, const char *path);
 
 #endif

@@ -1,19 +1,26 @@
-/* laysim validate: cost-model fidelity of a latency table on models. */
+/* laysim validate: cost-model fidelity of a latency table on models, against the simulator
+ * or against times measured elsewhere (a manifest, study/measured.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/fidelity.h"
 #include "cli/targetargs.h"
 #include "sim/target.h"
 #include "study/loop.h"
+#include "study/measured.h"
 #include "util/progress.h"
 
 const char cmd_validate_help[] =
     "usage: laysim validate MODEL... [--table FILE] [--aggregate sum|max|pipe] [--json] [-o OUT]\n"
-    "                       [--solver-time-limit S] [model scaling] [--target T] [--set K=V]\n"
+    "                       [--solver-time-limit S] [--emit DIR [--force]] [model scaling]\n"
+    "                       [--target T] [--set K=V]\n"
+    "       laysim validate --measured MANIFEST [--json] [-o OUT] [--target T]\n"
     "\n"
     "Solve each model with local, greedy, rulebased and exact under a latency table,\n"
     "compile and simulate each solution, and compare the predicted cost (the .lsp\n"
@@ -22,11 +29,23 @@ const char cmd_validate_help[] =
     "median and max relative error, error attribution of the exact solution (instruction\n"
     "classes, operators, conversions) and the criterion for exact solving.\n"
     "\n"
+    "Against times measured elsewhere (hardware, another simulator): --emit DIR writes\n"
+    "each strategy's program and DIR/manifest.csv; run the programs, fill the manifest's\n"
+    "measured_ns (or a trace column: .lstrace files, e.g. profiles brought in by `laysim\n"
+    "trace import`), then --measured DIR/manifest.csv gives the same figures with the\n"
+    "measured times in place of the simulated ones (docs/calibration.md, \"Measured\n"
+    "references\").\n"
+    "\n"
     "options:\n"
     "  --table FILE        latency table (default: the target's datasheet table)\n"
     "  --aggregate MODE    override the table's aggregation (sum, max or pipe)\n"
     "  --solver-time-limit S  wall-clock limit of each solve (default: none)\n"
     "  --time-limit S      deprecated spelling of --solver-time-limit (it is per solve)\n"
+    "  --emit DIR          also write the programs (<k>-<model>.<strategy>.lsprog) and\n"
+    "                      DIR/manifest.csv (created; an existing manifest is an error)\n"
+    "  --force             with --emit: replace an existing DIR/manifest.csv\n"
+    "  --measured FILE     figures from a manifest's predicted and measured times (no\n"
+    "                      MODEL; the base clock of rows without base_mhz: --target's)\n"
     "  --json              print the full JSON report\n"
     "  -q, --quiet         no progress bar (drawn on stderr only when it is a terminal)\n"
     "  -o, --output FILE   write the results (text or --json) to FILE instead of stdout\n"
@@ -38,103 +57,93 @@ static double or0(double v)
     return isfinite(v) ? v : 0;
 }
 
-int cmd_validate(int argc, char **argv)
+struct val_opts {
+    struct study_loop_opts lo;
+    struct cli_target_args ta;
+    const char *table, *aggn, *outp, *emit, *measured;
+    int json, quiet, force;
+};
+
+/* One option; CLI_OK or the exit code of a usage error. */
+static int parse_opt(struct val_opts *v, int c, const char *arg, char **argv)
+{
+    int rc;
+    if (cli_model_opt(&v->lo.zo, c, arg, &rc))
+        return rc;
+    switch (c) {
+    case 'T': v->table = arg; break;
+    case 'A': v->aggn = arg; break;
+    case 'J': v->json = 1; break;
+    case 'q': v->quiet = 1; break;
+    case 'o': v->outp = arg; break;
+    case 'E': v->emit = arg; break;
+    case 'F': v->force = 1; break;
+    case 'M': v->measured = arg; break;
+    case 't':
+        /* --time-limit names a whole command's limit everywhere else (docs/cli.md) */
+        fprintf(stderr, "laysim validate: --time-limit is deprecated, say --solver-time-limit\n");
+        /* fall through */
+    case 's':
+        return cli_parse_double("validate", "--solver-time-limit", arg, &v->lo.solve.time_limit);
+    case CLI_OPT_TARGET:
+    case CLI_OPT_SET: return cli_target_args_take(&v->ta, c, arg) ? CLI_FAIL : CLI_OK;
+    default: return cli_bad_option("validate", argv, "qo:");
+    }
+    return CLI_OK;
+}
+
+static int parse_opts(struct val_opts *v, int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"table", required_argument, NULL, 'T'},  {"aggregate", required_argument, NULL, 'A'},
         {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
         {"solver-time-limit", required_argument, NULL, 's'},
         {"quiet", no_argument, NULL, 'q'}, {"output", required_argument, NULL, 'o'},
+        {"emit", required_argument, NULL, 'E'}, {"force", no_argument, NULL, 'F'},
+        {"measured", required_argument, NULL, 'M'},
         CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
-    struct study_loop_opts o;
-    study_loop_opts_init(&o);
-    struct cli_target_args ta = {0};
-    const char *table = NULL, *aggn = NULL, *outp = NULL;
-    int json = 0, quiet = 0, c, rc;
-    struct ls_error err;
-    ls_error_clear(&err);
+    memset(v, 0, sizeof *v);
+    study_loop_opts_init(&v->lo);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "qo:", longopts, NULL)) != -1) {
-        if (cli_model_opt(&o.zo, c, optarg, &rc)) {
-            if (rc) {
-                cli_target_args_free(&ta);
-                return rc;
-            }
-            continue;
-        }
-        switch (c) {
-        case 'T': table = optarg; break;
-        case 'A': aggn = optarg; break;
-        case 'J': json = 1; break;
-        case 'q': quiet = 1; break;
-        case 'o': outp = optarg; break;
-        case 't':
-            /* --time-limit names a whole command's limit everywhere else (docs/cli.md) */
-            fprintf(stderr, "laysim validate: --time-limit is deprecated, say "
-                            "--solver-time-limit\n");
-            /* fall through */
-        case 's':
-            if ((rc = cli_parse_double("validate", "--solver-time-limit", optarg,
-                                       &o.solve.time_limit))) {
-                cli_target_args_free(&ta);
-                return rc;
-            }
-            break;
-        case CLI_OPT_TARGET:
-        case CLI_OPT_SET:
-            if (cli_target_args_take(&ta, c, optarg)) {
-                cli_target_args_free(&ta);
-                return CLI_FAIL;
-            }
-            break;
-        default: cli_target_args_free(&ta); return cli_bad_option("validate", argv, "qo:");
-        }
-    }
-    if (optind >= argc) {
-        cli_target_args_free(&ta);
-        return cli_usage("validate", "expected at least one MODEL");
-    }
-    rc = cli_target_args_resolve(&ta, &o.target, &err);
-    cli_target_args_free(&ta);
-    if (rc)
-        return cli_report(&err);
-    struct cm_table tb;
-    if (table) {
-        if ((rc = cm_table_load(table, &tb, &err)))
-            return cli_report(&err);
-    } else {
-        cm_table_default(&o.target, &tb);
-    }
-    if (aggn) {
-        enum cm_aggregate agg;
-        if (cm_aggregate_parse(aggn, &agg))
-            return cli_usage("validate", "--aggregate: expected sum, max or pipe");
-        cm_table_set_aggregate(&tb, agg, -1);
-    }
-    struct study_validation out;
-    struct ls_progress pb;
-    ls_progress_begin(&pb, "validate", 1, quiet);
-    o.progress.ctx = &pb;
-    o.progress.done = cli_progress_done;
-    rc = study_validate((const char *const *)argv + optind, argc - optind, &o, &tb, &out, &err);
-    ls_progress_end(&pb);
-    if (rc)
-        return cli_report(&err);
-    struct cli_redirect red;
-    if (cli_stdout_begin(&red, outp, &err)) {
-        study_validation_free(&out);
-        return cli_report(&err);
-    }
-    if (json) {
-        rc = cli_print_json(cli_validation_json(&out)) ? CLI_FAIL : CLI_OK;
-        study_validation_free(&out);
-        if (cli_stdout_end(&red, rc == CLI_OK, &err))
-            return cli_report(&err);
+    int c, rc = CLI_OK;
+    while (rc == CLI_OK && (c = getopt_long(argc, argv, "qo:", longopts, NULL)) != -1)
+        rc = parse_opt(v, c, optarg, argv);
+    if (rc != CLI_OK)
         return rc;
-    }
-    for (size_t i = 0; i < out.models.len; i++) {
-        const struct study_model_eval *m = &out.models.data[i].eval;
+    if (v->measured && optind < argc)
+        return cli_usage("validate", "--measured takes the models from the manifest: no MODEL "
+                         "('%s')", argv[optind]);
+    if (v->measured && (v->table || v->aggn || v->emit))
+        return cli_usage("validate", "--measured takes the predictions from the manifest: "
+                         "--table, --aggregate and --emit do not apply");
+    if (!v->measured && optind >= argc)
+        return cli_usage("validate", "expected at least one MODEL (or --measured MANIFEST)");
+    if (v->force && !v->emit)
+        return cli_usage("validate", "--force goes with --emit");
+    return CLI_OK;
+}
+
+/* --emit DIR: the directory (made when missing) and its manifest's path, which must not
+ * exist unless --force. */
+static int emit_dir(const struct val_opts *v, char *manifest, size_t n, struct ls_error *err)
+{
+    if (mkdir(v->emit, 0777) && errno != EEXIST)
+        return ls_error_msg(err, LS_ERR_IO, "%s: cannot create the directory: %s", v->emit,
+                            strerror(errno));
+    int k = snprintf(manifest, n, "%s/manifest.csv", v->emit);
+    if (k < 0 || (size_t)k >= n)
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: path too long", v->emit);
+    if (!v->force && access(manifest, F_OK) == 0)
+        return ls_error_msg(err, LS_ERR_INPUT, "%s exists (--force replaces it and the "
+                            "programs beside it)", manifest);
+    return 0;
+}
+
+static void print_text(const struct study_validation *out)
+{
+    for (size_t i = 0; i < out->models.len; i++) {
+        const struct study_model_eval *m = &out->models.data[i].eval;
         printf("%s:", m->model);
         for (int k = 0; k < STUDY_NSTRATEGIES; k++)
             printf(" %s pred=%lld sim=%lld", m->runs[k].strategy, (long long)m->runs[k].predicted,
@@ -145,8 +154,125 @@ int cmd_validate(int argc, char **argv)
                isfinite(m->metrics.kendall_tau) ? m->metrics.kendall_tau : NAN,
                or0(m->metrics.median_rel_error), m->criterion.exact_within_1pct ? "yes" : "no");
     }
-    printf("all: pairwise_accuracy=%.3f median_rel_error=%.4f\n", or0(out.all.pairwise_accuracy),
-           or0(out.all.median_rel_error));
+    printf("all: pairwise_accuracy=%.3f median_rel_error=%.4f\n", or0(out->all.pairwise_accuracy),
+           or0(out->all.median_rel_error));
+}
+
+static void print_measured(const struct study_measured *out, const char *path)
+{
+    for (size_t i = 0; i < out->models.len; i++) {
+        const struct study_measured_model *m = &out->models.data[i];
+        printf("%s:", m->model);
+        for (int k = 0; k < m->n; k++)
+            printf(" %s pred=%.0f measured=%.0f", m->pt[k].strategy, m->pt[k].predicted,
+                   m->pt[k].measured);
+        printf("\n  pairs=%d correct=%d identical=%d tau=%.3f median_rel=%.4f exact_within_1pct=%s\n",
+               m->metrics.pw.pairs, m->metrics.pw.correct, m->metrics.pw.identical,
+               isfinite(m->metrics.kendall_tau) ? m->metrics.kendall_tau : NAN,
+               or0(m->metrics.median_rel_error),
+               m->exact < 0 ? "n/a" : m->criterion.exact_within_1pct ? "yes" : "no");
+    }
+    printf("all (%d rows of %s, measured times): pairwise_accuracy=%.3f median_rel_error=%.4f\n",
+           out->rows, path, or0(out->all.pairwise_accuracy), or0(out->all.median_rel_error));
+}
+
+/* Print (text or JSON) into -o or stdout; json: the report (consumed), else text(arg). */
+static int print_report(const struct val_opts *v, json_t *json, void (*text)(const void *),
+                        const void *arg)
+{
+    struct ls_error err = {0};
+    struct cli_redirect red;
+    if (cli_stdout_begin(&red, v->outp, &err)) {
+        json_decref(json);
+        return cli_report(&err);
+    }
+    int rc = CLI_OK;
+    if (v->json)
+        rc = cli_print_json(json) ? CLI_FAIL : CLI_OK;
+    else
+        text(arg);
+    if (!v->json)
+        json_decref(json);
+    if (cli_stdout_end(&red, rc == CLI_OK, &err))
+        return cli_report(&err);
+    return rc;
+}
+
+struct measured_print {
+    const struct study_measured *m;
+    const char *path;
+};
+static void text_measured(const void *arg)
+{
+    const struct measured_print *p = arg;
+    print_measured(p->m, p->path);
+}
+static void text_validation(const void *arg)
+{
+    print_text(arg);
+}
+
+static int run_measured(struct val_opts *v)
+{
+    struct study_measured out;
+    struct ls_error err = {0};
+    if (study_measured_read(v->measured, (double)v->lo.target.base_mhz, &out, &err))
+        return cli_report(&err);
+    struct measured_print p = {&out, v->measured};
+    int rc = print_report(v, cli_measured_json(&out, v->measured), text_measured, &p);
+    study_measured_free(&out);
+    return rc;
+}
+
+static int run_models(struct val_opts *v, const char *const *models, int n)
+{
+    struct ls_error err = {0};
+    struct cm_table tb;
+    char manifest[4096];
+    if (v->table ? cm_table_load(v->table, &tb, &err) : (cm_table_default(&v->lo.target, &tb), 0))
+        return cli_report(&err);
+    if (v->aggn) {
+        enum cm_aggregate agg;
+        if (cm_aggregate_parse(v->aggn, &agg))
+            return cli_usage("validate", "--aggregate: expected sum, max or pipe");
+        cm_table_set_aggregate(&tb, agg, -1);
+    }
+    if (v->emit && emit_dir(v, manifest, sizeof manifest, &err))
+        return cli_report(&err);
+    v->lo.program_dir = v->emit;
+    struct study_validation out;
+    struct ls_progress pb;
+    ls_progress_begin(&pb, "validate", 1, v->quiet);
+    v->lo.progress.ctx = &pb;
+    v->lo.progress.done = cli_progress_done;
+    int rc = study_validate(models, n, &v->lo, &tb, &out, &err);
+    ls_progress_end(&pb);
+    if (rc)
+        return cli_report(&err);   /* out is empty */
+    if (v->emit && study_measured_write(&out, manifest, (double)v->lo.target.base_mhz, &err)) {
+        study_validation_free(&out);
+        return cli_report(&err);
+    }
+    if (v->emit)
+        fprintf(stderr, "laysim validate: %zu programs and %s written: run them, fill "
+                "measured_ns or trace, then `laysim validate --measured %s`\n",
+                out.models.len * STUDY_NSTRATEGIES, manifest, manifest);
+    rc = print_report(v, cli_validation_json(&out), text_validation, &out);
     study_validation_free(&out);
-    return cli_stdout_end(&red, 1, &err) ? cli_report(&err) : CLI_OK;
+    return rc;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    struct val_opts v;
+    int rc = parse_opts(&v, argc, argv);
+    struct ls_error err = {0};
+    if (rc == CLI_OK && cli_target_args_resolve(&v.ta, &v.lo.target, &err))
+        rc = cli_report(&err);
+    cli_target_args_free(&v.ta);
+    if (rc != CLI_OK)
+        return rc;
+    if (v.measured)
+        return run_measured(&v);
+    return run_models(&v, (const char *const *)argv + optind, argc - optind);
 }

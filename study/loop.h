@@ -39,6 +39,8 @@ struct study_loop_opts {
     int explore;                  /* seeded perturbations of the exact solution added to
                                      the calibration set per model and iteration (1) */
     const char *trace_dir;        /* write the chosen programs' traces there (NULL: no) */
+    const char *program_dir;      /* study_validate: write each strategy's compiled program
+                                     there, <k>-<model>.<strategy>.lsprog (NULL: no) */
     const char *const *extra_traces; /* more calibration traces (per-instruction fit) */
     int nextra;
     struct cm_fit_form form;      /* the group fit's form: calibrate --traces' default
@@ -70,6 +72,8 @@ struct study_strategy_result {
     int status;                    /* enum lsp_status */
     double solve_seconds;
     int64_t conversions, instructions;
+    uint64_t assignment;           /* FNV-1a-64 of the configuration vector (int32 per op) */
+    char program[512];             /* the program written (program_dir), else "" */
 };
 
 /* Predicted price vs exposed simulated time of one name (class, operator, conversion). */

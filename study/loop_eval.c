@@ -1,5 +1,6 @@
 /* study/loop_eval: per-model evaluation shared by validate and loop: the four strategies
  * under a table, their fidelity figures, and error attribution. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "study/loop.h"
 #include "study/loop_int.h"
 #include "study/validate.h"
+#include "util/hash.h"
 
 void study_loop_opts_init(struct study_loop_opts *o)
 {
@@ -181,6 +183,7 @@ int lp_run_strategies(const struct graph *g, const struct study_loop_opts *o,
     po.keep_records = 1;
     po.parts_table = parts_tb;
     po.trace_dir = o->trace_dir;
+    po.program_dir = o->program_dir;
     po.trace_prefix = trace_prefix;
     int rc = study_pipe_new(g, &o->target, tb, &po, pipe, err);
     if (rc)
@@ -225,6 +228,8 @@ int lp_model_eval(const struct study_run *const *runs, const struct study_point 
         x->solve_seconds = r->solve_seconds;
         x->conversions = r->conversions;
         x->instructions = r->instructions;
+        x->assignment = ls_fnv1a64(r->sol.cfg, (size_t)r->sol.nops * sizeof *r->sol.cfg);
+        snprintf(x->program, sizeof x->program, "%s", r->program_path);
     }
     _Static_assert(STUDY_NSTRATEGIES <= STUDY_CRITERION_MAX, "criterion points");
     study_criterion(pts, STUDY_NSTRATEGIES, STUDY_NSTRATEGIES - 1, &out->criterion);
@@ -237,6 +242,18 @@ void study_validation_free(struct study_validation *v)
         lp_attribution_free(&v->models.data[i].attribution_exact);
     LS_VEC_FREE(&v->models);
     memset(v, 0, sizeof *v);
+}
+
+/* "<k>-<spec>." with every character of the spec outside [A-Za-z0-9_-] as '_' (a file
+ * name; k, 1-based, keeps two specs with the same spelling apart), at most n - 1 bytes. */
+static void program_prefix(int k, const char *spec, char *buf, size_t n)
+{
+    int w = snprintf(buf, n, "%d-", k + 1);
+    size_t i = w > 0 ? (size_t)w : 0;
+    for (const char *c = spec; *c && i + 2 < n; c++)
+        buf[i++] = isalnum((unsigned char)*c) || *c == '-' || *c == '_' ? *c : '_';
+    buf[i++] = '.';
+    buf[i] = 0;
 }
 
 int study_validate(const char *const *models, int n, const struct study_loop_opts *o,
@@ -263,7 +280,9 @@ int study_validate(const char *const *models, int n, const struct study_loop_opt
             break;
         struct study_pipe *p = NULL;
         const struct study_run *runs[STUDY_NSTRATEGIES];
-        rc = lp_run_strategies(g, o, tb, NULL, NULL, &p, runs, err);
+        char prefix[96];
+        program_prefix(m, models[m], prefix, sizeof prefix);
+        rc = lp_run_strategies(g, o, tb, NULL, prefix, &p, runs, err);
         if (!rc) {
             struct study_point pts[STUDY_NSTRATEGIES];
             lp_points(runs, STUDY_NSTRATEGIES, pts);

@@ -5,6 +5,7 @@
 
 #include "study/pipeline.h"
 #include "traces/trace.h"
+#include "util/fileio.h"
 #include "util/vec.h"
 
 const char *const study_strategies[STUDY_NSTRATEGIES] = {"local", "greedy", "rulebased", "exact"};
@@ -14,7 +15,7 @@ struct study_pipe {
     struct sim_target t;
     struct cm_table tb, parts_tb;
     struct study_pipe_opts o;
-    char trace_dir[400], trace_prefix[64];
+    char *trace_dir, *program_dir, *trace_prefix;  /* copies of the options' strings */
     struct cm_model *m;
     struct cm_instance *in;
     const struct lsp_problem *prob;  /* in->p */
@@ -47,14 +48,18 @@ int study_pipe_new(const struct graph *g, const struct sim_target *t, const stru
         p->parts_tb = *p->o.parts_table;
         p->o.parts_table = &p->parts_tb;
     }
-    if (p->o.trace_dir) {
-        snprintf(p->trace_dir, sizeof p->trace_dir, "%s", p->o.trace_dir);
-        p->o.trace_dir = p->trace_dir;
-    }
-    snprintf(p->trace_prefix, sizeof p->trace_prefix, "%s",
-             p->o.trace_prefix ? p->o.trace_prefix : "");
-    p->o.trace_prefix = p->trace_prefix;
     int rc;
+    p->trace_prefix = strdup(p->o.trace_prefix ? p->o.trace_prefix : "");
+    p->trace_dir = p->o.trace_dir ? strdup(p->o.trace_dir) : NULL;
+    p->program_dir = p->o.program_dir ? strdup(p->o.program_dir) : NULL;
+    p->o.trace_prefix = p->trace_prefix;
+    p->o.trace_dir = p->trace_dir;
+    p->o.program_dir = p->program_dir;
+    if (!p->trace_prefix || (o && o->trace_dir && !p->trace_dir) ||
+        (o && o->program_dir && !p->program_dir)) {
+        study_pipe_free(p);
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
     p->m = cm_model_new(g, &p->t, &p->tb, &p->o.cg);
     if (!p->m) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
@@ -96,7 +101,39 @@ void study_pipe_free(struct study_pipe *p)
     LS_VEC_FREE(&p->runs);
     cm_instance_free(p->in);
     cm_model_free(p->m);
+    free(p->trace_dir);
+    free(p->program_dir);
+    free(p->trace_prefix);
     free(p);
+}
+
+/* <dir>/<prefix><strategy><ext> into buf; an error when it does not fit (no truncation). */
+static int run_path(const struct study_pipe *p, const struct study_run *r, const char *dir,
+                    const char *ext, char *buf, size_t n, struct ls_error *err)
+{
+    int k = snprintf(buf, n, "%s/%s%s%s", dir, p->trace_prefix, r->strategy, ext);
+    if (k < 0 || (size_t)k >= n) {
+        buf[0] = 0;
+        return ls_error_msg(err, LS_ERR_INPUT, "%s/%s%s%s: path longer than %zu bytes", dir,
+                            p->trace_prefix, r->strategy, ext, n - 1);
+    }
+    return 0;
+}
+
+/* The compiled program, as text, to <program_dir>/<prefix><strategy>.lsprog. */
+static int write_program(const struct study_pipe *p, struct study_run *r,
+                         const struct sim_program *prog, struct ls_error *err)
+{
+    int rc = run_path(p, r, p->program_dir, ".lsprog", r->program_path,
+                      sizeof r->program_path, err);
+    struct ls_atomic_file af;
+    if (rc || (rc = ls_atomic_open(&af, r->program_path, err)))
+        return rc;
+    if ((rc = sim_program_write(prog, af.fp))) {
+        ls_atomic_abort(&af);
+        return ls_error_msg(err, rc, "%s: cannot write the program", r->program_path);
+    }
+    return ls_atomic_commit(&af, err);
 }
 
 const struct lsp_problem *study_pipe_problem(const struct study_pipe *p)
@@ -203,8 +240,9 @@ static int simulate(struct study_pipe *p, struct study_run *r, const struct sim_
         free(dep);
     }
     if (p->o.trace_dir) {
-        snprintf(r->trace_path, sizeof r->trace_path, "%s/%s%s.lstrace", p->trace_dir,
-                 p->trace_prefix, r->strategy);
+        if ((rc = run_path(p, r, p->trace_dir, ".lstrace", r->trace_path,
+                           sizeof r->trace_path, err)))
+            return rc;
         size_t nop;
         const char *const *names = sim_opcode_names(&nop);
         struct trace_header h;
@@ -281,7 +319,9 @@ static int finish_run(struct study_pipe *p, struct study_run *r, struct ls_error
                             "%s: price of the compiled program %lld != objective %lld",
                             r->strategy, (long long)priced, (long long)r->predicted);
     }
-    if (p->o.simulate)
+    if (p->o.program_dir)
+        rc = write_program(p, r, prog, err);
+    if (!rc && p->o.simulate)
         rc = simulate(p, r, prog, err);
     sim_program_free(prog);
     return rc;

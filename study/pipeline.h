@@ -56,6 +56,9 @@ struct study_pipe_opts {
     /* When non-NULL, each run writes <trace_dir>/<trace_prefix><strategy>.lstrace. */
     const char *trace_dir;
     const char *trace_prefix;     /* NULL = "" */
+    /* When non-NULL, each run writes its compiled program (text, docs/formats.md) to
+     * <program_dir>/<trace_prefix><strategy>.lsprog. */
+    const char *program_dir;
     int simulate;                 /* 0: stop after compiling (no sim figures); default 1 */
     /* Optional extra sink that sees every simulated record (e.g. an in-memory collector
      * for calibration); called after the trace file writer. NULL = none. */
@@ -93,6 +96,7 @@ struct study_run {
     double dma_efficiency;
     double conv_share;            /* conversions' share of the summed instruction time */
     char trace_path[512];         /* "" when no trace was written */
+    char program_path[512];       /* "" when no program was written (program_dir) */
     /* keep_records only (else NULL / 0): records in instruction order */
     struct trace_record *recs;
     size_t nrecs;
