@@ -61,6 +61,7 @@ struct val_opts {
     struct study_loop_opts lo;
     struct cli_target_args ta;
     const char *table, *aggn, *outp, *emit, *measured;
+    char command[2048];        /* the command line, for the manifest's header */
     int json, quiet, force;
 };
 
@@ -105,6 +106,14 @@ static int parse_opts(struct val_opts *v, int argc, char **argv)
         {NULL, 0, NULL, 0}};
     memset(v, 0, sizeof *v);
     study_loop_opts_init(&v->lo);
+    size_t used = 0;   /* the command line, cut (with "...") when longer than the buffer */
+    for (int i = 0; i < argc && used + 4 < sizeof v->command; i++) {
+        int k = snprintf(v->command + used, sizeof v->command - used, "%s%s",
+                         i ? " " : "laysim ", argv[i]);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    if (used >= sizeof v->command - 4)
+        memcpy(v->command + sizeof v->command - 4, "...", 4);
     optind = 1;
     int c, rc = CLI_OK;
     while (rc == CLI_OK && (c = getopt_long(argc, argv, "qo:", longopts, NULL)) != -1)
@@ -249,7 +258,8 @@ static int run_models(struct val_opts *v, const char *const *models, int n)
     ls_progress_end(&pb);
     if (rc)
         return cli_report(&err);   /* out is empty */
-    if (v->emit && study_measured_write(&out, manifest, (double)v->lo.target.base_mhz, &err)) {
+    if (v->emit && study_measured_write(&out, manifest, (double)v->lo.target.base_mhz,
+                                        v->command, &err)) {
         study_validation_free(&out);
         return cli_report(&err);
     }

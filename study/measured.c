@@ -354,7 +354,7 @@ static void put_field(FILE *f, const char *s, int last)
 }
 
 int study_measured_write(const struct study_validation *v, const char *path, double base_mhz,
-                         struct ls_error *err)
+                         const char *command, struct ls_error *err)
 {
     struct ls_atomic_file af;
     int rc = ls_atomic_open(&af, path, err);
@@ -364,6 +364,8 @@ int study_measured_write(const struct study_validation *v, const char *path, dou
     fprintf(f, "# laysim validate --emit: run each program, then fill measured_ns (or measured_us,\n"
                "# measured_cycles at base_mhz, or trace: a .lstrace) and run\n"
                "# `laysim validate --measured %s`\n", path);
+    if (command)
+        fprintf(f, "# made by: %s\n", command);
     fprintf(f, "model,strategy,program,assignment,predicted_cycles,simulated_cycles,base_mhz,"
                "measured_ns,trace\n");
     for (size_t i = 0; i < v->models.len; i++)

@@ -64,8 +64,10 @@ void study_measured_free(struct study_measured *m);
 /* Write the manifest of a validation whose programs were written (study_loop_opts:
  * program_dir) to path, atomically: every column above, measured_ns and trace empty for
  * the user to fill, program named relative to the manifest (its file name when the
- * programs are beside it), simulated_cycles the simulator's time for reference. */
+ * programs are beside it), simulated_cycles the simulator's time for reference; command (may
+ * be NULL): the command line that made it, as a comment (the model specs alone do not say
+ * their scaling). */
 int study_measured_write(const struct study_validation *v, const char *path, double base_mhz,
-                         struct ls_error *err);
+                         const char *command, struct ls_error *err);
 
 #endif
