@@ -5,6 +5,7 @@
 #include "api/api_int.h"
 #include "costmodel/tie.h"
 #include "sim/sim.h"
+#include "study/measured.h"
 #include "util/fileio.h"
 
 /* The CLI's --max-instructions default (cli/modelcmd.h): generous, but it stops a shape
@@ -194,4 +195,23 @@ LAYSIM_API int laysim_simulate(laysim_ctx *cx, const laysim_target *t, const lay
     }
     free(st);
     return api_done(cx, rc);
+}
+
+LAYSIM_API int laysim_validate_measured(laysim_ctx *cx, const char *manifest, double base_mhz,
+                                        laysim_fidelity *out)
+{
+    API_CX(cx);
+    int rc;
+    if ((rc = api_need(cx, manifest, "laysim_validate_measured", "manifest")) ||
+        (rc = api_need(cx, out, "laysim_validate_measured", "out")))
+        return rc;
+    struct study_measured m;
+    if ((rc = study_measured_read(manifest, base_mhz > 0 ? base_mhz : 1400, &m, &cx->err)))
+        return api_done(cx, rc);
+    *out = (laysim_fidelity){(int32_t)m.models.len, m.rows, m.all.pw.pairs, m.all.pw.correct,
+                             m.all.pw.identical, m.all.pairwise_accuracy, m.all.kendall_tau,
+                             m.all.median_rel_error, m.all.max_rel_error,
+                             m.exact_within_1pct_all};
+    study_measured_free(&m);
+    return api_done(cx, 0);
 }

@@ -199,6 +199,28 @@ static void test_calibrate(void **state)
                      LAYSIM_EINPUT);
     assert_non_null(strstr(laysim_errmsg(f->cx), "2 programs for 1 traces"));
     assert_null(tb);
+    /* fidelity against measured times: a manifest by hand, one pair ranked wrong */
+    FILE *mf = fopen(path(f, "m.csv"), "w");
+    assert_non_null(mf);
+    fputs("# by hand\nmodel,strategy,assignment,predicted_cycles,base_mhz,measured_ns\n"
+          "m,local,01,1400,1400,900\nm,greedy,02,1300,1400,1000\n"
+          "m,exact,02,1300,1400,1000\n", mf);
+    fclose(mf);
+    laysim_fidelity fid;
+    assert_int_equal(laysim_validate_measured(f->cx, path(f, "m.csv"), 0, &fid), 0);
+    assert_int_equal(fid.models, 1);
+    assert_int_equal(fid.rows, 3);
+    assert_int_equal(fid.pairs, 2);           /* greedy == exact: identical, not compared */
+    assert_int_equal(fid.pairs_identical, 1);
+    assert_int_equal(fid.pairs_correct, 0);   /* local measured faster, predicted slower */
+    assert_int_equal(fid.exact_within_1pct_all, 0);
+    assert_true(fid.median_rel_error > 0.07 && fid.median_rel_error < 0.08); /* 1300/1400 */
+    mf = fopen(path(f, "m.csv"), "w");
+    assert_non_null(mf);
+    fputs("model,strategy,predicted_cycles\nm,local,5\n", mf);
+    fclose(mf);
+    assert_int_equal(laysim_validate_measured(f->cx, path(f, "m.csv"), 0, &fid), LAYSIM_EINPUT);
+    assert_non_null(strstr(laysim_errmsg(f->cx), "names no measurement"));
     laysim_program_free(pr);
 }
 

@@ -294,6 +294,25 @@ typedef struct laysim_sim_result {
 LAYSIM_API int laysim_simulate(laysim_ctx *cx, const laysim_target *t, const laysim_program *pr,
                                const char *trace_path, laysim_sim_result *out);
 
+/* ---- fidelity against measured times (`laysim validate --measured`) ---------------- */
+
+/* The paper's figures over every model of a manifest (docs/formats.md, "Validation
+ * manifests"); an undefined figure (no pairs, no rows) is NaN. */
+typedef struct laysim_fidelity {
+    int32_t models, rows;
+    int32_t pairs, pairs_correct, pairs_identical;
+    double pairwise_accuracy;      /* pairs_correct / pairs, 0.5% tie band */
+    double kendall_tau;            /* mean over models */
+    double median_rel_error, max_rel_error;   /* |predicted - measured| / measured */
+    int32_t exact_within_1pct_all; /* over the models with an "exact" row */
+} laysim_fidelity;
+/* Read a manifest whose rows carry measured times (as `laysim validate --emit` writes it,
+ * filled in) and compare them with its predicted costs; base_mhz: the clock of rows
+ * without a base_mhz column (<= 0: 1400, nc-v2's). Bad manifests: LAYSIM_EINPUT naming the
+ * file, line and column. */
+LAYSIM_API int laysim_validate_measured(laysim_ctx *cx, const char *manifest, double base_mhz,
+                                        laysim_fidelity *out);
+
 #ifdef __cplusplus
 }
 #endif

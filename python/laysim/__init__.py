@@ -22,7 +22,7 @@ IGNORE_MISMATCH = 1     # LAYSIM_IGNORE_MISMATCH
 
 __all__ = ["Error", "InputError", "LimitError", "Model", "Target", "Table", "Instance",
            "Problem", "Solution", "Program", "SimResult", "EngineResult", "version", "zoo",
-           "solvers", "calibrate"]
+           "solvers", "calibrate", "validate_measured"]
 
 
 class Error(Exception):
@@ -511,3 +511,15 @@ class Program(_Handle):
                                                                r.engine[e].utilization)
                    for e in range(_lib.ENGINES)}
         return SimResult(r.cycles, r.ns, r.instructions, r.dma_bytes, r.conversion_share, engines)
+
+
+def validate_measured(manifest, base_mhz=0.0):
+    """The fidelity figures of a `laysim validate --emit` manifest filled with measured
+    times (`laysim validate --measured`): a dict of models, rows, pairs, pairs_correct,
+    pairs_identical, pairwise_accuracy, kendall_tau, median_rel_error, max_rel_error,
+    exact_within_1pct_all. base_mhz: the clock of rows without one (0: nc-v2's 1400)."""
+    r = _lib.Fidelity()
+    _check(lib.laysim_validate_measured(_ctx(), _b(manifest), float(base_mhz), ctypes.byref(r)))
+    d = {name: getattr(r, name) for name, _ in _lib.Fidelity._fields_}
+    d["exact_within_1pct_all"] = bool(d["exact_within_1pct_all"])
+    return d

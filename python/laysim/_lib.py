@@ -29,6 +29,14 @@ class SimResult(ctypes.Structure):
                 ("engine", EngineResult * ENGINES)]
 
 
+class Fidelity(ctypes.Structure):
+    _fields_ = [("models", c_int32), ("rows", c_int32), ("pairs", c_int32),
+                ("pairs_correct", c_int32), ("pairs_identical", c_int32),
+                ("pairwise_accuracy", c_double), ("kendall_tau", c_double),
+                ("median_rel_error", c_double), ("max_rel_error", c_double),
+                ("exact_within_1pct_all", c_int32)]
+
+
 def _candidates():
     """Where the library may be: $LAYSIM_LIBRARY, beside the installed package
     (PREFIX/lib/python3/site-packages/laysim -> PREFIX/lib), then the linker's path."""
@@ -130,6 +138,7 @@ _PROTOTYPES = {
     "laysim_program_instructions": (c_uint64, [_H]),
     "laysim_engine_name": (c_char_p, [c_int]),
     "laysim_simulate": (c_int, [_H, _H, _H, c_char_p, POINTER(SimResult)]),
+    "laysim_validate_measured": (c_int, [_H, c_char_p, c_double, POINTER(Fidelity)]),
 }
 
 lib = _load()

@@ -86,6 +86,19 @@ def same(a, b):
 sys.exit(0 if same(*(json.load(open(f)) for f in sys.argv[1:])) else 1)
 PY
 
+# fidelity against measured times: the library's figures are validate --measured's
+printf 'model,strategy,predicted_cycles,measured_ns\nm,local,1400,900\nm,exact,1300,1000\n' \
+    >"$T/meas.csv"
+"$LAYSIM" validate --measured "$T/meas.csv" --json >"$T/meas.json" && ok || bad "validate --measured"
+PYTHONPATH=$P/lib/python3/site-packages python3 - "$T" <<'PY' 2>"$T/err" && ok ||
+import json, sys, laysim
+t = sys.argv[1]
+d, cli = laysim.validate_measured(t + "/meas.csv"), json.load(open(t + "/meas.json"))
+assert (d["pairs"], d["pairs_correct"]) == (cli["pairs"], cli["pairs_correct"]), (d, cli)
+assert abs(d["median_rel_error"] - cli["median_rel_error"]) < 1e-9, (d, cli)  # JSON: 10 digits
+PY
+    bad "Python validate_measured: $(cat "$T/err")"
+
 # find_package(laysim) from the prefix
 if command -v cmake >/dev/null; then
     mkdir -p "$T/cm"
