@@ -339,7 +339,8 @@ int study_measured_read(const char *path, double base_mhz, struct study_measured
     return rc;
 }
 
-/* One CSV field: quoted when it holds a comma, a quote or a line break. */
+/* One CSV field: quoted when it holds a comma or a quote (a line break, which no model spec
+ * or strategy holds, would end the row: it is quoted too, and the reader refuses it). */
 static void put_field(FILE *f, const char *s, int last)
 {
     if (strpbrk(s, ",\"\r\n")) {
