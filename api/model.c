@@ -224,7 +224,6 @@ LAYSIM_API int laysim_calibrate_ex(laysim_ctx *cx, const laysim_target *t,
     o.ntraces = n;
     o.micro = microbench;
     o.keep_worse = (flags & LAYSIM_CALIBRATE_KEEP_WORSE) != 0;
-    o.quiet = 1;
     struct cm_run r;
     laysim_table *fit = NULL;
     if (!(rc = cm_calibrate(&o, &t->t, &start, &r, &cx->err)) && !(rc = new_table(cx, &fit))) {

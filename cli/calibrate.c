@@ -11,6 +11,7 @@
 #include "sim/isa.h"
 #include "sim/target.h"
 #include "util/fileio.h"
+#include "util/progress.h"
 
 const char cmd_calibrate_help[] =
     "usage: laysim calibrate [--traces FILE]... [--microbench] [--table TABLE]\n"
@@ -546,7 +547,20 @@ static void run_opts(const struct cal_opts *o, struct cm_run_opts *ro)
     ro->fixed_form = o->explicit_form;
     ro->no_model_holdout = o->no_lomo;
     ro->keep_worse = o->keep_worse;
-    ro->quiet = o->quiet;
+}
+
+/* calibrate's progress bar (util/progress), begun when costmodel/calib_run knows its total */
+struct cal_bar {
+    struct ls_progress pb;
+    int begun, quiet;
+};
+static void cal_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    struct cal_bar *b = ctx;
+    if (!b->begun)
+        ls_progress_begin(&b->pb, "calibrate", total, b->quiet);
+    b->begun = 1;
+    ls_progress_update(&b->pb, done);
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -567,8 +581,14 @@ int cmd_calibrate(int argc, char **argv)
     if (rc == CLI_OK) {
         struct cm_run_opts ro;
         struct cm_run r;
+        struct cal_bar bar = {.quiet = o.quiet};
         run_opts(&o, &ro);
-        rc = cm_calibrate(&ro, &t, &prior, &r, &err) ? cli_report(&err) : report_fit(&r, &o);
+        ro.progress = cal_progress;
+        ro.progress_ctx = &bar;
+        int fail = cm_calibrate(&ro, &t, &prior, &r, &err);
+        if (bar.begun)
+            ls_progress_end(&bar.pb);
+        rc = fail ? cli_report(&err) : report_fit(&r, &o);
         cm_run_free(&r);
     }
     free(o.traces);

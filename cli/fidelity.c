@@ -105,15 +105,13 @@ static json_t *attribution_json(const struct study_attribution *a)
     return o;
 }
 
-/* The figures over every model, as validate prints them after its models. */
+/* The figures over every model, after the models (metrics_json's keys, then whether exact
+ * was within 1% of the best on every model). */
 static void totals_json(json_t *root, const struct study_metrics *all, int exact_all)
 {
-    json_object_set_new(root, "pairs", json_integer(all->pw.pairs));
-    json_object_set_new(root, "pairs_identical", json_integer(all->pw.identical));
-    json_object_set_new(root, "pairwise_accuracy", cli_json_num(all->pairwise_accuracy));
-    json_object_set_new(root, "kendall_tau", cli_json_num(all->kendall_tau));
-    json_object_set_new(root, "median_rel_error", cli_json_num(all->median_rel_error));
-    json_object_set_new(root, "max_rel_error", cli_json_num(all->max_rel_error));
+    json_t *m = metrics_json(all);
+    json_object_update(root, m);
+    json_decref(m);
     json_object_set_new(root, "exact_within_1pct_all", json_boolean(exact_all));
 }
 
@@ -218,7 +216,6 @@ json_t *cli_measured_json(const struct study_measured *m, const char *path)
                             x->exact < 0 ? json_null() : json_boolean(x->criterion.exact_within_1pct));
         json_array_append_new(arr, mo);
     }
-    json_object_set_new(root, "pairs_correct", json_integer(m->all.pw.correct));
     totals_json(root, &m->all, m->exact_within_1pct_all);
     return root;
 }

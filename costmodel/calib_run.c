@@ -52,9 +52,15 @@ struct fit_in {
     int n, micro;
     const char *mbtrace;
     int no_group, dma_group;
-    struct ls_progress *pb;
-    uint64_t step;
+    int report;                /* 1: tell o->progress (the whole fits, not those of a fold) */
+    uint64_t step, total;
 };
+
+static void progress(const struct cm_run_opts *o, const struct fit_in *in, uint64_t done)
+{
+    if (o->progress && in->report)
+        o->progress(o->progress_ctx, done, in->total);
+}
 
 /* One fit: per instruction, then the group fit (or the dependency latency alone). */
 static int fit_once(const struct cm_run_opts *o, const struct fit_in *in,
@@ -68,8 +74,7 @@ static int fit_once(const struct cm_run_opts *o, const struct fit_in *in,
     int rc = in->micro ? cm_microbench_run(t, &cal, in->mbtrace, &r->nmb, err) : 0;
     for (int i = 0; i < in->n && !rc; i++) {
         rc = cm_calib_add_trace(&cal, in->traces[i], t->dma_engines, err);
-        if (in->pb)
-            ls_progress_update(in->pb, in->step + (uint64_t)in->micro + (uint64_t)(i + 1));
+        progress(o, in, in->step + (uint64_t)in->micro + (uint64_t)(i + 1));
     }
     if (!rc)
         rc = cm_calib_fit(&cal, prior, &r->fit, r->rep, err);
@@ -149,10 +154,9 @@ static int leave_models_out(const struct cm_run_opts *o, struct fit_in in,
             }
         in.traces = sub;
         in.progs = o->progs ? subp : NULL;
-        struct ls_progress *pb = in.pb;
-        in.pb = NULL;
+        in.report = 0;
         rc = fit_once(o, &in, t, prior, &ff, err);
-        in.pb = pb;
+        in.report = 1;
         if (!rc)
             rc = cm_trace_programs_error(o->traces, o->progs, o->ntraces, mask, ff.out, t,
                                          &lm->fit[m], err);
@@ -161,8 +165,7 @@ static int leave_models_out(const struct cm_run_opts *o, struct fit_in in,
                                          &lm->prior[m], err);
         lm->fit_mean += lm->fit[m] / lm->nmodels;
         lm->prior_mean += lm->prior[m] / lm->nmodels;
-        if (pb)
-            ls_progress_update(pb, in.step + (uint64_t)m + 1);
+        progress(o, &in, in.step + (uint64_t)m + 1);
     }
     free(sub);
     free(subp);
@@ -174,16 +177,15 @@ static int leave_models_out(const struct cm_run_opts *o, struct fit_in in,
 /* Fit all traces in one form, then leave each model out in turn. */
 static int fit_form(const struct cm_run_opts *o, struct fit_in in, const struct sim_target *t,
                     const struct cm_table *prior, const int32_t *key, struct cm_run *r,
-                    struct cm_lomo *lm, struct ls_error *err)
+                    struct ls_error *err)
 {
     int rc = fit_once(o, &in, t, prior, r, err);
     r->no_group = in.no_group;
     r->dma_group = in.dma_group;
     in.step += (uint64_t)(in.micro + in.n + 1);
-    if (in.pb)
-        ls_progress_update(in.pb, in.step);
-    if (!rc && lm->nmodels)
-        rc = leave_models_out(o, in, t, prior, key, lm, err);
+    progress(o, &in, in.step);
+    if (!rc && r->lomo.nmodels)
+        rc = leave_models_out(o, in, t, prior, key, &r->lomo, err);
     return rc;
 }
 
@@ -213,27 +215,24 @@ int cm_calibrate(const struct cm_run_opts *o, const struct sim_target *t,
     int nform = !rc && r->lomo.nmodels && !o->fixed_form ? 2 : 1;
     if (!rc && nform == 2)
         rc = lomo_copy(&r2.lomo, &r->lomo, o->ntraces, err);
-    struct ls_progress pb; /* per form: microbenchmarks, the traces, the fit, the models */
+    /* per form: microbenchmarks, the traces, the fit, the models left out */
     uint64_t per = (uint64_t)(o->micro + o->ntraces + 1 + r->lomo.nmodels);
-    ls_progress_begin(&pb, "calibrate", per * (uint64_t)nform, o->quiet);
     struct fit_in in = {o->traces, o->progs, o->ntraces, o->micro, o->mbtrace,
-                        o->no_group, o->form.dma_group, &pb, 0};
+                        o->no_group, o->form.dma_group, 1, 0, per * (uint64_t)nform};
+    struct cm_run *run[2] = {r, &r2};
     for (int k = 0; k < nform && !rc; k++) {
         if (nform == 2)
             in.no_group = in.dma_group = k == 1;
         in.step = per * (uint64_t)k;
-        rc = k == 0 ? fit_form(o, in, t, prior, key, r, &r->lomo, err)
-                    : fit_form(o, in, t, prior, key, &r2, &r2.lomo, err);
+        rc = fit_form(o, in, t, prior, key, run[k], err);
     }
-    ls_progress_end(&pb);
     if (!rc && nform == 2) {
-        r->form_chosen = 1;
         if (r2.lomo.fit_mean < r->lomo.fit_mean) { /* the second form predicts better */
             struct cm_run tmp = *r;
             *r = r2;
             r2 = tmp;
-            r->form_chosen = 1;
         }
+        r->form_chosen = 1;
         r->other = r2.lomo;
         memset(&r2.lomo, 0, sizeof r2.lomo);
     }

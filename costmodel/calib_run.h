@@ -17,7 +17,6 @@
 #include <stdint.h>
 
 #include "costmodel/calibrate.h"
-#include "util/progress.h"
 
 struct cm_run_opts {
     const char *const *traces; /* ntraces .lstrace paths */
@@ -32,7 +31,10 @@ struct cm_run_opts {
     int fixed_form;            /* 1: no choice of the form on the models left out */
     int no_model_holdout;      /* 1: no model left out (no check, no choice) */
     int keep_worse;            /* 1: out is the fit even when it predicts worse */
-    int quiet;                 /* no progress bar (stderr, terminal only) */
+    /* progress (may be NULL): steps done of total, per form the microbenchmarks, each
+     * trace, the fit and each model left out (the caller draws it: cli/ draws a bar) */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
 };
 void cm_run_opts_init(struct cm_run_opts *o);
 

@@ -9,6 +9,7 @@
 
 #include "study/loop_int.h"
 #include "traces/trace.h"
+#include "util/csv.h"
 #include "util/fileio.h"
 
 /* The columns the manifest may name (every other one is ignored). */
@@ -17,13 +18,11 @@ enum col { C_MODEL, C_STRATEGY, C_PREDICTED, C_ASSIGNMENT, C_BASE_MHZ, C_NS, C_U
 static const char *const col_name[C_COUNT] = {
     "model", "strategy", "predicted_cycles", "assignment", "base_mhz", "measured_ns",
     "measured_us", "measured_cycles", "trace"};
-#define FIELDS_MAX 64
-
-/* One line split into fields (each NUL-terminated in the owned copy). */
+/* One line's fields, each a NUL-terminated copy (util/csv splits them). */
 struct csv_line {
     char *buf;
-    char *f[FIELDS_MAX];
-    int col[FIELDS_MAX];       /* 1-based column of each field */
+    char **f;
+    int *col;                  /* 1-based column of each field */
     int n;
 };
 
@@ -33,53 +32,48 @@ struct reader {
     double base_mhz;
     int at[C_COUNT];           /* field index of each column, -1: absent */
     int line;
+    struct ls_csv_row row;     /* reused from line to line */
 };
 
 static int line_err(const struct reader *rd, int col, struct ls_error *err, const char *what,
                     const char *detail)
 {
-    return ls_error_msg(err, LS_ERR_INPUT, "%s:%d:%d: %s%s", rd->path, rd->line, col, what,
-                        detail);
+    return ls_error_set(err, LS_ERR_INPUT, rd->path, rd->line, col, "%s%s", what, detail);
 }
 
-/* Split text[0..n) (one line, no newline) at commas; "quoted" fields keep their commas. */
+/* Split text[0..n) (one line, no newline) into l. */
 static int split(struct reader *rd, const char *text, size_t n, struct csv_line *l,
                  struct ls_error *err)
 {
-    l->buf = malloc(n + 1);
-    l->n = 0;
-    if (!l->buf)
+    int col;
+    const char *what;
+    int rc = ls_csv_split(&rd->row, text, n, &col, &what);
+    if (rc && rc != LS_ERR_NOMEM)
+        return line_err(rd, col, err, what, "");
+    size_t nf = rd->row.nf;
+    l->buf = malloc(n + nf + 1);
+    l->f = malloc(nf * sizeof *l->f);
+    l->col = malloc(nf * sizeof *l->col);
+    if (rc || !l->buf || !l->f || !l->col)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    size_t i = 0, o = 0;
-    for (;;) {
-        if (l->n == FIELDS_MAX)
-            return line_err(rd, (int)i + 1, err, "more than 64 fields", "");
-        l->col[l->n] = (int)i + 1;
-        l->f[l->n++] = l->buf + o;
-        int quoted = i < n && text[i] == '"';
-        for (i += (size_t)quoted; i < n; i++) {
-            if (quoted && text[i] == '"') {
-                if (i + 1 < n && text[i + 1] == '"') {
-                    l->buf[o++] = text[++i];
-                    continue;
-                }
-                quoted = 2;   /* closed: a comma or the end must follow */
-                i++;
-                break;
-            }
-            if (!quoted && text[i] == ',')
-                break;
-            l->buf[o++] = text[i];
-        }
-        if (quoted == 1)
-            return line_err(rd, l->col[l->n - 1], err, "unterminated quoted field", "");
-        if (quoted == 2 && i < n && text[i] != ',')
-            return line_err(rd, (int)i + 1, err, "expected ',' after a quoted field", "");
-        l->buf[o++] = 0;
-        if (i >= n)
-            return 0;
-        i++;   /* past the comma */
+    char *o = l->buf;
+    for (size_t k = 0; k < nf; k++) {
+        const struct ls_csv_field *f = &rd->row.f[k];
+        memcpy(o, f->s, f->n);
+        o[f->n] = 0;
+        l->f[k] = o;
+        l->col[k] = f->col;
+        o += f->n + 1;
     }
+    l->n = (int)nf;
+    return 0;
+}
+
+static void line_free(struct csv_line *l)
+{
+    free(l->buf);
+    free(l->f);
+    free(l->col);
 }
 
 static int header(struct reader *rd, const struct csv_line *l, struct ls_error *err)
@@ -305,7 +299,7 @@ static int parse(struct reader *rd, const char *text, size_t len, struct study_m
             if (!rc)
                 rc = seen_header ? row(rd, &l, out, err) : header(rd, &l, err);
             seen_header = 1;
-            free(l.buf);
+            line_free(&l);
         }
         i = e + 1;
     }
@@ -319,7 +313,7 @@ int study_measured_read(const char *path, double base_mhz, struct study_measured
                         struct ls_error *err)
 {
     memset(out, 0, sizeof *out);
-    struct reader rd = {path, NULL, base_mhz, {0}, 0};
+    struct reader rd = {path, NULL, base_mhz, {0}, 0, {0}};
     char *text = NULL;
     size_t len = 0;
     const char *slash = strrchr(path, '/');
@@ -334,6 +328,7 @@ int study_measured_read(const char *path, double base_mhz, struct study_measured
         rc = evaluate(out, err);
     free(text);
     free(rd.dir);
+    ls_csv_row_free(&rd.row);
     if (rc)
         study_measured_free(out);
     return rc;

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "util/arena.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/hash.h"
@@ -641,6 +642,41 @@ static void test_treedec_random(void **state)
     }
 }
 
+/* util/csv: plain, empty and quoted fields with their columns; located errors. */
+static void expect_field(const struct ls_csv_row *r, size_t k, const char *s, int col)
+{
+    assert_true(k < r->nf);
+    assert_int_equal(r->f[k].n, strlen(s));
+    assert_memory_equal(r->f[k].s, s, strlen(s));
+    assert_int_equal(r->f[k].col, col);
+}
+
+static void test_csv_split(void **state)
+{
+    (void)state;
+    struct ls_csv_row r = {0};
+    int col = 0;
+    const char *what = NULL;
+    const char *l1 = "a,,\"b,\"\"c\"\"\",d,";
+    assert_int_equal(ls_csv_split(&r, l1, strlen(l1), &col, &what), 0);
+    assert_int_equal(r.nf, 5);
+    expect_field(&r, 0, "a", 1);
+    expect_field(&r, 1, "", 3);
+    expect_field(&r, 2, "b,\"c\"", 4);
+    expect_field(&r, 3, "d", 14);
+    expect_field(&r, 4, "", 16);
+    assert_int_equal(ls_csv_split(&r, "x", 1, &col, &what), 0);   /* the row is reused */
+    assert_int_equal(r.nf, 1);
+    expect_field(&r, 0, "x", 1);
+    assert_int_equal(ls_csv_split(&r, "a,\"bc", 5, &col, &what), LS_ERR_INPUT);
+    assert_int_equal(col, 3);
+    assert_string_equal(what, "unterminated quoted field");
+    assert_int_equal(ls_csv_split(&r, "\"a\"b,c", 6, &col, &what), LS_ERR_INPUT);
+    assert_int_equal(col, 4);
+    assert_string_equal(what, "expected ',' after a quoted field");
+    ls_csv_row_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -652,7 +688,7 @@ int main(void)
         cmocka_unit_test(test_prng),         cmocka_unit_test(test_atomic_file),
         cmocka_unit_test(test_atomic_symlink), cmocka_unit_test(test_atomic_special_files),
         cmocka_unit_test(test_atomic_signal_cleanup), cmocka_unit_test(test_json_locate),
-        cmocka_unit_test(test_remove_stale_temps),
+        cmocka_unit_test(test_remove_stale_temps), cmocka_unit_test(test_csv_split),
         cmocka_unit_test(test_treedec_known), cmocka_unit_test(test_treedec_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 
 #include "traces/export.h"
 #include "traces/import_int.h"
+#include "util/csv.h"
 #include "util/dtype.h"
 #include "util/scan.h"
 #include "util/vec.h"
@@ -43,19 +44,10 @@ static const struct {
  * and the compiler tiles the 128 SBUF partitions full (docs/formats.md). */
 #define NEURON_PARTITIONS 128
 
-struct field {
-    const char *s;
-    size_t n;
-    int col;
-};
-
 struct csv {
     struct imp *s;
     int line, lenient;
-    struct field *f;
-    size_t nf, capf;
-    char *scratch;        /* unquoted text of the current row */
-    size_t capscratch;
+    struct ls_csv_row row;   /* the current row's fields (util/csv) */
     struct {                 /* engine names parsed so far (rows repeat a few) */
         char name[24];
         size_t n;
@@ -93,34 +85,6 @@ static int next_line(struct csv *c, const char **p, size_t *n, struct ls_error *
     }
 }
 
-static int split_quoted(struct csv *c, const char *b, size_t *pp, size_t stop, size_t *out,
-                        struct field *f, struct ls_error *err)
-{
-    size_t p = *pp + 1;
-    f->s = c->scratch + *out;
-    for (;;) {
-        if (p >= stop)
-            return -ls_error_set(err, LS_ERR_INPUT, c->s->path, c->line, f->col,
-                                 "unterminated quoted field");
-        if (b[p] == '"') {
-            if (p + 1 < stop && b[p + 1] == '"') {
-                c->scratch[(*out)++] = '"';
-                p += 2;
-                continue;
-            }
-            p++;
-            break;
-        }
-        c->scratch[(*out)++] = b[p++];
-    }
-    f->n = (size_t)(c->scratch + *out - f->s);
-    *pp = p;
-    if (p < stop && b[p] != ',')
-        return -ls_error_set(err, LS_ERR_INPUT, c->s->path, c->line, (int)p + 1,
-                             "expected ',' after a quoted field");
-    return 0;
-}
-
 /* Split the next non-empty, non-comment line into fields. 1 = row, 0 = end, < 0 error. */
 static int csv_row(struct csv *c, struct ls_error *err)
 {
@@ -134,34 +98,18 @@ static int csv_row(struct csv *c, struct ls_error *err)
         if (nul)
             return -ls_error_set(err, LS_ERR_INPUT, c->s->path, c->line, (int)(nul - b) + 1,
                                  "NUL byte in line");
-        if (stop + 1 > c->capscratch && LS_ARRAY_RESERVE(c->scratch, c->capscratch, stop + 1))
+        int col;
+        const char *what;
+        if ((rc = ls_csv_split(&c->row, b, stop, &col, &what)) == LS_ERR_NOMEM)
             return -ls_error_msg(err, LS_ERR_NOMEM, "out of memory reading %s", c->s->path);
-        size_t out = 0, p = 0;
-        c->nf = 0;
-        for (;;) {
-            if (c->nf + 1 > c->capf && LS_ARRAY_RESERVE(c->f, c->capf, c->nf + 1))
-                return -ls_error_msg(err, LS_ERR_NOMEM, "out of memory reading %s", c->s->path);
-            struct field *f = &c->f[c->nf++];
-            f->col = (int)p + 1;
-            if (p < stop && b[p] == '"') {
-                if ((rc = split_quoted(c, b, &p, stop, &out, f, err)) < 0)
-                    return rc;
-            } else {
-                f->s = b + p;
-                const char *comma = memchr(b + p, ',', stop - p);
-                p = comma ? (size_t)(comma - b) : stop;
-                f->n = (size_t)(b + p - f->s);
-            }
-            if (p >= stop)
-                break;
-            p++; /* the comma */
-        }
+        if (rc)
+            return -ls_error_set(err, LS_ERR_INPUT, c->s->path, c->line, col, "%s", what);
         return 1;
     }
     return rc;
 }
 
-static int field_err(const struct csv *c, const struct field *f, struct ls_error *err,
+static int field_err(const struct csv *c, const struct ls_csv_field *f, struct ls_error *err,
                      const char *what, const char *expect)
 {
     char got[64];
@@ -224,7 +172,7 @@ static void read_meta(struct imp *s, const char *b, size_t len)
     }
 }
 
-static int column_kind(const struct csv *c, const struct field *f)
+static int column_kind(const struct csv *c, const struct ls_csv_field *f)
 {
     for (int j = 0; j < TRACE_CSV_NCOLUMNS; j++)
         if (strlen(trace_csv_columns[j]) == f->n && !strncmp(trace_csv_columns[j], f->s, f->n))
@@ -241,10 +189,10 @@ static int column_kind(const struct csv *c, const struct field *f)
 
 static int is_neuron_header(const struct csv *c)
 {
-    for (size_t i = 0; i < c->nf; i++)
+    for (size_t i = 0; i < c->row.nf; i++)
         for (size_t j = 0; j < 4; j++) /* start_ts, end_ts, duration_ns, timeline_track */
-            if (strlen(neuron_cols[j].name) == c->f[i].n &&
-                !strncmp(neuron_cols[j].name, c->f[i].s, c->f[i].n))
+            if (strlen(neuron_cols[j].name) == c->row.f[i].n &&
+                !strncmp(neuron_cols[j].name, c->row.f[i].s, c->row.f[i].n))
                 return 1;
     return 0;
 }
@@ -269,8 +217,8 @@ static int header_row(struct csv *c, struct ls_error *err)
     if (rc == 0)
         return ls_error_set(err, LS_ERR_INPUT, c->s->path, c->line ? c->line : 1, 1,
                             "no header row (engine,opcode,start,end,...)");
-    if (c->nf > MAX_COLS)
-        return ls_error_set(err, LS_ERR_INPUT, c->s->path, c->line, c->f[MAX_COLS].col,
+    if (c->row.nf > MAX_COLS)
+        return ls_error_set(err, LS_ERR_INPUT, c->s->path, c->line, c->row.f[MAX_COLS].col,
                             "too many columns (at most %d)", MAX_COLS);
     return LS_OK;
 }
@@ -282,8 +230,8 @@ static int read_columns(struct csv *c, struct ls_error *err)
         return rc;
     c->lenient = c->s->st->format == TRACE_FMT_NEURON_CSV;
     memset(c->has, 0, sizeof c->has);
-    for (size_t i = 0; i < c->nf; i++) {
-        const struct field *f = &c->f[i];
+    for (size_t i = 0; i < c->row.nf; i++) {
+        const struct ls_csv_field *f = &c->row.f[i];
         int k = column_kind(c, f);
         if (k < 0)
             return field_err(c, f, err, "header", "a known column (see docs/formats.md)");
@@ -292,7 +240,7 @@ static int read_columns(struct csv *c, struct ls_error *err)
         c->has[k] = 1;
         c->colmap[i] = k;
     }
-    c->ncols = c->nf;
+    c->ncols = c->row.nf;
     const char *missing = !c->has[C_ENGINE] && !c->has[C_TRACK] ? "engine"
                           : !c->has[C_OPCODE]                   ? "opcode"
                           : !c->has[C_START]                    ? "start"
@@ -316,12 +264,11 @@ enum trace_import_format imp_csv_kind(struct imp *s, struct ls_error *err)
     enum trace_import_format f = rc ? TRACE_FMT_AUTO
                                     : is_neuron_header(&c) ? TRACE_FMT_NEURON_CSV
                                                            : TRACE_FMT_LAYSIM_CSV;
-    free(c.f);
-    free(c.scratch);
+    ls_csv_row_free(&c.row);
     return f;
 }
 
-static int get_u64(const struct csv *c, const struct field *f, const char *what, uint64_t max,
+static int get_u64(const struct csv *c, const struct ls_csv_field *f, const char *what, uint64_t max,
                    uint64_t *v, struct ls_error *err)
 {
     if (f->n == 0) {
@@ -336,7 +283,7 @@ static int get_u64(const struct csv *c, const struct field *f, const char *what,
 
 /* A time field in ticks: integers in laysim's CSV at the file's own tick rate (as before),
  * decimals otherwise. */
-static int get_time(const struct csv *c, const struct field *f, const char *what, uint64_t *v,
+static int get_time(const struct csv *c, const struct ls_csv_field *f, const char *what, uint64_t *v,
                     struct ls_error *err)
 {
     if (!f->n)
@@ -348,7 +295,7 @@ static int get_time(const struct csv *c, const struct field *f, const char *what
     return LS_OK;
 }
 
-static int engine_of(struct csv *c, const struct field *f)
+static int engine_of(struct csv *c, const struct ls_csv_field *f)
 {
     unsigned have = c->nengines < 8 ? c->nengines : 8;
     for (unsigned i = 0; i < have; i++)
@@ -365,7 +312,7 @@ static int engine_of(struct csv *c, const struct field *f)
 }
 
 /* Index of a name among names[0..n) (exact, n chars), or -1. */
-static int lookup(const char *(*name)(int), int n, const struct field *f)
+static int lookup(const char *(*name)(int), int n, const struct ls_csv_field *f)
 {
     for (int i = 0; i < n; i++) {
         const char *s = name(i);
@@ -381,7 +328,7 @@ static const char *mem_name_i(int i) { return ls_mem_name((enum ls_mem)i); }
 struct row_times {
     uint64_t dur;
     int have_end, have_dur;
-    const struct field *end_field, *track;
+    const struct ls_csv_field *end_field, *track;
     /* Neuron sizes (C_HBM_RD .. C_ADJ_FLOPS, in that order) */
     uint64_t size[C_ADJ_FLOPS - C_HBM_RD + 1];
 };
@@ -467,7 +414,7 @@ static void neuron_shape(const struct csv *c, struct trace_record *r, const stru
 }
 
 /* One field into raw. Returns LS_OK, an error, or sets *drop (lenient) for a bad value. */
-static int parse_field(struct csv *c, int k, const struct field *f, struct imp_raw *raw,
+static int parse_field(struct csv *c, int k, const struct ls_csv_field *f, struct imp_raw *raw,
                        struct row_times *t, int *drop, struct ls_error *err)
 {
     struct trace_record *r = &raw->r;
@@ -585,10 +532,10 @@ static int finish_row(struct csv *c, struct imp_raw *raw, struct row_times *t, i
 
 static int parse_row(struct csv *c, struct imp_raw *raw, int *drop, struct ls_error *err)
 {
-    if (c->nf != c->ncols)
+    if (c->row.nf != c->ncols)
         return ls_error_set(err, LS_ERR_INPUT, c->s->path, c->line,
-                            c->f[c->nf < c->ncols ? c->nf - 1 : c->ncols].col,
-                            "expected %zu fields, got %zu", c->ncols, c->nf);
+                            c->row.f[c->row.nf < c->ncols ? c->row.nf - 1 : c->ncols].col,
+                            "expected %zu fields, got %zu", c->ncols, c->row.nf);
     memset(raw, 0, sizeof *raw);
     raw->line = c->line;
     raw->r.id = c->s->index;
@@ -598,8 +545,8 @@ static int parse_row(struct csv *c, struct imp_raw *raw, int *drop, struct ls_er
     struct row_times t;
     memset(&t, 0, sizeof t);
     *drop = 0;
-    for (size_t i = 0; i < c->nf && !*drop; i++) {
-        int rc = parse_field(c, c->colmap[i], &c->f[i], raw, &t, drop, err);
+    for (size_t i = 0; i < c->row.nf && !*drop; i++) {
+        int rc = parse_field(c, c->colmap[i], &c->row.f[i], raw, &t, drop, err);
         if (rc)
             return rc;
     }
@@ -618,9 +565,9 @@ static int name_row(struct csv *c, struct imp_raw *raw, struct ls_error *err)
     memset(raw, 0, sizeof *raw);
     raw->line = c->line;
     raw->r.engine = LS_ENGINE_COUNT;
-    const struct field *track = NULL;
-    for (size_t i = 0; i < c->nf && i < c->ncols; i++) {
-        const struct field *f = &c->f[i];
+    const struct ls_csv_field *track = NULL;
+    for (size_t i = 0; i < c->row.nf && i < c->ncols; i++) {
+        const struct ls_csv_field *f = &c->row.f[i];
         int k = c->colmap[i], e;
         if (k == C_OPCODE) {
             raw->opcode = f->s;
@@ -658,7 +605,6 @@ int imp_read_csv(struct imp *s, struct ls_error *err)
         else
             rc = imp_emit(s, &raw, err);
     }
-    free(c.f);
-    free(c.scratch);
+    ls_csv_row_free(&c.row);
     return rc < 0 ? -rc : rc;
 }
