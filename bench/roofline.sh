@@ -10,15 +10,17 @@
 # ".lK."), in us from the layer's first instruction, sorted by end: start, end, length,
 # name, on stderr. Spans overlap (weights load ahead), so the ends read in order give the
 # layer's critical chain (where the time between two ends goes).
-#   bench/roofline.sh [-b BUILD] [-t TARGET] [-c OUT.csv] [-l SECONDS] [-p N] [-s K] [MODEL...]
+# With -m MODE, problem and compile take --memplan MODE (whole, the default, or partial).
+#   bench/roofline.sh [-b BUILD] [-t TARGET] [-m MODE] [-c OUT.csv] [-l SECONDS] [-p N] [-s K] [MODEL...]
 # Default models: bert-base vit-b16 whisper-enc resnet50; `all` = every zoo model.
 set -euo pipefail
-build=build target=nc-v2 csv='' limit=60 top=0 layer=''
-while getopts "b:t:c:l:p:s:h" o; do
+build=build target=nc-v2 csv='' limit=60 top=0 layer='' memplan=whole
+while getopts "b:t:m:c:l:p:s:h" o; do
     case $o in
     b) build=$OPTARG ;; t) target=$OPTARG ;; c) csv=$OPTARG ;; l) limit=$OPTARG ;; p) top=$OPTARG ;;
     s) layer=$OPTARG ;;
-    *) sed -n '2,15p' "$0"; exit 2 ;;
+    m) memplan=$OPTARG ;;
+    *) sed -n '2,16p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -36,9 +38,10 @@ printf '%-14s %10s %10s %5s %9s %7s %7s %9s %10s\n' model sim_ms bound_ms by fra
 for m in "${models[@]}"; do
     p="$tmp/$m"
     echo "  $m: problem, exact, compile, simulate..." >&2
-    if ! { "$L" problem "zoo:$m" --target "$target" -o "$p.lsp" &&
+    if ! { "$L" problem "zoo:$m" --target "$target" --memplan "$memplan" -o "$p.lsp" &&
            "$L" solve --solver exact --time-limit "$limit" "$p.lsp" -o "$p.sol" > /dev/null &&
-           "$L" compile "zoo:$m" --target "$target" --layout "$p.sol" -o "$p.prog" --json > "$p.c.json" &&
+           "$L" compile "zoo:$m" --target "$target" --memplan "$memplan" --layout "$p.sol" \
+               -o "$p.prog" --json > "$p.c.json" &&
            "$L" sim "$p.prog" --target "$target" --json --trace "$p.lstrace" > "$p.s.json" &&
            "$L" trace "$p.lstrace" csv -o "$p.csv"; } 2> "$p.err"; then
         echo "$m: failed: $(tail -1 "$p.err")" >&2

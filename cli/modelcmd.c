@@ -32,6 +32,14 @@ int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char
     case CLI_OPT_EXACT_TR:
         mc->cg.exact_transpose = 1;
         return 1;
+    case CLI_OPT_MEMPLAN:
+        if (strcmp(arg, "whole") == 0)
+            mc->cg.memplan = CG_MEMPLAN_WHOLE;
+        else if (strcmp(arg, "partial") == 0)
+            mc->cg.memplan = CG_MEMPLAN_PARTIAL;
+        else
+            *rc = cli_usage(cmd, "--memplan: expected whole or partial, got '%s'", arg);
+        return 1;
     case CLI_OPT_MAX_INSTR: {
         unsigned long long n;
         if ((*rc = cli_parse_u64(cmd, "--max-instructions", arg, &n)) == 0)
@@ -100,7 +108,7 @@ static int set_tie(const struct cli_modelcmd *mc, const char *model, struct lsp_
                    struct ls_error *err)
 {
     uint64_t mh = 0;
-    int rc = cm_model_hash(model, &mc->zo, mc->cg.exact_transpose, mc->pin_specs, mc->npins,
+    int rc = cm_model_hash(model, &mc->zo, &mc->cg, mc->pin_specs, mc->npins,
                            &mh, err);
     if (!rc)
         cm_tie_set(t, mh, &mc->t, &mc->tb);

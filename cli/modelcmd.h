@@ -15,7 +15,7 @@
 #define CLI_MODELCMD_MAX_PINS 64
 
 enum { CLI_OPT_TABLE = 0x300, CLI_OPT_PIN, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR,
-       CLI_OPT_TIME_LIMIT };
+       CLI_OPT_TIME_LIMIT, CLI_OPT_MEMPLAN };
 
 /* Default of --max-instructions: generous (the full-size zoo compiles to at most about
  * 1.2 M), but it stops a shape that would lower to billions before memory runs out. */
@@ -26,6 +26,7 @@ enum { CLI_OPT_TABLE = 0x300, CLI_OPT_PIN, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR,
         {"table", required_argument, NULL, CLI_OPT_TABLE},                            \
         {"output-layout", required_argument, NULL, CLI_OPT_PIN},                      \
         {"exact-transpose", no_argument, NULL, CLI_OPT_EXACT_TR},                     \
+        {"memplan", required_argument, NULL, CLI_OPT_MEMPLAN},                        \
         {"max-instructions", required_argument, NULL, CLI_OPT_MAX_INSTR}
 #define CLI_MODELCMD_HELP                                                             \
     CLI_TARGET_HELP CLI_MODEL_HELP                                                    \
@@ -34,6 +35,10 @@ enum { CLI_OPT_TABLE = 0x300, CLI_OPT_PIN, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR,
     "  --output-layout T=A pin graph output T to partition axis A (index or role name;\n" \
     "                      repeatable)\n"                                              \
     "  --exact-transpose   never use the PE transpose for fp32 (not bit-exact on nc-v2)\n" \
+    "  --memplan MODE      whole (default): a tensor whose layouts do not fit in SBUF\n"  \
+    "                      together is spilled; partial: it keeps its widest layout\n"  \
+    "                      alone (docs/costmodel.md \"Partial keeps\"). problem and\n"  \
+    "                      compile must agree.\n"                                      \
     "  --max-instructions N  stop (exit 2, naming the op) when one op's lowering, or a\n" \
     "                      compiled program, passes N instructions (default 50000000;\n" \
     "                      0 = no limit)\n"

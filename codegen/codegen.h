@@ -72,8 +72,13 @@ struct cg_cfgs {
 
 struct cg_memplan;
 
+/* The memory plan's rule for a tensor whose kept layouts do not fit together
+ * (codegen/memplan.h): spill it (whole, the default), or keep its widest layout alone. */
+enum cg_memplan_mode { CG_MEMPLAN_WHOLE, CG_MEMPLAN_PARTIAL };
+
 struct cg_options {
     int exact_transpose;         /* 1: never use the PE transpose for fp32 (not bit-exact) */
+    enum cg_memplan_mode memplan;
     /* Bounds on lowering (0 = none): instructions per sink (one op or conversion when
      * pricing, the whole program when compiling), and a wall-clock deadline. Crossing the
      * first is LS_ERR_INPUT, the second LS_ERR_LIMIT; either sets the sink's `limit`. */

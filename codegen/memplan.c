@@ -13,6 +13,11 @@
  * probabilities) is short-lived: the top-down placement puts it at the top of the region,
  * away from the long-lived ones, so that their holes do not fragment the bottom. */
 #define SHORT_SPAN 3
+/* Plans (cg_memplan_build_capped): every tensor in all the layouts it keeps or not at all
+ * (WHOLE); one that does not fit in its widest layout alone (PARTIAL); and long-lived
+ * ones always in their widest alone (PARTIAL_LONG: a residual stream then takes one slot
+ * for the whole layer, not one per layout). */
+enum { WHOLE, PARTIAL, PARTIAL_LONG };
 
 uint64_t cg_res_block_bytes(const struct graph *g, int32_t t, int pax)
 {
@@ -41,6 +46,19 @@ int cg_memplan_in_sbuf(const struct cg_memplan *p, const struct graph *g, int32_
         return 0;
     int li = cg_layout_index(g, t, pax);
     return li >= 0 && p->res[t].slot[li] != CG_NO_SLOT;
+}
+
+unsigned cg_memplan_sbuf_mask(const struct cg_memplan *p, const struct graph *g, int32_t t)
+{
+    if (!cg_memplan_resident(p, t))
+        return 0;
+    struct cg_layouts l;
+    cg_tensor_layouts(g, t, &l);
+    unsigned mask = 0;
+    for (int i = 0; i < l.n; i++)
+        if (p->res[t].slot[i] != CG_NO_SLOT)
+            mask |= 1u << i;
+    return mask;
 }
 
 /* A reshape whose every configuration keeps one axis on partitions (the default layouts
@@ -164,15 +182,49 @@ static int eligible(const struct graph *g, const struct sim_target *tg,
     return converts_on_chip(g, tg, o, t);
 }
 
-static uint64_t footprint(const struct graph *g, const struct sim_target *tg, int32_t t)
+/* Bytes per partition of t's slots in the layouts of mask (bit i: layout index i). */
+static uint64_t footprint(const struct graph *g, const struct sim_target *tg, int32_t t,
+                          unsigned mask)
 {
     struct cg_layouts l;
     cg_tensor_layouts(g, t, &l);
     uint64_t n = 0;
     for (int i = 0; i < l.n; i++)
-        if (cg_memplan_keeps(g, tg, t, l.pax[i]))
+        if (mask >> i & 1)
             n += cg_res_slot_bytes(g, tg, t, l.pax[i]);
     return n;
+}
+
+/* The layouts t keeps on chip when its whole footprint fits (bit i: layout index i). */
+static unsigned kept_layouts(const struct graph *g, const struct sim_target *tg, int32_t t)
+{
+    struct cg_layouts l;
+    cg_tensor_layouts(g, t, &l);
+    unsigned mask = 0;
+    for (int i = 0; i < l.n; i++)
+        if (cg_memplan_keeps(g, tg, t, l.pax[i]))
+            mask |= 1u << i;
+    return mask;
+}
+
+/* When t's kept layouts do not fit together, its widest one alone (most rows on
+ * partitions, the first of equals): the layout in which its engines do the most per
+ * instruction. The others live in HBM. A function of t's shape only, like the plan. */
+static unsigned widest_layout(const struct graph *g, int32_t t, unsigned mask)
+{
+    struct cg_layouts l;
+    cg_tensor_layouts(g, t, &l);
+    const struct graph_tensor *x = graph_tensor(g, t);
+    int best = -1;
+    int64_t rows = 0;
+    for (int i = 0; i < l.n; i++) {
+        int64_t r = l.pax[i] >= 0 ? x->shape.dims[l.pax[i]].size : 1;
+        if (mask >> i & 1 && r > rows) {
+            rows = r;
+            best = i;
+        }
+    }
+    return best < 0 ? 0 : 1u << best;
 }
 
 /* First-fit allocator over the resident region: live intervals sorted by start. */
@@ -235,11 +287,12 @@ struct builder {
     int32_t *owner;              /* per granule: the last tensor placed there, -1 */
     uint64_t high;               /* high-water mark of the placements */
     int top;                     /* 1: short-lived tensors placed from the top (top_fit) */
+    int partial;                 /* PARTIAL_*: when a tensor keeps only its widest layout */
     LS_VEC(int32_t) prev;
 };
 
 /* Place t at [at, at + size): record the earlier occupants of those bytes. */
-static int place(struct builder *b, int32_t t, uint64_t at, uint64_t size)
+static int place(struct builder *b, int32_t t, uint64_t at, uint64_t size, unsigned mask)
 {
     struct cg_res *r = &b->p->res[t];
     r->resident = 1;
@@ -261,7 +314,7 @@ static int place(struct builder *b, int32_t t, uint64_t at, uint64_t size)
     uint64_t a = at;
     for (int i = 0; i < l.n; i++) {
         r->slot[i] = CG_NO_SLOT;
-        if (!cg_memplan_keeps(b->g, b->tg, t, l.pax[i]))
+        if (!(mask >> i & 1))
             continue;
         r->slot[i] = a;
         a += cg_res_slot_bytes(b->g, b->tg, t, l.pax[i]);
@@ -322,6 +375,27 @@ static int fused_away(const struct graph *g, const struct sim_target *tg, int32_
     return role == 0 || role == 1;
 }
 
+/* A place for t in the layouts of mask, else (partial plans) in its widest layout alone;
+ * a long-lived tensor of a PARTIAL_LONG plan only ever in its widest. 1 and *kept, *at
+ * set, or 0. */
+static int fit(struct builder *b, int32_t t, unsigned mask, unsigned *kept, uint64_t *at)
+{
+    int longlived = b->p->res[t].last - b->p->res[t].first > SHORT_SPAN;
+    int shortlived = b->top && !longlived;
+    unsigned tries[2] = {mask, b->partial ? widest_layout(b->g, t, mask) : mask};
+    if (b->partial == PARTIAL_LONG && longlived)
+        tries[0] = tries[1];
+    for (int k = 0; k < 2 && (k == 0 || tries[1] != tries[0]); k++) {
+        uint64_t size = footprint(b->g, b->tg, t, tries[k]);
+        if (size && (shortlived ? top_fit(&b->live, b->p->region, size, at)
+                                : first_fit(&b->live, b->p->region, size, at)) == 0) {
+            *kept = tries[k];
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t *order)
 {
     const struct graph *g = b->g;
@@ -338,12 +412,10 @@ static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t
             continue;
         uint64_t whole = (uint64_t)graph_shape_numel(&graph_tensor(g, t)->shape) *
                          ls_dtype_size(graph_tensor(g, t)->dtype);
-        uint64_t size = footprint(g, b->tg, t), at;
-        int shortlived = b->top && b->p->res[t].last - b->p->res[t].first <= SHORT_SPAN;
-        if (eligible(g, b->tg, o, t) &&
-            (shortlived ? top_fit(&b->live, b->p->region, size, &at)
-                        : first_fit(&b->live, b->p->region, size, &at)) == 0) {
-            if (place(b, t, at, size))
+        uint64_t at;
+        unsigned mask = 0;
+        if (eligible(g, b->tg, o, t) && fit(b, t, kept_layouts(g, b->tg, t), &mask, &at)) {
+            if (place(b, t, at, footprint(g, b->tg, t, mask), mask))
                 return -1;
             b->p->resident_tensors++;
             b->p->resident_bytes += whole;
@@ -366,14 +438,14 @@ int cg_memplan_build(const struct graph *g, const struct sim_target *t,
 
 /* One placement: first fit, or (top) short-lived tensors from the top of the region. */
 static int build_placement(const struct graph *g, const struct sim_target *t,
-                           const struct cg_options *o, uint64_t cap, int top,
+                           const struct cg_options *o, uint64_t cap, int top, int partial,
                            struct cg_memplan *p, struct ls_error *err)
 {
     memset(p, 0, sizeof *p);
     p->ntensors = graph_ntensors(g);
     p->region = cap / GRAN * GRAN;
     int32_t nops = graph_nops(g);
-    struct builder b = {g, t, p, {0}, NULL, 0, top, {0}};
+    struct builder b = {g, t, p, {0}, NULL, 0, top, partial, {0}};
     int32_t *order = malloc(sizeof *order * ((size_t)nops + 1));
     p->res = calloc((size_t)p->ntensors + 1, sizeof *p->res);
     p->pos = malloc(sizeof *p->pos * ((size_t)nops + 1));
@@ -405,27 +477,32 @@ done:
 
 /* First fit leaves holes that a large short-lived tensor (vit-b16's probabilities beside
  * its scores) may not fit in; the top-down placement avoids them but reaches the cap, which
- * takes SBUF from the steps and the constant ring. So the top-down plan is kept only when
- * it spills fewer bytes. */
+ * takes SBUF from the steps and the constant ring. Keeping tensors in their widest layout
+ * alone (PARTIAL, PARTIAL_LONG; only with CG_MEMPLAN_PARTIAL, docs/costmodel.md "Partial
+ * keeps") puts long sequences' residual streams and FFN activations on chip (whisper-enc),
+ * but may push later tensors out. So the first-fit plan of whole tensors is the first, and
+ * another (top-down or not, by partial mode) is kept only when it spills fewer bytes. */
 int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
                             const struct cg_options *o, uint64_t cap, struct cg_memplan *p,
                             struct ls_error *err)
 {
-    int rc = build_placement(g, t, o, cap, 0, p, err);
-    if (rc || p->spilled_bytes == 0)
-        return rc;
-    struct cg_memplan top;
-    if ((rc = build_placement(g, t, o, cap, 1, &top, err))) {
-        cg_memplan_free(p);
-        return rc;
+    int rc = build_placement(g, t, o, cap, 0, WHOLE, p, err);
+    /* plan k: top-down when k is odd; partial mode k / 2 (WHOLE, PARTIAL, PARTIAL_LONG) */
+    int plans = o && o->memplan == CG_MEMPLAN_PARTIAL ? 6 : 2;
+    for (int k = 1; k < plans && !rc && p->spilled_bytes > 0; k++) {
+        struct cg_memplan alt;
+        if ((rc = build_placement(g, t, o, cap, k & 1, k >> 1, &alt, err))) {
+            cg_memplan_free(p);
+            return rc;
+        }
+        if (alt.spilled_bytes < p->spilled_bytes) {
+            cg_memplan_free(p);
+            *p = alt;
+        } else {
+            cg_memplan_free(&alt);
+        }
     }
-    if (top.spilled_bytes < p->spilled_bytes) {
-        cg_memplan_free(p);
-        *p = top;
-    } else {
-        cg_memplan_free(&top);
-    }
-    return 0;
+    return rc;
 }
 
 void cg_memplan_free(struct cg_memplan *p)

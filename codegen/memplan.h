@@ -3,9 +3,10 @@
  * The plan is decided once per (graph, target) before layout selection and does not depend
  * on any layout choice, so that the price of an op stays a function of its own configuration
  * (C_op) and the price of a conversion a function of its tensor (C_tr). A resident tensor
- * reserves one slot per layout it keeps on chip (cg_memplan_keeps; a converted copy lives in
- * the slot of its layout), for its whole live range: from its producer to its last consumer
- * in topological order. In a layout it does not keep, the tensor lives in HBM.
+ * reserves one slot per layout it keeps on chip (those cg_memplan_keeps allows, or, when they
+ * do not fit together, the widest alone; a converted copy lives in the slot of its layout),
+ * for its whole live range: from its producer to its last consumer in topological order. In
+ * a layout it does not keep, the tensor lives in HBM (cg_memplan_sbuf_mask).
  * Everything else (graph inputs, weights, graph outputs, tensors touched by ops that only
  * lower through HBM, tensors that do not fit) lives in HBM. docs/costmodel.md, "Memory plan". */
 #ifndef LS_CODEGEN_MEMPLAN_H
@@ -45,7 +46,8 @@ struct cg_memplan {
 };
 
 /* Build the plan; o only supplies exact_transpose (conversions of a resident tensor must
- * have an on-chip method). Returns LS_ERR_NOMEM or 0. */
+ * have an on-chip method) and memplan (CG_MEMPLAN_PARTIAL: a tensor may keep a subset of
+ * its layouts). Returns LS_ERR_NOMEM or 0. */
 int cg_memplan_build(const struct graph *g, const struct sim_target *t,
                      const struct cg_options *o, struct cg_memplan *p, struct ls_error *err);
 /* The same with the resident region capped at cap bytes per partition (the default is half
@@ -59,6 +61,9 @@ void cg_memplan_free(struct cg_memplan *p);
  * and in layout pax it has a slot. */
 int cg_memplan_resident(const struct cg_memplan *p, int32_t t);
 int cg_memplan_in_sbuf(const struct cg_memplan *p, const struct graph *g, int32_t t, int pax);
+/* The layout indices in which t lives in SBUF under plan p (bit i: index i), 0 when not
+ * resident. */
+unsigned cg_memplan_sbuf_mask(const struct cg_memplan *p, const struct graph *g, int32_t t);
 /* 1 when a resident t keeps layout pax on chip (a function of its shape only). */
 int cg_memplan_keeps(const struct graph *g, const struct sim_target *tg, int32_t t, int pax);
 

@@ -47,7 +47,7 @@ static int print_pins(FILE *fp, const char *const *pins, int npins, struct ls_er
     return 0;
 }
 
-int cm_model_hash(const char *spec, const struct zoo_opts *z, int exact_transpose,
+int cm_model_hash(const char *spec, const struct zoo_opts *z, const struct cg_options *cg,
                   const char *const *pins, int npins, uint64_t *out, struct ls_error *err)
 {
     char *text = NULL;
@@ -61,7 +61,9 @@ int cm_model_hash(const char *spec, const struct zoo_opts *z, int exact_transpos
                     "autocast %d\nexact-transpose %d\n",
                 (long long)z->layers, (long long)z->seq, (long long)z->batch,
                 (long long)z->hidden, (long long)z->image, z->dtype, z->autocast,
-                exact_transpose);
+                cg ? cg->exact_transpose : 0);
+        if (cg && cg->memplan == CG_MEMPLAN_PARTIAL)   /* absent by default: older hashes hold */
+            fprintf(fp, "memplan partial\n");
         rc = print_pins(fp, pins, npins, err);
     }
     fclose(fp);

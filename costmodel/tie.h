@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "codegen/codegen.h"
 #include "costmodel/costmodel.h"
 #include "graph/model.h"
 #include "sim/target.h"
@@ -16,9 +17,10 @@
 
 /* FNV-1a-64 over a canonical text of what shapes the graph and its lowering: the zoo name
  * ("zoo:NAME") or, for a file, its contents (a moved file still matches), the scaling
- * options, autocast, exact_transpose and the output-layout pins (npins "NAME=AXIS"
- * strings, in any order: they are sorted). LS_ERR_IO when the file cannot be read. */
-int cm_model_hash(const char *spec, const struct zoo_opts *zo, int exact_transpose,
+ * options, autocast, cg's exact_transpose and memplan (cg NULL: the defaults) and the
+ * output-layout pins (npins "NAME=AXIS" strings, in any order: they are sorted). LS_ERR_IO
+ * when the file cannot be read. */
+int cm_model_hash(const char *spec, const struct zoo_opts *zo, const struct cg_options *cg,
                   const char *const *pins, int npins, uint64_t *out, struct ls_error *err);
 /* Set the model, target, table and codegen keys of tie (the other keys are cleared). */
 void cm_tie_set(struct lsp_tie *tie, uint64_t model_hash, const struct sim_target *t,

@@ -35,17 +35,23 @@ struct fixture {
     struct cm_instance *in;
 };
 
-/* no_residency: the memory plan's switch (cg_options.no_residency) */
-static inline void open_model_with(struct fixture *f, struct graph *g, int no_residency)
+/* With codegen options o. */
+static inline void open_model_opts(struct fixture *f, struct graph *g, const struct cg_options *o)
 {
     struct ls_error err = {0};
     assert_int_equal(sim_target_builtin(&f->t, "nc-v2"), 0);
     cm_table_default(&f->t, &f->tb);
-    struct cg_options o = {0};
-    o.no_residency = no_residency;
-    f->m = cm_model_new(g, &f->t, &f->tb, &o);
+    f->m = cm_model_new(g, &f->t, &f->tb, o);
     assert_non_null(f->m);
     assert_int_equal(cm_instance_create(f->m, NULL, &f->in, &err), 0);
+}
+
+/* no_residency: the memory plan's switch (cg_options.no_residency) */
+static inline void open_model_with(struct fixture *f, struct graph *g, int no_residency)
+{
+    struct cg_options o = {0};
+    o.no_residency = no_residency;
+    open_model_opts(f, g, &o);
 }
 
 static inline void open_model(struct fixture *f, struct graph *g)

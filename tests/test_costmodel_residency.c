@@ -18,14 +18,14 @@
 #include "util/prng.h"
 #include "cm_fixture.h"
 
-/* x[256,512] @ W1 -> h -> relu -> r @ W2 -> y (returned) */
-static struct graph *mlp(void)
+/* x[rows,d] @ W1[d,d] -> h -> relu -> r -> bf16 -> @ W2[d,256] -> y (returned) */
+static struct graph *mlp_sized(const char *name, int64_t rows, int64_t d)
 {
     struct ls_error err = {0};
-    struct graph *g = graph_new("mlp");
-    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(256, 512), NULL);
-    int32_t w1 = graph_weight(g, "w1", LS_DT_BF16, GRAPH_DIMS(512, 512), NULL);
-    int32_t w2 = graph_weight(g, "w2", LS_DT_BF16, GRAPH_DIMS(512, 256), NULL);
+    struct graph *g = graph_new(name);
+    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(rows, d), NULL);
+    int32_t w1 = graph_weight(g, "w1", LS_DT_BF16, GRAPH_DIMS(d, d), NULL);
+    int32_t w2 = graph_weight(g, "w2", LS_DT_BF16, GRAPH_DIMS(d, 256), NULL);
     int32_t h = graph_matmul(g, "h", x, w1);
     int32_t r = graph_unary(g, "r", GRAPH_OP_RELU, h);
     graph_output(g, graph_matmul(g, "y", graph_cast(g, "rb", r, LS_DT_BF16), w2));
@@ -33,6 +33,10 @@ static struct graph *mlp(void)
     return g;
 }
 
+static struct graph *mlp(void)
+{
+    return mlp_sized("mlp", 256, 512);
+}
 
 /* bytes that DMA instructions write to HBM */
 static uint64_t hbm_store_bytes(const struct sim_program *p)
@@ -120,6 +124,49 @@ static void test_consistency_random(void **st)
     graph_free(g);
 }
 
+/* h (bf16: 64 KiB per partition in either layout, 128 KiB in both) does not fit whole in
+ * the resident region. */
+static struct graph *wide_mlp(void)
+{
+    return mlp_sized("wide", 4096, 1024);
+}
+
+/* --memplan partial: a tensor whose layouts do not fit together keeps its widest alone
+ * (rows on partitions: 4096 > 1024), the other lives in HBM; the default spills it. The
+ * plan still does not depend on the layouts (price == objective, random assignments), and
+ * the programs run no faster than the roofline bound. */
+static void test_partial_keeps(void **st)
+{
+    (void)st;
+    struct graph *g = wide_mlp();
+    int32_t h = graph_find_tensor(g, "h");
+    struct fixture w, f;
+    open_model(&w, g);
+    assert_false(cg_memplan_resident(cm_model_options(w.m)->plan, h));
+    struct cg_options o = {0};
+    o.memplan = CG_MEMPLAN_PARTIAL;
+    open_model_opts(&f, g, &o);
+    const struct cg_memplan *p = cm_model_options(f.m)->plan;
+    assert_true(cg_memplan_resident(p, h));
+    assert_int_equal(cg_memplan_sbuf_mask(p, g, h), 1u << cg_layout_index(g, h, 0));
+    assert_true(cg_memplan_in_sbuf(p, g, h, 0));
+    assert_false(cg_memplan_in_sbuf(p, g, h, 1));
+    assert_true(p->spilled_bytes < cm_model_options(w.m)->plan->spilled_bytes);
+    struct cm_roofline rl;
+    cm_roofline(g, &f.t, &rl);
+    int32_t *cfg = calloc((size_t)f.in->p->nops, sizeof *cfg);
+    struct ls_rng r;
+    ls_rng_seed(&r, 11);
+    for (int it = 0; it < 20; it++) {
+        random_assignment(&f, &r, cfg);
+        sim_program_free(compile_checked(&f, cfg, it < 4, rl.bound_ns));
+    }
+    free(cfg);
+    close_model(&f);
+    close_model(&w);
+    graph_free(g);
+}
+
 /* Bytes of the innermost contiguous run of an operand's free pattern. */
 static uint64_t run_bytes(const struct sim_operand *o)
 {
@@ -179,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_plan_decisions),
         cmocka_unit_test(test_in_place),
         cmocka_unit_test(test_consistency_random),
+        cmocka_unit_test(test_partial_keeps),
         cmocka_unit_test(test_weight_descriptors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,52 @@
+#!/bin/bash
+# CLI tests for --memplan (problem, compile): whole (the default) leaves the .lsp as it was;
+# partial keeps a tensor whose layouts do not fit together in its widest layout alone
+# (docs/costmodel.md "Partial keeps"): fewer spilled bytes on a model that spills, the
+# compiled program's table price still equal to the .lsp objective, simulated no faster
+# than the roofline bound; a .sol of one mode is refused by the other; bad values exit 2.
+# usage: memplan.sh LAYSIM SOURCE_DIR
+LAYSIM=${1:?laysim binary}
+source "$(dirname "$0")/lib.bash"
+command -v python3 >/dev/null || { echo "skipped (no python3)"; exit 77; }
+M=(zoo:whisper-enc --layers 1)   # spills under the default plan
+
+expect 0 "help lists --memplan" "$LAYSIM" compile --help
+grep -q -- "--memplan MODE" "$T/out" && ok || bad "compile --help lacks --memplan"
+expect 2 "bad mode" "$LAYSIM" problem "${M[@]}" --memplan halves -o "$T/x.lsp"
+expect_err "--memplan: expected whole or partial, got 'halves'" "bad mode message"
+[ ! -e "$T/x.lsp" ] && ok || bad "a refused problem wrote its output"
+
+for mp in whole partial; do
+    expect 0 "problem $mp" "$LAYSIM" problem "${M[@]}" --memplan "$mp" -o "$T/$mp.lsp"
+    expect 0 "solve $mp" "$LAYSIM" solve --solver greedy "$T/$mp.lsp" -o "$T/$mp.sol"
+    expect 0 "compile $mp" "$LAYSIM" compile "${M[@]}" --memplan "$mp" --layout "$T/$mp.sol" \
+        --json -o "$T/$mp.prog"
+    cp "$T/out" "$T/$mp.json"
+    [ "$(json "d['table_price'] == d['objective']")" = True ] && ok ||
+        bad "$mp: table_price != objective"
+    expect 0 "sim $mp" "$LAYSIM" sim "$T/$mp.prog" --json
+    cp "$T/out" "$T/$mp.sim.json"
+done
+
+# the default is whole: the same problem but for its build-time comment
+expect 0 "problem default" "$LAYSIM" problem "${M[@]}" -o "$T/default.lsp"
+cmp -s <(grep -v '^# built in' "$T/default.lsp") <(grep -v '^# built in' "$T/whole.lsp") && ok ||
+    bad "--memplan whole changed the .lsp"
+
+python3 - "$T" <<'PY' && ok || bad "partial: fewer spilled bytes, more resident tensors, time >= bound"
+import json, sys
+t = sys.argv[1]
+w, p = (json.load(open("%s/%s.json" % (t, m)))["memory_plan"] for m in ("whole", "partial"))
+assert p["spilled_bytes"] < w["spilled_bytes"], (w, p)
+assert p["resident_tensors"] > w["resident_tensors"], (w, p)
+c = json.load(open(t + "/partial.json"))
+s = json.load(open(t + "/partial.sim.json"))
+assert s["ns"] >= c["roofline"]["bound_ns"], (s["ns"], c["roofline"])
+PY
+
+# a .sol solved under one plan does not compile under the other (the model hash differs)
+expect 2 "partial .sol, whole compile" "$LAYSIM" compile "${M[@]}" --layout "$T/partial.sol" -o "$T/y.prog"
+expect_err "model differs" "mismatch message"
+expect 2 "whole .sol, partial compile" "$LAYSIM" compile "${M[@]}" --memplan partial \
+    --layout "$T/whole.sol" -o "$T/y.prog"
+finish
