@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "codegen/codegen.h"
 #include "graph/zoo.h"
 #include "util/error.h"
 #include "util/fileio.h"
@@ -81,6 +82,12 @@ json_t *cli_study_json(const char *kind, const char *dir, const struct study_cel
                        json_t *counts);
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
+/* --memplan whole|partial into *out, or a usage error naming the value. */
+int cli_parse_memplan(const char *cmd, const char *s, enum cg_memplan_mode *out);
+#define CLI_MEMPLAN_HELP                                                                  \
+    "  --memplan MODE      whole (default): a tensor whose layouts do not fit in SBUF\n"     \
+    "                      together is spilled; partial: it keeps its widest layout\n"     \
+    "                      alone (docs/costmodel.md \"Partial keeps\")\n"
 
 /* Scaling options of every command that takes a MODEL (zoo:NAME, .lg, config.json, .onnx,
  * a TF.js model.json). */

@@ -208,6 +208,17 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double *ou
     return CLI_OK;
 }
 
+int cli_parse_memplan(const char *cmd, const char *s, enum cg_memplan_mode *out)
+{
+    if (strcmp(s, "whole") == 0)
+        *out = CG_MEMPLAN_WHOLE;
+    else if (strcmp(s, "partial") == 0)
+        *out = CG_MEMPLAN_PARTIAL;
+    else
+        return cli_usage(cmd, "--memplan: expected whole or partial, got '%s'", s);
+    return CLI_OK;
+}
+
 /* --input entries joined by ';' for zoo_opts.inputs: one buffer per process, kept (and so
  * reachable) until exit, like the option values getopt hands out. */
 static char *input_specs;

@@ -18,7 +18,7 @@ const char cmd_loop_help[] =
     "                   [--explore N] [--no-lofo] [--no-microbench]\n"
     "                   [--holdout-models M,M..] [--group-scales split|tied|entry]\n"
     "                   [--serial-share] [--no-dependency-fit]\n"
-    "                   [--solver-time-limit S]\n"
+    "                   [--solver-time-limit S] [--memplan MODE]\n"
     "                   [model scaling] [--target T] [--set K=V]\n"
     "\n"
     "Close the cost-model fidelity loop: start from the datasheet table, fit the\n"
@@ -56,7 +56,7 @@ const char cmd_loop_help[] =
     "  --time-limit S    deprecated spelling of --solver-time-limit (it is per solve)\n"
     "  --json            one JSON object with an \"iterations\" array\n"
     "  -q, --quiet       no progress bar (drawn on stderr only when it is a terminal)\n"
-    CLI_MODEL_HELP CLI_TARGET_HELP;
+    CLI_MEMPLAN_HELP CLI_MODEL_HELP CLI_TARGET_HELP;
 
 /* A figure in a column of width w, or "-" when it is undefined (no pairs, no held-out
  * family, no in-sample fit yet). */
@@ -151,6 +151,7 @@ static int loop_opt(struct loop_cli *l, int c, const char *arg, char **argv)
         break;
     case 'R': o->form.fit_serial = 1; break;
     case 0x101: o->form.fit_dep = 0; break;
+    case 0x102: rc = cli_parse_memplan("loop", arg, &o->memplan); break;
     case 'L': o->lofo = 0; break;
     case 'M': o->microbench = 0; break;
     case 'D': o->trace_dir = arg; break;
@@ -183,6 +184,7 @@ static int loop_parse(struct loop_cli *l, int argc, char **argv)
         {"group-scales", required_argument, NULL, 'G'},
         {"serial-share", no_argument, NULL, 'R'},
         {"no-dependency-fit", no_argument, NULL, 0x101},
+        {"memplan", required_argument, NULL, 0x102},
         {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
     int c, rc = CLI_OK;

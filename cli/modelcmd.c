@@ -33,12 +33,7 @@ int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char
         mc->cg.exact_transpose = 1;
         return 1;
     case CLI_OPT_MEMPLAN:
-        if (strcmp(arg, "whole") == 0)
-            mc->cg.memplan = CG_MEMPLAN_WHOLE;
-        else if (strcmp(arg, "partial") == 0)
-            mc->cg.memplan = CG_MEMPLAN_PARTIAL;
-        else
-            *rc = cli_usage(cmd, "--memplan: expected whole or partial, got '%s'", arg);
+        *rc = cli_parse_memplan(cmd, arg, &mc->cg.memplan);
         return 1;
     case CLI_OPT_MAX_INSTR: {
         unsigned long long n;

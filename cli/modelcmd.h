@@ -35,10 +35,7 @@ enum { CLI_OPT_TABLE = 0x300, CLI_OPT_PIN, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR,
     "  --output-layout T=A pin graph output T to partition axis A (index or role name;\n" \
     "                      repeatable)\n"                                              \
     "  --exact-transpose   never use the PE transpose for fp32 (not bit-exact on nc-v2)\n" \
-    "  --memplan MODE      whole (default): a tensor whose layouts do not fit in SBUF\n"  \
-    "                      together is spilled; partial: it keeps its widest layout\n"  \
-    "                      alone (docs/costmodel.md \"Partial keeps\"). problem and\n"  \
-    "                      compile must agree.\n"                                      \
+    CLI_MEMPLAN_HELP "                      (problem and compile must agree)\n"         \
     "  --max-instructions N  stop (exit 2, naming the op) when one op's lowering, or a\n" \
     "                      compiled program, passes N instructions (default 50000000;\n" \
     "                      0 = no limit)\n"

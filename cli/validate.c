@@ -18,8 +18,8 @@
 
 const char cmd_validate_help[] =
     "usage: laysim validate MODEL... [--table FILE] [--aggregate sum|max|pipe] [--json] [-o OUT]\n"
-    "                       [--solver-time-limit S] [--emit DIR [--force]] [model scaling]\n"
-    "                       [--target T] [--set K=V]\n"
+    "                       [--solver-time-limit S] [--emit DIR [--force]] [--memplan MODE]\n"
+    "                       [model scaling] [--target T] [--set K=V]\n"
     "       laysim validate --measured MANIFEST [--json] [-o OUT] [--target T]\n"
     "\n"
     "Solve each model with local, greedy, rulebased and exact under a latency table,\n"
@@ -49,7 +49,7 @@ const char cmd_validate_help[] =
     "  --json              print the full JSON report\n"
     "  -q, --quiet         no progress bar (drawn on stderr only when it is a terminal)\n"
     "  -o, --output FILE   write the results (text or --json) to FILE instead of stdout\n"
-    CLI_MODEL_HELP CLI_TARGET_HELP;
+    CLI_MEMPLAN_HELP CLI_MODEL_HELP CLI_TARGET_HELP;
 
 /* an undefined figure prints as 0 in the text summary (as it always has) */
 static double or0(double v)
@@ -80,6 +80,7 @@ static int parse_opt(struct val_opts *v, int c, const char *arg, char **argv)
     case 'E': v->emit = arg; break;
     case 'F': v->force = 1; break;
     case 'M': v->measured = arg; break;
+    case 0x102: return cli_parse_memplan("validate", arg, &v->lo.memplan);
     case 't':
         /* --time-limit names a whole command's limit everywhere else (docs/cli.md) */
         fprintf(stderr, "laysim validate: --time-limit is deprecated, say --solver-time-limit\n");
@@ -102,6 +103,7 @@ static int parse_opts(struct val_opts *v, int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'}, {"output", required_argument, NULL, 'o'},
         {"emit", required_argument, NULL, 'E'}, {"force", no_argument, NULL, 'F'},
         {"measured", required_argument, NULL, 'M'},
+        {"memplan", required_argument, NULL, 0x102},
         CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
     memset(v, 0, sizeof *v);

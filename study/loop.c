@@ -55,6 +55,7 @@ static int build_frozen(struct mstate *m, const struct study_loop_opts *o,
     struct study_pipe_opts po;
     study_pipe_opts_init(&po);
     po.solve = o->solve;
+    po.cg.memplan = o->memplan;
     struct study_pipe *p;
     int rc = study_pipe_new(m->g, &o->target, t0, &po, &p, err);
     if (rc)
@@ -169,6 +170,7 @@ static int eval_under(struct mstate *m, const struct study_loop_opts *o, const s
     struct study_pipe_opts po;
     study_pipe_opts_init(&po);
     po.simulate = 0;
+    po.cg.memplan = o->memplan;
     struct study_pipe *p;
     int rc = study_pipe_new(m->g, &o->target, tb, &po, &p, err);
     if (rc)

@@ -48,6 +48,7 @@ struct study_loop_opts {
     const char *const *holdout_models; /* specs of models whose programs never enter any
                                      fit; their figures are reported apart (held_*) */
     int nholdout;
+    enum cg_memplan_mode memplan; /* the memory plan's mode (codegen/codegen.h; default whole) */
     struct study_progress_cb progress; /* per model and iteration (optional) */
     int threads;                  /* study_loop_calibrate: models solved and simulated at
                                      once (default 1); results are merged in model order */

@@ -180,6 +180,7 @@ int lp_run_strategies(const struct graph *g, const struct study_loop_opts *o,
     struct study_pipe_opts po;
     study_pipe_opts_init(&po);
     po.solve = o->solve;
+    po.cg.memplan = o->memplan;
     po.keep_records = 1;
     po.parts_table = parts_tb;
     po.trace_dir = o->trace_dir;

@@ -1,9 +1,11 @@
 #!/bin/bash
-# CLI tests for --memplan (problem, compile): whole (the default) leaves the .lsp as it was;
+# CLI tests for --memplan (problem, compile, validate, loop): whole (the default) leaves the .lsp as it was;
 # partial keeps a tensor whose layouts do not fit together in its widest layout alone
 # (docs/costmodel.md "Partial keeps"): fewer spilled bytes on a model that spills, the
 # compiled program's table price still equal to the .lsp objective, simulated no faster
-# than the roofline bound; a .sol of one mode is refused by the other; bad values exit 2.
+# than the roofline bound; a .sol of one mode is refused by the other; validate --memplan
+# partial predicts and simulates greedy's program as problem/compile/sim do; bad values
+# exit 2.
 # usage: memplan.sh LAYSIM SOURCE_DIR
 LAYSIM=${1:?laysim binary}
 source "$(dirname "$0")/lib.bash"
@@ -43,6 +45,23 @@ c = json.load(open(t + "/partial.json"))
 s = json.load(open(t + "/partial.sim.json"))
 assert s["ns"] >= c["roofline"]["bound_ns"], (s["ns"], c["roofline"])
 PY
+
+# validate --memplan partial runs the same pipeline: greedy's figures are those above
+expect 0 "validate partial" "$LAYSIM" validate "${M[@]}" --memplan partial --json -q
+python3 - "$T" <<'PY' && ok || bad "validate --memplan partial: greedy's figures differ"
+import json, sys
+t = sys.argv[1]
+v = json.load(open(t + "/out"))
+g = [s for s in v["models"][0]["strategies"] if s["strategy"] == "greedy"][0]
+c = json.load(open(t + "/partial.json"))
+s = json.load(open(t + "/partial.sim.json"))
+assert g["predicted"] == c["table_price"], (g, c["table_price"])
+assert g["simulated"] == s["cycles"], (g, s["cycles"])
+PY
+for cmd in validate loop; do
+    expect 2 "$cmd bad mode" "$LAYSIM" "$cmd" "${M[@]}" --memplan halves
+    expect_err "--memplan: expected whole or partial" "$cmd bad mode message"
+done
 
 # a .sol solved under one plan does not compile under the other (the model hash differs)
 expect 2 "partial .sol, whole compile" "$LAYSIM" compile "${M[@]}" --layout "$T/partial.sol" -o "$T/y.prog"
