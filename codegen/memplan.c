@@ -487,11 +487,10 @@ int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
                             struct ls_error *err)
 {
     int rc = build_placement(g, t, o, cap, 0, WHOLE, p, err);
-    /* plan k: top-down when k is odd; partial mode k / 2 (WHOLE, PARTIAL, PARTIAL_LONG) */
-    int plans = o && o->memplan == CG_MEMPLAN_PARTIAL ? 6 : 2;
+    int plans = cg_memplan_nplans(o);
     for (int k = 1; k < plans && !rc && p->spilled_bytes > 0; k++) {
         struct cg_memplan alt;
-        if ((rc = build_placement(g, t, o, cap, k & 1, k >> 1, &alt, err))) {
+        if ((rc = build_placement(g, t, o, cap, k & 1, k / 2, &alt, err))) {
             cg_memplan_free(p);
             return rc;
         }
@@ -503,6 +502,19 @@ int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
         }
     }
     return rc;
+}
+
+/* Candidate k: partial mode k / 2 (WHOLE, PARTIAL, PARTIAL_LONG), top-down when k is odd. */
+int cg_memplan_nplans(const struct cg_options *o)
+{
+    return o && o->memplan == CG_MEMPLAN_PARTIAL ? 6 : 2;
+}
+
+int cg_memplan_build_plan(const struct graph *g, const struct sim_target *t,
+                          const struct cg_options *o, int k, struct cg_memplan *p,
+                          struct ls_error *err)
+{
+    return build_placement(g, t, o, t->sbuf_usable_bytes / 2, k & 1, k / 2, p, err);
 }
 
 void cg_memplan_free(struct cg_memplan *p)

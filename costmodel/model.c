@@ -9,6 +9,8 @@
 #include "codegen/epi.h"
 #include "codegen/memplan.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/instance.h"
+#include "solver/solver.h"
 #include "util/hash.h"
 #include "util/hmap.h"
 #include "util/vec.h"
@@ -35,8 +37,9 @@ struct cm_model {
     int limit;                      /* sticky: a cg_options bound was crossed while pricing */
 };
 
-struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
-                              const struct cm_table *tb, const struct cg_options *o)
+/* A model without a plan yet. */
+static struct cm_model *model_alloc(const struct graph *g, const struct sim_target *t,
+                                    const struct cm_table *tb, const struct cg_options *o)
 {
     struct cm_model *m = calloc(1, sizeof *m);
     if (!m)
@@ -47,9 +50,67 @@ struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
     if (o)
         m->o = *o;
     m->o.plan = NULL;
+    return m;
+}
+
+/* The objective of greedy's solution of c's problem (no pins). */
+static int greedy_cost(struct cm_model *c, int64_t *cost)
+{
+    struct ls_error err = {0};
+    struct cm_instance *in = NULL;
+    if (cm_instance_create(c, NULL, &in, &err))
+        return -1;
+    struct lsp_solve_opts so;
+    lsp_opts_init(&so);
+    struct lsp_result r;
+    int rc = lsp_solve("greedy", in->p, &so, &r, &err);
+    if (!rc)
+        *cost = r.sol.cost;
+    lsp_result_free(&r);
+    cm_instance_free(in);
+    return rc;
+}
+
+/* --memplan partial: of the candidate plans (codegen/memplan.h), the one whose problem
+ * greedy solves cheapest under the target's datasheet table, so still a function of the
+ * graph and the target (fewest spilled bytes, the default's measure, is not fastest:
+ * docs/costmodel.md "Partial keeps"). Into m->plan; the default's choice when no
+ * candidate could be priced. */
+static int pick_plan(struct cm_model *m)
+{
+    struct cm_table ds;
+    cm_table_default(&m->t, &ds);
+    int64_t best = INT64_MAX;
+    for (int k = 0; k < cg_memplan_nplans(&m->o); k++) {
+        struct cm_model *c = model_alloc(m->g, &m->t, &ds, &m->o);
+        if (!c || cg_memplan_build_plan(m->g, &m->t, &c->o, k, &c->plan, NULL)) {
+            cm_model_free(c);
+            return -1;
+        }
+        c->o.plan = &c->plan;
+        int64_t cost;
+        if (greedy_cost(c, &cost) == 0 && cost < best) {
+            best = cost;
+            cg_memplan_free(&m->plan);
+            m->plan = c->plan;
+            memset(&c->plan, 0, sizeof c->plan);
+        }
+        cm_model_free(c);
+    }
+    return best < INT64_MAX ? 0 : cg_memplan_build(m->g, &m->t, &m->o, &m->plan, NULL);
+}
+
+struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
+                              const struct cm_table *tb, const struct cg_options *o)
+{
+    struct cm_model *m = model_alloc(g, t, tb, o);
+    if (!m)
+        return NULL;
     if (!m->o.no_residency) {
-        if (cg_memplan_build(g, &m->t, &m->o, &m->plan, NULL)) {
-            free(m);
+        int rc = m->o.memplan == CG_MEMPLAN_PARTIAL ? pick_plan(m)
+                                                    : cg_memplan_build(g, &m->t, &m->o, &m->plan, NULL);
+        if (rc) {
+            cm_model_free(m);
             return NULL;
         }
         m->o.plan = &m->plan;
