@@ -141,6 +141,10 @@ struct cg_epi;
 int cg_lower_epi(struct cg_em *e, const struct cg_epi *c, int po);
 int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax);
 int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax);
+/* A reshape or transpose whose output the memory plan put in its input's bytes
+ * (cg_res.aliased; both resident at one address in these layouts): its buffer becomes the
+ * input's (the sink's hbm_alias) and nothing is emitted; 1, else 0. */
+int cg_lower_alias(struct cg_em *e, int32_t op, const int8_t *pax);
 int cg_fail(struct cg_em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -574,6 +574,8 @@ int cg_lower_op(const struct graph *g, const struct sim_target *t, const struct 
             return cg_lower_map(&e, op, pax);
         return cg_lower_matmul(&e, op, pax);
     }
+    case GRAPH_OP_TRANSPOSE:
+        return cg_lower_alias(&e, op, pax) ? e.fail : cg_lower_map(&e, op, pax);
     case GRAPH_OP_CONV2D:
         return cg_lower_conv(&e, op, pax);
     case GRAPH_OP_RESHAPE:

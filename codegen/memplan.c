@@ -18,6 +18,12 @@
  * ones always in their widest alone (PARTIAL_LONG: a residual stream then takes one slot
  * for the whole layer, not one per layout). */
 enum { WHOLE, PARTIAL, PARTIAL_LONG };
+/* Candidate k (cg_memplan_build_plan) is variant k / 2, placed top-down when k is odd.
+ * alias: a reshape's output takes its input's bytes (reshape_alias). */
+static const struct {
+    int partial, alias;
+} variant[] = {{WHOLE, 0}, {PARTIAL, 0}, {PARTIAL_LONG, 0}, {PARTIAL, 1}, {PARTIAL_LONG, 1}};
+#define NVARIANTS (int)(sizeof variant / sizeof variant[0])
 
 uint64_t cg_res_block_bytes(const struct graph *g, int32_t t, int pax)
 {
@@ -288,6 +294,7 @@ struct builder {
     uint64_t high;               /* high-water mark of the placements */
     int top;                     /* 1: short-lived tensors placed from the top (top_fit) */
     int partial;                 /* PARTIAL_*: when a tensor keeps only its widest layout */
+    int alias;                   /* 1: reshapes may alias (reshape_alias) */
     LS_VEC(int32_t) prev;
 };
 
@@ -396,6 +403,69 @@ static int fit(struct builder *b, int32_t t, unsigned mask, unsigned *kept, uint
     return 0;
 }
 
+/* The output axis that input axis a of reshape or transpose op becomes, with each
+ * partition's elements in the same order on both sides when a is the partition axis; -1
+ * when there is none (a reshape's axis that does not map one to one, a transpose that
+ * reorders the other axes). */
+static int rows_kept_axis(const struct graph *g, int32_t op, int a)
+{
+    const struct graph_op *x = graph_op(g, op);
+    if (a < 0)
+        return -1;
+    if (x->kind == GRAPH_OP_RESHAPE) {
+        struct graph_axis m[GRAPH_MAX_RANK];
+        graph_axis_map(g, op, 0, m);
+        return m[a].kind == GRAPH_AXIS_MAP ? m[a].out : -1;
+    }
+    if (x->kind != GRAPH_OP_TRANSPOSE)
+        return -1;
+    int r = graph_tensor(g, x->output)->shape.rank, b = -1, prev = -1;
+    for (int i = 0; i < r; i++)
+        if (x->attrs.perm[i] == a)
+            b = i;
+    for (int i = 0; i < r; i++) {
+        if (i == b)
+            continue;
+        if (x->attrs.perm[i] < prev)
+            return -1;
+        prev = x->attrs.perm[i];
+    }
+    return b;
+}
+
+/* Alias plans: a reshape or transpose (at position pos) whose input u is resident and
+ * read for the last time here puts its output t in u's bytes of a layout that keeps each
+ * partition's elements in order (rows_kept_axis), t keeping that layout alone (the
+ * lowering then copies nothing, codegen/move.c cg_lower_alias): *mask, *at set, u's span
+ * leaves the live set. */
+static int reshape_alias(struct builder *b, int32_t op, int32_t pos, int32_t t, unsigned *mask,
+                         uint64_t *at)
+{
+    const struct graph *g = b->g;
+    const struct graph_op *x = graph_op(g, op);
+    int32_t u = x->inputs[0];
+    if (!b->alias || x->output != t || !cg_memplan_resident(b->p, u) || b->p->res[u].last != pos)
+        return 0;
+    struct cg_layouts li;
+    cg_tensor_layouts(g, u, &li);
+    for (int i = 0; i < li.n; i++) {
+        int ax = rows_kept_axis(g, op, li.pax[i]);
+        int j = ax >= 0 ? cg_layout_index(g, t, ax) : -1;
+        if (b->p->res[u].slot[i] == CG_NO_SLOT || j < 0 || !cg_memplan_keeps(g, b->tg, t, ax) ||
+            cg_res_slot_bytes(g, b->tg, u, li.pax[i]) != cg_res_slot_bytes(g, b->tg, t, ax))
+            continue;
+        *mask = 1u << j;
+        *at = b->p->res[u].slot[i];
+        size_t n = 0;
+        for (size_t k = 0; k < b->live.len; k++)
+            if (b->live.data[k].t != u)
+                b->live.data[n++] = b->live.data[k];
+        b->live.len = n;
+        return 1;
+    }
+    return 0;
+}
+
 static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t *order)
 {
     const struct graph *g = b->g;
@@ -414,9 +484,12 @@ static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t
                          ls_dtype_size(graph_tensor(g, t)->dtype);
         uint64_t at;
         unsigned mask = 0;
-        if (eligible(g, b->tg, o, t) && fit(b, t, kept_layouts(g, b->tg, t), &mask, &at)) {
+        int ok = eligible(g, b->tg, o, t), aliased = 0;
+        if (ok && (aliased = reshape_alias(b, order[i], i, t, &mask, &at), aliased ||
+                   fit(b, t, kept_layouts(g, b->tg, t), &mask, &at))) {
             if (place(b, t, at, footprint(g, b->tg, t, mask), mask))
                 return -1;
+            b->p->res[t].aliased = aliased;
             b->p->resident_tensors++;
             b->p->resident_bytes += whole;
         } else if (fused_away(g, b->tg, order[i])) {
@@ -438,14 +511,14 @@ int cg_memplan_build(const struct graph *g, const struct sim_target *t,
 
 /* One placement: first fit, or (top) short-lived tensors from the top of the region. */
 static int build_placement(const struct graph *g, const struct sim_target *t,
-                           const struct cg_options *o, uint64_t cap, int top, int partial,
+                           const struct cg_options *o, uint64_t cap, int top, int v,
                            struct cg_memplan *p, struct ls_error *err)
 {
     memset(p, 0, sizeof *p);
     p->ntensors = graph_ntensors(g);
     p->region = cap / GRAN * GRAN;
     int32_t nops = graph_nops(g);
-    struct builder b = {g, t, p, {0}, NULL, 0, top, partial, {0}};
+    struct builder b = {g, t, p, {0}, NULL, 0, top, variant[v].partial, variant[v].alias, {0}};
     int32_t *order = malloc(sizeof *order * ((size_t)nops + 1));
     p->res = calloc((size_t)p->ntensors + 1, sizeof *p->res);
     p->pos = malloc(sizeof *p->pos * ((size_t)nops + 1));
@@ -504,10 +577,9 @@ int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
     return rc;
 }
 
-/* Candidate k: partial mode k / 2 (WHOLE, PARTIAL, PARTIAL_LONG), top-down when k is odd. */
 int cg_memplan_nplans(const struct cg_options *o)
 {
-    return o && o->memplan == CG_MEMPLAN_PARTIAL ? 6 : 2;
+    return o && o->memplan == CG_MEMPLAN_PARTIAL ? 2 * NVARIANTS : 2;
 }
 
 int cg_memplan_build_plan(const struct graph *g, const struct sim_target *t,

@@ -28,6 +28,8 @@ struct cg_res {
                                       CG_NO_SLOT for a layout kept in HBM */
     int32_t first, last;         /* live range, positions in the topological order */
     uint32_t prev_off, nprev;    /* earlier occupants of its bytes: prev[prev_off ..] */
+    int aliased;                 /* 1: a reshape's output in its input's bytes (default
+                                    layouts, which map rows one to one): no copy there */
 };
 
 struct cg_memplan {

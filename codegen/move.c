@@ -116,6 +116,19 @@ static int reshape_alias(struct cg_em *e, int32_t op, const int8_t *pax)
            e->s->hbm_alias(e->s->ctx, x->output, pax[1], x->inputs[0], pax[0]) == 0;
 }
 
+int cg_lower_alias(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    const struct graph_op *x = graph_op(e->g, op);
+    struct cg_view vi, vo;
+    cg_view_make(e, x->inputs[0], pax[0], &vi);
+    cg_view_make(e, x->output, pax[1], &vo);
+    if (!cg_resident(&vi) || !cg_resident(&vo) || vi.base != vo.base)
+        return 0;
+    if (e->s->hbm_alias && e->s->hbm_alias(e->s->ctx, x->output, pax[1], x->inputs[0], pax[0]))
+        cg_fail(e, "op %s: its output's buffer is already written", x->name);
+    return 1;
+}
+
 int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     const struct graph_op *x = graph_op(e->g, op);
@@ -128,6 +141,8 @@ int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
     if (x->kind == GRAPH_OP_RESHAPE) {
         struct cg_view vi;
         cg_view_make(e, x->inputs[0], pax[0], &vi);
+        if (cg_lower_alias(e, op, pax))
+            return e->fail;
         if (cg_resident(&vi) || cg_resident(&vo))
             return reshape_blocks(e, op, pax, &vi, &vo);
         /* same element order in both layouts: one flat copy (only when the program sink

@@ -155,8 +155,11 @@ static void kshape(struct cm_model *m, int32_t t)
     int32_t r = x->shape.rank, dt = x->dtype;
     int8_t where = (int8_t)(cg_memplan_resident(m->o.plan, t) * 2 + cg_layout_free(m->g, t));
     uint8_t in_sbuf = (uint8_t)cg_memplan_sbuf_mask(m->o.plan, m->g, t);
+    /* a reshape's output in its input's bytes: the reshape copies nothing */
+    uint8_t aliased = (uint8_t)(in_sbuf && m->o.plan->res[t].aliased);
     kput(m, &where, sizeof where);
     kput(m, &in_sbuf, sizeof in_sbuf);
+    kput(m, &aliased, sizeof aliased);
     kput(m, &r, sizeof r);
     kput(m, &dt, sizeof dt);
     for (int i = 0; i < r; i++)

@@ -3,7 +3,9 @@
 # families, under the default assignment and 50 seeded random assignments each, the table
 # price of the compiled program equals the .lsp objective of the assignment, exactly
 # (issue: codegen + cost model, "consistency"). Random .sol files are written here from the
-# problem's configuration counts; `laysim compile` recomputes the objective itself.
+# problem's configuration counts; `laysim compile` recomputes the objective itself. Both
+# memory plans: the default and --memplan partial (partial keeps, aliased reshapes and
+# transposes).
 # usage: consistency.sh LAYSIM SOURCE_DIR
 L=${1:?laysim binary}
 source "$(dirname "$0")/lib.bash"
@@ -17,7 +19,9 @@ models=(
   "zoo:whisper-enc --layers 1 --seq 64"
   "examples/fig2.lg"
 )
-for spec in "${models[@]}"; do
+for mp in whole partial; do
+for spec0 in "${models[@]}"; do
+  spec="$spec0 --memplan $mp"
   read -r -a m <<<"$spec"
   m[0]=${m[0]/examples/$2/examples}
   expect 0 "problem $spec" "$L" problem "${m[@]}" -o "$T/p.lsp"
@@ -58,5 +62,6 @@ PY
     fi
   done
   [ "$differ" = 0 ] && [ "$same" = 51 ] && ok || bad "$spec: $differ of 51 assignments priced differently"
+done
 done
 finish
