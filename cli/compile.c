@@ -187,6 +187,10 @@ int cmd_compile(int argc, char **argv)
         json_object_set_new(mp, "fused_bytes", json_integer((json_int_t)st.fused_bytes));
         json_object_set_new(mp, "sbuf_region_bytes_per_partition",
                             json_integer((json_int_t)st.resident_region));
+        json_object_set_new(mp, "partial_tensors", json_integer(st.partial_tensors));
+        json_object_set_new(mp, "aliased_tensors", json_integer(st.aliased_tensors));
+        json_object_set_new(mp, "candidate", st.memplan_candidate ? json_string(st.memplan_candidate)
+                                                                  : json_null());
         json_object_set_new(o, "memory_plan", mp);
         json_object_set_new(o, "table_price", json_integer(price));
         json_object_set_new(o, "objective", json_integer(objective));

@@ -187,6 +187,9 @@ struct cg_compile_stats {
     uint64_t resident_bytes, spilled_bytes, resident_region;
     int64_t fused_tensors;       /* fused away: the scores/probabilities of fused attention */
     uint64_t fused_bytes;
+    int64_t partial_tensors, aliased_tensors; /* resident in fewer layouts; in their input's
+                                                 bytes (--memplan partial) */
+    const char *memplan_candidate;            /* which candidate plan, NULL without a plan */
 };
 
 /* Lower every op of g under cfg_pax (per op: nslots partition axes, in op-id order) in

@@ -334,6 +334,9 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
         st->fused_tensors = c.plan->fused_tensors;
         st->fused_bytes = c.plan->fused_bytes;
         st->resident_region = c.plan->region;
+        st->partial_tensors = c.plan->partial_tensors;
+        st->aliased_tensors = c.plan->aliased_tensors;
+        st->memplan_candidate = c.plan->candidate;
     }
     for (int k = 0; k < NKEYS; k++)
         c.last[k] = -1;

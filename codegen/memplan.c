@@ -22,7 +22,14 @@ enum { WHOLE, PARTIAL, PARTIAL_LONG };
  * alias: a reshape's output takes its input's bytes (reshape_alias). */
 static const struct {
     int partial, alias;
-} variant[] = {{WHOLE, 0}, {PARTIAL, 0}, {PARTIAL_LONG, 0}, {PARTIAL, 1}, {PARTIAL_LONG, 1}};
+    const char *name[2];         /* first-fit, top-down */
+} variant[] = {
+    {WHOLE, 0, {"whole, first-fit", "whole, top-down"}},
+    {PARTIAL, 0, {"partial, first-fit", "partial, top-down"}},
+    {PARTIAL_LONG, 0, {"partial-long, first-fit", "partial-long, top-down"}},
+    {PARTIAL, 1, {"partial+alias, first-fit", "partial+alias, top-down"}},
+    {PARTIAL_LONG, 1, {"partial-long+alias, first-fit", "partial-long+alias, top-down"}},
+};
 #define NVARIANTS (int)(sizeof variant / sizeof variant[0])
 
 uint64_t cg_res_block_bytes(const struct graph *g, int32_t t, int pax)
@@ -490,6 +497,8 @@ static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t
             if (place(b, t, at, footprint(g, b->tg, t, mask), mask))
                 return -1;
             b->p->res[t].aliased = aliased;
+            b->p->aliased_tensors += aliased;
+            b->p->partial_tensors += mask != kept_layouts(g, b->tg, t);
             b->p->resident_tensors++;
             b->p->resident_bytes += whole;
         } else if (fused_away(g, b->tg, order[i])) {
@@ -517,6 +526,7 @@ static int build_placement(const struct graph *g, const struct sim_target *t,
     memset(p, 0, sizeof *p);
     p->ntensors = graph_ntensors(g);
     p->region = cap / GRAN * GRAN;
+    p->candidate = variant[v].name[top ? 1 : 0];
     int32_t nops = graph_nops(g);
     struct builder b = {g, t, p, {0}, NULL, 0, top, variant[v].partial, variant[v].alias, {0}};
     int32_t *order = malloc(sizeof *order * ((size_t)nops + 1));

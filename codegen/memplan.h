@@ -45,6 +45,10 @@ struct cg_memplan {
     int64_t fused_tensors;       /* never materialized (fused attention, codegen/attn.h;
                                     epilogue chains, codegen/epi.h) */
     uint64_t fused_bytes;
+    int64_t partial_tensors;     /* resident in fewer layouts than they could keep */
+    int64_t aliased_tensors;     /* cg_res.aliased */
+    const char *candidate;       /* which candidate plan this is, e.g. "partial-long+alias,
+                                    first-fit" (a static string) */
 };
 
 /* Build the plan; o only supplies exact_transpose (conversions of a resident tensor must

@@ -41,6 +41,8 @@ t = sys.argv[1]
 w, p = (json.load(open("%s/%s.json" % (t, m)))["memory_plan"] for m in ("whole", "partial"))
 assert p["spilled_bytes"] < w["spilled_bytes"], (w, p)
 assert p["resident_tensors"] > w["resident_tensors"], (w, p)
+assert w["candidate"].startswith("whole") and w["partial_tensors"] == w["aliased_tensors"] == 0, w
+assert p["candidate"].startswith("partial") and p["partial_tensors"] > 0, p
 c = json.load(open(t + "/partial.json"))
 s = json.load(open(t + "/partial.sim.json"))
 assert s["ns"] >= c["roofline"]["bound_ns"], (s["ns"], c["roofline"])
