@@ -19,7 +19,7 @@
  * for the whole layer, not one per layout). */
 enum { WHOLE, PARTIAL, PARTIAL_LONG };
 /* Candidate k (cg_memplan_build_plan) is variant k / 2, placed top-down when k is odd.
- * alias: a reshape's output takes its input's bytes (reshape_alias). */
+ * alias: a reshape's or transpose's output takes its input's bytes (alias_input_bytes). */
 static const struct {
     int partial, alias;
     const char *name[2];         /* first-fit, top-down */
@@ -74,6 +74,36 @@ unsigned cg_memplan_sbuf_mask(const struct cg_memplan *p, const struct graph *g,
     return mask;
 }
 
+/* The output axis that input axis a of reshape or transpose op becomes, with each
+ * partition's elements in the same order on both sides when a is the partition axis; -1
+ * when there is none (a reshape's axis that does not map one to one, a transpose that
+ * reorders the other axes). */
+static int rows_kept_axis(const struct graph *g, int32_t op, int a)
+{
+    const struct graph_op *x = graph_op(g, op);
+    if (a < 0)
+        return -1;
+    if (x->kind == GRAPH_OP_RESHAPE) {
+        struct graph_axis m[GRAPH_MAX_RANK];
+        graph_axis_map(g, op, 0, m);
+        return m[a].kind == GRAPH_AXIS_MAP ? m[a].out : -1;
+    }
+    if (x->kind != GRAPH_OP_TRANSPOSE)
+        return -1;
+    int r = graph_tensor(g, x->output)->shape.rank, b = -1, prev = -1;
+    for (int i = 0; i < r; i++)
+        if (x->attrs.perm[i] == a)
+            b = i;
+    for (int i = 0; i < r; i++) {
+        if (i == b)
+            continue;
+        if (x->attrs.perm[i] < prev)
+            return -1;
+        prev = x->attrs.perm[i];
+    }
+    return b;
+}
+
 /* A reshape whose every configuration keeps one axis on partitions (the default layouts
  * map one to one): each partition's elements keep their order, a copy per block. */
 static int reshape_keeps_rows(const struct graph *g, int32_t op)
@@ -82,10 +112,7 @@ static int reshape_keeps_rows(const struct graph *g, int32_t op)
     struct cg_layouts li, lo;
     cg_tensor_layouts(g, x->inputs[0], &li);
     cg_tensor_layouts(g, x->output, &lo);
-    struct graph_axis m[GRAPH_MAX_RANK];
-    graph_axis_map(g, op, 0, m);
-    return li.pax[0] >= 0 && lo.pax[0] >= 0 && m[li.pax[0]].kind == GRAPH_AXIS_MAP &&
-           m[li.pax[0]].out == lo.pax[0];
+    return lo.pax[0] >= 0 && rows_kept_axis(g, op, li.pax[0]) == lo.pax[0];
 }
 
 /* A standard conv2d (groups 1): its channel tiles are whole blocks of a resident image or
@@ -301,7 +328,7 @@ struct builder {
     uint64_t high;               /* high-water mark of the placements */
     int top;                     /* 1: short-lived tensors placed from the top (top_fit) */
     int partial;                 /* PARTIAL_*: when a tensor keeps only its widest layout */
-    int alias;                   /* 1: reshapes may alias (reshape_alias) */
+    int alias;                   /* 1: reshapes and transposes may alias (alias_input_bytes) */
     LS_VEC(int32_t) prev;
 };
 
@@ -410,42 +437,12 @@ static int fit(struct builder *b, int32_t t, unsigned mask, unsigned *kept, uint
     return 0;
 }
 
-/* The output axis that input axis a of reshape or transpose op becomes, with each
- * partition's elements in the same order on both sides when a is the partition axis; -1
- * when there is none (a reshape's axis that does not map one to one, a transpose that
- * reorders the other axes). */
-static int rows_kept_axis(const struct graph *g, int32_t op, int a)
-{
-    const struct graph_op *x = graph_op(g, op);
-    if (a < 0)
-        return -1;
-    if (x->kind == GRAPH_OP_RESHAPE) {
-        struct graph_axis m[GRAPH_MAX_RANK];
-        graph_axis_map(g, op, 0, m);
-        return m[a].kind == GRAPH_AXIS_MAP ? m[a].out : -1;
-    }
-    if (x->kind != GRAPH_OP_TRANSPOSE)
-        return -1;
-    int r = graph_tensor(g, x->output)->shape.rank, b = -1, prev = -1;
-    for (int i = 0; i < r; i++)
-        if (x->attrs.perm[i] == a)
-            b = i;
-    for (int i = 0; i < r; i++) {
-        if (i == b)
-            continue;
-        if (x->attrs.perm[i] < prev)
-            return -1;
-        prev = x->attrs.perm[i];
-    }
-    return b;
-}
-
 /* Alias plans: a reshape or transpose (at position pos) whose input u is resident and
  * read for the last time here puts its output t in u's bytes of a layout that keeps each
  * partition's elements in order (rows_kept_axis), t keeping that layout alone (the
  * lowering then copies nothing, codegen/move.c cg_lower_alias): *mask, *at set, u's span
  * leaves the live set. */
-static int reshape_alias(struct builder *b, int32_t op, int32_t pos, int32_t t, unsigned *mask,
+static int alias_input_bytes(struct builder *b, int32_t op, int32_t pos, int32_t t, unsigned *mask,
                          uint64_t *at)
 {
     const struct graph *g = b->g;
@@ -492,7 +489,7 @@ static int plan_ops(struct builder *b, const struct cg_options *o, const int32_t
         uint64_t at;
         unsigned mask = 0;
         int ok = eligible(g, b->tg, o, t), aliased = 0;
-        if (ok && (aliased = reshape_alias(b, order[i], i, t, &mask, &at), aliased ||
+        if (ok && (aliased = alias_input_bytes(b, order[i], i, t, &mask, &at), aliased ||
                    fit(b, t, kept_layouts(g, b->tg, t), &mask, &at))) {
             if (place(b, t, at, footprint(g, b->tg, t, mask), mask))
                 return -1;
