@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/traceops.h"
 #include "traces/export.h"
 #include "traces/import.h"
 #include "traces/summary.h"
@@ -20,6 +21,8 @@ const char cmd_trace_help[] =
     "       laysim trace FILE perfetto -o OUT.json\n"
     "       laysim trace FILE csv [-o OUT.csv]\n"
     "       laysim trace FILE check\n"
+    "       laysim trace FILE ops --problem P.lsp --solution S.sol [--base-mhz F] [--top N]\n"
+    "                    [--json | --csv] [-o OUT]\n"
     "       laysim trace import PROFILE -o OUT.lstrace [--format F] [--time-unit ns|us|cycles]\n"
     "                    [--clock-mhz F] [--tick-hz HZ] [--target NAME] [--target-hash HEX]\n"
     "                    [--json]\n"
@@ -39,6 +42,17 @@ const char cmd_trace_help[] =
     "  csv        one row per record (the layout `trace import` reads; default stdout).\n"
     "  check      read every block and record, verify CRCs, print the record count, a\n"
     "             digest of all records, bytes per record and read speed.\n"
+    "  ops        the trace's time per graph op and layout conversion beside the cost\n"
+    "             model's prediction: each op's C_op under the solution's configuration,\n"
+    "             each charged conversion's C_tr (docs/calibration.md, \"Per-op\n"
+    "             attribution\"). Per name: records, busy cycles per engine, span (first\n"
+    "             start to last end) and exposed time (records in program order, each adds\n"
+    "             the growth of the latest end so far, as calibration measures it), which\n"
+    "             sums to the span as predictions sum to the objective. Text: totals per op\n"
+    "             kind and the --top N (default 10) names the model is furthest off; --json\n"
+    "             or --csv: every name.\n"
+    "             Times in the problem's base-clock cycles: --base-mhz F gives that clock\n"
+    "             (default: the trace's target's, which must then be a built-in one).\n"
     "  import     convert a measured profile into a trace (docs/formats.md). Formats, found\n"
     "             from the content or forced with --format: laysim-csv (laysim's CSV: engine,\n"
     "             opcode, start, end or duration, shape columns), neuron-csv (the CSV export\n"
@@ -69,6 +83,8 @@ static const struct option long_opts[] = {
     {"target", required_argument, NULL, 'T'}, {"target-hash", required_argument, NULL, 'X'},
     {"seed", required_argument, NULL, 's'},  {"format", required_argument, NULL, 'F'},
     {"time-unit", required_argument, NULL, 'U'}, {"clock-mhz", required_argument, NULL, 'C'},
+    {"problem", required_argument, NULL, 'P'}, {"solution", required_argument, NULL, 'S'},
+    {"base-mhz", required_argument, NULL, 'B'}, {"csv", no_argument, NULL, 'c'},
     {NULL, 0, NULL, 0}};
 
 struct opts {
@@ -80,6 +96,7 @@ struct opts {
     enum trace_import_format format;
     enum trace_time_unit unit;
     double clock_mhz[LS_ENGINE_COUNT];
+    struct cli_trace_ops_opts ops;   /* the ops action's */
 };
 
 /* --clock-mhz F (every engine) or F,F,F,F,F (pe,act,dve,pool,dma, as in the CSV's
@@ -124,13 +141,21 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":jt:o:H:T:X:s:F:U:C:", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":jt:o:H:T:X:s:F:U:C:P:S:B:c", long_opts, NULL)) != -1) {
         int rc = 0;
         char *end;
         switch (c) {
         case 'j': o->json = 1; break;
         case 't': rc = cli_parse_u64("trace", "--top", optarg, &o->top); break;
         case 'o': o->out = optarg; break;
+        case 'P': o->ops.problem = optarg; break;
+        case 'S': o->ops.solution = optarg; break;
+        case 'c': o->ops.csv = 1; break;
+        case 'B':
+            rc = cli_parse_double("trace", "--base-mhz", optarg, &o->ops.base_mhz);
+            if (!rc && !(o->ops.base_mhz > 0 && o->ops.base_mhz <= 1e6))
+                return cli_usage("trace", "--base-mhz: expected 0 < F <= 1e6, got '%s'", optarg);
+            break;
         case 'H': rc = cli_parse_u64("trace", "--tick-hz", optarg, &o->tick_hz); break;
         case 'T': o->target = optarg; break;
         case 's': rc = cli_parse_u64("trace", "--seed", optarg, &o->seed); break;
@@ -420,7 +445,7 @@ int cmd_trace(int argc, char **argv)
     if (!strcmp(argv[1], "synth"))
         return do_synth(argc - 1, argv + 1);
     if (argc < 3)
-        return cli_usage("trace", "expected an action after %s: summary, perfetto, csv or check",
+        return cli_usage("trace", "expected an action after %s: summary, perfetto, csv, check or ops",
                          argv[1]);
     const char *path = argv[1], *action = argv[2];
     struct opts o;
@@ -430,9 +455,14 @@ int cmd_trace(int argc, char **argv)
     if (optind != argc - 2)
         return cli_usage("trace", "%s: unexpected argument '%s'", action, argv[2 + optind]);
     int is_summary = !strcmp(action, "summary"), is_perfetto = !strcmp(action, "perfetto"),
-        is_csv = !strcmp(action, "csv"), is_check = !strcmp(action, "check");
-    if (!is_summary && !is_perfetto && !is_csv && !is_check)
-        return cli_usage("trace", "unknown action '%s' (summary, perfetto, csv, check)", action);
+        is_csv = !strcmp(action, "csv"), is_check = !strcmp(action, "check"),
+        is_ops = !strcmp(action, "ops");
+    if (!is_summary && !is_perfetto && !is_csv && !is_check && !is_ops)
+        return cli_usage("trace", "unknown action '%s' (summary, perfetto, csv, check, ops)",
+                         action);
+    if (!is_ops && (o.ops.problem || o.ops.solution || o.ops.base_mhz > 0 || o.ops.csv))
+        return cli_usage("trace", "%s: --problem, --solution, --base-mhz and --csv belong to "
+                         "the ops action", action);
     if (is_perfetto && !o.out)
         return cli_usage("trace", "perfetto: -o OUT.json is required");
     if (is_check && o.out)
@@ -444,6 +474,12 @@ int cmd_trace(int argc, char **argv)
         return cli_report(&err);
     if (is_summary)
         rc = do_summary(path, r, &o);
+    else if (is_ops) {
+        o.ops.top = o.top;
+        o.ops.json = o.json;
+        o.ops.out = o.out;
+        rc = cli_trace_ops(path, r, &o.ops);
+    }
     else if (is_check)
         rc = do_check(path, r);
     else {

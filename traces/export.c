@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/dtype.h"
+#include "util/csv.h"
 #include "util/fileio.h"
 
 const char *const trace_csv_columns[TRACE_CSV_NCOLUMNS] = {
@@ -154,24 +155,6 @@ int trace_export_perfetto(struct trace_reader *rd, const char *out_path, struct 
     return ls_atomic_commit(&af, err);
 }
 
-/* A CSV field, quoted when it holds a separator, quote, line break or leading '#'. */
-static void csv_str(FILE *fp, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\r\n") && s[0] != '#' && s[0] != ' ') {
-        fputs(s, fp);
-        return;
-    }
-    fputc('"', fp);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', fp);
-        fputc(*s, fp);
-    }
-    fputc('"', fp);
-}
-
 int trace_export_csv(struct trace_reader *rd, const char *out_path, struct ls_error *err)
 {
     struct ls_atomic_file af;
@@ -195,7 +178,7 @@ int trace_export_csv(struct trace_reader *rd, const char *out_path, struct ls_er
     struct trace_record r;
     while ((rc = trace_reader_next(rd, &r, err)) == 1) {
         fprintf(fp, "%llu,%s,", (unsigned long long)r.id, ls_engine_name(r.engine));
-        csv_str(fp, trace_reader_opcode(rd, r.opcode));
+        ls_csv_put(fp, trace_reader_opcode(rd, r.opcode));
         fprintf(fp, ",%llu,%llu,%llu,%s,%s,%s,%s,", (unsigned long long)r.start,
                 (unsigned long long)r.end, (unsigned long long)r.stall,
                 ls_stall_name(r.stall_cause), ls_dtype_name(r.dtype),
@@ -205,9 +188,9 @@ int trace_export_csv(struct trace_reader *rd, const char *out_path, struct ls_er
         fprintf(fp, ",%u,%llu,%u,%u,%llu,%llu,", r.partitions, (unsigned long long)r.free_size,
                 r.stationary, r.descriptors, (unsigned long long)r.bytes_per_partition,
                 (unsigned long long)r.chunk_bytes);
-        csv_str(fp, trace_reader_string(rd, r.op_id));
+        ls_csv_put(fp, trace_reader_string(rd, r.op_id));
         fputc(',', fp);
-        csv_str(fp, trace_reader_string(rd, r.conv_id));
+        ls_csv_put(fp, trace_reader_string(rd, r.conv_id));
         fputc('\n', fp);
     }
     if (rc < 0) {

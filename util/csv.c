@@ -73,3 +73,20 @@ void ls_csv_row_free(struct ls_csv_row *r)
     free(r->scratch);
     memset(r, 0, sizeof *r);
 }
+
+void ls_csv_put(FILE *fp, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n") && s[0] != '#' && s[0] != ' ') {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}

@@ -7,6 +7,7 @@
 #define LS_UTIL_CSV_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct ls_csv_field {
     const char *s;           /* not NUL-terminated: into the line, or the row's scratch */
@@ -27,5 +28,10 @@ struct ls_csv_row {
  * fields then stay valid until the next call. */
 int ls_csv_split(struct ls_csv_row *r, const char *b, size_t n, int *col, const char **what);
 void ls_csv_row_free(struct ls_csv_row *r);
+
+/* Write s as one CSV field: as it is, or double-quoted ("" for a quote) when it holds a
+ * comma, quote or line break or starts with '#' or a space (so that readers that skip
+ * comment lines or trim fields read it back whole). NULL writes nothing. */
+void ls_csv_put(FILE *fp, const char *s);
 
 #endif
