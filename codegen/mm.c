@@ -336,6 +336,10 @@ struct mm_run {
     int64_t bi;                  /* batch combo */
     int64_t mi, mlen;            /* m-tile and its columns */
     int64_t tg, tcount;          /* group of chunks and its chunk count */
+    int64_t groups;              /* groups emitted so far (every m-tile and combo): the
+                                  * parity picks the group's half of the banks */
+    int64_t boff;                /* bank (and last_mm) offset of the current m-tile's chunks
+                                  * in a group of several m-tiles (lower_m_tiles_k_outer) */
     int64_t nstored;             /* chunks evacuated into output buffers so far: the buffer */
     uint64_t gbase;              /* SBUF address of the current stationary group */
     int64_t *hs;                 /* [kk]: the group's stationary load of k-step kk; [nKK + b]:
@@ -365,11 +369,13 @@ static int64_t chunk_box(const struct mm_plan *p, struct mm_run *r, int64_t ti)
     return te;
 }
 
-/* PSUM bank of chunk j of the current group (groups alternate between two halves). */
+/* PSUM bank of chunk j of the current group. Consecutive groups alternate between the two
+ * halves, across m-tiles too: with one group per m-tile (by the group's index in its m-tile)
+ * every m-tile's first matmul waited for the previous m-tile's evacuation. */
 static uint32_t chunk_bank(const struct cg_em *e, const struct mm_plan *p,
                            const struct mm_run *r, int64_t j)
 {
-    return e->s->psum_bank0 + (uint32_t)(((r->tg & 1) * p->G + j) % p->nb);
+    return e->s->psum_bank0 + (uint32_t)(((r->groups & 1) * p->G + r->boff + j) % p->nb);
 }
 
 /* The box of k-step kk of S in r->sl/sn (its m columns as they are). */
@@ -688,28 +694,10 @@ static int emit_matmul(struct cg_em *e, const struct mm_plan *p, struct mm_run *
     mm.src = mv;
     mm.dst = sim_psum(0, (uint32_t)r->mlen, (uint64_t)bank * e->t->psum_bank_bytes, LS_DT_FP32,
                       (uint32_t)te);
-    r->last_mm[j] = cg_emit(e, &mm, deps, nd);
-    if (r->last_mm[j] < 0)
+    int64_t hmm = r->last_mm[r->boff + j] = cg_emit(e, &mm, deps, nd);
+    if (hmm < 0)
         return e->fail;
-    r->mbuf_reader[p->m_res ? 0 : mb] = r->last_mm[j];
-    return 0;
-}
-
-/* One group of the m-tile: per k-step, one load_stationary and one matmul per chunk,
- * accumulating in the group's banks. */
-static int emit_group(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
-{
-    for (int64_t kk = 0; kk < p->nKK; kk++) {
-        int64_t hls = stationary_step(e, p, r, kk);
-        if (hls < 0)
-            return e->fail;
-        for (int64_t j = 0; j < r->tcount; j++)
-            if (emit_matmul(e, p, r, kk, j, hls))
-                return e->fail;
-        if (p->s_stream)
-            r->hs[p->nKK + ((r->loads - 1) & 1)] = hls + 1;
-        r->s_reader = r->s_rd[r->sgroups & 1] = hls;
-    }
+    r->mbuf_reader[p->m_res ? 0 : mb] = hmm;
     return 0;
 }
 
@@ -737,7 +725,7 @@ static int evacuate_chunk(struct cg_em *e, const struct mm_plan *p, struct mm_ru
     ev.dst = o;
     ev.src = sim_psum(0, (uint32_t)r->mlen, (uint64_t)bank * e->t->psum_bank_bytes, LS_DT_FP32,
                       (uint32_t)te);
-    int64_t deps[3] = {r->last_mm[j]};
+    int64_t deps[3] = {r->last_mm[r->boff + j]};
     size_t nd = 1;
     if (r->obuf_reader[ob] >= 0 && !p->inO)
         deps[nd++] = r->obuf_reader[ob];
@@ -780,23 +768,94 @@ static int evacuate(struct cg_em *e, const struct mm_plan *p, struct mm_run *r)
     return 0;
 }
 
-/* m-tile mi of the current (batch, S other free) combo: its stationary group when one
- * starts here, then per group of chunks the matmuls and the evacuations. */
-static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t mi)
+/* m-tile q of the batch combo (S's other free axes' combo q / nM, its m-tile q % nM): its
+ * indices and columns in the boxes of S and of the output. */
+static void set_m_tile(const struct mm_plan *p, struct mm_run *r, int64_t q)
 {
-    int64_t m0 = mi * p->mtt;
+    int64_t mi = q % p->nM, m0 = mi * p->mtt;
+    combo_set(&p->cso, q / p->nM, r->sl, r->sn);
+    for (int k = 0; k < p->cso.nax; k++) {
+        int oa = p->map[p->S][p->cso.ax[k]].out;
+        r->ol[oa] = r->sl[p->cso.ax[k]];
+        r->on[oa] = 1;
+    }
     r->mi = mi;
     r->mlen = cg_min(p->mtt, p->Ma - m0);
     r->sl[p->a] = r->ol[p->po] = m0;
     r->sn[p->a] = r->on[p->po] = r->mlen;
     r->gbase = group_base(p, r->sgroups);
-    if (!p->s_stream && !p->inS && mi % p->mg == 0 && load_stationary_group(e, p, r))
+}
+
+/* The load_stationary of k-step kk of the current m-tile and its matmuls of every chunk
+ * of the group. */
+static int emit_k_step(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t kk)
+{
+    int64_t hls = stationary_step(e, p, r, kk);
+    if (hls < 0)
+        return e->fail;
+    for (int64_t j = 0; j < r->tcount; j++)
+        if (emit_matmul(e, p, r, kk, j, hls))
+            return e->fail;
+    if (p->s_stream)
+        r->hs[p->nKK + ((r->loads - 1) & 1)] = hls + 1;
+    r->s_reader = r->s_rd[r->sgroups & 1] = hls;
+    return 0;
+}
+
+/* m-tile q of the batch combo: its stationary group when one starts here, then per group
+ * of chunks the matmuls and the evacuations. */
+static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run *r, int64_t q)
+{
+    set_m_tile(p, r, q);
+    if (!p->s_stream && !p->inS && r->mi % p->mg == 0 && load_stationary_group(e, p, r))
         return e->fail;
     for (r->tg = 0; r->tg * p->G < p->nT; r->tg++) {
         r->tcount = cg_min(p->G, p->nT - r->tg * p->G);
-        if (emit_group(e, p, r) || evacuate(e, p, r))
+        for (int64_t kk = 0; kk < p->nKK; kk++)
+            if (emit_k_step(e, p, r, kk))
+                return e->fail;
+        if (evacuate(e, p, r))
             return e->fail;
+        r->groups++;
     }
+    return 0;
+}
+
+/* M-tiles a group of several from q may take (1: lower_m_tile): when the moving operand is
+ * loaded whole (a weight k-step by k-step into the ring, or an activation into the step
+ * region) and every chunk of an m-tile fits one group, as many m-tiles as fill half of the
+ * banks; of one combo and stationary group when S is loaded in groups. */
+static int64_t k_outer_span(const struct mm_plan *p, int64_t q, int64_t nq)
+{
+    if (!p->m_res || p->nT > p->G / 2)
+        return 1;
+    int64_t n = cg_min(p->G / p->nT, nq - q), mi = q % p->nM;
+    if (!p->s_stream && !p->inS)
+        n = cg_min(n, cg_min(p->mg - mi % p->mg, p->nM - mi));
+    return n;
+}
+
+/* m-tiles q0..q0+n-1 as one group, k-step outer: each k-step's matmuls of every m-tile,
+ * then (after the last k-step of each m-tile) its evacuation. The first m-tile no longer
+ * waits for every k-step of a moving operand still loading: the matmuls follow its DMAs
+ * over n m-tiles' work. Same instructions as n lower_m_tile calls, in another order. */
+static int lower_m_tiles_k_outer(struct cg_em *e, const struct mm_plan *p, struct mm_run *r,
+                                 int64_t q0, int64_t n)
+{
+    set_m_tile(p, r, q0);
+    if (!p->s_stream && !p->inS && r->mi % p->mg == 0 && load_stationary_group(e, p, r))
+        return e->fail;
+    r->tg = 0;
+    r->tcount = p->nT;
+    for (int64_t kk = 0; kk < p->nKK; kk++)
+        for (int64_t m = 0; m < n; m++) {
+            set_m_tile(p, r, q0 + m);
+            r->boff = m * p->nT;
+            if (emit_k_step(e, p, r, kk) || (kk == p->nKK - 1 && evacuate(e, p, r)))
+                return e->fail;
+        }
+    r->boff = 0;
+    r->groups++;
     return 0;
 }
 
@@ -872,15 +931,10 @@ static int lower_mm(struct cg_em *e, int32_t op, const int8_t *pax, const struct
         batch_boxes(&p, r, r->bi);
         if (p.m_res)
             rc = load_moving_resident(e, &p, r);
-        for (int64_t so = 0; so < combos(&p.cso) && !rc; so++) {
-            combo_set(&p.cso, so, r->sl, r->sn);
-            for (int k = 0; k < p.cso.nax; k++) {
-                int oa = p.map[p.S][p.cso.ax[k]].out;
-                r->ol[oa] = r->sl[p.cso.ax[k]];
-                r->on[oa] = 1;
-            }
-            for (int64_t mi = 0; mi < p.nM && !rc; mi++)
-                rc = lower_m_tile(e, &p, r, mi);
+        int64_t nq = combos(&p.cso) * p.nM;   /* m-tiles of every combo of S's other axes */
+        for (int64_t q = 0, n; q < nq && !rc; q += n) {
+            n = k_outer_span(&p, q, nq);
+            rc = n > 1 ? lower_m_tiles_k_outer(e, &p, r, q, n) : lower_m_tile(e, &p, r, q);
         }
     }
     free(hs);

@@ -46,9 +46,10 @@ import json; d=json.load(open('$T/g.out')); g=d['group_fit']
 worse = g['held_out_median_rel_error_after'] > g['held_out_median_rel_error_prior']
 assert d['written'] == ('prior' if worse else 'fit'), d['written']"
 # a fit that predicts the held-out trace worse than its prior does not ship: on a core
-# slower than nc-v2 (bench/calib_hidden.sh's), the datasheet prior wins on this model's
-# held-out program, so calibrate writes the prior itself; --keep-worse writes the fit
-HIDE=(--set dma.bytes_per_ns=11 --set dma.desc_min_ns=220 --set dma.transfer_latency_ns=1100
+# slower than nc-v2 (near bench/calib_hidden.sh's slow one), the datasheet prior wins on
+# this model's held-out program (cg-10: 0.15% against the fit's 1.93%), so calibrate
+# writes the prior itself; --keep-worse writes the fit
+HIDE=(--set dma.bytes_per_ns=12 --set dma.desc_min_ns=220 --set dma.transfer_latency_ns=1300
       --set hbm.bytes_per_ns=300 --set vec.access_overhead=90 --set vec.static_overhead=160
       --set pool.start_cycles=250)
 htrs=()
