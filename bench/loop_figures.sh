@@ -3,7 +3,10 @@
 # numbers come from this script, so they cannot go stale):
 #   bench/loop_figures.sh [LAYSIM] [MODEL...]   (default build/laysim and the four models)
 # HOLDOUT=M,M.. passes --holdout-models (models never fitted on) and adds their table;
-# LOOP_FLAGS adds flags to the loop (e.g. "--group-scales tied").
+# LOOP_FLAGS adds flags to the loop (e.g. "--group-scales tied"). SEEDS="1 2 3 4 5" runs the
+# loop once per --seed (the frozen perturbations and the exploration draws) and prints the
+# final iteration's headline per seed and their mean instead: with 14 strategy pairs one pair
+# is 7.1 points, and which pair flips moves with the seed.
 # Headline: the paper's metric (strategy pairs, 0.5% tie rule) on the frozen sets under the
 # leave-one-family-out tables; the frozen pairs with perturbations follow separately.
 set -euo pipefail
@@ -18,6 +21,25 @@ extra=()
 [ -n "${HOLDOUT:-}" ] && extra+=(--holdout-models "$HOLDOUT")
 # shellcheck disable=SC2206
 [ -n "${LOOP_FLAGS:-}" ] && extra+=($LOOP_FLAGS)
+if [ -n "${SEEDS:-}" ]; then
+    echo "| seed | final iteration | LOFO strategy pairs: pairwise / median | exact within 1% (every iteration) |"
+    echo "|---|---|---|---|"
+    for s in $SEEDS; do
+        "$laysim" loop "${models[@]}" "${extra[@]}" --seed "$s" --json -q > "$out"
+        python3 - "$out" "$s" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); f = d["final_iteration"]; it = d["iterations"][f]
+print("| %s | %d | %.1f%% (%d) / %.1f%% | %s |" % (
+    sys.argv[2], f, 100 * it["lofo_strategies_pairwise_accuracy"], it["lofo_strategies_pairs"],
+    100 * it["lofo_strategies_median_rel_error"],
+    "yes" if all(i["exact_within_1pct_all"] for i in d["iterations"]) else "no"))
+PY
+    done | tee "$out.rows"
+    awk -F'|' '{split($4, a, "/"); acc += a[1]; med += a[2]; n++}
+               END {if (n) printf "| mean of %d | | %.1f%% / %.1f%% | |\n", n, acc / n, med / n}' "$out.rows"
+    rm -f "$out.rows"
+    exit 0
+fi
 "$laysim" loop "${models[@]}" "${extra[@]}" --json -q > "$out"
 python3 - "$out" "${models[*]} ${extra[*]}" <<'PY'
 import json, sys

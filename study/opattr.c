@@ -11,7 +11,7 @@
 #define UNSEEN (-2)
 
 /* A record's place in program order, its end and its row: what exposed time needs. */
-struct done {
+struct rec_end {
     uint64_t id, end;
     int32_t row;
 };
@@ -19,7 +19,7 @@ struct done {
 struct build {
     struct study_opattr *a;
     size_t cap;
-    LS_VEC(struct done) order;
+    LS_VEC(struct rec_end) order;
     int sorted;               /* records came in id order so far */
     LS_VEC(int32_t) by_id;    /* trace string id -> row, UNSEEN before its first record */
     double per_tick;          /* cycles per tick */
@@ -112,7 +112,7 @@ static int read_records(struct build *b, struct trace_reader *r, struct ls_error
         if (!row->records || e > row->end)
             row->end = e;
         row->records++;
-        struct done d = {rec.id, rec.end, i};
+        struct rec_end d = {rec.id, rec.end, i};
         if (b->order.len && rec.id < b->order.data[b->order.len - 1].id)
             b->sorted = 0;
         if (LS_VEC_PUSH(&b->order, d))
@@ -131,7 +131,7 @@ static int read_records(struct build *b, struct trace_reader *r, struct ls_error
 
 static int by_id(const void *x, const void *y)
 {
-    const struct done *a = x, *b = y;
+    const struct rec_end *a = x, *b = y;
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
@@ -152,7 +152,7 @@ static void finish(struct build *b)
         qsort(b->order.data, b->order.len, sizeof *b->order.data, by_id);
     uint64_t run = b->t0;
     for (size_t k = 0; k < b->order.len; k++) {
-        const struct done *d = &b->order.data[k];
+        const struct rec_end *d = &b->order.data[k];
         if (d->end > run) {
             a->rows[d->row].exposed += (double)(d->end - run) * b->per_tick;
             run = d->end;
