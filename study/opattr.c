@@ -36,6 +36,9 @@ static int32_t row_of(struct build *b, const char *name, enum study_opattr_class
     int32_t i = ls_intern_add(&a->names, name, strlen(name));
     if (i < 0 || a->names.count == before)
         return i;
+    int32_t k = ls_intern_add(&a->kinds, kind, strlen(kind));
+    if (k < 0)
+        return -1;
     if (a->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 256;
         struct study_opattr_row *r = realloc(a->rows, cap * sizeof *r);
@@ -47,7 +50,7 @@ static int32_t row_of(struct build *b, const char *name, enum study_opattr_class
     struct study_opattr_row *r = &a->rows[a->n++];
     memset(r, 0, sizeof *r);
     r->name = ls_intern_str(&a->names, i);
-    r->kind = kind;
+    r->kind = ls_intern_str(&a->kinds, k);   /* the problem's may be freed before a */
     r->cls = cls;
     r->predicted = predicted;
     return i;
@@ -166,6 +169,7 @@ int study_opattr_build(const struct lsp_problem *p, const int32_t *cfg, struct t
 {
     memset(out, 0, sizeof *out);
     ls_intern_init(&out->names);
+    ls_intern_init(&out->kinds);
     const struct trace_header *h = trace_reader_header(r);
     if (!(base_mhz > 0) || !isfinite(base_mhz))
         return ls_error_msg(err, LS_ERR_INPUT, "base clock must be > 0 MHz, got %g", base_mhz);
@@ -202,6 +206,7 @@ void study_opattr_free(struct study_opattr *a)
 {
     free(a->rows);
     ls_intern_free(&a->names);
+    ls_intern_free(&a->kinds);
     memset(a, 0, sizeof *a);
 }
 

@@ -47,6 +47,7 @@ struct study_opattr {
     size_t unknown;          /* rows of names the problem does not have */
     size_t silent;           /* problem rows with a nonzero prediction and no records */
     struct ls_intern names;  /* row i is named names.strs[i] */
+    struct ls_intern kinds;  /* the rows' kinds (a owns every string of its rows) */
 };
 
 /* Read every record of r and attribute it. cfg: one configuration index per op of p
