@@ -328,21 +328,24 @@ static int once_const(const struct cg_em *e, const struct mapc *m, int s, int64_
 }
 
 /* Where a tile's buffers were last used: the next tile of the same parity waits. */
+#define NBUF 16 /* most load buffers of one input */
+
 struct tails {
-    int64_t last_read[MAXIN][2], last_store[2], scratch_user[2];
+    int64_t last_read[MAXIN][NBUF], last_store[2], scratch_user[2];
     int pipe;                    /* scratch per parity (pipelined rows), else one set */
 };
 
 /* A tile's end (its last instruction `last`): its buffers' readers, then the store of its
  * output box, or the record that it wrote the resident output in place. */
 static int tile_done(const struct mapc *m, struct tails *ts, int64_t last, int b,
-                     const int64_t *lo, const int64_t *len, const struct sim_operand *out)
+                     const int *islot, const int64_t *lo, const int64_t *len,
+                     const struct sim_operand *out)
 {
     struct cg_em *e = m->e;
     if (last < 0)
         return e->fail ? e->fail : cg_fail(e, "op %s: nothing emitted", m->x->name);
     for (int s = 0; s < m->nin; s++)
-        ts->last_read[s][b] = last;
+        ts->last_read[s][islot[s]] = last;
     if (m->scratch)
         ts->scratch_user[ts->pipe ? b : 0] = last;
     if (cg_resident(&m->vout)) {   /* written in place: no store */
@@ -363,7 +366,7 @@ static int tile_done(const struct mapc *m, struct tails *ts, int64_t last, int b
 /* A pipelined row-norm tile whose second half (ROW_APPLY) and end wait for the next
  * tile's statistics. */
 struct pend {
-    int on, b;
+    int on, b, islot[MAXIN];
     int64_t in_read;             /* a layernorm's input tile is read by its statistics only */
     struct chain c;
     int64_t rn, nout, lo[R_], len[R_];
@@ -371,13 +374,14 @@ struct pend {
     struct sim_operand st, out, ial[MAXIN];
 };
 
-static void pend_set(struct pend *p, const struct chain *c, int b, int64_t rn, int64_t nout,
-                     const uint64_t *scr, const struct sim_operand *st,
+static void pend_set(struct pend *p, const struct chain *c, int b, const int *islot,
+                     int64_t rn, int64_t nout, const uint64_t *scr, const struct sim_operand *st,
                      const struct sim_operand *out, const struct sim_operand *ial,
                      const int64_t *lo, const int64_t *len)
 {
     p->on = 1;
     p->b = b;
+    memcpy(p->islot, islot, sizeof p->islot);
     p->c = *c;
     p->in_read = c->last;
     p->rn = rn;
@@ -399,11 +403,36 @@ static int flush(const struct mapc *m, struct pend *p, struct tails *ts)
     if (row_norm(&p->c, m->x->kind, p->rn, p->nout, p->scr, &p->st, &p->out, p->ial, m->nin,
                  ROW_APPLY))
         return m->e->fail;
-    if (tile_done(m, ts, p->c.last, p->b, p->lo, p->len, &p->out))
+    if (tile_done(m, ts, p->c.last, p->b, p->islot, p->lo, p->len, &p->out))
         return m->e->fail;
     if (m->x->kind == GRAPH_OP_LAYERNORM)   /* the next load into its buffer waits less */
-        ts->last_read[0][p->b] = p->in_read;
+        ts->last_read[0][p->islot[0]] = p->in_read;
     return 0;
+}
+
+static int64_t npt_all(const struct mapc *m)
+{
+    return cg_cdiv(m->P, m->ptile);
+}
+
+/* An input loaded tile by tile from HBM rotates over as many buffers as the step's SBUF
+ * leaves (up to one per tile, NBUF), not two: its loads then run ahead of the compute as
+ * far as they fit, e.g. a residual add's HBM operand, ready long before the op, loads
+ * while the op's other operand is still being produced. */
+static void more_buffers(const struct mapc *m, int64_t ntiles, const uint64_t *ring,
+                         const uint64_t *ibytes, uint64_t (*ibuf)[NBUF], int *nib)
+{
+    int other = 0;
+    for (int s = 0; s < m->nin; s++)
+        other += cg_resident(&m->vin[s]);
+    for (int s = 0; s < m->nin; s++) {
+        uint64_t b = (ibytes[s] + 63) & ~(uint64_t)63;
+        if (cg_resident(&m->vin[s]) || ring[s] != CG_NO_RING || b == 0 || m->rax[s] < 0 ||
+            !other || !graph_kind_is_binary(m->x->kind))
+            continue;
+        while (nib[s] < NBUF && nib[s] < ntiles && cg_budget(m->e) >= b)
+            ibuf[s][nib[s]++] = cg_alloc(m->e, b);
+    }
 }
 
 /* Row layernorms and rmsnorms over at least three row tiles, one row per partition, are
@@ -496,7 +525,8 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
     cg_split_box(&m.sp, 0, flo, flen);
     out_box(&m, 0, m.ptile, flo, flen, lo, len);
     int64_t nout_max = box_free(m.fax, m.nf, len);
-    uint64_t ibuf[MAXIN][2], obuf[2], scr[2] = {0, 0}, ring[MAXIN];
+    uint64_t ibuf[MAXIN][NBUF], ibytes[MAXIN], obuf[2], scr[2] = {0, 0}, ring[MAXIN];
+    int nib[MAXIN];
     const int64_t nft = cg_split_tiles(&m.sp);
     for (int s = 0; s < m.nin; s++) {
         in_box(&m, s, lo, len, ilo, ilen);
@@ -506,6 +536,8 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
         ring[s] = once_const(e, &m, s, nft) ? cg_ring_alloc(e, b) : CG_NO_RING;
         ibuf[s][0] = ring[s] != CG_NO_RING ? ring[s] : cg_alloc(e, b);
         ibuf[s][1] = ring[s] != CG_NO_RING ? ring[s] : cg_alloc(e, b);
+        ibytes[s] = b;
+        nib[s] = 2;
     }
     uint64_t nbuf[MAXIN];
     int narrow[MAXIN];
@@ -527,11 +559,15 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
     int64_t kept[MAXIN] = {-1, -1, -1};   /* the one load of a reused broadcast input */
     uint64_t scrp[2][2] = {{scr[0], scr[1]}, {scr[0], scr[1]}};
     int pipe = pipe_rows(&m, nft, nout_max);
-    struct tails ts = {{{-1, -1}, {-1, -1}, {-1, -1}}, {-1, -1}, {-1, -1}, pipe};
+    struct tails ts = {{{0}}, {-1, -1}, {-1, -1}, pipe};
+    for (int s = 0; s < MAXIN; s++)
+        for (int k = 0; k < NBUF; k++)
+            ts.last_read[s][k] = -1;
     if (pipe) {   /* a second set of scratch: a tile's statistics beside the previous one's rest */
         scrp[1][0] = cg_alloc(e, (uint64_t)nout_max * 4);
         scrp[1][1] = cg_alloc(e, (uint64_t)nout_max * 4);
     }
+    more_buffers(&m, npt_all(&m) * nft, ring, ibytes, ibuf, nib);
     struct pend pd = {0};
     int64_t npt = cg_cdiv(m.P, m.ptile);
     int64_t tile = 0;
@@ -539,7 +575,9 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
     for (int64_t pt = 0; pt < npt; pt++) {
         int64_t r0 = pt * m.ptile, rn = cg_min(m.ptile, m.P - r0);
         for (int64_t ft = 0; ft < nft; ft++, tile++) {
-            int b = (int)(tile & 1);
+            int b = (int)(tile & 1), islot[MAXIN];
+            for (int s = 0; s < m.nin; s++)
+                islot[s] = (int)(tile % nib[s]);
             cg_split_box(&m.sp, ft, flo, flen);
             out_box(&m, r0, rn, flo, flen, lo, len);
             int64_t nout = box_free(m.fax, m.nf, len);
@@ -573,7 +611,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                         c.extra[c.nextra++] = kept[s];
                     continue;
                 }
-                if (tile < 2)
+                if (tile < nib[s])   /* the first load into each buffer waits for the writers */
                     cg_writers(e, x->inputs[s], pax[s]);
                 if (cg_resident(&m.vin[s])) {  /* read in place */
                     for (size_t i = 0; i < nd && c.nextra < CHAIN_EXTRA; i++)
@@ -582,9 +620,9 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                     aligned(&m, s, ilen, len, &ial[s]);
                     continue;
                 }
-                isb[s] = cg_sb(0, (uint32_t)rn, ibuf[s][b], m.vin[s].dt, (uint64_t)nfree);
-                if (ts.last_read[s][b] >= 0)
-                    deps[nd++] = ts.last_read[s][b];
+                isb[s] = cg_sb(0, (uint32_t)rn, ibuf[s][islot[s]], m.vin[s].dt, (uint64_t)nfree);
+                if (ts.last_read[s][islot[s]] >= 0)
+                    deps[nd++] = ts.last_read[s][islot[s]];
                 int cls = ring[s] != CG_NO_RING ? CG_Q_RING : cg_load_class(e, x->inputs[s]);
                 int64_t h = cg_dma(e, cls, &isb[s], &src, SIM_OP_DMA_COPY, deps, nd);
                 if (h < 0)
@@ -661,7 +699,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                     step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
             } else if (k == GRAPH_OP_POOL_MAX || k == GRAPH_OP_POOL_AVG) {
                 int64_t taps = x->attrs.kernel[0] * x->attrs.kernel[1];
-                struct sim_operand win = cg_sb(0, (uint32_t)rn, ibuf[0][b], m.vin[0].dt,
+                struct sim_operand win = cg_sb(0, (uint32_t)rn, ibuf[0][islot[0]], m.vin[0].dt,
                                                (uint64_t)nout);
                 step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &win, NULL, 0);
                 for (int64_t tp = 1; tp < taps; tp++)
@@ -682,7 +720,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                         if (row_norm(&c, k, rn, nout, sc, &st, &out, ial, m.nin, ROW_STATS) ||
                             flush(&m, &pd, &ts))
                             return e->fail;
-                        pend_set(&pd, &c, b, rn, nout, sc, &st, &out, ial, lo, len);
+                        pend_set(&pd, &c, b, islot, rn, nout, sc, &st, &out, ial, lo, len);
                         continue;
                     }
                     if (row_norm(&c, k, rn, nout, scr, &st, &out, ial, m.nin, ROW_STATS | ROW_APPLY))
@@ -744,7 +782,7 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
                 return cg_fail(e, "op %s: kind %s has no elementwise lowering", x->name,
                                graph_op_kind_name(k));
             }
-            if (tile_done(&m, &ts, c.last, b, lo, len, &out))
+            if (tile_done(&m, &ts, c.last, b, islot, lo, len, &out))
                 return e->fail;
         }
     }
