@@ -17,6 +17,7 @@ struct rec_end {
 };
 
 struct build {
+    const struct lsp_problem *p;
     struct study_opattr *a;
     size_t cap;
     LS_VEC(struct rec_end) order;
@@ -78,6 +79,18 @@ static int problem_rows(struct build *b, const struct lsp_problem *p, const int3
     return 0;
 }
 
+/* A conversion the objective does not charge, of a tensor of the problem (a graph input
+ * entering a layout other than its own, which its source op's C_op prices): its producer's
+ * row; -1 for any other name. */
+static int32_t producer_row(const struct build *b, const char *name)
+{
+    const char *at = strchr(name, '@');
+    if (!at || ls_intern_find(&b->a->names, name, strlen(name)) >= 0)
+        return -1;
+    int32_t t = lsp_find_tensor(b->p, name, (size_t)(at - name));
+    return t >= 0 ? b->p->tensors[t].producer : -1;   /* op o is row o */
+}
+
 /* The row of a record: its conversion's name, else its op's, else "(untagged)". */
 static int32_t record_row(struct build *b, struct trace_reader *r, const struct trace_record *rec)
 {
@@ -92,8 +105,11 @@ static int32_t record_row(struct build *b, struct trace_reader *r, const struct 
     const char *name = trace_reader_string(r, id);
     if (!name)
         name = "(unnamed)";
+    int32_t row = producer_row(b, name);
+    if (row >= 0)
+        return b->by_id.data[id] = row;
     size_t before = b->a->n;
-    int32_t row = row_of(b, name, OPATTR_UNKNOWN, "unknown", 0);
+    row = row_of(b, name, OPATTR_UNKNOWN, "unknown", 0);
     if (row >= 0 && b->a->n > before)
         b->a->unknown++;
     b->by_id.data[id] = row;
@@ -176,7 +192,7 @@ int study_opattr_build(const struct lsp_problem *p, const int32_t *cfg, struct t
     int rc = lsp_check_assignment(p, cfg, err);
     if (rc)
         return rc;
-    struct build b = {.a = out, .sorted = 1, .per_tick = base_mhz * 1e6 / (double)h->tick_hz};
+    struct build b = {.p = p, .a = out, .sorted = 1, .per_tick = base_mhz * 1e6 / (double)h->tick_hz};
     out->objective = lsp_eval(p, cfg, NULL, NULL);
     rc = problem_rows(&b, p, cfg);
     size_t known = out->n;

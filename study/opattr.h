@@ -10,7 +10,10 @@
  * its name. The exposed times sum to the span, as the predictions sum to the objective, so
  * the difference per op kind says which ops the model gets wrong in context (an op that runs
  * under its neighbours is exposed less than its span; one that waits for them, more).
- * Times are base-clock cycles (the .lsp's unit). Memory: 24 bytes per record. */
+ * A conversion the objective does not charge, of a tensor of the problem, counts to the op
+ * producing the tensor: a graph input entering a layout other than its own is priced in its
+ * source op's C_op. Times are base-clock cycles (the .lsp's unit). Memory: 24 bytes per
+ * record. */
 #ifndef LS_STUDY_OPATTR_H
 #define LS_STUDY_OPATTR_H
 

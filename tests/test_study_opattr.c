@@ -53,8 +53,10 @@ static struct trace_record rec(uint64_t id, int engine, uint64_t start, uint64_t
 
 /* Ticks at 2 GHz (two ticks per cycle of the 1000 MHz base clock). With names, in program
  * order (ids): mm on PE [0,100) and [100,200), y's conversion on DMA [150,260), act on ACT
- * [260,300), an untagged DVE record [300,320), and last an unknown name on DMA [10,20),
- * written second (records need not come in program order). Without: the unknown one. */
+ * [260,300), an untagged DVE record [300,320), an unknown name on DMA [10,20) (last in
+ * program order, written second: records need not come in program order), and a
+ * conversion of y the objective does not charge on DMA [320,330) (its producer's: mm).
+ * Without names: the unknown one. */
 static void write_trace(const char *path, int with_names)
 {
     struct trace_header h;
@@ -67,11 +69,12 @@ static void write_trace(const char *path, int with_names)
     struct trace_writer *w;
     struct ls_error err;
     assert_int_equal(trace_writer_open(&w, path, &h, &err), LS_OK);
-    int32_t mm, conv, act, other;
+    int32_t mm, conv, act, other, back;
     assert_int_equal(trace_writer_intern(w, "mm", &mm, &err), LS_OK);
     assert_int_equal(trace_writer_intern(w, "y@p:a->p:b", &conv, &err), LS_OK);
     assert_int_equal(trace_writer_intern(w, "act", &act, &err), LS_OK);
     assert_int_equal(trace_writer_intern(w, "other", &other, &err), LS_OK);
+    assert_int_equal(trace_writer_intern(w, "y@p:b->p:a", &back, &err), LS_OK);
     struct trace_record r[] = {
         rec(0, LS_ENGINE_PE, 0, 100, mm, TRACE_NO_ID),
         rec(5, LS_ENGINE_DMA, 10, 20, other, TRACE_NO_ID),
@@ -79,6 +82,7 @@ static void write_trace(const char *path, int with_names)
         rec(2, LS_ENGINE_DMA, 150, 260, TRACE_NO_ID, conv),
         rec(3, LS_ENGINE_ACT, 260, 300, act, TRACE_NO_ID),
         rec(4, LS_ENGINE_DVE, 300, 320, TRACE_NO_ID, TRACE_NO_ID),
+        rec(6, LS_ENGINE_DMA, 320, 330, TRACE_NO_ID, back),
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
         if (with_names || r[i].op_id == other)
@@ -126,8 +130,8 @@ static void test_by_hand(void **state)
     struct ls_error err;
     assert_int_equal(build(path, cfg, 1000, &a, &err), LS_OK);
     assert_int_equal(a.objective, 185);   /* 100 + 50 + 5 + the conversion's 30 */
-    assert_true(a.span == 160);           /* 320 ticks */
-    assert_int_equal(a.records, 6);
+    assert_true(a.span == 165);           /* 330 ticks */
+    assert_int_equal(a.records, 7);
     assert_int_equal(a.unknown, 1);
     assert_int_equal(a.silent, 1);        /* w: 5 cycles predicted, no record */
     assert_int_equal(a.n, 4 + 1 + 2);     /* ops, the conversion, "other", "(untagged)" */
@@ -135,10 +139,11 @@ static void test_by_hand(void **state)
                                   *act = row(&a, "act"), *oth = row(&a, "other"),
                                   *unt = row(&a, "(untagged)"), *w = row(&a, "w");
     /* the latest end grows 100 + 100 ticks (mm), 60 (conversion), 40 (act), 20 (untagged),
-     * then not at all (other: ends at 20, issued last) */
+     * 10 (y's uncharged conversion: mm's), then not at all (other: ends at 20, issued last) */
     assert_true(oth->exposed == 0 && oth->cls == OPATTR_UNKNOWN && oth->records == 1);
-    assert_true(mm->exposed == 100 && mm->start == 0 && mm->end == 100);
-    assert_true(mm->busy[LS_ENGINE_PE] == 100 && mm->predicted == 100 && mm->records == 2);
+    assert_true(mm->exposed == 105 && mm->start == 0 && mm->end == 165);
+    assert_true(mm->busy[LS_ENGINE_PE] == 100 && mm->busy[LS_ENGINE_DMA] == 5);
+    assert_true(mm->predicted == 100 && mm->records == 3);
     assert_true(cv->exposed == 30 && cv->predicted == 30 && cv->cls == OPATTR_CONV);
     assert_true(cv->start == 75 && cv->busy[LS_ENGINE_DMA] == 55);
     assert_true(act->exposed == 20 && act->predicted == 50);
@@ -162,7 +167,8 @@ static void test_by_hand(void **state)
     const int32_t cfg2[] = {0, 1, 0, 0};
     assert_int_equal(build(path, cfg2, 1000, &a, &err), LS_OK);
     assert_int_equal(a.objective, 145);
-    assert_int_equal(a.unknown, 2);       /* the conversion's name is not charged now */
+    assert_int_equal(a.unknown, 1);       /* both conversions of y are mm's now */
+    assert_true(row(&a, "mm")->records == 4);
     assert_true(row(&a, "mm")->predicted == 90);
     study_opattr_free(&a);
     unlink(path);
