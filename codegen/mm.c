@@ -823,8 +823,9 @@ static int lower_m_tile(struct cg_em *e, const struct mm_plan *p, struct mm_run 
 
 /* M-tiles a group of several from q may take (1: lower_m_tile): when the moving operand is
  * loaded whole (a weight k-step by k-step into the ring, or an activation into the step
- * region) and every chunk of an m-tile fits one group, as many m-tiles as fill half of the
- * banks; of one combo and stationary group when S is loaded in groups. */
+ * region) and an m-tile's chunks fill at most half a group, as many m-tiles as the group's
+ * banks (half the step's) hold; of one combo and stationary group when S is loaded in
+ * groups. */
 static int64_t k_outer_span(const struct mm_plan *p, int64_t q, int64_t nq)
 {
     if (!p->m_res || p->nT > p->G / 2)
