@@ -14,8 +14,9 @@
 #include "util/csv.h"
 #include "util/fileio.h"
 
-/* The base clock of the trace's target when it is a built-in one (a file name or an
- * imported profile's unknown core needs --base-mhz). */
+/* The base clock of the trace's target when it is an unmodified built-in one: a file name,
+ * an imported profile's unknown core or a built-in changed by --set (its hash differs; the
+ * trace keeps the name) needs --base-mhz. */
 static int trace_base_mhz(struct trace_reader *r, double *mhz, struct ls_error *err)
 {
     const struct trace_header *h = trace_reader_header(r);
@@ -25,6 +26,11 @@ static int trace_base_mhz(struct trace_reader *r, double *mhz, struct ls_error *
         return ls_error_msg(err, LS_ERR_INPUT,
                             "the trace's target '%s' is not a built-in one: give the clock of "
                             "the problem's costs with --base-mhz F", name);
+    if (h->target_hash && h->target_hash != sim_target_hash(&t))
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "the trace's target is %s changed by --set (target-hash %016" PRIx64
+                            ", the built-in's %016" PRIx64 "): give the clock of the problem's "
+                            "costs with --base-mhz F", name, h->target_hash, sim_target_hash(&t));
     *mhz = t.base_mhz;
     return 0;
 }
@@ -44,7 +50,7 @@ static json_t *ops_json(const struct study_opattr *a, const struct study_opattr_
                           "problem", o->problem, "solution", o->solution, "base_mhz", mhz,
                           "records", (json_int_t)a->records, "span_cycles", a->span,
                           "objective", (json_int_t)a->objective, "rel_error",
-                          cli_json_num(((double)a->objective - a->span) / a->span),
+                          cli_json_num(fabs((double)a->objective - a->span) / a->span),
                           "unknown_names", (json_int_t)a->unknown, "silent",
                           (json_int_t)a->silent);
     json_t *kinds = json_array(), *ops = json_array();
@@ -108,8 +114,9 @@ static int kind_by_abs_diff(const void *x, const void *y)
     return a > b ? -1 : a < b;
 }
 
-static void ops_text(FILE *f, const struct study_opattr *a, struct study_opattr_kind *k,
-                     int nk, const char *path, const struct cli_trace_ops_opts *o, double mhz)
+/* 0, or 1 when out of memory (nothing of the top list is written then). */
+static int ops_text(FILE *f, const struct study_opattr *a, struct study_opattr_kind *k, int nk,
+                    const char *path, const struct cli_trace_ops_opts *o, double mhz)
 {
     fprintf(f, "trace %s: %" PRIu64 " records, span %.0f cycles (%.3f ms at %.0f MHz)\n", path,
             a->records, a->span, a->span / mhz / 1e3, mhz);
@@ -131,7 +138,7 @@ static void ops_text(FILE *f, const struct study_opattr *a, struct study_opattr_
             100.0 * (a->span - (double)a->objective) / a->span);
     const struct study_opattr_row **ord = malloc((a->n + 1) * sizeof *ord);
     if (!ord)
-        return;
+        return 1;
     for (size_t i = 0; i < a->n; i++)
         ord[i] = &a->rows[i];
     qsort(ord, a->n, sizeof *ord, by_abs_diff);
@@ -144,6 +151,7 @@ static void ops_text(FILE *f, const struct study_opattr *a, struct study_opattr_
                 ord[i]->exposed, ord[i]->end - ord[i]->start, ord[i]->records, ord[i]->name,
                 ord[i]->kind);
     free((void *)ord);
+    return 0;
 }
 
 /* Problem and solution, warning when the solution records another problem's hash. */
@@ -185,7 +193,7 @@ static int write_out(const struct study_opattr *a, const char *path,
         } else if (o->csv) {
             ops_csv(af.fp, a);
         } else {
-            ops_text(af.fp, a, k, nk, path, o, mhz);   /* sorts k: the JSON's order is kept */
+            rc = ops_text(af.fp, a, k, nk, path, o, mhz);   /* sorts k (JSON keeps its order) */
         }
         if (rc) {
             ls_atomic_abort(&af);

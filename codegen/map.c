@@ -410,11 +410,6 @@ static int flush(const struct mapc *m, struct pend *p, struct tails *ts)
     return 0;
 }
 
-static int64_t npt_all(const struct mapc *m)
-{
-    return cg_cdiv(m->P, m->ptile);
-}
-
 /* An input loaded tile by tile from HBM rotates over as many buffers as the step's SBUF
  * leaves (up to one per tile, NBUF), not two: its loads then run ahead of the compute as
  * far as they fit, e.g. a residual add's HBM operand, ready long before the op, loads
@@ -567,9 +562,9 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
         scrp[1][0] = cg_alloc(e, (uint64_t)nout_max * 4);
         scrp[1][1] = cg_alloc(e, (uint64_t)nout_max * 4);
     }
-    more_buffers(&m, npt_all(&m) * nft, ring, ibytes, ibuf, nib);
-    struct pend pd = {0};
     int64_t npt = cg_cdiv(m.P, m.ptile);
+    more_buffers(&m, npt * nft, ring, ibytes, ibuf, nib);
+    struct pend pd = {0};
     int64_t tile = 0;
     enum ls_dtype odt = m.vout.dt;
     for (int64_t pt = 0; pt < npt; pt++) {

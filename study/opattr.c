@@ -79,41 +79,38 @@ static int problem_rows(struct build *b, const struct lsp_problem *p, const int3
     return 0;
 }
 
-/* A conversion the objective does not charge, of a tensor of the problem (a graph input
- * entering a layout other than its own, which its source op's C_op prices): its producer's
- * row; -1 for any other name. */
-static int32_t producer_row(const struct build *b, const char *name)
+/* The row of a name the trace gives: the problem's op or charged conversion of that name;
+ * else, for a conversion the objective does not charge of a tensor of the problem (a graph
+ * input entering a layout other than its own, which its source op's C_op prices), the
+ * producer's row; else a new row of kind "unknown". -1 when out of memory. */
+static int32_t name_row(struct build *b, const char *name)
 {
+    int32_t row = ls_intern_find(&b->a->names, name, strlen(name));
+    if (row >= 0)
+        return row;
     const char *at = strchr(name, '@');
-    if (!at || ls_intern_find(&b->a->names, name, strlen(name)) >= 0)
-        return -1;
-    int32_t t = lsp_find_tensor(b->p, name, (size_t)(at - name));
-    return t >= 0 ? b->p->tensors[t].producer : -1;   /* op o is row o */
+    int32_t t = at ? lsp_find_tensor(b->p, name, (size_t)(at - name)) : -1;
+    if (t >= 0 && b->p->tensors[t].producer >= 0)
+        return b->p->tensors[t].producer;   /* op o is row o */
+    row = row_of(b, name, OPATTR_UNKNOWN, "unknown", 0);
+    b->a->unknown += row >= 0;
+    return row;
 }
 
 /* The row of a record: its conversion's name, else its op's, else "(untagged)". */
 static int32_t record_row(struct build *b, struct trace_reader *r, const struct trace_record *rec)
 {
     int32_t id = rec->conv_id != TRACE_NO_ID ? rec->conv_id : rec->op_id;
-    if (id == TRACE_NO_ID || id < 0)
+    if (id < 0)
         return row_of(b, "(untagged)", OPATTR_UNTAGGED, "untagged", 0);
     while (b->by_id.len <= (size_t)id)
         if (LS_VEC_PUSH(&b->by_id, UNSEEN))
             return -1;
-    if (b->by_id.data[id] != UNSEEN)
-        return b->by_id.data[id];
-    const char *name = trace_reader_string(r, id);
-    if (!name)
-        name = "(unnamed)";
-    int32_t row = producer_row(b, name);
-    if (row >= 0)
-        return b->by_id.data[id] = row;
-    size_t before = b->a->n;
-    row = row_of(b, name, OPATTR_UNKNOWN, "unknown", 0);
-    if (row >= 0 && b->a->n > before)
-        b->a->unknown++;
-    b->by_id.data[id] = row;
-    return row;
+    if (b->by_id.data[id] == UNSEEN) {
+        const char *name = trace_reader_string(r, id);
+        b->by_id.data[id] = name_row(b, name ? name : "(unnamed)");
+    }
+    return b->by_id.data[id];
 }
 
 static int read_records(struct build *b, struct trace_reader *r, struct ls_error *err)

@@ -6,7 +6,8 @@
 # trace's CSV gives for its name, a conversion's prediction is check's cost for it, and on
 # exact's program the figures are those of validate's attribution; CSV
 # and JSON hold the same rows, text lists --top N; a profile imported under an unknown
-# target needs --base-mhz, which scales every time; bad uses exit 2 and write nothing.
+# target, or a built-in changed by --set, needs --base-mhz, which scales every time; bad
+# uses exit 2 and write nothing.
 # usage: trace_ops.sh LAYSIM SOURCE_DIR
 LAYSIM=${1:?laysim binary}
 source "$(dirname "$0")/lib.bash"
@@ -100,6 +101,12 @@ expect_err "target 'mystery-core' is not a built-in one: give .* --base-mhz" "no
 expect 0 "base 700" "$LAYSIM" trace "$T/imp.lstrace" ops --problem "$T/p.lsp" --solution "$T/p.sol" --base-mhz 700 --json
 [ "$(json "abs(d['span_cycles'] * 2 - $(python3 -c "import json; print(json.load(open('$T/ops.json'))['span_cycles'])")) < 2")" = True ] &&
     ok || bad "--base-mhz 700 does not halve the span"
+
+# nc-v2 changed by --set keeps its name in the trace: its base clock is not assumed
+expect 0 "sim base 1000" "$LAYSIM" sim "$T/p.prog" --set clock.base_mhz=1000 --trace "$T/b1000.lstrace"
+expect 2 "changed target" "$LAYSIM" trace "$T/b1000.lstrace" ops --problem "$T/p.lsp" --solution "$T/p.sol"
+expect_err "nc-v2 changed by --set \\(target-hash [0-9a-f]{16}, the built-in's [0-9a-f]{16}\\): give .* --base-mhz" "changed target message"
+expect 0 "changed target, clock given" "$LAYSIM" trace "$T/b1000.lstrace" ops --problem "$T/p.lsp" --solution "$T/p.sol" --base-mhz 1000
 
 # bad uses: exit 2, nothing written
 P=(--problem "$T/p.lsp" --solution "$T/p.sol")
