@@ -224,6 +224,8 @@ int cli_trace_ops(const char *path, struct trace_reader *r, const struct cli_tra
         rc = trace_base_mhz(r, &mhz, &err);
     if (!rc)
         rc = study_opattr_build(p, s.cfg, r, mhz, &a, &err);
+    if (rc && !err.file[0])   /* the trace's own faults: name it */
+        snprintf(err.file, sizeof err.file, "%s", path);
     if (!rc)
         rc = write_out(&a, path, o, mhz, &err);
     study_opattr_free(&a);

@@ -123,7 +123,7 @@ expect 2 "bad problem" "$LAYSIM" trace "$T/p.lstrace" ops --problem "$T/bad.lsp"
 expect_err "bad.lsp:1" "bad problem names file:line"
 expect 0 "synth" "$LAYSIM" trace synth 1000 -o "$T/synth.lstrace"
 expect 2 "no op names" "$LAYSIM" trace "$T/synth.lstrace" ops "${P[@]}" --base-mhz 1400 -o "$T/x"
-expect_err "names an op or conversion of the problem" "no op names message"
+expect_err "synth.lstrace: no record of the trace .* names an op or conversion of the problem" "no op names message names the trace"
 [ ! -e "$T/x" ] && ok || bad "a refused ops run wrote its output"
 # a solution of another problem: refused, naming its file and line
 expect 0 "other problem" "$LAYSIM" problem zoo:bert-base --layers 2 --seq 128 -o "$T/q.lsp"
