@@ -45,7 +45,7 @@ const char cmd_loop_help[] =
     "                    enter any fit: their strategies are solved under each\n"
     "                    iteration's table and simulated, and reported apart (held_*)\n"
     "  --group-scales MODE  the group fit's scales, as in `laysim calibrate` (the same\n"
-    "                    code): split (default), tied or entry\n"
+    "                    code): tied (default), split or entry\n"
     "  --serial-share    also fit the tables' serial_share (as in `laysim calibrate`)\n"
     "  --no-dependency-fit  keep the datasheet table's dependency latency instead of\n"
     "                    measuring it from the runs (as in `laysim calibrate`)\n"

@@ -275,13 +275,14 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
                         int32_t key, size_t *attributed, struct ls_error *err);
 
 /* Scales of the group fit (calibrate --traces and the loop):
- *   CM_SCALES_SPLIT  (the loop's default) a latency and a throughput scale for the DMA
+ *   CM_SCALES_SPLIT  (the loop's default until 2026-12-02) a latency and a throughput scale for the DMA
  *                    entries, another pair for the compute entries (and group_ns), fitted to each
  *                    program's total time, with the ranking rows of programs that share
  *                    their operators: in programs whose weight loads run under earlier
  *                    operators' compute, how much of the compute stays exposed differs
  *                    from how much of the DMA does (docs/calibration.md);
- *   CM_SCALES_TIED   the same with one latency and one throughput scale for every entry;
+ *   CM_SCALES_TIED   (the loop's default) the same with one latency and one throughput
+ *                    scale for every entry;
  *   CM_SCALES_ENTRY  one latency and one throughput scale per entry, fitted to each
  *                    group's exposed time (the loop's form until 2026-12-01);
  *   CM_SCALES_AUTO   (calibrate --traces' default) split and tied both fitted, the one

@@ -32,9 +32,10 @@ static double exact_rel_error(const struct graph *g, const struct sim_target *t,
     return e;
 }
 
-static void test_calibrate_cnn(void **st)
+/* The fit of form `scales` on cnn's strategy programs: its relative error on exact's
+ * program, and the datasheet table's (*e0). */
+static double fit_cnn(enum cm_group_scales scales, double *e0)
 {
-    (void)st;
     struct study_models ms;
     struct ls_error err = {0};
     assert_int_equal(study_models_select("cnn:quick", &ms, &err), 0);
@@ -43,6 +44,7 @@ static void test_calibrate_cnn(void **st)
     assert_int_equal(model_load(ms.m[0].spec, &ms.m[0].opts, &g, &err), 0);
     struct study_loop_opts o;
     study_loop_opts_init(&o);
+    o.form.scales = scales;
     const struct graph *gs[2] = {NULL, g};
     struct cm_table tb, t0;
     int programs = -1;
@@ -52,11 +54,28 @@ static void test_calibrate_cnn(void **st)
     assert_string_equal(tb.aggregate, "max");
     cm_table_default(&o.target, &t0);
     assert_true(cm_table_hash(&tb) != cm_table_hash(&t0));
-    double e0 = exact_rel_error(g, &o.target, &t0), e1 = exact_rel_error(g, &o.target, &tb);
-    assert_true(e1 < e0);
-    assert_true(e1 < 0.10);
+    *e0 = exact_rel_error(g, &o.target, &t0);
+    double e1 = exact_rel_error(g, &o.target, &tb);
     graph_free(g);
     study_models_free(&ms);
+    return e1;
+}
+
+/* The default (tied) scales price exact's program closer than the datasheet table; with
+ * one model's few programs, split scales (a DMA pair and a compute pair) come within 10%:
+ * two shared scales cannot also match the totals of a DMA-bound model whose conversions
+ * the ranking rows weigh (docs/calibration.md, "Tied scales for the loop"). */
+static void test_calibrate_cnn(void **st)
+{
+    (void)st;
+    struct study_loop_opts o;
+    study_loop_opts_init(&o);
+    assert_int_equal(o.form.scales, CM_SCALES_TIED);
+    double e0, e1 = fit_cnn(o.form.scales, &e0);
+    assert_true(e1 < e0);
+    e1 = fit_cnn(CM_SCALES_SPLIT, &e0);
+    assert_true(e1 < e0);
+    assert_true(e1 < 0.10);
 }
 
 static void test_calibrate_no_graphs(void **st)
