@@ -134,8 +134,10 @@ static void intro(const struct rp *r, struct doc *d)
         doc_p(d, "Calibration (in-sample): per target, the calibration loop's fit "
                  "(docs/calibration.md): costmodel microbenchmarks run in the simulator and the "
                  "per-instruction fit refits the datasheet table, then the whole-program group "
-                 "fit with 'max' (overlap-aware) aggregation is fitted on the programs the four "
-                 "strategies choose for this study's models under the datasheet table. The "
+                 "fit with 'max' (overlap-aware) aggregation and tied scales (one latency and "
+                 "one throughput scale for every entry) is fitted on the programs the four "
+                 "strategies choose for this study's models under the datasheet table, then "
+                 "under each refitted table (up to three rounds). The "
                  "calibrated figures are therefore in sample; `laysim loop` reports the "
                  "out-of-sample figures.");
     else
