@@ -12,7 +12,7 @@
 const char cmd_compile_help[] =
     "usage: laysim compile MODEL [--layout SOL] [--target ...] [--set ...] [--table FILE]\n"
     "                      [--output-layout TENSOR=AXIS]... [--exact-transpose] [-o OUT.prog]\n"
-    "                      [--ignore-mismatch] [--format text|binary] [--json]\n"
+    "                      [--ignore-mismatch] [--format text|binary] [--json] [-q]\n"
     "Lower every operator of MODEL under the configurations of SOL (a .sol for the problem\n"
     "that `laysim problem` writes with the same options; default: cfg 0 everywhere), insert\n"
     "one conversion per distinct consumer layout, and write the program text (stdout when\n"
@@ -32,6 +32,7 @@ const char cmd_compile_help[] =
     "                      conversions, hbm_bytes, memory_plan (resident, spilled and fused\n"
     "                      tensors and bytes), table_price, objective, roofline: the\n"
     "                      bound no program of MODEL can beat, docs/costmodel.md); needs -o\n"
+    "  -q, --quiet         no summary line on stderr (warnings and errors still)\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 static json_t *roofline_json(const struct graph *g, const struct sim_target *t)
@@ -94,15 +95,18 @@ int cmd_compile(int argc, char **argv)
                                        {"json", no_argument, NULL, 'J'},
                                        {"ignore-mismatch", no_argument, NULL, 'I'},
                                        {"format", required_argument, NULL, 'F'},
+                                       {"quiet", no_argument, NULL, 'q'},
                                        {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
     const char *outp = "-", *sol = NULL, *format = NULL;
-    int c, rc = CLI_OK, json = 0, ignore = 0;
+    int c, rc = CLI_OK, json = 0, ignore = 0, quiet = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:q", lo, NULL)) != -1) {
         if (c == 'o')
             outp = optarg;
+        else if (c == 'q')
+            quiet = 1;
         else if (c == 'L')
             sol = optarg;
         else if (c == 'J')
@@ -112,7 +116,7 @@ int cmd_compile(int argc, char **argv)
         else if (c == 'F')
             format = optarg;
         else if (!cli_modelcmd_opt(&mc, "compile", c, optarg, &rc))
-            rc = cli_bad_option("compile", argv, "o:");
+            rc = cli_bad_option("compile", argv, "o:q");
         if (rc) {
             cli_modelcmd_close(&mc);
             return rc;
@@ -196,7 +200,7 @@ int cmd_compile(int argc, char **argv)
         json_object_set_new(o, "objective", json_integer(objective));
         json_object_set_new(o, "roofline", roofline_json(mc.in->g, &mc.t));
         rc = cli_print_json(o) ? LS_ERR_IO : 0;
-    } else if (!rc) {
+    } else if (!rc && !quiet) {
         fprintf(stderr,
                 "laysim compile: %" PRId64 " instructions, %" PRId64 " ops, %" PRId64
                 " conversions, table price %" PRId64 " (problem objective %" PRId64 ")\n",

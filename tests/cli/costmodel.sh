@@ -12,6 +12,9 @@ ok "$B" sim "$T/f2.prog" --json
 line=$("$B" compile "$S/examples/fig1.lg" -o "$T/f1.prog" 2>&1)
 p=$(echo "$line" | sed -n 's/.*table price \([0-9]*\).*/\1/p'); o=$(echo "$line" | sed -n 's/.*objective \([0-9]*\)).*/\1/p')
 ok test -n "$p" -a "$p" = "$o"
+# -q: the same program, no summary line
+ok test -z "$("$B" compile "$S/examples/fig1.lg" -o "$T/f1q.prog" -q 2>&1)"
+ok cmp -s "$T/f1.prog" "$T/f1q.prog"
 ok "$B" problem "$S/examples/fig1.lg" --output-layout R=0 -o "$T/pin.lsp"
 ok grep -q '^op return:R return 1 R -' "$T/pin.lsp"
 ok test "$(grep -A1 '^op return:R' "$T/pin.lsp" | grep -c '^cfg')" = 1
