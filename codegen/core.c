@@ -381,7 +381,8 @@ int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
     struct sim_instr in = cg_instr(e, LS_ENGINE_DMA, op, SIM_FN_NONE);
     uint32_t nq = e->t->dma_queues ? e->t->dma_queues : 1;
     /* loads alternate over queues 0/1, stores over 2/3, constant loads over 4/5, loads
-     * into the constant ring over 6/7 (modulo the queue count) */
+     * into the constant ring over 6/7 (modulo the queue count); the turn is this op's
+     * (docs/costmodel.md: a program-wide turn was measured and not adopted) */
     in.queue = (uint16_t)(((uint32_t)cls * 2 + (e->dmaq++ & 1)) % nq);
     in.dst = *dst;
     in.src = *src;
