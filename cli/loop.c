@@ -199,7 +199,8 @@ static int loop_parse(struct loop_cli *l, int argc, char **argv)
 }
 
 /* The text report: every iteration's figures, then the strategy pairs (the headline). */
-static void loop_print(const struct study_loop_result *out, int nheld, const char *outp)
+static void loop_print(const struct study_loop_result *out, int nheld, const char *outp,
+                       const char *scales)
 {
     printf("iter aggregate pairwise  tau     median_rel  lofo_pairwise lofo_median  in_sample_median exact_1pct\n");
     for (size_t i = 0; i < out->iterations.len; i++) {
@@ -232,8 +233,9 @@ static void loop_print(const struct study_loop_result *out, int nheld, const cha
     }
     if (nheld)
         print_held(out);
-    printf("final table: iteration %d's (the stop rule reads the fitted models' strategies)\n",
-           out->final_iteration);
+    printf("final table: iteration %d's (the stop rule reads the fitted models' strategies); "
+           "the group fit's scales: %s\n",
+           out->final_iteration, scales);
     if (!outp)
         printf("(the fitted table is not kept: -o FILE writes it)\n");
 }
@@ -250,15 +252,19 @@ static int loop_run(struct loop_cli *l, const char *const *models, int nmodels)
     l->o.progress.ctx = &pb;
     l->o.progress.done = cli_progress_done;
     int rc = study_loop(models, nmodels, &l->o, &out, &fin, &err);
+    const char *scales = cm_group_scales_name(l->o.form.scales);
     ls_progress_end(&pb);
     if (rc)
         return cli_report(&err);
     if (l->outp && (rc = cm_table_write(&fin, l->outp, &err)))
         rc = cli_report(&err);
-    else if (l->json)
-        rc = cli_print_json(cli_loop_json(&out)) ? CLI_FAIL : CLI_OK;
-    else
-        loop_print(&out, l->nheld, l->outp);
+    else if (l->json) {
+        json_t *j = cli_loop_json(&out);
+        if (j)
+            json_object_set_new(j, "group_scales", json_string(scales));
+        rc = cli_print_json(j) ? CLI_FAIL : CLI_OK;
+    } else
+        loop_print(&out, l->nheld, l->outp, scales);
     study_loop_result_free(&out);
     return rc;
 }
