@@ -421,21 +421,40 @@ static void lomo_print(const struct cm_lomo *lm, const struct cal_opts *o, int f
                            : "the prior table is written instead (--keep-worse writes the fit)");
 }
 
-/* The forms calibrate chooses between on the models left out, unless a flag of the form is
- * given (docs/calibration.md, "Models the fit did not see"). */
-static const char *const form_names[2] = {"group fit, DMA latency per DMA",
-                                          "no group fit, DMA latency per group"};
+/* The name of a form calibrate chooses among on the models left out, unless a flag of the
+ * form is given (docs/calibration.md, "Models the fit did not see"). */
+static const char *form_name(const struct cm_form_cand *c, char *buf, size_t n)
+{
+    if (c->no_group)
+        snprintf(buf, n, "no group fit, DMA latency per group");
+    else
+        snprintf(buf, n, "group fit (%s scales), DMA latency per DMA",
+                 cm_group_scales_name(c->scales));
+    return buf;
+}
 
 /* The form of the fit kept, and whether it was chosen on the models left out. */
 static json_t *form_json(const struct cm_run *r)
 {
     json_t *x = json_object();
     json_object_set_new(x, "group_fit", json_boolean(!r->no_group));
+    if (!r->no_group && r->gr.done)
+        json_object_set_new(x, "scales", json_string(cm_group_scales_name(r->gr.form.scales)));
     json_object_set_new(x, "dma_latency", json_string(r->dma_group ? "per-group" : "per-dma"));
     json_object_set_new(x, "chosen_on_models_left_out", json_boolean(r->form_chosen));
     if (r->form_chosen) {
         json_object_set_new(x, "mean_median_rel_error", cli_json_num(r->lomo.fit_mean));
-        json_object_set_new(x, "other_mean_median_rel_error", cli_json_num(r->other.fit_mean));
+        json_object_set_new(x, "other_mean_median_rel_error", cli_json_num(r->other_mean));
+        json_t *cand = json_array();
+        for (int k = 0; k < r->ncand; k++) {
+            char nm[96];
+            json_t *c = json_object();
+            json_object_set_new(c, "form", json_string(form_name(&r->cand[k], nm, sizeof nm)));
+            json_object_set_new(c, "mean_median_rel_error", cli_json_num(r->cand[k].lomo_mean));
+            json_object_set_new(c, "kept", json_boolean(k == r->chosen));
+            json_array_append_new(cand, c);
+        }
+        json_object_set_new(x, "candidates", cand);
     }
     return x;
 }
@@ -522,10 +541,15 @@ static int report_fit(struct cm_run *r, const struct cal_opts *o)
     group_print(&r->gr, o->ntr, wrote_fit, r->no_group, r->held_worse);
     if (r->lomo.nmodels)
         lomo_print(&r->lomo, o, wrote_fit);
-    if (r->form_chosen)
-        printf("form chosen on the models left out: %s (mean median error %.4f; %s: %.4f)\n",
-               form_names[r->no_group], r->lomo.fit_mean, form_names[!r->no_group],
-               r->other.fit_mean);
+    if (r->form_chosen) {
+        char nm[96];
+        printf("form chosen on the models left out: %s; mean median error per form:",
+               form_name(&r->cand[r->chosen], nm, sizeof nm));
+        for (int k = 0; k < r->ncand; k++)
+            printf("%s %s %.4f", k ? ";" : "", form_name(&r->cand[k], nm, sizeof nm),
+                   r->cand[k].lomo_mean);
+        printf("\n");
+    }
     entries_print(&r->fit, rep);
     return CLI_OK;
 }

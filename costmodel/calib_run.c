@@ -1,6 +1,7 @@
 /* costmodel/calib_run: the whole of `laysim calibrate` as one call (calib_run.h). */
 #include "costmodel/calib_run.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,7 @@ struct fit_in {
     int n, micro;
     const char *mbtrace;
     int no_group, dma_group;
+    enum cm_group_scales scales;
     int report;                /* 1: tell o->progress (the whole fits, not those of a fold) */
     uint64_t step, total;
 };
@@ -82,6 +84,7 @@ static int fit_once(const struct cm_run_opts *o, const struct fit_in *in,
     cm_calib_free(&cal);
     struct cm_fit_form form = o->form;
     form.dma_group = in->dma_group;
+    form.scales = in->scales;
     if (!rc && in->n && !in->no_group)
         rc = cm_trace_group_fit(in->traces, in->progs, in->n, t, o->holdout, o->agg, form,
                                 prior, &r->fit, &r->gr, err);
@@ -189,7 +192,7 @@ static int fit_form(const struct cm_run_opts *o, struct fit_in in, const struct 
     return rc;
 }
 
-/* Copy lm's per-model arrays' contents into a fresh allocation (the second form's). */
+/* Copy lm's per-model arrays' contents into a fresh allocation (another form's). */
 static int lomo_copy(struct cm_lomo *dst, const struct cm_lomo *src, int n, struct ls_error *err)
 {
     int rc = lomo_alloc(dst, n, err);
@@ -201,47 +204,92 @@ static int lomo_copy(struct cm_lomo *dst, const struct cm_lomo *src, int n, stru
     return 0;
 }
 
+/* The forms to fit: o's own when it is fixed or no model can be left out; else, for
+ * automatic scales, the group fit with split and with tied scales (chosen among on the
+ * models left out, not on the held-out traces: those are other layouts of models in the
+ * fit, docs/calibration.md) and no group fit with the DMA latency per group. */
+static int candidate_forms(const struct cm_run_opts *o, int lomo, struct cm_form_cand *c)
+{
+    int n = 0;
+    if (!lomo || o->fixed_form) {
+        c[n++] = (struct cm_form_cand){o->no_group, o->form.dma_group, o->form.scales, NAN};
+        return n;
+    }
+    if (o->form.scales == CM_SCALES_AUTO) {
+        c[n++] = (struct cm_form_cand){0, 0, CM_SCALES_SPLIT, NAN};
+        c[n++] = (struct cm_form_cand){0, 0, CM_SCALES_TIED, NAN};
+    } else {
+        c[n++] = (struct cm_form_cand){0, 0, o->form.scales, NAN};
+    }
+    c[n++] = (struct cm_form_cand){1, 1, o->form.scales, NAN};
+    return n;
+}
+
+/* The candidate whose fit predicts the models left out best (the first of equals). */
+static int best_form(const struct cm_form_cand *c, int n)
+{
+    int b = 0;
+    for (int k = 1; k < n; k++)
+        if (c[k].lomo_mean < c[b].lomo_mean)
+            b = k;
+    return b;
+}
+
 int cm_calibrate(const struct cm_run_opts *o, const struct sim_target *t,
                  const struct cm_table *prior, struct cm_run *r, struct ls_error *err)
 {
     memset(r, 0, sizeof *r);
-    struct cm_run r2 = {0};
+    struct cm_run alt[CM_MAX_FORMS - 1];
+    memset(alt, 0, sizeof alt);
+    struct cm_run *run[CM_MAX_FORMS] = {r, &alt[0], &alt[1]};
     int32_t *key = calloc(o->ntraces > 0 ? (size_t)o->ntraces : 1, sizeof *key);
     r->rep = calloc(1, sizeof *r->rep);  /* ~150 KB each: not on the stack */
-    r2.rep = calloc(1, sizeof *r2.rep);
-    int rc = key && r->rep && r2.rep ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    int rc = key && r->rep ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     if (!rc && !o->no_model_holdout && o->ntraces >= 2)
         rc = model_keys(o, key, &r->lomo, err);
-    int nform = !rc && r->lomo.nmodels && !o->fixed_form ? 2 : 1;
-    if (!rc && nform == 2)
-        rc = lomo_copy(&r2.lomo, &r->lomo, o->ntraces, err);
+    int nform = candidate_forms(o, r->lomo.nmodels > 0, r->cand);
+    for (int k = 1; k < nform && !rc; k++) {
+        run[k]->rep = calloc(1, sizeof *run[k]->rep);
+        rc = run[k]->rep ? lomo_copy(&run[k]->lomo, &r->lomo, o->ntraces, err)
+                         : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
     /* per form: microbenchmarks, the traces, the fit, the models left out */
     uint64_t per = (uint64_t)(o->micro + o->ntraces + 1 + r->lomo.nmodels);
-    struct fit_in in = {o->traces, o->progs, o->ntraces, o->micro, o->mbtrace,
-                        o->no_group, o->form.dma_group, 1, 0, per * (uint64_t)nform};
-    struct cm_run *run[2] = {r, &r2};
+    struct fit_in in = {o->traces, o->progs, o->ntraces, o->micro, o->mbtrace, 0, 0,
+                        CM_SCALES_AUTO, 1, 0, per * (uint64_t)nform};
     for (int k = 0; k < nform && !rc; k++) {
-        if (nform == 2)
-            in.no_group = in.dma_group = k == 1;
+        in.no_group = r->cand[k].no_group;
+        in.dma_group = r->cand[k].dma_group;
+        in.scales = r->cand[k].scales;
         in.step = per * (uint64_t)k;
         rc = fit_form(o, in, t, prior, key, run[k], err);
+        r->cand[k].lomo_mean = run[k]->lomo.nmodels ? run[k]->lomo.fit_mean : NAN;
     }
-    if (!rc && nform == 2) {
-        if (r2.lomo.fit_mean < r->lomo.fit_mean) { /* the second form predicts better */
+    r->ncand = nform;
+    if (!rc && nform > 1) {
+        int b = best_form(r->cand, nform);
+        r->other_mean = INFINITY;
+        for (int k = 0; k < nform; k++)
+            if (k != b && r->cand[k].lomo_mean < r->other_mean)
+                r->other_mean = r->cand[k].lomo_mean;
+        if (b > 0) {   /* the kept form's run into r (its candidate list stays r's) */
             struct cm_run tmp = *r;
-            *r = r2;
-            r2 = tmp;
+            *r = *run[b];
+            *run[b] = tmp;
+            memcpy(r->cand, run[b]->cand, sizeof r->cand);
+            r->ncand = nform;
+            r->other_mean = run[b]->other_mean;
+            if (r->out != prior)   /* the swap moved the fit: point at r's own copy */
+                r->out = &r->fit;
         }
+        r->chosen = b;
         r->form_chosen = 1;
-        r->other = r2.lomo;
-        memset(&r2.lomo, 0, sizeof r2.lomo);
     }
-    if (r->out == &r2.fit)   /* the swap moved the fit: point at r's own copy */
-        r->out = &r->fit;
     if (!rc && cm_lomo_worse(&r->lomo) && !o->keep_worse)
         r->out = prior;
     free(key);
-    cm_run_free(&r2);
+    for (int k = 1; k < nform; k++)
+        cm_run_free(run[k]);
     return rc;
 }
 
@@ -250,5 +298,4 @@ void cm_run_free(struct cm_run *r)
     free(r->rep);
     r->rep = NULL;
     lomo_free(&r->lomo);
-    lomo_free(&r->other);
 }

@@ -5,9 +5,9 @@
  *     (cm_trace_group_fit), or without it the dependency latency measured alone,
  *  3. with traces of two or more models (cm_trace_model_key): each model left out in turn,
  *     fitted on the others and predicting the programs left out; unless the form is
- *     fixed, two forms (group fit with the DMA latency per DMA; no group fit, the DMA
- *     latency per group) are both fitted and the one that predicts the models left out
- *     better is kept,
+ *     fixed, the candidate forms (the group fit with split scales, with tied scales, both
+ *     with the DMA latency per DMA; no group fit, the DMA latency per group) are all
+ *     fitted and the one that predicts the models left out best is kept,
  *  4. the verdict: when the kept fit predicts the held-out traces, or the models left out,
  *     worse than the prior does, the prior is what the caller should write. */
 #ifndef LS_COSTMODEL_CALIB_RUN_H
@@ -49,6 +49,15 @@ struct cm_lomo {
 /* The fits without each model predict them worse than the prior (within rounding). */
 int cm_lomo_worse(const struct cm_lomo *lm);
 
+/* One form of the fit that cm_calibrate compares on the models left out. */
+struct cm_form_cand {
+    int no_group, dma_group;
+    enum cm_group_scales scales; /* of the group fit (CM_SCALES_AUTO: the held-out traces
+                                    choose; no_group: unused) */
+    double lomo_mean;          /* its mean median error on the models left out (NAN: none) */
+};
+#define CM_MAX_FORMS 3
+
 struct cm_run {
     struct cm_table fit;       /* the kept form's fitted table */
     const struct cm_table *out;/* &fit, or the prior when the fit predicts worse */
@@ -58,7 +67,9 @@ struct cm_run {
     int no_group, dma_group;   /* the form kept */
     int form_chosen;           /* the form was chosen on the models left out */
     struct cm_lomo lomo;       /* the kept form's models left out */
-    struct cm_lomo other;      /* form_chosen: the other form's */
+    int ncand, chosen;         /* the forms compared (1: none), cand[chosen] the kept one */
+    struct cm_form_cand cand[CM_MAX_FORMS];
+    double other_mean;         /* form_chosen: the best mean of the forms not kept */
     int held_worse;            /* the group fit predicts the held-out traces worse */
 };
 
