@@ -247,7 +247,8 @@ int cm_calibrate(const struct cm_run_opts *o, const struct sim_target *t,
     int rc = key && r->rep ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     if (!rc && !o->no_model_holdout && o->ntraces >= 2)
         rc = model_keys(o, key, &r->lomo, err);
-    int nform = candidate_forms(o, r->lomo.nmodels > 0, r->cand);
+    struct cm_form_cand cand[CM_MAX_FORMS];
+    int nform = candidate_forms(o, r->lomo.nmodels > 0, cand);
     for (int k = 1; k < nform && !rc; k++) {
         run[k]->rep = calloc(1, sizeof *run[k]->rep);
         rc = run[k]->rep ? lomo_copy(&run[k]->lomo, &r->lomo, o->ntraces, err)
@@ -258,33 +259,29 @@ int cm_calibrate(const struct cm_run_opts *o, const struct sim_target *t,
     struct fit_in in = {o->traces, o->progs, o->ntraces, o->micro, o->mbtrace, 0, 0,
                         CM_SCALES_AUTO, 1, 0, per * (uint64_t)nform};
     for (int k = 0; k < nform && !rc; k++) {
-        in.no_group = r->cand[k].no_group;
-        in.dma_group = r->cand[k].dma_group;
-        in.scales = r->cand[k].scales;
+        in.no_group = cand[k].no_group;
+        in.dma_group = cand[k].dma_group;
+        in.scales = cand[k].scales;
         in.step = per * (uint64_t)k;
         rc = fit_form(o, in, t, prior, key, run[k], err);
-        r->cand[k].lomo_mean = run[k]->lomo.nmodels ? run[k]->lomo.fit_mean : NAN;
+        cand[k].lomo_mean = run[k]->lomo.nmodels ? run[k]->lomo.fit_mean : NAN;
     }
+    int b = !rc && nform > 1 ? best_form(cand, nform) : 0;
+    if (b > 0) {   /* the kept form's run into r */
+        struct cm_run tmp = *r;
+        *r = *run[b];
+        *run[b] = tmp;
+        if (r->out != prior)   /* the swap moved the fit: point at r's own copy */
+            r->out = &r->fit;
+    }
+    memcpy(r->cand, cand, sizeof cand);
     r->ncand = nform;
-    if (!rc && nform > 1) {
-        int b = best_form(r->cand, nform);
-        r->other_mean = INFINITY;
-        for (int k = 0; k < nform; k++)
-            if (k != b && r->cand[k].lomo_mean < r->other_mean)
-                r->other_mean = r->cand[k].lomo_mean;
-        if (b > 0) {   /* the kept form's run into r (its candidate list stays r's) */
-            struct cm_run tmp = *r;
-            *r = *run[b];
-            *run[b] = tmp;
-            memcpy(r->cand, run[b]->cand, sizeof r->cand);
-            r->ncand = nform;
-            r->other_mean = run[b]->other_mean;
-            if (r->out != prior)   /* the swap moved the fit: point at r's own copy */
-                r->out = &r->fit;
-        }
-        r->chosen = b;
-        r->form_chosen = 1;
-    }
+    r->chosen = b;
+    r->form_chosen = !rc && nform > 1;
+    r->other_mean = INFINITY;
+    for (int k = 0; k < nform; k++)
+        if (k != b && cand[k].lomo_mean < r->other_mean)
+            r->other_mean = cand[k].lomo_mean;
     if (!rc && cm_lomo_worse(&r->lomo) && !o->keep_worse)
         r->out = prior;
     free(key);

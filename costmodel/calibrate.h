@@ -275,8 +275,9 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
                         int32_t key, size_t *attributed, struct ls_error *err);
 
 /* Scales of the group fit (calibrate --traces and the loop):
- *   CM_SCALES_SPLIT  (the loop's default until 2026-12-02) a latency and a throughput scale for the DMA
- *                    entries, another pair for the compute entries (and group_ns), fitted to each
+ *   CM_SCALES_SPLIT  (the loop's default until 2026-12-02) a latency and a throughput
+ *                    scale for the DMA entries, another pair for the compute entries (and
+ *                    group_ns), fitted to each
  *                    program's total time, with the ranking rows of programs that share
  *                    their operators: in programs whose weight loads run under earlier
  *                    operators' compute, how much of the compute stays exposed differs
@@ -285,9 +286,11 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
  *                    scale for every entry;
  *   CM_SCALES_ENTRY  one latency and one throughput scale per entry, fitted to each
  *                    group's exposed time (the loop's form until 2026-12-01);
- *   CM_SCALES_AUTO   (calibrate --traces' default) split and tied both fitted, the one
- *                    whose fit predicts the held-out traces better kept (split when
- *                    nothing is held out); elsewhere it means split. */
+ *   CM_SCALES_AUTO   (calibrate --traces' default) with traces of two or more models,
+ *                    cm_calibrate fits split and tied and keeps the one whose fits
+ *                    predict the models left out better (costmodel/calib_run.h); here,
+ *                    with one model's traces, the one that predicts the held-out traces
+ *                    better (split when nothing is held out); elsewhere it means split. */
 enum cm_group_scales { CM_SCALES_TIED, CM_SCALES_ENTRY, CM_SCALES_SPLIT, CM_SCALES_AUTO };
 const char *cm_group_scales_name(enum cm_group_scales s);
 /* Parse "tied", "split", "entry" or "auto"; -1: none of them. */
