@@ -429,8 +429,8 @@ static const char *form_name(const struct cm_form_cand *c, char *buf, size_t n)
     if (c->no_group)
         snprintf(buf, n, "no group fit, DMA latency per group");
     else
-        snprintf(buf, n, "group fit (%s scales), DMA latency per DMA",
-                 cm_group_scales_name(c->scales));
+        snprintf(buf, n, "group fit (%s scales%s), DMA latency per DMA",
+                 cm_group_scales_name(c->scales), c->fit_issue ? ", issue latency" : "");
     return buf;
 }
 
@@ -441,6 +441,8 @@ static json_t *form_json(const struct cm_run *r)
     json_object_set_new(x, "group_fit", json_boolean(!r->no_group));
     if (!r->no_group && r->gr.done)
         json_object_set_new(x, "scales", json_string(cm_group_scales_name(r->gr.form.scales)));
+    if (!r->no_group && r->gr.done)
+        json_object_set_new(x, "issue_latency", json_boolean(r->gr.form.fit_issue));
     json_object_set_new(x, "dma_latency", json_string(r->dma_group ? "per-group" : "per-dma"));
     json_object_set_new(x, "chosen_on_models_left_out", json_boolean(r->form_chosen));
     if (r->form_chosen) {

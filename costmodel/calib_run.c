@@ -52,7 +52,7 @@ struct fit_in {
     const char *const *traces, *const *progs;
     int n, micro;
     const char *mbtrace;
-    int no_group, dma_group;
+    int no_group, dma_group, fit_issue;
     enum cm_group_scales scales;
     int report;                /* 1: tell o->progress (the whole fits, not those of a fold) */
     uint64_t step, total;
@@ -85,6 +85,7 @@ static int fit_once(const struct cm_run_opts *o, const struct fit_in *in,
     struct cm_fit_form form = o->form;
     form.dma_group = in->dma_group;
     form.scales = in->scales;
+    form.fit_issue = in->fit_issue;
     if (!rc && in->n && !in->no_group)
         rc = cm_trace_group_fit(in->traces, in->progs, in->n, t, o->holdout, o->agg, form,
                                 prior, &r->fit, &r->gr, err);
@@ -205,23 +206,26 @@ static int lomo_copy(struct cm_lomo *dst, const struct cm_lomo *src, int n, stru
 }
 
 /* The forms to fit: o's own when it is fixed or no model can be left out; else, for
- * automatic scales, the group fit with split and with tied scales (chosen among on the
- * models left out, not on the held-out traces: those are other layouts of models in the
- * fit, docs/calibration.md) and no group fit with the DMA latency per group. */
+ * automatic scales, the group fit with split and with tied scales, tied scales with a
+ * vector issue latency (chosen among on the models left out, not on the held-out traces:
+ * those are other layouts of models in the fit, docs/calibration.md) and no group fit
+ * with the DMA latency per group. */
 static int candidate_forms(const struct cm_run_opts *o, int lomo, struct cm_form_cand *c)
 {
-    int n = 0;
+    int n = 0, fi = o->form.fit_issue;
     if (!lomo || o->fixed_form) {
-        c[n++] = (struct cm_form_cand){o->no_group, o->form.dma_group, o->form.scales, NAN};
+        c[n++] = (struct cm_form_cand){o->no_group, o->form.dma_group, fi, o->form.scales, NAN};
         return n;
     }
     if (o->form.scales == CM_SCALES_AUTO) {
-        c[n++] = (struct cm_form_cand){0, 0, CM_SCALES_SPLIT, NAN};
-        c[n++] = (struct cm_form_cand){0, 0, CM_SCALES_TIED, NAN};
+        c[n++] = (struct cm_form_cand){0, 0, fi, CM_SCALES_SPLIT, NAN};
+        c[n++] = (struct cm_form_cand){0, 0, fi, CM_SCALES_TIED, NAN};
+        if (!fi)
+            c[n++] = (struct cm_form_cand){0, 0, 1, CM_SCALES_TIED, NAN};
     } else {
-        c[n++] = (struct cm_form_cand){0, 0, o->form.scales, NAN};
+        c[n++] = (struct cm_form_cand){0, 0, fi, o->form.scales, NAN};
     }
-    c[n++] = (struct cm_form_cand){1, 1, o->form.scales, NAN};
+    c[n++] = (struct cm_form_cand){1, 1, fi, o->form.scales, NAN};
     return n;
 }
 
@@ -241,7 +245,7 @@ int cm_calibrate(const struct cm_run_opts *o, const struct sim_target *t,
     memset(r, 0, sizeof *r);
     struct cm_run alt[CM_MAX_FORMS - 1];
     memset(alt, 0, sizeof alt);
-    struct cm_run *run[CM_MAX_FORMS] = {r, &alt[0], &alt[1]};
+    struct cm_run *run[CM_MAX_FORMS] = {r, &alt[0], &alt[1], &alt[2]};
     int32_t *key = calloc(o->ntraces > 0 ? (size_t)o->ntraces : 1, sizeof *key);
     r->rep = calloc(1, sizeof *r->rep);  /* ~150 KB each: not on the stack */
     int rc = key && r->rep ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
@@ -256,11 +260,12 @@ int cm_calibrate(const struct cm_run_opts *o, const struct sim_target *t,
     }
     /* per form: microbenchmarks, the traces, the fit, the models left out */
     uint64_t per = (uint64_t)(o->micro + o->ntraces + 1 + r->lomo.nmodels);
-    struct fit_in in = {o->traces, o->progs, o->ntraces, o->micro, o->mbtrace, 0, 0,
+    struct fit_in in = {o->traces, o->progs, o->ntraces, o->micro, o->mbtrace, 0, 0, 0,
                         CM_SCALES_AUTO, 1, 0, per * (uint64_t)nform};
     for (int k = 0; k < nform && !rc; k++) {
         in.no_group = cand[k].no_group;
         in.dma_group = cand[k].dma_group;
+        in.fit_issue = cand[k].fit_issue;
         in.scales = cand[k].scales;
         in.step = per * (uint64_t)k;
         rc = fit_form(o, in, t, prior, key, run[k], err);

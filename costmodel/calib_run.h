@@ -52,11 +52,12 @@ int cm_lomo_worse(const struct cm_lomo *lm);
 /* One form of the fit that cm_calibrate compares on the models left out. */
 struct cm_form_cand {
     int no_group, dma_group;
+    int fit_issue;             /* the group fit also fits a vector issue latency */
     enum cm_group_scales scales; /* of the group fit (CM_SCALES_AUTO: the held-out traces
                                     choose; no_group: unused) */
     double lomo_mean;          /* its mean median error on the models left out (NAN: none) */
 };
-#define CM_MAX_FORMS 3
+#define CM_MAX_FORMS 4
 
 struct cm_run {
     struct cm_table fit;       /* the kept form's fitted table */

@@ -206,14 +206,17 @@ assert worse and m['better_than_prior'] is False and d['written'] == 'prior', (m
 f=d['form']; assert f['chosen_on_models_left_out'] is True, f
 assert f['mean_median_rel_error'] <= f['other_mean_median_rel_error'], f
 assert f['group_fit'] == (f['dma_latency'] == 'per-dma'), f
-# three forms compared (split, tied, no group fit); the one kept has the least error
-c=f['candidates']; assert [x['form'][:16] for x in c] == ['group fit (split', 'group fit (tied ', 'no group fit, DM'], c
+# four forms compared (split, tied, tied with an issue latency, no group fit); the one
+# kept has the least error
+c=f['candidates']; assert [x['form'][:16] for x in c] == ['group fit (split', 'group fit (tied ', 'group fit (tied ', 'no group fit, DM'], c
+assert ['issue latency' in x['form'] for x in c] == [False, False, True, False], c
 assert sum(x['kept'] for x in c) == 1, c
 k=[x for x in c if x['kept']][0]
 assert k['mean_median_rel_error'] == min(x['mean_median_rel_error'] for x in c), c
 assert k['mean_median_rel_error'] == f['mean_median_rel_error'], (k, f)
 assert f['other_mean_median_rel_error'] == min(x['mean_median_rel_error'] for x in c if not x['kept']), c
-assert ('scales' in f) == f['group_fit'], f"
+assert ('scales' in f) == f['group_fit'] == ('issue_latency' in f), f
+assert f.get('issue_latency', False) == ('issue latency' in k['form']), (f, k)"
 ok grep -q 'form chosen on the models left out' "$T/m.out"
 # a flag of the form given: no choice
 "$B" calibrate "${mtr[@]}" --no-group-fit -o "$T/mf.json" --report "$T/mf.rep" >/dev/null
