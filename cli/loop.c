@@ -17,7 +17,7 @@ const char cmd_loop_help[] =
     "                   [-o table.json] [--traces DIR] [--perturb N] [--seed N]\n"
     "                   [--explore N] [--no-lofo] [--no-microbench]\n"
     "                   [--holdout-models M,M..] [--group-scales split|tied|entry]\n"
-    "                   [--serial-share] [--no-dependency-fit]\n"
+    "                   [--serial-share] [--no-dependency-fit] [--no-issue-latency]\n"
     "                   [--solver-time-limit S] [--memplan MODE]\n"
     "                   [model scaling] [--target T] [--set K=V]\n"
     "\n"
@@ -49,6 +49,8 @@ const char cmd_loop_help[] =
     "  --serial-share    also fit the tables' serial_share (as in `laysim calibrate`)\n"
     "  --no-dependency-fit  keep the datasheet table's dependency latency instead of\n"
     "                    measuring it from the runs (as in `laysim calibrate`)\n"
+    "  --no-issue-latency  do not fit the vector issue latency (the loop fits one by\n"
+    "                    default: `laysim calibrate --issue-latency`)\n"
     "  --traces DIR      write every chosen program's trace into DIR\n"
     "  -o FILE           write the final table (the last iteration's, or the one before\n"
     "                    when the last refit did not help the fitted models' strategies)\n"
@@ -151,6 +153,7 @@ static int loop_opt(struct loop_cli *l, int c, const char *arg, char **argv)
         break;
     case 'R': o->form.fit_serial = 1; break;
     case 0x101: o->form.fit_dep = 0; break;
+    case 0x103: o->form.fit_issue = 0; break;
     case 0x102: rc = cli_parse_memplan("loop", arg, &o->memplan); break;
     case 'L': o->lofo = 0; break;
     case 'M': o->microbench = 0; break;
@@ -184,6 +187,7 @@ static int loop_parse(struct loop_cli *l, int argc, char **argv)
         {"group-scales", required_argument, NULL, 'G'},
         {"serial-share", no_argument, NULL, 'R'},
         {"no-dependency-fit", no_argument, NULL, 0x101},
+        {"no-issue-latency", no_argument, NULL, 0x103},
         {"memplan", required_argument, NULL, 0x102},
         {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
@@ -200,7 +204,7 @@ static int loop_parse(struct loop_cli *l, int argc, char **argv)
 
 /* The text report: every iteration's figures, then the strategy pairs (the headline). */
 static void loop_print(const struct study_loop_result *out, int nheld, const char *outp,
-                       const char *scales)
+                       const char *scales, int issue)
 {
     printf("iter aggregate pairwise  tau     median_rel  lofo_pairwise lofo_median  in_sample_median exact_1pct\n");
     for (size_t i = 0; i < out->iterations.len; i++) {
@@ -234,8 +238,8 @@ static void loop_print(const struct study_loop_result *out, int nheld, const cha
     if (nheld)
         print_held(out);
     printf("final table: iteration %d's (the stop rule reads the fitted models' strategies); "
-           "the group fit's scales: %s\n",
-           out->final_iteration, scales);
+           "the group fit's scales: %s%s\n",
+           out->final_iteration, scales, issue ? ", with a vector issue latency" : "");
     if (!outp)
         printf("(the fitted table is not kept: -o FILE writes it)\n");
 }
@@ -260,11 +264,13 @@ static int loop_run(struct loop_cli *l, const char *const *models, int nmodels)
         rc = cli_report(&err);
     else if (l->json) {
         json_t *j = cli_loop_json(&out);
-        if (j)
+        if (j) {
             json_object_set_new(j, "group_scales", json_string(scales));
+            json_object_set_new(j, "issue_latency", json_boolean(l->o.form.fit_issue));
+        }
         rc = cli_print_json(j) ? CLI_FAIL : CLI_OK;
     } else
-        loop_print(&out, l->nheld, l->outp, scales);
+        loop_print(&out, l->nheld, l->outp, scales, l->o.form.fit_issue);
     study_loop_result_free(&out);
     return rc;
 }

@@ -15,18 +15,20 @@ for k in ('held_strategy_pairwise_accuracy','held_strategy_median_rel_error',
     assert k in it[-1], k
 m={x['model']: x for x in it[-1]['models']}
 assert m['$f2']['held_out'] is True and m['$f1']['held_out'] is False, m
-assert d['group_scales'] == 'tied', d['group_scales']   # the loop's default form"
+assert d['group_scales'] == 'tied', d['group_scales']   # the loop's default form
+assert d['issue_latency'] is True, d['issue_latency']"
 # the text output prints the held-out table
 "$B" loop "$f1" "$f2" --holdout-models "$f2" --iterations 1 --perturb 2 -q > "$T/l.txt"
 ok grep -q '^held-out models (never fitted on' "$T/l.txt"
 ok test "$(grep -c nan "$T/l.txt")" = 0
-ok grep -q "the group fit's scales: tied" "$T/l.txt"
+ok grep -q "the group fit's scales: tied, with a vector issue latency" "$T/l.txt"
 # the group fit's form is calibrate's
 "$B" loop "$f1" --iterations 1 --perturb 1 --group-scales tied --serial-share -q -o "$T/t.json" >/dev/null
 ok test $? = 0
 ok grep -q '"aggregate": "max"' "$T/t.json"
-"$B" loop "$f1" --iterations 1 --perturb 1 --group-scales split --json -q > "$T/s.json"
+"$B" loop "$f1" --iterations 1 --perturb 1 --group-scales split --no-issue-latency --json -q > "$T/s.json"
 ok grep -q '"group_scales": "split"' "$T/s.json"
+ok grep -q '"issue_latency": false' "$T/s.json"
 # bad input: exit 2 naming the problem
 "$B" loop "$f1" --holdout-models zoo:nosuch >/dev/null 2>"$T/e1"; ok test $? = 2
 ok grep -q "held-out model 'zoo:nosuch' is not one of" "$T/e1"
