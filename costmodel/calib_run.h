@@ -5,8 +5,9 @@
  *     (cm_trace_group_fit), or without it the dependency latency measured alone,
  *  3. with traces of two or more models (cm_trace_model_key): each model left out in turn,
  *     fitted on the others and predicting the programs left out; unless the form is
- *     fixed, the candidate forms (the group fit with split scales, with tied scales, both
- *     with the DMA latency per DMA; no group fit, the DMA latency per group) are all
+ *     fixed, the candidate forms (the group fit with split scales, with tied scales, with
+ *     tied scales and a vector issue latency, each with the DMA latency per DMA; no group
+ *     fit, the DMA latency per group) are all
  *     fitted and the one that predicts the models left out best is kept,
  *  4. the verdict: when the kept fit predicts the held-out traces, or the models left out,
  *     worse than the prior does, the prior is what the caller should write. */

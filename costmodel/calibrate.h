@@ -287,8 +287,9 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
  *   CM_SCALES_ENTRY  one latency and one throughput scale per entry, fitted to each
  *                    group's exposed time (the loop's form until 2026-12-01);
  *   CM_SCALES_AUTO   (calibrate --traces' default) with traces of two or more models,
- *                    cm_calibrate fits split and tied and keeps the one whose fits
- *                    predict the models left out better (costmodel/calib_run.h); here,
+ *                    cm_calibrate fits split, tied, tied with an issue latency and no
+ *                    group fit, and keeps the one whose fits predict the models left out
+ *                    best (costmodel/calib_run.h); here,
  *                    with one model's traces, the one that predicts the held-out traces
  *                    better (split when nothing is held out); elsewhere it means split. */
 enum cm_group_scales { CM_SCALES_TIED, CM_SCALES_ENTRY, CM_SCALES_SPLIT, CM_SCALES_AUTO };
