@@ -50,10 +50,11 @@ const char cmd_calibrate_help[] =
     "                         entries; tied: one latency and one throughput scale for all\n"
     "                         entries (both fitted to every program's total time and to\n"
     "                         the time differences of programs with the same operators);\n"
-    "                         auto (default): split and tied both, the one kept that\n"
-    "                         predicts the models left out better (traces of two or more\n"
-    "                         models), else the held-out traces (split when none is held\n"
-    "                         out); entry: a latency and a throughput scale per entry,\n"
+    "                         auto (default): with traces of two or more models, the\n"
+    "                         models left out choose among the forms listed under\n"
+    "                         --no-model-holdout; else split and tied both, the one that\n"
+    "                         predicts the held-out traces better kept (split when none is\n"
+    "                         held out); entry: a latency and a throughput scale per entry,\n"
     "                         fitted to every op's exposed time (many more scales than a\n"
     "                         few models can pin)\n"
     "  --serial-share         also fit the table's serial_share (max only): the share of\n"
@@ -85,9 +86,10 @@ const char cmd_calibrate_help[] =
     "                         program-time error), FILE gets the prior table. Unless a flag\n"
     "                         of the form is given (--no-group-fit, --dma-latency,\n"
     "                         --group-scales, --serial-share, --issue-latency), calibrate\n"
-    "                         also fits a second form, DMA latency per group without the\n"
-    "                         group fit, and keeps the form whose fits predict the models\n"
-    "                         left out better\n"
+    "                         fits four forms (the group fit with split scales, with tied\n"
+    "                         scales, with tied scales and an issue latency; no group fit\n"
+    "                         with the DMA latency per group) and keeps the one whose fits\n"
+    "                         predict the models left out best\n"
     "  --programs PROG        the program the k-th --traces ran (the k-th --programs;\n"
     "                         repeatable, one per trace): its dependencies tell which\n"
     "                         vector instructions wait on their engine's previous one,\n"
@@ -439,10 +441,10 @@ static json_t *form_json(const struct cm_run *r)
 {
     json_t *x = json_object();
     json_object_set_new(x, "group_fit", json_boolean(!r->no_group));
-    if (!r->no_group && r->gr.done)
+    if (!r->no_group && r->gr.done) {
         json_object_set_new(x, "scales", json_string(cm_group_scales_name(r->gr.form.scales)));
-    if (!r->no_group && r->gr.done)
         json_object_set_new(x, "issue_latency", json_boolean(r->gr.form.fit_issue));
+    }
     json_object_set_new(x, "dma_latency", json_string(r->dma_group ? "per-group" : "per-dma"));
     json_object_set_new(x, "chosen_on_models_left_out", json_boolean(r->form_chosen));
     if (r->form_chosen) {

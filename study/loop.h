@@ -44,8 +44,8 @@ struct study_loop_opts {
     const char *const *extra_traces; /* more calibration traces (per-instruction fit) */
     int nextra;
     struct cm_fit_form form;      /* the group fit's form: calibrate --traces' default
-                                     (CM_FIT_FORM_DEFAULT) with tied scales; the same
-                                     code path */
+                                     (CM_FIT_FORM_DEFAULT) with tied scales and a
+                                     vector issue latency; the same code path */
     const char *const *holdout_models; /* specs of models whose programs never enter any
                                      fit; their figures are reported apart (held_*) */
     int nholdout;
