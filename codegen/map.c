@@ -1,6 +1,11 @@
 /* codegen/map: elementwise, normalization, free-axis reduction, transpose and pooling ops,
  * tiled over partition-wide tiles of the output, double-buffered. Also the reduction whose
- * reduced axis is on partitions (ones-vector matmul on PE, or POOL partition reduce). */
+ * reduced axis is on partitions (ones-vector matmul on PE, or POOL partition reduce).
+ *
+ * Code: map_setup() and map_buffers() decide everything before the first instruction
+ * (struct mapc: views, rows, tile plan; struct map_bufs: every SBUF buffer); then per tile
+ * (map_tile, struct map_tile) load_input() per input, tile_operands(), and one emitter of
+ * the op's family: emit_elementwise() (emit_pool), emit_norm_free() or emit_norm_part(). */
 #include "codegen/cg_int.h"
 
 #define MAXIN 3
@@ -21,6 +26,8 @@ struct mapc {
     int scratch;             /* scratch buffers (in output tiles) */
     struct cg_split sp;
     int64_t budget;
+    const int8_t *pax;       /* the op's layouts: inputs, then the output */
+    int is_norm;             /* softmax, layernorm or rmsnorm */
 };
 
 /* Box of input s for an output box (full output-rank lo/len). */
@@ -458,329 +465,423 @@ static int narrow_const(const struct cg_em *e, const struct mapc *m, int s, int6
            cg_cdiv(m->P, m->ptile) >= 3;
 }
 
+/* ---- cg_lower_map: the plan (map_setup, map_buffers), then per tile its loads
+ * (load_input), its operands (tile_operands) and its compute sequence (emit_*) ---- */
+
+/* Input s's axis on rows (rax) and free axes in storage order (ifax). */
+static int input_rows(struct mapc *m, int32_t op, int s)
+{
+    struct cg_em *e = m->e;
+    cg_view_make(e, m->x->inputs[s], m->pax[s], &m->vin[s]);
+    m->rin[s] = graph_axis_map(e->g, op, s, m->map[s]);
+    m->rax[s] = -1;
+    if (m->po >= 0)
+        for (int i = 0; i < m->rin[s]; i++)
+            if ((m->map[s][i].kind == GRAPH_AXIS_MAP ||
+                 m->map[s][i].kind == GRAPH_AXIS_NORMALIZE) &&
+                m->map[s][i].out == m->po && m->vin[s].dim[i] > 1)
+                m->rax[s] = i;
+    if (m->rax[s] >= 0 && m->rax[s] != m->pax[s])
+        return cg_fail(e, "op %s: input %d must have axis %d on partitions", m->x->name, s,
+                       m->rax[s]);
+    int order[R_];
+    int n = cg_storage_order(&m->vin[s], order);
+    m->nifax[s] = 0;
+    for (int k = 0; k < n; k++)
+        if (order[k] != m->rax[s])
+            m->ifax[s][m->nifax[s]++] = order[k];
+    return 0;
+}
+
+/* Views, rows, normalized axis and the tile plan of op. */
+static int map_setup(struct cg_em *e, int32_t op, const int8_t *pax, struct mapc *m)
+{
+    memset(m, 0, sizeof *m);
+    m->e = e;
+    m->x = graph_op(e->g, op);
+    m->pax = pax;
+    const struct graph_op *x = m->x;
+    m->nin = x->ninputs;
+    if (m->nin > MAXIN)
+        return cg_fail(e, "op %s: too many inputs for an elementwise lowering", x->name);
+    m->po = pax[m->nin];
+    cg_view_make(e, x->output, m->po, &m->vout);
+    m->P = m->po >= 0 ? m->vout.dim[m->po] : 1;
+    m->ptile = cg_min(m->P, e->t->sbuf_partitions);
+    for (int i = 0; i < m->vout.rank; i++)
+        if (i != m->po)
+            m->fax[m->nf++] = i;
+    m->norm = -1;
+    m->is_norm = x->kind == GRAPH_OP_SOFTMAX || x->kind == GRAPH_OP_LAYERNORM ||
+                 x->kind == GRAPH_OP_RMSNORM;
+    if (m->is_norm) {
+        m->norm = x->attrs.axis;
+        m->scratch = 2;
+    }
+    if (x->kind == GRAPH_OP_DIV)
+        m->scratch = 1;
+    for (int s = 0; s < m->nin; s++)
+        if (input_rows(m, op, s))
+            return e->fail;
+    if (m->norm >= 0 && m->norm == m->po && m->P > e->t->sbuf_partitions)
+        return cg_fail(e, "op %s: normalized axis on partitions exceeds %u", x->name,
+                       e->t->sbuf_partitions);
+    m->budget = (int64_t)cg_budget(e);
+    m->sp.n = m->nf;
+    for (int k = 0; k < m->nf; k++)
+        m->sp.ext[k] = m->vout.dim[m->fax[k]];
+    /* a normalized free axis stays whole inside a tile (map_fits) */
+    if (cg_plan(&m->sp, map_fits, m))
+        return cg_fail(e, "op %s: a tile does not fit in SBUF", x->name);
+    return 0;
+}
+
+/* The op's SBUF buffers, all allocated before its first instruction (in this order: the
+ * addresses are part of the program). */
+struct map_bufs {
+    int64_t nft, npt, nout_max;          /* free tiles, partition tiles, largest tile */
+    uint64_t ibuf[MAXIN][NBUF], ibytes[MAXIN], ring[MAXIN];
+    int nib[MAXIN];                      /* load buffers of each input */
+    int narrow[MAXIN];                   /* narrow_const */
+    uint64_t nbuf[MAXIN];                /* its narrowed copy */
+    uint64_t obuf[2], scr[2], scrp[2][2];
+    int pipe;                            /* pipe_rows: scratch per parity (scrp) */
+    int64_t kept[MAXIN];                 /* the one load of a reused broadcast input */
+};
+
+static int map_buffers(struct mapc *m, struct map_bufs *bf, struct tails *ts)
+{
+    struct cg_em *e = m->e;
+    memset(bf, 0, sizeof *bf);
+    int64_t flo[R_], flen[R_], lo[R_], len[R_], ilo[R_], ilen[R_];
+    cg_split_box(&m->sp, 0, flo, flen);
+    out_box(m, 0, m->ptile, flo, flen, lo, len);
+    bf->nout_max = box_free(m->fax, m->nf, len);
+    bf->nft = cg_split_tiles(&m->sp);
+    for (int s = 0; s < m->nin; s++) {
+        in_box(m, s, lo, len, ilo, ilen);
+        uint64_t b = (uint64_t)box_free(m->ifax[s], m->nifax[s], ilen) *
+                     ls_dtype_size(m->vin[s].dt);
+        if (cg_resident(&m->vin[s]))
+            b = 0;
+        bf->ring[s] = once_const(e, m, s, bf->nft) ? cg_ring_alloc(e, b) : CG_NO_RING;
+        bf->ibuf[s][0] = bf->ring[s] != CG_NO_RING ? bf->ring[s] : cg_alloc(e, b);
+        bf->ibuf[s][1] = bf->ring[s] != CG_NO_RING ? bf->ring[s] : cg_alloc(e, b);
+        bf->ibytes[s] = b;
+        bf->nib[s] = 2;
+    }
+    for (int s = 0; s < m->nin; s++) {
+        bf->narrow[s] = narrow_const(e, m, s, bf->nft);
+        in_box(m, s, lo, len, ilo, ilen);
+        bf->nbuf[s] = bf->narrow[s] ? cg_alloc(e, (uint64_t)box_free(m->ifax[s], m->nifax[s],
+                                                                     ilen) *
+                                                      ls_dtype_size(m->vout.dt))
+                                    : 0;
+    }
+    uint64_t ob = cg_resident(&m->vout) ? 0 : (uint64_t)bf->nout_max * ls_dtype_size(m->vout.dt);
+    bf->obuf[0] = cg_alloc(e, ob);
+    bf->obuf[1] = cg_alloc(e, ob);
+    for (int k = 0; k < m->scratch; k++)
+        bf->scr[k] = cg_alloc(e, (uint64_t)bf->nout_max * 4);
+    if (e->fail)
+        return e->fail;
+    for (int s = 0; s < MAXIN; s++)
+        bf->kept[s] = -1;
+    for (int p = 0; p < 2; p++) {
+        bf->scrp[p][0] = bf->scr[0];
+        bf->scrp[p][1] = bf->scr[1];
+    }
+    bf->pipe = pipe_rows(m, bf->nft, bf->nout_max);
+    *ts = (struct tails){{{0}}, {-1, -1}, {-1, -1}, bf->pipe};
+    for (int s = 0; s < MAXIN; s++)
+        for (int k = 0; k < NBUF; k++)
+            ts->last_read[s][k] = -1;
+    if (bf->pipe) {   /* a second set of scratch: a tile's statistics beside the previous one's rest */
+        bf->scrp[1][0] = cg_alloc(e, (uint64_t)bf->nout_max * 4);
+        bf->scrp[1][1] = cg_alloc(e, (uint64_t)bf->nout_max * 4);
+    }
+    bf->npt = cg_cdiv(m->P, m->ptile);
+    more_buffers(m, bf->npt * bf->nft, bf->ring, bf->ibytes, bf->ibuf, bf->nib);
+    return 0;
+}
+
+/* One tile: its rows, box, buffers and operands. */
+struct map_tile {
+    int64_t tile, rn, nout;
+    int b, islot[MAXIN];                 /* output / scratch parity, input buffer slots */
+    int64_t lo[R_], len[R_], ilen[MAXIN][R_];
+    struct sim_operand isb[MAXIN], ial[MAXIN], out, s0, s1;
+};
+
+/* Input s of the tile: reused (a broadcast input loaded once), read in place (resident),
+ * or loaded into its next buffer; what the compute waits for goes into c. */
+static int load_input(struct mapc *m, struct map_bufs *bf, const struct tails *ts,
+                      struct map_tile *tl, struct chain *c, int s)
+{
+    struct cg_em *e = m->e;
+    int affine = m->is_norm && m->x->kind != GRAPH_OP_SOFTMAX;   /* slots 1, 2: late */
+    int64_t ilo[R_], *ilen = tl->ilen[s];
+    in_box(m, s, tl->lo, tl->len, ilo, ilen);
+    int64_t nfree = box_free(m->ifax[s], m->nifax[s], ilen);
+    uint32_t rn = (uint32_t)tl->rn;
+    struct sim_operand src;
+    if (cg_box(&m->vin[s], ilo, ilen, NULL, m->rax[s], rn, m->ifax[s], m->nifax[s], &src))
+        return cg_fail(e, "op %s: input access pattern needs more than 4 dims", m->x->name);
+    /* an input broadcast over rows is the same for every partition tile when there is one
+     * free tile: loaded once (full rows), then reused */
+    int once = m->rax[s] < 0 && bf->nft == 1 && !cg_resident(&m->vin[s]);
+    if (once && bf->kept[s] >= 0) {
+        tl->isb[s] = tl->ial[s] = bf->narrow[s]
+                                      ? cg_sb(0, rn, bf->nbuf[s], m->vout.dt, (uint64_t)nfree)
+                                      : cg_sb(0, rn, bf->ibuf[s][0], m->vin[s].dt,
+                                              (uint64_t)nfree);
+        aligned(m, s, ilen, tl->len, &tl->ial[s]);
+        if (affine && s > 0 && s < 3)
+            c->late[s] = bf->kept[s];
+        else
+            c->extra[c->nextra++] = bf->kept[s];
+        return 0;
+    }
+    if (tl->tile < bf->nib[s])   /* the first load into each buffer waits for the writers */
+        cg_writers(e, m->x->inputs[s], m->pax[s]);
+    if (cg_resident(&m->vin[s])) {  /* read in place */
+        tl->isb[s] = tl->ial[s] = src;
+        aligned(m, s, ilen, tl->len, &tl->ial[s]);
+        return 0;
+    }
+    int slot = tl->islot[s];
+    tl->isb[s] = cg_sb(0, rn, bf->ibuf[s][slot], m->vin[s].dt, (uint64_t)nfree);
+    int64_t dep = ts->last_read[s][slot];
+    int cls = bf->ring[s] != CG_NO_RING ? CG_Q_RING : cg_load_class(e, m->x->inputs[s]);
+    int64_t h = cg_dma(e, cls, &tl->isb[s], &src, SIM_OP_DMA_COPY, &dep, dep >= 0 ? 1 : 0);
+    if (h < 0)
+        return e->fail;
+    if (affine && s > 0 && s < 3)
+        c->late[s] = h;
+    else
+        c->extra[c->nextra++] = h;
+    if (bf->narrow[s]) {   /* the one cast of the constant, on idle POOL */
+        struct sim_operand nb = cg_sb(0, rn, bf->nbuf[s], m->vout.dt, (uint64_t)nfree);
+        struct sim_instr in = cg_instr(e, LS_ENGINE_POOL, SIM_OP_TENSOR_COPY, SIM_FN_NONE);
+        in.dst = nb;
+        in.src = tl->isb[s];
+        h = cg_emit(e, &in, &h, 1);
+        c->late[s] = h;
+        tl->isb[s] = nb;
+    }
+    if (once)
+        bf->kept[s] = h;
+    tl->ial[s] = tl->isb[s];
+    aligned(m, s, ilen, tl->len, &tl->ial[s]);
+    return 0;
+}
+
+/* The tile's output (its buffer, or in place) and scratch operands; its compute waits
+ * for the previous store from its output buffer and the previous user of its scratch. */
+static int tile_operands(struct mapc *m, const struct map_bufs *bf, const struct tails *ts,
+                         struct map_tile *tl, struct chain *c)
+{
+    int b = tl->b;
+    uint32_t rn = (uint32_t)tl->rn;
+    if (ts->last_store[b] >= 0)
+        c->extra[c->nextra++] = ts->last_store[b];
+    if (ts->scratch_user[bf->pipe ? b : 0] >= 0 && m->scratch)
+        c->extra[c->nextra++] = ts->scratch_user[bf->pipe ? b : 0];
+    tl->out = cg_sb(0, rn, bf->obuf[b], m->vout.dt, (uint64_t)tl->nout);
+    if (cg_resident(&m->vout) &&
+        cg_box(&m->vout, tl->lo, tl->len, NULL, m->po, rn, m->fax, m->nf, &tl->out))
+        return cg_fail(m->e, "op %s: output access pattern needs more than 4 dims", m->x->name);
+    tl->s0 = cg_sb(0, rn, bf->scr[0], LS_DT_FP32, (uint64_t)tl->nout);
+    tl->s1 = cg_sb(0, rn, bf->scr[1], LS_DT_FP32, (uint64_t)tl->nout);
+    return 0;
+}
+
+/* Pooling windows: one reduction when they tile the input box exactly (global pooling,
+ * stride == kernel), else a copy of the first tap and one DVE op per further tap. */
+static void emit_pool(struct mapc *m, const struct map_bufs *bf, struct map_tile *tl,
+                      struct chain *c)
+{
+    enum graph_op_kind k = m->x->kind;
+    const struct graph_attrs *at = &m->x->attrs;
+    int64_t taps = at->kernel[0] * at->kernel[1];
+    enum sim_func fn = k == GRAPH_OP_POOL_MAX ? SIM_FN_MAX : SIM_FN_ADD;
+    if (box_free(m->ifax[0], m->nifax[0], tl->ilen[0]) == tl->nout * taps) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, fn, &tl->out, &tl->isb[0], NULL, 0);
+    } else {
+        struct sim_operand win = cg_sb(0, (uint32_t)tl->rn, bf->ibuf[0][tl->islot[0]],
+                                       m->vin[0].dt, (uint64_t)tl->nout);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &tl->out, &win, NULL, 0);
+        for (int64_t tp = 1; tp < taps; tp++)
+            step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, fn, &tl->out, &tl->out, &win, 0);
+    }
+    if (k == GRAPH_OP_POOL_AVG)
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &tl->out, &tl->out, NULL, 0);
+}
+
+/* Elementwise, reduction, batchnorm and pooling ops; 0 when k is none of them. */
+static int emit_elementwise(struct mapc *m, const struct map_bufs *bf, struct map_tile *tl,
+                            struct chain *c)
+{
+    enum graph_op_kind k = m->x->kind;
+    struct sim_operand *out = &tl->out, *ial = tl->ial;
+    if (graph_kind_is_unary(k) && k != GRAPH_OP_COPY && k != GRAPH_OP_CAST) {
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, unary_fn(k), out, &ial[0], NULL, 0);
+        if (k == GRAPH_OP_SILU)
+            step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, out, out, &ial[0], 0);
+    } else if (k == GRAPH_OP_COPY || k == GRAPH_OP_TRANSPOSE) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, out, &ial[0], NULL, 0);
+    } else if (k == GRAPH_OP_CAST) {
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, out, &ial[0], NULL, 0);
+    } else if (k == GRAPH_OP_DIV) {
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &tl->s0, &ial[1], NULL, 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, out, &ial[0], &tl->s0, 0);
+    } else if (graph_kind_is_binary(k)) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, unary_fn(k), out, &ial[0], &ial[1], 0);
+    } else if (graph_kind_is_reduce(k)) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE,
+             k == GRAPH_OP_REDUCE_MAX ? SIM_FN_MAX : SIM_FN_ADD, out, &tl->isb[0], NULL, 0);
+        if (k == GRAPH_OP_REDUCE_MEAN)
+            step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, out, out, NULL, 0);
+    } else if (k == GRAPH_OP_BATCHNORM) {
+        if (m->po == m->x->attrs.axis || m->nin == 1) {
+            step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, out, &ial[0], NULL, 0);
+        } else {
+            step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, out, &ial[0], &ial[1], 0);
+            step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD, out, out, &ial[2], 0);
+        }
+    } else if (k == GRAPH_OP_POOL_MAX || k == GRAPH_OP_POOL_AVG) {
+        emit_pool(m, bf, tl, c);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Softmax, layernorm or rmsnorm along a free axis: DVE reductions into a stat buffer.
+ * *deferred: a pipelined row norm left the tile's second half for the next tile. */
+static int emit_norm_free(struct mapc *m, struct map_bufs *bf, struct tails *ts,
+                          struct pend *pd, struct map_tile *tl, struct chain *c, int *deferred)
+{
+    enum graph_op_kind k = m->x->kind;
+    struct sim_operand *out = &tl->out, *ial = tl->ial;
+    uint32_t rn = (uint32_t)tl->rn;
+    int64_t ns = tl->nout / tl->len[m->norm];
+    struct sim_operand st = cg_sb(0, rn, bf->scr[1], LS_DT_FP32, (uint64_t)ns);
+    struct sim_operand stb = st;
+    stat_pattern(m, tl->len, &stb);
+    if (ns == 1 && bf->pipe) {   /* this tile's statistics, then the previous one's rest */
+        const uint64_t *sc = bf->scrp[tl->b];
+        st = cg_sb(0, rn, sc[1], LS_DT_FP32, 1);
+        if (row_norm(c, k, tl->rn, tl->nout, sc, &st, out, ial, m->nin, ROW_STATS) ||
+            flush(m, pd, ts))
+            return m->e->fail;
+        pend_set(pd, c, tl->b, tl->islot, tl->rn, tl->nout, sc, &st, out, ial, tl->lo, tl->len);
+        *deferred = 1;
+        return 0;
+    }
+    if (ns == 1)
+        return row_norm(c, k, tl->rn, tl->nout, bf->scr, &st, out, ial, m->nin,
+                        ROW_STATS | ROW_APPLY);
+    if (k == GRAPH_OP_SOFTMAX && m->fax[m->nf - 1] == m->norm && rows_ok(c, ns, out, &ial[0]))
+        return rows_softmax(c, ns, tl->len[m->norm], &st, out, &ial[0]);
+    if (k == GRAPH_OP_SOFTMAX) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &st, &ial[0], NULL, 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, out, &ial[0], &stb, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, out, out, NULL, 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, out, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &st, &st, NULL, 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, out, out, &stb, 0);
+        return 0;
+    }
+    const struct sim_operand *src = &ial[0];
+    if (k == GRAPH_OP_LAYERNORM) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &ial[0], NULL, 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, out, &ial[0], &stb, 0);
+        src = out;
+    }
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &tl->s0, src, src, 0);
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &tl->s0, NULL, 0);
+    step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &st, &st, NULL, 0);
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, out, src, &stb, 0);
+    norm_affine(c, out, ial, m->nin);
+    return 0;
+}
+
+/* Softmax, layernorm or rmsnorm with the normalized axis on partitions: POOL
+ * all-reduces across partitions. */
+static void emit_norm_part(struct mapc *m, struct map_tile *tl, struct chain *c)
+{
+    struct sim_operand *out = &tl->out, *ial = tl->ial, *s1 = &tl->s1;
+    if (m->x->kind == GRAPH_OP_SOFTMAX) {
+        step(c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_MAX, s1, &tl->isb[0], NULL,
+             SIM_F_ALL);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, out, &ial[0], s1, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, out, out, NULL, 0);
+        step(c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, s1, out, NULL, SIM_F_ALL);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, s1, s1, NULL, 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, out, out, s1, 0);
+        return;
+    }
+    const struct sim_operand *src = &ial[0];
+    if (m->x->kind == GRAPH_OP_LAYERNORM) {
+        step(c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, s1, &tl->isb[0], NULL,
+             SIM_F_ALL);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, out, &ial[0], s1, 0);
+        src = out;
+    }
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &tl->s0, src, src, 0);
+    step(c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, s1, &tl->s0, NULL, SIM_F_ALL);
+    step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, s1, s1, NULL, 0);
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, out, src, s1, 0);
+    norm_affine(c, out, ial, m->nin);
+}
+
+/* Tile `tile` (partition tile pt, free tile ft): loads, compute, then its store. */
+static int map_tile(struct mapc *m, struct map_bufs *bf, struct tails *ts, struct pend *pd,
+                    int64_t tile, int64_t pt, int64_t ft)
+{
+    struct map_tile tl;
+    int64_t r0 = pt * m->ptile, flo[R_], flen[R_];
+    tl.tile = tile;
+    tl.rn = cg_min(m->ptile, m->P - r0);
+    tl.b = (int)(tile & 1);
+    for (int s = 0; s < m->nin; s++)
+        tl.islot[s] = (int)(tile % bf->nib[s]);
+    cg_split_box(&m->sp, ft, flo, flen);
+    out_box(m, r0, tl.rn, flo, flen, tl.lo, tl.len);
+    tl.nout = box_free(m->fax, m->nf, tl.len);
+    struct chain c = {m->e, -1, {0}, 0, {-1, -1, -1}};
+    for (int s = 0; s < m->nin; s++)
+        if (load_input(m, bf, ts, &tl, &c, s))
+            return m->e->fail;
+    if (tile_operands(m, bf, ts, &tl, &c))
+        return m->e->fail;
+    int deferred = 0;
+    if (!emit_elementwise(m, bf, &tl, &c)) {
+        if (!m->is_norm)
+            return cg_fail(m->e, "op %s: kind %s has no elementwise lowering", m->x->name,
+                           graph_op_kind_name(m->x->kind));
+        if (m->norm == m->po)
+            emit_norm_part(m, &tl, &c);
+        else if (emit_norm_free(m, bf, ts, pd, &tl, &c, &deferred))
+            return m->e->fail;
+    }
+    return deferred ? 0 : tile_done(m, ts, c.last, tl.b, tl.islot, tl.lo, tl.len, &tl.out);
+}
+
 int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     struct mapc m;
-    memset(&m, 0, sizeof m);
-    m.e = e;
-    m.x = graph_op(e->g, op);
-    const struct graph_op *x = m.x;
-    m.nin = x->ninputs;
-    if (m.nin > MAXIN)
-        return cg_fail(e, "op %s: too many inputs for an elementwise lowering", x->name);
-    m.po = pax[m.nin];
-    cg_view_make(e, x->output, m.po, &m.vout);
-    m.P = m.po >= 0 ? m.vout.dim[m.po] : 1;
-    m.ptile = cg_min(m.P, e->t->sbuf_partitions);
-    for (int i = 0; i < m.vout.rank; i++)
-        if (i != m.po)
-            m.fax[m.nf++] = i;
-    m.norm = -1;
-    int is_norm = x->kind == GRAPH_OP_SOFTMAX || x->kind == GRAPH_OP_LAYERNORM ||
-                  x->kind == GRAPH_OP_RMSNORM;
-    if (is_norm) {
-        m.norm = x->attrs.axis;
-        m.scratch = 2;
-    }
-    if (x->kind == GRAPH_OP_DIV)
-        m.scratch = 1;
-    for (int s = 0; s < m.nin; s++) {
-        cg_view_make(e, x->inputs[s], pax[s], &m.vin[s]);
-        m.rin[s] = graph_axis_map(e->g, op, s, m.map[s]);
-        m.rax[s] = -1;
-        if (m.po >= 0)
-            for (int i = 0; i < m.rin[s]; i++)
-                if ((m.map[s][i].kind == GRAPH_AXIS_MAP ||
-                     m.map[s][i].kind == GRAPH_AXIS_NORMALIZE) &&
-                    m.map[s][i].out == m.po && m.vin[s].dim[i] > 1)
-                    m.rax[s] = i;
-        if (m.rax[s] >= 0 && m.rax[s] != pax[s])
-            return cg_fail(e, "op %s: input %d must have axis %d on partitions", x->name, s,
-                           m.rax[s]);
-        int order[R_];
-        int n = cg_storage_order(&m.vin[s], order);
-        m.nifax[s] = 0;
-        for (int k = 0; k < n; k++)
-            if (order[k] != m.rax[s])
-                m.ifax[s][m.nifax[s]++] = order[k];
-    }
-    if (m.norm >= 0 && m.norm == m.po && m.P > e->t->sbuf_partitions)
-        return cg_fail(e, "op %s: normalized axis on partitions exceeds %u", x->name,
-                       e->t->sbuf_partitions);
-    m.budget = (int64_t)cg_budget(e);
-    m.sp.n = m.nf;
-    for (int k = 0; k < m.nf; k++)
-        m.sp.ext[k] = m.vout.dim[m.fax[k]];
-    /* a normalized free axis stays whole inside a tile (map_fits) */
-    if (cg_plan(&m.sp, map_fits, &m))
-        return cg_fail(e, "op %s: a tile does not fit in SBUF", x->name);
-
-    /* buffers */
-    int64_t flo[R_], flen[R_], lo[R_], len[R_], ilo[R_], ilen[R_];
-    cg_split_box(&m.sp, 0, flo, flen);
-    out_box(&m, 0, m.ptile, flo, flen, lo, len);
-    int64_t nout_max = box_free(m.fax, m.nf, len);
-    uint64_t ibuf[MAXIN][NBUF], ibytes[MAXIN], obuf[2], scr[2] = {0, 0}, ring[MAXIN];
-    int nib[MAXIN];
-    const int64_t nft = cg_split_tiles(&m.sp);
-    for (int s = 0; s < m.nin; s++) {
-        in_box(&m, s, lo, len, ilo, ilen);
-        uint64_t b = (uint64_t)box_free(m.ifax[s], m.nifax[s], ilen) * ls_dtype_size(m.vin[s].dt);
-        if (cg_resident(&m.vin[s]))
-            b = 0;
-        ring[s] = once_const(e, &m, s, nft) ? cg_ring_alloc(e, b) : CG_NO_RING;
-        ibuf[s][0] = ring[s] != CG_NO_RING ? ring[s] : cg_alloc(e, b);
-        ibuf[s][1] = ring[s] != CG_NO_RING ? ring[s] : cg_alloc(e, b);
-        ibytes[s] = b;
-        nib[s] = 2;
-    }
-    uint64_t nbuf[MAXIN];
-    int narrow[MAXIN];
-    for (int s = 0; s < m.nin; s++) {
-        narrow[s] = narrow_const(e, &m, s, nft);
-        in_box(&m, s, lo, len, ilo, ilen);
-        nbuf[s] = narrow[s] ? cg_alloc(e, (uint64_t)box_free(m.ifax[s], m.nifax[s], ilen) *
-                                              ls_dtype_size(m.vout.dt))
-                            : 0;
-    }
-    uint64_t ob = cg_resident(&m.vout) ? 0 : (uint64_t)nout_max * ls_dtype_size(m.vout.dt);
-    obuf[0] = cg_alloc(e, ob);
-    obuf[1] = cg_alloc(e, ob);
-    for (int k = 0; k < m.scratch; k++)
-        scr[k] = cg_alloc(e, (uint64_t)nout_max * 4);
-    if (e->fail)
+    struct map_bufs bf;
+    struct tails ts;
+    if (map_setup(e, op, pax, &m) || map_buffers(&m, &bf, &ts))
         return e->fail;
-
-    int64_t kept[MAXIN] = {-1, -1, -1};   /* the one load of a reused broadcast input */
-    uint64_t scrp[2][2] = {{scr[0], scr[1]}, {scr[0], scr[1]}};
-    int pipe = pipe_rows(&m, nft, nout_max);
-    struct tails ts = {{{0}}, {-1, -1}, {-1, -1}, pipe};
-    for (int s = 0; s < MAXIN; s++)
-        for (int k = 0; k < NBUF; k++)
-            ts.last_read[s][k] = -1;
-    if (pipe) {   /* a second set of scratch: a tile's statistics beside the previous one's rest */
-        scrp[1][0] = cg_alloc(e, (uint64_t)nout_max * 4);
-        scrp[1][1] = cg_alloc(e, (uint64_t)nout_max * 4);
-    }
-    int64_t npt = cg_cdiv(m.P, m.ptile);
-    more_buffers(&m, npt * nft, ring, ibytes, ibuf, nib);
     struct pend pd = {0};
     int64_t tile = 0;
-    enum ls_dtype odt = m.vout.dt;
-    for (int64_t pt = 0; pt < npt; pt++) {
-        int64_t r0 = pt * m.ptile, rn = cg_min(m.ptile, m.P - r0);
-        for (int64_t ft = 0; ft < nft; ft++, tile++) {
-            int b = (int)(tile & 1), islot[MAXIN];
-            for (int s = 0; s < m.nin; s++)
-                islot[s] = (int)(tile % nib[s]);
-            cg_split_box(&m.sp, ft, flo, flen);
-            out_box(&m, r0, rn, flo, flen, lo, len);
-            int64_t nout = box_free(m.fax, m.nf, len);
-            struct chain c = {e, -1, {0}, 0, {-1, -1, -1}};
-            int affine = is_norm && x->kind != GRAPH_OP_SOFTMAX;   /* slots 1, 2: late */
-            struct sim_operand isb[MAXIN], ial[MAXIN];
-            int64_t ilen_s[MAXIN][R_];
-            for (int s = 0; s < m.nin; s++) {
-                in_box(&m, s, lo, len, ilo, ilen);
-                memcpy(ilen_s[s], ilen, sizeof ilen);
-                int64_t nfree = box_free(m.ifax[s], m.nifax[s], ilen);
-                struct sim_operand src;
-                if (cg_box(&m.vin[s], ilo, ilen, NULL, m.rax[s], (uint32_t)rn, m.ifax[s],
-                               m.nifax[s], &src))
-                    return cg_fail(e, "op %s: input access pattern needs more than 4 dims",
-                                   x->name);
-                int64_t deps[72];
-                size_t nd = 0;
-                /* an input broadcast over rows is the same for every partition tile when
-                 * there is one free tile: loaded once (full rows), then reused */
-                int once = m.rax[s] < 0 && nft == 1 && !cg_resident(&m.vin[s]);
-                if (once && kept[s] >= 0) {
-                    isb[s] = ial[s] = narrow[s] ? cg_sb(0, (uint32_t)rn, nbuf[s], m.vout.dt,
-                                                        (uint64_t)nfree)
-                                                : cg_sb(0, (uint32_t)rn, ibuf[s][0],
-                                                        m.vin[s].dt, (uint64_t)nfree);
-                    aligned(&m, s, ilen, len, &ial[s]);
-                    if (affine && s > 0 && s < 3)
-                        c.late[s] = kept[s];
-                    else
-                        c.extra[c.nextra++] = kept[s];
-                    continue;
-                }
-                if (tile < nib[s])   /* the first load into each buffer waits for the writers */
-                    cg_writers(e, x->inputs[s], pax[s]);
-                if (cg_resident(&m.vin[s])) {  /* read in place */
-                    for (size_t i = 0; i < nd && c.nextra < CHAIN_EXTRA; i++)
-                        c.extra[c.nextra++] = deps[i];
-                    isb[s] = ial[s] = src;
-                    aligned(&m, s, ilen, len, &ial[s]);
-                    continue;
-                }
-                isb[s] = cg_sb(0, (uint32_t)rn, ibuf[s][islot[s]], m.vin[s].dt, (uint64_t)nfree);
-                if (ts.last_read[s][islot[s]] >= 0)
-                    deps[nd++] = ts.last_read[s][islot[s]];
-                int cls = ring[s] != CG_NO_RING ? CG_Q_RING : cg_load_class(e, x->inputs[s]);
-                int64_t h = cg_dma(e, cls, &isb[s], &src, SIM_OP_DMA_COPY, deps, nd);
-                if (h < 0)
-                    return e->fail;
-                if (affine && s > 0 && s < 3)
-                    c.late[s] = h;
-                else
-                    c.extra[c.nextra++] = h;
-                if (narrow[s]) {   /* the one cast of the constant, on idle POOL */
-                    struct sim_operand nb = cg_sb(0, (uint32_t)rn, nbuf[s], m.vout.dt,
-                                                  (uint64_t)nfree);
-                    struct sim_instr in = cg_instr(e, LS_ENGINE_POOL, SIM_OP_TENSOR_COPY,
-                                                   SIM_FN_NONE);
-                    in.dst = nb;
-                    in.src = isb[s];
-                    h = cg_emit(e, &in, &h, 1);
-                    c.late[s] = h;
-                    isb[s] = nb;
-                }
-                if (once)
-                    kept[s] = h;
-                ial[s] = isb[s];
-                aligned(&m, s, ilen, len, &ial[s]);
-            }
-            if (ts.last_store[b] >= 0)
-                c.extra[c.nextra++] = ts.last_store[b];
-            if (ts.scratch_user[pipe ? b : 0] >= 0 && m.scratch)
-                c.extra[c.nextra++] = ts.scratch_user[pipe ? b : 0];
-            struct sim_operand out = cg_sb(0, (uint32_t)rn, obuf[b], odt, (uint64_t)nout);
-            if (cg_resident(&m.vout) &&
-                cg_box(&m.vout, lo, len, NULL, m.po, (uint32_t)rn, m.fax, m.nf, &out))
-                return cg_fail(e, "op %s: output access pattern needs more than 4 dims", x->name);
-            struct sim_operand s0 = cg_sb(0, (uint32_t)rn, scr[0], LS_DT_FP32, (uint64_t)nout);
-            struct sim_operand s1 = cg_sb(0, (uint32_t)rn, scr[1], LS_DT_FP32, (uint64_t)nout);
-            enum graph_op_kind k = x->kind;
-            if (graph_kind_is_unary(k) && k != GRAPH_OP_COPY && k != GRAPH_OP_CAST) {
-                step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, unary_fn(k), &out, &ial[0], NULL, 0);
-                if (k == GRAPH_OP_SILU)
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out,
-                         &ial[0], 0);
-            } else if (k == GRAPH_OP_COPY || k == GRAPH_OP_TRANSPOSE) {
-                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &ial[0], NULL, 0);
-            } else if (k == GRAPH_OP_CAST) {
-                step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &ial[0], NULL, 0);
-            } else if (k == GRAPH_OP_DIV) {
-                step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &s0, &ial[1], NULL,
-                     0);
-                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &ial[0], &s0, 0);
-            } else if (graph_kind_is_binary(k)) {
-                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, unary_fn(k), &out, &ial[0], &ial[1],
-                     0);
-            } else if (graph_kind_is_reduce(k)) {
-                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE,
-                     k == GRAPH_OP_REDUCE_MAX ? SIM_FN_MAX : SIM_FN_ADD, &out, &isb[0], NULL, 0);
-                if (k == GRAPH_OP_REDUCE_MEAN)
-                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
-            } else if (k == GRAPH_OP_BATCHNORM) {
-                if (m.po == x->attrs.axis || m.nin == 1) {
-                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &ial[0], NULL, 0);
-                } else {
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &ial[0],
-                         &ial[1], 0);
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_ADD, &out, &out,
-                         &ial[2], 0);
-                }
-            } else if ((k == GRAPH_OP_POOL_MAX || k == GRAPH_OP_POOL_AVG) &&
-                       box_free(m.ifax[0], m.nifax[0], ilen_s[0]) ==
-                           nout * x->attrs.kernel[0] * x->attrs.kernel[1]) {
-                /* windows that tile the input box exactly (global pooling, stride ==
-                 * kernel): one reduction along the free axes */
-                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE,
-                     k == GRAPH_OP_POOL_MAX ? SIM_FN_MAX : SIM_FN_ADD, &out, &isb[0], NULL, 0);
-                if (k == GRAPH_OP_POOL_AVG)
-                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
-            } else if (k == GRAPH_OP_POOL_MAX || k == GRAPH_OP_POOL_AVG) {
-                int64_t taps = x->attrs.kernel[0] * x->attrs.kernel[1];
-                struct sim_operand win = cg_sb(0, (uint32_t)rn, ibuf[0][islot[0]], m.vin[0].dt,
-                                               (uint64_t)nout);
-                step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &win, NULL, 0);
-                for (int64_t tp = 1; tp < taps; tp++)
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR,
-                         k == GRAPH_OP_POOL_MAX ? SIM_FN_MAX : SIM_FN_ADD, &out, &out, &win, 0);
-                if (k == GRAPH_OP_POOL_AVG)
-                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &out, &out, NULL, 0);
-            } else if (is_norm && m.norm != m.po) {
-                /* statistics along a free axis: DVE reductions into a stat buffer */
-                int64_t ns = nout / len[m.norm];
-                struct sim_operand st = cg_sb(0, (uint32_t)rn, scr[1], LS_DT_FP32, (uint64_t)ns);
-                struct sim_operand stb = st;
-                stat_pattern(&m, len, &stb);
-                if (ns == 1) {
-                    if (pipe) {   /* this tile's statistics, then the previous one's rest */
-                        const uint64_t *sc = scrp[b];
-                        st = cg_sb(0, (uint32_t)rn, sc[1], LS_DT_FP32, 1);
-                        if (row_norm(&c, k, rn, nout, sc, &st, &out, ial, m.nin, ROW_STATS) ||
-                            flush(&m, &pd, &ts))
-                            return e->fail;
-                        pend_set(&pd, &c, b, islot, rn, nout, sc, &st, &out, ial, lo, len);
-                        continue;
-                    }
-                    if (row_norm(&c, k, rn, nout, scr, &st, &out, ial, m.nin, ROW_STATS | ROW_APPLY))
-                        return e->fail;
-                } else if (k == GRAPH_OP_SOFTMAX && m.fax[m.nf - 1] == m.norm &&
-                           rows_ok(&c, ns, &out, &ial[0])) {
-                    if (rows_softmax(&c, ns, len[m.norm], &st, &out, &ial[0]))
-                        return e->fail;
-                } else if (k == GRAPH_OP_SOFTMAX) {
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &st, &ial[0], NULL, 0);
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0], &stb, 0);
-                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &out, &out, NULL, 0);
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &out, NULL, 0);
-                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &st, &st, NULL, 0);
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out, &stb, 0);
-                } else {
-                    const struct sim_operand *src = &ial[0];
-                    if (k == GRAPH_OP_LAYERNORM) {
-                        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &ial[0],
-                             NULL, 0);
-                        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0],
-                             &stb, 0);
-                        src = &out;
-                    }
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &s0, src, src, 0);
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &st, &s0, NULL, 0);
-                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &st, &st, NULL, 0);
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, src, &stb, 0);
-                    norm_affine(&c, &out, ial, m.nin);
-                }
-            } else if (is_norm) {
-                /* normalized axis on partitions: POOL all-reduces across partitions */
-                if (k == GRAPH_OP_SOFTMAX) {
-                    step(&c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_MAX, &s1, &isb[0],
-                         NULL, SIM_F_ALL);
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0], &s1, 0);
-                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &out, &out, NULL, 0);
-                    step(&c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &out, NULL,
-                         SIM_F_ALL);
-                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &s1, &s1, NULL, 0);
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, &out, &s1, 0);
-                } else {
-                    const struct sim_operand *src = &ial[0];
-                    if (k == GRAPH_OP_LAYERNORM) {
-                        step(&c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &isb[0],
-                             NULL, SIM_F_ALL);
-                        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &out, &ial[0],
-                             &s1, 0);
-                        src = &out;
-                    }
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &s0, src, src, 0);
-                    step(&c, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_ADD, &s1, &s0, NULL,
-                         SIM_F_ALL);
-                    step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &s1, &s1, NULL, 0);
-                    step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &out, src, &s1, 0);
-                    norm_affine(&c, &out, ial, m.nin);
-                }
-            } else {
-                return cg_fail(e, "op %s: kind %s has no elementwise lowering", x->name,
-                               graph_op_kind_name(k));
-            }
-            if (tile_done(&m, &ts, c.last, b, islot, lo, len, &out))
+    for (int64_t pt = 0; pt < bf.npt; pt++)
+        for (int64_t ft = 0; ft < bf.nft; ft++, tile++)
+            if (map_tile(&m, &bf, &ts, &pd, tile, pt, ft))
                 return e->fail;
-        }
-    }
     flush(&m, &pd, &ts);
     return e->fail;
 }
