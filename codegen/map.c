@@ -892,6 +892,13 @@ struct prc {
     struct mapc m;
     int64_t other;           /* product of the other reduced axes (free on input) */
     int64_t tmax;
+    int r;                   /* the reduced axis on partitions */
+    int64_t R, rt, nrt;      /* its extent, rows per tile, row tiles */
+    int use_pe;              /* sum on PE (a ones column), else max on POOL */
+    uint64_t ibuf[2], acc, tmp, obuf[2], ones;
+    int64_t hones;           /* the memset of the ones column */
+    int64_t last_read[2], last_store[2], acc_user;   /* buffers' last users */
+    int64_t tile;            /* row tiles emitted */
 };
 
 static int pr_fits(void *ctx, const struct cg_split *sp)
@@ -901,16 +908,17 @@ static int pr_fits(void *ctx, const struct cg_split *sp)
     return n <= p->tmax;
 }
 
-int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
+/* Views, axes and the free tiles: each one PSUM bank of output elements times the other
+ * reduced axes. */
+static int pr_setup(struct cg_em *e, int32_t op, const int8_t *pax, struct prc *p)
 {
-    struct prc p;
-    memset(&p, 0, sizeof p);
-    struct mapc *m = &p.m;
+    memset(p, 0, sizeof *p);
+    struct mapc *m = &p->m;
     m->e = e;
     m->x = graph_op(e->g, op);
     const struct graph_op *x = m->x;
     m->nin = 1;
-    int r = pax[0];
+    int r = p->r = pax[0];
     cg_view_make(e, x->inputs[0], r, &m->vin[0]);
     m->rin[0] = graph_axis_map(e->g, op, 0, m->map[0]);
     m->rax[0] = r;
@@ -926,124 +934,157 @@ int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
     int on = cg_storage_order(&m->vout, oorder);
     for (int k = 0; k < on; k++)
         m->fax[m->nf++] = oorder[k];
-    p.other = 1;
+    p->other = 1;
     for (int i = 0; i < x->attrs.naxes; i++)
         if (x->attrs.axes[i] != r)
-            p.other *= m->vin[0].dim[x->attrs.axes[i]];
-    p.tmax = cg_min(e->t->pe_moving_max, e->t->psum_bank_bytes / 4);
+            p->other *= m->vin[0].dim[x->attrs.axes[i]];
+    p->tmax = cg_min(e->t->pe_moving_max, e->t->psum_bank_bytes / 4);
     m->sp.n = m->nf;
     for (int k = 0; k < m->nf; k++)
         m->sp.ext[k] = m->vout.dim[m->fax[k]];
-    if (p.other > p.tmax || cg_plan(&m->sp, pr_fits, &p))
+    if (p->other > p->tmax || cg_plan(&m->sp, pr_fits, p))
         return cg_fail(e, "op %s: the other reduced axes exceed one PSUM bank", x->name);
-    int64_t R = m->vin[0].dim[r];
-    int64_t rt = cg_min(R, cg_min(e->t->pe_rows, e->t->sbuf_partitions));
-    int use_pe = x->kind != GRAPH_OP_REDUCE_MAX;
-    enum ls_dtype idt = m->vin[0].dt, odt = m->vout.dt;
-    size_t es = ls_dtype_size(idt);
-    uint64_t ibuf[2] = {cg_alloc(e, (uint64_t)p.tmax * es), cg_alloc(e, (uint64_t)p.tmax * es)};
-    uint64_t acc = cg_alloc(e, (uint64_t)p.tmax * 4);
-    uint64_t tmp = cg_alloc(e, (uint64_t)p.tmax * 4);
-    uint64_t obuf[2] = {cg_alloc(e, (uint64_t)p.tmax * ls_dtype_size(odt)),
-                        cg_alloc(e, (uint64_t)p.tmax * ls_dtype_size(odt))};
-    uint64_t ones = cg_alloc(e, 64);
+    p->R = m->vin[0].dim[r];
+    p->rt = cg_min(p->R, cg_min(e->t->pe_rows, e->t->sbuf_partitions));
+    p->nrt = cg_cdiv(p->R, p->rt);
+    p->use_pe = x->kind != GRAPH_OP_REDUCE_MAX;
+    return 0;
+}
+
+/* Buffers, and the ones column of a PE sum. */
+static int pr_buffers(struct prc *p)
+{
+    struct cg_em *e = p->m.e;
+    size_t es = ls_dtype_size(p->m.vin[0].dt), eo = ls_dtype_size(p->m.vout.dt);
+    p->ibuf[0] = cg_alloc(e, (uint64_t)p->tmax * es);
+    p->ibuf[1] = cg_alloc(e, (uint64_t)p->tmax * es);
+    p->acc = cg_alloc(e, (uint64_t)p->tmax * 4);
+    p->tmp = cg_alloc(e, (uint64_t)p->tmax * 4);
+    p->obuf[0] = cg_alloc(e, (uint64_t)p->tmax * eo);
+    p->obuf[1] = cg_alloc(e, (uint64_t)p->tmax * eo);
+    p->ones = cg_alloc(e, 64);
     if (e->fail)
         return e->fail;
-    int64_t hones = -1;
-    if (use_pe) {
+    p->hones = -1;
+    if (p->use_pe) {
         struct sim_instr ms = cg_instr(e, LS_ENGINE_DVE, SIM_OP_MEMSET, SIM_FN_NONE);
-        ms.dst = cg_sb(0, (uint32_t)rt, ones, idt, 1);
-        hones = cg_emit(e, &ms, NULL, 0);
+        ms.dst = cg_sb(0, (uint32_t)p->rt, p->ones, p->m.vin[0].dt, 1);
+        p->hones = cg_emit(e, &ms, NULL, 0);
     }
-    int64_t nft = cg_split_tiles(&m->sp), nrt = cg_cdiv(R, rt);
-    int64_t last_read[2] = {-1, -1}, last_store[2] = {-1, -1}, acc_user = -1;
-    int64_t tile = 0;
-    uint32_t bank = e->s->psum_bank0;
-    for (int64_t ft = 0; ft < nft; ft++) {
-        int64_t flo[R_], flen[R_], lo[R_], len[R_], ilo[R_], ilen[R_];
-        cg_split_box(&m->sp, ft, flo, flen);
-        out_box(m, 0, 1, flo, flen, lo, len);
-        int64_t nout = box_free(m->fax, m->nf, len);
-        int64_t nin = nout * p.other;
-        int64_t prev = acc_user;
-        uint32_t bk = bank + (uint32_t)(ft % (e->s->psum_nbanks ? e->s->psum_nbanks : 1));
-        struct sim_operand ps = sim_psum(0, 1, (uint64_t)bk * e->t->psum_bank_bytes, LS_DT_FP32,
-                                         (uint32_t)nin);
-        struct sim_operand accs = cg_sb(0, 1, acc, LS_DT_FP32, (uint64_t)nin);
-        int64_t lastc = -1;
-        for (int64_t k = 0; k < nrt; k++, tile++) {
-            int b = (int)(tile & 1);
-            int64_t r0 = k * rt, rn = cg_min(rt, R - r0);
-            in_box(m, 0, lo, len, ilo, ilen);
-            ilo[r] = r0;
-            ilen[r] = rn;
-            struct sim_operand src, isb = cg_sb(0, (uint32_t)rn, ibuf[b], idt, (uint64_t)nin);
-            if (cg_box(&m->vin[0], ilo, ilen, NULL, r, 1, m->ifax[0], m->nifax[0], &src))
-                return cg_fail(e, "op %s: input access pattern needs more than 4 dims", x->name);
-            int64_t deps[72];
-            size_t nd = 0;
-            if (tile < 2)
-                cg_writers(e, x->inputs[0], r);
-            if (last_read[b] >= 0)
-                deps[nd++] = last_read[b];
-            int64_t hl = cg_dma(e, 0, &isb, &src, SIM_OP_DMA_COPY, deps, nd);
-            if (hl < 0)
-                return e->fail;
-            if (use_pe) {
-                struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
-                ls.src = cg_sb(0, (uint32_t)rn, ones, idt, 1);
-                int64_t d1[2] = {hones, lastc};
-                if (cg_emit(e, &ls, d1, lastc >= 0 ? 2 : 1) < 0)
-                    return e->fail;
-                struct sim_instr mm = cg_instr(e, LS_ENGINE_PE, SIM_OP_MATMUL, SIM_FN_NONE);
-                mm.flags = k > 0 ? SIM_F_ACCUMULATE : 0;
-                mm.src = isb;
-                mm.dst = ps;
-                int64_t d2[2] = {hl, prev};
-                lastc = cg_emit(e, &mm, d2, prev >= 0 && k == 0 ? 2 : 1);
-            } else {
-                struct sim_instr pr = cg_instr(e, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE,
-                                               SIM_FN_MAX);
-                pr.src = isb;
-                pr.dst = k == 0 ? accs : cg_sb(0, 1, tmp, LS_DT_FP32, (uint64_t)nin);
-                int64_t d2[3] = {hl, lastc >= 0 ? lastc : prev, -1};
-                lastc = cg_emit(e, &pr, d2, d2[1] >= 0 ? 2 : 1);
-                if (k > 0) {
-                    struct sim_instr tt = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR,
-                                                   SIM_FN_MAX);
-                    tt.dst = accs;
-                    tt.src = accs;
-                    tt.src2 = pr.dst;
-                    lastc = cg_emit(e, &tt, &lastc, 1);
-                }
-            }
-            if (lastc < 0)
-                return e->fail;
-            last_read[b] = lastc;
-        }
-        int b = (int)(ft & 1);
-        struct sim_operand out = cg_sb(0, 1, obuf[b], odt, (uint64_t)nout);
-        struct chain c = {e, lastc, {0}, 0, {-1, -1, -1}};
-        if (last_store[b] >= 0)
-            c.extra[c.nextra++] = last_store[b];
-        if (use_pe) {
-            struct sim_operand dst = p.other > 1 ? accs : out;
-            step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &dst, &ps, NULL, 0);
-        }
-        if (p.other > 1)
-            step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE,
-                 use_pe ? SIM_FN_ADD : SIM_FN_MAX, &out, &accs, NULL, 0);
-        else if (!use_pe)
-            step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &accs, NULL, 0);
-        acc_user = c.last;
-        struct sim_operand dst;
-        if (cg_box(&m->vout, lo, len, NULL, -1, 1, m->fax, m->nf, &dst))
-            return cg_fail(e, "op %s: output access pattern needs more than 4 dims", x->name);
-        int64_t h = cg_dma(e, 1, &dst, &out, SIM_OP_DMA_COPY, &c.last, 1);
-        if (h < 0)
+    p->last_read[0] = p->last_read[1] = p->last_store[0] = p->last_store[1] = -1;
+    p->acc_user = -1;
+    return 0;
+}
+
+/* Row tile k of the free tile (box lo/len, nin input elements per row, PSUM ps, SBUF
+ * accumulator accs): its load, then a ones-column matmul accumulating into ps, or a POOL
+ * partition max folded into accs. *lastc: the chain's last instruction. */
+static int pr_rows(struct prc *p, int64_t k, const int64_t *lo, const int64_t *len,
+                   int64_t nin, const struct sim_operand *ps, const struct sim_operand *accs,
+                   int64_t prev, int64_t *lastc)
+{
+    struct mapc *m = &p->m;
+    struct cg_em *e = m->e;
+    int b = (int)(p->tile & 1), r = p->r;
+    int64_t r0 = k * p->rt, rn = cg_min(p->rt, p->R - r0), ilo[R_], ilen[R_];
+    in_box(m, 0, lo, len, ilo, ilen);
+    ilo[r] = r0;
+    ilen[r] = rn;
+    enum ls_dtype idt = m->vin[0].dt;
+    struct sim_operand src, isb = cg_sb(0, (uint32_t)rn, p->ibuf[b], idt, (uint64_t)nin);
+    if (cg_box(&m->vin[0], ilo, ilen, NULL, r, 1, m->ifax[0], m->nifax[0], &src))
+        return cg_fail(e, "op %s: input access pattern needs more than 4 dims", m->x->name);
+    if (p->tile < 2)
+        cg_writers(e, m->x->inputs[0], r);
+    int64_t dep = p->last_read[b];
+    int64_t hl = cg_dma(e, 0, &isb, &src, SIM_OP_DMA_COPY, &dep, dep >= 0 ? 1 : 0);
+    if (hl < 0)
+        return e->fail;
+    if (p->use_pe) {
+        struct sim_instr ls = cg_instr(e, LS_ENGINE_PE, SIM_OP_LOAD_STATIONARY, SIM_FN_NONE);
+        ls.src = cg_sb(0, (uint32_t)rn, p->ones, idt, 1);
+        int64_t d1[2] = {p->hones, *lastc};
+        if (cg_emit(e, &ls, d1, *lastc >= 0 ? 2 : 1) < 0)
             return e->fail;
-        cg_wrote(e, x->output, pax[1], h);
-        last_store[b] = h;
+        struct sim_instr mm = cg_instr(e, LS_ENGINE_PE, SIM_OP_MATMUL, SIM_FN_NONE);
+        mm.flags = k > 0 ? SIM_F_ACCUMULATE : 0;
+        mm.src = isb;
+        mm.dst = *ps;
+        int64_t d2[2] = {hl, prev};
+        *lastc = cg_emit(e, &mm, d2, prev >= 0 && k == 0 ? 2 : 1);
+    } else {
+        struct sim_instr pr = cg_instr(e, LS_ENGINE_POOL, SIM_OP_PARTITION_REDUCE, SIM_FN_MAX);
+        pr.src = isb;
+        pr.dst = k == 0 ? *accs : cg_sb(0, 1, p->tmp, LS_DT_FP32, (uint64_t)nin);
+        int64_t d2[2] = {hl, *lastc >= 0 ? *lastc : prev};
+        *lastc = cg_emit(e, &pr, d2, d2[1] >= 0 ? 2 : 1);
+        if (k > 0) {
+            struct sim_instr tt = cg_instr(e, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MAX);
+            tt.dst = *accs;
+            tt.src = *accs;
+            tt.src2 = pr.dst;
+            *lastc = cg_emit(e, &tt, lastc, 1);
+        }
     }
+    if (*lastc < 0)
+        return e->fail;
+    p->last_read[b] = *lastc;
+    p->tile++;
+    return 0;
+}
+
+/* Free tile ft: its row tiles, then the PSUM evacuation, the reduction over the other
+ * reduced axes and the store. */
+static int pr_free_tile(struct prc *p, int64_t ft, const int8_t *pax)
+{
+    struct mapc *m = &p->m;
+    struct cg_em *e = m->e;
+    int64_t flo[R_], flen[R_], lo[R_], len[R_];
+    cg_split_box(&m->sp, ft, flo, flen);
+    out_box(m, 0, 1, flo, flen, lo, len);
+    int64_t nout = box_free(m->fax, m->nf, len), nin = nout * p->other;
+    uint32_t bk = e->s->psum_bank0 + (uint32_t)(ft % (e->s->psum_nbanks ? e->s->psum_nbanks : 1));
+    struct sim_operand ps = sim_psum(0, 1, (uint64_t)bk * e->t->psum_bank_bytes, LS_DT_FP32,
+                                     (uint32_t)nin);
+    struct sim_operand accs = cg_sb(0, 1, p->acc, LS_DT_FP32, (uint64_t)nin);
+    int64_t lastc = -1, prev = p->acc_user;
+    for (int64_t k = 0; k < p->nrt; k++)
+        if (pr_rows(p, k, lo, len, nin, &ps, &accs, prev, &lastc))
+            return e->fail;
+    int b = (int)(ft & 1);
+    struct sim_operand out = cg_sb(0, 1, p->obuf[b], m->vout.dt, (uint64_t)nout);
+    struct chain c = {e, lastc, {0}, 0, {-1, -1, -1}};
+    if (p->last_store[b] >= 0)
+        c.extra[c.nextra++] = p->last_store[b];
+    if (p->use_pe) {
+        struct sim_operand dst = p->other > 1 ? accs : out;
+        step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &dst, &ps, NULL, 0);
+    }
+    if (p->other > 1)
+        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, p->use_pe ? SIM_FN_ADD : SIM_FN_MAX, &out,
+             &accs, NULL, 0);
+    else if (!p->use_pe)
+        step(&c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &out, &accs, NULL, 0);
+    p->acc_user = c.last;
+    struct sim_operand dst;
+    if (cg_box(&m->vout, lo, len, NULL, -1, 1, m->fax, m->nf, &dst))
+        return cg_fail(e, "op %s: output access pattern needs more than 4 dims", m->x->name);
+    int64_t h = cg_dma(e, 1, &dst, &out, SIM_OP_DMA_COPY, &c.last, 1);
+    if (h < 0)
+        return e->fail;
+    cg_wrote(e, m->x->output, pax[1], h);
+    p->last_store[b] = h;
+    return 0;
+}
+
+int cg_lower_preduce(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    struct prc p;
+    if (pr_setup(e, op, pax, &p) || pr_buffers(&p))
+        return e->fail;
+    int64_t nft = cg_split_tiles(&p.m.sp);
+    for (int64_t ft = 0; ft < nft; ft++)
+        if (pr_free_tile(&p, ft, pax))
+            return e->fail;
     return e->fail;
 }
