@@ -129,133 +129,175 @@ int cg_lower_alias(struct cg_em *e, int32_t op, const int8_t *pax)
     return 1;
 }
 
-int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
+/* A reshape: an alias (nothing emitted), blocks between SBUF and HBM, or one flat copy
+ * between two HBM tensors with the same element order. */
+static int lower_reshape(struct cg_em *e, int32_t op, const int8_t *pax,
+                         const struct cg_view *vo)
 {
     const struct graph_op *x = graph_op(e->g, op);
+    struct cg_view vi;
+    cg_view_make(e, x->inputs[0], pax[0], &vi);
+    if (cg_lower_alias(e, op, pax))
+        return e->fail;
+    if (cg_resident(&vi) || cg_resident(vo))
+        return reshape_blocks(e, op, pax, &vi, vo);
+    /* same element order in both layouts: one flat copy (only when the program sink
+     * could not alias, reshape_alias) */
+    int64_t numel = graph_shape_numel(&graph_tensor(e->g, x->output)->shape);
+    int64_t r = cg_min(numel, e->t->sbuf_partitions);
+    while (numel % r)
+        r--;
+    int64_t cols = numel / r;
+    struct sim_operand src = sim_hbm((uint32_t)r, (int32_t)cols, vi.base, vi.dt, (uint32_t)cols);
+    struct sim_operand dst = sim_hbm((uint32_t)r, (int32_t)cols, vo->base, vo->dt, (uint32_t)cols);
+    cg_writers(e, x->inputs[0], pax[0]);
+    int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
+    cg_wrote(e, x->output, pax[1], h);
+    return e->fail;
+}
+
+/* A concat: each input copied into its slice of the output along the axis. */
+static int lower_concat(struct cg_em *e, const struct graph_op *x, const int8_t *pax,
+                        const struct cg_view *vo)
+{
     int np = x->ninputs;
-    if (reshape_alias(e, op, pax))
-        return e->fail;
-    struct cg_view vo;
-    cg_view_make(e, x->output, pax[np], &vo);
-    int64_t zero[R_] = {0};
-    if (x->kind == GRAPH_OP_RESHAPE) {
+    int64_t off = 0, zero[R_] = {0};
+    for (int s = 0; s < np; s++) {
         struct cg_view vi;
-        cg_view_make(e, x->inputs[0], pax[0], &vi);
-        if (cg_lower_alias(e, op, pax))
+        cg_view_make(e, x->inputs[s], pax[s], &vi);
+        int64_t dlo[R_] = {0};
+        dlo[x->attrs.axis] = off;
+        if (copy_box(e, &vi, zero, NULL, vo, dlo, vi.dim, x->inputs[s], pax[s], x->output,
+                     pax[np]))
             return e->fail;
-        if (cg_resident(&vi) || cg_resident(&vo))
-            return reshape_blocks(e, op, pax, &vi, &vo);
-        /* same element order in both layouts: one flat copy (only when the program sink
-         * could not alias, reshape_alias) */
-        int64_t numel = graph_shape_numel(&graph_tensor(e->g, x->output)->shape);
-        int64_t r = cg_min(numel, e->t->sbuf_partitions);
-        while (numel % r)
-            r--;
-        int64_t cols = numel / r;
-        size_t es = ls_dtype_size(vo.dt);
-        struct sim_operand src = sim_hbm((uint32_t)r, (int32_t)cols, vi.base, vi.dt, (uint32_t)cols);
-        struct sim_operand dst = sim_hbm((uint32_t)r, (int32_t)cols, vo.base, vo.dt, (uint32_t)cols);
-        (void)es;
-        cg_writers(e, x->inputs[0], pax[0]);
-        int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
-        cg_wrote(e, x->output, pax[1], h);
-        return e->fail;
+        off += vi.dim[x->attrs.axis];
     }
-    if (x->kind == GRAPH_OP_CONCAT) {
-        int64_t off = 0;
-        for (int s = 0; s < np; s++) {
-            struct cg_view vi;
-            cg_view_make(e, x->inputs[s], pax[s], &vi);
-            int64_t dlo[R_] = {0};
-            dlo[x->attrs.axis] = off;
-            if (copy_box(e, &vi, zero, NULL, &vo, dlo, vi.dim, x->inputs[s], pax[s], x->output,
-                         pax[np]))
-                return e->fail;
-            off += vi.dim[x->attrs.axis];
-        }
-        return e->fail;
-    }
-    if (x->kind == GRAPH_OP_SLICE) {
-        struct cg_view vi;
-        cg_view_make(e, x->inputs[0], pax[0], &vi);
-        int64_t slo[R_] = {0}, step[R_];
-        for (int i = 0; i < R_; i++)
-            step[i] = 1;
-        slo[x->attrs.axis] = x->attrs.begin;
-        step[x->attrs.axis] = x->attrs.step > 0 ? x->attrs.step : 1;
-        return copy_box(e, &vi, slo, step, &vo, zero, vo.dim, x->inputs[0], pax[0], x->output,
-                        pax[1]);
-    }
-    /* gather: ids in chunks of 128 rows, one indexed row load per chunk */
+    return e->fail;
+}
+
+/* A slice: the strided box of the input copied into the output. */
+static int lower_slice(struct cg_em *e, const struct graph_op *x, const int8_t *pax,
+                       const struct cg_view *vo)
+{
+    struct cg_view vi;
+    cg_view_make(e, x->inputs[0], pax[0], &vi);
+    int64_t slo[R_] = {0}, step[R_], zero[R_] = {0};
+    for (int i = 0; i < R_; i++)
+        step[i] = 1;
+    slo[x->attrs.axis] = x->attrs.begin;
+    step[x->attrs.axis] = x->attrs.step > 0 ? x->attrs.step : 1;
+    return copy_box(e, &vi, slo, step, vo, zero, vo->dim, x->inputs[0], pax[0], x->output,
+                    pax[1]);
+}
+
+/* A gather's state: the table (vt) and id (vi) views, the table's free axes, rows of
+ * `row` elements moved in chunks of rchunk, the double buffers and their last stores. */
+struct gather {
+    struct cg_em *e;
+    const struct graph_op *x;
+    const int8_t *pax;
     struct cg_view vt, vi;
-    cg_view_make(e, x->inputs[0], pax[0], &vt);
-    cg_view_make(e, x->inputs[1], pax[1], &vi);
-    int ax = x->attrs.axis;
+    const struct cg_view *vo;
+    int ax, nf, fax[R_];
+    int64_t row, rchunk, last_store[2], tile;
+    uint64_t ib[2], rb[2];
+};
+
+/* Ids [i0, i0 + n): one load of the ids, then per chunk of the rows one indexed row load
+ * from the table and one store of the rows. */
+static int gather_ids(struct gather *G, int64_t i0, int64_t n)
+{
+    struct cg_em *e = G->e;
+    const struct graph_op *x = G->x;
+    size_t es = ls_dtype_size(G->vt.dt), ei = ls_dtype_size(G->vi.dt);
+    int b = (int)(G->tile & 1);
+    struct sim_operand isrc = sim_hbm((uint32_t)n, 1, G->vi.base + (uint64_t)i0 * ei, G->vi.dt, 1);
+    struct sim_operand idst = cg_sb(0, (uint32_t)n, G->ib[b], G->vi.dt, 1);
+    if (G->tile < 2)
+        cg_writers(e, x->inputs[1], G->pax[1]);
+    int64_t dep = G->last_store[b];
+    int64_t hi = cg_dma(e, 0, &idst, &isrc, SIM_OP_DMA_COPY, &dep, dep >= 0 ? 1 : 0);
+    for (int64_t c0 = 0; c0 < G->row; c0 += G->rchunk, G->tile++) {
+        int64_t cl = cg_min(G->rchunk, G->row - c0);
+        b = (int)(G->tile & 1);
+        /* rows of the table (the real ones are data-dependent: same pattern) */
+        int64_t lo[R_] = {0}, len[R_];
+        for (int i = 0; i < G->vt.rank; i++)
+            len[i] = G->vt.dim[i];
+        lo[G->ax] = 0;
+        len[G->ax] = n;
+        struct sim_operand src;
+        if (cg_box(&G->vt, lo, len, NULL, G->ax, 1, G->fax, G->nf, &src))
+            return cg_fail(e, "op %s: table pattern needs more than 4 dims", x->name);
+        if (cl < G->row) {
+            uint32_t s32 = (uint32_t)cl;
+            int32_t t32 = 1;
+            sim_operand_dims(&src, 1, &s32, &t32);
+        }
+        struct sim_operand rows = cg_sb(0, (uint32_t)n, G->rb[b], G->vt.dt, (uint64_t)cl);
+        int64_t gd[2];
+        size_t ng = 0;
+        if (G->tile < 2)
+            cg_writers(e, x->inputs[0], G->pax[0]);
+        gd[ng++] = hi;
+        if (G->last_store[b] >= 0)
+            gd[ng++] = G->last_store[b];
+        int64_t hg = cg_dma(e, 0, &rows, &src, SIM_OP_DMA_COPY, gd, ng);
+        struct sim_operand dst = sim_hbm((uint32_t)n, (int32_t)G->row,
+                                         G->vo->base + ((uint64_t)i0 * G->row + c0) * es,
+                                         G->vo->dt, (uint32_t)cl);
+        int64_t hs = cg_dma(e, 1, &dst, &rows, SIM_OP_DMA_COPY, &hg, 1);
+        if (hs < 0)
+            return e->fail;
+        cg_wrote(e, x->output, G->pax[2], hs);
+        G->last_store[b] = hs;
+    }
+    return 0;
+}
+
+/* A gather: ids in chunks of 128 rows, one indexed row load per chunk. */
+static int lower_gather(struct cg_em *e, const struct graph_op *x, const int8_t *pax,
+                        const struct cg_view *vo)
+{
+    struct gather G = {.e = e, .x = x, .pax = pax, .vo = vo, .ax = x->attrs.axis,
+                       .last_store = {-1, -1}};
+    cg_view_make(e, x->inputs[0], pax[0], &G.vt);
+    cg_view_make(e, x->inputs[1], pax[1], &G.vi);
     int64_t nids = graph_shape_numel(&graph_tensor(e->g, x->inputs[1])->shape);
-    int64_t row = graph_shape_numel(&graph_tensor(e->g, x->inputs[0])->shape) / vt.dim[ax];
-    size_t es = ls_dtype_size(vt.dt), ei = ls_dtype_size(vi.dt);
+    G.row = graph_shape_numel(&graph_tensor(e->g, x->inputs[0])->shape) / G.vt.dim[G.ax];
+    size_t es = ls_dtype_size(G.vt.dt), ei = ls_dtype_size(G.vi.dt);
     int64_t pt = cg_min(nids, e->t->sbuf_partitions);
-    int64_t rchunk = cg_min(row, (int64_t)(cg_budget(e) / 4 / es));
-    if (rchunk < 1)
+    G.rchunk = cg_min(G.row, (int64_t)(cg_budget(e) / 4 / es));
+    if (G.rchunk < 1)
         return cg_fail(e, "op %s: gather rows do not fit", x->name);
-    uint64_t ib[2] = {cg_alloc(e, ei), cg_alloc(e, ei)};
-    uint64_t rb[2] = {cg_alloc(e, (uint64_t)rchunk * es), cg_alloc(e, (uint64_t)rchunk * es)};
+    G.ib[0] = cg_alloc(e, ei);
+    G.ib[1] = cg_alloc(e, ei);
+    G.rb[0] = cg_alloc(e, (uint64_t)G.rchunk * es);
+    G.rb[1] = cg_alloc(e, (uint64_t)G.rchunk * es);
     if (e->fail)
         return e->fail;
     int torder[R_];
-    int tn = cg_storage_order(&vt, torder);
-    int fax[R_], nf = 0;
+    int tn = cg_storage_order(&G.vt, torder);
     for (int k = 0; k < tn; k++)
-        if (torder[k] != ax)
-            fax[nf++] = torder[k];
-    int64_t last_store[2] = {-1, -1}, tile = 0;
-    for (int64_t i0 = 0; i0 < nids; i0 += pt) {
-        int64_t n = cg_min(pt, nids - i0);
-        int b = (int)(tile & 1);
-        struct sim_operand isrc = sim_hbm((uint32_t)n, 1, vi.base + (uint64_t)i0 * ei, vi.dt, 1);
-        struct sim_operand idst = cg_sb(0, (uint32_t)n, ib[b], vi.dt, 1);
-        int64_t deps[72];
-        size_t nd = 0;
-        if (tile < 2)
-            cg_writers(e, x->inputs[1], pax[1]);
-        if (last_store[b] >= 0)
-            deps[nd++] = last_store[b];
-        int64_t hi = cg_dma(e, 0, &idst, &isrc, SIM_OP_DMA_COPY, deps, nd);
-        for (int64_t c0 = 0; c0 < row; c0 += rchunk, tile++) {
-            int64_t cl = cg_min(rchunk, row - c0);
-            b = (int)(tile & 1);
-            /* rows of the table (the real ones are data-dependent: same pattern) */
-            int64_t lo[R_] = {0}, len[R_];
-            for (int i = 0; i < vt.rank; i++)
-                len[i] = vt.dim[i];
-            lo[ax] = 0;
-            len[ax] = n;
-            struct sim_operand src;
-            if (cg_box(&vt, lo, len, NULL, ax, 1, fax, nf, &src))
-                return cg_fail(e, "op %s: table pattern needs more than 4 dims", x->name);
-            if (cl < row) {
-                uint32_t s32 = (uint32_t)cl;
-                int32_t t32 = 1;
-                sim_operand_dims(&src, 1, &s32, &t32);
-            }
-            struct sim_operand rows = cg_sb(0, (uint32_t)n, rb[b], vt.dt, (uint64_t)cl);
-            int64_t gd[72];
-            size_t ng = 0;
-            if (tile < 2)
-                cg_writers(e, x->inputs[0], pax[0]);
-            gd[ng++] = hi;
-            if (last_store[b] >= 0)
-                gd[ng++] = last_store[b];
-            int64_t hg = cg_dma(e, 0, &rows, &src, SIM_OP_DMA_COPY, gd, ng);
-            struct sim_operand dst = sim_hbm((uint32_t)n, (int32_t)row,
-                                             vo.base + ((uint64_t)i0 * row + c0) * es, vo.dt,
-                                             (uint32_t)cl);
-            int64_t hs = cg_dma(e, 1, &dst, &rows, SIM_OP_DMA_COPY, &hg, 1);
-            if (hs < 0)
-                return e->fail;
-            cg_wrote(e, x->output, pax[2], hs);
-            last_store[b] = hs;
-        }
-    }
+        if (torder[k] != G.ax)
+            G.fax[G.nf++] = torder[k];
+    for (int64_t i0 = 0; i0 < nids; i0 += pt)
+        if (gather_ids(&G, i0, cg_min(pt, nids - i0)))
+            return e->fail;
     return e->fail;
+}
+
+int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    const struct graph_op *x = graph_op(e->g, op);
+    if (reshape_alias(e, op, pax))
+        return e->fail;
+    struct cg_view vo;
+    cg_view_make(e, x->output, pax[x->ninputs], &vo);
+    switch (x->kind) {
+    case GRAPH_OP_RESHAPE: return lower_reshape(e, op, pax, &vo);
+    case GRAPH_OP_CONCAT: return lower_concat(e, x, pax, &vo);
+    case GRAPH_OP_SLICE: return lower_slice(e, x, pax, &vo);
+    default: return lower_gather(e, x, pax, &vo);
+    }
 }
