@@ -311,6 +311,171 @@ static int name_limit(struct ls_error *err, const char *op)
     return ls_error_msg(err, err->code, "compiling op '%s': %s", op, msg);
 }
 
+/* What the steps of one compilation share: the state, the sink, and the caller's
+ * target, options, assignment and conversion chooser. */
+struct cc_run {
+    struct cc *c;
+    struct cg_sink *s;
+    const struct sim_target *t;
+    const struct cg_options *o;
+    const int8_t *const *op_pax;
+    cg_choose_fn choose;
+    void *choose_ctx;
+    struct ls_error *err;
+};
+
+/* The memory plan's figures (compile --json's memory_plan). */
+static void plan_stats(const struct cg_memplan *plan, struct cg_compile_stats *st)
+{
+    st->resident_tensors = plan->resident_tensors;
+    st->spilled_tensors = plan->spilled_tensors;
+    st->resident_bytes = plan->resident_bytes;
+    st->spilled_bytes = plan->spilled_bytes;
+    st->fused_tensors = plan->fused_tensors;
+    st->fused_bytes = plan->fused_bytes;
+    st->resident_region = plan->region;
+    st->partial_tensors = plan->partial_tensors;
+    st->aliased_tensors = plan->aliased_tensors;
+    st->memplan_candidate = plan->candidate;
+}
+
+/* The buffers per (tensor, layout), the freed snapshots and the step tails. */
+static int cc_alloc(struct cc *c, int32_t nt, struct ls_error *err)
+{
+    for (int k = 0; k < NKEYS; k++)
+        c->last[k] = -1;
+    c->p = sim_program_new();
+    c->bufs = calloc((size_t)nt * CG_MAX_LAYOUTS + 1, sizeof *c->bufs);
+    c->freed = malloc(sizeof *c->freed * ((size_t)nt * NKEYS + 1));
+    if (!c->p || !c->bufs || !c->freed)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < (size_t)nt * CG_MAX_LAYOUTS; i++)
+        c->bufs[i].addr = -1;
+    for (size_t i = 0; i < (size_t)nt * NKEYS; i++)
+        c->freed[i] = -1;
+    for (int k = 0; k < NKEYS; k++)
+        for (int r = 0; r < CG_STEP_REGIONS; r++)
+            c->tails[r][k] = -1;
+    return 0;
+}
+
+/* The constant ring of sink s's first region: per 64-byte granule no owner yet. */
+static int cc_ring(struct cc *c, const struct cg_sink *s, struct ls_error *err)
+{
+    c->ring_base = s->ring_base;
+    c->ring_end = s->ring_base + s->ring_bytes;
+    c->ring_granules = s->ring_bytes / 64;
+    c->ring_snap = -1;
+    c->ring_owner = malloc(sizeof *c->ring_owner * (c->ring_granules + 1));
+    c->ring_prev = malloc(sizeof *c->ring_prev * (c->ring_granules + 1));
+    if (!c->ring_owner || !c->ring_prev)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (size_t g = 0; g < c->ring_granules; g++)
+        c->ring_owner[g] = c->ring_prev[g] = -1;
+    return 0;
+}
+
+static void cc_free(struct cc *c, int32_t nt)
+{
+    if (c->bufs)
+        for (size_t i = 0; i < (size_t)nt * CG_MAX_LAYOUTS; i++)
+            LS_VEC_FREE(&c->bufs[i].writers);
+    free(c->bufs);
+    free(c->freed);
+    free(c->ring_owner);
+    free(c->ring_prev);
+    LS_VEC_FREE(&c->snaps);
+    LS_VEC_FREE(&c->war);
+    LS_VEC_FREE(&c->deps);
+}
+
+/* A source op: its tensor's HBM address in its entry layout (unless resident), then the
+ * conversion to the layout the assignment wants (none for weights: laid out for free). */
+static int compile_source(struct cc_run *R, const struct graph_op *x, const int8_t *pax)
+{
+    const struct graph *g = R->c->g;
+    struct cg_layouts l;
+    cg_tensor_layouts(g, x->output, &l);
+    if (!cg_memplan_resident(R->c->plan, x->output))
+        cc_addr(R->c, x->output, l.pax[0]);
+    int rc = 0;
+    if (pax[0] != l.pax[0] && !cg_layout_free(g, x->output))
+        rc = convert(R->c, R->s, R->t, R->o, x->output, l.pax[0], pax[0], R->choose,
+                     R->choose_ctx, R->err);
+    return rc && R->s->limit ? name_limit(R->err, x->name) : rc;
+}
+
+/* Each input of x in the layout its producer wrote that the assignment does not want
+ * here: one conversion. */
+static int convert_inputs(struct cc_run *R, const struct graph_op *x, const int8_t *pax)
+{
+    const struct graph *g = R->c->g;
+    int rc = 0;
+    for (int k = 0; k < x->ninputs && !rc; k++) {
+        int32_t tn = x->inputs[k];
+        int32_t pr = graph_tensor(g, tn)->producer;
+        int have = R->op_pax[pr][graph_op(g, pr)->ninputs];
+        if (pax[k] != have && !cg_layout_free(g, tn))
+            rc = convert(R->c, R->s, R->t, R->o, tn, have, pax[k], R->choose, R->choose_ctx,
+                         R->err);
+        if (rc && R->s->limit)
+            rc = name_limit(R->err, x->name);
+    }
+    return rc;
+}
+
+/* Op `op` (position i in topological order) as one step, unless another op's step emits
+ * it (a fused attention group's scores and softmax, an epilogue chain's later ops). */
+static int compile_step(struct cc_run *R, int32_t i, int32_t op)
+{
+    struct cc *c = R->c;
+    struct cg_sink *s = R->s;
+    const struct graph *g = c->g;
+    const struct graph_op *x = graph_op(g, op);
+    struct cg_attn at;
+    int role = cg_attn_find(g, R->t, op, &at);
+    if (role == 0 || role == 1)
+        return 0;   /* emitted with the group's ctx op, interleaved tile by tile */
+    struct cg_epi ep;
+    int erole = cg_epi_find(g, op, &ep);
+    if (erole > 0) {   /* lowered with the chain's matmul */
+        for (int k = 0; k < x->ninputs; k++)
+            release(c, x->inputs[k], i);
+        release(c, x->output, i);
+        return 0;
+    }
+    int32_t owner = erole == 0 ? ep.op[ep.n - 1] : op;   /* prices (and tags) the step */
+    int rc = 0;
+    begin_step(c, s, R->t, R->o);
+    if (role == 2)
+        rc = wide_step(c, s, R->t);
+    if (war_deps(c, x->output) || (erole == 0 && war_deps(c, ep.out)))
+        return ls_error_msg(R->err, LS_ERR_NOMEM, "out of memory");
+    s->op_tag = sim_program_tag(c->p, graph_op(g, owner)->name);
+    s->conv_tag = -1;
+    if (role == 2 && !rc) {
+        int32_t tags[3];
+        for (int k = 0; k < 3; k++)
+            tags[k] = sim_program_tag(c->p, graph_op(g, at.op[k])->name);
+        rc = cg_lower_attn_group(g, R->t, R->o, &at, 7, tags, s, R->err);
+        c->st->ops_lowered += 2;
+    } else if (!rc) {
+        rc = cg_lower_op(g, R->t, R->o, owner, R->op_pax[owner], s, R->err);
+        c->st->ops_lowered += erole == 0 ? ep.n - 1 : 0;
+    }
+    c->wide = 0;
+    c->st->ops_lowered++;
+    if (rc && s->limit)
+        rc = name_limit(R->err, x->name);
+    for (int k = 0; k < x->ninputs; k++)
+        release(c, x->inputs[k], i);
+    for (int k = 0; role == 2 && k < graph_op(g, at.op[0])->ninputs; k++)
+        release(c, graph_op(g, at.op[0])->inputs[k], i);   /* Q and K: read here */
+    if (x->output >= 0)
+        release(c, x->output, i);
+    return rc;
+}
+
 int cg_compile(const struct graph *g, const struct sim_target *t, const struct cg_options *o,
                const int8_t *const *op_pax, cg_choose_fn choose, void *choose_ctx,
                struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err)
@@ -326,137 +491,34 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
     c.g = g;
     c.st = st;
     c.plan = o ? o->plan : NULL;
-    if (c.plan) {
-        st->resident_tensors = c.plan->resident_tensors;
-        st->spilled_tensors = c.plan->spilled_tensors;
-        st->resident_bytes = c.plan->resident_bytes;
-        st->spilled_bytes = c.plan->spilled_bytes;
-        st->fused_tensors = c.plan->fused_tensors;
-        st->fused_bytes = c.plan->fused_bytes;
-        st->resident_region = c.plan->region;
-        st->partial_tensors = c.plan->partial_tensors;
-        st->aliased_tensors = c.plan->aliased_tensors;
-        st->memplan_candidate = c.plan->candidate;
-    }
-    for (int k = 0; k < NKEYS; k++)
-        c.last[k] = -1;
-    c.p = sim_program_new();
-    c.bufs = calloc((size_t)nt * CG_MAX_LAYOUTS + 1, sizeof *c.bufs);
-    c.freed = malloc(sizeof *c.freed * ((size_t)nt * NKEYS + 1));
+    if (c.plan)
+        plan_stats(c.plan, st);
     int32_t *order = malloc(sizeof *order * (size_t)(nops + 1));
-    int rc = 0;
-    if (!c.p || !c.bufs || !order || !c.freed) {
-        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < (size_t)nt * CG_MAX_LAYOUTS; i++)
-        c.bufs[i].addr = -1;
-    for (size_t i = 0; i < (size_t)nt * NKEYS; i++)
-        c.freed[i] = -1;
-    for (int k = 0; k < NKEYS; k++)
-        for (int r = 0; r < CG_STEP_REGIONS; r++)
-            c.tails[r][k] = -1;
-    if ((rc = graph_topo_order(g, order, err)))
-        goto done;
     struct cg_sink s = {.ctx = &c, .emit = cc_emit, .hbm_addr = cc_addr, .hbm_writers = cc_writers,
                         .hbm_wrote = cc_wrote, .hbm_alias = cc_alias, .op_tag = -1, .conv_tag = -1,
                         .ring_used = cc_ring_used, .ring_age = cc_ring_age};
-    cg_sink_region(&s, t, o, 0);
-    c.ring_base = s.ring_base;
-    c.ring_end = s.ring_base + s.ring_bytes;
-    c.ring_granules = s.ring_bytes / 64;
-    c.ring_snap = -1;
-    c.ring_owner = malloc(sizeof *c.ring_owner * (c.ring_granules + 1));
-    c.ring_prev = malloc(sizeof *c.ring_prev * (c.ring_granules + 1));
-    if (!c.ring_owner || !c.ring_prev) {
+    int rc = cc_alloc(&c, nt, err);
+    if (!rc && !order)
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        goto done;
+    if (!rc)
+        rc = graph_topo_order(g, order, err);
+    if (!rc) {
+        cg_sink_region(&s, t, o, 0);
+        rc = cc_ring(&c, &s, err);
     }
-    for (size_t g = 0; g < c.ring_granules; g++)
-        c.ring_owner[g] = c.ring_prev[g] = -1;
+    struct cc_run R = {&c, &s, t, o, op_pax, choose, choose_ctx, err};
     for (int32_t i = 0; i < nops && !rc; i++) {
-        int32_t op = order[i];
-        const struct graph_op *x = graph_op(g, op);
-        const int8_t *pax = op_pax[op];
-        if (x->kind == GRAPH_OP_SOURCE) {
-            struct cg_layouts l;
-            cg_tensor_layouts(g, x->output, &l);
-            if (!cg_memplan_resident(c.plan, x->output))
-                cc_addr(&c, x->output, l.pax[0]);
-            if (pax[0] != l.pax[0] && !cg_layout_free(g, x->output))
-                rc = convert(&c, &s, t, o, x->output, l.pax[0], pax[0], choose, choose_ctx, err);
-            if (rc && s.limit)
-                rc = name_limit(err, x->name);
-            continue;
-        }
-        for (int k = 0; k < x->ninputs && !rc; k++) {
-            int32_t tn = x->inputs[k];
-            int32_t pr = graph_tensor(g, tn)->producer;
-            int have = op_pax[pr][graph_op(g, pr)->ninputs];
-            if (pax[k] != have && !cg_layout_free(g, tn))
-                rc = convert(&c, &s, t, o, tn, have, pax[k], choose, choose_ctx, err);
-            if (rc && s.limit)
-                rc = name_limit(err, x->name);
-        }
-        if (rc || x->kind == GRAPH_OP_RETURN)
-            continue;
-        struct cg_attn at;
-        int role = cg_attn_find(g, t, op, &at);
-        if (role == 0 || role == 1)
-            continue;   /* emitted with the group's ctx op, interleaved tile by tile */
-        struct cg_epi ep;
-        int erole = cg_epi_find(g, op, &ep);
-        if (erole > 0) {   /* lowered with the chain's matmul */
-            for (int k = 0; k < x->ninputs; k++)
-                release(&c, x->inputs[k], i);
-            release(&c, x->output, i);
-            continue;
-        }
-        int32_t owner = erole == 0 ? ep.op[ep.n - 1] : op;   /* prices (and tags) the step */
-        begin_step(&c, &s, t, o);
-        if (role == 2)
-            rc = wide_step(&c, &s, t);
-        if (war_deps(&c, x->output) || (erole == 0 && war_deps(&c, ep.out))) {
-            rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-            break;
-        }
-        s.op_tag = sim_program_tag(c.p, graph_op(g, owner)->name);
-        s.conv_tag = -1;
-        if (role == 2 && !rc) {
-            int32_t tags[3];
-            for (int k = 0; k < 3; k++)
-                tags[k] = sim_program_tag(c.p, graph_op(g, at.op[k])->name);
-            rc = cg_lower_attn_group(g, t, o, &at, 7, tags, &s, err);
-            st->ops_lowered += 2;
-        } else if (!rc) {
-            rc = cg_lower_op(g, t, o, owner, op_pax[owner], &s, err);
-            st->ops_lowered += erole == 0 ? ep.n - 1 : 0;
-        }
-        c.wide = 0;
-        st->ops_lowered++;
-        if (rc && s.limit)
-            rc = name_limit(err, x->name);
-        for (int k = 0; k < x->ninputs; k++)
-            release(&c, x->inputs[k], i);
-        for (int k = 0; role == 2 && k < graph_op(g, at.op[0])->ninputs; k++)
-            release(&c, graph_op(g, at.op[0])->inputs[k], i);   /* Q and K: read here */
-        if (x->output >= 0)
-            release(&c, x->output, i);
+        const struct graph_op *x = graph_op(g, order[i]);
+        const int8_t *pax = op_pax[order[i]];
+        if (x->kind == GRAPH_OP_SOURCE)
+            rc = compile_source(&R, x, pax);
+        else if (!(rc = convert_inputs(&R, x, pax)) && x->kind != GRAPH_OP_RETURN)
+            rc = compile_step(&R, i, order[i]);
     }
     free(s.xdeps);
     st->instructions = c.p ? (int64_t)sim_program_count(c.p) : 0;
-done:
-    if (c.bufs)
-        for (size_t i = 0; i < (size_t)nt * CG_MAX_LAYOUTS; i++)
-            LS_VEC_FREE(&c.bufs[i].writers);
-    free(c.bufs);
-    free(c.freed);
-    free(c.ring_owner);
-    free(c.ring_prev);
-    LS_VEC_FREE(&c.snaps);
-    LS_VEC_FREE(&c.war);
+    cc_free(&c, nt);
     free(order);
-    LS_VEC_FREE(&c.deps);
     if (rc) {
         sim_program_free(c.p);
         return rc;
