@@ -17,6 +17,7 @@
 #include "sim/sim.h"
 #include "sim/sim_int.h"   /* sim_dma_shape: the descriptor sizes the simulator prices */
 #include "sim/target.h"
+#include "cg_fixture.h"
 
 /* Instructions of one op per engine and opcode, and its HBM loads' smallest and largest
  * descriptor (bytes of one partition's contiguous run). */
@@ -24,15 +25,6 @@ struct counts {
     int n[LS_ENGINE_COUNT][SIM_OP_COUNT];
     uint64_t chunk_min, chunk_max;
 };
-
-static enum cg_conv_method choose_strided(void *ctx, int32_t t, int from, int to)
-{
-    (void)ctx;
-    (void)t;
-    (void)from;
-    (void)to;
-    return CG_CONV_DMA_STRIDED;
-}
 
 /* Compile the .lg text with every op in its conventional configuration but the op
  * producing `tensor`, which takes its first configuration with axis pax on partitions in

@@ -19,6 +19,7 @@
 #include "costmodel/roofline.h"
 #include "sim/sim.h"
 #include "util/prng.h"
+#include "cg_fixture.h"
 
 struct cnt {
     int64_t n[SIM_OP_COUNT];
@@ -242,15 +243,6 @@ static void test_sim_conv_chain(void **st)
     cm_instance_free(in);
     cm_model_free(m);
     graph_free(g);
-}
-
-static enum cg_conv_method choose_strided(void *ctx, int32_t t, int from, int to)
-{
-    (void)ctx;
-    (void)t;
-    (void)from;
-    (void)to;
-    return CG_CONV_DMA_STRIDED;
 }
 
 /* Compile a conv chain with every conv in the configuration whose output partition axis is
