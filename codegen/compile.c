@@ -282,35 +282,6 @@ static void begin_step(struct cc *c, struct cg_sink *s, const struct sim_target 
     cg_sink_region(s, t, o, c->step % CG_STEP_REGIONS);
 }
 
-static int convert(struct cc *c, struct cg_sink *s, const struct sim_target *t,
-                   const struct cg_options *o, int32_t tn, int from, int to, cg_choose_fn choose,
-                   void *cctx, struct ls_error *err)
-{
-    struct buf *b = bufof(c, tn, to);
-    if (b->writers.len > 0)
-        return 0;                      /* already converted: shared by every consumer */
-    char name[512], lf[64], lt[64];
-    cg_layout_label(c->g, tn, from, lf, sizeof lf);
-    cg_layout_label(c->g, tn, to, lt, sizeof lt);
-    snprintf(name, sizeof name, "%s@%s->%s", graph_tensor(c->g, tn)->name, lf, lt);
-    begin_step(c, s, t, o);
-    if (war_deps(c, tn))
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    s->op_tag = -1;
-    s->conv_tag = sim_program_tag(c->p, name);
-    enum cg_conv_method m = choose(cctx, tn, from, to);
-    c->st->conversions++;
-    return cg_lower_conversion(c->g, t, o, tn, from, to, m, s, err);
-}
-
-/* A cg_options bound was crossed while lowering op: say where. */
-static int name_limit(struct ls_error *err, const char *op)
-{
-    char msg[sizeof err->msg];
-    snprintf(msg, sizeof msg, "%s", err->msg);
-    return ls_error_msg(err, err->code, "compiling op '%s': %s", op, msg);
-}
-
 /* What the steps of one compilation share: the state, the sink, and the caller's
  * target, options, assignment and conversion chooser. */
 struct cc_run {
@@ -323,6 +294,44 @@ struct cc_run {
     void *choose_ctx;
     struct ls_error *err;
 };
+
+static int convert(struct cc_run *R, int32_t tn, int from, int to)
+{
+    struct cc *c = R->c;
+    struct cg_sink *s = R->s;
+    const struct sim_target *t = R->t;
+    const struct cg_options *o = R->o;
+    struct ls_error *err = R->err;
+    struct buf *b = bufof(c, tn, to);
+    if (b->writers.len > 0)
+        return 0;                      /* already converted: shared by every consumer */
+    char name[512], lf[64], lt[64];
+    cg_layout_label(c->g, tn, from, lf, sizeof lf);
+    cg_layout_label(c->g, tn, to, lt, sizeof lt);
+    snprintf(name, sizeof name, "%s@%s->%s", graph_tensor(c->g, tn)->name, lf, lt);
+    begin_step(c, s, t, o);
+    if (war_deps(c, tn))
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    s->op_tag = -1;
+    s->conv_tag = sim_program_tag(c->p, name);
+    enum cg_conv_method m = R->choose(R->choose_ctx, tn, from, to);
+    c->st->conversions++;
+    return cg_lower_conversion(c->g, t, o, tn, from, to, m, s, err);
+}
+
+/* A cg_options bound was crossed while lowering op: say where. */
+static int name_limit(struct ls_error *err, const char *op)
+{
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return ls_error_msg(err, err->code, "compiling op '%s': %s", op, msg);
+}
+
+/* rc, with the op's name in the message when a lowering bound was crossed. */
+static int limited(const struct cc_run *R, int rc, const char *op)
+{
+    return rc && R->s->limit ? name_limit(R->err, op) : rc;
+}
 
 /* The memory plan's figures (compile --json's memory_plan). */
 static void plan_stats(const struct cg_memplan *plan, struct cg_compile_stats *st)
@@ -400,9 +409,8 @@ static int compile_source(struct cc_run *R, const struct graph_op *x, const int8
         cc_addr(R->c, x->output, l.pax[0]);
     int rc = 0;
     if (pax[0] != l.pax[0] && !cg_layout_free(g, x->output))
-        rc = convert(R->c, R->s, R->t, R->o, x->output, l.pax[0], pax[0], R->choose,
-                     R->choose_ctx, R->err);
-    return rc && R->s->limit ? name_limit(R->err, x->name) : rc;
+        rc = convert(R, x->output, l.pax[0], pax[0]);
+    return limited(R, rc, x->name);
 }
 
 /* Each input of x in the layout its producer wrote that the assignment does not want
@@ -416,10 +424,7 @@ static int convert_inputs(struct cc_run *R, const struct graph_op *x, const int8
         int32_t pr = graph_tensor(g, tn)->producer;
         int have = R->op_pax[pr][graph_op(g, pr)->ninputs];
         if (pax[k] != have && !cg_layout_free(g, tn))
-            rc = convert(R->c, R->s, R->t, R->o, tn, have, pax[k], R->choose, R->choose_ctx,
-                         R->err);
-        if (rc && R->s->limit)
-            rc = name_limit(R->err, x->name);
+            rc = limited(R, convert(R, tn, have, pax[k]), x->name);
     }
     return rc;
 }
@@ -465,8 +470,7 @@ static int compile_step(struct cc_run *R, int32_t i, int32_t op)
     }
     c->wide = 0;
     c->st->ops_lowered++;
-    if (rc && s->limit)
-        rc = name_limit(R->err, x->name);
+    rc = limited(R, rc, x->name);
     for (int k = 0; k < x->ninputs; k++)
         release(c, x->inputs[k], i);
     for (int k = 0; role == 2 && k < graph_op(g, at.op[0])->ninputs; k++)

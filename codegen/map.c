@@ -468,6 +468,17 @@ static int narrow_const(const struct cg_em *e, const struct mapc *m, int s, int6
 /* ---- cg_lower_map: the plan (map_setup, map_buffers), then per tile its loads
  * (load_input), its operands (tile_operands) and its compute sequence (emit_*) ---- */
 
+/* Input s's free axes (ifax): its axes in storage order but the one on rows (rax). */
+static void input_free_axes(struct mapc *m, int s)
+{
+    int order[R_];
+    int n = cg_storage_order(&m->vin[s], order);
+    m->nifax[s] = 0;
+    for (int k = 0; k < n; k++)
+        if (order[k] != m->rax[s])
+            m->ifax[s][m->nifax[s]++] = order[k];
+}
+
 /* Input s's axis on rows (rax) and free axes in storage order (ifax). */
 static int input_rows(struct mapc *m, int32_t op, int s)
 {
@@ -484,12 +495,7 @@ static int input_rows(struct mapc *m, int32_t op, int s)
     if (m->rax[s] >= 0 && m->rax[s] != m->pax[s])
         return cg_fail(e, "op %s: input %d must have axis %d on partitions", m->x->name, s,
                        m->rax[s]);
-    int order[R_];
-    int n = cg_storage_order(&m->vin[s], order);
-    m->nifax[s] = 0;
-    for (int k = 0; k < n; k++)
-        if (order[k] != m->rax[s])
-            m->ifax[s][m->nifax[s]++] = order[k];
+    input_free_axes(m, s);
     return 0;
 }
 
@@ -922,11 +928,7 @@ static int pr_setup(struct cg_em *e, int32_t op, const int8_t *pax, struct prc *
     cg_view_make(e, x->inputs[0], r, &m->vin[0]);
     m->rin[0] = graph_axis_map(e->g, op, 0, m->map[0]);
     m->rax[0] = r;
-    int order[R_];
-    int n = cg_storage_order(&m->vin[0], order);
-    for (int k = 0; k < n; k++)
-        if (order[k] != r)
-            m->ifax[0][m->nifax[0]++] = order[k];
+    input_free_axes(m, 0);
     m->po = -1;                            /* the result is one partition row */
     cg_view_make(e, x->output, pax[1], &m->vout);
     /* the output is stored in its default layout == row-major: all axes are free */
