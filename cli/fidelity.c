@@ -115,6 +115,16 @@ static void totals_json(json_t *root, const struct study_metrics *all, int exact
     json_object_set_new(root, "exact_within_1pct_all", json_boolean(exact_all));
 }
 
+json_t *cli_regret_json(const struct study_regret *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "models", json_integer(r->models));
+    json_object_set_new(o, "within_1pct", json_integer(r->within));
+    json_object_set_new(o, "max", cli_json_num(r->max));
+    json_object_set_new(o, "median", cli_json_num(r->median));
+    return o;
+}
+
 json_t *cli_validation_json(const struct study_validation *v)
 {
     json_t *root = json_object(), *arr = json_array();
@@ -128,9 +138,14 @@ json_t *cli_validation_json(const struct study_validation *v)
         json_object_set_new(mo, "strategies", runs_json(&m->eval));
         json_object_set_new(mo, "criterion", criterion_json(&m->eval));
         json_object_set_new(mo, "attribution_exact", attribution_json(&m->attribution_exact));
+        json_object_set_new(mo, "best_known_cycles", cli_json_num(m->best_known));
+        json_object_set_new(mo, "best_known_source", json_string(m->best_source));
+        json_object_set_new(mo, "regret", cli_json_num(m->regret));
         json_array_append_new(arr, mo);
     }
     totals_json(root, &v->all, v->exact_within_1pct_all);
+    json_object_set_new(root, "regret", cli_regret_json(&v->regret));
+    json_object_set_new(root, "reference_used", json_integer(v->reference_used));
     return root;
 }
 

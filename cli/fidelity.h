@@ -9,6 +9,8 @@
 #include "study/loop.h"
 
 json_t *cli_validation_json(const struct study_validation *v);
+/* {models, within_1pct, max, median} of exact's regret (study/regret.h) */
+json_t *cli_regret_json(const struct study_regret *r);
 json_t *cli_loop_json(const struct study_loop_result *r);
 /* `laysim validate --measured`: the figures of a manifest (study/measured.h). */
 struct study_measured;

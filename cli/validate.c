@@ -14,6 +14,8 @@
 #include "sim/target.h"
 #include "study/loop.h"
 #include "study/measured.h"
+#include "util/csv.h"
+#include "util/fileio.h"
 #include "util/progress.h"
 
 const char cmd_validate_help[] =
@@ -27,7 +29,9 @@ const char cmd_validate_help[] =
     "objective) with the simulated time: pairwise ranking accuracy (6 pairs per model,\n"
     "0.5% equality band, identical assignments excluded and counted), Kendall's tau-b,\n"
     "median and max relative error, error attribution of the exact solution (instruction\n"
-    "classes, operators, conversions) and the criterion for exact solving.\n"
+    "classes, operators, conversions) and the criterion for exact solving. The headline\n"
+    "is exact's regret: its simulated time over the best simulated time known for the\n"
+    "model (the fastest strategy of this run, or --reference's when lower), minus one.\n"
     "\n"
     "Against times measured elsewhere (hardware, another simulator): --emit DIR writes\n"
     "each strategy's program and DIR/manifest.csv; run the programs, fill the manifest's\n"
@@ -46,6 +50,10 @@ const char cmd_validate_help[] =
     "  --force             with --emit: replace an existing DIR/manifest.csv\n"
     "  --measured FILE     figures from a manifest's predicted and measured times (no\n"
     "                      MODEL; the base clock of rows without base_mhz: --target's)\n"
+    "  --reference FILE    best known simulated times (CSV model,best_cycles[,source]:\n"
+    "                      from other tables, mcts, other runs; docs/calibration.md)\n"
+    "  --write-reference FILE  write each model's best known time (this run's, or the\n"
+    "                      reference's when lower) in that format (atomic)\n"
     "  --json              print the full JSON report\n"
     "  -q, --quiet         no progress bar (drawn on stderr only when it is a terminal)\n"
     "  -o, --output FILE   write the results (text or --json) to FILE instead of stdout\n"
@@ -60,7 +68,7 @@ static double or0(double v)
 struct val_opts {
     struct study_loop_opts lo;
     struct cli_target_args ta;
-    const char *table, *aggn, *outp, *emit, *measured;
+    const char *table, *aggn, *outp, *emit, *measured, *reference, *write_reference;
     char command[2048];        /* the command line, for the manifest's header */
     int json, quiet, force;
 };
@@ -80,6 +88,8 @@ static int parse_opt(struct val_opts *v, int c, const char *arg, char **argv)
     case 'E': v->emit = arg; break;
     case 'F': v->force = 1; break;
     case 'M': v->measured = arg; break;
+    case 0x103: v->reference = arg; break;
+    case 0x104: v->write_reference = arg; break;
     case 0x102: return cli_parse_memplan("validate", arg, &v->lo.memplan);
     case 't':
         /* --time-limit names a whole command's limit everywhere else (docs/cli.md) */
@@ -104,6 +114,8 @@ static int parse_opts(struct val_opts *v, int argc, char **argv)
         {"emit", required_argument, NULL, 'E'}, {"force", no_argument, NULL, 'F'},
         {"measured", required_argument, NULL, 'M'},
         {"memplan", required_argument, NULL, 0x102},
+        {"reference", required_argument, NULL, 0x103},
+        {"write-reference", required_argument, NULL, 0x104},
         CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
     memset(v, 0, sizeof *v);
@@ -125,9 +137,9 @@ static int parse_opts(struct val_opts *v, int argc, char **argv)
     if (v->measured && optind < argc)
         return cli_usage("validate", "--measured takes the models from the manifest: no MODEL "
                          "('%s')", argv[optind]);
-    if (v->measured && (v->table || v->aggn || v->emit))
+    if (v->measured && (v->table || v->aggn || v->emit || v->reference || v->write_reference))
         return cli_usage("validate", "--measured takes the predictions from the manifest: "
-                         "--table, --aggregate and --emit do not apply");
+                         "--table, --aggregate, --emit and --reference do not apply");
     if (!v->measured && optind >= argc)
         return cli_usage("validate", "expected at least one MODEL (or --measured MANIFEST)");
     if (v->force && !v->emit)
@@ -159,14 +171,18 @@ static void print_text(const struct study_validation *out)
         for (int k = 0; k < STUDY_NSTRATEGIES; k++)
             printf(" %s pred=%lld sim=%lld", m->runs[k].strategy, (long long)m->runs[k].predicted,
                    (long long)m->runs[k].simulated);
-        printf("\n  pairs=%lld correct=%lld identical=%lld tau=%.3f median_rel=%.4f exact_within_1pct=%s\n",
+        const struct study_validate_model *vm = &out->models.data[i];
+        printf("\n  pairs=%lld correct=%lld identical=%lld tau=%.3f median_rel=%.4f exact_within_1pct=%s"
+               " regret=%.2f%% (best known %.0f cycles: %s)\n",
                (long long)m->metrics.pw.pairs, (long long)m->metrics.pw.correct,
                (long long)m->metrics.pw.identical,
                isfinite(m->metrics.kendall_tau) ? m->metrics.kendall_tau : NAN,
-               or0(m->metrics.median_rel_error), m->criterion.exact_within_1pct ? "yes" : "no");
+               or0(m->metrics.median_rel_error), m->criterion.exact_within_1pct ? "yes" : "no",
+               100 * vm->regret, vm->best_known, vm->best_source);
     }
-    printf("all: pairwise_accuracy=%.3f median_rel_error=%.4f\n", or0(out->all.pairwise_accuracy),
-           or0(out->all.median_rel_error));
+    printf("all: pairwise_accuracy=%.3f median_rel_error=%.4f exact_regret_within_1pct=%d/%d "
+           "max_regret=%.2f%%\n", or0(out->all.pairwise_accuracy), or0(out->all.median_rel_error),
+           out->regret.within, out->regret.models, 100 * or0(out->regret.max));
 }
 
 static void print_measured(const struct study_measured *out, const char *path)
@@ -235,6 +251,28 @@ static int run_measured(struct val_opts *v)
     return rc;
 }
 
+/* --write-reference: each model's best known time, in study/regret.h's format. */
+static int write_reference(const char *path, const struct study_validation *out,
+                           struct ls_error *err)
+{
+    struct ls_atomic_file af;
+    if (ls_atomic_open(&af, path, err))
+        return -1;
+    fprintf(af.fp, "# best known simulated times (laysim validate --write-reference)\n"
+            "model,best_cycles,source\n");
+    for (size_t i = 0; i < out->models.len; i++) {
+        const struct study_validate_model *m = &out->models.data[i];
+        if (!(m->best_known > 0))
+            continue;              /* nothing simulated: no best time to pass on */
+        ls_csv_put(af.fp, m->eval.model);
+        fprintf(af.fp, ",%.0f,", m->best_known);
+        const char *src = m->best_source; /* a reference's own source, not a chain of them */
+        ls_csv_put(af.fp, strncmp(src, "reference:", 10) == 0 ? src + 10 : src);
+        fputc('\n', af.fp);
+    }
+    return ls_atomic_commit(&af, err);
+}
+
 static int run_models(struct val_opts *v, const char *const *models, int n)
 {
     struct ls_error err = {0};
@@ -256,8 +294,20 @@ static int run_models(struct val_opts *v, const char *const *models, int n)
     ls_progress_begin(&pb, "validate", 1, v->quiet);
     v->lo.progress.ctx = &pb;
     v->lo.progress.done = cli_progress_done;
+    struct study_reference ref = {0};
+    if (v->reference && study_reference_read(v->reference, &ref, &err)) {
+        ls_progress_end(&pb);
+        return cli_report(&err);
+    }
     int rc = study_validate(models, n, &v->lo, &tb, &out, &err);
     ls_progress_end(&pb);
+    if (!rc && v->reference)
+        study_validation_reference(&out, &ref);
+    study_reference_free(&ref);
+    if (!rc && v->write_reference && write_reference(v->write_reference, &out, &err)) {
+        study_validation_free(&out);
+        rc = 1;
+    }
     if (rc)
         return cli_report(&err);   /* out is empty */
     if (v->emit && study_measured_write(&out, manifest, (double)v->lo.target.base_mhz,

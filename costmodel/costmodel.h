@@ -70,6 +70,11 @@ struct cm_table {
      * queues overlap, so an op's transfers expose the latency about once, not per DMA. */
     int dma_group;           /* the key is present */
     double dma_group_lat;    /* 0..64 */
+    /* Optional key "dma_latency_waves" (with dma_group; absent = 0): the latency is charged
+     * once per direction the group's transfers take (HBM -> chip, chip -> HBM, on chip)
+     * instead of once: an op that loads, computes and stores waits for the latency of its
+     * first loads and again for that of its last stores, which depend on the compute. */
+    int dma_waves;
     int n;
     struct cm_entry e[96];
 };
@@ -85,8 +90,12 @@ struct cm_agg {
     int64_t eng[LS_ENGINE_COUNT];
     int64_t sum, n;
     int64_t count[LS_ENGINE_COUNT]; /* instructions per engine ("pipe") */
+    unsigned dma_dirs;              /* CM_DMA_* of its DMA instructions */
 };
+enum { CM_DMA_IN = 1, CM_DMA_OUT = 2, CM_DMA_ONCHIP = 4 };
 void cm_agg_add(struct cm_agg *a, int engine, int64_t price);
+/* cm_agg_add of instruction in, whose direction a DMA also records. */
+void cm_agg_add_instr(struct cm_agg *a, const struct sim_instr *in, int64_t price);
 /* The DMA latency a group with DMA instructions is charged once (base cycles; 0 unless
  * the table has "dma_latency_per_group"). */
 int64_t cm_dma_group_latency(const struct cm_table *tb, const struct sim_target *t);

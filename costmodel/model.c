@@ -218,7 +218,7 @@ static int64_t p_emit(void *ctx, const struct sim_instr *in, const int64_t *deps
 {
     struct psink *p = ctx;
     int dep = cm_dep_track_add(&p->dep, in->engine, p->count, deps, nd);
-    cm_agg_add(&p->agg, in->engine, cm_pricer_price_dep(&p->pr, in, dep));
+    cm_agg_add_instr(&p->agg, in, cm_pricer_price_dep(&p->pr, in, dep));
     return p->count++;
 }
 

@@ -344,6 +344,29 @@ void cm_agg_add(struct cm_agg *a, int engine, int64_t price)
     a->n++;
 }
 
+void cm_agg_add_instr(struct cm_agg *a, const struct sim_instr *in, int64_t price)
+{
+    cm_agg_add(a, in->engine, price);
+    if (in->engine != LS_ENGINE_DMA)
+        return;
+    if (in->src.mem == LS_MEM_HBM && in->dst.mem != LS_MEM_HBM)
+        a->dma_dirs |= CM_DMA_IN;
+    else if (in->dst.mem == LS_MEM_HBM && in->src.mem != LS_MEM_HBM)
+        a->dma_dirs |= CM_DMA_OUT;
+    else
+        a->dma_dirs |= CM_DMA_ONCHIP;
+}
+
+/* How many times a group pays the DMA latency: once, or once per direction (dma_waves). */
+static int dma_waves(const struct cm_table *tb, const struct cm_agg *a)
+{
+    if (!tb->dma_waves)
+        return 1;
+    unsigned d = a->dma_dirs;
+    int w = (d & CM_DMA_IN ? 1 : 0) + (d & CM_DMA_OUT ? 1 : 0) + (d & CM_DMA_ONCHIP ? 1 : 0);
+    return w ? w : 1;
+}
+
 /* The largest fixed_ns of the table's DMA entries. */
 static double dma_fixed_max(const struct cm_table *tb)
 {
@@ -361,6 +384,9 @@ int64_t cm_dma_group_latency(const struct cm_table *tb, const struct sim_target 
     return half_up(tb->dma_group_lat * dma_fixed_max(tb) * t->base_mhz / 1000.0);
 }
 
+static int64_t agg_engines(const struct cm_table *tb, const struct sim_target *t,
+                           const struct cm_agg *a);
+
 int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
                      const struct cm_agg *a0)
 {
@@ -369,11 +395,18 @@ int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
     if (tb->dma_group && a0->count[LS_ENGINE_DMA] > 0) {
         /* the group's exposed DMA latency is work of its DMA engine (pipe, max) */
         with_lat = *a0;
-        int64_t lat = cm_dma_group_latency(tb, t);
+        int64_t lat = cm_dma_group_latency(tb, t) * dma_waves(tb, a0);
         with_lat.eng[LS_ENGINE_DMA] = sat_add(with_lat.eng[LS_ENGINE_DMA], lat);
         with_lat.sum = sat_add(with_lat.sum, lat);
         a = &with_lat;
     }
+    return agg_engines(tb, t, a);
+}
+
+/* The group's engines aggregated by the table's mode (latencies aside). */
+static int64_t agg_engines(const struct cm_table *tb, const struct sim_target *t,
+                           const struct cm_agg *a)
+{
     if (tb->agg == CM_AGG_SUM)
         return a->sum;
     if (a->n == 0)
@@ -426,10 +459,10 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
         if (tag < 0 || (size_t)tag >= ng) {
             struct cm_agg one;
             memset(&one, 0, sizeof one);
-            cm_agg_add(&one, in->engine, pr);
+            cm_agg_add_instr(&one, in, pr);
             total += cm_agg_total(tb, t, &one);
         } else {
-            cm_agg_add(&g[tag], in->engine, pr);
+            cm_agg_add_instr(&g[tag], in, pr);
         }
     }
     for (size_t k = 0; k < ng; k++)
@@ -479,6 +512,8 @@ static json_t *to_json(const struct cm_table *tb)
     }
     if (tb->dma_group) /* only when present: older tables keep their JSON and hash */
         json_object_set_new(root, "dma_latency_per_group", json_real(tb->dma_group_lat));
+    if (tb->dma_group && tb->dma_waves)
+        json_object_set_new(root, "dma_latency_waves", json_true());
     for (int i = 0; i < tb->n; i++) {
         const struct cm_entry *e = &tb->e[i];
         json_t *o = json_object();
@@ -666,6 +701,10 @@ static int load_dma_group(const struct tload *t, json_t *root, struct cm_table *
         return bad_field(t, "dma_latency_per_group", "expected a number in 0..64");
     tb->dma_group = 1;
     tb->dma_group_lat = json_number_value(v);
+    json_t *w = json_object_get(root, "dma_latency_waves");
+    if (w && !json_is_boolean(w))
+        return bad_field(t, "dma_latency_waves", "expected true or false");
+    tb->dma_waves = w && json_is_true(w);
     return 0;
 }
 

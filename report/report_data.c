@@ -196,6 +196,24 @@ double rp_best(const struct rp *r, int t, int m, int tb)
     return b;
 }
 
+double rp_best_known(const struct rp *r, int t, int m)
+{
+    double b = NAN;
+    for (int tb = 0; tb < RP_NT; tb++)
+        for (int s = 0; s < RP_NS; s++) {
+            double v = rp_sim(r, t, m, s, tb);
+            if (!isnan(v) && v > 0 && (isnan(b) || v < b))
+                b = v;
+        }
+    return b;
+}
+
+double rp_regret(const struct rp *r, int t, int m, int tb)
+{
+    double e = rp_sim(r, t, m, 3, tb), b = rp_best_known(r, t, m);
+    return isnan(e) || isnan(b) ? NAN : e / b - 1.0;
+}
+
 double rp_relperf(const struct rp *r, int t, int m, int s, int tb)
 {
     double v = rp_sim(r, t, m, s, tb), b = rp_best(r, t, m, tb);

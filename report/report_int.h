@@ -62,6 +62,10 @@ const struct study_cell *rp_cell(const struct rp *r, int t, int m, int s, int tb
 double rp_sim(const struct rp *r, int t, int m, int s, int tb);    /* NaN when none */
 double rp_pred(const struct rp *r, int t, int m, int s, int tb);   /* NaN when none */
 double rp_best(const struct rp *r, int t, int m, int tb);          /* min simulated */
+/* The best simulated time known for (t, m): every strategy (mcts included) under every
+ * table of the run; and Exact's regret under table tb against it (study/regret.h). */
+double rp_best_known(const struct rp *r, int t, int m);
+double rp_regret(const struct rp *r, int t, int m, int tb);
 double rp_relperf(const struct rp *r, int t, int m, int s, int tb);/* best / sim * 100 */
 double rp_gap(const struct rp *r, int t, int m, int s, int tb);    /* % over exact */
 /* Exact's roofline (costmodel/roofline.h) of (t, m, tb) in cycles, and the fraction of it

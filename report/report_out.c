@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/report_doc.h"
+#include "study/regret.h"
 #include "util/fileio.h"
 
 #define CELL 64
@@ -152,6 +153,11 @@ int rp_write_json(const struct rp *r, const char *path, struct ls_error *err)
             json_object_set_new(jm, "group", json_string(r->m[m].group));
             json_object_set_new(jm, "treewidth", json_integer(r->m[m].tw));
             json_object_set_new(jm, "ops", json_integer(r->m[m].ops));
+            json_t *reg = json_object(); /* per table: against every table's and mcts' best */
+            for (int tb = 0; tb < (r->has_calib ? RP_NT : 1); tb++)
+                json_object_set_new(reg, rp_table[tb], num(rp_regret(r, t, m, tb)));
+            json_object_set_new(jm, "exact_regret", reg);
+            json_object_set_new(jm, "best_known_cycles", num(rp_best_known(r, t, m)));
             for (int tb = 0; tb < RP_NT; tb++) {
                 if (tb == 1 && !r->has_calib)
                     continue;
@@ -479,11 +485,16 @@ void rp_terminal(const struct rp *r, FILE *out)
         for (int k = 0; k < (r->has_calib ? 2 : 1); k++) {
             struct rp_fid f;
             rp_fidelity(r, t, k, &f);
-            fprintf(out, "  pairwise ranking accuracy (%s table%s): %.1f%% of %d pairs, "
-                         "median relative error %.1f%%\n",
-                    rp_table[k], k ? ", in-sample" : "", 100 * study_pairwise_accuracy(&f.pw),
-                    f.pw.pairs,
-                    100 * f.err_median);
+            double *y = RP_ROW(r, 0);
+            for (int m = 0; m < r->nm; m++)
+                y[m] = rp_regret(r, t, m, k);
+            struct study_regret rg;
+            study_regret_summary(y, r->nm, &rg);
+            fprintf(out, "  %s table%s: exact's regret <= 1%% on %d of %d models (max %.2f%%; "
+                         "best known: every strategy, table and mcts of the run); pairwise "
+                         "ranking accuracy %.1f%% of %d pairs, median relative error %.1f%%\n",
+                    rp_table[k], k ? " (in-sample)" : "", rg.within, rg.models, 100 * rg.max,
+                    100 * study_pairwise_accuracy(&f.pw), f.pw.pairs, 100 * f.err_median);
         }
         int dpok = 0, n = 0;
         for (int m = 0; m < r->nm; m++) {

@@ -21,6 +21,7 @@
 #include "sim/target.h"
 #include "solver/solver.h"
 #include "study/pipeline.h"
+#include "study/regret.h"
 #include "study/validate.h"
 #include "util/error.h"
 #include "util/vec.h"
@@ -104,6 +105,10 @@ struct study_model_eval {
 struct study_validate_model {
     struct study_model_eval eval;
     struct study_attribution attribution_exact;
+    /* study/regret.h: the best simulated time known (this run's strategies, or a
+     * reference's when lower), where it comes from, and exact's regret against it */
+    double best_known, regret;
+    char best_source[64];          /* a strategy, or "reference" / "reference:<source>" */
 };
 
 struct study_validation {
@@ -111,8 +116,13 @@ struct study_validation {
     LS_VEC(struct study_validate_model) models;
     struct study_metrics all;      /* pairs over every model; tau = mean over models */
     int exact_within_1pct_all;
+    struct study_regret regret;    /* exact's regret over the models */
+    int reference_used;            /* models whose best known time came from a reference */
 };
 void study_validation_free(struct study_validation *v);
+/* Lower each model's best known time to the reference's where it is lower, and recompute
+ * the regrets (study_validate sets them from the run's own strategies). */
+void study_validation_reference(struct study_validation *v, const struct study_reference *ref);
 
 struct study_loop_model {
     const char *model, *family;

@@ -2,6 +2,7 @@
  * under a table, their fidelity figures, and error attribution. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,6 +318,7 @@ int study_validate(const char *const *models, int n, const struct study_loop_opt
     if (!rc && n && o->progress.done)
         o->progress.done(o->progress.ctx, (size_t)n, (size_t)n, models[n - 1]);
     if (!rc) {
+        study_validation_reference(out, NULL);
         out->all.pairwise_accuracy = study_pairwise_accuracy(&out->all.pw);
         out->all.kendall_tau = study_nanmean(taus, n);
         out->all.median_rel_error = study_median(rels, nrel);
@@ -328,4 +330,41 @@ done:
     if (rc)
         study_validation_free(out);
     return rc;
+}
+
+/* The run's own best known time of model m: its fastest strategy. */
+static void own_best(struct study_validate_model *m)
+{
+    m->best_known = NAN;
+    m->best_source[0] = 0;
+    for (int k = 0; k < STUDY_NSTRATEGIES; k++) {
+        const struct study_strategy_result *r = &m->eval.runs[k];
+        if (r->simulated > 0 && !(r->simulated >= m->best_known)) {
+            m->best_known = (double)r->simulated;
+            snprintf(m->best_source, sizeof m->best_source, "%s", r->strategy);
+        }
+    }
+}
+
+void study_validation_reference(struct study_validation *v, const struct study_reference *ref)
+{
+    double *reg = malloc(sizeof *reg * (v->models.len ? v->models.len : 1));
+    v->reference_used = 0;
+    for (size_t i = 0; i < v->models.len; i++) {
+        struct study_validate_model *m = &v->models.data[i];
+        own_best(m);
+        const struct study_reference_row *r = ref ? study_reference_find(ref, m->eval.model) : NULL;
+        if (r && !(r->best_cycles >= m->best_known)) {
+            m->best_known = r->best_cycles;
+            snprintf(m->best_source, sizeof m->best_source, "reference%s%s",
+                     r->source[0] ? ":" : "", r->source);
+            v->reference_used++;
+        }
+        double ex = (double)m->eval.runs[STUDY_NSTRATEGIES - 1].simulated;
+        m->regret = ex > 0 && m->best_known > 0 ? ex / m->best_known - 1 : NAN;
+        if (reg)
+            reg[i] = m->regret;
+    }
+    study_regret_summary(reg, reg ? (int)v->models.len : 0, &v->regret);
+    free(reg);
 }

@@ -6,10 +6,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "study/regret.h"
 #include "study/validate.h"
 
 static void test_cmp3(void **st)
@@ -122,12 +126,74 @@ static void test_criterion(void **st)
     assert_int_equal(study_criterion(p, 4, 4, &c), LS_ERR_INPUT);
 }
 
+/* Regret summary: NaN skipped, 1% inclusive. */
+static void test_regret_summary(void **st)
+{
+    (void)st;
+    double r[] = {0.0, 0.01, NAN, 0.05, 0.002};
+    struct study_regret g;
+    study_regret_summary(r, 5, &g);
+    assert_int_equal(g.models, 4);
+    assert_int_equal(g.within, 3);
+    assert_true(fabs(g.max - 0.05) < 1e-12);
+    assert_true(fabs(g.median - 0.006) < 1e-12);
+    study_regret_summary(r, 0, &g);
+    assert_int_equal(g.models, 0);
+    assert_true(isnan(g.max) && isnan(g.median));
+}
+
+static int read_ref(const char *text, struct study_reference *ref, struct ls_error *err)
+{
+    char path[] = "/tmp/laysim_ref_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    int rc = study_reference_read(path, ref, err);
+    unlink(path);
+    return rc;
+}
+
+/* Reference files: rows found by model, sources kept; bad numbers, a duplicate model, a
+ * wrong header and an empty file are refused with their line. */
+static void test_reference(void **st)
+{
+    (void)st;
+    struct study_reference ref;
+    struct ls_error err = {0};
+    assert_int_equal(read_ref("# best\nmodel,best_cycles,source\n\nzoo:a,100,mcts\n"
+                              "\"zoo:b,x\",2.5e3\r\n", &ref, &err), 0);
+    assert_int_equal(ref.n, 2);
+    const struct study_reference_row *a = study_reference_find(&ref, "zoo:a");
+    assert_non_null(a);
+    assert_true(a->best_cycles == 100 && strcmp(a->source, "mcts") == 0 && a->line == 4);
+    assert_true(study_reference_find(&ref, "zoo:b,x")->best_cycles == 2500);
+    assert_null(study_reference_find(&ref, "zoo:c"));
+    study_reference_free(&ref);
+    static const struct {
+        const char *text, *what;
+        int line;
+    } bad[] = {{"model,best_cycles\nm,0\n", "best_cycles", 2},
+               {"model,best_cycles\nm,12x\n", "best_cycles", 2},
+               {"model,best_cycles\nm,5\nm,6\n", "twice", 3},
+               {"model,cycles\nm,5\n", "header", 1},
+               {"# only a comment\n", "empty", 0},
+               {"model,best_cycles\nm\n", "fields", 2}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(read_ref(bad[i].text, &ref, &err), LS_ERR_INPUT);
+        assert_non_null(strstr(err.msg, bad[i].what));
+        assert_int_equal(err.line, bad[i].line);
+        assert_int_equal(ref.n, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cmp3),   cmocka_unit_test(test_pairwise),
         cmocka_unit_test(test_kendall), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_criterion),
+        cmocka_unit_test(test_regret_summary), cmocka_unit_test(test_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
