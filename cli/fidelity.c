@@ -155,6 +155,8 @@ static json_t *loop_model_json(const struct study_loop_model *m)
     json_object_set_new(mo, "model", json_string(m->model));
     json_object_set_new(mo, "family", json_string(m->family));
     json_object_set_new(mo, "held_out", json_boolean(m->held_out));
+    json_object_set_new(mo, "best_known_cycles", cli_json_num(m->best_known));
+    json_object_set_new(mo, "regret", cli_json_num(m->regret));
     json_object_set_new(mo, "frozen", metrics_json(&m->frozen));
     if (m->has_lofo)
         json_object_set_new(mo, "lofo", metrics_json(&m->lofo));
@@ -194,6 +196,9 @@ json_t *cli_loop_json(const struct study_loop_result *r)
         }
         agg_json(ij, "in_sample_", &it->in_sample);
         json_object_set_new(ij, "exact_within_1pct_all", json_boolean(it->exact_within_1pct_all));
+        json_object_set_new(ij, "regret", cli_regret_json(&it->regret));
+        if (it->has_held)
+            json_object_set_new(ij, "held_regret", cli_regret_json(&it->held_regret));
         for (size_t k = 0; k < it->models.len; k++)
             json_array_append_new(mj, loop_model_json(&it->models.data[k]));
         json_object_set_new(ij, "models", mj);

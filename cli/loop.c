@@ -235,6 +235,18 @@ static void loop_print(const struct study_loop_result *out, int nheld, const cha
                fig(c, sizeof c, 8, 3, fr->pairwise_accuracy, 1), (long long)fr->pw.pairs,
                fig(d, sizeof d, 10, 4, fr->median_rel_error, 1));
     }
+    printf("exact's regret against the best time known for each model (its frozen set, "
+           "calibration programs and every iteration's strategies):\n");
+    printf("iter within_1pct max_regret%s\n", nheld ? "  held: within_1pct max_regret" : "");
+    for (size_t i = 0; i < out->iterations.len; i++) {
+        const struct study_loop_iter *it = &out->iterations.data[i];
+        printf("%4zu %7d/%-3d %9.2f%%", i, it->regret.within, it->regret.models,
+               100 * (isnan(it->regret.max) ? 0 : it->regret.max));
+        if (nheld)
+            printf("        %5d/%-3d %9.2f%%", it->held_regret.within, it->held_regret.models,
+                   100 * (isnan(it->held_regret.max) ? 0 : it->held_regret.max));
+        printf("\n");
+    }
     if (nheld)
         print_held(out);
     printf("final table: iteration %d's (the stop rule reads the fitted models' strategies); "

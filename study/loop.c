@@ -431,6 +431,64 @@ static int run_model(struct mstate *m, int i, int it, const struct study_loop_op
     return rc;
 }
 
+/* The fastest simulated time known for model i after iterations [0..upto]: its frozen
+ * set, its calibration programs and every iteration's strategies. */
+static double best_known(const struct mstate *m, const struct study_loop_result *out, int i,
+                         int upto)
+{
+    double b = INFINITY;
+    for (int k = 0; k < m->npts; k++)
+        b = m->sim[k] > 0 && m->sim[k] < b ? m->sim[k] : b;
+    for (size_t k = 0; k < m->calsim.len; k++)
+        b = m->calsim.data[k] > 0 && m->calsim.data[k] < b ? m->calsim.data[k] : b;
+    for (int it = 0; it <= upto && (size_t)it < out->iterations.len; it++) {
+        const struct study_loop_model *lm = &out->iterations.data[it].models.data[i];
+        for (int k = 0; k < STUDY_NSTRATEGIES; k++) {
+            double v = (double)lm->strategies.runs[k].simulated;
+            b = v > 0 && v < b ? v : b;
+        }
+    }
+    return isfinite(b) ? b : NAN;
+}
+
+/* Exact's regret of iteration `it` against the best known after iteration `upto` (each
+ * model's best_known and regret, and the iteration's summaries). */
+static void iter_regret(const struct mstate *ms, int n, struct study_loop_result *out, int it,
+                        int upto)
+{
+    struct study_loop_iter *ij = &out->iterations.data[it];
+    size_t cap = (size_t)(n ? n : 1);
+    double *tr = malloc(sizeof *tr * cap), *he = malloc(sizeof *he * cap);
+    int nt = 0, nh = 0;
+    for (int i = 0; i < n && (size_t)i < ij->models.len; i++) {
+        struct study_loop_model *lm = &ij->models.data[i];
+        lm->best_known = best_known(&ms[i], out, i, upto);
+        double ex = (double)lm->strategies.runs[STUDY_NSTRATEGIES - 1].simulated;
+        lm->regret = ex > 0 && lm->best_known > 0 ? ex / lm->best_known - 1 : NAN;
+        if (tr && he && ms[i].held)
+            he[nh++] = lm->regret;
+        else if (tr && he)
+            tr[nt++] = lm->regret;
+    }
+    study_regret_summary(tr, tr && he ? nt : 0, &ij->regret);
+    study_regret_summary(he, tr && he ? nh : 0, &ij->held_regret);
+    free(tr);
+    free(he);
+}
+
+/* Mean of the calibration models' regrets (NaN skipped; 0 when none). */
+static double regret_mean(const struct study_loop_iter *ij)
+{
+    double s = 0;
+    int k = 0;
+    for (size_t i = 0; i < ij->models.len; i++)
+        if (!ij->models.data[i].held_out && !isnan(ij->models.data[i].regret)) {
+            s += ij->models.data[i].regret;
+            k++;
+        }
+    return k ? s / k : 0;
+}
+
 /* One iteration over every model under cur (lofo[i]: model i's leave-one-family-out
  * table) into ij; A[0..4) are scratch. */
 static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opts *o,
@@ -604,7 +662,18 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
          * the fit. The frozen evaluation set only reports (choosing the iteration count on
          * it would make its figures in-sample; issue 18). */
         double acc = ij->strategy.pairwise_accuracy, med = ij->strategy.median_rel_error;
-        if (it > 1 && !(acc > prev_acc + 1e-9) && !(med < prev_med - 1e-4)) {
+        /* and exact's regret on them, this iteration's against the one before under the
+         * same best known times (a faster layout found now raises both) */
+        double reg = NAN, prev_reg = NAN;
+        if (it > 0) {
+            iter_regret(ms, n, out, it - 1, it);
+            prev_reg = regret_mean(&out->iterations.data[it - 1]);
+            ij = &out->iterations.data[it];
+        }
+        iter_regret(ms, n, out, it, it);
+        reg = regret_mean(ij);
+        if (it > 1 && !(acc > prev_acc + 1e-9) && !(med < prev_med - 1e-4) &&
+            !(reg < prev_reg - 1e-4)) {
             cur = prev_tab;   /* this refit did not help the training side: keep the one before */
             out->final_iteration = it - 1;
             break;
@@ -624,6 +693,8 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
         for (int i = 0; i < n && o->lofo && !rc; i++)
             rc = merged_fit(ms, n, ms[i].family, &tmicro, o, &lofo[i], NULL, err);
     }
+    for (size_t it = 0; !rc && it < out->iterations.len; it++) /* the loop's best known */
+        iter_regret(ms, n, out, (int)it, (int)out->iterations.len - 1);
     if (!rc && final)
         *final = cur;
 done:

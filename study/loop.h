@@ -127,6 +127,7 @@ void study_validation_reference(struct study_validation *v, const struct study_r
 struct study_loop_model {
     const char *model, *family;
     int held_out;                  /* in o->holdout_models: never fitted on */
+    double best_known, regret;     /* study_loop_iter: regret */
     struct study_metrics frozen;   /* out of sample: the frozen set, current table */
     int has_lofo;
     struct study_metrics lofo;     /* the frozen set under the leave-one-family-out table */
@@ -152,6 +153,10 @@ struct study_loop_iter {
     int has_held;
     struct study_metrics held_strategy, held_frozen_strategies;
     int exact_within_1pct_all;
+    /* exact's regret (study/regret.h) against the best simulated time known for each model
+     * at the end of the loop (its frozen set, its calibration programs, every iteration's
+     * strategies): the calibration models and, apart, the held-out ones (has_held) */
+    struct study_regret regret, held_regret;
     LS_VEC(struct study_loop_model) models;
     int has_fit;                   /* a refit followed this iteration */
     double fit_rel_error;          /* its in-sample relative error (NaN when none) */

@@ -31,6 +31,15 @@ expect 0 "validate text" "$L" validate $M -q --reference "$T/low.csv"
 grep -q 'regret=.*reference:mcts' "$T/out" && ok || bad "text names the best's source"
 grep -q 'exact_regret_within_1pct=0/1' "$T/out" && ok || bad "text summary"
 
+# the loop: each iteration's regret against the best time known at the end of the loop,
+# which no iteration's strategy beats
+expect 0 "loop --json" "$L" loop zoo:cnn zoo:bert-base --layers 1 --seq 64 --iterations 2 --json -q
+[ "$(json "all(it['regret']['models'] == 2 for it in d['iterations'])")" = True ] && ok || bad "loop regret summary"
+[ "$(json "all(abs(m['regret'] - ([r['simulated'] for r in m['strategies']['runs'] if r['strategy']=='exact'][0] / m['best_known_cycles'] - 1)) < 1e-9 for it in d['iterations'] for m in it['models'])")" = True ] \
+    && ok || bad "loop per-model regret"
+[ "$(json "all(r['simulated'] >= m2['best_known_cycles'] for it in d['iterations'] for m in it['models'] for m2 in [m] for r in m['strategies']['runs'])")" = True ] \
+    && ok || bad "a strategy beats the loop's best known time"
+
 printf 'model,best_cycles\n%s,-4\n' "$M" > "$T/bad.csv"
 expect 2 "negative best" "$L" validate $M -q --reference "$T/bad.csv"
 expect_err "bad.csv:2:[0-9]+: best_cycles" "the file, line and field"
