@@ -5,14 +5,18 @@
 # for each core below, one line per core: the written table (fit or prior), the datasheet's
 # and the written table's median error and pairs on the unseen models, and whether the bar
 # holds (<= 10%, at most half the datasheet's, >= 90% of pairs). CSV beside it with -c FILE.
-#   bench/calib_cores.sh [-b BUILD] [-f csv|json] [-c OUT.csv] [CORE...]
-# Cores: slow fast mixed vecslow peslow (default: all five; docs/calibration.md).
+#   bench/calib_cores.sh [-b BUILD] [-f csv|json] [-c OUT.csv] [-r N [-s SEED]] [CORE...]
+# Cores: slow fast mixed vecslow peslow (default: all five; docs/calibration.md), or with -r
+# N cores drawn at random by bench/random_cores.py (seed -s, default 1; every timing key and
+# clock redrawn), followed by the distribution: how many meet the bar, the quantiles of the
+# written table's median error, and the cores where it ranks worse than the datasheet.
 set -euo pipefail
-build=build fmt=csv out=''
-while getopts "b:f:c:h" o; do
+build=build fmt=csv out='' nrandom=0 seed=1
+while getopts "b:f:c:r:s:h" o; do
     case $o in
     b) build=$OPTARG ;; f) fmt=$OPTARG ;; c) out=$OPTARG ;;
-    *) sed -n '2,9p' "$0"; exit 2 ;;
+    r) nrandom=$OPTARG ;; s) seed=$OPTARG ;;
+    *) sed -n '2,12p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -21,6 +25,12 @@ command -v jq >/dev/null || { echo "bench/calib_cores.sh: needs jq" >&2; exit 2;
 # shellcheck source=bench/hidden_cores.sh
 . "$root/bench/hidden_cores.sh"
 cores=("$@")
+if [ "$nrandom" -gt 0 ]; then
+    while read -r name keys; do
+        CORE[$name]=$keys
+        cores+=("$name")
+    done < <(python3 "$root/bench/random_cores.py" "$nrandom" "$seed")
+fi
 [ ${#cores[@]} -eq 0 ] && cores=(slow fast mixed vecslow peslow)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -41,5 +51,20 @@ for c in "${cores[@]}"; do
         awk -F, '{printf "%-8s %-6s %9.2f%% %6.0f%% %9.2f%% %6.0f%% %s\n",
                   $1, $2, 100 * $3, 100 * $4, 100 * $5, 100 * $6, $7}'
 done
-[ -n "$out" ] && cp "$tmp/out.csv" "$out"
+python3 - "$tmp/out.csv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+if not rows:
+    sys.exit(0)
+med = sorted(float(r["written_median"]) for r in rows)
+worse = [r["core"] for r in rows if float(r["written_pairwise"]) < float(r["datasheet_pairwise"])]
+half = sum(float(r["written_median"]) <= 0.10 and
+           float(r["written_median"]) <= 0.5 * float(r["datasheet_median"]) for r in rows)
+print("%d cores: bar met on %d; median error <= 10%% and at most half the datasheet's on %d; "
+      "written table's median error min %.1f%% / median %.1f%% / max %.1f%%; ranks worse than "
+      "the datasheet on %d%s" % (len(rows), sum(r["bar"] == "met" for r in rows), half,
+                                  100 * med[0], 100 * statistics.median(med), 100 * med[-1],
+                                  len(worse), (": " + " ".join(worse)) if worse else ""))
+PY
+if [ -n "$out" ]; then cp "$tmp/out.csv" "$out"; fi
 exit 0

@@ -40,7 +40,11 @@ if [ -n "${HIDDEN:-}" ]; then
     HIDE=()
     for kv in $HIDDEN; do HIDE+=(--set "$kv"); done
 fi
-CLOCKS=2800,1400,1120,1400,1400
+# the hidden core's clocks, as a profiler export states them by hand (per engine: PE, ACT,
+# DVE, POOL, then the base clock of DMA)
+CLOCKS=$("$L" sim --print-target "${HIDE[@]}" | awk -F= '
+    { v[$1] = $2 } END { print v["clock.pe_mhz"] "," v["clock.act_mhz"] "," v["clock.dve_mhz"] "," \
+                         v["clock.pool_mhz"] "," v["clock.base_mhz"] }')
 "$L" problem zoo:cnn --write-table "$W/datasheet.json" -o "$W/x.lsp" >/dev/null
 traces=()
 progs=()    # the program each trace ran (--programs: its dependencies)
@@ -74,7 +78,8 @@ PY
         else
             "$L" trace "$W/t$i.lstrace" csv -o "$W/t$i.full.csv"
             grep -v '^#' "$W/t$i.full.csv" >"$W/t$i.csv"
-            "$L" trace import "$W/t$i.csv" --tick-hz 5600000000 --clock-mhz "$CLOCKS" \
+            tick=$(head -1 "$W/t$i.full.csv" | sed -n 's/.*tick_hz=\([0-9]*\).*/\1/p')
+            "$L" trace import "$W/t$i.csv" --tick-hz "$tick" --clock-mhz "$CLOCKS" \
                 -o "$W/i$i.lstrace" >/dev/null 2>&1 2>&1
         fi
         traces+=(--traces "$W/i$i.lstrace")
