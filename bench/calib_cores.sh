@@ -6,7 +6,7 @@
 # and the written table's median error and pairs on the unseen models, and whether the bar
 # holds (<= 10%, at most half the datasheet's, >= 90% of pairs). CSV beside it with -c FILE.
 #   bench/calib_cores.sh [-b BUILD] [-f csv|json] [-c OUT.csv] [-r N [-s SEED]] [CORE...]
-# Cores: slow fast mixed vecslow peslow (default: all five; docs/calibration.md), or with -r
+# Cores: slow fast mixed vecslow peslow (default: all five; docs/history.md), or with -r
 # N cores drawn at random by bench/random_cores.py (seed -s, default 1; every timing key and
 # clock redrawn), followed by the distribution: how many meet the bar, the quantiles of the
 # written table's median error, and the cores where it ranks worse than the datasheet.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The loop's figures as the Markdown table docs/calibration.md quotes (issue 18: the docs'
+# The loop's figures as the Markdown table docs/history.md quotes (issue 18: the docs'
 # numbers come from this script, so they cannot go stale):
 #   bench/loop_figures.sh [LAYSIM] [MODEL...]   (default build/laysim and the four models)
 # HOLDOUT=M,M.. passes --holdout-models (models never fitted on) and adds their table;

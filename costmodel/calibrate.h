@@ -206,7 +206,7 @@ struct cm_groups {
      * instruction (ACT, DVE, POOL): its features are the rows' instruction counts. A scale
      * cannot create a latency the base table does not have (the datasheet's vector
      * entries have a = 0), yet a chain of dependent vector instructions waits on each
-     * one's predecessor (docs/calibration.md: a normalization's exposed time). */
+     * one's predecessor (docs/history.md: a normalization's exposed time). */
     int fit_issue;
     double issue_cyc[LS_ENGINE_COUNT];  /* set by cm_group_fit: base cycles per engine
                                            cycle of the engines A applies to, else 0 */

@@ -290,7 +290,7 @@ static int by_shape_y(const void *a, const void *b)
  * quantile. A DMA's record runs from its first engine's start to its last engine's end, so
  * on a busy core it also holds the waits for the other engines and for HBM, and more
  * often the larger it is: fitted as they came, the slow hidden core's 11 B/ns and 220 ns
- * per descriptor came out 11.7 and 191 (docs/calibration.md). The low quantile of each
+ * per descriptor came out 11.7 and 191 (docs/history.md). The low quantile of each
  * shape is the transfer with the fewest such waits. *out (malloc'd): the samples. */
 #define CM_DMA_FLOOR 0.1
 static int dma_floors(const struct cm_sample *const *S, size_t n, struct cm_sample **out,

@@ -5,7 +5,7 @@
  * nothing else to wait for are the latency itself, and those that waited for something
  * else (a DMA, another engine) only add larger gaps, so a low quantile of the gaps is the
  * latency. Program totals cannot pin it: fitted together with the table's scales, it
- * trades against them (docs/calibration.md, "The dependency latency, measured"). */
+ * trades against them (docs/history.md, "The dependency latency, measured"). */
 #include <math.h>
 #include <stdlib.h>
 

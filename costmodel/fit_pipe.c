@@ -7,7 +7,7 @@
  * pe.rows + pe.cols - 2 cycles after that (sim/sim_run.c pe_step). A record's duration
  * is then occupancy + latency, while a table entry prices occupancy (the datasheet's
  * matmul: max(64, N), no latency) and the per-op aggregation sums it. Fitting durations
- * charged every matmul 254 cycles more (docs/calibration.md, "Occupancy, not duration").
+ * charged every matmul 254 cycles more (docs/history.md, "Occupancy, not duration").
  *
  * When an instruction overlaps the previous one on its engine and has the same opcode and
  * dtype (the same pipeline), what it adds to the engine's time is the growth of the

@@ -160,7 +160,7 @@ static int solve_direct(const struct lsp_problem *p, double time_limit, const in
     /* With the tight model (lsp_mip_build_tight) the root LP is within ~0.1% of the
      * optimum on the wide families and the MIP start is complete, so CBC's integer
      * preprocessing and its primal heuristics only cost time: random-5000 4.3 -> 2.6 CPU
-     * s, fan10-2550 11.8 -> 1.9 s, rw30-2500 8.8 -> 1.9 s (docs/exact.md) */
+     * s, fan10-2550 11.8 -> 1.9 s, rw30-2500 8.8 -> 1.9 s (docs/history.md) */
     Cbc_setParameter(cbc, "preprocess", "off");
     Cbc_setParameter(cbc, "heuristicsOnOff", "off");
     /* the root cuts that close the last ~0.1% are Gomory's and two-step MIR's; the other

@@ -30,12 +30,12 @@ void study_loop_opts_init(struct study_loop_opts *o)
     o->form = CM_FIT_FORM_DEFAULT;
     /* Tied scales: over the loop's seeds 1-5 they rank the left-out families' strategy
      * pairs better than split (91.4% / 11.5% mean against 88.6% / 17.9%) and the study's
-     * own programs too (docs/calibration.md, "Tied scales for the loop"); the loop holds
+     * own programs too (docs/history.md, "Tied scales for the loop"); the loop holds
      * out no traces that calibrate's auto choice could use. */
     o->form.scales = CM_SCALES_TIED;
     /* and a vector issue latency: over seeds 1-5 the left-out families' strategy pairs
      * 94.3% against 91.4% (median 15.4% against 11.5%), the study's in-sample pairs 97.7%
-     * (43) against 97.4% (38) (docs/calibration.md, "An issue latency for the loop") */
+     * (43) against 97.4% (38) (docs/history.md, "An issue latency for the loop") */
     o->form.fit_issue = 1;
 }
 

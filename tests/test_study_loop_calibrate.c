@@ -64,7 +64,7 @@ static double fit_cnn(enum cm_group_scales scales, double *e0)
 /* The default form (tied scales, an issue latency) prices exact's program closer than
  * the datasheet table; with one model's few programs, split scales (a DMA pair and a
  * compute pair) come within 10%: two shared scales cannot also match the totals of a
- * DMA-bound model whose conversions the ranking rows weigh (docs/calibration.md, "Tied scales for the loop"). */
+ * DMA-bound model whose conversions the ranking rows weigh (docs/history.md, "Tied scales for the loop"). */
 static void test_calibrate_cnn(void **st)
 {
     (void)st;
