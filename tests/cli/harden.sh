@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Adversarial inputs of the hardening campaign (issue 45), one reproducer each: empty
+# traces and tables, degenerate target values, malformed stores and messages.
+B="$1"; S="$2"
+. "$S/tests/cli/lib.bash"
+
+# ---- undefined behaviour on degenerate inputs ------------------------------------------
+# a trace without records has nothing to calibrate from (it used to write the prior)
+expect 0 "synth 0" "$B" trace synth 0 -o "$T/e.lstrace"
+expect 2 "calibrate on an empty trace" "$B" calibrate --traces "$T/e.lstrace" -o "$T/e.json"
+expect_err 'e\.lstrace.*no records' "empty trace named"
+[ ! -e "$T/e.json" ] && ok || bad "an empty trace still wrote a table"
+# a latency table with no entries: the group fit's rows are empty (memset of NULL before)
+expect 0 "compile fig2" "$B" compile "$S/examples/fig2.lg" -o "$T/f2.prog"
+expect 0 "sim fig2" "$B" sim "$T/f2.prog" --trace "$T/f2.lstrace"
+echo '{"schema": "laysim-latency-table", "version": 1, "target": "nc-v2", "aggregate": "max",
+      "group_ns": 0.0, "entries": []}' >"$T/empty.json"
+expect 0 "calibrate from a table without entries" \
+    "$B" calibrate --traces "$T/f2.lstrace" --programs "$T/f2.prog" --table "$T/empty.json" -q -o "$T/t.json"
+# dma.desc_min_ns = 0 (valid: no minimum descriptor) lowers like a vanishing minimum; the
+# conv band split divided by it (an infinite float cast to an integer)
+expect 0 "desc_min_ns=0" "$B" compile "$S/examples/fig2.lg" --set dma.desc_min_ns=0 -o "$T/d0.prog"
+expect 0 "desc_min_ns=1e-9" "$B" compile "$S/examples/fig2.lg" --set dma.desc_min_ns=1e-9 -o "$T/d1.prog"
+cmp -s "$T/d0.prog" "$T/d1.prog" && ok || bad "desc_min_ns=0 lowers unlike desc_min_ns=1e-9"
+
+finish
