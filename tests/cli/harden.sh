@@ -23,4 +23,34 @@ expect 0 "desc_min_ns=0" "$B" compile "$S/examples/fig2.lg" --set dma.desc_min_n
 expect 0 "desc_min_ns=1e-9" "$B" compile "$S/examples/fig2.lg" --set dma.desc_min_ns=1e-9 -o "$T/d1.prog"
 cmp -s "$T/d0.prog" "$T/d1.prog" && ok || bad "desc_min_ns=0 lowers unlike desc_min_ns=1e-9"
 
+# ---- a malformed results store is bad input (exit 2 naming it), not an I/O error ------
+expect 0 "tiny study" "$B" study --models cnn --out "$T/s" --quiet --mcts-evaluations 0 --no-calibrate
+python3 - "$T/s/results.sqlite" "$T" <<'PY'
+import os, shutil, sqlite3, sys
+src, T = sys.argv[1], sys.argv[2]
+os.makedirs(T + "/nocol")
+shutil.copy(src, T + "/nocol/results.sqlite")
+c = sqlite3.connect(T + "/nocol/results.sqlite")
+c.execute("ALTER TABLE cells RENAME TO old")
+c.execute("CREATE TABLE cells(model TEXT)")
+c.commit()
+c.close()
+d = open(src, "rb").read()
+for k in range(1, len(d) // 4096):  # one store per damaged page header
+    os.makedirs("%s/page%d" % (T, k))
+    e = bytearray(d)
+    e[k * 4096:k * 4096 + 8] = b"\xff" * 8
+    open("%s/page%d/results.sqlite" % (T, k), "wb").write(e)
+PY
+expect 2 "merge of a store without its columns" "$B" merge --out "$T/m" "$T/nocol"
+expect_err 'nocol/results\.sqlite: .*no such column' "the store without columns named"
+malformed=0
+for d in "$T"/page*; do
+    "$B" merge --out "$T/m_${d##*/}" "$d" >"$T/out" 2>"$T/err"
+    rc=$?
+    [ $rc -ne 1 ] && ok || bad "merge of ${d##*/}: exit 1 ($(head -c 200 "$T/err"))"
+    grep -q "${d##*/}/results.sqlite: .*malformed" "$T/err" && malformed=$((malformed + 1))
+done
+[ "$malformed" -gt 0 ] && ok || bad "no damaged store reported as malformed"
+
 finish
