@@ -53,4 +53,18 @@ for d in "$T"/page*; do
 done
 [ "$malformed" -gt 0 ] && ok || bad "no damaged store reported as malformed"
 
+# ---- messages -------------------------------------------------------------------------
+# check errors of a binary program name its file (a text program names file:line)
+expect 0 "compile binary" "$B" compile "$S/examples/fig2.lg" -o "$T/m.lsprogz"
+expect 2 "binary program over a small SBUF" "$B" sim "$T/m.lsprogz" --set sbuf.usable_bytes=4096
+expect_err 'm\.lsprogz: instruction 0 .*SBUF overflow' "binary program check names the file"
+# target values are decimal: 0x80 is not read as 128; the INI line is named
+printf '[pe]\nrows = 0x80\n' >"$T/hex.ini"
+expect 2 "INI pe.rows = 0x80" "$B" sim --print-target --target "$T/hex.ini"
+expect_err 'hex\.ini:2: pe\.rows: expected a decimal number' "hex value named with file:line"
+expect 2 "--set pe.rows=0x80" "$B" sim --print-target --set pe.rows=0x80
+# an integer key's range prints as integers (not [1, 4.29497e+09], which reads as in range)
+expect 2 "sbuf.usable_bytes beyond 2^32" "$B" sim --print-target --set sbuf.usable_bytes=4294967297
+expect_err 'out of range \[1, 4294967296\]' "integer range printed exactly"
+
 finish
