@@ -19,19 +19,46 @@ int ls_read_file(const char *path, char **data, size_t *len, struct ls_error *er
     return ls_read_file_max(path, LS_READ_STREAM_MAX, data, len, err);
 }
 
+int ls_open_read(const char *path, int regular_only, FILE **fp, int *regular,
+                 struct ls_error *err)
+{
+    *fp = NULL;
+    *regular = 0;
+    struct stat st;
+    if (strcmp(path, "-") == 0 && !regular_only) {
+        *fp = stdin;
+        *regular = fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+        return LS_OK;
+    }
+    /* non-blocking open: a FIFO without a writer would block a plain open forever */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0));
+    if (fd < 0)
+        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "cannot open: %s", strerror(errno));
+    const char *why = fstat(fd, &st) != 0       ? strerror(errno)
+                      : S_ISDIR(st.st_mode)      ? "is a directory"
+                      : regular_only && !S_ISREG(st.st_mode)
+                          ? "not a regular file (a FIFO, device or socket)"
+                          : NULL;
+    if (!why && regular_only)
+        why = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ? strerror(errno) : NULL;
+    if (!why && !(*fp = fdopen(fd, "rb")))
+        why = strerror(errno);
+    if (why) {
+        close(fd);
+        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "%s", why);
+    }
+    *regular = S_ISREG(st.st_mode);
+    return LS_OK;
+}
+
 int ls_read_file_max(const char *path, size_t stream_max, char **data, size_t *len,
                      struct ls_error *err)
 {
-    int use_stdin = strcmp(path, "-") == 0;
-    FILE *fp = use_stdin ? stdin : fopen(path, "rb");
-    if (!fp)
-        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "cannot open: %s", strerror(errno));
-    struct stat st;
-    int regular = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
-    if (!use_stdin && !regular && S_ISDIR(st.st_mode)) {
-        fclose(fp);
-        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "is a directory");
-    }
+    FILE *fp;
+    int regular, rc = ls_open_read(path, 0, &fp, &regular, err);
+    if (rc)
+        return rc;
+    int use_stdin = fp == stdin;
     /* a regular file ends; a pipe or device may not (the zero device never does) */
     size_t limit = regular ? SIZE_MAX : stream_max;
     size_t cap = 1 << 16, n = 0;

@@ -18,6 +18,13 @@
  * beyond it the read fails with LS_ERR_LIMIT instead of exhausting memory. */
 #define LS_READ_STREAM_MAX ((size_t)1 << 30)
 
+/* Open path for reading ("-" = stdin unless regular_only). A directory is refused, and
+ * with regular_only anything but a regular file too (a FIFO, device or socket), without
+ * blocking on a FIFO that has no writer. *regular tells whether it is a regular file.
+ * Errors are LS_ERR_INPUT naming path. */
+int ls_open_read(const char *path, int regular_only, FILE **fp, int *regular,
+                 struct ls_error *err);
+
 /* Read a whole file ("-" = stdin) into a NUL-terminated malloc'd buffer. */
 int ls_read_file(const char *path, char **data, size_t *len, struct ls_error *err);
 /* The same with another limit for pipes and devices (tests use a small one). */

@@ -67,4 +67,9 @@ expect 2 "--set pe.rows=0x80" "$B" sim --print-target --set pe.rows=0x80
 expect 2 "sbuf.usable_bytes beyond 2^32" "$B" sim --print-target --set sbuf.usable_bytes=4294967297
 expect_err 'out of range \[1, 4294967296\]' "integer range printed exactly"
 
+# ---- a TF.js weight shard that is a FIFO is refused (it blocked graph forever) ---------
+mkdir "$T/fifo" && cp "$S/tests/data/tfjs/post.json" "$T/fifo/model.json" && mkfifo "$T/fifo/weights.bin"
+expect 2 "TF.js shard that is a FIFO" timeout 20 "$B" graph "$T/fifo/model.json"
+expect_err 'fifo/weights\.bin: not a regular file' "the FIFO shard named"
+
 finish
