@@ -40,7 +40,9 @@ struct ls_atomic_file {
     void *live;          /* the temp file's entry in the signal-cleanup list */
 };
 
-/* Open a temp file next to path ("-" writes straight to stdout). */
+/* Open a temp file NAME.tmp.PID.XXXXXX next to path ("-" writes straight to stdout),
+ * mode 0666 less the umask for a new output, an existing output's mode otherwise; first
+ * removes the temporaries of path that dead runs left (their PID names no process). */
 int ls_atomic_open(struct ls_atomic_file *af, const char *path, struct ls_error *err);
 /* Flush, fsync and rename into place; on any failure the temp file is removed. */
 int ls_atomic_commit(struct ls_atomic_file *af, struct ls_error *err);
@@ -52,10 +54,10 @@ void ls_atomic_abort(struct ls_atomic_file *af);
  * handlers by itself. Returns 0, or -1 if a handler could not be installed. */
 int ls_atomic_cleanup_on_signals(void);
 
-/* Remove the temporary files a killed run left in dir: entries NAME.tmp.XXXXXX (the
- * pattern of ls_atomic_open) whose NAME matches one of the fnmatch(3) patterns — the
- * outputs the caller owns there. Returns how many were removed, or -1 when dir cannot be
- * read. */
+/* Remove the temporary files killed runs left in dir: entries NAME.tmp.PID.XXXXXX (the
+ * pattern of ls_atomic_open) whose PID names no process, and NAME.tmp.XXXXXX of older
+ * versions, whose NAME matches one of the fnmatch(3) patterns — the outputs the caller
+ * owns there. Returns how many were removed, or -1 when dir cannot be read. */
 int ls_remove_stale_temps(const char *dir, const char *const *patterns, size_t npatterns);
 
 /* Convenience: write a whole buffer atomically. */

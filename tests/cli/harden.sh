@@ -72,4 +72,14 @@ mkdir "$T/fifo" && cp "$S/tests/data/tfjs/post.json" "$T/fifo/model.json" && mkf
 expect 2 "TF.js shard that is a FIFO" timeout 20 "$B" graph "$T/fifo/model.json"
 expect_err 'fifo/weights\.bin: not a regular file' "the FIFO shard named"
 
+# ---- -o honours the umask; a dead run's temporary goes on the next write ---------------
+(umask 077 && "$B" gen --shape random --ops 4 --seed 1 -o "$T/u.lsp") >/dev/null 2>&1
+[ "$(stat -c %a "$T/u.lsp" 2>/dev/null)" = 600 ] && ok || bad "umask 077: mode $(stat -c %a "$T/u.lsp")"
+sh -c 'exit 0' & dead=$!; wait $dead
+: >"$T/u.lsp.tmp.$dead.Ab12Cd"
+: >"$T/u.lsp.tmp.$$.Cd34Ef"        # this shell is alive: a live writer's temporary
+expect 0 "gen again" "$B" gen --shape random --ops 4 --seed 1 -o "$T/u.lsp"
+[ ! -e "$T/u.lsp.tmp.$dead.Ab12Cd" ] && [ -e "$T/u.lsp.tmp.$$.Cd34Ef" ] && ok ||
+    bad "dead run's temporary kept or a live one removed: $(ls "$T" | grep u.lsp.tmp)"
+
 finish
