@@ -293,6 +293,12 @@ static int solve_run(struct solve_cli *s, const char *arg)
     if (!rc && s->out)
         rc = lsp_sol_write(p, &r.sol, s->out, &err);
     int ret = rc ? cli_report(&err) : solve_print(s, p, &r, &claim);
+    if (!rc && ret == CLI_OK && r.sol.status == LSP_UNKNOWN) {
+        /* cut by its limit before any assignment: exit 1, as every command so cut */
+        ls_error_msg(&err, LS_ERR_LIMIT, "%s ended with status unknown: no solution within its "
+                     "limits", s->solver);
+        ret = cli_report(&err);
+    }
     lsp_result_free(&r);
     lsp_free(owned);
     return ret;
