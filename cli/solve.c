@@ -62,7 +62,9 @@ const char cmd_solve_help[] =
     CLI_MODELCMD_HELP
     "\n"
     "Without --json a one-line summary goes to stdout. The reported cost is always\n"
-    "re-checked against an independent evaluation of the objective.\n";
+    "re-checked against an independent evaluation of the objective. A solve that ends\n"
+    "with status unknown (no assignment within its limits) writes and prints it, then\n"
+    "exits 1.\n";
 
 static json_t *result_json(const char *name, const struct lsp_problem *p,
                            const struct lsp_result *r)
