@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -388,6 +389,47 @@ int ls_write_file_atomic(const char *path, const void *data, size_t len, struct 
         return ls_error_set(err, LS_ERR_IO, path, 0, 0, "short write");
     }
     return ls_atomic_commit(&af, err);
+}
+
+int ls_dir_lock(const char *dir, int *fd, struct ls_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/.laysim.lock", dir);
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (*fd < 0)
+        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot open the lock: %s",
+                            strerror(errno));
+    if (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+        int busy = errno == EWOULDBLOCK, saved = errno;
+        char buf[24] = "";
+        ssize_t n = busy ? pread(*fd, buf, sizeof buf - 1, 0) : 0;
+        long pid = n > 0 ? strtol(buf, NULL, 10) : 0;
+        close(*fd);
+        *fd = -1;
+        if (!busy)
+            return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot lock: %s", strerror(saved));
+        if (pid > 0)
+            return ls_error_msg(err, LS_ERR_INPUT, "%s is in use by PID %ld (another laysim "
+                                "run writing there): wait for it or choose another directory",
+                                dir, pid);
+        return ls_error_msg(err, LS_ERR_INPUT, "%s is in use by another laysim run", dir);
+    }
+    char pid[24];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(*fd, 0) != 0 || pwrite(*fd, pid, (size_t)n, 0) != n) {
+        int saved = errno;
+        ls_dir_unlock(*fd);
+        *fd = -1;
+        return ls_error_set(err, LS_ERR_IO, path, 0, 0, "cannot write the lock: %s",
+                            strerror(saved));
+    }
+    return LS_OK;
+}
+
+void ls_dir_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* releases the flock; the file stays (removing it would race) */
 }
 
 /* NAME.tmp.PID.XXXXXX (or NAME.tmp.XXXXXX, written before temporaries carried the PID) ->

@@ -60,6 +60,13 @@ int ls_atomic_cleanup_on_signals(void);
  * owns there. Returns how many were removed, or -1 when dir cannot be read. */
 int ls_remove_stale_temps(const char *dir, const char *const *patterns, size_t npatterns);
 
+/* Take the advisory lock of directory dir: flock(2) on dir/.laysim.lock, which then holds
+ * our PID. One writer per directory; the lock goes with ls_dir_unlock or the process (kill
+ * -9 included). Held by a live run: LS_ERR_INPUT "DIR is in use by PID N". *fd is the
+ * lock's descriptor (-1 on failure). */
+int ls_dir_lock(const char *dir, int *fd, struct ls_error *err);
+void ls_dir_unlock(int fd);
+
 /* Convenience: write a whole buffer atomically. */
 int ls_write_file_atomic(const char *path, const void *data, size_t len, struct ls_error *err);
 

@@ -82,4 +82,27 @@ expect 0 "gen again" "$B" gen --shape random --ops 4 --seed 1 -o "$T/u.lsp"
 [ ! -e "$T/u.lsp.tmp.$dead.Ab12Cd" ] && [ -e "$T/u.lsp.tmp.$$.Cd34Ef" ] && ok ||
     bad "dead run's temporary kept or a live one removed: $(ls "$T" | grep u.lsp.tmp)"
 
+# ---- one run per --out: a second study, what-if or merge there exits 2 naming the first's
+# PID, and --force deletes nothing under it (the first is stopped while holding the lock)
+"$B" study --models cnn,whisper-enc:quick --out "$T/busy" --quiet --threads 1 >/dev/null 2>"$T/first.err" &
+first=$!
+for _ in $(seq 1000); do
+    [ "$(cat "$T/busy/.laysim.lock" 2>/dev/null)" = "$first" ] && break
+    sleep 0.01
+done
+kill -STOP $first
+for mode in "" --force --resume; do
+    expect 2 "second study $mode" "$B" study --models cnn --out "$T/busy" --quiet $mode
+    expect_err "busy is in use by PID $first" "second study $mode names the first"
+done
+expect 2 "what-if on a busy --out" "$B" whatif --set pe.rows=64,128 --models cnn --out "$T/busy" --quiet
+expect_err "in use by PID $first" "what-if names the first"
+expect 2 "merge into a busy --out" "$B" merge --out "$T/busy" "$T/s" --quiet
+expect_err "in use by PID $first" "merge names the first"
+kill -CONT $first
+wait $first && ok || bad "the first study was harmed: $(head -c 300 "$T/first.err")"
+expect 0 "the first study's store reads back" "$B" merge --out "$T/busy_m" "$T/busy" --quiet
+grep -q whisper "$T/busy_m/cells.csv" && ok || bad "the first study's cells are gone"
+expect 0 "the lock went with the run" "$B" study --models cnn --out "$T/busy" --quiet --resume
+
 finish
