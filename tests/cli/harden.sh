@@ -105,4 +105,35 @@ expect 0 "the first study's store reads back" "$B" merge --out "$T/busy_m" "$T/b
 grep -q whisper "$T/busy_m/cells.csv" && ok || bad "the first study's cells are gone"
 expect 0 "the lock went with the run" "$B" study --models cnn --out "$T/busy" --quiet --resume
 
+# ---- trace caps: a zlib bomb (130 KB, 8 blocks each inflating 16 MiB of zero bytes, i.e.
+# 67 M records repeating the previous one) is refused from its first block's frame;
+# LAYSIM_TRACE_MAX_INFLATION / LAYSIM_TRACE_MAX_RECORDS override the caps
+bomb() { # bomb OUT BLOCKS RAW_BYTES (after the empty trace $T/e.lstrace's first block)
+    python3 - "$T/e.lstrace" "$@" <<'PY'
+import struct, sys, zlib
+empty, out, nb, raw_len = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+comp = zlib.compress(b"\0" * raw_len, 9)
+nrec = (raw_len - 1) // 2            # a string count of 0, then 2 zero bytes per record
+head = struct.pack("<III", nrec, raw_len, len(comp))
+block = head + struct.pack("<I", zlib.crc32(comp, zlib.crc32(head))) + comp
+tail = struct.pack("<Q", nb * nrec)
+end = struct.pack("<III", 0xFFFFFFFF, nb + 1, 8)
+end += struct.pack("<I", zlib.crc32(tail, zlib.crc32(end))) + tail
+open(out, "wb").write(open(empty, "rb").read()[:-24] + block * nb + end)
+PY
+}
+bomb "$T/bomb.lstrace" 8 16777215
+for cmd in "trace $T/bomb.lstrace summary" "trace $T/bomb.lstrace perfetto -o $T/b.json" \
+           "calibrate --traces $T/bomb.lstrace -o $T/b.json"; do
+    expect 1 "zlib bomb: $cmd" timeout 20 "$B" $cmd
+    expect_err 'bomb\.lstrace: block 1 .*inflate to 16777215, more than 200 times' "bomb named: $cmd"
+done
+bomb "$T/small.lstrace" 1 200001
+expect 1 "a 1000:1 block" "$B" trace "$T/small.lstrace" summary
+expect 0 "LAYSIM_TRACE_MAX_INFLATION=0" env LAYSIM_TRACE_MAX_INFLATION=0 "$B" trace "$T/small.lstrace" summary
+expect 1 "LAYSIM_TRACE_MAX_RECORDS=100" env LAYSIM_TRACE_MAX_RECORDS=100 "$B" trace "$T/f2.lstrace" summary
+expect_err 'f2\.lstrace: block 0 .*more than 100 records' "record cap named"
+expect 0 "LAYSIM_TRACE_MAX_RECORDS=290" env LAYSIM_TRACE_MAX_RECORDS=290 "$B" trace "$T/f2.lstrace" summary
+expect 2 "LAYSIM_TRACE_MAX_RECORDS=x" env LAYSIM_TRACE_MAX_RECORDS=x "$B" trace "$T/f2.lstrace" summary
+
 finish
