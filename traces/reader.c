@@ -303,22 +303,25 @@ static int next_block(struct trace_reader *r, struct ls_error *err)
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): implausible lengths (raw %u, compressed %u): "
                     "corrupt file", bn, at, raw_len, comp_len);
-    int rc = check_caps(r, nrec, raw_len, comp_len, err);
-    if (rc)
-        return rc;
-    if (grow(&r->comp, &r->comp_cap, comp_len) || grow(&r->raw, &r->raw_cap, raw_len))
+    if (grow(&r->comp, &r->comp_cap, comp_len))
         return fail(r, err, LS_ERR_NOMEM, "out of memory reading block %llu", bn);
     got = read_some(r, r->comp, comp_len);
     if (got < comp_len)
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): truncated: %u compressed bytes expected, "
                     "file ends after %zu", bn, at, comp_len, got);
-    enum trace_block_status st = trace_block_unpack(f, r->comp, r->raw, &crc);
-    if (st == TRACE_BLOCK_BAD_CRC)
+    /* the CRC first, so that a damaged frame is reported as such, not as a cap crossed */
+    crc = (uint32_t)crc32(crc32(0, f, 12), r->comp, comp_len);
+    if (crc != trace_get_u32le(f + 12))
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): CRC-32 mismatch (stored 0x%08x, computed "
                     "0x%08x): corrupt file", bn, at, trace_get_u32le(f + 12), crc);
-    if (st != TRACE_BLOCK_OK)
+    int rc = check_caps(r, nrec, raw_len, comp_len, err);
+    if (rc)
+        return rc;
+    if (grow(&r->raw, &r->raw_cap, raw_len))
+        return fail(r, err, LS_ERR_NOMEM, "out of memory reading block %llu", bn);
+    if (trace_block_unpack(f, r->comp, r->raw, &crc) != TRACE_BLOCK_OK)
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): does not decompress: corrupt file", bn, at);
     /* String definitions come first. */
