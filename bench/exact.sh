@@ -43,7 +43,8 @@ for inst in "${instances[@]}"; do
     set -e
     peak=-
     [ -n "$timer" ] && peak=$(awk -F: '/Maximum resident/ {printf "%.0f", $2/1024}' "$tv")
-    if [ $rc -eq 0 ]; then
+    # exit 1 with a JSON result: cut by the time limit with status unknown (docs/cli.md)
+    if [ $rc -eq 0 ] || { [ $rc -eq 1 ] && [ -s "$out" ]; }; then
       python3 - "$out" "$inst" "$n" "$solver" "$peak" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "report/report.h"
 #include "study/db.h"
+#include "util/fileio.h"
 
 const char cmd_merge_help[] =
     "usage: laysim merge --out DIR [--json] [--quiet] DIR1 DIR2 ...\n"
@@ -81,6 +82,9 @@ int cmd_merge(int argc, char **argv)
         if (realpath(argv[i], a) && realpath(out, b) && !strcmp(a, b))
             return cli_usage("merge", "the output directory %s is also an input", out);
     }
+    int lock;   /* one writer per directory: never replace a live run's store */
+    if (ls_dir_lock(out, &lock, &err))
+        return cli_report(&err);
     unlink(path);
     struct study_db *st = NULL;
     int rc = study_db_open(path, STUDY_DB_CELLS, &st, &err);
@@ -112,5 +116,6 @@ int cmd_merge(int argc, char **argv)
     }
     study_cells_free(&cells);
     study_db_close(st);
+    ls_dir_unlock(lock);
     return rc ? cli_report(&err) : CLI_OK;
 }

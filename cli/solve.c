@@ -62,7 +62,9 @@ const char cmd_solve_help[] =
     CLI_MODELCMD_HELP
     "\n"
     "Without --json a one-line summary goes to stdout. The reported cost is always\n"
-    "re-checked against an independent evaluation of the objective.\n";
+    "re-checked against an independent evaluation of the objective. A solve that ends\n"
+    "with status unknown (no assignment within its limits) writes and prints it, then\n"
+    "exits 1.\n";
 
 static json_t *result_json(const char *name, const struct lsp_problem *p,
                            const struct lsp_result *r)
@@ -293,6 +295,12 @@ static int solve_run(struct solve_cli *s, const char *arg)
     if (!rc && s->out)
         rc = lsp_sol_write(p, &r.sol, s->out, &err);
     int ret = rc ? cli_report(&err) : solve_print(s, p, &r, &claim);
+    if (!rc && ret == CLI_OK && r.sol.status == LSP_UNKNOWN) {
+        /* cut by its limit before any assignment: exit 1, as every command so cut */
+        ls_error_msg(&err, LS_ERR_LIMIT, "%s ended with status unknown: no solution within its "
+                     "limits", s->solver);
+        ret = cli_report(&err);
+    }
     lsp_result_free(&r);
     lsp_free(owned);
     return ret;

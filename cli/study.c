@@ -276,13 +276,15 @@ int cli_study_main(int argc, char **argv, int whatif)
         o.models.m[i].opts.autocast = (int)autocast;
 
     char path[1200];
+    int lock = -1;
     struct study_db *st = NULL;
     char *cmdline = NULL;
     if (strlen(out) > 1000) {   /* the file names below are built in fixed buffers */
         rc = ls_error_msg(&err, LS_ERR_INPUT, "--out: a directory name of at most 1000 bytes");
         goto done;
     }
-    if ((rc = mkdirs(out, &err)))
+    /* one run per directory: before anything there is read, replaced or swept */
+    if ((rc = mkdirs(out, &err)) || (rc = ls_dir_lock(out, &lock, &err)))
         goto done;
     snprintf(path, sizeof path, "%s/results.sqlite", out);
     char tune_db[1200];
@@ -355,6 +357,7 @@ int cli_study_main(int argc, char **argv, int whatif)
 done:
     free(cmdline);
     study_db_close(st);
+    ls_dir_unlock(lock);
     study_opts_free(&o);
     return rc ? cli_report(&err) : CLI_OK;
 }

@@ -1030,8 +1030,11 @@ static int gemm_band_tiled(struct gs *s)
     const struct gp *p = s->p;
     int64_t i0 = s->i0, i1 = s->i1;
     double dbytes = c->e->t->dma_desc_min_ns * c->e->t->dma_bytes_per_ns;
-    int merge = p->ilv && (double)(i1 - i0) * c->W * s->ex < dbytes;
-    s->npc = cg_max(1, cg_min(4, cg_min(i1 - i0, (int64_t)((double)(i1 - i0) * c->W * s->ex / dbytes))));
+    double band = (double)(i1 - i0) * c->W * s->ex;
+    int merge = p->ilv && band < dbytes;
+    /* without a minimum descriptor (dma.desc_min_ns = 0) any piece is long enough: 4 */
+    double pieces = dbytes > 0 && band < 4 * dbytes ? band / dbytes : 4;
+    s->npc = cg_max(1, cg_min(i1 - i0, (int64_t)pieces));
     s->prow = cg_cdiv(i1 - i0, s->npc);
     s->npc = cg_cdiv(i1 - i0, s->prow);
     s->pi0 = i0;

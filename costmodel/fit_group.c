@@ -130,10 +130,12 @@ static size_t rowlen(const struct cm_groups *g)
     return (size_t)NE * 2 * (size_t)g->nent;
 }
 
+/* A new zeroed row; x keeps one spare slot so that a table without entries (rows of
+ * length 0) still has an array to point into. */
 static double *new_row(struct cm_groups *g)
 {
     if (LS_ARRAY_RESERVE(g->y, g->cap, g->n + 1) || LS_ARRAY_RESERVE(g->w, g->capw, g->n + 1) ||
-        LS_ARRAY_RESERVE(g->x, g->capx, (g->n + 1) * rowlen(g)) ||
+        LS_ARRAY_RESERVE(g->x, g->capx, (g->n + 1) * rowlen(g) + 1) ||
         LS_ARRAY_RESERVE(g->count, g->capc, (g->n + 1) * NE) ||
         LS_ARRAY_RESERVE(g->dcount, g->capd, (g->n + 1) * NE * 2))
         return NULL;

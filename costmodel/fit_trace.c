@@ -108,9 +108,10 @@ static int by_id(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Every record of the trace, in instruction-id order, times relative to the first start. */
-static int read_records(struct trace_reader *rd, struct trace_record **out, size_t *n,
-                        struct ls_error *err)
+/* Every record of the trace, in instruction-id order, times relative to the first start.
+ * A trace without records is an input error: it has nothing to fit or to key. */
+static int read_records(struct trace_reader *rd, const char *path, struct trace_record **out,
+                        size_t *n, struct ls_error *err)
 {
     LS_VEC(struct trace_record) v = {0};
     struct trace_record r;
@@ -124,6 +125,8 @@ static int read_records(struct trace_reader *rd, struct trace_record **out, size
         free(v.data);
         return -k;
     }
+    if (!v.len)
+        return ls_error_set(err, LS_ERR_INPUT, path, 0, 0, "no records");
     uint64_t t0 = UINT64_MAX;
     for (size_t i = 0; i < v.len; i++)
         if (v.data[i].start < t0)
@@ -171,7 +174,7 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
     const struct trace_header *h = trace_reader_header(rd);
     struct trace_record *rec = NULL;
     size_t n = 0;
-    if ((rc = read_records(rd, &rec, &n, err))) {
+    if ((rc = read_records(rd, path, &rec, &n, err))) {
         trace_reader_close(rd);
         return rc;
     }
@@ -293,7 +296,7 @@ int cm_trace_model_key(const char *path, int32_t *key, struct ls_error *err)
     int rc = trace_reader_open(&rd, path, err);
     if (rc)
         return rc;
-    rc = read_records(rd, &rec, &n, err);
+    rc = read_records(rd, path, &rec, &n, err);
     int attributed = 0;
     for (size_t i = 0; !rc && i < n && !attributed; i++)
         attributed = rec[i].op_id >= 0;

@@ -21,8 +21,9 @@ static int fail(const struct sim_program *p, size_t i, struct ls_error *err, con
     va_end(ap);
     sim_program_where(p, i, where, sizeof where);
     int line = sim_program_line(p, i);
-    return ls_error_set(err, LS_ERR_INPUT, line ? p->file : NULL, line, line ? 1 : 0, "%s: %s",
-                        where, msg);
+    /* a binary program has a file but no lines: name the file all the same */
+    return ls_error_set(err, LS_ERR_INPUT, p->file && *p->file ? p->file : NULL, line,
+                        line ? 1 : 0, "%s: %s", where, msg);
 }
 
 #define SIM_MAX_FREE (1ull << 32) /* elements per partition in one operand */

@@ -168,6 +168,9 @@ static int parse_number(const char *s, double *out)
         end++;
     if (end == s || *end || errno || !isfinite(v))
         return -1;
+    for (const char *c = s; c < end; c++) /* decimal only: no hex, inf or nan */
+        if (!strchr("0123456789+-.eE", *c))
+            return -1;
     *out = v;
     return 0;
 }
@@ -196,15 +199,15 @@ int sim_target_set(struct sim_target *t, const char *key, const char *value, str
         return ls_error_msg(err, LS_ERR_INPUT, "%s: unknown target key (see docs/targets.md)", key);
     double v;
     if (parse_number(value, &v))
-        return ls_error_msg(err, LS_ERR_INPUT, "%s: expected a number, got '%s'", key, value);
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: expected a decimal number, got '%s'", key,
+                            value);
     if (k->type != KT_DBL && v != floor(v))
         return ls_error_msg(err, LS_ERR_INPUT, "%s: expected an integer, got '%s'", key, value);
     if (v < k->lo || v > k->hi || (k->lo_open && v <= k->lo)) {
-        if (k->lo_open)
-            return ls_error_msg(err, LS_ERR_INPUT, "%s: %s is out of range (%g, %g]", key, value,
-                                k->lo, k->hi);
-        return ls_error_msg(err, LS_ERR_INPUT, "%s: %s is out of range [%g, %g]", key, value,
-                            k->lo, k->hi);
+        /* integer keys print their range as integers (2^32, not 4.29497e+09) */
+        int dig = k->type == KT_DBL ? 6 : 17;
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: %s is out of range %c%.*g, %.*g]", key, value,
+                            k->lo_open ? '(' : '[', dig, k->lo, dig, k->hi);
     }
     keep_desc_min_bytes(t, k, v);
     char *p = (char *)t + k->off;

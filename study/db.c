@@ -67,17 +67,41 @@ _Static_assert(sizeof migrations / sizeof *migrations == STUDY_DB_SCHEMA - 1,
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
+/* A malformed store is bad input (exit 2): a damaged file, not a database, or tables
+ * without the columns laysim writes ("no such column" is SQLITE_ERROR). Everything else
+ * (I/O, a full disk, a lock) is an I/O error. */
+static int db_status(int sqlite_rc)
+{
+    switch (sqlite_rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_ERROR:
+    case SQLITE_MISMATCH:
+    case SQLITE_SCHEMA:
+    case SQLITE_FORMAT:
+    case SQLITE_RANGE:
+        return LS_ERR_INPUT;
+    case SQLITE_NOMEM:
+        return LS_ERR_NOMEM;
+    default:
+        return LS_ERR_IO;
+    }
+}
+
 int db_fail(struct study_db *d, struct ls_error *err, const char *what)
 {
-    return ls_error_set(err, LS_ERR_IO, d->path, 0, 0, "sqlite: %s: %s", what,
+    int code = d->db ? db_status(sqlite3_extended_errcode(d->db)) : LS_ERR_NOMEM;
+    return ls_error_set(err, code, d->path, 0, 0, "sqlite: %s: %s", what,
                         d->db ? sqlite3_errmsg(d->db) : "out of memory");
 }
 
 int db_exec(struct study_db *d, const char *sql, struct ls_error *err)
 {
     char *msg = NULL;
-    if (sqlite3_exec(d->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int rc = ls_error_set(err, LS_ERR_IO, d->path, 0, 0, "sqlite: %s", msg ? msg : "error");
+    int src = sqlite3_exec(d->db, sql, NULL, NULL, &msg);
+    if (src != SQLITE_OK) {
+        int rc = ls_error_set(err, db_status(src), d->path, 0, 0, "sqlite: %s",
+                              msg ? msg : "error");
         sqlite3_free(msg);
         return rc;
     }
@@ -111,10 +135,13 @@ static int read_schema(struct study_db *d, char *v, size_t n, struct ls_error *e
                            NULL) != SQLITE_OK)
         return ls_error_set(err, LS_ERR_INPUT, d->path, 0, 0,
                             "not a laysim results database (%s)", sqlite3_errmsg(d->db));
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+    int st = sqlite3_step(s), rc = 0;
+    if (st == SQLITE_ROW && sqlite3_column_text(s, 0))
         snprintf(v, n, "%s", (const char *)sqlite3_column_text(s, 0));
+    else if (st != SQLITE_ROW && st != SQLITE_DONE)
+        rc = db_fail(d, err, "meta");
     sqlite3_finalize(s);
-    return 0;
+    return rc;
 }
 
 /* Bring the cells tables to STUDY_DB_SCHEMA, each step in one transaction. */

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,12 +389,47 @@ static void test_malformed(void **state)
     free(b);
 }
 
+/* ---- values that do not fit: a graph input's dim_value below 1, huge perm values ---- */
+
+static char *tr_in[] = {"x"}, *tr_out[] = {"y"};
+
+static void test_bad_values(void **state)
+{
+    (void)state;
+    struct mb *b = malloc(sizeof *b);
+    struct graph *g;
+    struct ls_error err;
+    static int64_t d3[] = {2, 3, 4};
+    /* dim_value 0 or -5 on a graph input: an error naming it (not silently the batch) */
+    static const int64_t below[] = {0, -5};
+    for (int k = 0; k < 2; k++) {
+        mb_init(b);
+        mb_input(b, "x", 3, d3, NULL);
+        b->dims[0][0].dim_value = below[k];
+        mb_node(b, "Relu", "r", 1, tr_in, 1, tr_out);
+        mb_output(b, "y");
+        assert_int_equal(import(b, NULL, &g, &err), LS_ERR_INPUT);
+        assert_non_null(strstr(err.msg, "graph input 'x' axis 0 is"));
+        assert_non_null(strstr(err.msg, "--input x="));
+    }
+    /* perm values beyond int are out of range (they truncated to "axis 0 used twice") */
+    static const int64_t huge[] = {(int64_t)1 << 62, INT64_MIN, 1};
+    mb_init(b);
+    mb_input(b, "x", 3, d3, NULL);
+    mb_attr_ints(b, mb_node(b, "Transpose", "t", 1, tr_in, 1, tr_out), "perm", 3, huge);
+    mb_output(b, "y");
+    assert_int_equal(import(b, NULL, &g, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "perm[0] = 4611686018427387904 is out of range [0, 2]"));
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cnn),
         cmocka_unit_test(test_shape_math),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_bad_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -494,6 +494,90 @@ static void test_remove_stale_temps(void **state)
     assert_int_equal(ls_remove_stale_temps("/nonexistent/dir", owned, 3), -1);
 }
 
+/* New outputs get 0666 less the umask (mkstemp gave 0600, a fixed mode 0644); an existing
+ * file keeps its mode. */
+static void test_atomic_umask(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/laysim_test_XXXXXX", path[300];
+    struct ls_error e;
+    struct stat st;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out", dir);
+    static const mode_t masks[] = {077, 022, 002};
+    mode_t old = umask(077);
+    for (size_t i = 0; i < sizeof masks / sizeof *masks; i++) {
+        umask(masks[i]);
+        unlink(path);
+        assert_int_equal(ls_write_file_atomic(path, "x", 1, &e), 0);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 0777, 0666 & ~masks[i]);
+    }
+    assert_int_equal(chmod(path, 0640), 0);
+    assert_int_equal(ls_write_file_atomic(path, "y", 1, &e), 0);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    umask(old);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A pid that named a process and no longer does (a reaped child). */
+static pid_t dead_pid(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    assert_true(pid > 0);
+    waitpid(pid, NULL, 0);
+    return pid;
+}
+
+static void touch(const char *dir, const char *name)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* Writing an output removes the temporaries of that output left by dead runs, never a
+ * live writer's (its PID is alive) nor another output's; the study's sweep also spares a
+ * live writer's temporaries. */
+static void test_atomic_dead_temps(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/laysim_test_XXXXXX", path[300], dead[64], live[64], other[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(dead, sizeof dead, "out.json.tmp.%ld.Ab12Cd", (long)dead_pid());
+    snprintf(live, sizeof live, "out.json.tmp.%ld.Xy34Zw", (long)getppid());
+    snprintf(other, sizeof other, "cells.csv.tmp.%ld.Qq11Ww", (long)dead_pid());
+    touch(dir, dead), touch(dir, live), touch(dir, other);
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    struct ls_error e;
+    assert_int_equal(ls_write_file_atomic(path, "{}", 2, &e), 0);
+    assert_false(exists(dir, dead));
+    assert_true(exists(dir, live));
+    assert_true(exists(dir, other));
+    static const char *const owned[] = {"*"};
+    assert_int_equal(ls_remove_stale_temps(dir, owned, 1), 1); /* other, not live */
+    assert_true(exists(dir, live));
+    assert_int_equal(count_entries(dir), 2);
+    snprintf(path, sizeof path, "%s/%s", dir, live);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_json_locate(void **state)
 {
     (void)state;
@@ -689,6 +773,7 @@ int main(void)
         cmocka_unit_test(test_atomic_symlink), cmocka_unit_test(test_atomic_special_files),
         cmocka_unit_test(test_atomic_signal_cleanup), cmocka_unit_test(test_json_locate),
         cmocka_unit_test(test_remove_stale_temps), cmocka_unit_test(test_csv_split),
+        cmocka_unit_test(test_atomic_umask), cmocka_unit_test(test_atomic_dead_temps),
         cmocka_unit_test(test_treedec_known), cmocka_unit_test(test_treedec_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

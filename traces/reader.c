@@ -28,6 +28,7 @@ struct trace_reader {
     uint64_t block_off;            /* file offset of the current block's frame */
     uint64_t nblocks, nrec;
     struct trace_codec codec;
+    uint64_t max_records, max_inflation; /* the caps (trace.h), 0 = none */
     int state;                     /* 1 reading, 0 ended, < 0 failed with -code */
     struct ls_error saved;
 };
@@ -157,6 +158,23 @@ bad:
                 (unsigned long long)(16 + pos));
 }
 
+/* A cap from the environment variable name, def when unset. */
+static int env_cap(const char *name, uint64_t def, uint64_t *cap, struct ls_error *err)
+{
+    const char *v = getenv(name);
+    *cap = def;
+    if (!v)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (!*v || *end || errno || *v == '-' || *v == '+' || *v == ' ')
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: expected a non-negative integer, got '%s'",
+                            name, v);
+    *cap = x;
+    return 0;
+}
+
 int trace_reader_open(struct trace_reader **out, const char *path, struct ls_error *err)
 {
     *out = NULL;
@@ -165,6 +183,12 @@ int trace_reader_open(struct trace_reader **out, const char *path, struct ls_err
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory opening %s", path);
     snprintf(r->path, sizeof r->path, "%s", path);
     ls_arena_init(&r->arena, 0);
+    int rc = env_cap("LAYSIM_TRACE_MAX_RECORDS", TRACE_MAX_RECORDS, &r->max_records, err);
+    if (rc || (rc = env_cap("LAYSIM_TRACE_MAX_INFLATION", TRACE_MAX_INFLATION,
+                            &r->max_inflation, err))) {
+        trace_reader_close(r);
+        return rc;
+    }
     if (strcmp(path, "-") == 0) {
         r->fp = stdin;
     } else {
@@ -176,7 +200,7 @@ int trace_reader_open(struct trace_reader **out, const char *path, struct ls_err
             return rc;
         }
     }
-    int rc = read_header(r, err);
+    rc = read_header(r, err);
     if (rc) {
         trace_reader_close(r);
         return -rc;
@@ -237,6 +261,25 @@ static int read_end(struct trace_reader *r, const uint8_t *f, struct ls_error *e
     return 0;
 }
 
+/* The caps of trace.h against the next block's frame, before it is inflated. */
+static int check_caps(struct trace_reader *r, uint32_t nrec, uint32_t raw_len,
+                      uint32_t comp_len, struct ls_error *err)
+{
+    unsigned long long bn = (unsigned long long)r->block, at = (unsigned long long)r->block_off;
+    if (r->max_inflation && r->max_inflation < UINT32_MAX && raw_len >= TRACE_INFLATION_MIN_RAW &&
+        raw_len > r->max_inflation * comp_len)
+        return fail(r, err, LS_ERR_LIMIT,
+                    "block %llu (byte offset %llu): %u compressed bytes inflate to %u, more "
+                    "than %llu times (a zlib bomb?); LAYSIM_TRACE_MAX_INFLATION raises the cap",
+                    bn, at, comp_len, raw_len, (unsigned long long)r->max_inflation);
+    if (r->max_records && r->nrec + nrec > r->max_records)
+        return fail(r, err, LS_ERR_LIMIT,
+                    "block %llu (byte offset %llu): more than %llu records; "
+                    "LAYSIM_TRACE_MAX_RECORDS raises the cap", bn, at,
+                    (unsigned long long)r->max_records);
+    return 0;
+}
+
 /* Read, check and inflate the next block; returns 1 with a block loaded, 0 at the end. */
 static int next_block(struct trace_reader *r, struct ls_error *err)
 {
@@ -260,19 +303,25 @@ static int next_block(struct trace_reader *r, struct ls_error *err)
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): implausible lengths (raw %u, compressed %u): "
                     "corrupt file", bn, at, raw_len, comp_len);
-    if (grow(&r->comp, &r->comp_cap, comp_len) || grow(&r->raw, &r->raw_cap, raw_len))
+    if (grow(&r->comp, &r->comp_cap, comp_len))
         return fail(r, err, LS_ERR_NOMEM, "out of memory reading block %llu", bn);
     got = read_some(r, r->comp, comp_len);
     if (got < comp_len)
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): truncated: %u compressed bytes expected, "
                     "file ends after %zu", bn, at, comp_len, got);
-    enum trace_block_status st = trace_block_unpack(f, r->comp, r->raw, &crc);
-    if (st == TRACE_BLOCK_BAD_CRC)
+    /* the CRC first, so that a damaged frame is reported as such, not as a cap crossed */
+    crc = (uint32_t)crc32(crc32(0, f, 12), r->comp, comp_len);
+    if (crc != trace_get_u32le(f + 12))
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): CRC-32 mismatch (stored 0x%08x, computed "
                     "0x%08x): corrupt file", bn, at, trace_get_u32le(f + 12), crc);
-    if (st != TRACE_BLOCK_OK)
+    int rc = check_caps(r, nrec, raw_len, comp_len, err);
+    if (rc)
+        return rc;
+    if (grow(&r->raw, &r->raw_cap, raw_len))
+        return fail(r, err, LS_ERR_NOMEM, "out of memory reading block %llu", bn);
+    if (trace_block_unpack(f, r->comp, r->raw, &crc) != TRACE_BLOCK_OK)
         return fail(r, err, LS_ERR_INPUT,
                     "block %llu (byte offset %llu): does not decompress: corrupt file", bn, at);
     /* String definitions come first. */

@@ -18,6 +18,17 @@
 #define TRACE_MAX_NAME 4096        /* bytes in one name (target, opcode, string) */
 #define TRACE_MAX_OPCODES 65536
 
+/* Caps of the reader, so that a hostile trace (a zlib bomb: 586 KB inflating to 67 M
+ * records) cannot exhaust memory, time or disk in the commands that read it: a block of
+ * 64 KiB or more may inflate at most TRACE_MAX_INFLATION times its compressed size
+ * (laysim's own traces inflate 2 to 15 times), and a trace holds at most
+ * TRACE_MAX_RECORDS records. The environment variables LAYSIM_TRACE_MAX_INFLATION and
+ * LAYSIM_TRACE_MAX_RECORDS override them (a non-negative integer; 0: no cap). Crossing a
+ * cap is LS_ERR_LIMIT, found from the block's frame before it is inflated. */
+#define TRACE_MAX_INFLATION 200
+#define TRACE_MAX_RECORDS ((uint64_t)1 << 24)
+#define TRACE_INFLATION_MIN_RAW (64u << 10)
+
 enum trace_producer { TRACE_PROD_SIM, TRACE_PROD_RTL, TRACE_PROD_IMPORT, TRACE_PROD_COUNT };
 
 const char *trace_producer_name(enum trace_producer p); /* "sim", "rtl", "import" */

@@ -18,6 +18,13 @@
  * beyond it the read fails with LS_ERR_LIMIT instead of exhausting memory. */
 #define LS_READ_STREAM_MAX ((size_t)1 << 30)
 
+/* Open path for reading ("-" = stdin unless regular_only). A directory is refused, and
+ * with regular_only anything but a regular file too (a FIFO, device or socket), without
+ * blocking on a FIFO that has no writer. *regular tells whether it is a regular file.
+ * Errors are LS_ERR_INPUT naming path. */
+int ls_open_read(const char *path, int regular_only, FILE **fp, int *regular,
+                 struct ls_error *err);
+
 /* Read a whole file ("-" = stdin) into a NUL-terminated malloc'd buffer. */
 int ls_read_file(const char *path, char **data, size_t *len, struct ls_error *err);
 /* The same with another limit for pipes and devices (tests use a small one). */
@@ -33,7 +40,9 @@ struct ls_atomic_file {
     void *live;          /* the temp file's entry in the signal-cleanup list */
 };
 
-/* Open a temp file next to path ("-" writes straight to stdout). */
+/* Open a temp file NAME.tmp.PID.XXXXXX next to path ("-" writes straight to stdout),
+ * mode 0666 less the umask for a new output, an existing output's mode otherwise; first
+ * removes the temporaries of path that dead runs left (their PID names no process). */
 int ls_atomic_open(struct ls_atomic_file *af, const char *path, struct ls_error *err);
 /* Flush, fsync and rename into place; on any failure the temp file is removed. */
 int ls_atomic_commit(struct ls_atomic_file *af, struct ls_error *err);
@@ -45,11 +54,18 @@ void ls_atomic_abort(struct ls_atomic_file *af);
  * handlers by itself. Returns 0, or -1 if a handler could not be installed. */
 int ls_atomic_cleanup_on_signals(void);
 
-/* Remove the temporary files a killed run left in dir: entries NAME.tmp.XXXXXX (the
- * pattern of ls_atomic_open) whose NAME matches one of the fnmatch(3) patterns — the
- * outputs the caller owns there. Returns how many were removed, or -1 when dir cannot be
- * read. */
+/* Remove the temporary files killed runs left in dir: entries NAME.tmp.PID.XXXXXX (the
+ * pattern of ls_atomic_open) whose PID names no process, and NAME.tmp.XXXXXX of older
+ * versions, whose NAME matches one of the fnmatch(3) patterns — the outputs the caller
+ * owns there. Returns how many were removed, or -1 when dir cannot be read. */
 int ls_remove_stale_temps(const char *dir, const char *const *patterns, size_t npatterns);
+
+/* Take the advisory lock of directory dir: flock(2) on dir/.laysim.lock, which then holds
+ * our PID. One writer per directory; the lock goes with ls_dir_unlock or the process (kill
+ * -9 included). Held by a live run: LS_ERR_INPUT "DIR is in use by PID N". *fd is the
+ * lock's descriptor (-1 on failure). */
+int ls_dir_lock(const char *dir, int *fd, struct ls_error *err);
+void ls_dir_unlock(int fd);
 
 /* Convenience: write a whole buffer atomically. */
 int ls_write_file_atomic(const char *path, const void *data, size_t len, struct ls_error *err);

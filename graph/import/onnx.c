@@ -417,11 +417,11 @@ static int input_dims(struct ox *x, const Onnx__ValueInfoProto *vi, int *rank, i
     for (int i = 0; i < *rank; i++) {
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
         const char *role = "";
-        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-            d->dim_value >= 1) {
-            if (d->dim_value > GRAPH_MAX_DIM)
-                return ox_fail(x, "graph input '%.100s' axis %d is %lld", vi->name, i,
-                               (long long)d->dim_value);
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            if (d->dim_value < 1 || d->dim_value > GRAPH_MAX_DIM)
+                return ox_fail(x, "graph input '%.100s' axis %d is %lld (1 to %lld): give the "
+                               "shape with --input %.100s=D1xD2...", vi->name, i,
+                               (long long)d->dim_value, (long long)GRAPH_MAX_DIM, vi->name);
             dims[i] = d->dim_value;
         } else {
             const char *p = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
@@ -434,7 +434,7 @@ static int input_dims(struct ox *x, const Onnx__ValueInfoProto *vi, int *rank, i
                 role = "seq";
             } else {
                 return ox_fail(x, "graph input '%.100s' axis %d ('%.60s') is unknown: give the "
-                               "shape with --input %s=D1xD2...", vi->name, i, p ? p : "?",
+                               "shape with --input %.100s=D1xD2...", vi->name, i, p ? p : "?",
                                vi->name);
             }
         }

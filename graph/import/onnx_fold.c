@@ -239,19 +239,12 @@ static int fold_slice(struct ox *x)
 static int fold_transpose(struct ox *x)
 {
     struct ox_val *a = ox_in(x, 0);
-    int r = a->rank, perm[OX_MAX_RANK], used[OX_MAX_RANK] = {0};
-    int64_t p[OX_MAX_RANK], d[OX_MAX_RANK], stride[OX_MAX_RANK];
-    int n = ox_attr_ints(x, "perm", p, OX_MAX_RANK);
-    if (n == -3)
+    int r = a->rank, perm[OX_MAX_RANK];
+    int64_t d[OX_MAX_RANK], stride[OX_MAX_RANK];
+    if (ox_attr_perm(x, r, perm))
         return -1;
-    if (n >= 0 && n != r)
-        return ox_fail(x, "perm has %d entries for rank %d", n, r);
-    for (int i = 0; i < r; i++) {
-        perm[i] = n < 0 ? r - 1 - i : (int)p[i];
-        if (perm[i] < 0 || perm[i] >= r || used[perm[i]]++)
-            return ox_fail(x, "perm is not a permutation of 0..%d", r - 1);
+    for (int i = 0; i < r; i++)
         d[i] = a->dims[perm[i]];
-    }
     for (int i = r - 1, s = 1; i >= 0; s *= (int)a->dims[i], i--)
         stride[i] = s;
     struct ox_val *o = out(x, a->onnx_dt, r, d);

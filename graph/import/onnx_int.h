@@ -81,6 +81,10 @@ float ox_attr_f(const struct ox *x, const char *name, float def);
 /* Copy an ints attribute (at most max); returns the count, -1 when absent. */
 int ox_attr_ints(struct ox *x, const char *name, int64_t *out, int max);
 const char *ox_attr_s(const struct ox *x, const char *name, char *buf, size_t n);
+/* Transpose's perm for rank r (at most OX_MAX_RANK; reversed axes when absent) into perm:
+ * 0, or LS_ERR_INPUT (ox_fail called) for a wrong count, a value outside [0, r) or an
+ * axis given twice. */
+int ox_attr_perm(struct ox *x, int r, int *perm);
 /* Integer values of input k (a constant) into out (at most max); -1 when input k is
  * absent, -2 when it is not a known constant (ox_fail not called). */
 int ox_in_ints(struct ox *x, int k, int64_t *out, int max);

@@ -169,23 +169,37 @@ int32_t oxo_reshape_to(struct ox *x, int32_t t, int rank, const int64_t *dims,
     return graph_reshape(x->g, ox_name(x, suffix, nm, sizeof nm), t, rank, dims, NULL);
 }
 
+int ox_attr_perm(struct ox *x, int r, int *perm)
+{
+    int64_t p[OX_MAX_RANK];
+    int used[OX_MAX_RANK] = {0};
+    int n = ox_attr_ints(x, "perm", p, OX_MAX_RANK);
+    if (n == -3)
+        return LS_ERR_INPUT;
+    if (n >= 0 && n != r)
+        return ox_fail(x, "perm has %d entries for rank %d", n, r);
+    for (int i = 0; i < r; i++) {
+        if (n >= 0 && (p[i] < 0 || p[i] >= r))
+            return ox_fail(x, "perm[%d] = %lld is out of range [0, %d]", i, (long long)p[i],
+                           r - 1);
+        perm[i] = n < 0 ? r - 1 - i : (int)p[i];
+        if (used[perm[i]]++)
+            return ox_fail(x, "perm: axis %d given twice", perm[i]);
+    }
+    return 0;
+}
+
 int oxo_transpose(struct ox *x)
 {
     int32_t t = oxo_req(x, 0);
     if (t < 0)
         return -1;
     int r = graph_tensor(x->g, t)->shape.rank;
-    int64_t p[GRAPH_MAX_RANK];
-    int n = ox_attr_ints(x, "perm", p, GRAPH_MAX_RANK);
-    if (n == -3)
+    int perm[OX_MAX_RANK], ident = 1;
+    if (ox_attr_perm(x, r, perm))
         return -1;
-    int perm[GRAPH_MAX_RANK], ident = 1;
-    for (int i = 0; i < r; i++) {
-        perm[i] = n < 0 ? r - 1 - i : (int)p[i];
+    for (int i = 0; i < r; i++)
         ident &= perm[i] == i;
-    }
-    if (n >= 0 && n != r)
-        return ox_fail(x, "perm has %d entries for rank %d", n, r);
     if (ident)
         return ox_bind(x, 0, t);
     char nm[GRAPH_MAX_NAME + 1];

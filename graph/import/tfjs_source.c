@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "graph/import/tfjs_int.h"
+#include "util/fileio.h"
 
 static enum ls_dtype dtype_of(const char *s)
 {
@@ -72,7 +74,9 @@ int tf_read_manifest(struct tfjs *c)
     return 0;
 }
 
-/* Read n bytes at offset off of weight group gi (its shards concatenated). 0 when read. */
+/* Read n bytes at offset off of weight group gi (its shards concatenated). 0 when read;
+ * a missing shard leaves the values unknown, one that is not a regular file (a FIFO
+ * would block forever) is an error in c->rc. */
 static int read_shards(struct tfjs *c, int gi, int64_t off, size_t n, unsigned char *buf)
 {
     json_t *paths = json_object_get(json_array_get(json_object_get(c->root, "weightsManifest"),
@@ -83,8 +87,12 @@ static int read_shards(struct tfjs *c, int gi, int64_t off, size_t n, unsigned c
         if (!p || strstr(p, ".."))
             return -1;
         snprintf(full, sizeof full, "%s%s", c->dir, p);
-        FILE *fp = fopen(full, "rb");
-        if (!fp)
+        struct stat st;
+        FILE *fp;
+        int regular;
+        if (stat(full, &st))
+            return -1;
+        if ((c->rc = ls_open_read(full, 1, &fp, &regular, c->err)))
             return -1;
         long size = fseek(fp, 0, SEEK_END) ? -1 : ftell(fp);
         if (size < 0 || off >= size) {
@@ -255,7 +263,7 @@ static int op_const(struct tfjs *c, struct tnode *n)
                         : json_string_value(json_object_get(tensor, "dtype"));
     int64_t m = tf_numel(rank, d);
     double *v = e ? manifest_values(c, e, m) : inline_values(tensor, m);
-    int rc = tf_set_value(c, n, 0, dtype_of(dts), rank, d, v);
+    int rc = c->rc ? c->rc : tf_set_value(c, n, 0, dtype_of(dts), rank, d, v);
     free(v);
     return rc;
 }

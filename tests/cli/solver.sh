@@ -106,10 +106,12 @@ grep -q '^h ' "$T/e.wcnf" && ! grep -q '^p ' "$T/e.wcnf" && ok || bad "new wcnf 
 head -3 "$T/e.wcnf-old" | grep -q '^p wcnf ' && ok || bad "old wcnf header"
 
 # --time-limit bounds the dp solver's tree decomposition too (it ran 104 s on this
-# instance with a 3 s limit): an unknown status within the limit, not a hang
+# instance with a 3 s limit): an unknown status within the limit, not a hang; a solve cut
+# by its limit exits 1 like every command so cut (the unknown .sol is still written)
 expect 0 "gen random 3000" "$L" gen --shape random --ops 3000 --seed 1 -o "$T/r3000.lsp"
-expect 0 "dp time limit in the decomposition" timeout 60 "$L" solve "$T/r3000.lsp" --solver dp \
+expect 1 "dp time limit in the decomposition" timeout 60 "$L" solve "$T/r3000.lsp" --solver dp \
     --time-limit 1 -o "$T/r3000.sol"
+expect_err "^laysim solve: dp ended with status unknown" "the cut solve says so"
 grep -q '^status unknown' "$T/r3000.sol" && ok || bad "dp over its time limit: status unknown"
 
 # option errors: one prefix ("laysim CMD: "), the option named, no second line from libc
