@@ -38,12 +38,16 @@ class Fidelity(ctypes.Structure):
 
 
 def _candidates():
-    """Where the library may be: $LAYSIM_LIBRARY, beside the installed package
-    (PREFIX/lib/python3/site-packages/laysim -> PREFIX/lib), then the linker's path."""
+    """Where the library may be: $LAYSIM_LIBRARY, in the package (a pip install bundles it,
+    python/setup.py), beside the installed package (PREFIX/lib/python3/site-packages/laysim
+    -> PREFIX/lib), then the linker's path."""
     env = os.environ.get("LAYSIM_LIBRARY")
     if env:
         yield env
     here = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(here, "liblaysim.so")
+    if os.path.isfile(bundled):
+        yield bundled
     libdir = os.path.normpath(os.path.join(here, "..", "..", ".."))
     yield from sorted(glob.glob(os.path.join(libdir, "liblaysim.so*")), key=len)
     found = ctypes.util.find_library("laysim")

@@ -224,6 +224,14 @@ class Misuse(unittest.TestCase):
             self.assertEqual(p.solve("exact").cost, 16)    # 1 + 10 + converting x to b
             with self.assertRaises(laysim.InputError):
                 p.evaluate([0])
+        with laysim.Problem.new() as p:     # a list long enough to get a buffer of its own
+            x = p.add_tensor("x", 2, [[0, 1], [1, 0]])
+            p.add_config(p.add_op("src", "source", [], x), 1, [0])
+            wide = p.add_op("wide", "concat", [x] * 8, None)
+            with self.assertRaises(laysim.InputError) as e:
+                p.add_config(wide, 1, [0] * 7)
+            self.assertIn("7 layouts for 8 inputs", str(e.exception))
+            p.add_config(wide, 1, [1] * 8)
 
     def test_two_models_mixed(self):
         with self.instance("zoo:cnn") as a, self.instance(ONNX) as b:
