@@ -18,6 +18,7 @@ const char cmd_check_help[] =
     "(producer layout -> each distinct requested layout, with its cost).\n"
     "\n"
     "options:\n"
+    CLI_QUIET_HELP
     "  --json   one JSON object: valid, status, cost, claimed_cost, bound, op_cost,\n"
     "           transpose_cost, transposes (list of {tensor, from, to, cost})\n"
     "\n"
@@ -38,14 +39,14 @@ static const char *layout_name(const struct lsp_problem *p, int32_t t, int32_t l
 int cmd_check(int argc, char **argv)
 {
     static const struct option longopts[] = {{"json", no_argument, NULL, 'J'},
-                                             {NULL, 0, NULL, 0}};
+                                             CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
     int json = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "q", longopts, NULL)) != -1) {
         if (c == 'J')
             json = 1;
-        else
-            return cli_bad_option("check", argv, "");
+        else if (c != 'q')   /* check prints no status lines */
+            return cli_bad_option("check", argv, "q");
     }
     if (optind + 2 != argc)
         return cli_usage("check", "expected a problem and a solution file");

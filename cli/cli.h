@@ -46,6 +46,10 @@ json_t *cli_json_num(double v);
 /* After getopt_long returned '?' (opterr is 0: getopt itself prints nothing): print
  * "laysim CMD: unknown option 'X'" or "option 'X' needs a value"; returns CLI_USAGE. */
 int cli_bad_option(const char *cmd, char **argv, const char *shortopts);
+/* -q/--quiet, which every command accepts: no status or summary lines on stderr (nor a
+ * progress bar), results unchanged; warnings and errors are still printed. */
+#define CLI_QUIET_LONGOPT {"quiet", no_argument, NULL, 'q'}
+#define CLI_QUIET_HELP "  -q, --quiet         no status or summary lines on stderr (results unchanged)\n"
 /* -o FILE for commands that print their results: stdout goes to FILE, written atomically
  * (the file appears, complete, only when cli_stdout_end commits with ok = 1). A NULL or
  * "-" path leaves stdout alone. */
