@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/layouts.h"
 #include "solver/problem.h"
 
 const char cmd_check_help[] =
@@ -80,7 +81,8 @@ int cmd_check(int argc, char **argv)
     char b1[32], b2[32];
     json_t *list = json ? json_array() : NULL;
     if (has && !json)
-        printf("cost %" PRId64 " (operator %" PRId64 ", transpose %" PRId64 ")\n", cost, opc, trc);
+        printf("cost %" PRId64 "%s (operator %" PRId64 ", transpose %" PRId64 ")\n", cost,
+               cli_cost_unit(p), opc, trc);
     else if (!json)
         printf("no assignment (status %s)\n", lsp_status_name(s.status));
     int printed = 0;

@@ -84,6 +84,11 @@ void cli_ticker_stop(struct cli_ticker *t);
 struct study_cells;
 json_t *cli_study_json(const char *kind, const char *dir, const struct study_cells *cells,
                        json_t *counts);
+/* A cell that reached an expected limit rather than failing: the treewidth DP over its
+ * memory limit ("skipped: dp over its memory limit" in the summaries, not "failed"). */
+struct study_cell;
+#define CLI_CELL_SKIPPED "dp over its memory limit"
+int cli_cell_skipped(const struct study_cell *c);
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
 /* --memplan whole|partial into *out, or a usage error naming the value. */

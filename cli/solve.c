@@ -242,9 +242,9 @@ static int solve_print(const struct solve_cli *s, const struct lsp_problem *p,
     if (!s->out || (to_file && !s->quiet)) {
         printf("%s: %s", s->solver, lsp_status_name(r->sol.status));
         if (has_assignment)
-            printf(" cost %lld", (long long)r->sol.cost);
+            printf(" cost %lld%s", (long long)r->sol.cost, cli_cost_unit(p));
         if (r->sol.has_bound)
-            printf(" bound %lld", (long long)r->sol.bound);
+            printf(" bound %lld%s", (long long)r->sol.bound, cli_cost_unit(p));
         if (s->external && claim->has_objective)
             printf(" (%d ops; the answer's objective %lld)\n", p->nops,
                    (long long)claim->objective);

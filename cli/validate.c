@@ -57,6 +57,15 @@ static double or0(double v)
     return isfinite(v) ? v : 0;
 }
 
+/* the pairwise accuracy, or "n/a" without pairs (the JSON's null) */
+static const char *accuracy_text(double v, char buf[16])
+{
+    if (!isfinite(v))
+        return "n/a";
+    snprintf(buf, 16, "%.3f", v);
+    return buf;
+}
+
 struct val_opts {
     struct study_loop_opts lo;
     struct cli_target_args ta;
@@ -165,8 +174,9 @@ static void print_text(const struct study_validation *out)
                isfinite(m->metrics.kendall_tau) ? m->metrics.kendall_tau : NAN,
                or0(m->metrics.median_rel_error), m->criterion.exact_within_1pct ? "yes" : "no");
     }
-    printf("all: pairwise_accuracy=%.3f median_rel_error=%.4f\n", or0(out->all.pairwise_accuracy),
-           or0(out->all.median_rel_error));
+    char acc[16];
+    printf("all: pairwise_accuracy=%s median_rel_error=%.4f\n",
+           accuracy_text(out->all.pairwise_accuracy, acc), or0(out->all.median_rel_error));
 }
 
 static void print_measured(const struct study_measured *out, const char *path)
@@ -183,8 +193,10 @@ static void print_measured(const struct study_measured *out, const char *path)
                or0(m->metrics.median_rel_error),
                m->exact < 0 ? "n/a" : m->criterion.exact_within_1pct ? "yes" : "no");
     }
-    printf("all (%d rows of %s, measured times): pairwise_accuracy=%.3f median_rel_error=%.4f\n",
-           out->rows, path, or0(out->all.pairwise_accuracy), or0(out->all.median_rel_error));
+    char acc[16];
+    printf("all (%d rows of %s, measured times): pairwise_accuracy=%s median_rel_error=%.4f\n",
+           out->rows, path, accuracy_text(out->all.pairwise_accuracy, acc),
+           or0(out->all.median_rel_error));
 }
 
 /* Print (text or JSON) into -o or stdout; json: the report (consumed), else text(arg). */
