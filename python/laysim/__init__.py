@@ -406,9 +406,10 @@ class Solution(Handle):
                 "seconds": self.seconds, "configs": self.configs}
 
     def _describe(self):
+        unit = " cycles" if getattr(self.problem, "_owner", None) is not None else ""
         bound = self.bound
-        cost = "no assignment" if self.cost is None else f"cost {self.cost} cycles"
-        return f"{self.status}, {cost}" + ("" if bound is None else f", bound {bound}")
+        cost = "no assignment" if self.cost is None else f"cost {self.cost}{unit}"
+        return f"{self.status}, {cost}" + ("" if bound is None else f", bound {bound}{unit}")
 
 
 def _tensor_listing(p, s, t):
