@@ -43,6 +43,9 @@ expect 0 "study --json" "$L" study --models ./p.lg --no-calibrate --threads 1 --
 # units: cycles for a priced problem, none for a generated one
 expect 0 "solve MODEL" "$L" solve zoo:cnn --solver greedy
 grep -Eq '^greedy: feasible cost [0-9]+ cycles bound [0-9]+ cycles ' out && ok || bad "solve: $(cat out)"
+expect 0 "compile" "$L" compile zoo:bert-base --layers 1 --layout b.sol -o c.prog
+grep -Eq '^laysim compile: .* table price [0-9]+ \(problem objective [0-9]+\), in cycles$' err &&
+    ok || bad "compile: $(cat err)"
 expect 0 "check" "$L" check b.lsp b.sol
 grep -Eq '^cost [0-9]+ cycles \(operator' out && ok || bad "check: $(head -1 out)"
 "$L" gen --shape random --ops 10 -o r.lsp
