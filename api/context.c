@@ -59,6 +59,15 @@ int api_need(laysim_ctx *cx, const void *p, const char *fn, const char *what)
     return p ? 0 : api_fail(cx, LAYSIM_EINPUT, "%s: %s is NULL", fn, what);
 }
 
+int api_handle(laysim_ctx *cx, const void *h, uint32_t magic, const char *fn, const char *what)
+{
+    int rc = api_need(cx, h, fn, what);
+    if (!rc && !api_is(h, magic))
+        rc = api_fail(cx, LAYSIM_EINPUT, "%s: %s is not a live laysim_%s handle (freed, or "
+                      "another kind of handle)", fn, what, what);
+    return rc;
+}
+
 LAYSIM_API int32_t laysim_zoo_count(void)
 {
     return (int32_t)zoo_count();

@@ -47,6 +47,8 @@ LAYSIM_API int laysim_model_load(laysim_ctx *cx, const char *spec, const char *c
     laysim_model *m = calloc(1, sizeof *m);
     if (!m)
         return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    m->magic = API_MAGIC_MODEL;
+    atomic_init(&m->refs, 1);
     /* hashed as `laysim problem` does (no pins, no --exact-transpose): the .lsp and .sol
      * of the API and of the CLI carry the same headers */
     if ((rc = model_load(spec, &zo, &m->g, &cx->err)) ||
@@ -58,21 +60,32 @@ LAYSIM_API int laysim_model_load(laysim_ctx *cx, const char *spec, const char *c
     return api_done(cx, 0);
 }
 
+void api_model_release(laysim_model *m)
+{
+    if (atomic_fetch_sub(&m->refs, 1) != 1)
+        return;
+    m->magic = API_MAGIC_DEAD;
+    graph_free(m->g);
+    free(m);
+}
+
+/* The caller's reference goes; the model itself when no instance holds it any more. */
 LAYSIM_API void laysim_model_free(laysim_model *m)
 {
-    if (m)
-        graph_free(m->g);
-    free(m);
+    if (!api_is(m, API_MAGIC_MODEL))
+        return;
+    m->magic = API_MAGIC_DEAD;   /* to the caller it is gone, whoever still holds it */
+    api_model_release(m);
 }
 
 LAYSIM_API int32_t laysim_model_ops(const laysim_model *m)
 {
-    return m ? graph_nops(m->g) : 0;
+    return api_is(m, API_MAGIC_MODEL) ? graph_nops(m->g) : 0;
 }
 
 LAYSIM_API int32_t laysim_model_tensors(const laysim_model *m)
 {
-    return m ? graph_ntensors(m->g) : 0;
+    return api_is(m, API_MAGIC_MODEL) ? graph_ntensors(m->g) : 0;
 }
 
 LAYSIM_API int laysim_target_load(laysim_ctx *cx, const char *name_or_file, laysim_target **out)
@@ -86,6 +99,7 @@ LAYSIM_API int laysim_target_load(laysim_ctx *cx, const char *name_or_file, lays
     laysim_target *t = calloc(1, sizeof *t);
     if (!t)
         return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    t->magic = API_MAGIC_TARGET;
     if (sim_target_builtin(&t->t, name_or_file) == 0) {
         *out = t;
         return api_done(cx, 0);
@@ -108,7 +122,7 @@ LAYSIM_API int laysim_target_set(laysim_ctx *cx, laysim_target *t, const char *k
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, t, "laysim_target_set", "target")) ||
+    if ((rc = api_handle(cx, t, API_MAGIC_TARGET, "laysim_target_set", "target")) ||
         (rc = api_need(cx, key, "laysim_target_set", "key")) ||
         (rc = api_need(cx, value, "laysim_target_set", "value")))
         return rc;
@@ -122,22 +136,27 @@ LAYSIM_API int laysim_target_set(laysim_ctx *cx, laysim_target *t, const char *k
 
 LAYSIM_API void laysim_target_free(laysim_target *t)
 {
+    if (!api_is(t, API_MAGIC_TARGET))
+        return;
+    t->magic = API_MAGIC_DEAD;
     free(t);
 }
 
 LAYSIM_API const char *laysim_target_name(const laysim_target *t)
 {
-    return t ? t->t.name : NULL;
+    return api_is(t, API_MAGIC_TARGET) ? t->t.name : NULL;
 }
 
 LAYSIM_API uint64_t laysim_target_hash(const laysim_target *t)
 {
-    return t ? sim_target_hash(&t->t) : 0;
+    return api_is(t, API_MAGIC_TARGET) ? sim_target_hash(&t->t) : 0;
 }
 
 static int new_table(laysim_ctx *cx, laysim_table **out)
 {
     *out = calloc(1, sizeof **out);
+    if (*out)
+        (*out)->magic = API_MAGIC_TABLE;
     return *out ? 0 : ls_error_msg(&cx->err, LS_ERR_NOMEM, "out of memory");
 }
 
@@ -145,7 +164,7 @@ LAYSIM_API int laysim_table_default(laysim_ctx *cx, const laysim_target *t, lays
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, t, "laysim_table_default", "target")) ||
+    if ((rc = api_handle(cx, t, API_MAGIC_TARGET, "laysim_table_default", "target")) ||
         (rc = api_need(cx, out, "laysim_table_default", "out")))
         return rc;
     if ((rc = new_table(cx, out)))
@@ -174,7 +193,7 @@ LAYSIM_API int laysim_table_write(laysim_ctx *cx, const laysim_table *tb, const 
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, tb, "laysim_table_write", "table")) ||
+    if ((rc = api_handle(cx, tb, API_MAGIC_TABLE, "laysim_table_write", "table")) ||
         (rc = api_need(cx, path, "laysim_table_write", "path")))
         return rc;
     return api_done(cx, cm_table_write(&tb->tb, path, &cx->err));
@@ -182,6 +201,9 @@ LAYSIM_API int laysim_table_write(laysim_ctx *cx, const laysim_table *tb, const 
 
 LAYSIM_API void laysim_table_free(laysim_table *tb)
 {
+    if (!api_is(tb, API_MAGIC_TABLE))
+        return;
+    tb->magic = API_MAGIC_DEAD;
     free(tb);
 }
 
@@ -201,8 +223,9 @@ LAYSIM_API int laysim_calibrate_ex(laysim_ctx *cx, const laysim_target *t,
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, t, "laysim_calibrate", "target")) ||
-        (rc = api_need(cx, out, "laysim_calibrate", "out")))
+    if ((rc = api_handle(cx, t, API_MAGIC_TARGET, "laysim_calibrate", "target")) ||
+        (rc = api_need(cx, out, "laysim_calibrate", "out")) ||
+        (prior && (rc = api_handle(cx, prior, API_MAGIC_TABLE, "laysim_calibrate", "table"))))
         return rc;
     *out = NULL;
     int n = list_len(traces);

@@ -13,6 +13,7 @@ LAYSIM_API int laysim_problem_read(laysim_ctx *cx, const char *path, laysim_prob
     *out = calloc(1, sizeof **out);
     if (!*out)
         return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    (*out)->magic = API_MAGIC_PROBLEM;
     if ((rc = lsp_read(path, &(*out)->p, &cx->err))) {
         free(*out);
         *out = NULL;
@@ -35,6 +36,7 @@ LAYSIM_API int laysim_problem_new(laysim_ctx *cx, laysim_problem **out)
     }
     if (!*out)
         return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    (*out)->magic = API_MAGIC_PROBLEM;
     (*out)->owned = 1;
     return api_done(cx, 0);
 }
@@ -42,7 +44,7 @@ LAYSIM_API int laysim_problem_new(laysim_ctx *cx, laysim_problem **out)
 /* The builder calls take a problem still open for additions. */
 static int need_open(laysim_ctx *cx, const laysim_problem *p, const char *fn)
 {
-    int rc = api_need(cx, p, fn, "problem");
+    int rc = api_handle(cx, p, API_MAGIC_PROBLEM, fn, "problem");
     if (!rc && p->p->finished)
         rc = api_fail(cx, LAYSIM_EINPUT, "%s: the problem is finished (read-only)", fn);
     return rc;
@@ -52,11 +54,25 @@ LAYSIM_API int laysim_problem_add_tensor(laysim_ctx *cx, laysim_problem *p, cons
                                          int32_t nlayouts, const char *const *labels,
                                          const int64_t *transpose, int32_t *id)
 {
+    int64_t n = transpose && nlayouts > 1 ? (int64_t)nlayouts * nlayouts : 0;
+    return laysim_problem_add_tensor_n(cx, p, name, nlayouts, labels, n, transpose, id);
+}
+
+LAYSIM_API int laysim_problem_add_tensor_n(laysim_ctx *cx, laysim_problem *p, const char *name,
+                                           int32_t nlayouts, const char *const *labels,
+                                           int64_t ntranspose, const int64_t *transpose,
+                                           int32_t *id)
+{
     API_CX(cx);
     int rc;
     if ((rc = need_open(cx, p, "laysim_problem_add_tensor")) ||
         (rc = api_need(cx, name, "laysim_problem_add_tensor", "name")))
         return rc;
+    int64_t want = transpose && nlayouts > 1 ? (int64_t)nlayouts * nlayouts : 0;
+    if (ntranspose != want || (ntranspose && !transpose))
+        return api_fail(cx, LAYSIM_EINPUT, "laysim_problem_add_tensor: tensor %s: %lld transpose "
+                        "costs for %d layouts (give %lld, or none)", name, (long long)ntranspose,
+                        nlayouts, (long long)(nlayouts > 1 ? (int64_t)nlayouts * nlayouts : 0));
     int32_t t;
     rc = lsp_add_tensor(p->p, name, nlayouts, labels, transpose, &t, &cx->err);
     if (!rc && id)
@@ -86,11 +102,28 @@ LAYSIM_API int laysim_problem_add_op(laysim_ctx *cx, laysim_problem *p, const ch
 LAYSIM_API int laysim_problem_add_config(laysim_ctx *cx, laysim_problem *p, int32_t op,
                                          int64_t cost, const int32_t *layouts)
 {
+    int32_t n = api_is(p, API_MAGIC_PROBLEM) && op >= 0 && op < p->p->nops
+                    ? p->p->ops[op].nslots
+                    : 0;   /* trusted: the caller passed as many as the op has slots */
+    return laysim_problem_add_config_n(cx, p, op, cost, n, layouts);
+}
+
+LAYSIM_API int laysim_problem_add_config_n(laysim_ctx *cx, laysim_problem *p, int32_t op,
+                                           int64_t cost, int32_t nlayouts, const int32_t *layouts)
+{
     API_CX(cx);
     int rc;
     if ((rc = need_open(cx, p, "laysim_problem_add_config")) ||
         (rc = api_need(cx, layouts, "laysim_problem_add_config", "layouts")))
         return rc;
+    if (op < 0 || op != p->p->nops - 1)
+        return api_fail(cx, LAYSIM_EINPUT, "laysim_problem_add_config: op %d: configurations go "
+                        "to the last added op (%d)", op, p->p->nops - 1);
+    const struct lsp_op *o = &p->p->ops[op];
+    if (nlayouts != o->nslots)
+        return api_fail(cx, LAYSIM_EINPUT, "laysim_problem_add_config: op %s: %d layouts for "
+                        "%d inputs%s (give one per input, then the output's)", o->name, nlayouts,
+                        o->nin, o->nslots > o->nin ? " and an output" : "");
     return api_done(cx, lsp_add_cfg(p->p, op, cost, layouts, NULL, &cx->err));
 }
 
@@ -103,7 +136,7 @@ LAYSIM_API int laysim_problem_finish(laysim_ctx *cx, laysim_problem *p)
 
 int api_need_finished(laysim_ctx *cx, const laysim_problem *p, const char *fn)
 {
-    int rc = api_need(cx, p, fn, "problem");
+    int rc = api_handle(cx, p, API_MAGIC_PROBLEM, fn, "problem");
     if (!rc && !p->p->finished)
         rc = api_fail(cx, LAYSIM_EINPUT, "%s: call laysim_problem_finish first", fn);
     return rc;
@@ -121,25 +154,26 @@ LAYSIM_API int laysim_problem_write(laysim_ctx *cx, const laysim_problem *p, con
 
 LAYSIM_API void laysim_problem_free(laysim_problem *p)
 {
-    if (!p || !p->owned)
+    if (!api_is(p, API_MAGIC_PROBLEM) || !p->owned)
         return;    /* an instance's problem goes with the instance */
+    p->magic = API_MAGIC_DEAD;
     lsp_free(p->p);
     free(p);
 }
 
 LAYSIM_API int32_t laysim_problem_ops(const laysim_problem *p)
 {
-    return p ? p->p->nops : 0;
+    return api_is(p, API_MAGIC_PROBLEM) ? p->p->nops : 0;
 }
 
 LAYSIM_API int32_t laysim_problem_tensors(const laysim_problem *p)
 {
-    return p ? p->p->ntensors : 0;
+    return api_is(p, API_MAGIC_PROBLEM) ? p->p->ntensors : 0;
 }
 
 static const struct lsp_op *problem_op(const laysim_problem *p, int32_t op)
 {
-    return p && op >= 0 && op < p->p->nops ? &p->p->ops[op] : NULL;
+    return api_is(p, API_MAGIC_PROBLEM) && op >= 0 && op < p->p->nops ? &p->p->ops[op] : NULL;
 }
 
 LAYSIM_API const char *laysim_problem_op_name(const laysim_problem *p, int32_t op)
@@ -162,12 +196,14 @@ LAYSIM_API int32_t laysim_problem_op_configs(const laysim_problem *p, int32_t op
 
 LAYSIM_API const char *laysim_problem_tensor_name(const laysim_problem *p, int32_t tensor)
 {
-    return p && tensor >= 0 && tensor < p->p->ntensors ? p->p->tensors[tensor].name : NULL;
+    return api_is(p, API_MAGIC_PROBLEM) && tensor >= 0 && tensor < p->p->ntensors
+               ? p->p->tensors[tensor].name
+               : NULL;
 }
 
 LAYSIM_API int64_t laysim_problem_eval(const laysim_problem *p, const int32_t *cfg)
 {
-    if (!p || !p->p->finished || !cfg || lsp_check_assignment(p->p, cfg, NULL))
+    if (!api_is(p, API_MAGIC_PROBLEM) || !p->p->finished || !cfg || lsp_check_assignment(p->p, cfg, NULL))
         return -1;
     return lsp_eval(p->p, cfg, NULL, NULL);
 }

@@ -17,14 +17,19 @@ LAYSIM_API int laysim_instance_new(laysim_ctx *cx, const laysim_model *m, const 
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, m, "laysim_instance_new", "model")) ||
-        (rc = api_need(cx, t, "laysim_instance_new", "target")) ||
-        (rc = api_need(cx, out, "laysim_instance_new", "out")))
+    if ((rc = api_handle(cx, m, API_MAGIC_MODEL, "laysim_instance_new", "model")) ||
+        (rc = api_handle(cx, t, API_MAGIC_TARGET, "laysim_instance_new", "target")) ||
+        (rc = api_need(cx, out, "laysim_instance_new", "out")) ||
+        (table && (rc = api_handle(cx, table, API_MAGIC_TABLE, "laysim_instance_new", "table"))))
         return rc;
     *out = NULL;
     laysim_instance *in = calloc(1, sizeof *in);
     if (!in)
         return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    in->magic = API_MAGIC_INSTANCE;
+    in->problem.magic = API_MAGIC_PROBLEM;
+    in->model = (laysim_model *)m;
+    atomic_fetch_add(&in->model->refs, 1);
     in->t = t->t;
     if (table)
         in->tb = table->tb;
@@ -49,16 +54,18 @@ LAYSIM_API int laysim_instance_new(laysim_ctx *cx, const laysim_model *m, const 
 
 LAYSIM_API void laysim_instance_free(laysim_instance *in)
 {
-    if (!in)
+    if (!api_is(in, API_MAGIC_INSTANCE))
         return;
+    in->magic = in->problem.magic = API_MAGIC_DEAD;
     cm_instance_free(in->in);
     cm_model_free(in->m);
+    api_model_release(in->model);
     free(in);
 }
 
 LAYSIM_API const laysim_problem *laysim_instance_problem(const laysim_instance *in)
 {
-    return in ? &in->problem : NULL;
+    return api_is(in, API_MAGIC_INSTANCE) ? &in->problem : NULL;
 }
 
 /* Refuse a solution whose headers say it was solved for another problem (as `laysim
@@ -85,11 +92,13 @@ LAYSIM_API int laysim_compile_ex(laysim_ctx *cx, const laysim_instance *in,
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, in, "laysim_compile", "instance")) ||
-        (rc = api_need(cx, out, "laysim_compile", "out")))
+    if ((rc = api_handle(cx, in, API_MAGIC_INSTANCE, "laysim_compile", "instance")) ||
+        (rc = api_need(cx, out, "laysim_compile", "out")) ||
+        (s && (rc = api_handle(cx, s, API_MAGIC_SOLUTION, "laysim_compile", "solution"))))
         return rc;
     *out = NULL;
-    if (s && (!s->sol.cfg || s->sol.nops != in->in->p->nops))
+    if (s && (!s->sol.cfg || s->sol.nops != in->in->p->nops ||
+              lsp_check_assignment(in->in->p, s->sol.cfg, NULL)))
         return api_fail(cx, LAYSIM_EINPUT, "laysim_compile: the solution has no assignment for "
                         "this instance's %d ops", in->in->p->nops);
     if (s && (rc = check_tie(cx, in, s, flags)))
@@ -97,6 +106,7 @@ LAYSIM_API int laysim_compile_ex(laysim_ctx *cx, const laysim_instance *in,
     laysim_program *pr = calloc(1, sizeof *pr);
     if (!pr)
         return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    pr->magic = API_MAGIC_PROGRAM;
     struct cg_compile_stats st;
     if ((rc = cm_instance_compile(in->in, s ? s->sol.cfg : NULL, &pr->p, &st, &cx->err))) {
         free(pr);
@@ -116,6 +126,7 @@ LAYSIM_API int laysim_program_load(laysim_ctx *cx, const char *path, laysim_prog
     *out = calloc(1, sizeof **out);
     if (!*out)
         return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    (*out)->magic = API_MAGIC_PROGRAM;
     if ((rc = sim_program_load(&(*out)->p, path, &cx->err))) {
         free(*out);
         *out = NULL;
@@ -127,7 +138,7 @@ LAYSIM_API int laysim_program_write(laysim_ctx *cx, const laysim_program *pr, co
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, pr, "laysim_program_write", "program")) ||
+    if ((rc = api_handle(cx, pr, API_MAGIC_PROGRAM, "laysim_program_write", "program")) ||
         (rc = api_need(cx, path, "laysim_program_write", "path")))
         return rc;
     char *body = NULL;
@@ -147,14 +158,16 @@ LAYSIM_API int laysim_program_write(laysim_ctx *cx, const laysim_program *pr, co
 
 LAYSIM_API void laysim_program_free(laysim_program *pr)
 {
-    if (pr)
-        sim_program_free(pr->p);
+    if (!api_is(pr, API_MAGIC_PROGRAM))
+        return;
+    pr->magic = API_MAGIC_DEAD;
+    sim_program_free(pr->p);
     free(pr);
 }
 
 LAYSIM_API uint64_t laysim_program_instructions(const laysim_program *pr)
 {
-    return pr ? sim_program_count(pr->p) : 0;
+    return api_is(pr, API_MAGIC_PROGRAM) ? sim_program_count(pr->p) : 0;
 }
 
 /* The figures `laysim sim --json` prints, from the simulator's statistics. */
@@ -180,8 +193,8 @@ LAYSIM_API int laysim_simulate(laysim_ctx *cx, const laysim_target *t, const lay
 {
     API_CX(cx);
     int rc;
-    if ((rc = api_need(cx, t, "laysim_simulate", "target")) ||
-        (rc = api_need(cx, pr, "laysim_simulate", "program")) ||
+    if ((rc = api_handle(cx, t, API_MAGIC_TARGET, "laysim_simulate", "target")) ||
+        (rc = api_handle(cx, pr, API_MAGIC_PROGRAM, "laysim_simulate", "program")) ||
         (rc = api_need(cx, out, "laysim_simulate", "out")))
         return rc;
     struct sim_stats *st = calloc(1, sizeof *st);

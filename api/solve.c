@@ -84,6 +84,7 @@ static int run_solver(laysim_ctx *cx, const struct lsp_problem *p, const char *s
     laysim_solution *s = calloc(1, sizeof *s);
     if (!s)
         return ls_error_msg(&cx->err, LS_ERR_NOMEM, "out of memory");
+    s->magic = API_MAGIC_SOLUTION;
     struct lsp_result r;
     lsp_result_init(&r);
     int rc = lsp_solve(solver, p, so, &r, &cx->err);
@@ -136,7 +137,7 @@ LAYSIM_API int laysim_instance_solve(laysim_ctx *cx, const laysim_instance *in, 
                                      const laysim_solve_options *o, laysim_solution **out)
 {
     API_CX(cx);
-    int rc = api_need(cx, in, "laysim_instance_solve", "instance");
+    int rc = api_handle(cx, in, API_MAGIC_INSTANCE, "laysim_instance_solve", "instance");
     return rc ? rc : solve_checked(cx, in, &in->problem, solver, o, out);
 }
 
@@ -154,6 +155,7 @@ LAYSIM_API int laysim_solution_read(laysim_ctx *cx, const laysim_problem *p, con
     laysim_solution *s = calloc(1, sizeof *s);
     if (!s)
         return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    s->magic = API_MAGIC_SOLUTION;
     lsp_solution_init(&s->sol);
     if ((rc = lsp_sol_read(p->p, path, &s->sol, &cx->err)) ||
         (rc = lsp_solution_verify(p->p, &s->sol, &cx->err))) {
@@ -171,25 +173,28 @@ LAYSIM_API int laysim_solution_write(laysim_ctx *cx, const laysim_problem *p,
     API_CX(cx);
     int rc;
     if ((rc = api_need_finished(cx, p, "laysim_solution_write")) ||
-        (rc = api_need(cx, s, "laysim_solution_write", "solution")) ||
+        (rc = api_handle(cx, s, API_MAGIC_SOLUTION, "laysim_solution_write", "solution")) ||
         (rc = api_need(cx, path, "laysim_solution_write", "path")))
         return rc;
-    if (s->sol.nops && s->sol.nops != p->p->nops)
-        return api_fail(cx, LAYSIM_EINPUT, "laysim_solution_write: the solution has %d ops, "
-                        "the problem %d", s->sol.nops, p->p->nops);
+    if (s->sol.nops && (s->sol.nops != p->p->nops || !s->sol.cfg ||
+                        lsp_check_assignment(p->p, s->sol.cfg, NULL)))
+        return api_fail(cx, LAYSIM_EINPUT, "laysim_solution_write: the solution (%d ops) is not "
+                        "one of this problem (%d ops)", s->sol.nops, p->p->nops);
     return api_done(cx, lsp_sol_write(p->p, &s->sol, path, &cx->err));
 }
 
 LAYSIM_API void laysim_solution_free(laysim_solution *s)
 {
-    if (s)
-        lsp_solution_free(&s->sol);
+    if (!api_is(s, API_MAGIC_SOLUTION))
+        return;
+    s->magic = API_MAGIC_DEAD;
+    lsp_solution_free(&s->sol);
     free(s);
 }
 
 LAYSIM_API int laysim_solution_status(const laysim_solution *s)
 {
-    return s ? s->sol.status : LAYSIM_UNKNOWN;
+    return api_is(s, API_MAGIC_SOLUTION) ? s->sol.status : LAYSIM_UNKNOWN;
 }
 
 LAYSIM_API const char *laysim_solution_status_name(const laysim_solution *s)
@@ -199,17 +204,17 @@ LAYSIM_API const char *laysim_solution_status_name(const laysim_solution *s)
 
 LAYSIM_API int laysim_solution_has_assignment(const laysim_solution *s)
 {
-    return s && s->sol.cfg && s->sol.nops > 0;
+    return api_is(s, API_MAGIC_SOLUTION) && s->sol.cfg && s->sol.nops > 0;
 }
 
 LAYSIM_API int64_t laysim_solution_cost(const laysim_solution *s)
 {
-    return s ? s->sol.cost : 0;
+    return api_is(s, API_MAGIC_SOLUTION) ? s->sol.cost : 0;
 }
 
 LAYSIM_API int laysim_solution_bound(const laysim_solution *s, int64_t *bound)
 {
-    if (!s || !s->sol.has_bound)
+    if (!api_is(s, API_MAGIC_SOLUTION) || !s->sol.has_bound)
         return 0;
     if (bound)
         *bound = s->sol.bound;
@@ -218,7 +223,7 @@ LAYSIM_API int laysim_solution_bound(const laysim_solution *s, int64_t *bound)
 
 LAYSIM_API double laysim_solution_seconds(const laysim_solution *s)
 {
-    return s ? s->seconds : 0.0;
+    return api_is(s, API_MAGIC_SOLUTION) ? s->seconds : 0.0;
 }
 
 LAYSIM_API int32_t laysim_solution_config(const laysim_solution *s, int32_t op)
@@ -226,11 +231,13 @@ LAYSIM_API int32_t laysim_solution_config(const laysim_solution *s, int32_t op)
     return laysim_solution_has_assignment(s) && op >= 0 && op < s->sol.nops ? s->sol.cfg[op] : -1;
 }
 
-/* 1 when s assigns every op of p and tensor is one of p's. */
+/* 1 when s assigns every op of p a configuration p has (a solution of another problem
+ * is refused) and tensor is one of p's. */
 static int fits(const laysim_problem *p, const laysim_solution *s, int32_t tensor)
 {
-    return p && laysim_solution_has_assignment(s) && s->sol.nops == p->p->nops && tensor >= 0 &&
-           tensor < p->p->ntensors;
+    return api_is(p, API_MAGIC_PROBLEM) && p->p->finished && laysim_solution_has_assignment(s) &&
+           s->sol.nops == p->p->nops && tensor >= 0 && tensor < p->p->ntensors &&
+           !lsp_check_assignment(p->p, s->sol.cfg, NULL);
 }
 
 static const char *label_of(const laysim_problem *p, int32_t tensor, int32_t layout)
@@ -254,12 +261,14 @@ LAYSIM_API int32_t laysim_solution_layout(const laysim_problem *p, const laysim_
 
 LAYSIM_API int32_t laysim_problem_tensor_producer(const laysim_problem *p, int32_t tensor)
 {
-    return p && tensor >= 0 && tensor < p->p->ntensors ? p->p->tensors[tensor].producer : -1;
+    return api_is(p, API_MAGIC_PROBLEM) && tensor >= 0 && tensor < p->p->ntensors
+               ? p->p->tensors[tensor].producer
+               : -1;
 }
 
 LAYSIM_API int32_t laysim_problem_tensor_uses(const laysim_problem *p, int32_t tensor)
 {
-    if (!p || !p->p->finished || tensor < 0 || tensor >= p->p->ntensors)
+    if (!api_is(p, API_MAGIC_PROBLEM) || !p->p->finished || tensor < 0 || tensor >= p->p->ntensors)
         return 0;
     return p->p->use_off[tensor + 1] - p->p->use_off[tensor];
 }

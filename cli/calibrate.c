@@ -416,7 +416,9 @@ static void lomo_print(const struct cm_lomo *lm, const struct cal_opts *o, int f
         printf("  the model of %s (%d traces): %.4f / %.4f\n", o->traces[lm->first[m]],
                lm->ntraces[m], lm->fit[m], lm->prior[m]);
     printf("  mean %.4f / %.4f: ", lm->fit_mean, lm->prior_mean);
-    if (!cm_lomo_worse(lm))
+    if (lm->fit_mean < 5e-5 && lm->prior_mean < 5e-5)   /* both print as 0 */
+        printf("both predict the models left out exactly: nothing tells them apart\n");
+    else if (!cm_lomo_worse(lm))
         printf("better than the prior on models the fit did not see\n");
     else
         printf("WORSE than the prior on models the fit did not see: %s\n",
@@ -491,6 +493,9 @@ static void entries_print(const struct cm_table *fit, const struct cm_fit_report
     if (better < 0)
         printf("held out: no samples (too few per entry, or --holdout 0): the table is not "
                "checked against its prior\n");
+    else if (rep->holdout_fit < 5e-7 && rep->holdout_prior < 5e-7)   /* both print as 0 */
+        printf("held out: %d samples, predicted exactly by the fit and by the prior alike: "
+               "nothing tells them apart\n", rep->held_out);
     else
         printf("held out: %d samples, median relative error %.6f against the prior's %.6f: %s\n",
                rep->held_out, rep->holdout_fit, rep->holdout_prior,

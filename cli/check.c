@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/layouts.h"
 #include "solver/problem.h"
 
 const char cmd_check_help[] =
@@ -18,6 +19,7 @@ const char cmd_check_help[] =
     "(producer layout -> each distinct requested layout, with its cost).\n"
     "\n"
     "options:\n"
+    CLI_QUIET_HELP
     "  --json   one JSON object: valid, status, cost, claimed_cost, bound, op_cost,\n"
     "           transpose_cost, transposes (list of {tensor, from, to, cost})\n"
     "\n"
@@ -38,14 +40,14 @@ static const char *layout_name(const struct lsp_problem *p, int32_t t, int32_t l
 int cmd_check(int argc, char **argv)
 {
     static const struct option longopts[] = {{"json", no_argument, NULL, 'J'},
-                                             {NULL, 0, NULL, 0}};
+                                             CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
     int json = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "q", longopts, NULL)) != -1) {
         if (c == 'J')
             json = 1;
-        else
-            return cli_bad_option("check", argv, "");
+        else if (c != 'q')   /* check prints no status lines */
+            return cli_bad_option("check", argv, "q");
     }
     if (optind + 2 != argc)
         return cli_usage("check", "expected a problem and a solution file");
@@ -79,7 +81,8 @@ int cmd_check(int argc, char **argv)
     char b1[32], b2[32];
     json_t *list = json ? json_array() : NULL;
     if (has && !json)
-        printf("cost %" PRId64 " (operator %" PRId64 ", transpose %" PRId64 ")\n", cost, opc, trc);
+        printf("cost %" PRId64 "%s (operator %" PRId64 ", transpose %" PRId64 ")\n", cost,
+               cli_cost_unit(p), opc, trc);
     else if (!json)
         printf("no assignment (status %s)\n", lsp_status_name(s.status));
     int printed = 0;

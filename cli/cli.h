@@ -46,6 +46,10 @@ json_t *cli_json_num(double v);
 /* After getopt_long returned '?' (opterr is 0: getopt itself prints nothing): print
  * "laysim CMD: unknown option 'X'" or "option 'X' needs a value"; returns CLI_USAGE. */
 int cli_bad_option(const char *cmd, char **argv, const char *shortopts);
+/* -q/--quiet, which every command accepts: no status or summary lines on stderr (nor a
+ * progress bar), results unchanged; warnings and errors are still printed. */
+#define CLI_QUIET_LONGOPT {"quiet", no_argument, NULL, 'q'}
+#define CLI_QUIET_HELP "  -q, --quiet         no status or summary lines on stderr (results unchanged)\n"
 /* -o FILE for commands that print their results: stdout goes to FILE, written atomically
  * (the file appears, complete, only when cli_stdout_end commits with ok = 1). A NULL or
  * "-" path leaves stdout alone. */
@@ -80,6 +84,11 @@ void cli_ticker_stop(struct cli_ticker *t);
 struct study_cells;
 json_t *cli_study_json(const char *kind, const char *dir, const struct study_cells *cells,
                        json_t *counts);
+/* A cell that reached an expected limit rather than failing: the treewidth DP over its
+ * memory limit ("skipped: dp over its memory limit" in the summaries, not "failed"). */
+struct study_cell;
+#define CLI_CELL_SKIPPED "dp over its memory limit"
+int cli_cell_skipped(const struct study_cell *c);
 int cli_parse_u64(const char *cmd, const char *opt, const char *s, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
 /* --memplan whole|partial into *out, or a usage error naming the value. */

@@ -203,7 +203,7 @@ int cmd_compile(int argc, char **argv)
     } else if (!rc && !quiet) {
         fprintf(stderr,
                 "laysim compile: %" PRId64 " instructions, %" PRId64 " ops, %" PRId64
-                " conversions, table price %" PRId64 " (problem objective %" PRId64 ")\n",
+                " conversions, table price %" PRId64 " (problem objective %" PRId64 "), in cycles\n",
                 st.instructions, st.ops_lowered, st.conversions, price, objective);
     }
 out:

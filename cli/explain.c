@@ -17,6 +17,7 @@ const char cmd_explain_help[] =
     "conversion costs between layouts.\n"
     CLI_MODELCMD_HELP
     "  --op NAME           the operator to explain (required)\n"
+    CLI_QUIET_HELP
     "  --json              one JSON object: op, kind, target, cfgs [{index, inputs, output\n"
     "                      ({tensor, layout}), price, instruction_cycles,\n"
     "                      instructions, breakdown [{engine,\n"
@@ -217,19 +218,21 @@ int cmd_explain(int argc, char **argv)
     static const struct option lo[] = {CLI_MODELCMD_LONGOPTS,
                                        {"op", required_argument, NULL, 'O'},
                                        {"json", no_argument, NULL, 'J'},
-                                       {NULL, 0, NULL, 0}};
+                                       CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
     const char *opname = NULL;
     int c, rc = CLI_OK, json = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "q", lo, NULL)) != -1) {
+        if (c == 'q')
+            continue;      /* explain prints no status lines */
         if (c == 'O')
             opname = optarg;
         else if (c == 'J')
             json = 1;
         else if (!cli_modelcmd_opt(&mc, "explain", c, optarg, &rc))
-            rc = cli_bad_option("explain", argv, "");
+            rc = cli_bad_option("explain", argv, "q");
         if (rc) {
             cli_modelcmd_close(&mc);
             return rc;

@@ -24,6 +24,7 @@ const char cmd_export_help[] =
     "is 1 + c + the number of cfgs of the ops before o); the rest are auxiliary.\n"
     "\n"
     "options:\n"
+    CLI_QUIET_HELP
     "  --to FORMAT  output format (required)\n"
     "  -o FILE      output file, written atomically (default: stdout)\n";
 
@@ -31,15 +32,16 @@ int cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {{"to", required_argument, NULL, 't'},
                                              {"output", required_argument, NULL, 'o'},
-                                             {NULL, 0, NULL, 0}};
+                                             CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
     const char *to = NULL, *out = "-";
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qo:", longopts, NULL)) != -1) {
         switch (c) {
         case 't': to = optarg; break;
         case 'o': out = optarg; break;
-        default: return cli_bad_option("export", argv, "o:");
+        case 'q': break;      /* export prints no status lines */
+        default: return cli_bad_option("export", argv, "qo:");
         }
     }
     if (optind + 1 != argc)

@@ -33,6 +33,7 @@ const char cmd_gen_help[] =
     "               cycle transversal; without --graph, a random graph (N/3 vertices)\n"
     "\n"
     "options:\n"
+    CLI_QUIET_HELP
     "  --shape SHAPE  one of the shapes above (required)\n"
     "  --ops N        number of operators, exact (required unless --cnf/--graph)\n"
     "  --seed S       random seed (default 1); same seed, same file\n"
@@ -59,15 +60,16 @@ int cmd_gen(int argc, char **argv)
         {"graph", required_argument, NULL, 'g'}, {"output", required_argument, NULL, 'o'},
         {"window", required_argument, NULL, 'w'}, {"fanin", required_argument, NULL, 'i'},
         {"fanout", required_argument, NULL, 'f'}, {"layouts", required_argument, NULL, 'l'},
-        {"cfgs", required_argument, NULL, 'C'},   {NULL, 0, NULL, 0}};
+        {"cfgs", required_argument, NULL, 'C'},   CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
     struct lsp_gen_opts go;
     lsp_gen_opts_init(&go);
     const char *shape = NULL, *cnf = NULL, *graph = NULL, *out = "-";
     unsigned long long v;
     int have_ops = 0, random_only = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qo:", longopts, NULL)) != -1) {
         switch (c) {
+        case 'q': break;      /* gen prints no status lines */
         case 's': shape = optarg; break;
         case 'n':
             if (cli_parse_u64("gen", "--ops", optarg, &v))
@@ -102,7 +104,7 @@ int cmd_gen(int argc, char **argv)
         case 'c': cnf = optarg; break;
         case 'g': graph = optarg; break;
         case 'o': out = optarg; break;
-        default: return cli_bad_option("gen", argv, "o:");
+        default: return cli_bad_option("gen", argv, "qo:");
         }
     }
     if (optind < argc)

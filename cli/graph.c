@@ -22,6 +22,7 @@ const char cmd_graph_help[] =
     "  --json        JSON: with --stats one object of statistics, else the whole graph\n"
     "  --dot         Graphviz DOT of the op graph (not with --json or --stats)\n"
     "  -o, --output FILE   also write the graph in canonical .lg form (atomically)\n"
+    CLI_QUIET_HELP
     CLI_MODEL_HELP
     "\n"
     "exit codes: 0 ok, 1 runtime failure (I/O, memory), 2 bad input or usage\n"
@@ -33,7 +34,7 @@ int cmd_graph(int argc, char **argv)
         {"stats", no_argument, NULL, 's'},   {"json", no_argument, NULL, 'j'},
         {"dot", no_argument, NULL, 'd'},     {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},    CLI_MODEL_LONGOPTS,
-        {NULL, 0, NULL, 0},
+        CLI_QUIET_LONGOPT,                   {NULL, 0, NULL, 0},
     };
     int stats = 0, json = 0, dot = 0, c, mrc;
     struct zoo_opts zo;
@@ -41,12 +42,13 @@ int cmd_graph(int argc, char **argv)
     const char *outpath = NULL;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
         switch (c) {
         case 's': stats = 1; break;
         case 'j': json = 1; break;
         case 'd': dot = 1; break;
         case 'o': outpath = optarg; break;
+        case 'q': break;      /* graph prints no status lines */
         case 'h': fputs(cmd_graph_help, stdout); return CLI_OK;
         case ':': return cli_usage("graph", "option %s needs a value", argv[optind - 1]);
         default:

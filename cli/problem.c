@@ -20,6 +20,7 @@ const char cmd_problem_help[] =
     CLI_MODELCMD_TIME_HELP
     "  -o, --output FILE   where to write the problem (default stdout)\n"
     "  --write-table FILE  also write the latency table used\n"
+    CLI_QUIET_HELP
     "  --json              a summary as one JSON object on stdout (ops, tensors,\n"
     "                      configurations, target, table and model hashes, codegen_version,\n"
     "                      build_seconds); needs -o\n"
@@ -31,13 +32,15 @@ int cmd_problem(int argc, char **argv)
                                        {"output", required_argument, NULL, 'o'},
                                        {"write-table", required_argument, NULL, 'W'},
                                        {"json", no_argument, NULL, 'J'},
-                                       {NULL, 0, NULL, 0}};
+                                       CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
     const char *outp = "-", *wtable = NULL;
     int c, rc = CLI_OK, json = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qo:", lo, NULL)) != -1) {
+        if (c == 'q')
+            continue;      /* problem prints no status lines */
         if (c == 'o')
             outp = optarg;
         else if (c == 'W')
@@ -45,7 +48,7 @@ int cmd_problem(int argc, char **argv)
         else if (c == 'J')
             json = 1;
         else if (!cli_modelcmd_opt(&mc, "problem", c, optarg, &rc))
-            rc = cli_bad_option("problem", argv, "o:");
+            rc = cli_bad_option("problem", argv, "qo:");
         if (rc) {
             cli_modelcmd_close(&mc);
             return rc;

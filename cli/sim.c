@@ -47,6 +47,7 @@ const char cmd_sim_help[] =
     "                      time, simulate_wall_seconds, instructions_per_second = instructions\n"
     "                      / CPU seconds; not deterministic)\n"
     "  -h, --help          this text\n"
+    CLI_QUIET_HELP
     "\n"
     "Targets and the timing model: docs/targets.md.\n";
 
@@ -228,6 +229,7 @@ int cmd_sim(int argc, char **argv)
         {"time", no_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {"output", required_argument, NULL, 'o'},
+        CLI_QUIET_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     struct cli_target_args ta = {0};
@@ -235,7 +237,7 @@ int cmd_sim(int argc, char **argv)
     int json = 0, ptarget = 0, timed = 0, c, rc = CLI_OK;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hqo:", longopts, NULL)) != -1) {
         switch (c) {
         case CLI_OPT_TARGET:
         case CLI_OPT_SET:
@@ -251,13 +253,14 @@ int cmd_sim(int argc, char **argv)
         case 'p': ptarget = 1; break;
         case 'T': timed = 1; break;
         case 'o': outp = optarg; break;
+        case 'q': break;      /* sim prints no status lines */
         case 'h':
             cli_target_args_free(&ta);
             fputs(cmd_sim_help, stdout);
             return CLI_OK;
         default:
             cli_target_args_free(&ta);
-            return cli_bad_option("sim", argv, "ho:");
+            return cli_bad_option("sim", argv, "hqo:");
         }
     }
     int npos = argc - optind;

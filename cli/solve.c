@@ -30,7 +30,8 @@ const char cmd_solve_help[] =
     "  --time-limit S    wall-clock limit in seconds (default: none); a solver that hits it\n"
     "                    returns its best solution so far (status feasible); a progress\n"
     "                    bar shows the time used (stderr, terminal only)\n"
-    "  -q, --quiet       no progress bar\n"
+    "  -q, --quiet       no progress bar, and with -o FILE no summary line (the solution\n"
+    "                    is the result; without -o the summary is, and stays)\n"
     "  --seed N          seed for randomized solvers (default 1)\n"
     "  --param KEY=VAL   solver-specific knob, repeatable (docs/solvers.md), e.g.\n"
     "                    rb.exhaustive_max=1e5  rb.split_max_ops=100000  rb.node_limit=0\n"
@@ -239,12 +240,13 @@ static int solve_print(const struct solve_cli *s, const struct lsp_problem *p,
                                 claim->has_objective ? json_integer(claim->objective) : json_null());
         return cli_print_json(o);
     }
-    if (!s->out || strcmp(s->out, "-")) {
+    int to_file = s->out && strcmp(s->out, "-");
+    if (!s->out || (to_file && !s->quiet)) {
         printf("%s: %s", s->solver, lsp_status_name(r->sol.status));
         if (has_assignment)
-            printf(" cost %lld", (long long)r->sol.cost);
+            printf(" cost %lld%s", (long long)r->sol.cost, cli_cost_unit(p));
         if (r->sol.has_bound)
-            printf(" bound %lld", (long long)r->sol.bound);
+            printf(" bound %lld%s", (long long)r->sol.bound, cli_cost_unit(p));
         if (s->external && claim->has_objective)
             printf(" (%d ops; the answer's objective %lld)\n", p->nops,
                    (long long)claim->objective);

@@ -63,14 +63,16 @@ const char cmd_study_help[] =
 int cli_study_main(int argc, char **argv, int whatif);
 
 
-/* Which cells failed and why: the summary's count alone tells nothing. */
+/* Which cells failed or were skipped at an expected limit, and why: the summary's count
+ * alone tells nothing. */
 static void print_failed(const struct study_cells *cells)
 {
     for (size_t i = 0; i < cells->len; i++) {
         const struct study_cell *c = &cells->data[i];
         if (c->rc)
-            printf("  failed: %s / %s / %s table%s%s: %s\n", c->model, c->strategy, c->table,
-                   c->variant[0] ? " / " : "", c->variant, c->error);
+            printf("  %s: %s / %s / %s table%s%s: %s\n",
+                   cli_cell_skipped(c) ? "skipped: " CLI_CELL_SKIPPED : "failed", c->model,
+                   c->strategy, c->table, c->variant[0] ? " / " : "", c->variant, c->error);
     }
 }
 
@@ -347,10 +349,15 @@ int cli_study_main(int argc, char **argv, int whatif)
         rc = print_summary_json(cmd, out, &cells, &sum, &err);
     else if (!rc && !quiet) {
         report_terminal(&cells, &ro, stdout);
-        printf("\n%zu jobs (%zu run, %zu already in the store), %zu cells (%zu failed) in "
-               "%.1f s; report: %s/report.html\n",
-               sum.jobs, sum.jobs_run, sum.jobs_skipped, sum.cells, sum.cells_failed,
-               sum.seconds, out);
+        size_t skipped = 0;   /* dp over its memory limit: expected, not a failure */
+        for (size_t i = 0; i < cells.len; i++)
+            skipped += cli_cell_skipped(&cells.data[i]);
+        size_t failed = sum.cells_failed > skipped ? sum.cells_failed - skipped : 0;
+        printf("\n%zu jobs (%zu run, %zu already in the store), %zu cells (%zu failed", sum.jobs,
+               sum.jobs_run, sum.jobs_skipped, sum.cells, failed);
+        if (skipped)
+            printf(", %zu skipped: " CLI_CELL_SKIPPED, skipped);
+        printf(") in %.1f s; report: %s/report.html\n", sum.seconds, out);
         print_failed(&cells);
     }
     study_cells_free(&cells);

@@ -8,12 +8,18 @@
 #include "cli/cli.h"
 #include "study/db.h"
 
-static json_t *failed_cells(const struct study_cells *cells)
+int cli_cell_skipped(const struct study_cell *c)
+{
+    return c->rc == LS_ERR_LIMIT && !strcmp(c->strategy, "dp") && strstr(c->error, "dp.mem_limit");
+}
+
+/* The failed cells (skipped = 0) or the skipped ones (1), with their reasons. */
+static json_t *failed_cells(const struct study_cells *cells, int skipped)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < cells->len; i++) {
         const struct study_cell *c = &cells->data[i];
-        if (c->rc)
+        if (c->rc && cli_cell_skipped(c) == skipped)
             json_array_append_new(
                 a, json_pack("{s:s, s:s, s:s, s:s, s:s}", "model", c->model, "strategy",
                              c->strategy, "table", c->table, "variant", c->variant, "error",
@@ -119,12 +125,16 @@ json_t *cli_study_json(const char *kind, const char *dir, const struct study_cel
     }
     json_object_update(o, counts);
     json_decref(counts);
-    size_t nfailed = 0;
-    for (size_t i = 0; i < cells->len; i++)
-        nfailed += cells->data[i].rc != 0;
+    size_t nfailed = 0, nskipped = 0;
+    for (size_t i = 0; i < cells->len; i++) {
+        nskipped += cli_cell_skipped(&cells->data[i]);
+        nfailed += cells->data[i].rc != 0 && !cli_cell_skipped(&cells->data[i]);
+    }
     json_object_set_new(o, "cells", json_integer((json_int_t)cells->len));
     json_object_set_new(o, "cells_failed", json_integer((json_int_t)nfailed));
-    json_object_set_new(o, "failed", failed_cells(cells));
+    json_object_set_new(o, "cells_skipped", json_integer((json_int_t)nskipped));
+    json_object_set_new(o, "failed", failed_cells(cells, 0));
+    json_object_set_new(o, "skipped", failed_cells(cells, 1));
     json_object_set_new(o, "outputs", output_paths(dir));
     json_object_set_new(o, "headline", headline(dir));
     return o;

@@ -71,6 +71,7 @@ const char cmd_trace_help[] =
     "  synth      write N synthetic records shaped like a tiled matmul pipeline (for tests\n"
     "             and benchmarks); prints the record digest.\n"
     "\n"    "options:\n"
+    CLI_QUIET_HELP
     "  -o FILE    the output file of an action (summary and csv: stdout when absent)\n"
     "  --json     summary as one JSON object\n"
     "\n"
@@ -85,7 +86,7 @@ static const struct option long_opts[] = {
     {"time-unit", required_argument, NULL, 'U'}, {"clock-mhz", required_argument, NULL, 'C'},
     {"problem", required_argument, NULL, 'P'}, {"solution", required_argument, NULL, 'S'},
     {"base-mhz", required_argument, NULL, 'B'}, {"csv", no_argument, NULL, 'c'},
-    {NULL, 0, NULL, 0}};
+    CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
 
 struct opts {
     int json;
@@ -141,11 +142,12 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":jt:o:H:T:X:s:F:U:C:P:S:B:c", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":jqt:o:H:T:X:s:F:U:C:P:S:B:c", long_opts, NULL)) != -1) {
         int rc = 0;
         char *end;
         switch (c) {
         case 'j': o->json = 1; break;
+        case 'q': break;      /* trace prints no status lines */
         case 't': rc = cli_parse_u64("trace", "--top", optarg, &o->top); break;
         case 'o': o->out = optarg; break;
         case 'P': o->ops.problem = optarg; break;

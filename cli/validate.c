@@ -65,6 +65,24 @@ static double or0(double v)
     return isfinite(v) ? v : 0;
 }
 
+/* the pairwise accuracy, or "n/a" without pairs (the JSON's null) */
+static const char *accuracy_text(double v, char buf[16])
+{
+    if (!isfinite(v))
+        return "n/a";
+    snprintf(buf, 16, "%.3f", v);
+    return buf;
+}
+
+/* A fraction as a percentage, or "n/a" when undefined (nothing simulated). */
+static const char *pct_text(double v, char buf[16])
+{
+    if (!isfinite(v))
+        return "n/a";
+    snprintf(buf, 16, "%.2f%%", 100 * v);
+    return buf;
+}
+
 struct val_opts {
     struct study_loop_opts lo;
     struct cli_target_args ta;
@@ -172,17 +190,20 @@ static void print_text(const struct study_validation *out)
             printf(" %s pred=%lld sim=%lld", m->runs[k].strategy, (long long)m->runs[k].predicted,
                    (long long)m->runs[k].simulated);
         const struct study_validate_model *vm = &out->models.data[i];
+        char reg[16];
         printf("\n  pairs=%lld correct=%lld identical=%lld tau=%.3f median_rel=%.4f exact_within_1pct=%s"
-               " regret=%.2f%% (best known %.0f cycles: %s)\n",
+               " regret=%s (best known %.0f cycles: %s)\n",
                (long long)m->metrics.pw.pairs, (long long)m->metrics.pw.correct,
                (long long)m->metrics.pw.identical,
                isfinite(m->metrics.kendall_tau) ? m->metrics.kendall_tau : NAN,
                or0(m->metrics.median_rel_error), m->criterion.exact_within_1pct ? "yes" : "no",
-               100 * vm->regret, vm->best_known, vm->best_source);
+               pct_text(vm->regret, reg), or0(vm->best_known), vm->best_source);
     }
-    printf("all: pairwise_accuracy=%.3f median_rel_error=%.4f exact_regret_within_1pct=%d/%d "
-           "max_regret=%.2f%%\n", or0(out->all.pairwise_accuracy), or0(out->all.median_rel_error),
-           out->regret.within, out->regret.models, 100 * or0(out->regret.max));
+    char acc[16], reg[16];
+    printf("all: pairwise_accuracy=%s median_rel_error=%.4f exact_regret_within_1pct=%d/%d "
+           "max_regret=%s\n", accuracy_text(out->all.pairwise_accuracy, acc),
+           or0(out->all.median_rel_error), out->regret.within, out->regret.models,
+           pct_text(out->regret.max, reg));
 }
 
 static void print_measured(const struct study_measured *out, const char *path)
@@ -199,8 +220,10 @@ static void print_measured(const struct study_measured *out, const char *path)
                or0(m->metrics.median_rel_error),
                m->exact < 0 ? "n/a" : m->criterion.exact_within_1pct ? "yes" : "no");
     }
-    printf("all (%d rows of %s, measured times): pairwise_accuracy=%.3f median_rel_error=%.4f\n",
-           out->rows, path, or0(out->all.pairwise_accuracy), or0(out->all.median_rel_error));
+    char acc[16];
+    printf("all (%d rows of %s, measured times): pairwise_accuracy=%s median_rel_error=%.4f\n",
+           out->rows, path, accuracy_text(out->all.pairwise_accuracy, acc),
+           or0(out->all.median_rel_error));
 }
 
 /* Print (text or JSON) into -o or stdout; json: the report (consumed), else text(arg). */

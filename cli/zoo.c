@@ -27,6 +27,7 @@ const char cmd_zoo_help[] =
     "  --hidden N    model width (heads keep their size; FFN widths scale along)\n"
     "  --image N     image side in pixels (vision and multimodal models)\n"
     "  --dtype T     fp32, bf16, fp16 or fp8\n"
+    CLI_QUIET_HELP
     "  --decode N    the one-token decode step over a KV cache of N tokens (decoder\n"
     "                models; others are skipped or, when named, rejected; not with --seq)\n"
     "\n"
@@ -52,7 +53,7 @@ int cmd_zoo(int argc, char **argv)
         {"seq", required_argument, NULL, 'S'},     {"batch", required_argument, NULL, 'B'},
         {"hidden", required_argument, NULL, 'H'},  {"image", required_argument, NULL, 'I'},
         {"dtype", required_argument, NULL, 'D'},   {"decode", required_argument, NULL, 'K'},
-        {"help", no_argument, NULL, 'h'},
+        {"help", no_argument, NULL, 'h'},          CLI_QUIET_LONGOPT,
         {NULL, 0, NULL, 0},
     };
     int json = 0, c, idx = 0;
@@ -62,9 +63,10 @@ int cmd_zoo(int argc, char **argv)
     ls_error_clear(&err);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hq", opts, &idx)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
+        case 'q': break;      /* zoo prints no status lines */
         case 'h': fputs(cmd_zoo_help, stdout); return CLI_OK;
         case 'L': case 'S': case 'B': case 'H': case 'I': case 'D': case 'K':
             if (cli_model_opt_set(&zo, opts[idx].name, optarg, &err))

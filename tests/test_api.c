@@ -295,13 +295,53 @@ static void test_errors(void **state)
     assert_true(laysim_solver_count() > 3 && laysim_solver_name(-1) == NULL);
 }
 
+/* Handles: an instance outlives its model (it holds a reference), a handle of another kind
+ * is refused by name, and the _n builders check the arrays' lengths before reading them. */
+static void test_handles(void **state)
+{
+    struct fixture *f = *state;
+    laysim_model *m;
+    laysim_instance *in;
+    const char *opts[] = {"layers=1", "image=32", NULL};
+    assert_int_equal(laysim_model_load(f->cx, "zoo:cnn", opts, &m), 0);
+    assert_int_equal(laysim_instance_new(f->cx, m, f->t, NULL, &in), 0);
+    laysim_model_free(m);                        /* the instance keeps it */
+    laysim_program *pr;
+    assert_int_equal(laysim_compile(f->cx, in, NULL, &pr), 0);
+    laysim_instance_free(in);                    /* the model goes now */
+    laysim_sim_result r;
+    assert_int_equal(laysim_simulate(f->cx, (const laysim_target *)pr, pr, NULL, &r),
+                     LAYSIM_EINPUT);
+    assert_non_null(strstr(laysim_errmsg(f->cx), "target is not a live laysim_target"));
+    laysim_program *none = NULL;
+    assert_int_equal(laysim_compile(f->cx, (const laysim_instance *)f->t, NULL, &none),
+                     LAYSIM_EINPUT);
+    laysim_program_free(pr);
+    assert_int_equal(laysim_model_ops((const laysim_model *)f->t), 0);
+    laysim_model_free((laysim_model *)f->t);     /* not a model: ignored */
+    assert_non_null(laysim_target_name(f->t));
+    laysim_problem *p;
+    int32_t x, src;
+    const int64_t tr[] = {0, 5, 7, 0};
+    assert_int_equal(laysim_problem_new(f->cx, &p), 0);
+    assert_int_equal(laysim_problem_add_tensor_n(f->cx, p, "x", 2, NULL, 2, tr, &x),
+                     LAYSIM_EINPUT);
+    assert_int_equal(laysim_problem_add_tensor_n(f->cx, p, "x", 2, NULL, 4, tr, &x), 0);
+    assert_int_equal(laysim_problem_add_op(f->cx, p, "src", "source", 0, NULL, x, &src), 0);
+    assert_int_equal(laysim_problem_add_config_n(f->cx, p, src, 1, 0, (int32_t[]){0}),
+                     LAYSIM_EINPUT);
+    assert_non_null(strstr(laysim_errmsg(f->cx), "0 layouts"));
+    assert_int_equal(laysim_problem_add_config_n(f->cx, p, src, 1, 1, (int32_t[]){0}), 0);
+    laysim_problem_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loop),     cmocka_unit_test(test_files),
         cmocka_unit_test(test_build),
         cmocka_unit_test(test_calibrate), cmocka_unit_test(test_reward),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_errors),   cmocka_unit_test(test_handles),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -17,7 +17,11 @@
  *     laysim_target_free(t); laysim_model_free(m); laysim_free(cx);
  *
  * Handles borrowed from another (laysim_instance_problem) live as long as their owner.
- * Free functions accept NULL. */
+ * Free functions accept NULL. Every handle is checked on entry: one of another kind (a
+ * program where a target is expected) or one already freed (while its memory still says
+ * so) is refused with LAYSIM_EINPUT naming the argument, and ignored by the free
+ * functions and the getters (which then return 0, -1 or NULL). A freed handle stays
+ * undefined behaviour: the check is a safety net, not a licence. */
 #ifndef LAYSIM_LAYSIM_H
 #define LAYSIM_LAYSIM_H
 
@@ -71,6 +75,7 @@ LAYSIM_API const char *laysim_errmsg(const laysim_ctx *cx);
  * (e.g. {"layers=2", "seq=128", NULL}; docs/zoo.md). */
 LAYSIM_API int laysim_model_load(laysim_ctx *cx, const char *spec, const char *const *options,
                                  laysim_model **out);
+/* Drops the caller's reference: the model is freed once no instance holds it either. */
 LAYSIM_API void laysim_model_free(laysim_model *m);
 LAYSIM_API int32_t laysim_model_ops(const laysim_model *m);
 LAYSIM_API int32_t laysim_model_tensors(const laysim_model *m);
@@ -123,8 +128,9 @@ LAYSIM_API int laysim_calibrate_ex(laysim_ctx *cx, const laysim_target *t,
 /* ---- instances: model + target + table -> the priced layout selection problem ------- */
 
 /* Enumerate and price every configuration of every op, as `laysim problem` does. The
- * instance keeps its own copies of the target and table; the model must outlive it.
- * table: NULL = the target's datasheet table. */
+ * instance keeps its own copies of the target and table and holds a reference to the
+ * model (laysim_model_free before laysim_instance_free is safe: the model goes with the
+ * last instance). table: NULL = the target's datasheet table. */
 LAYSIM_API int laysim_instance_new(laysim_ctx *cx, const laysim_model *m, const laysim_target *t,
                                    const laysim_table *table, laysim_instance **out);
 LAYSIM_API void laysim_instance_free(laysim_instance *in);
@@ -151,6 +157,16 @@ LAYSIM_API int laysim_problem_add_op(laysim_ctx *cx, laysim_problem *p, const ch
                                      int32_t out, int32_t *id);
 LAYSIM_API int laysim_problem_add_config(laysim_ctx *cx, laysim_problem *p, int32_t op,
                                          int64_t cost, const int32_t *layouts);
+/* The same with the length of the caller's arrays, checked before they are read (bindings
+ * use these): ntranspose must be nlayouts * nlayouts (0 with transpose NULL or one layout),
+ * nlayouts of a configuration the op's inputs plus its output; LAYSIM_EINPUT otherwise. */
+LAYSIM_API int laysim_problem_add_tensor_n(laysim_ctx *cx, laysim_problem *p, const char *name,
+                                           int32_t nlayouts, const char *const *labels,
+                                           int64_t ntranspose, const int64_t *transpose,
+                                           int32_t *id);
+LAYSIM_API int laysim_problem_add_config_n(laysim_ctx *cx, laysim_problem *p, int32_t op,
+                                           int64_t cost, int32_t nlayouts,
+                                           const int32_t *layouts);
 LAYSIM_API int laysim_problem_finish(laysim_ctx *cx, laysim_problem *p);
 /* Only for problems from laysim_problem_read or _new (not borrowed ones). */
 LAYSIM_API void laysim_problem_free(laysim_problem *p);

@@ -38,12 +38,16 @@ class Fidelity(ctypes.Structure):
 
 
 def _candidates():
-    """Where the library may be: $LAYSIM_LIBRARY, beside the installed package
-    (PREFIX/lib/python3/site-packages/laysim -> PREFIX/lib), then the linker's path."""
+    """Where the library may be: $LAYSIM_LIBRARY, in the package (a pip install bundles it,
+    python/setup.py), beside the installed package (PREFIX/lib/python3/site-packages/laysim
+    -> PREFIX/lib), then the linker's path."""
     env = os.environ.get("LAYSIM_LIBRARY")
     if env:
         yield env
     here = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(here, "liblaysim.so")
+    if os.path.isfile(bundled):
+        yield bundled
     libdir = os.path.normpath(os.path.join(here, "..", "..", ".."))
     yield from sorted(glob.glob(os.path.join(libdir, "liblaysim.so*")), key=len)
     found = ctypes.util.find_library("laysim")
@@ -100,6 +104,10 @@ _PROTOTYPES = {
     "laysim_problem_add_op": (c_int, [_H, _H, c_char_p, c_char_p, c_int32, POINTER(c_int32),
                                       c_int32, POINTER(c_int32)]),
     "laysim_problem_add_config": (c_int, [_H, _H, c_int32, c_int64, POINTER(c_int32)]),
+    "laysim_problem_add_tensor_n": (c_int, [_H, _H, c_char_p, c_int32, POINTER(c_char_p),
+                                            c_int64, POINTER(c_int64), POINTER(c_int32)]),
+    "laysim_problem_add_config_n": (c_int, [_H, _H, c_int32, c_int64, c_int32,
+                                            POINTER(c_int32)]),
     "laysim_problem_finish": (c_int, [_H, _H]),
     "laysim_problem_ops": (c_int32, [_H]),
     "laysim_problem_tensors": (c_int32, [_H]),

@@ -54,8 +54,8 @@ trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/bin" "$T/run"
 ln -s "$(readlink -f "$LAYSIM")" "$T/bin/laysim"
 cp -r "$SRC/examples" "$SRC/tests" "$T/run/"
-
 fail=0
+
 n=0
 # run CMD: run one README command in the scratch directory, print ok / skip / FAIL
 run() {
@@ -75,6 +75,24 @@ run() {
     fi
 }
 
+# what a reader needs before the commands: the binary on PATH right after the two set-up
+# commands at the top, and a scratch directory (that sees examples/ and tests/) before the
+# first laysim command, so that following the README leaves no files in the repository
+python3 - "$SRC/README.md" <<'EOF' || fail=$((fail + 1))
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+def at(pattern):
+    return next((i for i, l in enumerate(lines) if re.search(pattern, l)), None)
+path, test = at(r"^    export PATH=\$PWD/build:\$PATH\b"), at(r"^    make test\b")
+scratch = at(r"^    export LAYSIM_SRC=\$PWD && mkdir -p (\S+) && cd \1$")
+links = at(r'^    ln -sfn "\$LAYSIM_SRC/examples" "\$LAYSIM_SRC/tests" \.$')
+first = at(r"^\|.*`laysim ")          # the first row of the table of commands
+if path is None or test is None or path != test + 1:
+    sys.exit("FAIL: README.md: no `export PATH=$PWD/build:$PATH` right after `make test`")
+if scratch is None or links is None or first is None or not scratch < links < first:
+    sys.exit("FAIL: README.md: no scratch directory (mkdir, cd, ln -sfn examples tests) "
+             "before the first laysim command")
+EOF
 cmds=$(readme_commands "$SRC/README.md")
 # the README must still contain commands: an extraction that finds none fails
 [ "$(echo "$cmds" | grep -c .)" -ge 20 ] || { echo "FAIL: too few laysim commands in README.md"; exit 1; }
