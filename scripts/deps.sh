@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config
   zlib1g-dev libcmocka-dev libjansson-dev libgsl-dev libsqlite3-dev
-  python3 jq libz3-dev z3 toulbar2 coinor-cbc coinor-libcbc-dev verilator
+  python3 python3-venv python3-setuptools python3-wheel jq libz3-dev z3 toulbar2 coinor-cbc coinor-libcbc-dev verilator
   protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata libdeflate-dev
 )
 case "${1:-}" in
