@@ -39,6 +39,16 @@ expect 0 "binary on its target" "$L" sim "$T/v2.lsprogz"
 # traces: an nc-v3 trace into an nc-v2 calibration
 expect 0 "compile nc-v3" "$L" compile "${M[@]}" --target nc-v3 -o "$T/v3.lsprog"
 expect 0 "sim nc-v3 --trace" "$L" sim "$T/v3.lsprog" --target nc-v3 --trace "$T/v3.lstrace"
+# the trace carries the program's model and problem hashes (none from an untied program)
+expect 0 "trace summary" "$L" trace "$T/v3.lstrace" summary --json
+for k in model problem; do
+  [ "$(json "d['${k}_hash']")" = "$(sed -n "s/^# $k-hash: //p" "$T/v3.lsprog")" ] && ok \
+    || bad "the trace's ${k}_hash is not the program's"
+done
+expect 0 "sim an untied program --trace" "$L" sim "$T/old.lsprog" --trace "$T/old.lstrace"
+expect 0 "untied trace summary" "$L" trace "$T/old.lstrace" summary --json
+[ "$(json "d['model_hash'] is None and d['problem_hash'] is None")" = True ] && ok \
+  || bad "an untied program's trace names hashes"
 expect 2 "nc-v3 trace, nc-v2 table" "$L" calibrate --traces "$T/v3.lstrace" -q -o "$T/t.json"
 expect_err "v3.lstrace: a trace of target nc-v3 \\(target-hash [0-9a-f]{16}\\) for a table of target nc-v2 \\(target-hash $th\\)" "calibrate names both targets"
 [ -e "$T/t.json" ] && bad "refused calibrate wrote a table" || ok
