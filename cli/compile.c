@@ -7,6 +7,7 @@
 
 #include "cli/modelcmd.h"
 #include "costmodel/roofline.h"
+#include "costmodel/tie.h"
 #include "util/fileio.h"
 
 const char cmd_compile_help[] =
@@ -69,19 +70,6 @@ static int check_tie(const struct lsp_problem *p, const struct lsp_solution *s,
     }
     return ls_error_msg(err, LS_ERR_INPUT, "%s was solved for another problem: %s "
                         "(--ignore-mismatch to compile it anyway)", sol, what);
-}
-
-/* Record in prog what it was built for: the target, the model and the problem. */
-static void tie_program(struct sim_program *prog, const struct cli_modelcmd *mc)
-{
-    struct sim_program_tie t;
-    char h[20];
-    memset(&t, 0, sizeof t);
-    sim_tie_set_target(&t, &mc->t);
-    sim_tie_set(&t, SIM_TIE_MODEL, mc->in->p->tie.v[LSP_TIE_MODEL]);
-    snprintf(h, sizeof h, "%016" PRIx64, lsp_problem_hash(mc->in->p));
-    sim_tie_set(&t, SIM_TIE_PROBLEM, h);
-    sim_program_set_tie(prog, &t);
 }
 
 /* Write prog to path ("-" = stdout) atomically, as text or in the binary form. */
@@ -185,7 +173,7 @@ int cmd_compile(int argc, char **argv)
     struct cg_compile_stats st;
     if ((rc = cm_instance_compile(mc.in, cfg, &prog, &st, &err)))
         goto out;
-    tie_program(prog, &mc);
+    cm_tie_program(prog, mc.in->p, &mc.t);
     rc = write_program(prog, outp, binary, &err);
     int64_t price = rc ? 0 : cm_price_program(&mc.tb, &mc.t, prog);
     if (!rc && json) {

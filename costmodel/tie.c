@@ -1,6 +1,7 @@
 /* costmodel/tie: the model-hash and the other build keys of a .lsp's tie headers. */
 #include "costmodel/tie.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,19 @@ int cm_model_hash(const struct graph *g, const struct cg_options *cg, const int 
         *out = ls_fnv1a64(text, len);
     free(text);
     return rc;
+}
+
+void cm_tie_program(struct sim_program *prog, const struct lsp_problem *p,
+                    const struct sim_target *t)
+{
+    struct sim_program_tie tie;
+    char h[20];
+    memset(&tie, 0, sizeof tie);
+    sim_tie_set_target(&tie, t);
+    sim_tie_set(&tie, SIM_TIE_MODEL, p->tie.v[LSP_TIE_MODEL]);
+    snprintf(h, sizeof h, "%016" PRIx64, lsp_problem_hash(p));
+    sim_tie_set(&tie, SIM_TIE_PROBLEM, h);
+    sim_program_set_tie(prog, &tie);
 }
 
 void cm_tie_set(struct lsp_tie *tie, uint64_t model_hash, const struct sim_target *t,

@@ -11,6 +11,7 @@
 #include "codegen/codegen.h"
 #include "costmodel/costmodel.h"
 #include "graph/model.h"
+#include "sim/program.h"
 #include "sim/target.h"
 #include "solver/tie.h"
 #include "util/error.h"
@@ -24,6 +25,10 @@
  * none). LS_ERR_NOMEM when out of memory. */
 int cm_model_hash(const struct graph *g, const struct cg_options *cg, const int *pins,
                   uint64_t *out, struct ls_error *err);
+/* Record in prog (compiled from p for t) what it was built for: t's name and hash, p's
+ * model-hash and problem-hash (sim/program.h "tie"). `laysim compile` and laysim_compile. */
+void cm_tie_program(struct sim_program *prog, const struct lsp_problem *p,
+                    const struct sim_target *t);
 /* Set the model, target, table and codegen keys of tie (the other keys are cleared). */
 void cm_tie_set(struct lsp_tie *tie, uint64_t model_hash, const struct sim_target *t,
                 const struct cm_table *tb);
