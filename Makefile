@@ -8,7 +8,7 @@ CMAKE_FLAGS = -DLAYSIM_SANITIZE=$(if $(filter 1,$(SANITIZE)),ON,OFF) \
               -DLAYSIM_WERROR=$(if $(filter 1,$(WERROR)),ON,OFF) \
               $(if $(filter 0,$(RTL)),-DLAYSIM_RTL=OFF,)
 
-.PHONY: all deps build test study clean
+.PHONY: all deps build test test-quick study clean
 all: build
 
 deps:
@@ -20,6 +20,10 @@ build: deps
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# the quick tier (tests/CMakeLists.txt: every test but the slow ones; about a minute)
+test-quick: build
+	ctest --test-dir $(BUILD) -L quick --output-on-failure -j $(JOBS)
 
 study: build
 	@scripts/study.sh $(BUILD)

@@ -52,7 +52,7 @@ LAYSIM_API int laysim_model_load(laysim_ctx *cx, const char *spec, const char *c
     /* hashed as `laysim problem` does (no pins, no --exact-transpose): the .lsp and .sol
      * of the API and of the CLI carry the same headers */
     if ((rc = model_load(spec, &zo, &m->g, &cx->err)) ||
-        (rc = cm_model_hash(spec, &zo, NULL, NULL, 0, &m->hash, &cx->err))) {
+        (rc = cm_model_hash(m->g, NULL, NULL, &m->hash, &cx->err))) {
         laysim_model_free(m);
         return api_done(cx, rc);
     }

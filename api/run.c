@@ -112,6 +112,7 @@ LAYSIM_API int laysim_compile_ex(laysim_ctx *cx, const laysim_instance *in,
         free(pr);
         return api_done(cx, rc);
     }
+    cm_tie_program(pr->p, in->problem.p, &in->t);
     *out = pr;
     return api_done(cx, 0);
 }

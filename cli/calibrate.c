@@ -1,5 +1,6 @@
 /* laysim calibrate: fit a latency table from traces and/or microbenchmarks. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "costmodel/calibrate.h"
 #include "sim/isa.h"
 #include "sim/target.h"
+#include "traces/trace.h"
 #include "util/fileio.h"
 #include "util/progress.h"
 
@@ -20,6 +22,7 @@ const char cmd_calibrate_help[] =
     "                        [--programs PROG]... [--no-dependency-fit] [--no-model-holdout]\n"
     "                        [--write-microbench TRACE]\n"
     "                        [--report FILE] [--json] [-q] [--target T] [--set K=V]\n"
+    "                        [--ignore-mismatch]\n"
     "                        -o table.json\n"
     "\n"
     "Fit a latency table (docs/costmodel.md) from instruction traces: each table entry\n"
@@ -103,7 +106,12 @@ const char cmd_calibrate_help[] =
     "                         terminal only)\n"
     "  --report FILE          the fit report as JSON (per entry: samples, R2, max and\n"
     "                         median relative error, residual plot data)\n"
-    "  --json                 print the fit report to stdout\n" CLI_TARGET_HELP;
+    "  --json                 print the fit report to stdout\n"
+    "  --ignore-mismatch      fit traces that laysim simulated (or ran on the RTL) for\n"
+    "                         another target than the table's (its `target` key, else\n"
+    "                         --target; a --set variant is the same target) with a\n"
+    "                         warning instead of refusing them (exit 2)\n"
+    CLI_TARGET_HELP;
 
 /* 1 / 0 when the held-out samples say the table beats / does not beat its prior; -1 when
  * nothing was held out. */
@@ -268,6 +276,7 @@ struct cal_opts {
     int ntr, nprog, captr, capprog;
     const char *prior, *aggn, *scalesn, *mbtrace, *report, *outp;
     int micro, json, quiet, no_group, serial, issue, keep_worse, no_dep, dma_group, no_lomo;
+    int ignore_mismatch;
     int explicit_form;         /* a flag of the fit's form given: no choice of it */
     int scales;
     double holdout;
@@ -298,6 +307,7 @@ static int parse_opt(struct cal_opts *o, int c, const char *arg, char **argv)
     case 'r': return parse_list(&o->traces, &o->ntr, &o->captr, arg);
     case 'G': return parse_list(&o->progs, &o->nprog, &o->capprog, arg);
     case 'm': o->micro = 1; break;
+    case 'Y': o->ignore_mismatch = 1; break;
     case 'p': o->prior = arg; break;
     case 'P':
         fprintf(stderr, "laysim calibrate: --prior is deprecated, say --table\n");
@@ -376,6 +386,7 @@ static int parse_opts(struct cal_opts *o, int argc, char **argv)
         {"dma-latency", required_argument, NULL, 'L'},
         {"keep-worse", no_argument, NULL, 'K'},     {"no-model-holdout", no_argument, NULL, 'M'},
         {"programs", required_argument, NULL, 'G'}, {"no-dependency-fit", no_argument, NULL, 'D'},
+        {"ignore-mismatch", no_argument, NULL, 'Y'},
         CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->scalesn = "auto";
@@ -597,6 +608,43 @@ static void cal_progress(void *ctx, uint64_t done, uint64_t total)
     ls_progress_update(&b->pb, done);
 }
 
+/* 1 when trace header h, of laysim's simulator or RTL, names a target other than the
+ * table's. A --set variant of the table's target keeps its name: fitting the table to a
+ * modified core is what calibration is for. */
+static int other_target(const struct trace_header *h, const char *name)
+{
+    if (h->producer == TRACE_PROD_IMPORT || !h->target || !h->target[0])
+        return 0;   /* an imported profile names its hardware its own way */
+    return strcmp(h->target, name) != 0;
+}
+
+/* Refuse (exit 2) traces of another target than the prior table's, or warn with
+ * --ignore-mismatch. */
+static int check_traces(const struct cal_opts *o, const struct cm_table *prior,
+                        const struct sim_target *t)
+{
+    const char *name = prior->target[0] ? prior->target : t->name;
+    uint64_t hash = strcmp(name, t->name) ? 0 : sim_target_hash(t);
+    for (int i = 0; i < o->ntr; i++) {
+        struct trace_reader *r;
+        struct ls_error err;
+        if (trace_reader_open(&r, o->traces[i], &err))
+            continue;   /* the fit reports it */
+        const struct trace_header *h = trace_reader_header(r);
+        int other = other_target(h, name);
+        if (other)
+            fprintf(stderr, "laysim calibrate: %s%s: a trace of target %s (target-hash %016" PRIx64
+                            ") for a table of target %s (target-hash %016" PRIx64 ")%s\n",
+                    o->ignore_mismatch ? "warning: " : "", o->traces[i], h->target, h->target_hash,
+                    name, hash, o->ignore_mismatch ? " (--ignore-mismatch)"
+                                                   : " (--ignore-mismatch to fit it anyway)");
+        trace_reader_close(r);
+        if (other && !o->ignore_mismatch)
+            return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     struct cal_opts o;
@@ -612,6 +660,8 @@ int cmd_calibrate(int argc, char **argv)
         rc = cli_report(&err);
     else if (rc == CLI_OK && !o.prior)
         cm_table_default(&t, &prior);
+    if (rc == CLI_OK)
+        rc = check_traces(&o, &prior, &t);
     if (rc == CLI_OK) {
         struct cm_run_opts ro;
         struct cm_run r;

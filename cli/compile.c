@@ -7,6 +7,7 @@
 
 #include "cli/modelcmd.h"
 #include "costmodel/roofline.h"
+#include "costmodel/tie.h"
 #include "util/fileio.h"
 
 const char cmd_compile_help[] =
@@ -172,6 +173,7 @@ int cmd_compile(int argc, char **argv)
     struct cg_compile_stats st;
     if ((rc = cm_instance_compile(mc.in, cfg, &prog, &st, &err)))
         goto out;
+    cm_tie_program(prog, mc.in->p, &mc.t);
     rc = write_program(prog, outp, binary, &err);
     int64_t price = rc ? 0 : cm_price_program(&mc.tb, &mc.t, prog);
     if (!rc && json) {

@@ -99,12 +99,10 @@ static int parse_pin(const struct graph *g, const char *spec, int *pins, struct 
 }
 
 /* The tie headers of the problem (costmodel/tie.h, shared with the API). */
-static int set_tie(const struct cli_modelcmd *mc, const char *model, struct lsp_tie *t,
-                   struct ls_error *err)
+static int set_tie(const struct cli_modelcmd *mc, struct lsp_tie *t, struct ls_error *err)
 {
     uint64_t mh = 0;
-    int rc = cm_model_hash(model, &mc->zo, &mc->cg, mc->pin_specs, mc->npins,
-                           &mh, err);
+    int rc = cm_model_hash(mc->g, &mc->cg, mc->pins, &mh, err);
     if (!rc)
         cm_tie_set(t, mh, &mc->t, &mc->tb);
     return rc;
@@ -142,7 +140,7 @@ int cli_modelcmd_open(struct cli_modelcmd *mc, const char *model, int build_prob
     if ((rc = cm_instance_create(mc->m, mc->pins, &mc->in, err)))
         return rc;
     mc->build_seconds = ls_seconds_since(t0);
-    return set_tie(mc, model, &mc->in->p->tie, err);
+    return set_tie(mc, &mc->in->p->tie, err);
 }
 
 void cli_modelcmd_close(struct cli_modelcmd *mc)

@@ -16,7 +16,7 @@
 
 const char cmd_sim_help[] =
     "usage: laysim sim PROGRAM [--target NAME|FILE] [--set KEY=VALUE]... [--json]\n"
-    "                  [--trace OUT.lstrace] [-o OUT]\n"
+    "                  [--trace OUT.lstrace] [-o OUT] [--ignore-mismatch]\n"
     "       laysim sim --micro SPEC [options]\n"
     "       laysim sim --print-target [--target ...] [--set ...]\n"
     "\n"
@@ -46,6 +46,10 @@ const char cmd_sim_help[] =
     "  --time              also report the simulator's own speed (simulate_seconds of CPU\n"
     "                      time, simulate_wall_seconds, instructions_per_second = instructions\n"
     "                      / CPU seconds; not deterministic)\n"
+    "  --ignore-mismatch   simulate a program compiled for another target (its\n"
+    "                      `# target:` line names another; a --set variant of its target\n"
+    "                      is the same target) with a warning instead of refusing it\n"
+    "                      (exit 2)\n"
     "  -h, --help          this text\n"
     CLI_QUIET_HELP
     "\n"
@@ -218,6 +222,18 @@ static int print_target(const struct sim_target *t, int json)
     return CLI_OK;
 }
 
+/* A program compiled for another target: refused (1), or simulated with a warning. */
+static int check_tie(const struct sim_program *p, const struct sim_target *t, const char *file,
+                     int ignore)
+{
+    char what[512];
+    if (!sim_program_tie_check(p, t, what, sizeof what))
+        return 0;
+    fprintf(stderr, "laysim sim: %s%s: %s%s\n", ignore ? "warning: " : "", file, what,
+            ignore ? " (--ignore-mismatch)" : " (--ignore-mismatch to simulate it anyway)");
+    return !ignore;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -230,11 +246,12 @@ int cmd_sim(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {"output", required_argument, NULL, 'o'},
         CLI_QUIET_LONGOPT,
+        {"ignore-mismatch", no_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
     struct cli_target_args ta = {0};
     const char *micro = NULL, *trace = NULL, *outp = NULL;
-    int json = 0, ptarget = 0, timed = 0, c, rc = CLI_OK;
+    int json = 0, ptarget = 0, timed = 0, ignore = 0, c, rc = CLI_OK;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "hqo:", longopts, NULL)) != -1) {
@@ -254,6 +271,7 @@ int cmd_sim(int argc, char **argv)
         case 'T': timed = 1; break;
         case 'o': outp = optarg; break;
         case 'q': break;      /* sim prints no status lines */
+        case 'I': ignore = 1; break;
         case 'h':
             cli_target_args_free(&ta);
             fputs(cmd_sim_help, stdout);
@@ -288,6 +306,10 @@ int cmd_sim(int argc, char **argv)
         if (micro && err.code == LS_ERR_INPUT)
             cli_error_prefix(&err, "--micro ");
         return cli_report(&err);
+    }
+    if (!micro && check_tie(p, &t, what, ignore)) {
+        sim_program_free(p);
+        return CLI_USAGE;
     }
     struct sim_stats st;
     uint64_t t0 = ls_now_ns();

@@ -1,5 +1,6 @@
 /* laysim solve: run a layout selection solver on a problem. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,8 @@ const char cmd_solve_help[] =
     "\n"
     "options:\n"
     "  --solver NAME     solver to run (default rulebased); --list shows them all\n"
-    "  --mem-limit MIB   table budget of exact (exact.mem_limit; default a quarter of\n"
-    "                    MemAvailable, 768 MiB..4 GiB) or dp (dp.mem_limit; default 4096)\n"
+    "  --mem-limit MIB   table budget of exact (exact.mem_limit) or dp (dp.mem_limit);\n"
+    "                    defaults: --list\n"
     "  --time-limit S    wall-clock limit in seconds (default: none); a solver that hits it\n"
     "                    returns its best solution so far (status feasible); a progress\n"
     "                    bar shows the time used (stderr, terminal only)\n"
@@ -34,7 +35,9 @@ const char cmd_solve_help[] =
     "                    is the result; without -o the summary is, and stays)\n"
     "  --seed N          seed for randomized solvers (default 1)\n"
     "  --param KEY=VAL   solver-specific knob, repeatable (docs/solvers.md), e.g.\n"
-    "                    rb.exhaustive_max=1e5  rb.split_max_ops=100000  rb.node_limit=0\n"
+    "                    rb.exhaustive_max=1e6; --list shows every solver's keys with type,\n"
+    "                    default and range; a key the solver does not take exits 2 and\n"
+    "                    names the valid ones\n"
     "  -o FILE           write the solution (.sol) atomically ('-' = stdout)\n"
     "  --json            print one JSON object: solver, status, cost, lower_bound (null when\n"
     "                    unknown), seconds, op_cost, transpose_cost, ops and stats\n"
@@ -52,12 +55,13 @@ const char cmd_solve_help[] =
     "                    (stdout; with --json a \"layouts\" array of {tensor, layout,\n"
     "                    producer, producer_cfg, consumers: [{op, slot, layout}],\n"
     "                    conversions: [{to, cost}]})\n"
-    "  --list            list the registered solvers (with --json: an array of\n"
-    "                    {name, summary})\n"
+    "  --list            list the registered solvers and their --param keys (with --json:\n"
+    "                    an array of {name, summary, params: [{key, type, default, min,\n"
+    "                    max, choices, help}]})\n"
     "\n"
     "--solver mcts is the autotuner (`laysim tune`) with its defaults: Monte-Carlo tree\n"
-    "search over layout plans rewarded by simulated cycles, starting from rulebased,\n"
-    "200 evaluations (--param tune.evaluations=N, tune.start=SOLVER). It needs a MODEL: a\n"
+    "search over layout plans rewarded by simulated cycles, from a start solver's plan, a\n"
+    "budget of evaluations (--param tune.evaluations=N, tune.start=SOLVER). It needs a MODEL: a\n"
     "bare .lsp has no program to simulate (exit 2).\n"
     "model options (only with a MODEL):\n"
     CLI_MODELCMD_HELP
@@ -209,7 +213,42 @@ static int solve_parse(struct solve_cli *s, int argc, char **argv)
     return rc;
 }
 
-/* --list: the solvers, as text or JSON. */
+static const char *const param_types[] = {"int", "real", "word"};
+
+/* The --param rows of solver (solver/params.def) as JSON, or printed under its line. */
+static json_t *solver_params(const char *solver, int json)
+{
+    size_t n;
+    const struct lsp_param_def *d = lsp_param_defs(&n);
+    json_t *a = json ? json_array() : NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(d[i].solver, solver))
+            continue;
+        const char *def = d[i].def[0] ? d[i].def : "computed";
+        if (json) {
+            json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "key", d[i].key, "type",
+                                  param_types[d[i].type], "default", def, "choices",
+                                  d[i].choices, "help", d[i].help);
+            if (d[i].type != LSP_PARAM_WORD) {
+                json_object_set_new(o, "min", json_real(d[i].min));
+                json_object_set_new(o, "max", isinf(d[i].max) ? json_null() : json_real(d[i].max));
+            }
+            json_array_append_new(a, o);
+        } else if (d[i].type == LSP_PARAM_WORD) {
+            printf("    %s=%s  (%s)  %s\n", d[i].key, def, d[i].choices[0] ? d[i].choices : "text",
+                   d[i].help);
+        } else if (isinf(d[i].max)) {
+            printf("    %s=%s  (%s >= %g)  %s\n", d[i].key, def, param_types[d[i].type], d[i].min,
+                   d[i].help);
+        } else {
+            printf("    %s=%s  (%s in [%g, %g])  %s\n", d[i].key, def, param_types[d[i].type],
+                   d[i].min, d[i].max, d[i].help);
+        }
+    }
+    return a;
+}
+
+/* --list: the solvers and their parameters, as text or JSON. */
 static int solve_list(int json)
 {
     size_t n;
@@ -217,12 +256,14 @@ static int solve_list(int json)
     if (json) {
         json_t *a = json_array();
         for (size_t i = 0; i < n; i++)
-            json_array_append_new(a, json_pack("{s:s, s:s}", "name", s[i].name, "summary",
-                                               s[i].summary));
+            json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "name", s[i].name, "summary",
+                                               s[i].summary, "params", solver_params(s[i].name, 1)));
         return cli_print_json(a);
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         printf("%-10s %s\n", s[i].name, s[i].summary);
+        solver_params(s[i].name, 0);
+    }
     return CLI_OK;
 }
 

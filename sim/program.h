@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "sim/isa.h"
+#include "sim/target.h"
 #include "util/error.h"
 #include "util/intern.h"
 
@@ -68,5 +69,28 @@ int sim_program_write_binary(const struct sim_program *p, FILE *f);
 int sim_program_is_binary(const void *data, size_t len);
 int sim_program_parse_binary(struct sim_program **out, const char *file, const void *data,
                              size_t len, struct ls_error *err);
+
+/* What a program was built for (docs/formats.md "Programs tied to their target"): the
+ * target's name and sim_target_hash, and the model-hash and problem-hash of the .lsp it was
+ * compiled from; "" = not recorded. Written as `# key: value` lines after `lsprog 1` in
+ * the text form (comments: older readers skip them) and as a block after the binary
+ * header; read back by both parsers. Programs built in memory start with none. */
+enum { SIM_TIE_TARGET, SIM_TIE_TARGET_HASH, SIM_TIE_MODEL, SIM_TIE_PROBLEM, SIM_TIE_NKEYS };
+#define SIM_TIE_VALUE_MAX 64
+struct sim_program_tie {
+    char v[SIM_TIE_NKEYS][SIM_TIE_VALUE_MAX];
+};
+const struct sim_program_tie *sim_program_tie(const struct sim_program *p);
+void sim_program_set_tie(struct sim_program *p, const struct sim_program_tie *t);
+/* Set one key (truncated to SIM_TIE_VALUE_MAX - 1 bytes); the target's name and hash. */
+void sim_tie_set(struct sim_program_tie *t, int key, const char *value);
+void sim_tie_set_target(struct sim_program_tie *t, const struct sim_target *tg);
+/* 1 when the program records a target name other than t's, with "built for target A
+ * (target-hash X), simulated on target B (target-hash Y)" in buf; 0 when the names match
+ * (a `--set` variant of the program's target is the same target: what-if sweeps and
+ * hidden-core calibration run programs on modified cores on purpose) or the program
+ * records none. */
+int sim_program_tie_check(const struct sim_program *p, const struct sim_target *t, char *buf,
+                          size_t n);
 
 #endif

@@ -14,6 +14,7 @@
 #include "traces/codec.h"
 
 #define PROGZ_HEADER_LEN 16
+#define PROGZ_TIE_MAX 4096   /* bytes of tie lines after the header (offset 12) */
 #define PROGZ_BLOCK_TARGET (256u << 10)
 #ifndef PROGZ_LEVEL
 #define PROGZ_LEVEL 1
@@ -218,9 +219,12 @@ static int write_blocks(const struct sim_program *p, struct bin_writer *w)
 int sim_program_write_binary(const struct sim_program *p, FILE *f)
 {
     uint8_t h[PROGZ_HEADER_LEN] = {0};
+    char tie[SIM_TIE_NKEYS * (SIM_TIE_VALUE_MAX + 20)];
+    size_t tl = sim_tie_format(&p->tie, "", tie, sizeof tie);
     memcpy(h, SIM_PROGZ_MAGIC, 8);
     trace_put_u32le(h + 8, SIM_PROGZ_VERSION);
-    if (fwrite(h, 1, sizeof h, f) != sizeof h)
+    trace_put_u32le(h + 12, (uint32_t)tl);   /* 0 without a tie: the bytes of before */
+    if (fwrite(h, 1, sizeof h, f) != sizeof h || fwrite(tie, 1, tl, f) != tl)
         return LS_ERR_IO;
     struct bin_writer *w = calloc(1, sizeof *w);
     if (!w)
@@ -513,6 +517,20 @@ static int reserve(struct sim_program *p, const uint8_t *data, size_t len)
                : 0;
 }
 
+/* The tie block after the header (offset 12: its length, 0 = none): `key: value` lines of
+ * printable bytes; b->off moves past it. */
+static int read_tie(struct bin_reader *b, struct sim_program *p, struct ls_error *err)
+{
+    size_t n = trace_get_u32le(b->data + 12);
+    const char *s = (const char *)b->data + PROGZ_HEADER_LEN;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != '\n' && ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f))
+            return bad(b, err, PROGZ_HEADER_LEN + i, "tie block: a byte that is not text");
+    sim_tie_scan(&p->tie, s, n, 0);
+    b->off += n;
+    return 0;
+}
+
 int sim_program_parse_binary(struct sim_program **out, const char *file, const void *data,
                              size_t len, struct ls_error *err)
 {
@@ -537,8 +555,11 @@ int sim_program_parse_binary_with(struct sim_program **out, const char *file, co
         rc = bad(&b, err, len, "truncated header");
     else if ((b.version = (int)trace_get_u32le(b.data + 8)) < 1 || b.version > SIM_PROGZ_VERSION)
         rc = bad(&b, err, 8, "unsupported binary program version (this laysim reads 1 to 3)");
-    else if (trace_get_u32le(b.data + 12) != 0)
-        rc = bad(&b, err, 12, "reserved header field is not 0");
+    else if (trace_get_u32le(b.data + 12) > PROGZ_TIE_MAX ||
+             trace_get_u32le(b.data + 12) > len - PROGZ_HEADER_LEN)
+        rc = bad(&b, err, 12, "tie length past the file or over 4096 bytes");
+    else if ((rc = read_tie(&b, p, err)))
+        ;
     else if (header_table(b.b0_ok), !(b.inf = trace_inflater_new()))
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     else {

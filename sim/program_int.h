@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "sim/isa.h"
+#include "sim/program.h"
 #include "sim/target.h"
 #include "util/intern.h"
 #include "util/vec.h"
@@ -67,7 +68,16 @@ struct sim_program {
     int checked;
     uint64_t checked_hash;
     size_t checked_len;
+    struct sim_program_tie tie;   /* what it was built for (program_tie.c) */
 };
+
+/* program_tie.c: one `key: value` line (no newline; unknown keys and values with control
+ * bytes are ignored); the lines of buf (text: the `#` comments before the first
+ * instruction; binary: every line); the recorded keys as lines, each after prefix, into
+ * buf (returns the length). */
+void sim_tie_line(struct sim_program_tie *t, const char *s, size_t n);
+void sim_tie_scan(struct sim_program_tie *t, const char *buf, size_t len, int text);
+size_t sim_tie_format(const struct sim_program_tie *t, const char *prefix, char *buf, size_t n);
 
 /* Append *in whose ndeps dependencies are already at p->deps[in->deps_off...], right after
  * the previous record's (checked by the caller); engine and queue must be in range. 0, or

@@ -595,6 +595,7 @@ int sim_program_parse_with(struct sim_program **out, const char *file, const cha
         sim_program_free(p);
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
+    sim_tie_scan(&p->tie, text, len, 1);
     struct ls_scan sc;
     ls_scan_init(&sc, p->file, text, len);
     struct line_ctx lc = {.tag_id = -1};
@@ -852,9 +853,14 @@ static void write_instr(struct out *f, const struct sim_program *p, size_t i)
 int sim_program_write(const struct sim_program *p, FILE *f)
 {
     struct out o = {0};
-    char *w = line_room(&o, 16);
-    if (w)
-        o.len = (size_t)(PUT_LIT(w, "lsprog 1\n") - w);
+    char tie[SIM_TIE_NKEYS * (SIM_TIE_VALUE_MAX + 20)];
+    size_t tl = sim_tie_format(&p->tie, "# ", tie, sizeof tie);
+    char *w = line_room(&o, 16 + tl);
+    if (w) {
+        w = PUT_LIT(w, "lsprog 1\n");
+        memcpy(w, tie, tl);
+        o.len = (size_t)(w + tl - o.b);
+    }
     for (size_t i = 0; i < p->ins.len && !o.failed; i++) {
         write_instr(&o, p, i);
         if (o.len >= (1u << 20)) { /* flush every MiB: the buffer stays small */

@@ -40,6 +40,9 @@ int sim_run_trace(const struct sim_target *t, const struct sim_program *p, const
         h.clock_mhz[e] = sim_engine_mhz(t, (enum ls_engine)e);
     h.nopcodes = (uint32_t)nop;
     h.opcodes = names;
+    const struct sim_program_tie *tie = sim_program_tie(p);
+    h.model_hash = strtoull(tie->v[SIM_TIE_MODEL], NULL, 16);
+    h.problem_hash = strtoull(tie->v[SIM_TIE_PROBLEM], NULL, 16);
     struct trace_writer *w;
     int rc = trace_writer_open(&w, path, &h, err);
     if (rc)

@@ -155,6 +155,42 @@ static const struct key_def *find_key(const char *key)
     return NULL;
 }
 
+/* Append s to buf[0..n) at *used, when it fits. */
+static void append(char *buf, size_t n, size_t *used, const char *s)
+{
+    int w = snprintf(buf + *used, n - *used, "%s", s);
+    if (w > 0 && (size_t)w < n - *used)
+        *used += (size_t)w;
+}
+
+/* The error for an unknown key: the valid keys of its section ("pe.rowz": pe.background_load,
+ * ... pe.rows), or, for an unknown section, the sections. */
+static int unknown_key(const char *key, struct ls_error *err)
+{
+    char list[600];
+    size_t used = 0, sl = strcspn(key, ".");
+    list[0] = '\0';
+    for (size_t i = 0; i < NKEYS; i++)
+        if (key[sl] == '.' && !strncmp(keys[i].key, key, sl + 1)) {
+            append(list, sizeof list, &used, used ? ", " : "");
+            append(list, sizeof list, &used, keys[i].key);
+        }
+    if (used)
+        return ls_error_msg(err, LS_ERR_INPUT, "%s: unknown target key (valid %.*s keys: %s)", key,
+                            (int)sl, key, list);
+    for (size_t i = 0; i < NKEYS; i++) {
+        size_t l = strcspn(keys[i].key, ".");
+        if (i && l == strcspn(keys[i - 1].key, ".") && !strncmp(keys[i].key, keys[i - 1].key, l))
+            continue;   /* the table is sorted: one section's keys are adjacent */
+        char sec[32];
+        snprintf(sec, sizeof sec, "%s%.*s", used ? ", " : "", (int)l, keys[i].key);
+        append(list, sizeof list, &used, sec);
+    }
+    return ls_error_msg(err, LS_ERR_INPUT,
+                        "%s: unknown target key (sections: %s, target; `laysim sim --print-target` "
+                        "lists every key)", key, list);
+}
+
 static int parse_number(const char *s, double *out)
 {
     char *end;
@@ -196,7 +232,7 @@ int sim_target_set(struct sim_target *t, const char *key, const char *value, str
     }
     const struct key_def *k = find_key(key);
     if (!k)
-        return ls_error_msg(err, LS_ERR_INPUT, "%s: unknown target key (see docs/targets.md)", key);
+        return unknown_key(key, err);
     double v;
     if (parse_number(value, &v))
         return ls_error_msg(err, LS_ERR_INPUT, "%s: expected a decimal number, got '%s'", key,

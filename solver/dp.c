@@ -358,11 +358,10 @@ static double estimate(const struct lsp_problem *p, const struct dp_ntd *nt,
 int lsp_solve_dp(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                  struct lsp_result *r, struct ls_error *err)
 {
-    static const char *const prefixes[] = {"dp.mem_limit=", NULL};   /* whole keys */
-    int64_t limit;
-    if (lsp_opts_check(o, prefixes, err) ||
-        lsp_opt_i64(o, "dp.mem_limit", (int64_t)4 << 30, &limit, err))
+    double mem_limit;
+    if (lsp_param_num(o, "dp.mem_limit", &mem_limit, err))
         return LS_ERR_INPUT;
+    int64_t limit = (int64_t)mem_limit;
     if (p->max_layouts > 8)
         return ls_error_msg(err, LS_ERR_INPUT,
                             "solver dp: at most 8 layouts per tensor (this problem has %d)",

@@ -6,6 +6,7 @@
  * races CBC on the local-polytope MIP (exact_mip) in a child process: the first proof
  * wins and stops the other. Anytime: the best incumbent and the best proven bound are
  * reported when a limit stops it. docs/exact.md. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,17 +17,8 @@
 #include "solver/exact_wc.h"
 #include "solver/solver.h"
 
-/* full keys: lsp_opts_check compares prefixes of "key=value" */
-/* exact.z3_seconds' default: z3 gets all the time left when it runs (on SAT-like
- * structure, where neither the search's bounds nor CBC's LP prove: oct-300, z3's proof
- * takes 50-57 s of a 60 s limit, and 20 s left it unproven) */
-#define EX_Z3_ALL_TIME 1e9
 
-static const char *const exact_prefixes[] = {"exact.mem_limit=", "exact.max_table=",
-                                             "exact.engine=", "exact.race_entries=",
-                                             "exact.z3_seconds=", NULL};
-
-enum { ENGINE_AUTO, ENGINE_BE, ENGINE_MIP, ENGINE_WC };
+enum { ENGINE_AUTO, ENGINE_BE, ENGINE_MIP, ENGINE_WC };   /* exact.engine's choices */
 
 struct comp_key {
     int32_t nvars, id;
@@ -239,20 +231,16 @@ static int solve_mip_only(const struct lsp_problem *p, const struct lsp_solve_op
 static int read_opts(const struct lsp_solve_opts *o, int *engine, int64_t *mem_limit,
                      int64_t *max_table, double *race, double *z3s, struct ls_error *err)
 {
-    const char *e = lsp_opt_str(o, "exact.engine");
-    if (lsp_opts_check(o, exact_prefixes, err) ||
-        lsp_opt_i64(o, "exact.mem_limit", ex_default_mem_limit(), mem_limit, err) ||
-        lsp_opt_i64(o, "exact.max_table", 0, max_table, err) ||
-        lsp_opt_double(o, "exact.race_entries", (double)(1 << 24), race, err) ||
-        lsp_opt_double(o, "exact.z3_seconds", EX_Z3_ALL_TIME, z3s, err))
+    double eng, mem, table;
+    if (lsp_param_num(o, "exact.engine", &eng, err) ||
+        lsp_param_num(o, "exact.mem_limit", &mem, err) ||
+        lsp_param_num(o, "exact.max_table", &table, err) ||
+        lsp_param_num(o, "exact.race_entries", race, err) ||
+        lsp_param_num(o, "exact.z3_seconds", z3s, err))
         return LS_ERR_INPUT;
-    if (*mem_limit < 1024)
-        return ls_error_msg(err, LS_ERR_INPUT, "exact.mem_limit: at least 1024 bytes");
-    *engine = !e || !strcmp(e, "auto") ? ENGINE_AUTO : !strcmp(e, "be") ? ENGINE_BE
-            : !strcmp(e, "mip") ? ENGINE_MIP : !strcmp(e, "wc") ? ENGINE_WC : -1;
-    if (*engine < 0)
-        return ls_error_msg(err, LS_ERR_INPUT, "exact.engine: '%s' is none of auto, be, mip, wc",
-                            e);
+    *engine = (int)eng;
+    *mem_limit = isnan(mem) ? ex_default_mem_limit() : (int64_t)mem;
+    *max_table = (int64_t)table;
     return 0;
 }
 

@@ -32,10 +32,6 @@ void lsp_greedy_construct(struct lsp_incr *s, const int32_t *ops, int32_t n)
 int lsp_solve_greedy(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                      struct lsp_result *r, struct ls_error *err)
 {
-    static const char *const none[] = {NULL};
-    int rc = lsp_opts_check(o, none, err);
-    if (rc)
-        return rc;
     struct lsp_incr s;
     if (lsp_incr_init(&s, p))
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");

@@ -228,14 +228,14 @@ static void unite(int32_t *uf, int32_t a, int32_t b)
 int lsp_solve_rulebased(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                         struct lsp_result *r, struct ls_error *err)
 {
-    static const char *const prefixes[] = {"rb.", NULL};
-    double exh_max;
-    int64_t node_limit, split_max_ops;
-    int rc = lsp_opts_check(o, prefixes, err);
-    if (rc || (rc = lsp_opt_double(o, "rb.exhaustive_max", 1e5, &exh_max, err)) ||
-        (rc = lsp_opt_i64(o, "rb.split_max_ops", 100000, &split_max_ops, err)) ||
-        (rc = lsp_opt_i64(o, "rb.node_limit", (int64_t)o->node_limit, &node_limit, err)))
+    double exh_max, split_max, nodes;
+    int rc;
+    if ((rc = lsp_param_num(o, "rb.exhaustive_max", &exh_max, err)) ||
+        (rc = lsp_param_num(o, "rb.split_max_ops", &split_max, err)) ||
+        (rc = lsp_param_num(o, "rb.node_limit", &nodes, err)))
         return rc;
+    int64_t split_max_ops = (int64_t)split_max;
+    int64_t node_limit = isnan(nodes) ? (int64_t)o->node_limit : (int64_t)nodes;
     struct rb b;
     memset(&b, 0, sizeof b);
     b.p = p;

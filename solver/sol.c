@@ -169,6 +169,23 @@ static int parse_sol(const struct lsp_problem *p, struct ls_scan *sc, struct lsp
     return 0;
 }
 
+/* A .sol that does not read against p (an unknown op name, a cfg out of range...) but whose
+ * headers say it was solved for another problem: the mismatch is the cause, so it leads the
+ * message (the reading error follows). */
+static void blame_tie(const struct lsp_problem *p, const char *file, const char *buf,
+                      size_t len, struct ls_error *err)
+{
+    struct lsp_tie sol, here;
+    char what[512], why[300];
+    lsp_tie_scan(buf, len, &sol);
+    lsp_sol_tie_of(p, &here);
+    if (lsp_tie_empty(&sol) || !lsp_tie_mismatch(&sol, &here, what, sizeof what))
+        return;
+    ls_error_format(err, why, sizeof why);
+    ls_error_set(err, LS_ERR_INPUT, file, 0, 0, "was solved for another problem: %s; so it does not read against this one (%s)",
+                 what, why);
+}
+
 int lsp_sol_parse(const struct lsp_problem *p, const char *file, const char *buf, size_t len,
                   struct lsp_solution *s, struct ls_error *err)
 {
@@ -180,6 +197,8 @@ int lsp_sol_parse(const struct lsp_problem *p, const char *file, const char *buf
     ls_scan_init(&sc, file, buf, len);
     int rc = parse_sol(p, &sc, s, seen, err);
     ls_scan_free(&sc);
+    if (rc == LS_ERR_INPUT)
+        blame_tie(p, file, buf, len, err);
     if (!rc)
         lsp_tie_scan(buf, len, &s->tie);
     free(seen);

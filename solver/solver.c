@@ -2,9 +2,7 @@
 #include "solver/solver.h"
 #include "util/clock.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,52 +41,6 @@ const char *lsp_opt_str(const struct lsp_solve_opts *o, const char *key)
         if (key_is(&o->params[i], key))
             v = o->params[i].value;
     return v;
-}
-
-int lsp_opt_double(const struct lsp_solve_opts *o, const char *key, double def, double *out,
-                   struct ls_error *err)
-{
-    const char *v = lsp_opt_str(o, key);
-    if (!v) {
-        *out = def;
-        return 0;
-    }
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end || errno || !isfinite(d))
-        return ls_error_msg(err, LS_ERR_INPUT, "parameter %s: expected a number, got '%s'", key,
-                            v);
-    *out = d;
-    return 0;
-}
-
-int lsp_opt_i64(const struct lsp_solve_opts *o, const char *key, int64_t def, int64_t *out,
-                struct ls_error *err)
-{
-    double d;
-    if (lsp_opt_double(o, key, (double)def, &d, err))
-        return LS_ERR_INPUT;
-    if (d != floor(d) || fabs(d) > 9.0e15)
-        return ls_error_msg(err, LS_ERR_INPUT, "parameter %s: expected an integer", key);
-    *out = (int64_t)d;
-    return 0;
-}
-
-int lsp_opts_check(const struct lsp_solve_opts *o, const char *const *prefixes,
-                   struct ls_error *err)
-{
-    for (int i = 0; i < o->nparams; i++) {
-        int ok = 0;
-        for (const char *const *p = prefixes; p && *p && !ok; p++)
-            ok = !strncmp(o->params[i].key, *p, strlen(*p));
-        if (!ok) {
-            int n = (int)(o->params[i].value - 1 - o->params[i].key);
-            return ls_error_msg(err, LS_ERR_INPUT, "unknown parameter '%.*s' for this solver", n,
-                                o->params[i].key);
-        }
-    }
-    return 0;
 }
 
 void lsp_stats_set(struct lsp_stats *s, const char *key, double value)
@@ -173,8 +125,8 @@ int lsp_solve(const char *name, const struct lsp_problem *p, const struct lsp_so
         return ls_error_msg(err, LS_ERR_INPUT, "unknown solver '%s'", name);
     if (!p->finished)
         return ls_error_msg(err, LS_ERR_INTERNAL, "lsp_solve: problem not finished");
-    int rc = lsp_solution_alloc(&r->sol, p, err);
-    if (rc)
+    int rc = lsp_params_check(name, o, err);
+    if (rc || (rc = lsp_solution_alloc(&r->sol, p, err)))
         return rc;
     uint64_t t0 = ls_now_ns();
     rc = s->solve(p, o, r, err);

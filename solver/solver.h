@@ -30,9 +30,10 @@
 #include "solver/problem.h"
 #include "util/error.h"
 
-/* Per-solver tuning knobs as key=value strings ("rb.exhaustive_max=1e5"); each solver
- * documents its keys (docs/solvers.md) and reads them with lsp_opt_*. Unknown keys are
- * reported by lsp_opts_check. */
+/* Per-solver tuning knobs as key=value strings ("rb.exhaustive_max=1e5"); the keys, types,
+ * defaults, ranges and help of every solver are one table, solver/params.def. lsp_solve
+ * checks the given ones against it (lsp_params_check) and solvers read them with
+ * lsp_param_num / lsp_param_word. */
 #define LSP_MAX_PARAMS 32
 
 struct lsp_param {
@@ -68,17 +69,34 @@ void lsp_opts_init(struct lsp_solve_opts *o);
 /* Add "key=value" (the strings must outlive the options). LS_ERR_INPUT when malformed
  * or too many. */
 int lsp_opts_add_param(struct lsp_solve_opts *o, const char *kv, struct ls_error *err);
-/* Value of key, or NULL. */
+/* Value of key as given (the last setting wins), or NULL. */
 const char *lsp_opt_str(const struct lsp_solve_opts *o, const char *key);
-/* Numeric params: def when absent; LS_ERR_INPUT when present but malformed. */
-int lsp_opt_double(const struct lsp_solve_opts *o, const char *key, double def, double *out,
-                   struct ls_error *err);
-int lsp_opt_i64(const struct lsp_solve_opts *o, const char *key, int64_t def, int64_t *out,
-                struct ls_error *err);
-/* LS_ERR_INPUT when a param's key does not start with one of the given prefixes
- * (NULL-terminated list, e.g. {"rb.", NULL}). */
-int lsp_opts_check(const struct lsp_solve_opts *o, const char *const *prefixes,
-                   struct ls_error *err);
+
+/* One row of solver/params.def. */
+enum lsp_param_type { LSP_PARAM_INT, LSP_PARAM_REAL, LSP_PARAM_WORD };
+struct lsp_param_def {
+    const char *solver;      /* the solver's registry name */
+    const char *key;         /* "rb.exhaustive_max" */
+    enum lsp_param_type type;
+    const char *def;         /* default, as text; "": computed by the solver (see help) */
+    double min, max;         /* INT, REAL: the accepted range */
+    const char *choices;     /* WORD: "a|b|c", or "" for any text */
+    const char *help;
+};
+/* The whole table, solvers in params.def order. */
+const struct lsp_param_def *lsp_param_defs(size_t *n);
+/* The keys of solver as "a, b, c" in buf; returns how many (0: it takes none). */
+int lsp_param_keys(const char *solver, char *buf, size_t n);
+/* LS_ERR_INPUT when a param of o is not one of solver's keys (the message lists them) or
+ * its value is malformed or out of range. lsp_solve calls it before the solver runs. */
+int lsp_params_check(const char *solver, const struct lsp_solve_opts *o, struct ls_error *err);
+/* The value of key or its table default: the number (an INT is integral), or for a WORD
+ * with choices the index of the choice. NAN for a computed default not given. The key must
+ * be in the table (LS_ERR_INTERNAL); LS_ERR_INPUT for a bad value. */
+int lsp_param_num(const struct lsp_solve_opts *o, const char *key, double *out,
+                  struct ls_error *err);
+/* The text of key or its default (NULL for a computed default, or a key not in the table). */
+const char *lsp_param_word(const struct lsp_solve_opts *o, const char *key);
 
 /* Named statistics, in insertion order. A plain value (results copy it); the keys are the
  * solvers' own names, never input, so the limits below are the code's: a set past them

@@ -48,16 +48,11 @@ int lsp_solve_mcts(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                             "solver mcts needs a MODEL (a reward callback): it scores "
                             "assignments by running them; a bare .lsp problem has nothing "
                             "to run");
-    int64_t evals;
-    int rc = lsp_opt_i64(o, "tune.evaluations", 200, &evals, err);
+    double evals;
+    int rc = lsp_param_num(o, "tune.evaluations", &evals, err);
     if (rc)
         return rc;
-    if (evals < 1)
-        return ls_error_msg(err, LS_ERR_INPUT, "tune.evaluations must be >= 1");
-    const char *name = lsp_opt_str(o, "tune.start");
-    static const char *const prefixes[] = {"tune.", NULL};
-    if ((rc = lsp_opts_check(o, prefixes, err)))
-        return rc;
+    const char *name = lsp_param_word(o, "tune.start");
 
     struct lsp_solution start;
     lsp_solution_init(&start);
@@ -71,7 +66,7 @@ int lsp_solve_mcts(const struct lsp_problem *p, const struct lsp_solve_opts *o,
     to.max_evaluations = (uint64_t)evals;
     struct lsp_tune_result tr;
     lsp_tune_result_init(&tr);
-    if ((rc = start_of(p, o, name ? name : "rulebased", &start, err)) ||
+    if ((rc = start_of(p, o, name, &start, err)) ||
         (rc = lsp_tune_space_build(p, start.cfg, &so, &space, err)) ||
         (rc = lsp_tune_run(space, o->reward, o->reward_ctx, &to, &tr, err)))
         goto out;

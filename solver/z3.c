@@ -241,9 +241,6 @@ static int load_wcnf(Z3_context ctx, Z3_optimize opt, const struct lsp_problem *
 int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                  struct lsp_result *r, struct ls_error *err)
 {
-    static const char *const prefixes[] = {NULL};   /* no parameters */
-    if (lsp_opts_check(o, prefixes, err))
-        return LS_ERR_INPUT;
     pthread_once(&load_once, load_z3);
     if (load_error[0])
         return ls_error_msg(err, LS_ERR_INPUT, "solver z3: %s; install libz3 (Debian: libz3-4)",

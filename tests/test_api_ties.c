@@ -128,6 +128,17 @@ static void test_ties(void **state)
     /* the CLI's .sol compiles through the API; on another target it is refused */
     assert_int_equal(laysim_solution_read(cx, p, cli, &back), 0);
     assert_int_equal(laysim_compile(cx, in, back, &pr), 0);
+    /* the program carries the tie `laysim compile` writes for the same .sol */
+    snprintf(api, sizeof api, "%s/api.lsprog", dir);
+    assert_int_equal(laysim_program_write(cx, pr, api), 0);
+    snprintf(cmd, sizeof cmd, "'%s' compile zoo:cnn --layers 1 --image 32 --layout '%s' -o "
+             "'%s/cli.lsprog' 2>/dev/null", LAYSIM_BINARY, cli, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cli, sizeof cli, "%s/cli.lsprog", dir);
+    header_lines(api, hapi, sizeof hapi);
+    header_lines(cli, hcli, sizeof hcli);
+    assert_non_null(strstr(hapi, "# target: nc-v2\n# target-hash: "));
+    assert_string_equal(hapi, hcli);
     laysim_program_free(pr);
     assert_int_equal(laysim_compile(cx, other, back, &pr), LAYSIM_EINPUT);
     assert_null(pr);

@@ -251,6 +251,46 @@ static void test_corrupt_payload(void **state)
     sim_program_free(p);
 }
 
+/* The tie (target, hashes) survives both forms; a program without one writes the header of
+ * before (offset 12 zero, no tie lines) and checks against any target; a program of nc-v2
+ * is refused on nc-v3 (both named) and taken on a --set variant of nc-v2. */
+static void test_tie(void **state)
+{
+    (void)state;
+    struct sim_program *p = load("tiny_pe"), *q = NULL;
+    struct sim_target v2, v3;
+    struct ls_error err;
+    char msg[512];
+    assert_int_equal(sim_target_builtin(&v2, "nc-v2"), 0);
+    assert_int_equal(sim_target_builtin(&v3, "nc-v3"), 0);
+    size_t len;
+    char *bin = write_mem(p, 1, &len), *text = write_mem(p, 0, &len);
+    assert_int_equal(bin[12] | bin[13] | bin[14] | bin[15], 0);
+    assert_null(strstr(text, "# target"));
+    assert_int_equal(sim_program_tie_check(p, &v3, msg, sizeof msg), 0);
+    free(bin);
+    free(text);
+    struct sim_program_tie t;
+    memset(&t, 0, sizeof t);
+    sim_tie_set_target(&t, &v2);
+    sim_tie_set(&t, SIM_TIE_MODEL, "00000000000000aa");
+    sim_program_set_tie(p, &t);
+    for (int binary = 0; binary < 2; binary++) {
+        char *buf = write_mem(p, binary, &len);
+        assert_int_equal(sim_program_parse(&q, "t", buf, len, &err), 0);
+        assert_memory_equal(sim_program_tie(q), &t, sizeof t);
+        assert_int_equal(sim_program_tie_check(q, &v2, msg, sizeof msg), 0);
+        assert_int_equal(sim_program_tie_check(q, &v3, msg, sizeof msg), 1);
+        assert_non_null(strstr(msg, "built for target nc-v2 (target-hash "));
+        assert_non_null(strstr(msg, "simulated on target nc-v3"));
+        sim_program_free(q);
+        free(buf);
+    }
+    assert_int_equal(sim_target_set(&v2, "dma.bytes_per_ns", "12", &err), 0);
+    assert_int_equal(sim_program_tie_check(p, &v2, msg, sizeof msg), 0);
+    sim_program_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +298,6 @@ int main(void)
         cmocka_unit_test(test_reads_versions_1_and_2), cmocka_unit_test(test_round_trip_many_kinds),
         cmocka_unit_test(test_round_trip_dep_counts),
         cmocka_unit_test(test_corrupt),
-        cmocka_unit_test(test_corrupt_payload)};
+        cmocka_unit_test(test_corrupt_payload), cmocka_unit_test(test_tie)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -101,6 +101,10 @@ static void test_set_errors_name_key(void **state)
     sim_target_builtin(&t, "nc-v2");
     assert_int_equal(sim_target_set(&t, "pe.rowz", "3", &err), LS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "pe.rowz"));
+    assert_non_null(strstr(err.msg, "valid pe keys: pe.background_load, pe.cols,"));   /* the list */
+    assert_non_null(strstr(err.msg, "pe.rows)"));
+    assert_int_equal(sim_target_set(&t, "pq.rows", "3", &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "sections: clock, dma, hbm, mem, pe, pool, psum, sbuf, vec,"));
     assert_non_null(strstr(err.msg, "unknown"));
     assert_int_equal(sim_target_set(&t, "pe.rows", "0", &err), LS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "pe.rows"));

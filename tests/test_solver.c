@@ -436,6 +436,59 @@ static void test_registry_and_params(void **state)
     lsp_free(p);
 }
 
+/* The parameter table: every solver refuses a key that is not its own (a typo'd one) with
+ * exit-2 input error naming every valid key; every row belongs to a registered solver and
+ * its default reads back; values are checked for type and range. */
+static void test_param_table(void **state)
+{
+    (void)state;
+    struct lsp_problem *p;
+    struct lsp_gen_opts go;
+    struct ls_error err;
+    lsp_gen_opts_init(&go);
+    assert_int_equal(lsp_gen(&go, &p, &err), 0);
+    size_t ns, nd;
+    const struct lsp_solver *s = lsp_solvers(&ns);
+    const struct lsp_param_def *d = lsp_param_defs(&nd);
+    for (size_t i = 0; i < ns; i++) {
+        struct lsp_solve_opts o;
+        struct lsp_result r;
+        lsp_opts_init(&o);
+        assert_int_equal(lsp_opts_add_param(&o, "rb.exhaustiv_max=5", &err), 0);
+        assert_int_equal(lsp_solve(s[i].name, p, &o, &r, &err), LS_ERR_INPUT);
+        lsp_result_free(&r);
+        assert_non_null(strstr(err.msg, "unknown parameter 'rb.exhaustiv_max'"));
+        assert_non_null(strstr(err.msg, s[i].name));
+        int nkeys = 0;
+        for (size_t k = 0; k < nd; k++)
+            if (!strcmp(d[k].solver, s[i].name)) {
+                assert_non_null(strstr(err.msg, d[k].key));
+                nkeys++;
+            }
+        if (!nkeys)
+            assert_non_null(strstr(err.msg, "takes no parameters"));
+    }
+    for (size_t k = 0; k < nd; k++) {
+        assert_non_null(lsp_solver_find(d[k].solver));
+        struct lsp_solve_opts o;
+        lsp_opts_init(&o);
+        double v;
+        assert_int_equal(lsp_param_num(&o, d[k].key, &v, &err), 0);
+    }
+    struct { const char *solver, *kv; } bad[] = {
+        {"rulebased", "rb.split_max_ops=1.5"},  {"rulebased", "rb.exhaustive_max=-1"},
+        {"exact", "exact.mem_limit=1000"},      {"exact", "exact.engine=simplex"},
+        {"mcts", "tune.evaluations=0"},         {"dp", "dp.mem_limit=lots"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct lsp_solve_opts o;
+        lsp_opts_init(&o);
+        assert_int_equal(lsp_opts_add_param(&o, bad[i].kv, &err), 0);
+        assert_int_equal(lsp_params_check(bad[i].solver, &o, &err), LS_ERR_INPUT);
+        assert_non_null(strstr(err.msg, "parameter "));
+    }
+    lsp_free(p);
+}
+
 /* A statistic past the limits is never dropped silently: lsp_stats_check names the limit. */
 static void test_stats_limits(void **state)
 {
@@ -480,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_stats_limits),
         cmocka_unit_test(test_registry_and_params),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_param_table),
         cmocka_unit_test(test_sat_gadget),
         cmocka_unit_test(test_oct_gadget),
         cmocka_unit_test(test_random_vs_brute_force),

@@ -151,6 +151,11 @@ static int read_header(struct trace_reader *r, struct ls_error *err)
         if (!(ops[i] = get_name(r, p, n, &pos)))
             goto bad;
     h->opcodes = ops;
+    if (n - pos >= 16) {   /* the program's model and problem hashes, when known */
+        h->model_hash = trace_get_u64le(p + pos);
+        h->problem_hash = trace_get_u64le(p + pos + 8);
+        pos += 16;
+    }
     /* Fields a later minor revision appends to the body are skipped. */
     return LS_OK;
 bad:

@@ -188,6 +188,12 @@ json_t *trace_summary_json(const struct trace_summary *s, const struct trace_rea
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)h->target_hash);
     json_object_set_new(o, "target_hash", json_string(hash));
+    const uint64_t ties[2] = {h->model_hash, h->problem_hash};
+    for (int k = 0; k < 2; k++) {   /* the program's, when the trace records them */
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)ties[k]);
+        json_object_set_new(o, k ? "problem_hash" : "model_hash",
+                            ties[k] ? json_string(hash) : json_null());
+    }
     json_object_set_new(o, "tick_hz", json_integer((json_int_t)h->tick_hz));
     json_object_set_new(o, "records", json_integer((json_int_t)s->records));
     uint64_t span = s->records ? s->last_end - s->first_start : 0;

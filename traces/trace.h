@@ -39,6 +39,8 @@ struct trace_header {
     uint8_t producer;               /* enum trace_producer */
     const char *target;             /* target name ("nc-v2", a file name...); NULL = "" */
     uint64_t target_hash;           /* the simulator's target hash (0 when unknown) */
+    uint64_t model_hash;            /* the program's model-hash and problem-hash (0 when */
+    uint64_t problem_hash;          /* unknown; appended to the header only when known) */
     uint64_t tick_hz;               /* ticks per second, > 0 */
     uint32_t clock_mhz[LS_ENGINE_COUNT]; /* each engine's clock, 0 when unknown */
     uint32_t nopcodes;              /* record.opcode < nopcodes */

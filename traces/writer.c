@@ -87,6 +87,13 @@ static int write_header(struct trace_writer *w, const struct trace_header *h,
     for (uint32_t i = 0; i < h->nopcodes; i++)
         if (put_name(&b, h->opcodes[i]))
             goto nomem;
+    if (h->model_hash || h->problem_hash) {   /* appended: older readers skip it */
+        if (buf_reserve(&b, 16))
+            goto nomem;
+        trace_put_u64le(b.data + b.len, h->model_hash);
+        trace_put_u64le(b.data + b.len + 8, h->problem_hash);
+        b.len += 16;
+    }
     if (b.len - 16 > TRACE_HEADER_MAX) {
         rc = ls_error_set(err, LS_ERR_INPUT, w->path, 0, 0, "trace header too large");
         goto out;

@@ -56,9 +56,13 @@ expect 0 "sim --print-target --json" "$LAYSIM" sim --print-target --set pe.rows=
 check "d['hash'] == '$hash' and d['keys']['pe.rows'] == '$rows' and d['name'] == 'nc-v2'" \
     "sim --print-target --json matches the text"
 expect 0 "solve --list" "$LAYSIM" solve --list
-awk '{print $1}' "$T/out" >"$T/solvers.txt"
+awk '/^[^ ]/ {print $1}' "$T/out" >"$T/solvers.txt"
+awk -F= '/^ / {sub(/^ +/, "", $1); print $1}' "$T/out" >"$T/params.txt"
 expect 0 "solve --list --json" "$LAYSIM" solve --list --json
 json "'\n'.join(s['name'] for s in d)" >"$T/solvers.json"
 if cmp -s "$T/solvers.txt" "$T/solvers.json"; then ok; else bad "solve --list: text and JSON differ"; fi
+json "'\n'.join(p['key'] for s in d for p in s['params'])" >"$T/params.json"
+if [ -s "$T/params.txt" ] && cmp -s "$T/params.txt" "$T/params.json"; then ok
+else bad "solve --list: the parameter keys of text and JSON differ"; fi
 
 finish

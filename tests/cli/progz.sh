@@ -31,10 +31,16 @@ if cmp -s "$T/text.json" "$T/bin.json"; then ok; else bad "sim results differ be
 head -c $((bsize / 2)) "$T/m.lsprogz" >"$T/trunc.lsprogz"
 expect 2 "truncated" "$LAYSIM" sim "$T/trunc.lsprogz"
 expect_err "trunc.lsprogz.*byte offset [0-9]+" "truncated names the offset"
+# the blocks start after the 16-byte header and the tie block (its length at offset 12)
+tie=$(od -An -tu4 -j12 -N4 "$T/m.lsprogz" | tr -d ' ')
 cp "$T/m.lsprogz" "$T/bad.lsprogz"
-printf '\x00\x00\x00\x00' | dd of="$T/bad.lsprogz" bs=1 seek=40 conv=notrunc status=none
+printf '\x00\x00\x00\x00' | dd of="$T/bad.lsprogz" bs=1 seek=$((16 + tie + 24)) conv=notrunc status=none
 expect 2 "corrupt" "$LAYSIM" sim "$T/bad.lsprogz"
 expect_err "byte offset [0-9]+" "corrupt names the offset"
+cp "$T/m.lsprogz" "$T/badtie.lsprogz"
+printf '\x01' | dd of="$T/badtie.lsprogz" bs=1 seek=20 conv=notrunc status=none
+expect 2 "corrupt tie block" "$LAYSIM" sim "$T/badtie.lsprogz"
+expect_err "byte offset 20: tie block" "corrupt tie block names the offset"
 head -c 12 "$T/m.lsprogz" >"$T/short.lsprogz"
 expect 2 "header only" "$LAYSIM" sim "$T/short.lsprogz"
 expect_err "byte offset" "header only names the offset"

@@ -90,7 +90,9 @@ expect 2 "tiny DMA bandwidth" "$LAYSIM" sim --micro gemm:M=512,K=256,N=1024 --se
 expect_err "dma.bytes_per_ns: 1e-300 is out of range" "tiny DMA bandwidth: names the key"
 printf '[pe]\nrowz = 1\n' >"$T/bad2.ini"
 expect 2 "unknown target key" "$LAYSIM" sim "$P/tiny_pe.lsprog" --target "$T/bad2.ini"
-expect_err "bad2.ini:2: .*pe.rowz" "unknown key"
+expect_err "bad2.ini:2: .*pe.rowz: unknown target key \(valid pe keys: .*pe.cols, .*pe.rows\)" "unknown key"
+expect 2 "--set pe.rowz" "$LAYSIM" sim "$P/tiny_pe.lsprog" --set pe.rowz=64
+expect_err "pe.rowz: unknown target key \(valid pe keys: pe.background_load, pe.cols, .*pe.rows\)" "--set pe.rowz: the valid keys"
 expect 2 "unknown builtin" "$LAYSIM" sim "$P/tiny_pe.lsprog" --target nc-v9
 expect_err "nc-v9" "unknown target"
 expect 2 "bad --set" "$LAYSIM" sim "$P/tiny_pe.lsprog" --set pe.rows=300

@@ -3,6 +3,7 @@
 # a .sol solved for other options. Usage: soltie.sh LAYSIM SOURCE_DIR
 set -u
 L=$1
+SRC=${2:?source dir}
 source "$(dirname "$0")/lib.bash"
 M=(zoo:bert-base --layers 1 --seq 64)
 
@@ -47,6 +48,33 @@ expect_err 'model differs' "exact-transpose"
 # --ignore-mismatch: compiled with a warning
 expect 0 "--ignore-mismatch" "$L" compile zoo:bert-base --layers 1 --seq 128 --ignore-mismatch --layout "$T/b.sol" -o "$T/x.prog"
 expect_err 'warning: .*model differs.*--ignore-mismatch' "--ignore-mismatch warns"
+
+# the model-hash follows the loaded graph, not the option spellings: decode lengths and
+# the prefill differ, ONNX --input shapes count, and the graph written to a .lg and read
+# back hashes like the zoo model it came from
+mh() { sed -n 's/^# model-hash: //p' "$1"; }
+Q=(zoo:qwen2 --layers 1)
+expect 0 "decode 64" "$L" problem "${Q[@]}" --decode 64 -o "$T/d64.lsp"
+expect 0 "decode 128" "$L" problem "${Q[@]}" --decode 128 -o "$T/d128.lsp"
+expect 0 "prefill" "$L" problem "${Q[@]}" -o "$T/pre.lsp"
+[ "$(mh "$T/d64.lsp")" != "$(mh "$T/d128.lsp")" ] && ok || bad "--decode 64 and 128: one model-hash"
+[ "$(mh "$T/d64.lsp")" != "$(mh "$T/pre.lsp")" ] && ok || bad "decode and prefill: one model-hash"
+expect 0 "graph -o .lg" "$L" graph "${Q[@]}" --decode 64 -o "$T/d64.lg"
+expect 0 "problem .lg" "$L" problem "$T/d64.lg" -o "$T/lg.lsp"
+[ "$(mh "$T/d64.lsp")" = "$(mh "$T/lg.lsp")" ] && ok || bad "the same graph from a .lg: another model-hash"
+A=$SRC/tests/data/onnx/tiny_attn.onnx
+expect 0 "onnx --input 5" "$L" problem "$A" --input x=3x5x32 --input mask=3x1x1x5 -o "$T/o5.lsp"
+expect 0 "onnx --input 6" "$L" problem "$A" --input x=3x6x32 --input mask=3x1x1x6 -o "$T/o6.lsp"
+[ "$(mh "$T/o5.lsp")" != "$(mh "$T/o6.lsp")" ] && ok || bad "ONNX --input shapes: one model-hash"
+expect 0 "solve decode 64" "$L" solve "$T/d64.lsp" --solver greedy -o "$T/d64.sol"
+expect 2 "compile decode 128 with the decode-64 .sol" "$L" compile "${Q[@]}" --decode 128 --layout "$T/d64.sol" -o "$T/x.prog"
+expect_err 'model differs' "decode 128 against a decode-64 .sol"
+
+# a .sol of another model: the mismatch is the cause named, not the op it cannot find
+expect 2 "compile qwen2 with a bert .sol" "$L" compile "${Q[@]}" --layout "$T/b.sol" -o "$T/x.prog"
+expect_err 'b\.sol: was solved for another problem: model differs \(model-hash [0-9a-f]{16} in the \.sol, [0-9a-f]{16} here\); so it does not read against this one \(.*b\.sol:[0-9]+:[0-9]+: unknown op' "another model's .sol: the mismatch first"
+expect 2 "check qwen2 with a bert .sol" "$L" check "$T/pre.lsp" "$T/b.sol"
+expect_err '^laysim check: .*b\.sol: was solved for another problem: model differs' "check: the mismatch first"
 
 # a hand-edited .lsp: only the problem hash tells
 sed 's/^cfg 0 /cfg 1 /' "$T/b.lsp" >"$T/e.lsp"
