@@ -7,7 +7,8 @@ B="$1"; S="$2"
 # ---- undefined behaviour on degenerate inputs ------------------------------------------
 # a trace without records has nothing to calibrate from (it used to write the prior)
 expect 0 "synth 0" "$B" trace synth 0 -o "$T/e.lstrace"
-expect 2 "calibrate on an empty trace" "$B" calibrate --traces "$T/e.lstrace" -o "$T/e.json"
+expect 2 "calibrate on an empty trace" "$B" calibrate --traces "$T/e.lstrace" -o "$T/e.json" \
+    --ignore-mismatch
 expect_err 'e\.lstrace.*no records' "empty trace named"
 [ ! -e "$T/e.json" ] && ok || bad "an empty trace still wrote a table"
 # a latency table with no entries: the group fit's rows are empty (memset of NULL before)
@@ -21,7 +22,9 @@ expect 0 "calibrate from a table without entries" \
 # conv band split divided by it (an infinite float cast to an integer)
 expect 0 "desc_min_ns=0" "$B" compile "$S/examples/fig2.lg" --set dma.desc_min_ns=0 -o "$T/d0.prog"
 expect 0 "desc_min_ns=1e-9" "$B" compile "$S/examples/fig2.lg" --set dma.desc_min_ns=1e-9 -o "$T/d1.prog"
-cmp -s "$T/d0.prog" "$T/d1.prog" && ok || bad "desc_min_ns=0 lowers unlike desc_min_ns=1e-9"
+# the instructions alike (the programs' target-hash headers differ with the key)
+cmp -s <(grep -v '^# target-hash' "$T/d0.prog") <(grep -v '^# target-hash' "$T/d1.prog") && ok \
+    || bad "desc_min_ns=0 lowers unlike desc_min_ns=1e-9"
 
 # ---- a malformed results store is bad input (exit 2 naming it), not an I/O error ------
 expect 0 "tiny study" "$B" study --models cnn --out "$T/s" --quiet --mcts-evaluations 0 --no-calibrate
@@ -124,7 +127,7 @@ PY
 }
 bomb "$T/bomb.lstrace" 8 16777215
 for cmd in "trace $T/bomb.lstrace summary" "trace $T/bomb.lstrace perfetto -o $T/b.json" \
-           "calibrate --traces $T/bomb.lstrace -o $T/b.json"; do
+           "calibrate --traces $T/bomb.lstrace -o $T/b.json --ignore-mismatch"; do
     expect 1 "zlib bomb: $cmd" timeout 20 "$B" $cmd
     expect_err 'bomb\.lstrace: block 1 .*inflate to 16777215, more than 200 times' "bomb named: $cmd"
 done
