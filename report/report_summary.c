@@ -148,9 +148,23 @@ static void calibration(const struct rp *r, struct doc *d, int t)
                           : a1 < a0              ? "made the ranking worse"
                           : a1 > a0              ? "improved the ranking"
                                                  : "left the ranking accuracy unchanged";
+    struct study_regret g[2];
+    for (int tb = 0; tb < 2; tb++) {
+        double *x = RP_ROW(r, 0);
+        for (int m = 0; m < r->nm; m++)
+            x[m] = rp_regret(r, t, m, tb);
+        study_regret_summary(x, r->nm, &g[tb]);
+    }
+    const char *rv = g[1].within < g[0].within || (g[1].within == g[0].within && g[1].max > g[0].max)
+                         ? "worse (its exact layouts simulate slower)"
+                     : g[1].within > g[0].within || g[1].max < g[0].max ? "better"
+                                                                       : "unchanged";
     doc_p(d, "Calibration (in sample) %s: pairwise ranking accuracy %.1f%% (datasheet, %d pairs) "
-             "-> %.1f%% (calibrated, %d pairs); median relative error %.1f%% -> %.1f%%.",
-          verdict, a0, f0.pw.pairs, a1, f1.pw.pairs, 100 * f0.err_median, 100 * f1.err_median);
+             "-> %.1f%% (calibrated, %d pairs); median relative error %.1f%% -> %.1f%%. Exact's "
+             "regret is %s: within 1%% of the best known on %d -> %d of %d models, worst "
+             "%.2f%% -> %.2f%%.",
+          verdict, a0, f0.pw.pairs, a1, f1.pw.pairs, 100 * f0.err_median, 100 * f1.err_median,
+          rv, g[0].within, g[1].within, g[1].models, 100 * g[0].max, 100 * g[1].max);
 }
 
 /* min / median / max of the roofline fraction Exact reaches. */
