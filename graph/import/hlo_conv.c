@@ -1,0 +1,88 @@
+/* graph/import: HLO convolution -> conv2d. dim_labels name the axes of input, filter and
+ * output (`b01f_01io->b01f` is NHWC / HWIO / NHWC); the IR's conv2d is NCHW / OIHW, so
+ * input and filter are transposed to it and the output back (no op when already so). */
+#include <stdio.h>
+#include <string.h>
+
+#include "graph/import/hlo_int.h"
+
+static int attr_int(struct hlo_ctx *c, const struct hlo_instr *in, const char *key, int64_t *v)
+{
+    const struct hlo_attr *a = hlo_attr_find(in, key);
+    *v = 1;
+    if (!a)
+        return 0;
+    *v = 0;
+    for (int i = 0; i < a->val.n; i++) {
+        if (a->val.s[i] < '0' || a->val.s[i] > '9' || *v > GRAPH_MAX_DIM)
+            return hlo_fail(c, "%s= is not a positive integer", key);
+        *v = *v * 10 + (a->val.s[i] - '0');
+    }
+    return *v >= 1 ? 0 : hlo_fail(c, "%s= is not a positive integer", key);
+}
+
+static int conv_attrs(struct hlo_ctx *c, const struct hlo_instr *in, struct hlo_window *w,
+                      struct hlo_dimlabels *dl, int64_t *groups)
+{
+    const struct hlo_attr *wa = hlo_attr_find(in, "window"), *la = hlo_attr_find(in, "dim_labels");
+    int64_t bg;
+    if (!wa || !la)
+        return hlo_fail(c, "window= and dim_labels= are required");
+    if (hlo_attr_window(c->m, wa, w, c->err) || hlo_attr_dimlabels(c->m, la, dl, c->err) ||
+        attr_int(c, in, "feature_group_count", groups) ||
+        attr_int(c, in, "batch_group_count", &bg))
+        return LS_ERR_INPUT;
+    if (dl->rank != 4 || w->n != 2)
+        return hlo_fail(c, "only 2-D convolutions (rank-4 operands, 2-D window) are supported");
+    if (bg != 1)
+        return hlo_fail(c, "batch_group_count other than 1 is not supported");
+    if (w->ldil[0] != 1 || w->ldil[1] != 1)
+        return hlo_fail(c, "lhs_dilate (a transposed convolution) is not supported");
+    return 0;
+}
+
+int hlo_convolution(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *ops,
+                    struct hv *out)
+{
+    struct hlo_window w;
+    struct hlo_dimlabels dl;
+    struct graph_attrs at;
+    if (in->nops != 2)
+        return hlo_fail(c, "expected 2 operands, found %d", in->nops);
+    if (conv_attrs(c, in, &w, &dl, &at.groups))
+        return LS_ERR_INPUT;
+    int px[4], pw[4], po[4], id = 1;
+    for (int s = 0; s < 4; s++) {
+        px[s] = dl.axes[0][s];
+        pw[s] = dl.axes[1][s];
+        po[dl.axes[2][s]] = s;
+    }
+    for (int j = 0; j < 4; j++)
+        id &= po[j] == j;
+    int32_t x = hlo_tensor(c, &ops[0]), f = hlo_tensor(c, &ops[1]);
+    if (x < 0 || f < 0 || (x = hlo_transpose(c, x, px, ".nchw")) < 0 ||
+        (f = hlo_transpose(c, f, pw, ".oihw")) < 0)
+        return LS_ERR_INPUT;
+    int64_t groups = at.groups;
+    int ranks[2] = {4, 4};
+    graph_attrs_default(GRAPH_OP_CONV2D, ranks, 2, &at);
+    at.groups = groups;
+    for (int d = 0; d < 2; d++) {
+        if (graph_tensor(c->g, f)->shape.dims[2 + d].size != w.size[d])
+            return hlo_fail(c, "shape mismatch: window size %lld, the filter's spatial dim %d "
+                            "is %lld", (long long)w.size[d], d,
+                            (long long)graph_tensor(c->g, f)->shape.dims[2 + d].size);
+        int64_t sym = w.lo[d] < w.hi[d] ? w.lo[d] : w.hi[d];
+        if (sym < 0)
+            sym = 0;
+        if ((w.lo[d] != sym || w.hi[d] != sym) &&
+            (x = hlo_pad_axis(c, x, 2 + d, w.lo[d] - sym, w.hi[d] - sym)) < 0)
+            return LS_ERR_INPUT;
+        at.stride[d] = w.stride[d];
+        at.pad[d] = sym;
+        at.dilation[d] = w.rdil[d];
+    }
+    int32_t xf[2] = {x, f};
+    int32_t y = hlo_op(c, GRAPH_OP_CONV2D, xf, 2, &at, in->shape.dt, id ? "" : ".conv");
+    return hlo_set(c, out, y < 0 ? -1 : hlo_transpose(c, y, po, ""), &in->shape, 0);
+}
