@@ -287,8 +287,9 @@ static int emit_one(struct hlo_ctx *c, const struct hlo_instr *in, int idx, stru
     else
         rc = hlo_lower(c, in, opv, &vals[idx]);
     free(many);
-    if (!rc && graph_error(c->g))
-        rc = hlo_fail(c, "%s", graph_error(c->g)->msg);
+    /* a builder call that failed leaves its message in the graph's sticky error */
+    if ((rc && !c->err->code) || (!rc && graph_error(c->g)))
+        rc = hlo_fail(c, "%s", graph_error(c->g) ? graph_error(c->g)->msg : "import failed");
     return rc;
 }
 

@@ -520,8 +520,13 @@ int hlo_parse(const char *file, const char *buf, size_t len, struct hlo_module *
     m->entry = -1;
     ls_arena_init(&m->arena, 0);
     struct cur c = {m, buf, buf + len, 1, 1, err};
-    if (memchr(buf, 0, len))
-        return ls_error_set(err, LS_ERR_INPUT, file, 0, 0, "a NUL byte in HLO text");
+    const char *nul = memchr(buf, 0, len);
+    if (nul) {
+        struct cur at = c;
+        while (at.s < nul)
+            adv(&at);
+        return fail(&at, "a NUL byte in HLO text");
+    }
     if (module_header(&c, m))
         return LS_ERR_INPUT;
     int cap = 0;
