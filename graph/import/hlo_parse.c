@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph/import/hlo_int.h"
+#include "util/intern.h"
 
 struct cur {
     const struct hlo_module *m;
@@ -371,16 +372,15 @@ static int attrs(struct cur *c, struct hlo_instr *in, struct hlo_module *m)
     return 0;
 }
 
-static int find_instr(const struct hlo_comp *cp, int n, const struct hlo_span *nm)
+/* The computation's instruction names: intern id = instruction index (names are unique
+ * and added in order). */
+static int find_instr(const struct ls_intern *names, const struct hlo_span *nm)
 {
-    for (int i = n - 1; i >= 0; i--)
-        if (cp->ins[i].name.n == nm->n && !memcmp(cp->ins[i].name.s, nm->s, (size_t)nm->n))
-            return i;
-    return -1;
+    return (int)ls_intern_find(names, nm->s, (size_t)nm->n);
 }
 
 /* [ROOT] %name = shape opcode(operands), attr=value... */
-static int instruction(struct cur *c, struct hlo_comp *cp, struct hlo_instr *in,
+static int instruction(struct cur *c, struct ls_intern *names, struct hlo_instr *in,
                        struct hlo_module *m)
 {
     if (ident(c, &in->name, "an instruction name"))
@@ -390,7 +390,7 @@ static int instruction(struct cur *c, struct hlo_comp *cp, struct hlo_instr *in,
         if (ident(c, &in->name, "an instruction name"))
             return LS_ERR_INPUT;
     }
-    if (find_instr(cp, cp->nins, &in->name) >= 0)
+    if (find_instr(names, &in->name) >= 0)
         return hlo_fail_at(m, &in->name, c->err, "instruction '%.*s' defined twice",
                            in->name.n, in->name.s);
     if (expect(c, '=', "after the instruction name") || shape(c, &in->shape) ||
@@ -412,17 +412,21 @@ static int instruction(struct cur *c, struct hlo_comp *cp, struct hlo_instr *in,
     }
     in->args.n = (int)(c->s - in->args.s);
     for (int i = 0; i < in->nops; i++) {
-        in->opi[i] = find_instr(cp, cp->nins, &in->ops[i]);
+        in->opi[i] = find_instr(names, &in->ops[i]);
         if (in->opi[i] < 0)
             return hlo_fail_at(m, &in->ops[i], c->err,
                                "instruction '%.*s': operand '%.*s' is not defined before it",
                                in->name.n, in->name.s, in->ops[i].n, in->ops[i].s);
     }
-    return attrs(c, in, m);
+    if (attrs(c, in, m))
+        return LS_ERR_INPUT;
+    return ls_intern_add(names, in->name.s, (size_t)in->name.n) < 0
+               ? ls_error_msg(c->err, LS_ERR_NOMEM, "out of memory") : 0;
 }
 
 /* [ENTRY] %name [(params) -> shape] { instructions } */
-static int computation_body(struct cur *c, struct hlo_comp *cp, struct hlo_module *m)
+static int computation_body(struct cur *c, struct hlo_comp *cp, struct hlo_module *m,
+                            struct ls_intern *names)
 {
     if (ident(c, &cp->name, "a computation name"))
         return LS_ERR_INPUT;
@@ -458,7 +462,7 @@ static int computation_body(struct cur *c, struct hlo_comp *cp, struct hlo_modul
         }
         struct hlo_instr *in = &cp->ins[cp->nins];
         memset(in, 0, sizeof *in);
-        if (instruction(c, cp, in, m))
+        if (instruction(c, names, in, m))
             return LS_ERR_INPUT;
         if (in->root && cp->root >= 0)
             return hlo_fail_at(m, &in->name, c->err, "a second ROOT in computation '%.*s'",
@@ -486,7 +490,10 @@ static int computation_body(struct cur *c, struct hlo_comp *cp, struct hlo_modul
 
 static int computation(struct cur *c, struct hlo_comp *cp, struct hlo_module *m)
 {
-    int rc = computation_body(c, cp, m);
+    struct ls_intern names;
+    ls_intern_init(&names);
+    int rc = computation_body(c, cp, m, &names);
+    ls_intern_free(&names);
     if (rc) {
         free(cp->ins);   /* on errors still the malloc'd array */
         cp->ins = NULL;
