@@ -20,7 +20,7 @@ static const char *MOD =
     "  %a = f32[] parameter(0)\n"
     "  %b = f32[] parameter(1)\n"
     "  ROOT %s = f32[] add(%a, %b) /* comment */\n"
-    "}\n"
+    "}, execution_thread=\"main\"\n"
     "// a line comment\n"
     "ENTRY %main (x: f32[2,3]) -> (f32[3], bf16[2,3]) {\n"
     "  %x = f32[2,3]{0,1} parameter(0), metadata={op_name=\"jit(f)/x\" source_line=3}\n"

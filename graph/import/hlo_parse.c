@@ -497,8 +497,15 @@ static int computation(struct cur *c, struct hlo_comp *cp, struct hlo_module *m)
     if (rc) {
         free(cp->ins);   /* on errors still the malloc'd array */
         cp->ins = NULL;
+        return rc;
     }
-    return rc;
+    while (eat(c, ',')) {   /* `}, execution_thread="main"` */
+        struct hlo_span k, v;
+        if (ident(c, &k, "a computation attribute") ||
+            expect(c, '=', "after the attribute name") || attr_value(c, &v))
+            return LS_ERR_INPUT;
+    }
+    return 0;
 }
 
 static int module_header(struct cur *c, struct hlo_module *m)
