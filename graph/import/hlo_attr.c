@@ -108,7 +108,7 @@ static int vdims(struct vc *v, int64_t *x, int *n, int max)
     *n = 0;
     do {
         if (*n == max)
-            return vfail(v, "too many spatial dimensions (at most 2)");
+            return vfail(v, "too many window dimensions");
         if (vint(v, &x[(*n)++], 0))
             return LS_ERR_INPUT;
     } while (veat(v, 'x'));
@@ -128,8 +128,8 @@ static int window_pad(struct vc *v, struct hlo_window *w, int *n)
 {
     *n = 0;
     do {
-        if (*n == 2)
-            return vfail(v, "too many spatial dimensions (at most 2)");
+        if (*n == GRAPH_MAX_RANK)
+            return vfail(v, "too many window dimensions");
         if (vint(v, &w->lo[*n], 1))
             return LS_ERR_INPUT;
         if (!veat(v, '_'))
@@ -146,22 +146,23 @@ int hlo_attr_window(const struct hlo_module *m, const struct hlo_attr *a, struct
 {
     struct vc v = {m, a, 0, err};
     memset(w, 0, sizeof *w);
-    for (int d = 0; d < 2; d++)
+    for (int d = 0; d < GRAPH_MAX_RANK; d++)
         w->stride[d] = w->rdil[d] = w->ldil[d] = 1;
     if (!veat(&v, '{'))
         return vfail(&v, "expected '{'");
     int n = -1, k = 0;
     while (!veat(&v, '}')) {
+        const int R = GRAPH_MAX_RANK;
         if (vword(&v, "size="))
-            k = vdims(&v, w->size, &n, 2) ? -1 : n;
+            k = vdims(&v, w->size, &n, R) ? -1 : n;
         else if (vword(&v, "stride="))
-            k = vdims(&v, w->stride, &k, 2) ? -1 : k;
+            k = vdims(&v, w->stride, &k, R) ? -1 : k;
         else if (vword(&v, "pad="))
             k = window_pad(&v, w, &k) ? -1 : k;
         else if (vword(&v, "rhs_dilate="))
-            k = vdims(&v, w->rdil, &k, 2) ? -1 : k;
+            k = vdims(&v, w->rdil, &k, R) ? -1 : k;
         else if (vword(&v, "lhs_dilate="))
-            k = vdims(&v, w->ldil, &k, 2) ? -1 : k;
+            k = vdims(&v, w->ldil, &k, R) ? -1 : k;
         else
             return vfail(&v, "expected size=, stride=, pad=, lhs_dilate= or rhs_dilate=");
         if (k < 0)

@@ -83,11 +83,13 @@ const struct hlo_attr *hlo_attr_find(const struct hlo_instr *in, const char *key
 /* `{1,2}` (or `{}`): up to max integers. */
 int hlo_attr_ints(const struct hlo_module *m, const struct hlo_attr *a, int64_t *v, int max,
                   int *n, struct ls_error *err);
-/* `window={size=3x3 stride=2x2 pad=1_1x0_1 rhs_dilate=1x1 lhs_dilate=1x1}`: per spatial
- * dim (at most 2): size, stride, pad lo/hi, dilations (defaults 1, 0, 1). */
+/* `window={size=3x3 stride=2x2 pad=1_1x0_1 rhs_dilate=1x1 lhs_dilate=1x1}`: per window
+ * dim (2 spatial dims of a convolution, every dim of a reduce-window): size, stride, pad
+ * lo/hi, dilations (defaults 1, 0, 1). */
 struct hlo_window {
     int n;
-    int64_t size[2], stride[2], lo[2], hi[2], rdil[2], ldil[2];
+    int64_t size[GRAPH_MAX_RANK], stride[GRAPH_MAX_RANK], lo[GRAPH_MAX_RANK],
+        hi[GRAPH_MAX_RANK], rdil[GRAPH_MAX_RANK], ldil[GRAPH_MAX_RANK];
 };
 int hlo_attr_window(const struct hlo_module *m, const struct hlo_attr *a, struct hlo_window *w,
                     struct ls_error *err);
@@ -173,6 +175,9 @@ int32_t hlo_transpose(struct hlo_ctx *c, int32_t x, const int *perm, const char 
 /* convolution (hlo_conv.c): dim_labels and window onto conv2d between transposes. */
 int hlo_convolution(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *ops,
                     struct hv *out);
+/* reduce-window (hlo_conv.c): a 2-D max or sum window -> pool_max / pool_avg. */
+int hlo_reduce_window(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *ops,
+                      struct hv *out);
 /* IR shape of an HLO array shape. */
 void hlo_graph_shape(const struct hlo_shape *s, struct graph_shape *g);
 

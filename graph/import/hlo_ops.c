@@ -48,7 +48,7 @@ int hlo_reads_operand(const struct hlo_instr *in, int i)
         return i != 0;   /* max of the branches: the predicate is not read */
     if (is(in, "clamp"))
         return i == 1;   /* relu of the operand: the bounds are not read */
-    if (is(in, "reduce") || is(in, "pad"))
+    if (is(in, "reduce") || is(in, "reduce-window") || is(in, "pad"))
         return i == 0;   /* init and padding values are scalars */
     if (is(in, "batch-norm-inference"))
         return i < 3;    /* mean and variance are folded into scale and offset */
@@ -394,7 +394,8 @@ static int batchnorm(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *o
  * (values are never computed; only shapes matter). The first constant operand, or -1. */
 static int folds(const struct hlo_instr *in, const struct hv *ops)
 {
-    if (in->shape.tuple || (is(in, "reduce") && in->nops != 2) || is(in, "broadcast"))
+    if (in->shape.tuple || (is(in, "reduce") && in->nops != 2) ||
+        (is(in, "reduce-window") && in->nops != 2) || is(in, "broadcast"))
         return -1;
     int first = -1;
     for (int i = 0; i < in->nops; i++) {
@@ -431,7 +432,7 @@ int hlo_lower(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *ops, str
         {"broadcast", broadcast}, {"reshape", reshape}, {"bitcast", reshape},
         {"transpose", transpose_op}, {"dot", dot}, {"convolution", hlo_convolution},
         {"reduce", reduce}, {"pad", pad}, {"slice", slice}, {"concatenate", concatenate},
-        {"batch-norm-inference", batchnorm},
+        {"batch-norm-inference", batchnorm}, {"reduce-window", hlo_reduce_window},
     };
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
         if (is(in, OPS[i].op))

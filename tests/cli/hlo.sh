@@ -32,16 +32,18 @@ expect 0 "compile" "$LAYSIM" compile "$D/transformer.hlo" --layout "$T/p.sol" -o
 expect 0 "sim" "$LAYSIM" sim "$T/p.prog"
 if grep -Eq '^total: [0-9]+ cycles' "$T/out"; then ok; else bad "sim: $(head -c 300 "$T/out")"; fi
 
-# the CNN block: dim_labels, asymmetric padding, batch-norm-inference, a grouped conv
+# the CNN block: dim_labels, asymmetric padding, a max pool, batch-norm-inference, a grouped conv
 expect 0 "graph cnn.hlo" "$LAYSIM" graph "$D/cnn.hlo" --autocast none -o "$T/c.lg"
-for want in 'op convolution.6.nchw fp32 \[1,16,32,32\] = transpose image.4 perm=0,3,1,2' \
-    'op convolution.6.conv fp32 \[1,32,32,32\] = conv2d .* stride=1,1 pad=1,1' \
-    'op convolution.6 fp32 \[1,32,32,32\] = transpose convolution.6.conv perm=0,2,3,1' \
-    'op convolution.21.pad3 fp32 \[1,32,33,33\] = concat' \
-    'op convolution.21 fp32 \[1,64,16,16\] = conv2d .* stride=2,2 pad=0,0' \
-    'op batch-norm-inference.26 fp32 \[1,64,16,16\] = batchnorm .* axis=1' \
-    'op convolution.31 fp32 \[1,64,16,16\] = conv2d .* groups=64' \
-    'op reduce.34 fp32 \[1,64\] = reduce_sum add.32 axes=2,3' 'op logistic.40 fp32 \[1,10\] = sigmoid'; do
+for want in 'op convolution.9.nchw fp32 \[1,16,32,32\] = transpose image.7 perm=0,3,1,2' \
+    'op convolution.9.conv fp32 \[1,32,32,32\] = conv2d .* stride=1,1 pad=1,1' \
+    'op convolution.9 fp32 \[1,32,32,32\] = transpose convolution.9.conv perm=0,2,3,1' \
+    'op reduce-window.23.pool fp32 \[1,32,16,16\] = pool_max reduce-window.23.pad3 kernel=3,3 stride=2,2 pad=0,0' \
+    'op reduce-window.23 fp32 \[1,16,16,32\] = transpose reduce-window.23.pool perm=0,2,3,1' \
+    'op convolution.26.pad3 fp32 \[1,32,17,17\] = concat' \
+    'op convolution.26 fp32 \[1,64,8,8\] = conv2d .* stride=2,2 pad=0,0' \
+    'op batch-norm-inference.31 fp32 \[1,64,8,8\] = batchnorm .* axis=1' \
+    'op convolution.36 fp32 \[1,64,8,8\] = conv2d .* groups=64' \
+    'op reduce.39 fp32 \[1,64\] = reduce_sum add.37 axes=2,3' 'op logistic.45 fp32 \[1,10\] = sigmoid'; do
     if grep -Eq "^$want" "$T/c.lg"; then ok; else bad "c.lg lacks /$want/"; fi
 done
 expect 0 "problem cnn" "$LAYSIM" problem "$D/cnn.hlo" -o "$T/c.lsp"

@@ -5,7 +5,8 @@ transformer.hlo: a decoder of LAYERS blocks (layernorm written out as reduce / b
 elementwise, causal self-attention with batch dots, rotate-half through slice/negate/
 concatenate, a GELU fusion, the second layernorm as a call returning a tuple, a bf16 MLP).
 cnn.hlo: convolutions in NHWC and NCHW dim_labels, batchnorm as elementwise ops and as
-batch-norm-inference, relu as maximum, a grouped convolution, global average pooling.
+batch-norm-inference, relu as maximum, a max pool as reduce-window, a grouped convolution,
+global average pooling.
 The text follows XLA's HLO grammar as `--xla_dump_to` writes it; no XLA is needed.
 """
 import os
@@ -219,6 +220,7 @@ def transformer(layers=4, B=1, S=128, H=256, NH=4, F=1024):
 def cnn(B=1, HW=32, C=16):
     m = Module("jit_cnn_block")
     add = scalar_comp(m, "region_add", "add")
+    mx = scalar_comp(m, "region_max", "maximum")
     e = m.comp("main")
     m.typed = True
     x = e.param(shp("f32", [B, HW, HW, C]), "image")
@@ -231,9 +233,12 @@ def cnn(B=1, HW=32, C=16):
         op = {"mean": "subtract", "scale": "multiply", "beta": "add"}[nm]
         y = e.ins(shp("f32", d), op, [y, bcast(e, p, [3], d)])
     y = e.ins(shp("f32", d), "maximum", [y, bcast(e, c_const(e, 0), [], d)])
-    yt = e.ins(shp("f32", [B, 32, HW, HW]), "transpose", [y], "dimensions={0,3,1,2}")
+    hp = HW // 2   # 3x3 max pool, stride 2, TF SAME padding (0 before, 1 after)
+    y = e.ins(shp("f32", [B, hp, hp, 32]), "reduce-window", [y, c_const(e, "-inf")],
+              f"window={{size=1x3x3x1 stride=1x2x2x1 pad=0_0x0_1x0_1x0_0}}, to_apply=%{mx.name}")
+    yt = e.ins(shp("f32", [B, 32, hp, hp]), "transpose", [y], "dimensions={0,3,1,2}")
     w2 = e.param(shp("f32", [64, 32, 3, 3]), "conv2_w")
-    h2 = HW // 2
+    h2 = hp // 2
     d2 = [B, 64, h2, h2]
     y2 = e.ins(shp("f32", d2), "convolution", [yt, w2],
                "window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=bf01_oi01->bf01")
