@@ -226,12 +226,46 @@ static void test_broadcast(void **state)
     graph_free(g);
 }
 
+/* A fusion operand that the fused computation never reads is not imported (nor what only
+ * it needs). */
+static void test_dead_fusion_operand(void **state)
+{
+    (void)state;
+    static const char *text =
+        "HloModule d\n"
+        "%f (p: f32[8,16], q: f32[8,16]) -> f32[8,16] {\n"
+        "  %p = f32[8,16]{1,0} parameter(0)\n"
+        "  %q = f32[8,16]{1,0} parameter(1)\n"
+        "  ROOT %e = f32[8,16]{1,0} exponential(%p)\n"
+        "}\n"
+        "%g (a: f32[8,16], b: f32[8,16]) -> f32[8,16] {\n"
+        "  %a = f32[8,16]{1,0} parameter(0)\n"
+        "  %b = f32[8,16]{1,0} parameter(1)\n"
+        "  ROOT %h = f32[8,16]{1,0} fusion(%b, %a), kind=kLoop, calls=%f\n"
+        "}\n"
+        "ENTRY %e {\n"
+        "  %x = f32[8,16]{1,0} parameter(0)\n"
+        "  %t = f32[8,16]{1,0} tanh(%x)\n"
+        "  %s = f32[8,16]{1,0} sine(%x)\n"
+        "  ROOT %y = f32[8,16]{1,0} call(%t, %s), to_apply=%g\n"
+        "}\n";
+    struct graph *g = NULL;
+    struct ls_error err;
+    assert_int_equal(hlo_import("d.hlo", text, strlen(text), &g, &err), 0);
+    assert_int_equal(graph_find_tensor(g, "t"), -1);   /* g's a: f's q, never read */
+    assert_int_equal(op_of(g, "y.h.e")->kind, GRAPH_OP_EXP);
+    assert_int_equal(op_of(g, "s")->kind, GRAPH_OP_TANH);
+    assert_int_equal(graph_nops(g), 4);   /* x, s, y.h.e, return */
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),  cmocka_unit_test(test_attrs),
         cmocka_unit_test(test_sniff),  cmocka_unit_test(test_errors),
         cmocka_unit_test(test_import), cmocka_unit_test(test_broadcast),
+        cmocka_unit_test(test_dead_fusion_operand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

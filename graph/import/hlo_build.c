@@ -293,6 +293,53 @@ static int emit_one(struct hlo_ctx *c, const struct hlo_instr *in, int idx, stru
     return rc;
 }
 
+static const unsigned char *comp_live(struct hlo_ctx *c, int ci, int depth);
+
+/* Whether computation ci reads its parameter k (1 when unsure: a bad parameter number or
+ * calls nested too deep are reported when emitted). */
+static int param_read(struct hlo_ctx *c, int ci, int k, int depth)
+{
+    const struct hlo_comp *comp = &c->m->comps[ci];
+    const unsigned char *live = comp_live(c, ci, depth);
+    for (int i = 0; i < comp->nins; i++) {
+        const struct hlo_instr *in = &comp->ins[i];
+        if ((!live || live[i]) && hlo_span_is(&in->opcode, "parameter")) {
+            char *end;
+            long v = strtol(in->args.s + 1, &end, 10);
+            if (!live || end == in->args.s + 1 || v == k)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* live[i]: instruction i of computation ci is needed by its root; an operand of a fusion
+ * or call is needed when the called computation reads that parameter. Computed once per
+ * computation (it does not depend on the caller); NULL when out of memory or too deep. */
+static const unsigned char *comp_live(struct hlo_ctx *c, int ci, int depth)
+{
+    if (c->live[ci] || depth > 32)
+        return c->live[ci];
+    const struct hlo_comp *comp = &c->m->comps[ci];
+    unsigned char *live = calloc((size_t)comp->nins, 1);
+    if (!live)
+        return NULL;
+    live[comp->root] = 1;
+    for (int i = comp->root; i >= 0; i--) {
+        const struct hlo_instr *in = &comp->ins[i];
+        const struct hlo_attr *a = hlo_attr_find(in, hlo_span_is(&in->opcode, "fusion") ? "calls"
+                                                 : hlo_span_is(&in->opcode, "call") ? "to_apply"
+                                                                                    : "");
+        int callee = -1;
+        if (live[i] && a && hlo_attr_comp(c->m, a, ci, &callee, NULL))
+            callee = -1;
+        for (int k = 0; live[i] && k < in->nops; k++)
+            if (hlo_reads_operand(in, k) && (callee < 0 || param_read(c, callee, k, depth + 1)))
+                live[in->opi[k]] = 1;
+    }
+    return c->live[ci] = live;
+}
+
 int hlo_emit_comp(struct hlo_ctx *c, int ci, struct hv *args, int nargs, struct hv *result)
 {
     const struct hlo_comp *comp = &c->m->comps[ci];
@@ -303,11 +350,11 @@ int hlo_emit_comp(struct hlo_ctx *c, int ci, struct hv *args, int nargs, struct 
         free(vals);
         return ls_error_msg(c->err, LS_ERR_NOMEM, "out of memory");
     }
-    live[comp->root] = 1;
-    for (int i = comp->root; i >= 0; i--)
-        for (int k = 0; live[i] && k < comp->ins[i].nops; k++)
-            if (hlo_reads_operand(&comp->ins[i], k))
-                live[comp->ins[i].opi[k]] = 1;
+    const unsigned char *known = comp_live(c, ci, 0);
+    if (known)
+        memcpy(live, known, (size_t)comp->nins);
+    else
+        memset(live, 1, (size_t)comp->nins);   /* no memory for the analysis: emit all */
     int rc = 0;
     for (int i = 0; !rc && i <= comp->root; i++) {
         if (!live[i])
@@ -414,7 +461,8 @@ int hlo_import(const char *file, const char *buf, size_t len, struct graph **out
         const struct hlo_comp *e = &m.comps[m.entry];
         c.g = graph_new(name);
         c.weight_param = calloc((size_t)e->nins, 1);
-        if (!c.g || !c.weight_param)
+        c.live = calloc((size_t)m.ncomps, sizeof *c.live);
+        if (!c.g || !c.weight_param || !c.live)
             rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
     struct hv root;
@@ -427,6 +475,9 @@ int hlo_import(const char *file, const char *buf, size_t len, struct graph **out
     if (!rc && graph_validate(c.g, err))
         rc = ls_error_set(err, LS_ERR_INPUT, file, 0, 0, "%s", err->msg);
     free(c.weight_param);
+    for (int i = 0; c.live && i < m.ncomps; i++)
+        free(c.live[i]);
+    free(c.live);
     ls_arena_free(&c.arena);
     hlo_module_free(&m);
     if (rc) {

@@ -141,6 +141,7 @@ struct hlo_ctx {
     const struct hlo_instr *cur;     /* being lowered, for messages */
     unsigned char *weight_param;     /* entry parameters read as dot/conv weights */
     struct ls_arena arena;           /* tuple elements */
+    unsigned char **live;            /* per computation: instructions its root needs */
 };
 
 /* The last op of the current instruction: kind over inputs with attrs (NULL: defaults),
