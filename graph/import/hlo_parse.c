@@ -14,6 +14,7 @@ struct cur {
     const char *s, *end;
     int line, col;
     struct ls_error *err;
+    int depth;               /* tuple shape nesting */
 };
 
 int hlo_fail_at(const struct hlo_module *m, const struct hlo_span *at, struct ls_error *err,
@@ -257,13 +258,12 @@ static int tuple_shape(struct cur *c, struct hlo_shape *s)
 /* f32[8,128]{1,0}, bf16[], (f32[2], s32[]) */
 static int shape(struct cur *c, struct hlo_shape *s)
 {
-    static int depth;
     if (peek(c) == '(') {
-        if (depth > 8)
+        if (c->depth > 8)
             return fail(c, "tuple shapes nested deeper than 8");
-        depth++;
+        c->depth++;
         int rc = tuple_shape(c, s);
-        depth--;
+        c->depth--;
         return rc;
     }
     struct hlo_span t;
@@ -533,7 +533,7 @@ int hlo_parse(const char *file, const char *buf, size_t len, struct hlo_module *
     m->file = file;
     m->entry = -1;
     ls_arena_init(&m->arena, 0);
-    struct cur c = {m, buf, buf + len, 1, 1, err};
+    struct cur c = {m, buf, buf + len, 1, 1, err, 0};
     const char *nul = memchr(buf, 0, len);
     if (nul) {
         struct cur at = c;
