@@ -135,6 +135,18 @@ int hlo_set(struct hlo_ctx *c, struct hv *out, int32_t t, const struct hlo_shape
     return 0;
 }
 
+/* constant, iota, and entry parameters that are weights: a weight made on first use. */
+static void constant(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = HV_CONST;
+    out->dt = in->shape.dt;
+    hlo_graph_shape(&in->shape, &out->full);
+    memcpy(out->cdims, in->shape.dims, sizeof out->cdims);
+    char name[GRAPH_MAX_NAME + 1];
+    out->name = ls_arena_strdup(&c->arena, hlo_name(c, "", name, sizeof name));
+}
+
 static int param_number(struct hlo_ctx *c, const struct hlo_instr *in, int64_t *k)
 {
     const char *p = in->args.s + 1, *e = in->args.s + in->args.n - 1;
@@ -171,23 +183,14 @@ static int source(struct hlo_ctx *c, const struct hlo_instr *in, int idx, struct
     }
     if (in->shape.tuple)
         return hlo_fail(c, "tuple-shaped entry parameters are not supported");
+    if (c->weight_param[idx] || in->shape.rank <= 1) {
+        constant(c, in, out);   /* a weight: made in the shape its first reader wants */
+        return 0;
+    }
     char name[GRAPH_MAX_NAME + 1];
-    hlo_name(c, "", name, sizeof name);
-    int w = c->weight_param[idx] || in->shape.rank <= 1;
-    int32_t t = (w ? graph_weight : graph_input)(c->g, name, in->shape.dt, in->shape.rank,
-                                                  in->shape.dims, NULL);
+    int32_t t = graph_input(c->g, hlo_name(c, "", name, sizeof name), in->shape.dt,
+                            in->shape.rank, in->shape.dims, NULL);
     return hlo_set(c, out, t, &in->shape, 0);
-}
-
-static void constant(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *out)
-{
-    memset(out, 0, sizeof *out);
-    out->kind = HV_CONST;
-    out->dt = in->shape.dt;
-    hlo_graph_shape(&in->shape, &out->full);
-    memcpy(out->cdims, in->shape.dims, sizeof out->cdims);
-    char name[GRAPH_MAX_NAME + 1];
-    out->name = ls_arena_strdup(&c->arena, hlo_name(c, "", name, sizeof name));
 }
 
 static int tuple_index(struct hlo_ctx *c, const struct hlo_instr *in, int64_t *k)

@@ -60,9 +60,18 @@ int hlo_convolution(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *op
     }
     for (int j = 0; j < 4; j++)
         id &= po[j] == j;
-    int32_t x = hlo_tensor(c, &ops[0]), f = hlo_tensor(c, &ops[1]);
-    if (x < 0 || f < 0 || (x = hlo_transpose(c, x, px, ".nchw")) < 0 ||
-        (f = hlo_transpose(c, f, pw, ".oihw")) < 0)
+    int32_t x = hlo_tensor(c, &ops[0]), f;
+    if (ops[1].kind == HV_CONST) {   /* a weight is made in OIHW: no transpose op */
+        struct hv w4 = ops[1];
+        for (int i = 0; i < 4; i++) {
+            w4.cdims[i] = ops[1].cdims[pw[i]];
+            w4.full.dims[i] = ops[1].full.dims[pw[i]];
+        }
+        f = hlo_tensor(c, &w4);
+    } else if ((f = hlo_tensor(c, &ops[1])) >= 0) {
+        f = hlo_transpose(c, f, pw, ".oihw");
+    }
+    if (x < 0 || f < 0 || (x = hlo_transpose(c, x, px, ".nchw")) < 0)
         return LS_ERR_INPUT;
     int64_t groups = at.groups;
     int ranks[2] = {4, 4};
