@@ -46,6 +46,11 @@ for want in 'op convolution.9.nchw fp32 \[1,16,32,32\] = transpose image.7 perm=
     'op reduce.39 fp32 \[1,64\] = reduce_sum add.37 axes=2,3' 'op logistic.45 fp32 \[1,10\] = sigmoid'; do
     if grep -Eq "^$want" "$T/c.lg"; then ok; else bad "c.lg lacks /$want/"; fi
 done
+# HWIO filter weights are made in OIHW (no transpose op); biases padded (no reshape op)
+if grep -q '^weight conv1_w.8 fp32 \[32,16,3,3\]' "$T/c.lg" && ! grep -q 'oihw' "$T/c.lg"; then ok
+else bad "conv1_w.8 not made in OIHW"; fi
+if grep -q '^weight bn1_mean.10 fp32 \[1,1,1,32\]' "$T/c.lg" && ! grep -q '= reshape' "$T/c.lg"; then ok
+else bad "bn1_mean.10 not made padded"; fi
 expect 0 "problem cnn" "$LAYSIM" problem "$D/cnn.hlo" -o "$T/c.lsp"
 expect 0 "solve cnn" "$LAYSIM" solve "$T/c.lsp" --solver exact -o "$T/c.sol"
 expect 0 "compile cnn" "$LAYSIM" compile "$D/cnn.hlo" --layout "$T/c.sol" -o "$T/c.prog"
