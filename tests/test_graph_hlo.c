@@ -259,13 +259,40 @@ static void test_dead_fusion_operand(void **state)
     graph_free(g);
 }
 
+/* A weight read by two dots, and a scalar constant broadcast into two adds, are each made
+ * once (no second weight named w_2 / c_2). */
+static void test_shared_weight(void **state)
+{
+    (void)state;
+    static const char *text =
+        "HloModule w\n"
+        "ENTRY %e {\n"
+        "  %x = f32[4,8] parameter(0)\n"
+        "  %w = f32[8,8] parameter(1)\n"
+        "  %c = f32[] constant(1)\n"
+        "  %cb = f32[4,8] broadcast(%c), dimensions={}\n"
+        "  %d1 = f32[4,8] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+        "  %a1 = f32[4,8] add(%d1, %cb)\n"
+        "  %d2 = f32[4,8] dot(%a1, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+        "  ROOT %a2 = f32[4,8] add(%d2, %cb)\n"
+        "}\n";
+    struct graph *g = NULL;
+    struct ls_error err;
+    assert_int_equal(hlo_import("w.hlo", text, strlen(text), &g, &err), 0);
+    assert_int_equal(graph_tensor(g, graph_find_tensor(g, "w"))->role, GRAPH_ROLE_WEIGHT);
+    assert_int_equal(graph_find_tensor(g, "w_2"), -1);
+    assert_int_equal(graph_find_tensor(g, "c_2"), -1);
+    assert_int_equal(graph_tensor(g, graph_find_tensor(g, "c"))->nuses, 2);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),  cmocka_unit_test(test_attrs),
         cmocka_unit_test(test_sniff),  cmocka_unit_test(test_errors),
         cmocka_unit_test(test_import), cmocka_unit_test(test_broadcast),
-        cmocka_unit_test(test_dead_fusion_operand),
+        cmocka_unit_test(test_dead_fusion_operand), cmocka_unit_test(test_shared_weight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

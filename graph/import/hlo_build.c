@@ -80,7 +80,12 @@ int32_t hlo_tensor_lazy(struct hlo_ctx *c, struct hv *v)
     for (int k = 2; graph_find_tensor(c->g, name) >= 0 && k < 1000000 && len < sizeof name - 8;
          k++)
         snprintf(name + len, 8, "_%d", k);
-    return graph_weight(c->g, name, v->dt, v->full.rank, v->cdims, NULL);
+    int32_t t = graph_weight(c->g, name, v->dt, v->full.rank, v->cdims, NULL);
+    if (t >= 0) {   /* made once: the value is now this (possibly pending) tensor */
+        v->kind = HV_TENSOR;
+        v->t = t;
+    }
+    return t;
 }
 
 int32_t hlo_tensor(struct hlo_ctx *c, struct hv *v)
@@ -94,7 +99,10 @@ int32_t hlo_tensor(struct hlo_ctx *c, struct hv *v)
     char name[GRAPH_MAX_NAME + 1];
     int32_t z = graph_weight(c->g, hlo_name(c, ".zeros", name, sizeof name), v->dt,
                              v->full.rank, dims, NULL);
-    return graph_binary(c->g, hlo_name(c, ".bcast", name, sizeof name), GRAPH_OP_ADD, t, z);
+    t = graph_binary(c->g, hlo_name(c, ".bcast", name, sizeof name), GRAPH_OP_ADD, t, z);
+    if (t >= 0)
+        v->t = t;   /* materialized once */
+    return t;
 }
 
 static const char *shape_str(const struct graph_shape *s, char *buf, size_t n)
@@ -289,6 +297,9 @@ static int emit_one(struct hlo_ctx *c, const struct hlo_instr *in, int idx, stru
         rc = inline_call(c, in, opv, &vals[idx]);
     else
         rc = hlo_lower(c, in, opv, &vals[idx]);
+    for (int i = 0; !rc && i < in->nops; i++)   /* keep weights and broadcasts made */
+        if (opv[i].kind == HV_TENSOR)
+            vals[in->opi[i]] = opv[i];
     free(many);
     /* a builder call that failed leaves its message in the graph's sticky error */
     if ((rc && !c->err->code) || (!rc && graph_error(c->g)))
