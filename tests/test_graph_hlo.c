@@ -286,6 +286,43 @@ static void test_shared_weight(void **state)
     graph_free(g);
 }
 
+/* An NHWC convolution's result stays NCHW through a bias add and cancels against an
+ * explicit transpose to NCHW; a reader that needs NHWC (a reshape) gets one transpose back. */
+static void test_pending_transpose(void **state)
+{
+    (void)state;
+    static const char *text =
+        "HloModule t\n"
+        "ENTRY %e {\n"
+        "  %x = f32[1,8,8,4] parameter(0)\n"
+        "  %w = f32[3,3,4,6] parameter(1)\n"
+        "  %b = f32[6] parameter(2)\n"
+        "  %c = f32[1,8,8,6] convolution(%x, %w), window={size=3x3 pad=1_1x1_1}, "
+        "dim_labels=b01f_01io->b01f\n"
+        "  %bb = f32[1,8,8,6] broadcast(%b), dimensions={3}\n"
+        "  %a = f32[1,8,8,6] add(%c, %bb)\n"
+        "  %n = f32[1,6,8,8] transpose(%a), dimensions={0,3,1,2}\n"
+        "  %h = f32[1,6,8,8] tanh(%n)\n"
+        "  %r = f32[64,6] reshape(%a)\n"
+        "  ROOT %t = (f32[1,6,8,8], f32[64,6]) tuple(%h, %r)\n"
+        "}\n";
+    struct graph *g = NULL;
+    struct ls_error err;
+    assert_int_equal(hlo_import("t.hlo", text, strlen(text), &g, &err), 0);
+    const struct graph_op *a = op_of(g, "a");
+    assert_int_equal(graph_tensor(g, a->inputs[0])->shape.dims[1].size, 6);   /* NCHW */
+    assert_int_equal(graph_tensor(g, a->inputs[1])->shape.dims[1].size, 6);   /* [1,6,1,1] */
+    assert_int_equal(op_of(g, "h")->inputs[0], graph_find_tensor(g, "a"));    /* cancelled */
+    const struct graph_op *back = op_of(g, "r.back");
+    assert_int_equal(back->kind, GRAPH_OP_TRANSPOSE);
+    assert_int_equal(graph_tensor(g, back->output)->shape.dims[3].size, 6);   /* NHWC */
+    int transposes = 0;
+    for (int32_t i = 0; i < graph_nops(g); i++)
+        transposes += graph_op(g, i)->kind == GRAPH_OP_TRANSPOSE;
+    assert_int_equal(transposes, 2);   /* the input's to NCHW and r.back */
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_sniff),  cmocka_unit_test(test_errors),
         cmocka_unit_test(test_import), cmocka_unit_test(test_broadcast),
         cmocka_unit_test(test_dead_fusion_operand), cmocka_unit_test(test_shared_weight),
+        cmocka_unit_test(test_pending_transpose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,6 +69,14 @@ int32_t hlo_op(struct hlo_ctx *c, enum graph_op_kind kind, const int32_t *in, in
 
 int32_t hlo_tensor_lazy(struct hlo_ctx *c, struct hv *v)
 {
+    if (v->kind == HV_TENSOR && v->tp) {   /* the transpose back, made once */
+        int32_t t = hlo_transpose(c, v->t, v->tperm, ".back");
+        if (t >= 0) {
+            v->t = t;
+            v->tp = 0;
+        }
+        return t;
+    }
     if (v->kind == HV_TENSOR)
         return v->t;
     if (v->kind != HV_CONST)
@@ -153,6 +161,35 @@ static void constant(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *o
     memcpy(out->cdims, in->shape.dims, sizeof out->cdims);
     char name[GRAPH_MAX_NAME + 1];
     out->name = ls_arena_strdup(&c->arena, hlo_name(c, "", name, sizeof name));
+}
+
+int hlo_set_perm(struct hlo_ctx *c, struct hv *out, int32_t t, const int *perm,
+                 const struct hlo_shape *shape)
+{
+    int n = shape->rank, id = 1;
+    struct hlo_shape tshape = *shape;   /* the HLO shape in t's axis order */
+    for (int i = 0; i < n; i++) {
+        tshape.dims[perm[i]] = shape->dims[i];
+        id &= perm[i] == i;
+    }
+    if (id || hlo_set(c, out, t, &tshape, 0))
+        return id ? hlo_set(c, out, t, shape, 0) : LS_ERR_INPUT;
+    hlo_graph_shape(shape, &out->full);
+    out->tp = 1;
+    memcpy(out->tperm, perm, sizeof(int) * (size_t)n);
+    return 0;
+}
+
+int32_t hlo_tensor_perm(struct hlo_ctx *c, struct hv *v, const int *perm, const char *suffix)
+{
+    int q[GRAPH_MAX_RANK], n = v->full.rank;
+    if (v->kind != HV_TENSOR || !v->tp) {
+        int32_t t = hlo_tensor(c, v);
+        return t < 0 ? -1 : hlo_transpose(c, t, perm, suffix);
+    }
+    for (int i = 0; i < n; i++)
+        q[i] = v->tperm[perm[i]];
+    return hlo_transpose(c, v->t, q, suffix);
 }
 
 static int param_number(struct hlo_ctx *c, const struct hlo_instr *in, int64_t *k)

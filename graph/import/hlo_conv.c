@@ -60,7 +60,7 @@ int hlo_convolution(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *op
     }
     for (int j = 0; j < 4; j++)
         id &= po[j] == j;
-    int32_t x = hlo_tensor(c, &ops[0]), f;
+    int32_t x, f;
     if (ops[1].kind == HV_CONST) {   /* a weight is made in OIHW: no transpose op */
         struct hv w4 = ops[1];
         for (int i = 0; i < 4; i++) {
@@ -71,7 +71,7 @@ int hlo_convolution(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *op
     } else if ((f = hlo_tensor(c, &ops[1])) >= 0) {
         f = hlo_transpose(c, f, pw, ".oihw");
     }
-    if (x < 0 || f < 0 || (x = hlo_transpose(c, x, px, ".nchw")) < 0)
+    if (f < 0 || (x = hlo_tensor_perm(c, &ops[0], px, ".nchw")) < 0)
         return LS_ERR_INPUT;
     int64_t groups = at.groups;
     int ranks[2] = {4, 4};
@@ -94,7 +94,7 @@ int hlo_convolution(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *op
     }
     int32_t xf[2] = {x, f};
     int32_t y = hlo_op(c, GRAPH_OP_CONV2D, xf, 2, &at, in->shape.dt, id ? "" : ".conv");
-    return hlo_set(c, out, y < 0 ? -1 : hlo_transpose(c, y, po, ""), &in->shape, 0);
+    return y < 0 ? LS_ERR_INPUT : hlo_set_perm(c, out, y, po, &in->shape);
 }
 
 /* Which axes of a rank-4 reduce-window are spatial (sp, ascending) and which are N, C
@@ -156,8 +156,8 @@ int hlo_reduce_window(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *
         back[perm[j]] = j;
         id &= perm[j] == j;
     }
-    int32_t x = hlo_tensor(c, &ops[0]);
-    if (x < 0 || (x = hlo_transpose(c, x, perm, ".nchw")) < 0)
+    int32_t x = hlo_tensor_perm(c, &ops[0], perm, ".nchw");
+    if (x < 0)
         return LS_ERR_INPUT;
     struct graph_attrs at;
     int rank = 4;
@@ -174,5 +174,5 @@ int hlo_reduce_window(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *
         at.pad[i] = sym;
     }
     int32_t y = hlo_op(c, k, &x, 1, &at, in->shape.dt, id ? "" : ".pool");
-    return hlo_set(c, out, y < 0 ? -1 : hlo_transpose(c, y, back, ""), &in->shape, 0);
+    return y < 0 ? LS_ERR_INPUT : hlo_set_perm(c, out, y, back, &in->shape);
 }

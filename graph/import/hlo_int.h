@@ -129,6 +129,10 @@ struct hv {
     const char *name;                /* HV_CONST: name for the weight */
     int nelems;
     struct hv *elems;                /* HV_TUPLE */
+    /* HV_TENSOR of full size: the value is transpose(t, tperm) when tp (an importer-made
+     * NCHW result whose transpose back is made only for a reader that needs it) */
+    int tp;
+    int tperm[GRAPH_MAX_RANK];
 };
 
 struct hlo_ctx {
@@ -162,6 +166,12 @@ int32_t hlo_tensor_lazy(struct hlo_ctx *c, struct hv *v);
  * (equal, or broadcastable when pending is 1). */
 int hlo_set(struct hlo_ctx *c, struct hv *out, int32_t t, const struct hlo_shape *shape,
             int pending);
+/* Set out to transpose(t, perm) without making it (a pending transpose); checks shapes. */
+int hlo_set_perm(struct hlo_ctx *c, struct hv *out, int32_t t, const int *perm,
+                 const struct hlo_shape *shape);
+/* transpose(v, perm) as one tensor: composed with v's pending transpose (none when the
+ * two cancel). */
+int32_t hlo_tensor_perm(struct hlo_ctx *c, struct hv *v, const int *perm, const char *suffix);
 /* Emit computation comp with its parameters bound to args (NULL for the entry). */
 int hlo_emit_comp(struct hlo_ctx *c, int comp, struct hv *args, int nargs, struct hv *result);
 

@@ -91,34 +91,83 @@ static int same_dims(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *o
     return 0;
 }
 
+/* The pending transpose shared by the read operands of an elementwise op when each is
+ * either pending with that same permutation or a constant (the op is then done in the
+ * untransposed order, and its result stays pending); NULL otherwise. */
+static const int *common_perm(const struct hlo_instr *in, const struct hv *ops)
+{
+    const int *p = NULL;
+    for (int i = 0; i < in->nops; i++) {
+        if (!hlo_reads_operand(in, i))
+            continue;
+        const struct hv *v = &ops[i];
+        if (v->kind == HV_TENSOR && v->tp) {
+            if (p && memcmp(p, v->tperm, sizeof(int) * (size_t)v->full.rank))
+                return NULL;
+            p = v->tperm;
+        } else if (v->kind != HV_CONST) {
+            return NULL;
+        }
+    }
+    return p;
+}
+
+/* An operand of an elementwise op: in the untransposed order of perm p when p is set
+ * (a constant is then made in that order). */
+static int32_t operand(struct hlo_ctx *c, struct hv *v, const int *p)
+{
+    if (!p)
+        return hlo_tensor_lazy(c, v);
+    if (v->kind == HV_TENSOR)
+        return v->t;
+    struct hv w = *v;
+    for (int i = 0; i < v->full.rank; i++) {
+        w.cdims[p[i]] = v->cdims[i];
+        w.full.dims[p[i]] = v->full.dims[i];
+    }
+    return hlo_tensor_lazy(c, &w);
+}
+
+static int result(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *out, int32_t t,
+                  const int *p)
+{
+    if (t < 0)
+        return hlo_set(c, out, t, &in->shape, 1);
+    return p ? hlo_set_perm(c, out, t, p, &in->shape) : hlo_set(c, out, t, &in->shape, 1);
+}
+
 static int elementwise(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *ops,
                        struct hv *out)
 {
     int u = find(in, 0), b = find(in, 1);
     if (same_dims(c, in, ops))
         return LS_ERR_INPUT;
+    int perm[GRAPH_MAX_RANK];
+    const int *p = common_perm(in, ops);
+    if (p)   /* a copy: operand() may change the operands */
+        p = memcpy(perm, p, sizeof perm);
     if (is(in, "convert")) {
         if (need_ops(c, in, 1))
             return LS_ERR_INPUT;
-        int32_t x = hlo_tensor_lazy(c, &ops[0]);
+        int32_t x = operand(c, &ops[0], p);
         if (x >= 0 && graph_tensor(c->g, x)->dtype != in->shape.dt) {
             char name[GRAPH_MAX_NAME + 1];
             x = graph_cast(c->g, hlo_name(c, "", name, sizeof name), x, in->shape.dt);
         }
-        return hlo_set(c, out, x, &in->shape, 1);
+        return result(c, in, out, x, p);
     }
     if (u >= 0) {
         int arg = is(in, "clamp");
         if (need_ops(c, in, arg ? 3 : 1))
             return LS_ERR_INPUT;
-        int32_t x = hlo_tensor_lazy(c, &ops[arg]);
-        return hlo_set(c, out, x < 0 ? -1 : hlo_op(c, UNARY[u].kind, &x, 1, NULL,
-                                                    in->shape.dt, ""), &in->shape, 1);
+        int32_t x = operand(c, &ops[arg], p);
+        return result(c, in, out, x < 0 ? -1 : hlo_op(c, UNARY[u].kind, &x, 1, NULL,
+                                                       in->shape.dt, ""), p);
     }
     int first = is(in, "select");
     if (need_ops(c, in, first + 2))
         return LS_ERR_INPUT;
-    int32_t xy[2] = {hlo_tensor_lazy(c, &ops[first]), hlo_tensor_lazy(c, &ops[first + 1])};
+    int32_t xy[2] = {operand(c, &ops[first], p), operand(c, &ops[first + 1], p)};
     if (xy[0] < 0 || xy[1] < 0)
         return LS_ERR_INPUT;
     int cmp = is(in, "compare");
@@ -128,7 +177,7 @@ static int elementwise(struct hlo_ctx *c, const struct hlo_instr *in, struct hv 
         char name[GRAPH_MAX_NAME + 1];
         t = graph_cast(c->g, hlo_name(c, "", name, sizeof name), t, in->shape.dt);
     }
-    return hlo_set(c, out, t, &in->shape, 1);
+    return result(c, in, out, t, p);
 }
 
 int32_t hlo_transpose(struct hlo_ctx *c, int32_t x, const int *perm, const char *suffix)
@@ -211,15 +260,15 @@ static int transpose_op(struct hlo_ctx *c, const struct hlo_instr *in, struct hv
     int n, perm[GRAPH_MAX_RANK];
     if (need_ops(c, in, 1) || ints(c, in, "dimensions", d, &n, 1))
         return LS_ERR_INPUT;
-    int32_t x = hlo_tensor(c, &ops[0]);
-    if (x < 0)
-        return LS_ERR_INPUT;
-    if (n != graph_tensor(c->g, x)->shape.rank)
+    if (ops[0].kind == HV_TUPLE || n != ops[0].full.rank)
         return hlo_fail(c, "shape mismatch: dimensions= has %d entries, the operand rank %d", n,
-                        graph_tensor(c->g, x)->shape.rank);
-    for (int i = 0; i < n; i++)
+                        ops[0].full.rank);
+    for (int i = 0; i < n; i++) {
+        if (d[i] < 0 || d[i] >= n)
+            return hlo_fail(c, "dimensions= is not a permutation");
         perm[i] = (int)d[i];
-    return hlo_set(c, out, hlo_transpose(c, x, perm, ""), &in->shape, 0);
+    }
+    return hlo_set(c, out, hlo_tensor_perm(c, &ops[0], perm, ""), &in->shape, 0);
 }
 
 static int dot(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *ops, struct hv *out)

@@ -36,9 +36,10 @@ if grep -Eq '^total: [0-9]+ cycles' "$T/out"; then ok; else bad "sim: $(head -c 
 expect 0 "graph cnn.hlo" "$LAYSIM" graph "$D/cnn.hlo" --autocast none -o "$T/c.lg"
 for want in 'op convolution.9.nchw fp32 \[1,16,32,32\] = transpose image.7 perm=0,3,1,2' \
     'op convolution.9.conv fp32 \[1,32,32,32\] = conv2d .* stride=1,1 pad=1,1' \
-    'op convolution.9 fp32 \[1,32,32,32\] = transpose convolution.9.conv perm=0,2,3,1' \
+    'op subtract.12 fp32 \[1,32,32,32\] = sub convolution.9.conv bn1_mean.10' \
     'op reduce-window.23.pool fp32 \[1,32,16,16\] = pool_max reduce-window.23.pad3 kernel=3,3 stride=2,2 pad=0,0' \
-    'op reduce-window.23 fp32 \[1,16,16,32\] = transpose reduce-window.23.pool perm=0,2,3,1' \
+    'op reduce-window.23.pad2 fp32 \[1,32,33,32\] = concat maximum.21 ' \
+    'op convolution.26.pad2 fp32 \[1,32,17,16\] = concat reduce-window.23.pool ' \
     'op convolution.26.pad3 fp32 \[1,32,17,17\] = concat' \
     'op convolution.26 fp32 \[1,64,8,8\] = conv2d .* stride=2,2 pad=0,0' \
     'op batch-norm-inference.31 fp32 \[1,64,8,8\] = batchnorm .* axis=1' \
@@ -46,11 +47,14 @@ for want in 'op convolution.9.nchw fp32 \[1,16,32,32\] = transpose image.7 perm=
     'op reduce.39 fp32 \[1,64\] = reduce_sum add.37 axes=2,3' 'op logistic.45 fp32 \[1,10\] = sigmoid'; do
     if grep -Eq "^$want" "$T/c.lg"; then ok; else bad "c.lg lacks /$want/"; fi
 done
-# HWIO filter weights are made in OIHW (no transpose op); biases padded (no reshape op)
+# HWIO filter weights are made in OIHW (no transpose op); biases padded (no reshape op),
+# in NCHW order: the NHWC results of conv and pool stay NCHW through the elementwise ops, the
+# pool and the explicit transpose, so the only transpose left is the image's
 if grep -q '^weight conv1_w.8 fp32 \[32,16,3,3\]' "$T/c.lg" && ! grep -q 'oihw' "$T/c.lg"; then ok
 else bad "conv1_w.8 not made in OIHW"; fi
-if grep -q '^weight bn1_mean.10 fp32 \[1,1,1,32\]' "$T/c.lg" && ! grep -q '= reshape' "$T/c.lg"; then ok
-else bad "bn1_mean.10 not made padded"; fi
+if grep -q '^weight bn1_mean.10 fp32 \[1,32,1,1\]' "$T/c.lg" && ! grep -q '= reshape' "$T/c.lg"; then ok
+else bad "bn1_mean.10 not made padded in NCHW order"; fi
+if [ "$(grep -c '= transpose' "$T/c.lg")" = 1 ]; then ok; else bad "c.lg: $(grep -c '= transpose' "$T/c.lg") transposes, want 1"; fi
 expect 0 "problem cnn" "$LAYSIM" problem "$D/cnn.hlo" -o "$T/c.lsp"
 expect 0 "solve cnn" "$LAYSIM" solve "$T/c.lsp" --solver exact -o "$T/c.sol"
 expect 0 "compile cnn" "$LAYSIM" compile "$D/cnn.hlo" --layout "$T/c.sol" -o "$T/c.prog"
