@@ -287,12 +287,18 @@ static void test_shared_weight(void **state)
 }
 
 /* An NHWC convolution's result stays NCHW through a bias add and cancels against an
- * explicit transpose to NCHW; a reader that needs NHWC (a reshape) gets one transpose back. */
+ * explicit transpose to NCHW; a global pool (reduce over H, W) reads it as it is; a reader
+ * that needs NHWC (a reshape) gets one transpose back. */
 static void test_pending_transpose(void **state)
 {
     (void)state;
     static const char *text =
         "HloModule t\n"
+        "%sum (p: f32[], q: f32[]) -> f32[] {\n"
+        "  %p = f32[] parameter(0)\n"
+        "  %q = f32[] parameter(1)\n"
+        "  ROOT %s = f32[] add(%p, %q)\n"
+        "}\n"
         "ENTRY %e {\n"
         "  %x = f32[1,8,8,4] parameter(0)\n"
         "  %w = f32[3,3,4,6] parameter(1)\n"
@@ -304,7 +310,9 @@ static void test_pending_transpose(void **state)
         "  %n = f32[1,6,8,8] transpose(%a), dimensions={0,3,1,2}\n"
         "  %h = f32[1,6,8,8] tanh(%n)\n"
         "  %r = f32[64,6] reshape(%a)\n"
-        "  ROOT %t = (f32[1,6,8,8], f32[64,6]) tuple(%h, %r)\n"
+        "  %z = f32[] constant(0)\n"
+        "  %gap = f32[1,6] reduce(%a, %z), dimensions={1,2}, to_apply=%sum\n"
+        "  ROOT %t = (f32[1,6,8,8], f32[64,6], f32[1,6]) tuple(%h, %r, %gap)\n"
         "}\n";
     struct graph *g = NULL;
     struct ls_error err;
@@ -313,6 +321,10 @@ static void test_pending_transpose(void **state)
     assert_int_equal(graph_tensor(g, a->inputs[0])->shape.dims[1].size, 6);   /* NCHW */
     assert_int_equal(graph_tensor(g, a->inputs[1])->shape.dims[1].size, 6);   /* [1,6,1,1] */
     assert_int_equal(op_of(g, "h")->inputs[0], graph_find_tensor(g, "a"));    /* cancelled */
+    const struct graph_op *gap = op_of(g, "gap");   /* H, W of NHWC are axes 2, 3 of NCHW */
+    assert_int_equal(gap->inputs[0], graph_find_tensor(g, "a"));
+    assert_int_equal(gap->attrs.axes[0], 2);
+    assert_int_equal(gap->attrs.axes[1], 3);
     const struct graph_op *back = op_of(g, "r.back");
     assert_int_equal(back->kind, GRAPH_OP_TRANSPOSE);
     assert_int_equal(graph_tensor(g, back->output)->shape.dims[3].size, 6);   /* NHWC */

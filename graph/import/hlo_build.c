@@ -70,11 +70,9 @@ int32_t hlo_op(struct hlo_ctx *c, enum graph_op_kind kind, const int32_t *in, in
 int32_t hlo_tensor_lazy(struct hlo_ctx *c, struct hv *v)
 {
     if (v->kind == HV_TENSOR && v->tp) {   /* the transpose back, made once */
-        int32_t t = hlo_transpose(c, v->t, v->tperm, ".back");
-        if (t >= 0) {
-            v->t = t;
-            v->tp = 0;
-        }
+        int32_t t = v->back ? v->back - 1 : hlo_transpose(c, v->t, v->tperm, ".back");
+        if (t >= 0)
+            v->back = t + 1;
         return t;
     }
     if (v->kind == HV_TENSOR)

@@ -133,6 +133,7 @@ struct hv {
      * NCHW result whose transpose back is made only for a reader that needs it) */
     int tp;
     int tperm[GRAPH_MAX_RANK];
+    int32_t back;                    /* tp: the transpose back once made (back + 1; 0: none) */
 };
 
 struct hlo_ctx {

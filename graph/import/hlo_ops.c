@@ -297,6 +297,31 @@ static int dot(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *ops, st
     return hlo_set(c, out, hlo_op(c, k, ab, 2, &at, in->shape.dt, ""), &in->shape, 0);
 }
 
+/* A reduce of a pending transpose can read the untransposed tensor when the axes it keeps
+ * are in the same order there (a global pool over H, W of NHWC kept NCHW): the axes are
+ * mapped and 1 returned. */
+static int reduce_pending(const struct hv *v, struct graph_attrs *at)
+{
+    if (v->kind != HV_TENSOR || !v->tp)
+        return 0;
+    unsigned red = 0;
+    for (int i = 0; i < at->naxes; i++) {
+        if (at->axes[i] < 0 || at->axes[i] >= v->full.rank)
+            return 0;   /* reported by the reduce itself */
+        red |= 1u << at->axes[i];
+    }
+    for (int i = 0, last = -1; i < v->full.rank; i++) {
+        if (red >> i & 1)
+            continue;
+        if (v->tperm[i] < last)
+            return 0;
+        last = v->tperm[i];
+    }
+    for (int i = 0; i < at->naxes; i++)
+        at->axes[i] = v->tperm[at->axes[i]];
+    return 1;
+}
+
 /* Reduce with a to_apply computation whose root is add (reduce_sum) or maximum/minimum
  * (reduce_max). */
 static int reduce(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *ops,
@@ -325,7 +350,7 @@ static int reduce(struct hlo_ctx *c, const struct hlo_instr *in, struct hv *ops,
     at.naxes = n;
     for (int i = 0; i < n; i++)
         at.axes[i] = (int)d[i];
-    int32_t x = hlo_tensor(c, &ops[0]);
+    int32_t x = reduce_pending(&ops[0], &at) ? ops[0].t : hlo_tensor(c, &ops[0]);
     return hlo_set(c, out, x < 0 ? -1 : hlo_op(c, k, &x, 1, &at, in->shape.dt, ""), &in->shape,
                    0);
 }
