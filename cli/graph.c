@@ -13,7 +13,7 @@ const char cmd_graph_help[] =
     "\n"
     "Read a model (a graph file .lg, see docs/formats.md, or '-' for stdin; zoo:NAME from\n"
     "`laysim zoo`; a HuggingFace config.json; an ONNX .onnx; a TensorFlow.js graph model\n"
-    "model.json, docs/import.md), check it (syntax, shapes against shape inference, one\n"
+    "model.json; an XLA HLO text module .hlo, docs/import.md), check it (syntax, shapes against shape inference, one\n"
     "producer per tensor, no cycles, attributes in range) and print:\n"
     "  (no option)   a one-line summary\n"
     "  --stats       statistics: ops (sources and returns included), compute_ops,\n"

@@ -12,8 +12,8 @@ const char cmd_problem_help[] =
     "usage: laysim problem MODEL [--target ...] [--set ...] [--table FILE] [-o OUT.lsp]\n"
     "                      [--output-layout TENSOR=AXIS]... [--exact-transpose]\n"
     "                      [--write-table FILE] [--json]\n"
-    "Lower every operator of MODEL (zoo:NAME, a .lg file, a config.json, a .onnx or a TF.js\n"
-    "model.json) under every admissible layout configuration, price the instructions with\n"
+    "Lower every operator of MODEL (zoo:NAME, a .lg file, a config.json, a .onnx, a TF.js\n"
+    "model.json or an HLO .hlo) under every admissible layout configuration, price the instructions with\n"
     "the latency table and write the layout selection problem (.lsp; stdout when -o is\n"
     "absent).\n"
     CLI_MODELCMD_HELP

@@ -1,10 +1,11 @@
-/* graph/model: zoo:NAME | config.json | TF.js model.json | .onnx | .lg -> graph. */
+/* graph/model: zoo:NAME | config.json | TF.js model.json | .onnx | HLO text | .lg -> graph. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph/autocast.h"
 #include "graph/foldbn.h"
 #include "graph/hf.h"
+#include "graph/hlo.h"
 #include "graph/inputs.h"
 #include "graph/lg.h"
 #include "graph/model.h"
@@ -140,6 +141,16 @@ static int load_raw(const char *spec, const struct zoo_opts *opts, struct graph 
             ls_error_set(err, rc, spec, 0, 0, "%s; did you mean zoo:%s (the built-in model)?",
                          msg, spec);
         }
+        return rc;
+    }
+    if (!json && (ends_with(spec, ".hlo") || hlo_sniff(buf, len))) {
+        if (model_opts_any(opts) || opts->inputs)
+            rc = ls_error_set(err, LS_ERR_INPUT, spec, 0, 0,
+                              "an HLO module has static shapes: scaling options and --input "
+                              "do not apply");
+        else
+            rc = hlo_import(spec, buf, len, out, err);
+        free(buf);
         return rc;
     }
     if (ends_with(spec, ".onnx") || (!json && onnx_sniff(buf, len))) {

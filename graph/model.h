@@ -7,6 +7,9 @@
  *                           its unknown input dims; the other scaling options are rejected
  *     path/to/model.json    a TF.js graph model (graph/tfjs.h); --input, --batch/--image
  *                           fill its unknown input dims
+ *     path/to/module.hlo    an XLA HLO text module (graph/hlo.h): a `.hlo` path, or any
+ *                           file whose first token is `HloModule` (`.txt` dumps); static
+ *                           shapes, so scaling options and --input are rejected
  *     path/to/file.lg       a graph file (graph/lg.h); scaling options are rejected
  *
  * then applies the bf16 auto-cast of matmul/conv operands (graph/autocast.h) unless

@@ -423,6 +423,46 @@ static void test_bad_values(void **state)
     free(b);
 }
 
+/* ---- Pad(x, Concat(zeros6, Div(ReduceMax(Split(Shape(x))[1]), 8) x 2)): the pads fold
+ * through Split and ReduceMax into constants [0,0,0,0,0,0,1,1] */
+
+static int64_t p_dims[] = {1, 3, 8, 8}, six[] = {6}, two_parts[] = {2, 2},
+               two[] = {2}, zeros6[] = {0, 0, 0, 0, 0, 0}, eight[] = {8};
+static char *ps_in[] = {"x"}, *ps_out[] = {"shp"}, *sp_in[] = {"shp", "parts"},
+            *sp_out[] = {"nc", "hw"}, *rm_in[] = {"hw"}, *rm_out[] = {"m"},
+            *dv_in[] = {"m", "eight"}, *dv_out[] = {"q"}, *pc_in[] = {"zeros6", "q", "q"},
+            *pc_out[] = {"pads"}, *pd_in[] = {"x", "pads"}, *pd_out[] = {"y"};
+
+static void test_fold_split_reduce(void **state)
+{
+    (void)state;
+    struct mb *b = malloc(sizeof *b);
+    struct graph *g;
+    struct ls_error err;
+    static const int64_t zero = 0, one = 1;
+    mb_init(b);
+    mb_input(b, "x", 4, p_dims, NULL);
+    mb_init_t(b, "parts", 1, two, two_parts);
+    mb_init_t(b, "zeros6", 1, six, zeros6);
+    mb_init_t(b, "eight", 1, one_dim, eight);
+    mb_node(b, "Shape", "shp", 1, ps_in, 1, ps_out);
+    mb_attr_ints(b, mb_node(b, "Split", "split", 2, sp_in, 2, sp_out), "axis", -1, &zero);
+    mb_attr_ints(b, mb_node(b, "ReduceMax", "m", 1, rm_in, 1, rm_out), "keepdims", -1, &one);
+    mb_node(b, "Div", "q", 2, dv_in, 1, dv_out);
+    mb_attr_ints(b, mb_node(b, "Concat", "pads", 3, pc_in, 1, pc_out), "axis", -1, &zero);
+    mb_node(b, "Pad", "pad", 2, pd_in, 1, pd_out);
+    mb_output(b, "y");
+    assert_int_equal(import(b, NULL, &g, &err), 0);
+    const struct graph_shape *s = shape_of(g, "pad.pad3");   /* the last zero block */
+    assert_int_equal(s->rank, 4);
+    assert_int_equal(s->dims[1].size, 3);
+    assert_int_equal(s->dims[2].size, 9);   /* 8 + the folded pad of 1 at the end */
+    assert_int_equal(s->dims[3].size, 9);
+    assert_int_equal(graph_find_op(g, "m"), -1);   /* folded: no op */
+    graph_free(g);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_shape_math),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_fold_split_reduce),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -400,5 +400,5 @@ int ox_fold(struct ox *x)
         return fold_scatter_nd(x);
     if (!strcmp(op, "Expand") && ox_in(x, 1))
         return fold_expand(x);
-    return 0;
+    return ox_fold_more(x);
 }

@@ -94,6 +94,8 @@ int ox_import_node(struct ox *x);
 /* Evaluate the node when all its inputs are constants with values and its op folds:
  * 2 folded (outputs bound), 0 not foldable, anything else an error. */
 int ox_fold(struct ox *x);
+/* onnx_fold_more.c: Split and the reductions (ReduceMax/Min/Sum/Mean/Prod), same contract. */
+int ox_fold_more(struct ox *x);
 /* ox_fail for functions returning a tensor id: records the error, gives -1. */
 #define OX_FAIL_T(x, ...) (ox_fail((x), __VA_ARGS__), -1)
 

@@ -12,7 +12,7 @@
 #   -s SEED     libFuzzer's random seed (default 0: a new one each run; env FUZZ_SEED).
 #               With a fixed seed and a fresh DIR a run is a prefix of every longer run
 #               with the same seed, so a crash CI finds can be found again here.
-#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx cmtable (default: all)
+#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable (default: all)
 #
 # Every target first replays its reproducers (tests/data/fuzz/TARGET/*), then fuzzes from a
 # corpus seeded with the repository's examples and test data. Exits 1 when any target
@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx cmtable"
+ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -47,7 +47,7 @@ CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC -I$
 # Layers each target links (lowest last) and its external libraries.
 layers_of() {
     case $1 in
-    lg | hf | tfjs | onnx) echo "graph util" ;;
+    lg | hf | tfjs | onnx | hlo) echo "graph util" ;;
     lsp | sol | answer) echo "solver util" ;;
     lstrace | csv | tracejson | neuroncsv) echo "traces util" ;;
     prog | progz | target) echo "sim traces util" ;;
@@ -69,6 +69,7 @@ seeds_of() {
     tracejson | neuroncsv) ls "$SRC"/tests/data/traces/* ;;
     tfjs) ls "$SRC"/tests/data/tfjs/*.json ;;
     onnx) ls "$SRC"/tests/data/onnx/*.onnx "$SRC"/tests/data/onnx/bad/*.onnx ;;
+    hlo) ls "$SRC"/tests/data/hlo/*.hlo "$SRC"/tests/data/hlo/bad/*.hlo ;;
     *) ;;  # lstrace, csv: written by seed_traces (below)
     esac
     # Seeds for formats the test data lacks (target INIs, latency tables, a generated .lsp).
