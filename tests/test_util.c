@@ -662,6 +662,37 @@ static int tw_of(int32_t n, const int32_t *edges, size_t m)
     return w;
 }
 
+/* Min-fill over its work budget: the min-degree decomposition is kept, exactly (its order),
+ * and still valid; with no budget the narrower of both is kept. Vertex 1 has two
+ * non-adjacent neighbours (degree 2, fill 1), vertex 2 a triangle (degree 3, fill 0), so
+ * the two heuristics order differently; a hub of 400 leaves (vertex 9 on) makes min-fill's
+ * scoring read 400 entries per leaf. */
+static void test_treedec_budget(void **state)
+{
+    (void)state;
+    enum { L = 400, N = 10 + L };
+    int32_t edges[2 * (8 + L)] = {1, 3, 1, 4, 2, 5, 2, 6, 2, 7, 5, 6, 6, 7, 5, 7};
+    size_t m = 8;
+    for (int32_t i = 10; i < N; i++) {
+        edges[2 * m] = 9;
+        edges[2 * m++ + 1] = i;
+    }
+    struct ls_treedec deg, fill, cut, full;
+    struct ls_error e;
+    assert_int_equal(ls_treedec_build(N, edges, m, LS_ELIM_MIN_DEGREE, &deg, &e), 0);
+    assert_int_equal(ls_treedec_build(N, edges, m, LS_ELIM_MIN_FILL, &fill, &e), 0);
+    assert_true(memcmp(deg.order, fill.order, sizeof *deg.order * N) != 0);
+    assert_int_equal(ls_treedec_best_budget(N, edges, m, NULL, 1000, &cut, &e), 0);
+    assert_memory_equal(cut.order, deg.order, sizeof *deg.order * N);
+    check_td(N, edges, m, &cut);
+    assert_int_equal(ls_treedec_best_budget(N, edges, m, NULL, 0, &full, &e), 0);
+    assert_memory_equal(full.order, fill.order, sizeof *fill.order * N); /* ties: min-fill */
+    ls_treedec_free(&deg);
+    ls_treedec_free(&fill);
+    ls_treedec_free(&cut);
+    ls_treedec_free(&full);
+}
+
 static void test_treedec_known(void **state)
 {
     (void)state;
@@ -774,7 +805,7 @@ int main(void)
         cmocka_unit_test(test_atomic_signal_cleanup), cmocka_unit_test(test_json_locate),
         cmocka_unit_test(test_remove_stale_temps), cmocka_unit_test(test_csv_split),
         cmocka_unit_test(test_atomic_umask), cmocka_unit_test(test_atomic_dead_temps),
-        cmocka_unit_test(test_treedec_known), cmocka_unit_test(test_treedec_random),
+        cmocka_unit_test(test_treedec_known), cmocka_unit_test(test_treedec_budget), cmocka_unit_test(test_treedec_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,8 @@ struct ls_treedec {
 /* edges: nedges pairs (u, v), 0 <= u, v < n; self loops and repeats are ignored. */
 int ls_treedec_build(int32_t n, const int32_t *edges, size_t nedges,
                      enum ls_elim_heuristic h, struct ls_treedec *td, struct ls_error *err);
-/* Both heuristics, keeps the narrower (min-fill on ties). */
+/* Both heuristics, keeps the narrower (min-fill on ties); min-fill within a work budget
+ * (ls_treedec_best_budget). */
 int ls_treedec_best(int32_t n, const int32_t *edges, size_t nedges, struct ls_treedec *td,
                     struct ls_error *err);
 void ls_treedec_free(struct ls_treedec *td);
@@ -39,6 +40,13 @@ int ls_treedec_build_until(int32_t n, const int32_t *edges, size_t nedges,
 int ls_treedec_best_until(int32_t n, const int32_t *edges, size_t nedges,
                           const struct ls_deadline *dl, struct ls_treedec *td,
                           struct ls_error *err);
+
+/* ls_treedec_best_until with min-fill's scoring budget (adjacency entries read; 0 = none)
+ * given: past it, min-degree's decomposition is kept (best_until's budget is a few seconds
+ * of work). */
+int ls_treedec_best_budget(int32_t n, const int32_t *edges, size_t nedges,
+                           const struct ls_deadline *dl, int64_t fill_work_max,
+                           struct ls_treedec *td, struct ls_error *err);
 
 /* Just the width bound (min of min-fill and min-degree); -1 for n == 0. */
 int ls_treewidth_ub(int32_t n, const int32_t *edges, size_t nedges, int32_t *width,

@@ -139,4 +139,14 @@ expect_err 'f2\.lstrace: block 0 .*more than 100 records' "record cap named"
 expect 0 "LAYSIM_TRACE_MAX_RECORDS=290" env LAYSIM_TRACE_MAX_RECORDS=290 "$B" trace "$T/f2.lstrace" summary
 expect 2 "LAYSIM_TRACE_MAX_RECORDS=x" env LAYSIM_TRACE_MAX_RECORDS=x "$B" trace "$T/f2.lstrace" summary
 
+# item 4: an MoE config of 1,023 experts (the accepted maximum is 1,024): the treewidth bound's
+# min-fill elimination ran for minutes on the router's fan-out; past its work budget the
+# min-degree bound stands (about 4 s here; over 300 s before)
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['num_experts'] = 1023
+json.dump(d, open(sys.argv[2], 'w'))" "$S/tests/data/hf/olmoe.json" "$T/moe1023.json"
+expect 0 "graph of a 1023-expert MoE" timeout 120 "$B" graph "$T/moe1023.json" --stats
+grep -Eq '^treewidth_ub +[0-9]+' "$T/out" && ok || bad "1023 experts: no treewidth bound"
+
 finish
