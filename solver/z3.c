@@ -37,6 +37,7 @@ int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
 #include <unistd.h>
 
 #include "solver/export.h"
+#include "util/fileio.h"
 
 #include <z3.h>
 
@@ -221,6 +222,7 @@ static int load_wcnf(Z3_context ctx, Z3_optimize opt, const struct lsp_problem *
     if (fd < 0)
         return ls_error_msg(err, LS_ERR_IO, "z3: cannot create a temporary file in %s",
                             dir && *dir ? dir : "/tmp");
+    void *tracked = ls_temp_track(path); /* a SIGTERM mid-export leaves no WCNF behind */
     FILE *fp = fdopen(fd, "w");
     int rc = fp ? lsp_export_fp(p, LSP_EXPORT_WCNF_OLD, fp, err)
                 : ls_error_msg(err, LS_ERR_IO, "z3: cannot write %s", path);
@@ -235,6 +237,7 @@ static int load_wcnf(Z3_context ctx, Z3_optimize opt, const struct lsp_problem *
                               api.Z3_get_error_msg(ctx, api.Z3_get_error_code(ctx)));
     }
     unlink(path);
+    ls_temp_untrack(tracked);
     return rc;
 }
 

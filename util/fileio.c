@@ -129,13 +129,13 @@ static void block_cleanup_signals(sigset_t *old)
     pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
-static void live_add(struct ls_atomic_file *af)
+/* The list entry of temporary file tmp, published; NULL when out of memory. */
+static struct live_tmp *live_push(const char *tmp)
 {
     struct live_tmp *n = malloc(sizeof *n);
-    af->live = n;
     if (!n)
-        return; /* the temp file still works; only its signal cleanup is lost */
-    memcpy(n->tmp, af->tmp, sizeof n->tmp);
+        return NULL; /* the temp file still works; only its signal cleanup is lost */
+    snprintf(n->tmp, sizeof n->tmp, "%s", tmp);
     sigset_t old;
     block_cleanup_signals(&old);
     pthread_mutex_lock(&live_lock);
@@ -143,12 +143,16 @@ static void live_add(struct ls_atomic_file *af)
     __atomic_store_n(&live_head, n, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&live_lock);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return n;
 }
 
-static void live_remove(struct ls_atomic_file *af)
+static void live_add(struct ls_atomic_file *af)
 {
-    struct live_tmp *n = af->live;
-    af->live = NULL;
+    af->live = live_push(af->tmp);
+}
+
+static void live_drop(struct live_tmp *n)
+{
     if (!n)
         return;
     sigset_t old;
@@ -162,6 +166,22 @@ static void live_remove(struct ls_atomic_file *af)
     pthread_mutex_unlock(&live_lock);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     free(n);
+}
+
+static void live_remove(struct ls_atomic_file *af)
+{
+    live_drop(af->live);
+    af->live = NULL;
+}
+
+void *ls_temp_track(const char *path)
+{
+    return live_push(path);
+}
+
+void ls_temp_untrack(void *handle)
+{
+    live_drop(handle);
 }
 
 static void cleanup_and_die(int sig)

@@ -54,6 +54,13 @@ void ls_atomic_abort(struct ls_atomic_file *af);
  * handlers by itself. Returns 0, or -1 if a handler could not be installed. */
 int ls_atomic_cleanup_on_signals(void);
 
+/* Another temporary file (not an output: a scratch file handed to a library) removed by
+ * the same signal cleanup until ls_temp_untrack(handle); the caller still unlinks it on
+ * its normal paths. Returns the handle (NULL when out of memory: only the cleanup is
+ * lost; ls_temp_untrack(NULL) does nothing). */
+void *ls_temp_track(const char *path);
+void ls_temp_untrack(void *handle);
+
 /* Remove the temporary files killed runs left in dir: entries NAME.tmp.PID.XXXXXX (the
  * pattern of ls_atomic_open) whose PID names no process, and NAME.tmp.XXXXXX of older
  * versions, whose NAME matches one of the fnmatch(3) patterns — the outputs the caller
