@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Run `laysim study` or `laysim whatif` on a Slurm cluster: the grid as a job array, one
+# shard per task (`--shard K/N`, K = the array index 1..N), wait for it, merge the shards'
+# stores with `laysim merge` and write the report (docs/study.md, "Scaling out").
+# usage: scripts/slurm-study.sh --out DIR [--shards N] [--resume | --force] [--laysim PATH]
+#                               [--sbatch ARG]... [-q] study|whatif [laysim options...]
+#   --out DIR      DIR/shard-K: shard K's store; DIR/merged: the merged store and report;
+#                  DIR/slurm: the task script, the run's arguments, per-shard logs and exit
+#                  codes. DIR must be on a file system every node sees.
+#   --shards N     array tasks (default 4)
+#   --resume       resubmit only the shards that have no result (failed, cancelled, killed,
+#                  never ran), with the first run's arguments; each resumes its own store
+#                  (`laysim --resume`: jobs already complete are skipped); then merge
+#   --force        replace a previous run in DIR (without --resume or --force, a DIR that
+#                  holds a run is an error)
+#   --laysim PATH  the laysim binary the tasks run (default: laysim on PATH)
+#   --sbatch ARG   an extra sbatch option, repeatable: --partition=P, --cpus-per-task=C
+#                  (the shard's --threads), --mem=8G, --time=02:00:00, --account=A, ...
+#   -q, --quiet    no merged summary on the terminal
+# The laysim options are those of the command, without --out, --shard, --resume, --force
+# (the script sets them) and -q/--quiet (tasks always run quiet); --threads defaults to the
+# task's --cpus-per-task (1 without it).
+# Exit codes: 0 merged; 1 a shard failed (each named with its exit code or as cancelled,
+# killed or never run, and its log; rerun with --resume) or Slurm refused the job; 2 usage.
+set -euo pipefail
+
+die() { echo "slurm-study.sh: $*" >&2; exit "${CODE:-1}"; }
+usage() { CODE=2 die "$* (usage: scripts/slurm-study.sh --out DIR [--shards N] [--resume | --force] [--laysim PATH] [--sbatch ARG]... [-q] study|whatif [laysim options...])"; }
+
+OUT='' N='' RESUME=0 FORCE=0 QUIET=0 LAYSIM='' SBATCH=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --out) [ $# -ge 2 ] || usage "--out needs a directory"; OUT=$2; shift 2 ;;
+    --shards) [ $# -ge 2 ] || usage "--shards needs a count"; N=$2; shift 2 ;;
+    --resume) RESUME=1; shift ;;
+    --force) FORCE=1; shift ;;
+    --laysim) [ $# -ge 2 ] || usage "--laysim needs a path"; LAYSIM=$2; shift 2 ;;
+    --sbatch) [ $# -ge 2 ] || usage "--sbatch needs an option"; SBATCH+=("$2"); shift 2 ;;
+    -q | --quiet) QUIET=1; shift ;;
+    study | whatif) break ;;
+    *) usage "unknown option '$1'" ;;
+    esac
+done
+[ -n "$OUT" ] || usage "--out DIR is required"
+[ $RESUME -eq 1 ] && [ $FORCE -eq 1 ] && usage "--resume and --force exclude each other"
+case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
+S=$OUT/slurm
+command -v sbatch >/dev/null 2>&1 || die "sbatch not found (a Slurm client; scripts/deps.sh slurm)"
+
+if [ $RESUME -eq 1 ]; then
+    [ -f "$S/run" ] || die "$OUT holds no run of slurm-study.sh to resume"
+    given=("$@")
+    # shellcheck source=/dev/null
+    . "$S/run"   # CMD ARGS N LAYSIM SBATCH of the first run
+    if [ ${#given[@]} -gt 0 ] && [ "${given[*]}" != "$CMD ${ARGS[*]}" ]; then
+        CODE=2 die "--resume runs the first run's command ($CMD ${ARGS[*]}), not: ${given[*]}"
+    fi
+else
+    [ $# -ge 1 ] || usage "give the command: study or whatif"
+    CMD=$1
+    shift
+    ARGS=("$@")
+    for a in "${ARGS[@]}"; do
+        case $a in
+        --out | --out=* | --shard | --shard=* | --resume | --force | -q | --quiet)
+            usage "$a is the script's to set, not the command's" ;;
+        esac
+    done
+    N=${N:-4}
+    [[ $N =~ ^[1-9][0-9]*$ ]] || usage "--shards: expected a positive count, got '$N'"
+    LAYSIM=${LAYSIM:-$(command -v laysim || true)}
+    [ -n "$LAYSIM" ] || die "no laysim on PATH: give --laysim PATH"
+    case $LAYSIM in /*) ;; *) LAYSIM=$PWD/$LAYSIM ;; esac
+    [ -x "$LAYSIM" ] || die "$LAYSIM is not an executable"
+    if [ -e "$S/run" ] && [ $FORCE -eq 0 ]; then
+        die "$OUT already holds a run: --resume continues it, --force replaces it"
+    fi
+    rm -rf "$S" "$OUT"/shard-* "$OUT/merged"
+    mkdir -p "$S"
+    { declare -p CMD ARGS N LAYSIM SBATCH; } >"$S/run.tmp" && mv "$S/run.tmp" "$S/run"
+    # the array task: shard K = the array index; its exit code lands in slurm/shard-K.rc
+    cat >"$S/task.sh" <<'EOF'
+#!/usr/bin/env bash
+# one array task of scripts/slurm-study.sh: args OUT; the run's settings are in OUT/slurm/run
+OUT=$1
+. "$OUT/slurm/run"
+k=$SLURM_ARRAY_TASK_ID
+rm -f "$OUT/slurm/shard-$k.rc"
+"$LAYSIM" "$CMD" --threads "${SLURM_CPUS_PER_TASK:-1}" "${ARGS[@]}" --quiet \
+    --shard "$k/$N" --out "$OUT/shard-$k" --resume
+rc=$?
+echo "$rc" >"$OUT/slurm/shard-$k.rc"
+exit "$rc"
+EOF
+fi
+
+# shards_without_result: the K whose task did not end with exit code 0
+shards_without_result() {
+    local k
+    for k in $(seq "$N"); do
+        [ "$(cat "$S/shard-$k.rc" 2>/dev/null)" = 0 ] || echo "$k"
+    done
+}
+
+todo=$(shards_without_result | paste -sd, -)
+if [ -n "$todo" ]; then
+    for k in ${todo//,/ }; do rm -f "$S/shard-$k.rc" "$S/shard-$k.log"; done
+    jid=$(sbatch --parsable --array="$todo" --job-name="laysim-$CMD" \
+        --output="$S/shard-%a.log" "${SBATCH[@]}" "$S/task.sh" "$OUT") ||
+        die "sbatch refused the job array"
+    jid=${jid%%;*}
+    echo "$jid" >"$S/jobid"
+    echo "slurm-study.sh: job array $jid: shards $todo of $N ($CMD)" >&2
+    # --wait: returns when every task has ended, successful or not
+    srun_rc=0
+    sbatch --wait --quiet --dependency="afterany:$jid" --job-name="laysim-$CMD-wait" \
+        --output=/dev/null "${SBATCH[@]}" --wrap true || srun_rc=$?
+    [ $srun_rc -eq 0 ] || die "waiting for job array $jid failed (sbatch exit $srun_rc)"
+fi
+
+failed=$(shards_without_result)
+if [ -n "$failed" ]; then
+    for k in $failed; do
+        rc=$(cat "$S/shard-$k.rc" 2>/dev/null || true)
+        if [ -n "$rc" ]; then why="laysim exited $rc"; else why="cancelled, killed or never ran"; fi
+        echo "slurm-study.sh: shard $k/$N failed: $why (log: $S/shard-$k.log)" >&2
+    done
+    die "$(wc -w <<<"$failed") of $N shards have no result: rerun with --resume to resubmit only those"
+fi
+
+shards=()
+for k in $(seq "$N"); do shards+=("$OUT/shard-$k"); done
+q=()
+[ $QUIET -eq 1 ] && q=(--quiet)
+"$LAYSIM" merge "${q[@]}" --out "$OUT/merged" "${shards[@]}" || die "laysim merge failed"
