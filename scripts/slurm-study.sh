@@ -3,7 +3,7 @@
 # shard per task (`--shard K/N`, K = the array index 1..N), wait for it, merge the shards'
 # stores with `laysim merge` and write the report (docs/study.md, "Scaling out").
 # usage: scripts/slurm-study.sh --out DIR [--shards N] [--resume | --force] [--laysim PATH]
-#                               [--sbatch ARG]... [-q] study|whatif [laysim options...]
+#                               [--sbatch ARG]... [--poll S] [-q] study|whatif [laysim options...]
 #   --out DIR      DIR/shard-K: shard K's store; DIR/merged: the merged store and report;
 #                  DIR/slurm: the task script, the run's arguments, per-shard logs and exit
 #                  codes. DIR must be on a file system every node sees.
@@ -16,6 +16,7 @@
 #   --laysim PATH  the laysim binary the tasks run (default: laysim on PATH)
 #   --sbatch ARG   an extra sbatch option, repeatable: --partition=P, --cpus-per-task=C
 #                  (the shard's --threads), --mem=8G, --time=02:00:00, --account=A, ...
+#   --poll S       seconds between two looks at the queue while waiting (default 10)
 #   -q, --quiet    no merged summary on the terminal
 # The laysim options are those of the command, without --out, --shard, --resume, --force
 # (the script sets them) and -q/--quiet (tasks always run quiet); --threads defaults to the
@@ -25,9 +26,9 @@
 set -euo pipefail
 
 die() { echo "slurm-study.sh: $*" >&2; exit "${CODE:-1}"; }
-usage() { CODE=2 die "$* (usage: scripts/slurm-study.sh --out DIR [--shards N] [--resume | --force] [--laysim PATH] [--sbatch ARG]... [-q] study|whatif [laysim options...])"; }
+usage() { CODE=2 die "$* (usage: scripts/slurm-study.sh --out DIR [--shards N] [--resume | --force] [--laysim PATH] [--sbatch ARG]... [--poll S] [-q] study|whatif [laysim options...])"; }
 
-OUT='' N='' RESUME=0 FORCE=0 QUIET=0 LAYSIM='' SBATCH=()
+OUT='' N='' POLL=10 RESUME=0 FORCE=0 QUIET=0 LAYSIM='' SBATCH=()
 while [ $# -gt 0 ]; do
     case $1 in
     --out) [ $# -ge 2 ] || usage "--out needs a directory"; OUT=$2; shift 2 ;;
@@ -36,6 +37,7 @@ while [ $# -gt 0 ]; do
     --force) FORCE=1; shift ;;
     --laysim) [ $# -ge 2 ] || usage "--laysim needs a path"; LAYSIM=$2; shift 2 ;;
     --sbatch) [ $# -ge 2 ] || usage "--sbatch needs an option"; SBATCH+=("$2"); shift 2 ;;
+    --poll) [ $# -ge 2 ] || usage "--poll needs seconds"; POLL=$2; shift 2 ;;
     -q | --quiet) QUIET=1; shift ;;
     study | whatif) break ;;
     *) usage "unknown option '$1'" ;;
@@ -45,13 +47,15 @@ done
 [ $RESUME -eq 1 ] && [ $FORCE -eq 1 ] && usage "--resume and --force exclude each other"
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 S=$OUT/slurm
+[[ $POLL =~ ^[0-9]+(\.[0-9]+)?$ ]] || usage "--poll: expected seconds, got '$POLL'"
 command -v sbatch >/dev/null 2>&1 || die "sbatch not found (a Slurm client; scripts/deps.sh slurm)"
 
 if [ $RESUME -eq 1 ]; then
     [ -f "$S/run" ] || die "$OUT holds no run of slurm-study.sh to resume"
-    given=("$@")
+    given=("$@") shards=$N
     # shellcheck source=/dev/null
     . "$S/run"   # CMD ARGS N LAYSIM SBATCH of the first run
+    [ -z "$shards" ] || [ "$shards" = "$N" ] || CODE=2 die "--resume: the run has $N shards, not $shards"
     if [ ${#given[@]} -gt 0 ] && [ "${given[*]}" != "$CMD ${ARGS[*]}" ]; then
         CODE=2 die "--resume runs the first run's command ($CMD ${ARGS[*]}), not: ${given[*]}"
     fi
@@ -102,6 +106,19 @@ shards_without_result() {
     done
 }
 
+# wait_for JOBID: until no task of the array is pending, running or completing (squeue lists
+# only those); a failing squeue (the controller busy or restarting) is retried, never taken
+# for the end
+wait_for() {
+    local q
+    while :; do
+        if q=$(squeue -h -u "$(id -un)" -o %F 2>/dev/null); then
+            grep -qx "$1" <<<"$q" || return 0
+        fi
+        sleep "$POLL"
+    done
+}
+
 todo=$(shards_without_result | paste -sd, -)
 if [ -n "$todo" ]; then
     for k in ${todo//,/ }; do rm -f "$S/shard-$k.rc" "$S/shard-$k.log"; done
@@ -111,11 +128,7 @@ if [ -n "$todo" ]; then
     jid=${jid%%;*}
     echo "$jid" >"$S/jobid"
     echo "slurm-study.sh: job array $jid: shards $todo of $N ($CMD)" >&2
-    # --wait: returns when every task has ended, successful or not
-    srun_rc=0
-    sbatch --wait --quiet --dependency="afterany:$jid" --job-name="laysim-$CMD-wait" \
-        --output=/dev/null "${SBATCH[@]}" --wrap true || srun_rc=$?
-    [ $srun_rc -eq 0 ] || die "waiting for job array $jid failed (sbatch exit $srun_rc)"
+    wait_for "$jid"
 fi
 
 failed=$(shards_without_result)

@@ -42,7 +42,7 @@ same() {   # same WHAT DIR: DIR's results equal the one-process run's
 GRID=(--models cnn,whisper-enc:quick,bert-base:quick,vit-b16:quick,bart-base:quick --mcts-evaluations 8)
 expect 0 "one-process study" "$LAYSIM" study "${GRID[@]}" --threads 2 --quiet --out "$T/one"
 ONE=$T/one
-RUN=("$SRC/scripts/slurm-study.sh" --shards 4 --laysim "$LAYSIM")
+RUN=("$SRC/scripts/slurm-study.sh" --shards 4 --poll 1 --laysim "$LAYSIM")
 expect 0 "slurm-study.sh study" "${RUN[@]}" --out "$T/s" -q study "${GRID[@]}"
 if grep -q "shards 1,2,3,4 of 4" "$T/err"; then ok; else bad "no 4-task array: $(cat "$T/err")"; fi
 for k in 1 2 3 4; do
@@ -72,7 +72,7 @@ esac
 exec "$LAYSIM" "\$@"
 EOF
 chmod +x "$T/laysim-shim"
-SHIM=("$SRC/scripts/slurm-study.sh" --shards 4 --laysim "$T/laysim-shim")
+SHIM=("$SRC/scripts/slurm-study.sh" --shards 4 --poll 1 --laysim "$T/laysim-shim")
 touch "$T/fail"
 expect 1 "a failing shard" "${SHIM[@]}" --out "$T/f" -q study "${GRID[@]}"
 if grep -q "shard 3/4 failed: laysim exited 3 (log: $T/f/slurm/shard-3.log)" "$T/err" &&
