@@ -88,7 +88,8 @@ struct study_opts {
     struct study_targets targets;
     int calibrate;             /* also run everything under the calibrated table (default 1) */
     int resume;                /* skip jobs whose cells are all in the store */
-    int shard_k, shard_n;      /* run only jobs j with j % n == k - 1 (default 1/1) */
+    int shard_k, shard_n;      /* run only jobs j with j % n == k - 1 (default 1/1); job
+                                  j = model * targets.n + target */
     int jobs;                  /* worker threads (default 1) */
     double exact_time_limit;   /* seconds per exact solve (default 60) */
     double dp_time_limit;      /* seconds per dp solve (default 10) */

@@ -472,10 +472,12 @@ int study_run(const struct study_opts *o, struct study_db *st, struct study_summ
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto out;
     }
-    /* jobs: target-major, so a shard is a slice of (target, model) pairs */
+    /* jobs run target-major; a shard takes the (target, model) pairs whose model-major
+     * number is K - 1 mod N: when N is a multiple or a divisor of the target count, a shard
+     * holds one target's (or whole targets') jobs and calibrates only those targets */
     for (size_t ti = 0; ti < o->targets.n && !rc; ti++)
         for (size_t mi = 0; mi < o->models.n && !rc; mi++) {
-            size_t idx = ti * o->models.n + mi;
+            size_t idx = mi * o->targets.n + ti;
             if ((int)(idx % (size_t)o->shard_n) != o->shard_k - 1)
                 continue;
             sum->jobs++;

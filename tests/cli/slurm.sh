@@ -3,7 +3,8 @@
 # brings it up, scripts/slurm-study.sh runs the grid as a job array of 4 shards and merges
 # them; the merged results equal a one-process run's, timing aside. A shard that fails and
 # one cancelled while it runs (scancel of one array element) are each reported by shard
-# number, and --resume resubmits only that shard, ending with the same results.
+# number, and --resume resubmits only that shard, ending with the same results. A what-if
+# shard of a sweep over as many shards as variants holds and calibrates one variant.
 # Skipped (77) without the Slurm packages (scripts/deps.sh slurm) or without root.
 # usage: bash tests/cli/slurm.sh <laysim-binary> <source-dir>
 LAYSIM=${1:?laysim binary}
@@ -113,6 +114,12 @@ expect 0 "one-process whatif" "$LAYSIM" whatif "${WI[@]}" --threads 2 --quiet --
 ONE=$T/wone
 expect 0 "slurm-study.sh whatif" "${RUN[@]}" --out "$T/w" whatif "${WI[@]}"
 same "whatif over a 4-task array" "$T/w/merged"
+# 4 variants over 4 shards: each shard holds one variant's jobs and calibrates that one alone
+for k in 1 2 3 4; do
+    n=$(find "$T/w/shard-$k" -name 'calibrated-table*.json' | wc -l)
+    v=$(jq '[.targets[].label] | unique | length' "$T/w/shard-$k/results.json")
+    if [ "$n" = 1 ] && [ "$v" = 1 ]; then ok; else bad "what-if shard $k: $v variants, $n calibrations, want 1 and 1"; fi
+done
 n=$(jq '[.targets[].label] | unique | length' "$T/w/merged/results.json")
 if [ "$n" = 4 ]; then ok; else bad "the merged what-if report has $n variants, want 4"; fi
 if grep -q "merged 4 stores" "$T/out"; then ok; else bad "no merged summary: $(head -c 300 "$T/out")"; fi
