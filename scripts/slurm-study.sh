@@ -119,6 +119,12 @@ wait_for() {
     done
 }
 
+# a resumed run whose array is still queued or running (the script was interrupted while it
+# waited) waits for it first: a shard is never run twice at once
+if [ $RESUME -eq 1 ] && [ -s "$S/jobid" ] && squeue -h -u "$(id -un)" -o %F 2>/dev/null | grep -qx "$(cat "$S/jobid")"; then
+    echo "slurm-study.sh: job array $(cat "$S/jobid") of this run is still in the queue: waiting for it" >&2
+    wait_for "$(cat "$S/jobid")"
+fi
 todo=$(shards_without_result | paste -sd, -)
 if [ -n "$todo" ]; then
     for k in ${todo//,/ }; do rm -f "$S/shard-$k.rc" "$S/shard-$k.log"; done
