@@ -104,12 +104,17 @@ start_munge() {
     munged --socket="$m/munge.socket" --key-file="$m/munge.key" --log-file="$DIR/log/munged.log" \
         --pid-file="$DIR/run/munged.pid" --seed-file="$m/munged.seed" --force ||
         { cat "$DIR/log/munged.log" >&2 2>/dev/null; die "munged did not start"; }
+    for _ in $(seq 100); do pid_alive munged && return 0; sleep 0.1; done
+    die "munged exited at start (log: $DIR/log/munged.log)"
 }
 
-# start NAME: slurmctld or slurmd (they detach; their pid files say where they went)
+# start NAME: slurmctld or slurmd (they detach, then write their pid files: wait for them)
 start() {
     pid_alive "$1" && return 0
-    "$1" -f "$CONF" || { tail -20 "$DIR/log/$1.log" >&2 2>/dev/null; die "$1 did not start"; }
+    "$1" -f "$CONF" || { tail -n 20 "$DIR/log/$1.log" >&2 2>/dev/null; die "$1 did not start"; }
+    for _ in $(seq 100); do pid_alive "$1" && return 0; sleep 0.1; done
+    tail -n 20 "$DIR/log/$1.log" >&2 2>/dev/null
+    die "$1 exited at start (log: $DIR/log/$1.log)"
 }
 
 wait_idle() {
@@ -121,12 +126,12 @@ wait_idle() {
         drain* | down*) scontrol update nodename="$(hostname -s)" state=resume 2>/dev/null || true ;;
         esac
         if ! pid_alive slurmctld || ! pid_alive slurmd; then
-            tail -20 "$DIR"/log/slurm*.log >&2
+            tail -n 20 "$DIR"/log/slurm*.log >&2
             die "a daemon exited (logs in $DIR/log)"
         fi
         sleep 0.5
     done
-    tail -20 "$DIR"/log/slurm*.log >&2
+    tail -n 20 "$DIR"/log/slurm*.log >&2
     die "the node is not idle after 60 s (state '$state'; logs in $DIR/log)"
 }
 

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Run `laysim study` or `laysim whatif` on a Slurm cluster: the grid as a job array, one
 # shard per task (`--shard K/N`, K = the array index 1..N), wait for it, merge the shards'
-# stores with `laysim merge` and write the report (docs/study.md, "Scaling out").
+# stores with `laysim merge` and write the report (docs/study.md, "Scaling out"). Unless
+# --no-calibrate, one job first fits the calibrated tables (`--calibrate-only`) and the
+# array, which starts after it, reads them (`--calibrated-tables`) instead of each shard
+# fitting them again.
 # usage: scripts/slurm-study.sh --out DIR [--shards N] [--resume | --force] [--laysim PATH]
 #                               [--sbatch ARG]... [--poll S] [-q] study|whatif [laysim options...]
-#   --out DIR      DIR/shard-K: shard K's store; DIR/merged: the merged store and report;
-#                  DIR/slurm: the task script, the run's arguments, per-shard logs and exit
-#                  codes. DIR must be on a file system every node sees.
+#   --out DIR      DIR/shard-K: shard K's store; DIR/calibration: the calibrated tables;
+#                  DIR/merged: the merged store and report; DIR/slurm: the task script, the
+#                  run's arguments, per-job logs and exit codes. DIR must be on a file
+#                  system every node sees.
 #   --shards N     array tasks (default 4)
 #   --resume       resubmit only the shards that have no result (failed, cancelled, killed,
 #                  never ran), with the first run's arguments; each resumes its own store
@@ -66,7 +70,8 @@ else
     ARGS=("$@")
     for a in "${ARGS[@]}"; do
         case $a in
-        --out | --out=* | --shard | --shard=* | --resume | --force | -q | --quiet)
+        --out | --out=* | --shard | --shard=* | --resume | --force | -q | --quiet | \
+            --calibrate-only | --calibrated-tables | --calibrated-tables=*)
             usage "$a is the script's to set, not the command's" ;;
         esac
     done
@@ -79,19 +84,32 @@ else
     if [ -e "$S/run" ] && [ $FORCE -eq 0 ]; then
         die "$OUT already holds a run: --resume continues it, --force replaces it"
     fi
-    rm -rf "$S" "$OUT"/shard-* "$OUT/merged"
+    CALIBRATE=1
+    for a in "${ARGS[@]}"; do [ "$a" != --no-calibrate ] || CALIBRATE=0; done
+    rm -rf "$S" "$OUT"/shard-* "$OUT/merged" "$OUT/calibration"
     mkdir -p "$S"
-    { declare -p CMD ARGS N LAYSIM SBATCH; } >"$S/run.tmp" && mv "$S/run.tmp" "$S/run"
+    { declare -p CMD ARGS N LAYSIM SBATCH CALIBRATE; } >"$S/run.tmp" && mv "$S/run.tmp" "$S/run"
     # the array task: shard K = the array index; its exit code lands in slurm/shard-K.rc
     cat >"$S/task.sh" <<'EOF'
 #!/usr/bin/env bash
-# one array task of scripts/slurm-study.sh: args OUT; the run's settings are in OUT/slurm/run
+# a job of scripts/slurm-study.sh: args OUT [calibrate]; the run's settings are in
+# OUT/slurm/run. An array task runs shard K = the array index; "calibrate" fits the tables.
 OUT=$1
 . "$OUT/slurm/run"
+if [ "${2:-}" = calibrate ]; then
+    rm -f "$OUT/slurm/calibration.rc"
+    "$LAYSIM" "$CMD" --threads "${SLURM_CPUS_PER_TASK:-1}" "${ARGS[@]}" --quiet \
+        --calibrate-only --out "$OUT/calibration" --force
+    rc=$?
+    echo "$rc" >"$OUT/slurm/calibration.rc"
+    exit "$rc"
+fi
 k=$SLURM_ARRAY_TASK_ID
+tables=()
+[ "$CALIBRATE" = 0 ] || tables=(--calibrated-tables "$OUT/calibration")
 rm -f "$OUT/slurm/shard-$k.rc"
 "$LAYSIM" "$CMD" --threads "${SLURM_CPUS_PER_TASK:-1}" "${ARGS[@]}" --quiet \
-    --shard "$k/$N" --out "$OUT/shard-$k" --resume
+    --shard "$k/$N" --out "$OUT/shard-$k" --resume "${tables[@]}"
 rc=$?
 echo "$rc" >"$OUT/slurm/shard-$k.rc"
 exit "$rc"
@@ -128,7 +146,17 @@ fi
 todo=$(shards_without_result | paste -sd, -)
 if [ -n "$todo" ]; then
     for k in ${todo//,/ }; do rm -f "$S/shard-$k.rc" "$S/shard-$k.log"; done
-    jid=$(sbatch --parsable --array="$todo" --job-name="laysim-$CMD" \
+    after=()
+    if [ "$CALIBRATE" = 1 ] && [ "$(cat "$S/calibration.rc" 2>/dev/null)" != 0 ]; then
+        rm -f "$S/calibration.rc"
+        cid=$(sbatch --parsable --job-name="laysim-$CMD-calibrate" --output="$S/calibration.log" \
+            "${SBATCH[@]}" "$S/task.sh" "$OUT" calibrate) || die "sbatch refused the calibration job"
+        cid=${cid%%;*}
+        echo "slurm-study.sh: calibration job $cid" >&2
+        # a failed calibration cancels the array instead of leaving it pending forever
+        after=(--dependency="afterok:$cid" --kill-on-invalid-dep=yes)
+    fi
+    jid=$(sbatch --parsable --array="$todo" --job-name="laysim-$CMD" "${after[@]}" \
         --output="$S/shard-%a.log" "${SBATCH[@]}" "$S/task.sh" "$OUT") ||
         die "sbatch refused the job array"
     jid=${jid%%;*}
@@ -137,6 +165,11 @@ if [ -n "$todo" ]; then
     wait_for "$jid"
 fi
 
+if [ "$CALIBRATE" = 1 ] && [ "$(cat "$S/calibration.rc" 2>/dev/null)" != 0 ]; then
+    rc=$(cat "$S/calibration.rc" 2>/dev/null || true)
+    if [ -n "$rc" ]; then why="laysim exited $rc"; else why="cancelled, killed or never ran"; fi
+    echo "slurm-study.sh: the calibration failed: $why (log: $S/calibration.log)" >&2
+fi
 failed=$(shards_without_result)
 if [ -n "$failed" ]; then
     for k in $failed; do

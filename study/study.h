@@ -107,6 +107,11 @@ struct study_opts {
      * calibrated-table.json (one target) or calibrated-table-K.json (target K, from 1), so
      * `laysim problem|solve|tune --table FILE` can reuse it. */
     const char *table_dir;
+    /* When non-NULL, the calibrated tables are read from this directory (named as in
+     * table_dir; written there by an earlier run) instead of fitted. */
+    const char *table_in;
+    /* Only calibrate (the targets of this shard's jobs): no job runs, no cell is written. */
+    int calibrate_only;
     /* When non-NULL, the mcts cells keep every simulated time in this SQLite metric store
      * (study/tune.h, table tune_metric), so a resumed study does not simulate them again. */
     const char *tune_db;

@@ -21,8 +21,8 @@ CL=$T/cluster
 # a port of its own, so that a cluster already up on the default one is left alone
 export SLURM_LOCAL_PORT=$((20000 + $$ % 20000))
 trap '"$SRC/scripts/slurm-local.sh" down --dir "$CL"; rm -rf "$T"' EXIT
-expect 0 "slurm-local.sh up" "$SRC/scripts/slurm-local.sh" up --dir "$CL" ||
-    { cat "$T/err"; finish; exit 1; }
+expect 0 "slurm-local.sh up" "$SRC/scripts/slurm-local.sh" up --dir "$CL"
+[ "$fail" = 0 ] || { cat "$T/err"; finish; exit 1; }
 expect 0 "slurm-local.sh up again (idempotent)" "$SRC/scripts/slurm-local.sh" up --dir "$CL"
 export SLURM_CONF=$CL/slurm.conf
 expect 0 "slurm-local.sh status" "$SRC/scripts/slurm-local.sh" status --dir "$CL"
@@ -66,6 +66,7 @@ expect_err "no run of slurm-study.sh" "--resume of nothing"
 # a shard that fails (a laysim that exits 3 on shard 3 while $T/fail exists), then --resume
 cat >"$T/laysim-shim" <<EOF
 #!/usr/bin/env bash
+echo "\$*" >>"$T/calls"
 case " \$* " in
 *" --shard 3/4 "*) [ -e "$T/fail" ] && exit 3 ;;
 *" --shard 2/4 "*) [ -e "$T/hang" ] && { touch "$T/started"; sleep 120; } ;;
@@ -84,6 +85,11 @@ rm "$T/fail"
 expect 0 "--resume after a failed shard" "${SHIM[@]}" --out "$T/f" -q --resume
 if grep -q "shards 3 of 4" "$T/err"; then ok; else bad "--resume resubmitted more than shard 3: $(cat "$T/err")"; fi
 same "resumed after a failed shard" "$T/f/merged"
+# the tables were fitted once, by the calibration job of the first run; every shard read them
+n=$(grep -c -- '--calibrate-only' "$T/calls")
+m=$(grep -- '--shard' "$T/calls" | grep -vc -- "--calibrated-tables $T/f/calibration")
+if [ "$n" = 1 ] && [ "$m" = 0 ]; then ok; else
+    bad "$n calibration jobs (want 1), $m shards fitting their own tables (want 0)"; cat "$T/calls"; fi
 
 # a shard cancelled while it runs (scancel of one array element), then --resume
 touch "$T/hang"
