@@ -3,7 +3,8 @@
 # brings it up, scripts/slurm-study.sh runs the grid as a job array of 4 shards and merges
 # them; the merged results equal a one-process run's, timing aside. A shard that fails and
 # one cancelled while it runs (scancel of one array element) are each reported by shard
-# number, and --resume resubmits only that shard, ending with the same results. A what-if
+# number, and --resume resubmits only that shard, ending with the same results; a failed
+# calibration job (the tables are fitted once, before the array) likewise. A what-if
 # shard of a sweep over as many shards as variants holds and calibrates one variant.
 # Skipped (77) without the Slurm packages (scripts/deps.sh slurm) or without root.
 # usage: bash tests/cli/slurm.sh <laysim-binary> <source-dir>
@@ -68,6 +69,7 @@ cat >"$T/laysim-shim" <<EOF
 #!/usr/bin/env bash
 echo "\$*" >>"$T/calls"
 case " \$* " in
+*" --calibrate-only "*) [ -e "$T/failcal" ] && exit 4 ;;
 *" --shard 3/4 "*) [ -e "$T/fail" ] && exit 3 ;;
 *" --shard 2/4 "*) [ -e "$T/hang" ] && { touch "$T/started"; sleep 120; } ;;
 esac
@@ -90,6 +92,19 @@ n=$(grep -c -- '--calibrate-only' "$T/calls")
 m=$(grep -- '--shard' "$T/calls" | grep -vc -- "--calibrated-tables $T/f/calibration")
 if [ "$n" = 1 ] && [ "$m" = 0 ]; then ok; else
     bad "$n calibration jobs (want 1), $m shards fitting their own tables (want 0)"; cat "$T/calls"; fi
+
+# a failed calibration job: reported, the array cancelled (its shards never ran); --resume
+# fits the tables again and runs every shard
+touch "$T/failcal"
+expect 1 "a failing calibration" "${SHIM[@]}" --out "$T/k" -q study "${GRID[@]}"
+if grep -q "the calibration failed: laysim exited 4 (log: $T/k/slurm/calibration.log)" "$T/err" &&
+   [ "$(grep -c 'failed: cancelled, killed or never ran' "$T/err")" = 4 ]; then ok; else
+    bad "the failed calibration is not reported: $(cat "$T/err")"; fi
+rm "$T/failcal"
+expect 0 "--resume after a failed calibration" "${SHIM[@]}" --out "$T/k" -q --resume
+if grep -q "calibration job" "$T/err" && grep -q "shards 1,2,3,4 of 4" "$T/err"; then ok; else
+    bad "--resume did not resubmit the calibration and every shard: $(cat "$T/err")"; fi
+same "resumed after a failed calibration" "$T/k/merged"
 
 # a shard cancelled while it runs (scancel of one array element), then --resume
 touch "$T/hang"
