@@ -13,8 +13,9 @@
 #                  system every node sees.
 #   --shards N     array tasks (default 4)
 #   --resume       resubmit only the shards that have no result (failed, cancelled, killed,
-#                  never ran), with the first run's arguments; each resumes its own store
-#                  (`laysim --resume`: jobs already complete are skipped); then merge
+#                  never ran), with the first run's arguments (--sbatch options given now
+#                  come after the first run's, e.g. a longer --time); each resumes its own
+#                  store (`laysim --resume`: jobs already complete are skipped); then merge
 #   --force        replace a previous run in DIR (without --resume or --force, a DIR that
 #                  holds a run is an error)
 #   --laysim PATH  the laysim binary the tasks run (default: laysim on PATH)
@@ -22,11 +23,12 @@
 #                  (the shard's --threads), --mem=8G, --time=02:00:00, --account=A, ...
 #   --poll S       seconds between two looks at the queue while waiting (default 10)
 #   -q, --quiet    no merged summary on the terminal
-# The laysim options are those of the command, without --out, --shard, --resume, --force
-# (the script sets them) and -q/--quiet (tasks always run quiet); --threads defaults to the
-# task's --cpus-per-task (1 without it).
-# Exit codes: 0 merged; 1 a shard failed (each named with its exit code or as cancelled,
-# killed or never run, and its log; rerun with --resume) or Slurm refused the job; 2 usage.
+# The laysim options are those of the command, without --out, --shard, --resume, --force,
+# --calibrate-only, --calibrated-tables (the script sets them) and -q/--quiet (tasks always
+# run quiet); --threads defaults to the task's --cpus-per-task (1 without it).
+# Exit codes: 0 merged; 1 a shard or the calibration failed (each named with its exit code
+# or as cancelled, killed or never run, and its log; rerun with --resume) or Slurm refused
+# the job; 2 usage.
 set -euo pipefail
 
 die() { echo "slurm-study.sh: $*" >&2; exit "${CODE:-1}"; }
@@ -56,9 +58,10 @@ command -v sbatch >/dev/null 2>&1 || die "sbatch not found (a Slurm client; scri
 
 if [ $RESUME -eq 1 ]; then
     [ -f "$S/run" ] || die "$OUT holds no run of slurm-study.sh to resume"
-    given=("$@") shards=$N
+    given=("$@") shards=$N more=("${SBATCH[@]}")
     # shellcheck source=/dev/null
-    . "$S/run"   # CMD ARGS N LAYSIM SBATCH of the first run
+    . "$S/run"   # CMD ARGS N LAYSIM SBATCH CALIBRATE of the first run
+    SBATCH+=("${more[@]}")
     [ -z "$shards" ] || [ "$shards" = "$N" ] || CODE=2 die "--resume: the run has $N shards, not $shards"
     if [ ${#given[@]} -gt 0 ] && [ "${given[*]}" != "$CMD ${ARGS[*]}" ]; then
         CODE=2 die "--resume runs the first run's command ($CMD ${ARGS[*]}), not: ${given[*]}"

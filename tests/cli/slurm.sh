@@ -84,8 +84,10 @@ if grep -q "shard 3/4 failed: laysim exited 3 (log: $T/f/slurm/shard-3.log)" "$T
     bad "the failed shard is not reported: $(cat "$T/err")"; fi
 if [ ! -e "$T/f/merged" ]; then ok; else bad "merged although a shard failed"; fi
 rm "$T/fail"
-expect 0 "--resume after a failed shard" "${SHIM[@]}" --out "$T/f" -q --resume
+expect 0 "--resume after a failed shard" "${SHIM[@]}" --out "$T/f" -q --resume --sbatch --time=10
 if grep -q "shards 3 of 4" "$T/err"; then ok; else bad "--resume resubmitted more than shard 3: $(cat "$T/err")"; fi
+if scontrol show job "$(cat "$T/f/slurm/jobid")" | grep -q 'TimeLimit=00:10:00'; then ok; else
+    bad "--resume did not pass its --sbatch option"; fi
 same "resumed after a failed shard" "$T/f/merged"
 # the tables were fitted once, by the calibration job of the first run; every shard read them
 n=$(grep -c -- '--calibrate-only' "$T/calls")
