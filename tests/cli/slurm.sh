@@ -5,7 +5,7 @@
 # one cancelled while it runs (scancel of one array element) are each reported by shard
 # number, and --resume resubmits only that shard, ending with the same results; a failed
 # calibration job (the tables are fitted once, before the array) likewise. A what-if
-# shard of a sweep over as many shards as variants holds and calibrates one variant.
+# shard of a sweep over as many shards as variants holds one variant.
 # Skipped (77) without the Slurm packages (scripts/deps.sh slurm) or without root.
 # usage: bash tests/cli/slurm.sh <laysim-binary> <source-dir>
 LAYSIM=${1:?laysim binary}
@@ -137,7 +137,7 @@ expect 0 "one-process whatif" "$LAYSIM" whatif "${WI[@]}" --threads 2 --quiet --
 ONE=$T/wone
 expect 0 "slurm-study.sh whatif" "${RUN[@]}" --out "$T/w" whatif "${WI[@]}"
 same "whatif over a 4-task array" "$T/w/merged"
-# 4 variants over 4 shards: each shard holds one variant's jobs and calibrates that one alone
+# 4 variants over 4 shards: each shard holds one variant's jobs and takes that table alone
 for k in 1 2 3 4; do
     n=$(find "$T/w/shard-$k" -name 'calibrated-table*.json' | wc -l)
     v=$(jq '[.targets[].label] | unique | length' "$T/w/shard-$k/results.json")
