@@ -12,7 +12,7 @@ LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
 source "$(dirname "$0")/lib.bash"
 
-for t in munged mungekey slurmctld slurmd sbatch sinfo squeue scancel jq; do
+for t in munged mungekey slurmctld slurmd sbatch sinfo squeue scancel scontrol jq; do
     command -v "$t" >/dev/null 2>&1 || { echo "skipped: $t not installed (scripts/deps.sh slurm)"; exit 77; }
 done
 [ "$(id -u)" = 0 ] || { echo "skipped: slurmd needs root"; exit 77; }
