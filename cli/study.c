@@ -19,7 +19,7 @@
 const char cmd_study_help[] =
     "usage: laysim study [--quick | --models SET] [--target NAME|FILE] [--set KEY=VALUE]...\n"
     "                    [--out DIR] [--resume | --force] [--shard K/N] [--threads N]\n"
-    "                    [--no-calibrate]\n"
+    "                    [--no-calibrate | --calibrate-only | --calibrated-tables DIR]\n"
     "                    [--exact-time-limit S] [--dp-time-limit S] [--dp-mem-limit MIB]\n"
     "                    [--mcts-evaluations N] [--mcts-time-limit S] [--json] [--quiet]\n"
     "Reproduce the shape of the paper's evaluation on the simulated core: per model, the\n"
@@ -44,6 +44,10 @@ const char cmd_study_help[] =
     "  --threads N         worker threads (default: online CPUs)\n"
     "  --jobs N            deprecated spelling of --threads (for one release)\n"
     "  --no-calibrate      only the datasheet table\n"
+    "  --calibrate-only    only write the calibrated table(s) of the shard's targets into\n"
+    "                      --out: no cell runs, no report (a first stage of a sharded run)\n"
+    "  --calibrated-tables DIR  read the calibrated tables from DIR (a --calibrate-only run\n"
+    "                      of the same grid) instead of fitting them\n"
     "  --exact-time-limit S  per exact solve (default 60)\n"
     "  --dp-time-limit S   per treewidth-DP solve (default 10)\n"
     "  --dp-mem-limit MIB  treewidth-DP table budget (default 512)\n"
@@ -146,7 +150,7 @@ int cli_study_main(int argc, char **argv, int whatif)
 {
     enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
            O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET, O_FORCE, O_THREADS, O_AUTOCAST,
-           O_JSON };
+           O_JSON, O_CALONLY, O_CALIN };
     static const struct option lo[] = {CLI_TARGET_LONGOPTS,
                                        {"models", required_argument, NULL, O_MODELS},
                                        {"quick", no_argument, NULL, O_QUICK},
@@ -157,6 +161,8 @@ int cli_study_main(int argc, char **argv, int whatif)
                                        {"threads", required_argument, NULL, O_THREADS},
                                        {"jobs", required_argument, NULL, O_JOBS},
                                        {"no-calibrate", no_argument, NULL, O_NOCAL},
+                                       {"calibrate-only", no_argument, NULL, O_CALONLY},
+                                       {"calibrated-tables", required_argument, NULL, O_CALIN},
                                        {"exact-time-limit", required_argument, NULL, O_EXTL},
                                        {"dp-time-limit", required_argument, NULL, O_DPTL},
                                        {"dp-mem-limit", required_argument, NULL, O_DPML},
@@ -210,6 +216,8 @@ int cli_study_main(int argc, char **argv, int whatif)
             o.jobs = (int)u;
             break;
         case O_NOCAL: o.calibrate = 0; break;
+        case O_CALONLY: o.calibrate_only = 1; break;
+        case O_CALIN: o.table_in = optarg; break;
         case O_EXTL:
             if (cli_parse_double(cmd, "--exact-time-limit", optarg, &o.exact_time_limit))
                 return CLI_USAGE;
@@ -250,6 +258,9 @@ int cli_study_main(int argc, char **argv, int whatif)
     }
     if (optind != argc)
         return cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!o.calibrate + o.calibrate_only + !!o.table_in > 1)
+        return cli_usage(cmd, "--no-calibrate, --calibrate-only and --calibrated-tables "
+                         "exclude each other");
     if (whatif && nsets == 0)
         return cli_usage(cmd, "give at least one --set KEY=V1,V2,...");
 
@@ -337,7 +348,7 @@ int cli_study_main(int argc, char **argv, int whatif)
     struct study_summary sum;
     rc = study_run(&o, st, &sum, &err);
     ls_progress_end(&pb);
-    if (rc)
+    if (rc || o.calibrate_only)
         goto done;
     struct study_cells cells;
     if ((rc = study_db_load(st, &cells, &err)))

@@ -3,6 +3,8 @@
 # when everything is present.
 #   scripts/deps.sh         build, test and run
 #   scripts/deps.sh fuzz    also clang and its libFuzzer runtime (tests/fuzz/run.sh)
+#   scripts/deps.sh slurm   also a single-node Slurm cluster's daemons and clients
+#                           (scripts/slurm-local.sh; tests/cli/slurm.sh skips without them)
 set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config
@@ -13,7 +15,8 @@ pkgs=(
 case "${1:-}" in
   "") ;;
   fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
-  *) echo "usage: scripts/deps.sh [fuzz]" >&2; exit 2 ;;
+  slurm) pkgs+=(slurmctld slurmd slurm-client munge) ;;
+  *) echo "usage: scripts/deps.sh [fuzz | slurm]" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

@@ -88,7 +88,8 @@ struct study_opts {
     struct study_targets targets;
     int calibrate;             /* also run everything under the calibrated table (default 1) */
     int resume;                /* skip jobs whose cells are all in the store */
-    int shard_k, shard_n;      /* run only jobs j with j % n == k - 1 (default 1/1) */
+    int shard_k, shard_n;      /* run only jobs j with j % n == k - 1 (default 1/1); job
+                                  j = model * targets.n + target */
     int jobs;                  /* worker threads (default 1) */
     double exact_time_limit;   /* seconds per exact solve (default 60) */
     double dp_time_limit;      /* seconds per dp solve (default 10) */
@@ -106,6 +107,11 @@ struct study_opts {
      * calibrated-table.json (one target) or calibrated-table-K.json (target K, from 1), so
      * `laysim problem|solve|tune --table FILE` can reuse it. */
     const char *table_dir;
+    /* When non-NULL, the calibrated tables are read from this directory (named as in
+     * table_dir; written there by an earlier run) instead of fitted. */
+    const char *table_in;
+    /* Only calibrate (the targets of this shard's jobs): no job runs, no cell is written. */
+    int calibrate_only;
     /* When non-NULL, the mcts cells keep every simulated time in this SQLite metric store
      * (study/tune.h, table tune_metric), so a resumed study does not simulate them again. */
     const char *tune_db;

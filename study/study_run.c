@@ -448,6 +448,56 @@ static int run_threads(int n, void *(*fn)(void *), void *args, size_t argsize, s
     return 0;
 }
 
+/* calibrated-table.json (one target) or calibrated-table-K.json (target K, from 1) */
+static void table_path(const struct study_opts *o, const char *dir, size_t ti, char *buf,
+                       size_t n)
+{
+    if (o->targets.n == 1)
+        snprintf(buf, n, "%s/calibrated-table.json", dir);
+    else
+        snprintf(buf, n, "%s/calibrated-table-%zu.json", dir, ti + 1);
+}
+
+/* The calibrated table of every target ti with need[ti]: read from o->table_in, or fitted
+ * (o->jobs at a time); each also written into o->table_dir. */
+static int calibrate_targets(const struct study_opts *o, const int *need, struct cm_table *tabs,
+                             struct ls_error *err)
+{
+    struct calib_job *cj = calloc(o->targets.n + 1, sizeof *cj);
+    if (!cj)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    char path[1200];
+    size_t ncal = 0;
+    int rc = 0;
+    for (size_t ti = 0; ti < o->targets.n && !rc; ti++) {
+        if (!need[ti])
+            continue;
+        if (o->table_in) {
+            table_path(o, o->table_in, ti, path, sizeof path);
+            rc = cm_table_load(path, &tabs[ti], err);
+            continue;
+        }
+        cj[ncal].o = o;
+        cj[ncal].t = &o->targets.t[ti].t;
+        cj[ncal].out = &tabs[ti];
+        ncal++;
+    }
+    if (!rc)
+        rc = run_threads(o->jobs, calib_worker, cj, sizeof *cj, ncal, err);
+    for (size_t i = 0; i < ncal && !rc; i++)
+        if (cj[i].rc) {
+            rc = cj[i].rc;
+            *err = cj[i].err;
+        }
+    for (size_t ti = 0; ti < o->targets.n && !rc && o->table_dir; ti++)
+        if (need[ti]) {
+            table_path(o, o->table_dir, ti, path, sizeof path);
+            rc = cm_table_write(&tabs[ti], path, err);
+        }
+    free(cj);
+    return rc;
+}
+
 int study_run(const struct study_opts *o, struct study_db *st, struct study_summary *sum,
               struct ls_error *err)
 {
@@ -461,9 +511,8 @@ int study_run(const struct study_opts *o, struct study_db *st, struct study_summ
     size_t total = o->models.n * o->targets.n;
     sh.jobs = calloc(2 * total + 1, sizeof *sh.jobs); /* datasheet and calibrated halves */
     sh.calib = calloc(o->targets.n + 1, sizeof *sh.calib);
-    struct calib_job *cj = calloc(o->targets.n + 1, sizeof *cj);
     int rc = 0;
-    if (!sh.jobs || !sh.calib || !cj) {
+    if (!sh.jobs || !sh.calib) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto out;
     }
@@ -472,13 +521,19 @@ int study_run(const struct study_opts *o, struct study_db *st, struct study_summ
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto out;
     }
-    /* jobs: target-major, so a shard is a slice of (target, model) pairs */
+    /* jobs run target-major; a shard takes the (target, model) pairs whose model-major
+     * number is K - 1 mod N: when N is a multiple or a divisor of the target count, a shard
+     * holds one target's (or whole targets') jobs and calibrates only those targets */
     for (size_t ti = 0; ti < o->targets.n && !rc; ti++)
         for (size_t mi = 0; mi < o->models.n && !rc; mi++) {
-            size_t idx = ti * o->models.n + mi;
+            size_t idx = mi * o->targets.n + ti;
             if ((int)(idx % (size_t)o->shard_n) != o->shard_k - 1)
                 continue;
             sum->jobs++;
+            if (o->calibrate_only) {
+                need_cal[ti] = 1;
+                continue;
+            }
             if (o->resume) {
                 int have = 0;
                 if ((rc = study_db_count(st, o->models.m[mi].name, o->targets.t[ti].label,
@@ -497,31 +552,8 @@ int study_run(const struct study_opts *o, struct study_db *st, struct study_summ
             }
             need_cal[ti] = 1;
         }
-    size_t ncal = 0;
     if (!rc && o->calibrate) {
-        for (size_t ti = 0; ti < o->targets.n; ti++)
-            if (need_cal[ti]) {
-                cj[ncal].o = o;
-                cj[ncal].t = &o->targets.t[ti].t;
-                cj[ncal].out = &sh.calib[ti];
-                ncal++;
-            }
-        rc = run_threads(o->jobs, calib_worker, cj, sizeof *cj, ncal, err);
-        for (size_t i = 0; i < ncal && !rc; i++)
-            if (cj[i].rc) {
-                rc = cj[i].rc;
-                *err = cj[i].err;
-            }
-        for (size_t ti = 0; ti < o->targets.n && !rc && o->table_dir; ti++) {
-            if (!need_cal[ti])
-                continue;
-            char path[1200];
-            if (o->targets.n == 1)
-                snprintf(path, sizeof path, "%s/calibrated-table.json", o->table_dir);
-            else
-                snprintf(path, sizeof path, "%s/calibrated-table-%zu.json", o->table_dir, ti + 1);
-            rc = cm_table_write(&sh.calib[ti], path, err);
-        }
+        rc = calibrate_targets(o, need_cal, sh.calib, err);
         sum->calibration_api = 1;
     }
     free(need_cal);
@@ -558,6 +590,5 @@ out:
     sum->seconds = ls_seconds_since(t0);
     free(sh.jobs);
     free(sh.calib);
-    free(cj);
     return rc;
 }
