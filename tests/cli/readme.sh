@@ -75,8 +75,8 @@ run() {
     fi
 }
 
-# what a reader needs before the commands: the binary on PATH right after the two set-up
-# commands at the top, and a scratch directory (that sees examples/ and tests/) before the
+# what a reader needs before the commands: the README opening with exactly the two set-up
+# commands, the binary on PATH in the next command block, and a scratch directory (that sees examples/ and tests/) before the
 # first laysim command, so that following the README leaves no files in the repository
 python3 - "$SRC/README.md" <<'EOF' || fail=$((fail + 1))
 import re, sys
@@ -87,8 +87,14 @@ path, test = at(r"^    export PATH=\$PWD/build:\$PATH\b"), at(r"^    make test\b
 scratch = at(r"^    export LAYSIM_SRC=\$PWD && mkdir -p (\S+) && cd \1$")
 links = at(r'^    ln -sfn "\$LAYSIM_SRC/examples" "\$LAYSIM_SRC/tests" \.$')
 first = at(r"^\|.*`laysim ")          # the first row of the table of commands
-if path is None or test is None or path != test + 1:
-    sys.exit("FAIL: README.md: no `export PATH=$PWD/build:$PATH` right after `make test`")
+block = [l for l in lines[:test + 2 if test is not None else 0] if l.startswith("    ")]
+if [l.split()[:2] for l in block] != [["make", "study"], ["make", "test"]] or \
+        lines[test + 1].strip():
+    sys.exit("FAIL: README.md does not open with exactly `make study` and `make test`")
+nxt = next((i for i in range(test + 2, len(lines)) if lines[i].startswith("    ")), None)
+if path is None or path != nxt:
+    sys.exit("FAIL: README.md: no `export PATH=$PWD/build:$PATH` as the next command after "
+             "`make test`")
 if scratch is None or links is None or first is None or not scratch < links < first:
     sys.exit("FAIL: README.md: no scratch directory (mkdir, cd, ln -sfn examples tests) "
              "before the first laysim command")
