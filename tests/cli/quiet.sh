@@ -51,8 +51,8 @@ cmds=$("$LAYSIM" --help | awk '/^commands:/{on=1; next} on && /^  [a-z]/{print $
 [ "$(echo "$cmds" | grep -c .)" -ge 15 ] || { echo "FAIL: too few commands in laysim --help"; exit 1; }
 cmds=$(echo "$cmds" | grep -x study; echo "$cmds" | grep -vx study)
 
-# FILE with wall-clock seconds and the run's own output name masked
-mask() { sed -E "s/[0-9]+\.[0-9]+ s\b/N s/g; s/\"[a-z_]*seconds\": [0-9.e+-]+/\"seconds\": N/g; s/$c\.(plain|quiet)/OUT/g" "$1"; }
+# FILE with wall-clock seconds, rates and the run's own output name masked
+mask() { sed -E "s/[0-9]+\.[0-9]+ (CPU )?s\b/N s/g; s/[0-9]+ cycles(\/s| per CPU second)/N cycles\1/g; s/\"[a-z_]*seconds\": [0-9.e+-]+/\"seconds\": N/g; s/$c\.(plain|quiet)/OUT/g" "$1"; }
 
 for c in $cmds; do
     if [ -z "${ARGS[$c]+set}" ]; then
