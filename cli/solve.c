@@ -7,6 +7,7 @@
 
 #include "cli/layouts.h"
 #include "cli/modelcmd.h"
+#include "util/clock.h"
 #include "solver/answer.h"
 #include "solver/solver.h"
 #include "study/tune.h"
@@ -28,9 +29,11 @@ const char cmd_solve_help[] =
     "  --solver NAME     solver to run (default rulebased); --list shows them all\n"
     "  --mem-limit MIB   table budget of exact (exact.mem_limit) or dp (dp.mem_limit);\n"
     "                    defaults: --list\n"
-    "  --time-limit S    wall-clock limit in seconds (default: none); a solver that hits it\n"
-    "                    returns its best solution so far (status feasible); a progress\n"
-    "                    bar shows the time used (stderr, terminal only)\n"
+    "  --time-limit S    wall-clock limit in seconds of the whole command (default: none):\n"
+    "                    a MODEL's problem is built within it (exit 1 when it runs out\n"
+    "                    there); a solver that hits it returns its best solution so far\n"
+    "                    (status feasible); a progress bar shows the time used (stderr,\n"
+    "                    terminal only)\n"
     "  -q, --quiet       no progress bar, and with -o FILE no summary line (the solution\n"
     "                    is the result; without -o the summary is, and stays)\n"
     "  --seed N          seed for randomized solvers (default 1)\n"
@@ -314,7 +317,20 @@ static int solve_run(struct solve_cli *s, const char *arg)
     struct lsp_result r;
     lsp_result_init(&r);
     struct study_tune_sim sim;      /* a MODEL's reward: its simulated time (mcts uses it) */
+    /* --time-limit bounds the whole command: a MODEL's problem is built within it (its
+     * lowering checks the deadline) and the solver gets what is left */
+    uint64_t start = ls_now_ns();
+    if (!is_lsp && s->so.time_limit > 0)
+        s->mc.cg.deadline = ls_deadline_in(s->so.time_limit);
     int rc = is_lsp ? lsp_read(arg, &owned, &err) : cli_modelcmd_open(&s->mc, arg, 1, &err);
+    if (!rc && !is_lsp && s->so.time_limit > 0) {
+        double left = s->so.time_limit - ls_seconds_since(start);
+        if (left <= 0)
+            rc = ls_error_msg(&err, LS_ERR_LIMIT, "--time-limit %g s ran out building the "
+                              "problem of %s", s->so.time_limit, arg);
+        else
+            s->so.time_limit = left;
+    }
     if (!rc && is_lsp) {
         p = owned;
     } else if (!rc) {
