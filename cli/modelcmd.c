@@ -155,3 +155,24 @@ void cli_modelcmd_close(struct cli_modelcmd *mc)
     mc->g = NULL;
     mc->pins = NULL;
 }
+
+int cli_modelcmd_open_within(struct cli_modelcmd *mc, const char *model, int build_problem,
+                             double *limit_s, struct ls_error *err)
+{
+    if (*limit_s <= 0)
+        return cli_modelcmd_open(mc, model, build_problem, err);
+    uint64_t start = ls_now_ns();
+    mc->cg.deadline = ls_deadline_in(*limit_s);
+    int rc = cli_modelcmd_open(mc, model, build_problem, err);
+    double left = *limit_s - ls_seconds_since(start);
+    if (rc == LS_ERR_LIMIT || (!rc && left <= 0)) {
+        char why[sizeof err->msg + 2] = "";
+        if (rc)
+            snprintf(why, sizeof why, ": %s", err->msg);
+        return ls_error_msg(err, LS_ERR_LIMIT, "--time-limit %g s ran out building the problem "
+                            "of %s%s", *limit_s, model, why);
+    }
+    if (!rc)
+        *limit_s = left;
+    return rc;
+}

@@ -71,6 +71,11 @@ int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char
  * build_problem also the instance (every configuration priced, the .lsp problem). */
 int cli_modelcmd_open(struct cli_modelcmd *mc, const char *model, int build_problem,
                       struct ls_error *err);
+/* cli_modelcmd_open within a command's wall-clock limit *limit_s (seconds, <= 0: none):
+ * the building checks the deadline (LS_ERR_LIMIT naming the limit when it runs out), and
+ * *limit_s becomes what is left for the rest of the command (a solver, a search). */
+int cli_modelcmd_open_within(struct cli_modelcmd *mc, const char *model, int build_problem,
+                             double *limit_s, struct ls_error *err);
 void cli_modelcmd_close(struct cli_modelcmd *mc);
 
 #endif

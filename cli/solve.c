@@ -7,7 +7,6 @@
 
 #include "cli/layouts.h"
 #include "cli/modelcmd.h"
-#include "util/clock.h"
 #include "solver/answer.h"
 #include "solver/solver.h"
 #include "study/tune.h"
@@ -317,20 +316,9 @@ static int solve_run(struct solve_cli *s, const char *arg)
     struct lsp_result r;
     lsp_result_init(&r);
     struct study_tune_sim sim;      /* a MODEL's reward: its simulated time (mcts uses it) */
-    /* --time-limit bounds the whole command: a MODEL's problem is built within it (its
-     * lowering checks the deadline) and the solver gets what is left */
-    uint64_t start = ls_now_ns();
-    if (!is_lsp && s->so.time_limit > 0)
-        s->mc.cg.deadline = ls_deadline_in(s->so.time_limit);
-    int rc = is_lsp ? lsp_read(arg, &owned, &err) : cli_modelcmd_open(&s->mc, arg, 1, &err);
-    if (!rc && !is_lsp && s->so.time_limit > 0) {
-        double left = s->so.time_limit - ls_seconds_since(start);
-        if (left <= 0)
-            rc = ls_error_msg(&err, LS_ERR_LIMIT, "--time-limit %g s ran out building the "
-                              "problem of %s", s->so.time_limit, arg);
-        else
-            s->so.time_limit = left;
-    }
+    /* --time-limit bounds the whole command: the solver gets what the building left */
+    int rc = is_lsp ? lsp_read(arg, &owned, &err)
+                    : cli_modelcmd_open_within(&s->mc, arg, 1, &s->so.time_limit, &err);
     if (!rc && is_lsp) {
         p = owned;
     } else if (!rc) {

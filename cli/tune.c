@@ -31,7 +31,8 @@ const char cmd_tune_help[] =
     "                      `laysim solve --list`)\n"
     "  --evaluations N     distinct designs to score, the start included (default 200;\n"
     "                      0 = no limit: stop at --time-limit or when every design is scored)\n"
-    "  --time-limit S      wall-clock limit for the search in seconds (default none)\n"
+    "  --time-limit S      wall-clock limit of the whole command in seconds (default none):\n"
+    "                      the problem is built within it, the search gets the rest\n"
     "  --seed S            search seed (default 1); a count-budgeted run is deterministic\n"
     "  --explorer NAME     mcts (default), random or sweep\n"
     "  --group N           operators per tuning point, grown over shared tensors (default 1)\n"
@@ -260,7 +261,7 @@ int cmd_tune(int argc, char **argv)
         return cli_usage("tune", "unknown start solver '%s' (see `laysim solve --list`)", a.start);
     }
     struct ls_error err = {0};
-    if ((rc = cli_modelcmd_open(&mc, model, 1, &err))) {
+    if ((rc = cli_modelcmd_open_within(&mc, model, 1, &a.tune.time_limit, &err))) {
         cli_modelcmd_close(&mc);
         return cli_report(&err);
     }

@@ -173,6 +173,8 @@ fi
 # seconds to price; it used to be built whole, then solved within the limit, exit 0)
 printf 'lg 1\nname mm\ninput A bf16 [32768,32768]\ninput B bf16 [32768,32768]\nop C fp32 [32768,32768] = matmul A B lhs_contract=1 rhs_contract=0\noutput C\n' > "$T/mm.lg"
 expect 1 "solve MODEL --time-limit over the problem's building" timeout 60 "$B" solve "$T/mm.lg" --time-limit 0.05 -q
-expect_err 'time limit' "the limit named"
+expect_err 'time-limit 0.05 s ran out building the problem of .*mm\.lg' "the limit named"
+expect 1 "tune MODEL --time-limit over the problem's building" timeout 60 "$B" tune "$T/mm.lg" --time-limit 0.05 -q
+expect_err 'time-limit 0.05 s ran out building the problem' "tune names the limit"
 
 finish
