@@ -172,7 +172,13 @@ int cli_modelcmd_open_within(struct cli_modelcmd *mc, const char *model, int bui
         return ls_error_msg(err, LS_ERR_LIMIT, "--time-limit %g s ran out building the problem "
                             "of %s%s", *limit_s, model, why);
     }
-    if (!rc)
+    if (!rc) {
         *limit_s = left;
+        /* the rest of the command (a solver, a search that compiles and simulates) runs
+         * under the limit it is given, and ends by it rather than failing on this one */
+        mc->cg.deadline = (struct ls_deadline){0};
+        if (mc->m)
+            cm_model_set_deadline(mc->m, mc->cg.deadline);
+    }
     return rc;
 }

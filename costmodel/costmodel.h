@@ -157,6 +157,9 @@ struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,
 void cm_model_free(struct cm_model *m);
 /* The codegen options the model prices with (its memory plan included). */
 const struct cg_options *cm_model_options(const struct cm_model *m);
+/* Replace the wall-clock deadline of its lowering (cg_options: deadline): a command whose
+ * limit covered building the problem lets the rest of it run under its own limits. */
+void cm_model_set_deadline(struct cm_model *m, struct ls_deadline dl);
 const struct graph *cm_model_graph(const struct cm_model *m);
 
 /* C_op(op, pax) (LS_ERR_INPUT when infeasible). For a source op: the relayout from

@@ -123,6 +123,11 @@ const struct cg_options *cm_model_options(const struct cm_model *m)
     return &m->o;
 }
 
+void cm_model_set_deadline(struct cm_model *m, struct ls_deadline dl)
+{
+    m->o.deadline = dl;
+}
+
 const struct graph *cm_model_graph(const struct cm_model *m)
 {
     return m->g;
