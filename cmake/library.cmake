@@ -12,12 +12,28 @@ if(LIBDEFLATE_FOUND)
 endif()
 
 set(layer_objects)
+set(layer_targets)
 foreach(layer IN LISTS LAYSIM_PRESENT_LAYERS)
   list(APPEND layer_objects $<TARGET_OBJECTS:laysim_${layer}>)
+  list(APPEND layer_targets laysim_${layer})
 endforeach()
 
-add_library(laysim_static STATIC ${layer_objects})
-set_target_properties(laysim_static PROPERTIES OUTPUT_NAME laysim)
+# liblaysim.a holds one prelinked object (ld -r of every layer's objects) whose symbols
+# are local except the public laysim_* API, so that a user program defining a name laysim
+# uses inside (model_load, graph_free...) still links, and duplicate file basenames across
+# layers cannot shadow each other in the archive.
+set(laysim_prelinked ${CMAKE_BINARY_DIR}/laysim_prelinked.o)
+add_custom_command(OUTPUT ${laysim_prelinked}
+  COMMAND ${CMAKE_LINKER} -r -o ${laysim_prelinked}.all ${layer_objects}
+  COMMAND ${CMAKE_OBJCOPY} --wildcard --keep-global-symbol=laysim_* ${laysim_prelinked}.all
+          ${laysim_prelinked}
+  COMMAND ${CMAKE_COMMAND} -E remove ${laysim_prelinked}.all
+  DEPENDS ${layer_objects} ${layer_targets}
+  COMMAND_EXPAND_LISTS
+  COMMENT "Prelinking liblaysim.a (public laysim_* symbols only)")
+add_library(laysim_static STATIC ${laysim_prelinked})
+set_source_files_properties(${laysim_prelinked} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+set_target_properties(laysim_static PROPERTIES OUTPUT_NAME laysim LINKER_LANGUAGE C)
 
 # The version script keeps the dynamic symbol table to the public prefix even for symbols
 # the compiler or a sanitizer runtime would otherwise export.

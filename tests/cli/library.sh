@@ -53,6 +53,19 @@ got=$(tail -n 1 "$T/c.out")
 [ "$got" = "$want" ] && ok || bad "C example prints '$got', the CLI '$want'"
 "$T/loop-static" $MODEL exact 2>/dev/null | tail -n 1 | grep -qx "$want" && ok ||
     bad "statically linked C example disagrees with the CLI"
+# the archive exports only laysim_*: a program of its own model_load and graph_free (names
+# laysim uses inside) links statically and still runs the library's loop
+nm -g --defined-only "$P/lib/liblaysim.a" | awk 'NF == 3 && $3 !~ /^laysim_/ {print $3}' > "$T/leak"
+[ ! -s "$T/leak" ] && ok || bad "liblaysim.a exports $(wc -l < "$T/leak") non-laysim_ symbols: $(head -3 "$T/leak" | tr '\n' ' ')"
+cat > "$T/clash.c" <<'C'
+int model_load(void) { return 7; }
+void graph_free(void *g) { (void)g; }
+C
+expect 0 "link a program defining model_load and graph_free statically" \
+    sh -c "cc '$SRC/examples/c/loop.c' '$T/clash.c' -I'$P/include' '$P/lib/liblaysim.a' \
+           \$(pkg-config --static --libs-only-l laysim | sed 's/-llaysim//') -o '$T/loop-clash'"
+"$T/loop-clash" $MODEL exact 2>/dev/null | tail -n 1 | grep -qx "$want" && ok ||
+    bad "the program with its own model_load disagrees with the CLI"
 
 # the Python package finds the library beside it (no LD_LIBRARY_PATH)
 PYTHONPATH=$P/lib/python3/site-packages python3 "$SRC/examples/python/loop.py" $MODEL exact \
