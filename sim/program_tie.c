@@ -70,7 +70,8 @@ void sim_tie_scan(struct sim_program_tie *t, const char *buf, size_t len, int te
         size_t end = nl ? (size_t)(nl - buf) : len, i = pos;
         while (i < end && blank(buf[i]))
             i++;
-        if (text && i < end && buf[i] != '#' && strncmp(buf + i, "lsprog", 6))
+        if (text && i < end && buf[i] != '#' &&
+            (end - i < 6 || memcmp(buf + i, "lsprog", 6)))   /* the buffer need not end in NUL */
             return;   /* the first instruction: the header is over */
         if (!text || (i < end && buf[i] == '#'))
             sim_tie_line(t, buf + i + (text ? 1 : 0), end - i - (text ? 1 : 0));
