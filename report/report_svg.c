@@ -128,12 +128,21 @@ static void yticks(FILE *f, const struct yaxis *a, int width)
     double step = nice_step(a->hi - a->lo);
     if (a->logy && step < 1) {
         /* under a decade per tick: 1, 2 and 5 x 10^k */
+        int n = 0;
         for (double k = floor(a->lo); k <= a->hi; k++)
             for (int i = 0; i < 3; i++) {
                 double x = k + log10((double[]){1, 2, 5}[i]);
-                if (x >= a->lo - 1e-9 && x <= a->hi + 1e-9)
+                if (x >= a->lo - 1e-9 && x <= a->hi + 1e-9) {
                     ytick(f, a, x, width, 0);
+                    n++;
+                }
             }
+        if (n == 0) {
+            /* an axis between two of them (3.1 .. 4.5): round values in linear steps */
+            double vlo = pow(10, a->lo), vhi = pow(10, a->hi), vs = nice_step(vhi - vlo);
+            for (double v = ceil(vlo / vs - 1e-9) * vs; v <= vhi * (1 + 1e-9); v += vs)
+                ytick(f, a, log10(v), width, 0);
+        }
         return;
     }
     if (a->logy)
