@@ -20,6 +20,8 @@ while getopts "b:f:c:r:s:h" o; do
     esac
 done
 shift $((OPTIND - 1))
+[[ $nrandom =~ ^[0-9]+$ && $seed =~ ^[0-9]+$ ]] ||
+    { echo "bench/calib_cores.sh: -r and -s take whole numbers" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 command -v jq >/dev/null || { echo "bench/calib_cores.sh: needs jq" >&2; exit 2; }
 # shellcheck source=bench/hidden_cores.sh

@@ -324,8 +324,20 @@ static int run_models(struct val_opts *v, const char *const *models, int n)
     }
     int rc = study_validate(models, n, &v->lo, &tb, &out, &err);
     ls_progress_end(&pb);
-    if (!rc && v->reference)
+    if (!rc && v->reference) {
         study_validation_reference(&out, &ref);
+        size_t unused = 0;      /* rows naming no model of this run: said, not dropped silently */
+        for (size_t i = 0; i < ref.n; i++) {
+            size_t k = 0;
+            while (k < out.models.len && strcmp(out.models.data[k].eval.model, ref.rows[i].model))
+                k++;
+            unused += k == out.models.len;
+        }
+        if (unused)
+            fprintf(stderr, "laysim validate: %zu of %zu rows of %s name no model of this run "
+                    "(MODEL as given on the command line); their times are not used\n", unused,
+                    ref.n, v->reference);
+    }
     study_reference_free(&ref);
     if (!rc && v->write_reference && write_reference(v->write_reference, &out, &err)) {
         study_validation_free(&out);

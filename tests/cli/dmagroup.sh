@@ -31,4 +31,20 @@ done
 expect 2 "a bad value" "$L" problem "${m[@]}" --table "$T/badv.json" -o "$T/b.lsp"
 expect_err "dma_latency_per_group" "the field is named"
 [ ! -s "$T/b.lsp" ] && ok || bad "half-written .lsp after a refused table"
+# dma_latency_waves: the objective still equals the compiled program's price, and calibrate,
+# whose fits price the latency once per group, does not keep the key
+python3 - "$T/grp.json" "$T/waves.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1])); t["dma_latency_waves"] = True
+json.dump(t, open(sys.argv[2], "w"))
+PY
+expect 0 "compile under waves" "$L" compile "${m[@]}" --table "$T/waves.json" -o "$T/w.prog"
+line=$(grep -o 'table price [0-9]* (problem objective [0-9]*)' "$T/err")
+read -r _ _ price _ _ obj <<<"${line//[()]/}"
+[ -n "$price" ] && [ "$price" = "$obj" ] && ok || bad "waves: price $price != objective $obj"
+expect 0 "sim for a trace" "$L" sim "$T/w.prog" --trace "$T/w.lstrace"
+expect 0 "calibrate from a waves prior" "$L" calibrate --traces "$T/w.lstrace" --programs "$T/w.prog" \
+    --table "$T/waves.json" --dma-latency per-group --keep-worse -o "$T/fit.json" -q
+grep -q dma_latency_waves "$T/fit.json" && bad "calibrate kept dma_latency_waves" || ok
+
 finish

@@ -40,6 +40,11 @@ expect 0 "loop --json" "$L" loop zoo:cnn zoo:bert-base --layers 1 --seq 64 --ite
 [ "$(json "all(r['simulated'] >= m2['best_known_cycles'] for it in d['iterations'] for m in it['models'] for m2 in [m] for r in m['strategies']['runs'])")" = True ] \
     && ok || bad "a strategy beats the loop's best known time"
 
+# a row naming a model this run does not have is said, not dropped silently
+printf 'model,best_cycles\nzoo:nothere,5\n' > "$T/other.csv"
+expect 0 "a reference row for another model" "$L" validate $M -q --reference "$T/other.csv"
+expect_err "1 of 1 rows of .*other.csv name no model of this run" "the unused row is named"
+
 printf 'model,best_cycles\n%s,-4\n' "$M" > "$T/bad.csv"
 expect 2 "negative best" "$L" validate $M -q --reference "$T/bad.csv"
 expect_err "bad.csv:2:[0-9]+: best_cycles" "the file, line and field"
