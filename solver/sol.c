@@ -176,14 +176,16 @@ static void blame_tie(const struct lsp_problem *p, const char *file, const char 
                       size_t len, struct ls_error *err)
 {
     struct lsp_tie sol, here;
-    char what[512], why[300];
+    char what[512], why[sizeof err->msg];
     lsp_tie_scan(buf, len, &sol);
     lsp_sol_tie_of(p, &here);
     if (lsp_tie_empty(&sol) || !lsp_tie_mismatch(&sol, &here, what, sizeof what))
         return;
-    ls_error_format(err, why, sizeof why);
-    ls_error_set(err, LS_ERR_INPUT, file, 0, 0, "was solved for another problem: %s; so it does not read against this one (%s)",
-                 what, why);
+    /* the reading error's place stays the message's location */
+    int line = err->line, col = err->col;
+    snprintf(why, sizeof why, "%s", err->msg);
+    ls_error_set(err, LS_ERR_INPUT, file, line, col, "was solved for another problem: %s; so "
+                 "it does not read against this one (%s)", what, why);
 }
 
 int lsp_sol_parse(const struct lsp_problem *p, const char *file, const char *buf, size_t len,
