@@ -140,8 +140,8 @@ static void yticks(FILE *f, const struct yaxis *a, int width)
         if (n == 0) {
             /* an axis between two of them (3.1 .. 4.5): round values in linear steps */
             double vlo = pow(10, a->lo), vhi = pow(10, a->hi), vs = nice_step(vhi - vlo);
-            for (double v = ceil(vlo / vs - 1e-9) * vs; v <= vhi * (1 + 1e-9); v += vs)
-                ytick(f, a, log10(v), width, 0);
+            for (double i = ceil(vlo / vs - 1e-9); i * vs <= vhi * (1 + 1e-9); i++)
+                ytick(f, a, log10(i * vs), width, 0);
         }
         return;
     }

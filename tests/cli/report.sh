@@ -70,9 +70,13 @@ for k, svg in enumerate(svgs):
             bad.append("%s: tick %g outside the axis" % (where, v))
         if abs(to_px(x) + 4 - y) > 0.2:
             bad.append("%s: tick %g drawn at row %g, want %g" % (where, v, y, to_px(x) + 4))
+        # round: on a log axis d x 10^k; on any axis a multiple of a 1, 2 or 5 x 10^k step
+        # no finer than a twentieth of the axis (0.0065 is round on 0.0062 .. 0.0069)
         mant = v / 10 ** math.floor(math.log10(abs(v))) if v else 1
-        if not any(abs(mant - m) < 1e-6 for m in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)) and \
-           not re.fullmatch(r'-?\d+(\.\d)?', ("%g" % v)):
+        span = 10 ** hi - 10 ** lo if logy else hi - lo
+        steps = [b * 10 ** math.ceil(math.log10(span / 20 / b)) for b in (1, 2, 5)]
+        if not (logy and abs(mant - round(mant)) < 1e-6) and \
+           not any(abs(v / s - round(v / s)) < 1e-6 for s in steps):
             bad.append("%s: tick %g is not round" % (where, v))
     labels = re.findall(r'class="ytick"[^>]*>([^<]*)<', svg)
     if len(set(labels)) != len(labels):
