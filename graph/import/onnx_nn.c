@@ -574,7 +574,7 @@ int oxo_batchnorm(struct ox *x)
 }
 
 /* LayerNormalization over axes axis..r-1: one layernorm over the merged trailing axes.
- * InstanceNormalization/GroupNormalization are not taken (not in the list). */
+ * GroupNormalization (opset 18) is not taken (not in the list). */
 int oxo_layernorm(struct ox *x)
 {
     int32_t t = oxo_req(x, 0);
@@ -612,4 +612,68 @@ int oxo_layernorm(struct ox *x)
     int32_t y = graph_layernorm(x->g, ox_name(x, merged ? ".ln" : "", nm, sizeof nm), u, gm, bt,
                                 -1);
     return ox_bind(x, 0, merged ? oxo_reshape_to(x, y, r, d, "") : y);
+}
+
+/* A per-channel parameter of InstanceNormalization must be 1-D of c elements: 0 or -1. */
+static int check_channel_param(struct ox *x, const struct ox_val *v, const char *what,
+                               int64_t c)
+{
+    if (!v)
+        return ox_fail(x, "input '%s' is required", what), -1;
+    if (v->rank == 1 && v->dims[0] == c)
+        return 0;
+    char sh[96] = "";
+    size_t n = 0;
+    for (int i = 0; i < v->rank && n < sizeof sh; i++)
+        n += (size_t)snprintf(sh + n, sizeof sh - n, "%s%lld", i ? "," : "",
+                              (long long)v->dims[i]);
+    return ox_fail(x, "%s has shape [%s], expected [%lld] (the input's channels, axis 1)", what,
+                   sh, (long long)c), -1;
+}
+
+/* 1 when v is a constant whose every element is known and equal to k. */
+static int all_equal(const struct ox_val *v, double k)
+{
+    if (!v->konst || !v->vals)
+        return 0;
+    for (int64_t i = 0; i < ox_numel(v); i++)
+        if (v->vals[i] != k)
+            return 0;
+    return 1;
+}
+
+/* InstanceNormalization of x [N, C, D1...]: mean and variance over D1... of each (n, c),
+ * then scale[c] and B[c]. Lowered to a layernorm without parameters over the merged
+ * spatial axes ([N, C, D1*D2...]) and a batchnorm on channel axis 1 for the affine part,
+ * left out when scale is all ones and B all zeros (PyTorch's GroupNorm exports it so, on
+ * [N, groups, C/groups*D...] with a reshape on either side). */
+int oxo_instancenorm(struct ox *x)
+{
+    int32_t t = oxo_req(x, 0);
+    if (t < 0)
+        return -1;
+    const struct graph_tensor *tt = graph_tensor(x->g, t);
+    enum ls_dtype dt = tt->dtype;
+    int r = tt->shape.rank;
+    if (r < 3)
+        return ox_fail(x, "input rank %d: needs [N,C,D1,...] (rank 3 or more)", r);
+    int64_t d[GRAPH_MAX_RANK], m[3];
+    dims_of(&tt->shape, d);
+    struct ox_val *sv = ox_in(x, 1), *bv = ox_in(x, 2);
+    if (check_channel_param(x, sv, "scale", d[1]) || check_channel_param(x, bv, "B", d[1]))
+        return -1;
+    int affine = !all_equal(sv, 1) || !all_equal(bv, 0);
+    m[0] = d[0], m[1] = d[1], m[2] = ox_dims_numel(r - 2, d + 2);
+    char nm[GRAPH_MAX_NAME + 1];
+    int32_t u = oxo_reshape_to(x, t, 3, m, ".merged");
+    int last = !affine && r == 3;   /* the layernorm is the node's output */
+    int32_t n = u < 0 ? -1 : graph_layernorm(x->g, ox_name(x, last ? "" : ".norm", nm,
+                                                           sizeof nm), u, -1, -1, -1);
+    int32_t v = oxo_reshape_to(x, n, r, d, affine ? ".unmerged" : "");
+    if (v < 0 || !affine)
+        return ox_bind(x, 0, v);
+    int32_t s = param_as(x, sv, dt, 1, &d[1], ".scale");
+    int32_t b = s < 0 ? -1 : param_as(x, bv, dt, 1, &d[1], ".shift");
+    return ox_bind(x, 0, b < 0 ? -1 : graph_batchnorm(x->g, ox_name(x, "", nm, sizeof nm), v,
+                                                      s, b, 1));
 }

@@ -39,5 +39,6 @@ int oxo_pool(struct ox *x);
 int oxo_global_pool(struct ox *x);
 int oxo_batchnorm(struct ox *x);
 int oxo_layernorm(struct ox *x);
+int oxo_instancenorm(struct ox *x);
 
 #endif

@@ -152,6 +152,44 @@ def narrow():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "narrow.onnx")
 
 
+def group_norm():
+    """PyTorch's GroupNorm(4, 8) export at opsets 11-17: a reshape to [N, groups, -1], an
+    InstanceNormalization with ones/zeros of the groups, the input's shape back, then the
+    affine Mul/Add; and an InstanceNorm2d(8, affine=True) on the result."""
+    n = [h.make_node("Conv", ["x", "w"], ["c"], "/conv/Conv", kernel_shape=[3, 3],
+                     pads=[1, 1, 1, 1]),
+         h.make_node("Reshape", ["c", "grp"], ["g"], "/gn/Reshape"),
+         h.make_node("InstanceNormalization", ["g", "ones", "zeros"], ["gi"],
+                     "/gn/InstanceNormalization", epsilon=1e-5),
+         h.make_node("Shape", ["c"], ["cs"], "/gn/Shape"),
+         h.make_node("Reshape", ["gi", "cs"], ["gr"], "/gn/Reshape_1"),
+         h.make_node("Mul", ["gr", "gn.weight"], ["gm"], "/gn/Mul"),
+         h.make_node("Add", ["gm", "gn.bias"], ["ga"], "/gn/Add"),
+         h.make_node("InstanceNormalization", ["ga", "in.weight", "in.bias"], ["y"],
+                     "/in/InstanceNormalization", epsilon=1e-5)]
+    inits = [shape_only("w", [8, 3, 3, 3]), ints("grp", [0, 4, -1]),
+             h.make_tensor("ones", T.FLOAT, [4], [1.0] * 4),
+             h.make_tensor("zeros", T.FLOAT, [4], [0.0] * 4),
+             shape_only("gn.weight", [8, 1, 1]), shape_only("gn.bias", [8, 1, 1]),
+             shape_only("in.weight", [8]), shape_only("in.bias", [8])]
+    g = h.make_graph(n, "group_norm",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["batch", 3, 16, 16])],
+                     [h.make_tensor_value_info("y", T.FLOAT, ["batch", 8, 16, 16])], inits)
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "group_norm.onnx")
+
+
+def bad_instance_norm():
+    x = [h.make_tensor_value_info("x", T.FLOAT, [1, 8, 4, 4])]
+    y = [h.make_tensor_value_info("y", T.FLOAT, None)]
+    sc = h.make_graph([h.make_node("InstanceNormalization", ["x", "s", "b"], ["y"], "in_scale")],
+                      "in_scale", x, y, [shape_only("s", [4]), shape_only("b", [8])])
+    save(h.make_model(sc, opset_imports=[h.make_opsetid("", 13)]), "bad/instance_norm_scale.onnx")
+    x2 = [h.make_tensor_value_info("x", T.FLOAT, [2, 8])]
+    rk = h.make_graph([h.make_node("InstanceNormalization", ["x", "s", "b"], ["y"], "in_rank")],
+                      "in_rank", x2, y, [shape_only("s", [8]), shape_only("b", [8])])
+    save(h.make_model(rk, opset_imports=[h.make_opsetid("", 13)]), "bad/instance_norm_rank.onnx")
+
+
 def bad():
     x = [h.make_tensor_value_info("x", T.FLOAT, [2, 3])]
     y = [h.make_tensor_value_info("y", T.FLOAT, [2, 3])]
@@ -175,10 +213,11 @@ def bad():
     open(os.path.join(HERE, "bad/wrong_type.onnx"), "wb").write(bytes([0x08, 0x08, 0x38, 0x05]))
 
 
+ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, bad, bad_instance_norm]
+
 if __name__ == "__main__":
-    tiny_cnn()
-    tiny_attn()
-    conv1d()
-    one_channel()
-    narrow()
-    bad()
+    import sys
+    # no argument: every fixture; else only the named ones (make_fixtures.py group_norm)
+    for f in ALL:
+        if len(sys.argv) < 2 or f.__name__ in sys.argv[1:]:
+            f()
