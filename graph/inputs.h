@@ -28,4 +28,27 @@ int graph_inputs_known(const char *spec, const char *const *names, size_t n, int
 int graph_input_known(const char *name, size_t len, const char *const *names, size_t n,
                       int tf_ports, const char *file, struct ls_error *err);
 
+/* `--batch N` on the graph inputs of an imported model. It replaces an unknown axis 0, and
+ * also a declared axis 0 of 1 on an input of rank 2 or more (models exported with a dummy
+ * batch of 1); an input whose axis 0 is fixed at another size keeps it. An importer keeps
+ * one of these per import (batch 0: --batch not given). */
+struct graph_batch {
+    int64_t batch;                 /* the --batch value, 0 when not given */
+    int used;                      /* some input took it (or already had it) */
+    char forced[GRAPH_MAX_NAME + 1];   /* the first input whose declared 1 it replaced */
+    char refused[GRAPH_MAX_NAME + 1];  /* the first input whose fixed axis 0 it could not */
+    int64_t refused_dim;
+};
+
+void graph_batch_init(struct graph_batch *b, int64_t batch);
+/* The size of axis 0 of input `name` (rank) that declares `declared` there (<= 0: unknown,
+ * then the --batch value or 1). */
+int64_t graph_batch_axis0(struct graph_batch *b, const char *name, int rank, int64_t declared);
+/* After every input: LS_ERR_INPUT when --batch was given and no input could take it (the
+ * message names the first input with a fixed axis 0 and says to use --input). */
+int graph_batch_check(const struct graph_batch *b, const char *file, struct ls_error *err);
+/* After a failed import: append to err's message which input --batch replaced a declared
+ * batch of 1 on (the model's fixed shapes may need that 1). */
+void graph_batch_note(const struct graph_batch *b, struct ls_error *err);
+
 #endif

@@ -106,7 +106,7 @@ static int load_tfjs(const char *spec, const char *buf, size_t len, const struct
     struct tfjs_opts t;
     tfjs_opts_init(&t);
     if (o->batch)
-        t.batch = o->batch;
+        t.batch = o->batch, t.batch_set = 1;
     if (o->image)
         t.image = o->image;
     struct tfjs_input_shape in[MAX_INPUT_SPECS];

@@ -8,7 +8,8 @@
  * the IR's kinds (docs/import.md, "TensorFlow.js", lists every lowering and approximation).
  *
  * Unknown input dims (-1): axis 0 takes opts->batch, every other one opts->image, unless
- * opts->inputs names the input with a full shape (the hook `--input NAME=shape` fills). */
+ * opts->inputs names the input with a full shape (the hook `--input NAME=shape` fills).
+ * With opts->batch_set, a declared batch of 1 takes opts->batch too. */
 #ifndef LS_GRAPH_TFJS_H
 #define LS_GRAPH_TFJS_H
 
@@ -29,6 +30,8 @@ struct tfjs_input_shape {
 
 struct tfjs_opts {
     int64_t batch;                          /* for a -1 axis 0 (default 1) */
+    int batch_set;  /* batch was asked for (--batch): it also replaces a declared axis 0 of 1
+                       (rank >= 2), and no input able to take it is an error (graph/inputs.h) */
     int64_t image;                          /* for any other -1 dim (default 224) */
     const struct tfjs_input_shape *inputs;  /* overrides, may be NULL */
     size_t ninputs;

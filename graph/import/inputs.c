@@ -120,3 +120,55 @@ int graph_inputs_known(const char *spec, const char *const *names, size_t n, int
     }
     return 0;
 }
+
+/* ---- --batch on declared shapes ---- */
+
+void graph_batch_init(struct graph_batch *b, int64_t batch)
+{
+    memset(b, 0, sizeof *b);
+    b->batch = batch > 0 ? batch : 0;
+}
+
+int64_t graph_batch_axis0(struct graph_batch *b, const char *name, int rank, int64_t declared)
+{
+    if (declared <= 0) {
+        b->used = 1;
+        return b->batch ? b->batch : 1;
+    }
+    if (!b->batch || declared == b->batch || (declared == 1 && rank >= 2)) {
+        b->used |= b->batch != 0;
+        if (b->batch && declared != b->batch && !b->forced[0])
+            snprintf(b->forced, sizeof b->forced, "%s", name);
+        return b->batch ? b->batch : declared;
+    }
+    if (!b->refused[0]) {
+        snprintf(b->refused, sizeof b->refused, "%s", name);
+        b->refused_dim = declared;
+    }
+    return declared;
+}
+
+int graph_batch_check(const struct graph_batch *b, const char *file, struct ls_error *err)
+{
+    if (!b->batch || b->used)
+        return 0;
+    if (!b->refused[0])
+        return ls_error_set(err, LS_ERR_INPUT, file, 0, 0,
+                            "--batch %lld: the model has no input with a batch axis (axis 0 "
+                            "unknown or 1, rank 2 or more)", (long long)b->batch);
+    return ls_error_set(err, LS_ERR_INPUT, file, 0, 0,
+                        "--batch %lld applies to no input: '%s' declares a fixed batch of "
+                        "%lld (axis 0; --batch replaces one that is unknown or 1): give its "
+                        "whole shape with --input %s=...",
+                        (long long)b->batch, b->refused, (long long)b->refused_dim, b->refused);
+}
+
+void graph_batch_note(const struct graph_batch *b, struct ls_error *err)
+{
+    if (!err || !err->code || !b->forced[0])
+        return;
+    size_t n = strlen(err->msg);
+    snprintf(err->msg + n, sizeof err->msg - n,
+             " (--batch %lld replaced the batch of 1 that input '%s' declares; the model's "
+             "fixed shapes may need 1)", (long long)b->batch, b->forced);
+}

@@ -388,6 +388,13 @@ static int sequence_like(const char *p)
     return 0;
 }
 
+/* export_params=False keeps the parameters as graph inputs without initializers; PyTorch
+ * names them after the module path ("layer1.0.conv1.weight") or "onnx::Op_N". */
+static int looks_like_param(const char *name)
+{
+    return strchr(name, '.') != NULL || !strncmp(name, "onnx::", 6);
+}
+
 /* Fill the dims of graph input vi; roles gets "batch"/"seq" for the dims defaulted. */
 static int input_dims(struct ox *x, const Onnx__ValueInfoProto *vi, int *rank, int64_t *dims,
                       char *roles, size_t nroles, int *dt)
@@ -404,8 +411,10 @@ static int input_dims(struct ox *x, const Onnx__ValueInfoProto *vi, int *rank, i
     if (found && tt->shape && (int)tt->shape->n_dim != *rank)
         return ox_fail(x, "--input %s=...: rank %d, the model declares rank %zu", vi->name,
                        *rank, tt->shape->n_dim);
-    if (found)
+    if (found) {
+        x->batch.used = 1;   /* --input wins over --batch */
         return 0;
+    }
     if (!tt->shape)
         return ox_fail(x, "graph input '%.100s' has no shape: give it with --input %s=D1xD2...",
                        vi->name, vi->name);
@@ -423,11 +432,15 @@ static int input_dims(struct ox *x, const Onnx__ValueInfoProto *vi, int *rank, i
                                "shape with --input %.100s=D1xD2...", vi->name, i,
                                (long long)d->dim_value, (long long)GRAPH_MAX_DIM, vi->name);
             dims[i] = d->dim_value;
+            if (i == 0 && !looks_like_param(vi->name)) {   /* --batch on a declared 1 */
+                dims[0] = graph_batch_axis0(&x->batch, vi->name, *rank, d->dim_value);
+                role = dims[0] != d->dim_value ? "batch" : "";
+            }
         } else {
             const char *p = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
                                 ? d->dim_param : NULL;
             if (i == 0 || (p && strstr(p, "batch"))) {
-                dims[i] = x->opts->batch > 0 ? x->opts->batch : 1;
+                dims[i] = graph_batch_axis0(&x->batch, vi->name, *rank, 0);
                 role = "batch";
             } else if (sequence_like(p)) {
                 dims[i] = x->opts->seq > 0 ? x->opts->seq : 128;
@@ -442,13 +455,6 @@ static int input_dims(struct ox *x, const Onnx__ValueInfoProto *vi, int *rank, i
                                  i ? "," : "", role);
     }
     return 0;
-}
-
-/* export_params=False keeps the parameters as graph inputs without initializers; PyTorch
- * names them after the module path ("layer1.0.conv1.weight") or "onnx::Op_N". */
-static int looks_like_param(const char *name)
-{
-    return strchr(name, '.') != NULL || !strncmp(name, "onnx::", 6);
 }
 
 /* Every --input entry must name a graph input that is not an initializer; the message lists
@@ -653,8 +659,11 @@ static int import_model(struct ox *x, const Onnx__ModelProto *m, struct graph **
     int rc = read_initializers(x);
     if (!rc)
         rc = check_input_names(x);   /* before read_inputs: only initializers are defined */
+    graph_batch_init(&x->batch, x->opts->batch);
     if (!rc)
         rc = read_inputs(x);
+    if (!rc)
+        rc = graph_batch_check(&x->batch, x->file, x->err);
     if (!rc)
         rc = run_nodes(x);
     if (!rc)
@@ -662,6 +671,7 @@ static int import_model(struct ox *x, const Onnx__ModelProto *m, struct graph **
     if (!rc && graph_validate(x->g, x->err))
         rc = x->err->code ? x->err->code : LS_ERR_INPUT;
     if (rc) {
+        graph_batch_note(&x->batch, x->err);
         graph_free(x->g);
         return rc;
     }

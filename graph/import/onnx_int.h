@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "graph/graph.h"
+#include "graph/inputs.h"
 #include "graph/zoo.h"
 #include "onnx.pb-c.h"
 #include "util/error.h"
@@ -37,6 +38,7 @@ struct ox {
     struct ls_intern names;    /* ONNX value names -> index into vals */
     struct ox_val *vals;
     size_t nvals, capvals;
+    struct graph_batch batch;  /* --batch on the graph inputs */
     const Onnx__NodeProto *node;  /* the node being imported (for messages) */
     char opname[GRAPH_MAX_NAME + 1];  /* its sanitized unique name */
     struct ls_error *err;

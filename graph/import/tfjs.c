@@ -353,6 +353,7 @@ int tfjs_import(const char *file, const char *buf, size_t len, const struct tfjs
         c.o = *opts;
     else
         tfjs_opts_init(&c.o);
+    graph_batch_init(&c.batch, c.o.batch_set ? c.o.batch : 0);
     json_error_t je;
     c.root = json_loadb(buf, len, 0, &je);
     if (!c.root)
@@ -368,12 +369,14 @@ int tfjs_import(const char *file, const char *buf, size_t len, const struct tfjs
         c.g = graph_new(gname);
         if (!ord || !c.g)
             c.rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        else if (!order(&c, ord) && !lower_all(&c, ord) && !add_outputs(&c))
+        else if (!order(&c, ord) && !lower_all(&c, ord) &&
+                 !(c.rc = graph_batch_check(&c.batch, c.file, err)) && !add_outputs(&c))
             graph_validate(c.g, err) ? (void)(c.rc = LS_ERR_INPUT) : (void)0;
     }
     free(ord);
     cleanup(&c);
     if (c.rc) {
+        graph_batch_note(&c.batch, err);
         graph_free(c.g);
         return c.rc;
     }

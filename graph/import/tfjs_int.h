@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "graph/inputs.h"
 #include "graph/tfjs.h"
 
 /* Constants up to this many elements keep their values (for shape arithmetic). */
@@ -47,6 +48,7 @@ struct tfjs {
     struct tnode *nodes;
     size_t n;
     struct tfjs_opts o;
+    struct graph_batch batch; /* opts.batch on the inputs when batch_set */
     char dir[1024];          /* directory of model.json, for the shards */
     struct ls_error *err;
     int rc;

@@ -207,6 +207,9 @@ static int op_placeholder(struct tfjs *c, struct tnode *n)
     if (s) {
         rank = s->rank;
         memcpy(d, s->dims, sizeof d);
+        c->batch.used = 1;   /* --input wins over --batch */
+    } else if (rank && c->o.batch_set) {
+        d[0] = graph_batch_axis0(&c->batch, n->name, rank, d[0]);
     }
     for (int i = 0; i < rank; i++)
         if (d[i] <= 0)

@@ -31,4 +31,40 @@ expect_err "node 'in_scale' \(InstanceNormalization\): scale has shape \[4\], ex
 expect 2 "InstanceNormalization of rank 2" "$LAYSIM" graph "$D/bad/instance_norm_rank.onnx"
 expect_err "node 'in_rank' \(InstanceNormalization\): input rank 2" "rank 2 named"
 
+# --batch on inputs that declare a batch: an unknown axis 0 or a declared 1 (rank >= 2) takes
+# it; a fixed batch of another size that no input can replace exits 2 naming the input; when
+# a replaced 1 breaks a fixed shape later, the error says --batch did it
+TF1=$T/cnn_batch1.json TF8=$T/cnn_batch8.json
+for n in 1 8; do
+    python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+d['modelTopology']['node'][0]['attr']['shape']['shape']['dim'][0]['size'] = sys.argv[3]
+json.dump(d, open(sys.argv[2], 'w'))" "$SRC/tests/data/tfjs/cnn.json" "$T/cnn_batch$n.json" "$n"
+done
+expect 0 "TF.js batch 1 --batch 4" "$LAYSIM" graph "$TF1" --batch 4 -o "$T/tb.lg"
+if grep -q '^input image fp32 \[4,32,32,3\]' "$T/tb.lg"; then ok
+else bad "TF.js --batch 4 ignored: $(grep '^input' "$T/tb.lg")"; fi
+expect 0 "TF.js --input wins" "$LAYSIM" graph "$TF1" --batch 4 --input image=2x32x32x3 \
+    -o "$T/ti.lg"
+if grep -q '^input image fp32 \[2,32,32,3\]' "$T/ti.lg"; then ok; else bad "--input lost"; fi
+expect 0 "TF.js batch 1 without --batch" "$LAYSIM" graph "$TF1" -o "$T/t1.lg"
+if grep -q '^input image fp32 \[1,32,32,3\]' "$T/t1.lg"; then ok; else bad "batch 1 changed"; fi
+expect 2 "TF.js batch 8 --batch 4" "$LAYSIM" graph "$TF8" --batch 4 -o "$T/t8.lg"
+expect_err "--batch 4 applies to no input: 'image' declares a fixed batch of 8.*--input image=" \
+    "TF.js fixed batch named"
+if [ ! -e "$T/t8.lg" ]; then ok; else bad "refused --batch left an output"; fi
+expect 0 "TF.js batch 8 --batch 8" "$LAYSIM" graph "$TF8" --batch 8
+expect 0 "ONNX batch 1 --batch 2" "$LAYSIM" graph "$D/narrow.onnx" --batch 2 -o "$T/ob.lg"
+if grep -q '^input x fp32 \[batch:2,1,16,16\]' "$T/ob.lg"; then ok
+else bad "ONNX --batch 2 ignored: $(grep '^input' "$T/ob.lg")"; fi
+expect 0 "problem ONNX --batch 2" "$LAYSIM" problem "$D/narrow.onnx" --batch 2 -o "$T/ob.lsp"
+expect 2 "ONNX batch 8 --batch 4" "$LAYSIM" graph "$D/batch8.onnx" --batch 4
+expect_err "batch8.onnx: --batch 4 applies to no input: 'x' declares a fixed batch of 8" \
+    "ONNX fixed batch named"
+expect 0 "ONNX batch 8 --input" "$LAYSIM" graph "$D/batch8.onnx" --batch 4 --input x=4x16
+expect 2 "ONNX constant reshape under --batch 4" "$LAYSIM" graph "$D/batch1.onnx" --batch 4
+expect_err "node 'flatten' \(Reshape\).*--batch 4 replaced the batch of 1 that input 'x' declares" \
+    "the failing node and the replaced batch named"
+expect 0 "ONNX batch1 as declared" "$LAYSIM" graph "$D/batch1.onnx"
+
 finish

@@ -178,6 +178,22 @@ def group_norm():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "group_norm.onnx")
 
 
+def fixed_batch():
+    """Inputs that declare their batch: [1,4,4,4] flattened by a constant [1,64] target (an
+    export with a dummy batch of 1, which --batch 4 cannot take), and [8,16]."""
+    n = [h.make_node("Relu", ["x"], ["r"], "relu"),
+         h.make_node("Reshape", ["r", "target"], ["f"], "flatten"),
+         h.make_node("Gemm", ["f", "w"], ["y"], "fc")]
+    g = h.make_graph(n, "batch1", [h.make_tensor_value_info("x", T.FLOAT, [1, 4, 4, 4])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)],
+                     [ints("target", [1, 64]), shape_only("w", [64, 10])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "batch1.onnx")
+    n = [h.make_node("Gemm", ["x", "w"], ["y"], "fc")]
+    g = h.make_graph(n, "batch8", [h.make_tensor_value_info("x", T.FLOAT, [8, 16])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)], [shape_only("w", [16, 4])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "batch8.onnx")
+
+
 def bad_instance_norm():
     x = [h.make_tensor_value_info("x", T.FLOAT, [1, 8, 4, 4])]
     y = [h.make_tensor_value_info("y", T.FLOAT, None)]
@@ -213,7 +229,8 @@ def bad():
     open(os.path.join(HERE, "bad/wrong_type.onnx"), "wb").write(bytes([0x08, 0x08, 0x38, 0x05]))
 
 
-ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, bad, bad_instance_norm]
+ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, fixed_batch, bad,
+       bad_instance_norm]
 
 if __name__ == "__main__":
     import sys
