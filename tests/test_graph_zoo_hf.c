@@ -50,7 +50,7 @@ static void test_every_type_imports(void **state)
         "bert", "albert", "electra", "roberta", "xlm-roberta", "bart", "gpt2", "llama",
         "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "olmo", "olmo2", "olmoe",
         "mixtral", "qwen2_moe", "whisper", "vit", "resnet", "perceiver", "musicgen",
-        "paligemma"};
+        "paligemma", "ministral3", "musicgen_melody_decoder"};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         char file[64];
         snprintf(file, sizeof file, "%s.json", types[i]);
@@ -132,6 +132,18 @@ static void test_fields_reach_the_graph(void **state)
     g = load("musicgen.json", 16);
     assert_int_equal(dim(g, "enc_to_dec.w", 0), 768);
     assert_true(graph_find_tensor(g, "logits3") >= 0);
+    graph_free(g);
+
+    g = load("musicgen_melody_decoder.json", 16);   /* the decoder's fields at the top */
+    assert_int_equal(dim(g, "dec.l47.self.q.w", 1), 1536);
+    assert_int_equal(dim(g, "dec.l47.ffn.fc1.w", 1), 6144);
+    assert_int_equal(dim(g, "enc_to_dec.w", 0), 768);   /* no text_encoder: T5-base width */
+    assert_true(graph_find_tensor(g, "logits3") >= 0);
+    graph_free(g);
+
+    g = load("ministral3.json", 16);   /* Mistral's layout: 34 layers, 8 KV heads of 128 */
+    assert_int_equal(dim(g, "dec.l33.self.k.w", 1), 8 * 128);
+    assert_int_equal(dim(g, "dec.l33.ffn.gate.w", 1), 14336);
     graph_free(g);
 
     g = load("paligemma.json", 16);   /* 256 image tokens + 16 text tokens */

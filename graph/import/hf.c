@@ -254,7 +254,7 @@ static void get_array4(struct hf *h, json_t *o, const char *key, int64_t *v, int
 enum hf_kind {
     K_BERT, K_ALBERT, K_ELECTRA, K_ROBERTA, K_BART, K_GPT2, K_LLAMA, K_QWEN2, K_QWEN3,
     K_GEMMA, K_GEMMA2, K_GEMMA3, K_OLMO, K_OLMO2, K_OLMOE, K_MIXTRAL, K_QWEN2MOE, K_WHISPER,
-    K_VIT, K_RESNET, K_PERCEIVER, K_MUSICGEN, K_PALIGEMMA
+    K_VIT, K_RESNET, K_PERCEIVER, K_MUSICGEN, K_MUSICGEN_DEC, K_PALIGEMMA
 };
 
 static const struct {
@@ -265,7 +265,8 @@ static const struct {
     {"electra", "electra-large", K_ELECTRA}, {"roberta", "xlm-roberta", K_ROBERTA},
     {"xlm-roberta", "xlm-roberta", K_ROBERTA}, {"bart", "bart-base", K_BART},
     {"gpt2", "qwen2", K_GPT2},             {"llama", "ministral", K_LLAMA},
-    {"mistral", "ministral", K_LLAMA},     {"qwen2", "qwen2", K_QWEN2},
+    {"mistral", "ministral", K_LLAMA},     {"ministral3", "ministral", K_LLAMA},
+    {"qwen2", "qwen2", K_QWEN2},
     {"qwen3", "qwen2", K_QWEN3},           {"gemma", "gemma", K_GEMMA},
     {"gemma2", "gemma", K_GEMMA2},         {"gemma3_text", "gemma", K_GEMMA3},
     {"olmo", "olmo-7b", K_OLMO},           {"olmo2", "olmo-7b", K_OLMO2},
@@ -273,15 +274,17 @@ static const struct {
     {"qwen2_moe", "qwen2", K_QWEN2MOE},    {"whisper", "whisper-enc", K_WHISPER},
     {"vit", "vit-b16", K_VIT},             {"resnet", "resnet50", K_RESNET},
     {"perceiver", "perceiver", K_PERCEIVER}, {"musicgen", "musicgen", K_MUSICGEN},
+    {"musicgen_melody", "musicgen", K_MUSICGEN},
+    {"musicgen_melody_decoder", "musicgen", K_MUSICGEN_DEC},
     {"paligemma", "paligemma", K_PALIGEMMA},
 };
 #define NTYPES (sizeof types / sizeof types[0])
 
 const char *hf_supported_types(void)
 {
-    return "bert albert electra roberta xlm-roberta bart gpt2 llama mistral qwen2 qwen3 gemma "
-           "gemma2 gemma3_text olmo olmo2 olmoe mixtral qwen2_moe whisper vit resnet perceiver "
-           "musicgen paligemma";
+    return "bert albert electra roberta xlm-roberta bart gpt2 llama mistral ministral3 qwen2 "
+           "qwen3 gemma gemma2 gemma3_text olmo olmo2 olmoe mixtral qwen2_moe whisper vit resnet "
+           "perceiver musicgen musicgen_melody musicgen_melody_decoder paligemma";
 }
 
 static void fill_decoder(struct hf *h, json_t *o, struct zoo_arch *a, enum hf_kind k)
@@ -359,6 +362,29 @@ static void fill_gpt2(struct hf *h, json_t *o, struct zoo_arch *a)
         bad(h, "", "n_embd", "%s", "must be a multiple of n_head");
 }
 
+/* MusicGen's decoder: its fields under "decoder" (musicgen, musicgen_melody) or at the top
+ * (flat: a musicgen_melody_decoder config on its own, the conditioning width then the
+ * base's); the conditioning width from text_encoder.d_model. MusicGen Melody prepends its
+ * conditioning to the decoder's sequence instead of cross-attending to it: built as
+ * MusicGen's cross-attention (docs/import.md). */
+static void fill_musicgen(struct hf *h, json_t *o, struct zoo_arch *a, int flat)
+{
+    json_t *d = flat ? o : getobj(h, o, "decoder"), *t = getobj(h, o, "text_encoder");
+    const char *p = flat ? "" : "decoder.";
+    struct zoo_stack *s = &a->main;
+    geti(h, d, p, "hidden_size", &s->hidden, 1, BIG);
+    geti(h, d, p, "num_hidden_layers", &s->layers, 1, 4096);
+    geti(h, d, p, "num_attention_heads", &s->heads, 1, 4096);
+    geti(h, d, p, "ffn_dim", &s->ffn, 1, BIG);
+    geti(h, d, p, "vocab_size", &a->vocab, 1, BIG);
+    geti(h, d, p, "num_codebooks", &a->codebooks, 1, 64);
+    geti(h, t, "text_encoder.", "d_model", &a->cond_dim, 1, BIG);
+    s->kv_heads = s->heads;
+    s->head_dim = s->hidden / s->heads > 0 ? s->hidden / s->heads : 1;
+    if (!h->rc && s->hidden % s->heads)
+        bad(h, p, "hidden_size", "%s", "must be a multiple of num_attention_heads");
+}
+
 static void fill(struct hf *h, json_t *o, struct zoo_arch *a, enum hf_kind k)
 {
     switch (k) {
@@ -415,22 +441,10 @@ static void fill(struct hf *h, json_t *o, struct zoo_arch *a, enum hf_kind k)
             bad(h, "", "d_latents", "%s", "must be a multiple of num_self_attention_heads");
         return;
     }
-    case K_MUSICGEN: {
-        json_t *d = getobj(h, o, "decoder"), *t = getobj(h, o, "text_encoder");
-        struct zoo_stack *s = &a->main;
-        geti(h, d, "decoder.", "hidden_size", &s->hidden, 1, BIG);
-        geti(h, d, "decoder.", "num_hidden_layers", &s->layers, 1, 4096);
-        geti(h, d, "decoder.", "num_attention_heads", &s->heads, 1, 4096);
-        geti(h, d, "decoder.", "ffn_dim", &s->ffn, 1, BIG);
-        geti(h, d, "decoder.", "vocab_size", &a->vocab, 1, BIG);
-        geti(h, d, "decoder.", "num_codebooks", &a->codebooks, 1, 64);
-        geti(h, t, "text_encoder.", "d_model", &a->cond_dim, 1, BIG);
-        s->kv_heads = s->heads;
-        s->head_dim = s->hidden / s->heads > 0 ? s->hidden / s->heads : 1;
-        if (!h->rc && s->hidden % s->heads)
-            bad(h, "decoder.", "hidden_size", "%s", "must be a multiple of num_attention_heads");
+    case K_MUSICGEN:
+    case K_MUSICGEN_DEC:
+        fill_musicgen(h, o, a, k == K_MUSICGEN_DEC);
         return;
-    }
     case K_PALIGEMMA: {
         json_t *v = getobj(h, o, "vision_config"), *t = getobj(h, o, "text_config");
         if (v)

@@ -67,4 +67,20 @@ expect_err "node 'flatten' \(Reshape\).*--batch 4 replaced the batch of 1 that i
     "the failing node and the replaced batch named"
 expect 0 "ONNX batch1 as declared" "$LAYSIM" graph "$D/batch1.onnx"
 
+# HF model types ministral3 (Mistral's decoder) and musicgen_melody_decoder (MusicGen's
+# decoder fields at the top level): graph and problem at one layer
+H=$SRC/tests/data/hf
+expect 0 "graph ministral3" "$LAYSIM" graph "$H/ministral3.json" --layers 1 --seq 32 -o "$T/m3.lg"
+if grep -q '^weight dec.l0.self.k.w bf16 \[4096,1024\]' "$T/m3.lg"; then ok
+else bad "ministral3: no 8 KV heads of 128"; fi
+expect 0 "problem ministral3" "$LAYSIM" problem "$H/ministral3.json" --layers 1 --seq 32 \
+    -o "$T/m3.lsp"
+expect 0 "graph musicgen_melody_decoder" "$LAYSIM" graph "$H/musicgen_melody_decoder.json" \
+    --layers 1 --seq 32 -o "$T/mm.lg"
+if grep -q '^weight dec.l0.ffn.fc1.w bf16 \[1536,6144\]' "$T/mm.lg" &&
+    grep -q '^input codes3 int32 \[batch:1,seq:32\]' "$T/mm.lg"; then ok
+else bad "musicgen_melody_decoder: decoder fields not read"; fi
+expect 0 "problem musicgen_melody_decoder" "$LAYSIM" problem "$H/musicgen_melody_decoder.json" \
+    --layers 1 --seq 32 -o "$T/mm.lsp"
+
 finish
