@@ -439,7 +439,7 @@ static int input_dims(struct ox *x, const Onnx__ValueInfoProto *vi, int *rank, i
         } else {
             const char *p = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
                                 ? d->dim_param : NULL;
-            if (i == 0 || (p && strstr(p, "batch"))) {
+            if ((i == 0 && !sequence_like(p)) || (p && strstr(p, "batch"))) {
                 dims[i] = graph_batch_axis0(&x->batch, vi->name, *rank, 0);
                 role = "batch";
             } else if (sequence_like(p)) {

@@ -40,5 +40,8 @@ int oxo_global_pool(struct ox *x);
 int oxo_batchnorm(struct ox *x);
 int oxo_layernorm(struct ox *x);
 int oxo_instancenorm(struct ox *x);
+/* onnx_rnn.c */
+int oxo_lstm(struct ox *x);
+int oxo_gru(struct ox *x);
 
 #endif

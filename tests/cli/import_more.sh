@@ -83,4 +83,40 @@ else bad "musicgen_melody_decoder: decoder fields not read"; fi
 expect 0 "problem musicgen_melody_decoder" "$LAYSIM" problem "$H/musicgen_melody_decoder.json" \
     --layers 1 --seq 32 -o "$T/mm.lsp"
 
+# LSTM / GRU unrolled over the sequence (from X's shape: --seq for a symbolic one): one input
+# projection for all steps, per step one matmul of the state with every gate's weights
+R=$D/rnn.onnx
+expect 0 "graph rnn --seq 16" "$LAYSIM" graph "$R" --seq 16 --autocast none -o "$T/r.lg"
+if grep -q '^op /lstm/LSTM.d0.xw fp32 \[seq:16,128\] = matmul' "$T/r.lg" &&
+    grep -q '^op /lstm/LSTM.d0.rec15 fp32 \[seq:1,128\] = matmul /lstm/LSTM.d0.h14 /lstm/LSTM.d0.R' \
+        "$T/r.lg" &&
+    grep -q '^op /lstm/LSTM.d0.Y fp32 \[seq:16,1,1,32\] = concat' "$T/r.lg" &&
+    grep -q '^op /gru/GRU.d0.rec15 fp32 \[seq:1,48\] = matmul /gru/GRU.d0.h14' "$T/r.lg" &&
+    grep -q '^op /gru/Squeeze fp32 \[seq:1,16\] = reshape /gru/GRU.d0.Y_h$' "$T/r.lg"; then ok
+else bad "rnn: LSTM/GRU not unrolled over 16 steps"; fi
+n=$(grep -c '^op /lstm/LSTM.d0.rec[0-9]* .* = matmul' "$T/r.lg")
+if [ "$n" = 16 ]; then ok; else bad "LSTM: $n recurrent matmuls for 16 steps"; fi
+for m in "$R --seq 8" "$D/rnn_bidir.onnx"; do
+    # shellcheck disable=SC2086
+    set -- $m
+    expect 0 "problem $*" "$LAYSIM" problem "$@" -o "$T/r.lsp"
+    expect 0 "solve $*" "$LAYSIM" solve "$T/r.lsp" --solver exact -q -o "$T/r.sol"
+    expect 0 "compile $*" "$LAYSIM" compile "$@" --layout "$T/r.sol" -o "$T/r.prog"
+    expect 0 "sim $*" "$LAYSIM" sim "$T/r.prog" --json
+    if [ "$(json 'd["cycles"] > 0')" = True ]; then ok; else bad "$*: no cycles"; fi
+done
+expect 0 "graph rnn_bidir" "$LAYSIM" graph "$D/rnn_bidir.onnx" --autocast none -o "$T/rb.lg"
+# (Y_h/Y_c of the LSTM are not named by the node: not built)
+if grep -q '^op bilstm.Y fp32 \[2,6,2,8\] = concat bilstm.d0.Y bilstm.d1.Y axis=2$' "$T/rb.lg" &&
+    ! grep -q '^op bilstm.d1.Y_h' "$T/rb.lg" &&
+    grep -q '^op rgru.d0.Y_h fp32 \[2,1,8\] = reshape rgru.d0.h0$' "$T/rb.lg" &&
+    grep -q '^op rgru.d0.rech5 fp32 \[2,8\] = matmul rgru.d0.reset5 rgru.d0.Rh' "$T/rb.lg"; then ok
+else bad "rnn_bidir: directions, reverse order or the GRU reset matmul wrong"; fi
+expect 2 "LSTM with peepholes" "$LAYSIM" graph "$D/bad/lstm_peephole.onnx"
+expect_err "node 'lstm_peep' \(LSTM\): peepholes \(input P\) are not supported" "P named"
+expect 2 "GRU W of the wrong input size" "$LAYSIM" graph "$D/bad/gru_w_shape.onnx"
+expect_err "node 'gru_w' \(GRU\): W has shape \[1,12,6\], expected \[1,12,8\]" "W shape named"
+expect 2 "LSTM over 600 steps" "$LAYSIM" graph "$R" --seq 600
+expect_err "node '/lstm/LSTM' \(LSTM\): sequence length 600: at most 512 steps" "step limit named"
+
 finish

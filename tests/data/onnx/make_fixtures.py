@@ -194,6 +194,53 @@ def fixed_batch():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "batch8.onnx")
 
 
+def rnn():
+    """PyTorch's LSTM and GRU exports: LSTM(8, 32) over x [sequence, batch, 8] with B and zero
+    initial states, its Y squeezed into GRU(32, 16) (linear_before_reset=1, as PyTorch writes
+    it) whose Y_h feeds a Gemm; and a bidirectional batch-first LSTM feeding a reverse GRU
+    without linear_before_reset over a fixed 6 steps."""
+    n = [h.make_node("LSTM", ["x", "lstm.W", "lstm.R", "lstm.B", "", "h0", "c0"],
+                     ["ly", "lh", "lc"], "/lstm/LSTM", hidden_size=32),
+         h.make_node("Squeeze", ["ly", "ax1"], ["ls"], "/lstm/Squeeze"),
+         h.make_node("GRU", ["ls", "gru.W", "gru.R", "gru.B", "", "g0"], ["gy", "gh"],
+                     "/gru/GRU", hidden_size=16, linear_before_reset=1),
+         h.make_node("Squeeze", ["gh", "ax0"], ["gs"], "/gru/Squeeze"),
+         h.make_node("Gemm", ["gs", "fc.weight"], ["y"], "/fc/Gemm", transB=1)]
+    inits = [shape_only("lstm.W", [1, 128, 8]), shape_only("lstm.R", [1, 128, 32]),
+             shape_only("lstm.B", [1, 256]), shape_only("h0", [1, 1, 32]),
+             shape_only("c0", [1, 1, 32]), ints("ax1", [1]), ints("ax0", [0]),
+             shape_only("gru.W", [1, 48, 32]), shape_only("gru.R", [1, 48, 16]),
+             shape_only("gru.B", [1, 96]), shape_only("g0", [1, 1, 16]),
+             shape_only("fc.weight", [4, 16])]
+    g = h.make_graph(n, "rnn", [h.make_tensor_value_info("x", T.FLOAT, ["sequence", 1, 8])],
+                     [h.make_tensor_value_info("y", T.FLOAT, [1, 4])], inits)
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 14)]), "rnn.onnx")
+    n = [h.make_node("LSTM", ["x", "W", "R"], ["ly"], "bilstm", hidden_size=8,
+                     direction="bidirectional", layout=1),
+         h.make_node("Reshape", ["ly", "flat"], ["lf"], "merge_dirs"),
+         h.make_node("GRU", ["lf", "gW", "gR", "gB"], ["", "gh"], "rgru", hidden_size=8,
+                     direction="reverse", layout=1)]
+    inits = [shape_only("W", [2, 32, 4]), shape_only("R", [2, 32, 8]), ints("flat", [2, 6, 16]),
+             shape_only("gW", [1, 24, 16]), shape_only("gR", [1, 24, 8]),
+             shape_only("gB", [1, 48])]
+    g = h.make_graph(n, "rnn_bidir", [h.make_tensor_value_info("x", T.FLOAT, [2, 6, 4])],
+                     [h.make_tensor_value_info("gh", T.FLOAT, [2, 1, 8])], inits)
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 14)]), "rnn_bidir.onnx")
+
+
+def bad_rnn():
+    x = [h.make_tensor_value_info("x", T.FLOAT, [4, 1, 8])]
+    y = [h.make_tensor_value_info("y", T.FLOAT, None)]
+    pp = h.make_graph([h.make_node("LSTM", ["x", "W", "R", "", "", "", "", "P"], ["y"],
+                                   "lstm_peep", hidden_size=4)], "peep", x, y,
+                      [shape_only("W", [1, 16, 8]), shape_only("R", [1, 16, 4]),
+                       shape_only("P", [1, 12])])
+    save(h.make_model(pp, opset_imports=[h.make_opsetid("", 14)]), "bad/lstm_peephole.onnx")
+    ws = h.make_graph([h.make_node("GRU", ["x", "W", "R"], ["y"], "gru_w", hidden_size=4)],
+                      "gru_w", x, y, [shape_only("W", [1, 12, 6]), shape_only("R", [1, 12, 4])])
+    save(h.make_model(ws, opset_imports=[h.make_opsetid("", 14)]), "bad/gru_w_shape.onnx")
+
+
 def bad_instance_norm():
     x = [h.make_tensor_value_info("x", T.FLOAT, [1, 8, 4, 4])]
     y = [h.make_tensor_value_info("y", T.FLOAT, None)]
@@ -229,8 +276,8 @@ def bad():
     open(os.path.join(HERE, "bad/wrong_type.onnx"), "wb").write(bytes([0x08, 0x08, 0x38, 0x05]))
 
 
-ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, fixed_batch, bad,
-       bad_instance_norm]
+ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, fixed_batch, rnn, bad,
+       bad_instance_norm, bad_rnn]
 
 if __name__ == "__main__":
     import sys
