@@ -411,6 +411,7 @@ static const struct op_entry ops[] = {
     {"GlobalAveragePool", oxo_global_pool}, {"GlobalMaxPool", oxo_global_pool},
     {"BatchNormalization", oxo_batchnorm}, {"LayerNormalization", oxo_layernorm},
     {"InstanceNormalization", oxo_instancenorm}, {"LSTM", oxo_lstm}, {"GRU", oxo_gru},
+    {"RNN", oxo_rnn},
     {"Softmax", op_softmax}, {"LogSoftmax", op_softmax},
     {"Reshape", oxo_reshape}, {"Flatten", oxo_reshape}, {"Squeeze", oxo_reshape},
     {"Unsqueeze", oxo_reshape}, {"Transpose", oxo_transpose}, {"Concat", oxo_concat},

@@ -43,5 +43,6 @@ int oxo_instancenorm(struct ox *x);
 /* onnx_rnn.c */
 int oxo_lstm(struct ox *x);
 int oxo_gru(struct ox *x);
+int oxo_rnn(struct ox *x);
 
 #endif

@@ -1,4 +1,4 @@
-/* graph/import/onnx_rnn: ONNX LSTM and GRU unrolled over their sequence length (static, from
+/* graph/import/onnx_rnn: ONNX LSTM, GRU and RNN unrolled over their sequence length (static, from
  * X's shape) into the IR's matmuls and elementwise ops: one input projection of every step
  * at once, then per step one matmul of the state with all the gates' recurrent weights
  * (two for a GRU without linear_before_reset), gate slices, sigmoid/tanh and the state
@@ -12,8 +12,8 @@
 
 struct rnn {
     struct ox *x;
-    int lstm;                  /* else GRU */
-    int gates;                 /* 4 (LSTM: i o f c) or 3 (GRU: z r h) */
+    int lstm, plain;           /* LSTM; RNN (one gate: H = tanh(X W^T + H R^T)); else GRU */
+    int gates;                 /* 4 (LSTM: i o f c), 3 (GRU: z r h) or 1 (RNN) */
     int64_t seq, batch, in, hid;
     int layout;                /* 0: X [S,B,I], states [D,B,H]; 1: X [B,S,I], states [B,D,H] */
     int dirs, dir, reverse;    /* directions; the one being built, and whether it runs back */
@@ -239,11 +239,11 @@ static int run_direction(struct rnn *r, int32_t xin, int32_t *y, int32_t *hl, in
     int32_t xp = rr < 0 ? -1 : project_inputs(r, xin, w);
     int32_t hs = xp < 0 ? -1 : init_state(r, 5, "initial_h");
     int32_t cs = r->lstm && hs >= 0 ? init_state(r, 6, "initial_c") : -1;
-    int32_t rz = rr, rh = -1, rbh = -1;
-    if (!r->lstm && !r->lbr) {
+    int32_t rz = rr, rh = -1, rbh = -1, gru = !r->lstm && !r->plain;
+    if (gru && !r->lbr) {
         rz = slice(r, rr, 0, 0, 2 * h, "Rzr", -1);
         rh = slice(r, rr, 0, 2 * h, 3 * h, "Rh", -1);
-    } else if (!r->lstm && ox_in(x, 3)) {
+    } else if (gru && ox_in(x, 3)) {
         rbh = block(r, "Rbh", 1, &h);
     }
     if (hs < 0 || (r->lstm && cs < 0))
@@ -255,11 +255,12 @@ static int run_direction(struct rnn *r, int32_t xin, int32_t *y, int32_t *hl, in
     for (int64_t k = 0; k < r->seq && hs >= 0; k++) {
         int64_t t = r->reverse ? r->seq - 1 - k : k;
         int32_t xt = step_input(r, xp, t);
-        if (r->lstm)
-            hs = lstm_step(r, binary(r, GRAPH_OP_ADD, xt, matmul_t(r, hs, rr, "rec", t),
-                                     "gates", t), &cs, t);
-        else
+        if (gru) {
             hs = gru_step(r, xt, hs, rz, rh, rbh, t);
+        } else {
+            int32_t g = binary(r, GRAPH_OP_ADD, xt, matmul_t(r, hs, rr, "rec", t), "gates", t);
+            hs = r->lstm ? lstm_step(r, g, &cs, t) : unary(r, GRAPH_OP_TANH, g, "h", t);
+        }
         if (r->want[0])
             steps[t] = reshape(r, hs, r->layout ? "bs.." : "s.b.", one, "y", t);
     }
@@ -284,14 +285,16 @@ static int run_direction(struct rnn *r, int32_t xin, int32_t *y, int32_t *hl, in
 static int check_attrs(struct rnn *r)
 {
     struct ox *x = r->x;
-    static const char *const dflt[2][3] = {{"Sigmoid", "Tanh", ""}, {"Sigmoid", "Tanh", "Tanh"}};
+    static const char *const dflt[3][3] = {{"Sigmoid", "Tanh", ""}, {"Sigmoid", "Tanh", "Tanh"},
+                                           {"Tanh", "", ""}};
+    static const char *const names[3] = {"Sigmoid, Tanh", "Sigmoid, Tanh, Tanh", "Tanh"};
     const Onnx__AttributeProto *a = ox_attr(x, "activations");
-    int per = r->lstm ? 3 : 2;
+    int kind = r->lstm ? 1 : r->plain ? 2 : 0, per = r->lstm ? 3 : r->plain ? 1 : 2;
     for (size_t i = 0; a && i < a->n_strings; i++) {
-        const char *want = dflt[r->lstm][i % (size_t)per];
+        const char *want = dflt[kind][i % (size_t)per];
         if (a->strings[i].len != strlen(want) || memcmp(a->strings[i].data, want, strlen(want)))
             return ox_fail(x, "activations other than the defaults (%s) are not supported",
-                           r->lstm ? "Sigmoid, Tanh, Tanh" : "Sigmoid, Tanh"), -1;
+                           names[kind]), -1;
     }
     if (ox_attr(x, "clip"))
         return ox_fail(x, "attribute 'clip' is not supported"), -1;
@@ -358,12 +361,14 @@ static int bind_outputs(struct rnn *r, const int32_t *y, const int32_t *hl, cons
     return 0;
 }
 
-static int import_rnn(struct ox *x, int lstm)
+/* gates: 4 LSTM, 3 GRU, 1 RNN. */
+static int import_rnn(struct ox *x, int gates)
 {
     struct rnn r;
     memset(&r, 0, sizeof r);
-    r.x = x, r.lstm = lstm, r.gates = lstm ? 4 : 3;
-    r.lbr = !lstm && ox_attr_i(x, "linear_before_reset", 0);
+    int lstm = gates == 4;
+    r.x = x, r.lstm = lstm, r.plain = gates == 1, r.gates = gates;
+    r.lbr = gates == 3 && ox_attr_i(x, "linear_before_reset", 0);
     for (int k = 0; k < (lstm ? 3 : 2); k++)
         r.want[k] = (size_t)k < x->node->n_output && x->node->output[k][0];
     int32_t xin = oxo_req(x, 0);
@@ -381,10 +386,15 @@ static int import_rnn(struct ox *x, int lstm)
 
 int oxo_lstm(struct ox *x)
 {
-    return import_rnn(x, 1);
+    return import_rnn(x, 4);
 }
 
 int oxo_gru(struct ox *x)
 {
-    return import_rnn(x, 0);
+    return import_rnn(x, 3);
+}
+
+int oxo_rnn(struct ox *x)
+{
+    return import_rnn(x, 1);
 }

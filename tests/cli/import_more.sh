@@ -112,6 +112,12 @@ if grep -q '^op bilstm.Y fp32 \[2,6,2,8\] = concat bilstm.d0.Y bilstm.d1.Y axis=
     grep -q '^op rgru.d0.Y_h fp32 \[2,1,8\] = reshape rgru.d0.h0$' "$T/rb.lg" &&
     grep -q '^op rgru.d0.rech5 fp32 \[2,8\] = matmul rgru.d0.reset5 rgru.d0.Rh' "$T/rb.lg"; then ok
 else bad "rnn_bidir: directions, reverse order or the GRU reset matmul wrong"; fi
+# a plain RNN: H = tanh(X W^T + H R^T) per step, both outputs graph outputs
+expect 0 "graph rnn_tanh" "$LAYSIM" graph "$D/rnn_tanh.onnx" --autocast none -o "$T/rt.lg"
+if grep -q '^op rnn.d0.h4 fp32 \[2,8\] = tanh rnn.d0.gates4$' "$T/rt.lg" &&
+    grep -q '^output rnn.d0.Y$' "$T/rt.lg" && grep -q '^output rnn.d0.Y_h$' "$T/rt.lg"; then ok
+else bad "rnn_tanh: no tanh step or outputs missing"; fi
+expect 0 "problem rnn_tanh" "$LAYSIM" problem "$D/rnn_tanh.onnx" -o "$T/rt.lsp"
 expect 2 "LSTM with peepholes" "$LAYSIM" graph "$D/bad/lstm_peephole.onnx"
 expect_err "node 'lstm_peep' \(LSTM\): peepholes \(input P\) are not supported" "P named"
 expect 2 "GRU W of the wrong input size" "$LAYSIM" graph "$D/bad/gru_w_shape.onnx"

@@ -198,7 +198,7 @@ def rnn():
     """PyTorch's LSTM and GRU exports: LSTM(8, 32) over x [sequence, batch, 8] with B and zero
     initial states, its Y squeezed into GRU(32, 16) (linear_before_reset=1, as PyTorch writes
     it) whose Y_h feeds a Gemm; and a bidirectional batch-first LSTM feeding a reverse GRU
-    without linear_before_reset over a fixed 6 steps."""
+    without linear_before_reset over a fixed 6 steps; a plain (tanh) RNN over 5 steps."""
     n = [h.make_node("LSTM", ["x", "lstm.W", "lstm.R", "lstm.B", "", "h0", "c0"],
                      ["ly", "lh", "lc"], "/lstm/LSTM", hidden_size=32),
          h.make_node("Squeeze", ["ly", "ax1"], ["ls"], "/lstm/Squeeze"),
@@ -226,6 +226,13 @@ def rnn():
     g = h.make_graph(n, "rnn_bidir", [h.make_tensor_value_info("x", T.FLOAT, [2, 6, 4])],
                      [h.make_tensor_value_info("gh", T.FLOAT, [2, 1, 8])], inits)
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 14)]), "rnn_bidir.onnx")
+    n = [h.make_node("RNN", ["x", "W", "R", "B"], ["y", "yh"], "rnn", hidden_size=8)]
+    g = h.make_graph(n, "rnn_tanh", [h.make_tensor_value_info("x", T.FLOAT, [5, 2, 4])],
+                     [h.make_tensor_value_info("y", T.FLOAT, [5, 1, 2, 8]),
+                      h.make_tensor_value_info("yh", T.FLOAT, [1, 2, 8])],
+                     [shape_only("W", [1, 8, 4]), shape_only("R", [1, 8, 8]),
+                      shape_only("B", [1, 16])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 14)]), "rnn_tanh.onnx")
 
 
 def bad_rnn():
