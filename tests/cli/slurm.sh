@@ -130,22 +130,26 @@ expect 0 "--resume after a cancelled shard" "${SHIM[@]}" --out "$T/c" -q --resum
 if grep -q "shards 2 of 4" "$T/err"; then ok; else bad "--resume resubmitted more than shard 2: $(cat "$T/err")"; fi
 same "resumed after a cancelled shard" "$T/c/merged"
 
-# a what-if sweep (4 variants x 2 models) over the same array, against one process
+# a what-if sweep of 8 variants (one of them nc-v2 itself) over the quick models, one variant
+# per task of an 8-task array, against one process
 # shellcheck disable=SC2054 # value lists
-WI=(--set pe.rows=64,128 --set dma.bytes_per_ns=8,17 --models cnn,bert-base:quick)
+WI=(--set pe.rows=64,128 --set dma.bytes_per_ns=8,17 --set dma.transfer_latency_ns=700,2000 --quick)
 expect 0 "one-process whatif" "$LAYSIM" whatif "${WI[@]}" --threads 2 --quiet --out "$T/wone"
 ONE=$T/wone
-expect 0 "slurm-study.sh whatif" "${RUN[@]}" --out "$T/w" whatif "${WI[@]}"
-same "whatif over a 4-task array" "$T/w/merged"
-# 4 variants over 4 shards: each shard holds one variant's jobs and takes that table alone
-for k in 1 2 3 4; do
+RUN8=("$SRC/scripts/slurm-study.sh" --shards 8 --poll 1 --laysim "$LAYSIM")
+expect 0 "slurm-study.sh whatif" "${RUN8[@]}" --out "$T/w" whatif "${WI[@]}"
+same "whatif over an 8-task array" "$T/w/merged"
+# each shard holds one variant's jobs and takes that table alone
+for k in 1 2 3 4 5 6 7 8; do
     n=$(find "$T/w/shard-$k" -name 'calibrated-table*.json' | wc -l)
     v=$(jq '[.targets[].label] | unique | length' "$T/w/shard-$k/results.json")
     if [ "$n" = 1 ] && [ "$v" = 1 ]; then ok; else bad "what-if shard $k: $v variants, $n calibrations, want 1 and 1"; fi
 done
 n=$(jq '[.targets[].label] | unique | length' "$T/w/merged/results.json")
-if [ "$n" = 4 ]; then ok; else bad "the merged what-if report has $n variants, want 4"; fi
-if grep -q "merged 4 stores" "$T/out"; then ok; else bad "no merged summary: $(head -c 300 "$T/out")"; fi
+if [ "$n" = 8 ]; then ok; else bad "the merged what-if report has $n variants, want 8"; fi
+n=$(grep '^Target nc-v2 pe.rows=' "$T/w/merged/report.md" | sort -u | wc -l)
+if [ "$n" = 8 ]; then ok; else bad "the merged report.md names $n of the 8 variants"; fi
+if grep -q "merged 8 stores" "$T/out"; then ok; else bad "no merged summary: $(head -c 300 "$T/out")"; fi
 
 expect 0 "slurm-local.sh down" "$SRC/scripts/slurm-local.sh" down --dir "$CL"
 if [ ! -e "$CL" ]; then ok; else bad "down left $CL"; fi
