@@ -194,7 +194,7 @@ static int write_doc(const struct rp *r, const char *path, int html, struct ls_e
                 "color:#222}\n"
                 "table{border-collapse:collapse;margin:.6em 0;font-size:13px}\n"
                 "th,td{border:1px solid #ccc;padding:3px 7px}th{background:#f0f0f0}\n"
-                "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+                "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
                 "p{overflow-wrap:anywhere}\n"
                 ".tbl{max-width:100%%;overflow-x:auto;margin:.6em 0}\n"
                 ".tbl table{margin:0}\n"
