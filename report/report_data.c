@@ -302,8 +302,8 @@ int rp_fid_points(const struct rp *r, int t, int tb, struct rp_point *p, char (*
         int32_t ids[RP_SIM];
         int n = model_points(r, t, m, tb, pts, ids);
         for (int q = 0; q < n; q++) {
-            if (ids[q] != q)
-                continue;
+            if (ids[q] != q || !(pts[q].predicted > 0 && pts[q].simulated > 0))
+                continue;   /* one point per assignment; log axes show positive values only */
             snprintf(lab[np], CELL_LABEL, "%s %s", r->m[m].name, pts[q].label);
             p[np] = (struct rp_point){pts[q].predicted, pts[q].simulated, m, lab[np]};
             np++;

@@ -103,7 +103,8 @@ struct rp_tune_sum {
 };
 void rp_tune_summary(const struct rp *r, int t, int tb, struct rp_tune_sum *s);
 void rp_fidelity(const struct rp *r, int t, int tb, struct rp_fid *f);
-/* The scatter's points of (t, tb): one per distinct assignment of every model, into p (room
+/* The scatter's points of (t, tb): one per distinct assignment of every model whose
+ * predicted and simulated cycles are both positive (log axes), into p (room
  * for nm * RP_SIM points) with labels in lab (as many rows of CELL_LABEL chars); the count. */
 #define CELL_LABEL 48
 int rp_fid_points(const struct rp *r, int t, int tb, struct rp_point *p, char (*lab)[CELL_LABEL]);

@@ -410,6 +410,7 @@ void rp_svg_grouped(FILE *f, const char *title, const char *ylabel, const char *
 /* The scatter's square plot area: both axes share the value axis (log10), the x axis maps
  * it from the left edge L over SIDE pixels as the y axis does from the bottom up. */
 #define SIDE (H - B - T)
+#define LEGEND_ROWS 14
 static double smap(const struct yaxis *a, double v)
 {
     return L + ((H - B) - ymap(a, v));
@@ -453,9 +454,13 @@ void rp_svg_scatter(FILE *f, const char *title, const char *xlabel, const char *
         range_add(&lo, &hi, p[i].y);
     }
     struct yaxis a = yaxis_fit(lo, hi, 1);
-    int cols = ngroups > 14 ? 2 : 1, rows = (ngroups + cols - 1) / cols;
-    int h = T + 16 * (rows + 3) > H ? T + 16 * (rows + 3) : H;
-    head(f, title, W, h);
+    /* the legend: up to two columns of LEGEND_ROWS; beyond that the last entry says how
+     * many models it leaves out (every point names its model on hover) */
+    int cols = ngroups > LEGEND_ROWS ? 2 : 1, rows = (ngroups + cols - 1) / cols;
+    if (rows > LEGEND_ROWS)
+        rows = LEGEND_ROWS;
+    int shown = ngroups > cols * rows ? cols * rows - 1 : ngroups;
+    head(f, title, W, H);
     fprintf(f, "<desc data-kind=\"scatter\" data-axis-lo=\"%.9g\" data-axis-hi=\"%.9g\" "
                "data-data-lo=\"%.9g\" data-data-hi=\"%.9g\" data-logy=\"1\" data-plot-top=\"%d\" "
                "data-plot-bottom=\"%d\" data-plot-left=\"%d\" data-plot-right=\"%d\">value "
@@ -491,12 +496,15 @@ void rp_svg_scatter(FILE *f, const char *title, const char *xlabel, const char *
                "<text x=\"%d\" y=\"%d\">error &#177;10%% / &#177;25%%</text>\n",
             lx, ly - 3, lx + 14, ly - 3, lx + 18, ly + 1, lx, ly + 9, lx + 14, ly + 9, lx + 32,
             ly + 17);
-    for (int g = 0; g < ngroups; g++) {
+    for (int g = 0; g < shown; g++) {
         int x = lx + (g / rows) * 105, y = ly + 34 + 16 * (g % rows), style = g + g / 10;
         marker(f, style, x + 6, y - 3, rp_palette[g % 10], "key");
         fprintf(f, "<text x=\"%d\" y=\"%d\">", x + 14, y + 1);
         rp_html_escape(f, groups[g]);
         fputs("</text>\n", f);
     }
+    if (shown < ngroups)
+        fprintf(f, "<text class=\"more\" x=\"%d\" y=\"%d\">+%d more (hover a point)</text>\n",
+                lx + (shown / rows) * 105, ly + 35 + 16 * (shown % rows), ngroups - shown);
     fputs("</svg>\n", f);
 }
