@@ -209,7 +209,8 @@ static void ref_line(FILE *f, const struct yaxis *a, double v, int width)
 static const char *const shape[] = {
     "M-3.5,0a3.5,3.5 0 1,0 7,0a3.5,3.5 0 1,0 -7,0", "M-3,-3h6v6h-6z", "M0,-4.2L3.8,2.8H-3.8z",
     "M0,-4.3L4.3,0L0,4.3L-4.3,0z", "M0,4.2L3.8,-2.8H-3.8z",
-    "M-1.4,-4.2h2.8v2.8h2.8v2.8h-2.8v2.8h-2.8v-2.8h-2.8v-2.8h2.8z", "M-4,0L-2,-3.5H2L4,0L2,3.5H-2z"};
+    "M-1.4,-4.2h2.8v2.8h2.8v2.8h-2.8v2.8h-2.8v-2.8h-2.8v-2.8h2.8z",
+    "M-4,0L-2,-3.5H2L4,0L2,3.5H-2z"};
 static const char *const dash[] = {"", "7,3", "2,2.5", "9,3,2,3"};
 #define NSHAPE 7
 #define NDASH 4
@@ -233,6 +234,12 @@ static void legend_entry(FILE *f, int x, int y, int style, const char *color, co
     fputs("</text>\n", f);
 }
 
+/* two series of the same values (empty ones draw nothing: they coincide with none) */
+static int same_series(const struct rp_series *a, const struct rp_series *b)
+{
+    return a->n > 0 && a->n == b->n && !memcmp(a->y, b->y, sizeof *a->y * (size_t)a->n);
+}
+
 int rp_coincide_note(const struct rp_series *s, int ns, char *buf, size_t n)
 {
     size_t len = 0;
@@ -241,16 +248,17 @@ int rp_coincide_note(const struct rp_series *s, int ns, char *buf, size_t n)
     for (int i = 0; i < ns; i++) {
         int first = 1;
         for (int j = 0; j < i && first; j++)
-            first = s[j].n != s[i].n || memcmp(s[j].y, s[i].y, sizeof *s[i].y * (size_t)s[i].n);
+            first = !same_series(&s[j], &s[i]);
         if (!first)
             continue;
         int same = 0;
         for (int j = i + 1; j < ns; j++) {
-            if (s[j].n != s[i].n || memcmp(s[j].y, s[i].y, sizeof *s[i].y * (size_t)s[i].n))
+            if (!same_series(&s[i], &s[j]))
                 continue;
+            /* "A = B" for the first, " = C" for the next ones */
+            const char *sep = same ? "" : groups ? "; " : "", *head = same ? "" : s[i].name;
             if (len < n)
-                len += (size_t)snprintf(buf + len, n - len, "%s%s = %s", same ? "" : groups ? "; " : "",
-                                        same ? "" : s[i].name, s[j].name);
+                len += (size_t)snprintf(buf + len, n - len, "%s%s = %s", sep, head, s[j].name);
             same++;
         }
         groups += same > 0;

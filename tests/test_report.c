@@ -281,6 +281,8 @@ static void test_coincide_note(void **state)
     assert_string_equal(note, "A = B");
     assert_int_equal(rp_coincide_note(s + 1, 2, note, sizeof note), 0);
     assert_string_equal(note, "");
+    struct rp_series empty[] = {{"G", "#000", NULL, 0, 0}, {"H", "#000", NULL, 0, 1}};
+    assert_int_equal(rp_coincide_note(empty, 2, note, sizeof note), 0);
 }
 
 /* Whether a tick value reads as round on an axis spanning `span`: a multiple of a 1, 2 or

@@ -20,8 +20,8 @@ probe() {
     local html=$1 width=$2 prof
     sed 's|</body>|<script src="probe.js"></script></body>|' "$html" >"$T/probe.html"
     prof=$(mktemp -d)
-    timeout 180 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync \
+    timeout 180 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+        --no-first-run --disable-background-networking --disable-component-update --disable-sync \
         --user-data-dir="$prof" --window-size="$width",1000 --virtual-time-budget=5000 \
         --dump-dom "file://$T/probe.html" 2>/dev/null |
         sed -n 's|.*<pre id="probe">\([^<]*\)</pre>.*|\1|p'
@@ -52,8 +52,8 @@ document.body.appendChild(pre);
 JS
 
 cat >"$T/check.py" <<'PY'
-import json, sys
-d = json.loads(sys.stdin.read())
+import html, json, sys
+d = json.loads(html.unescape(sys.stdin.read()))   # --dump-dom escapes the text (&amp; &lt;)
 bad = []
 if d["innerWidth"] != int(sys.argv[1]):
     bad.append("the window is %d px wide, not %s" % (d["innerWidth"], sys.argv[1]))
@@ -78,7 +78,8 @@ PY
 # check DIR WHAT: the report in DIR at 900 px
 check() {
     probe "$1/report.html" 900 >"$T/probe.json"
-    if [ -s "$T/probe.json" ] && python3 "$T/check.py" 900 <"$T/probe.json" >"$T/check.out" 2>&1; then ok; else
+    if [ -s "$T/probe.json" ] &&
+       python3 "$T/check.py" 900 <"$T/probe.json" >"$T/check.out" 2>&1; then ok; else
         bad "$2 at 900 px: $(head -c 1500 "$T/check.out")"; fi
 }
 
