@@ -11,6 +11,8 @@ const char *const rp_table[RP_NT] = {"datasheet", "calibrated"};
 const char *const rp_table_label[RP_NT] = {"datasheet", "calibrated (in-sample)"};
 const char *const rp_color[RP_NS] = {"#d62728", "#9467bd", "#2ca02c", "#1f77b4", "#ff7f0e",
                                      "#8c564b"};
+const char *const rp_palette[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 const char *const rp_label[RP_NS] = {"Local", "Greedy", "Rule-Based", "Exact", "Treewidth DP",
                                      "MCTS"};
 
@@ -269,6 +271,47 @@ static int layouts_same(const struct study_cell *a, const struct study_cell *b)
     return a && b && a->layouts && b->layouts && !strcmp(a->layouts, b->layouts);
 }
 
+/* The (predicted, simulated) points of model m under (t, tb), one per strategy with both,
+ * each with an id shared by the strategies of one assignment (the first one's index); the
+ * count. pts' labels are the strategies. */
+static int model_points(const struct rp *r, int t, int m, int tb, struct study_point *pts,
+                        int32_t *ids)
+{
+    int n = 0;
+    for (int s = 0; s < RP_SIM; s++) {
+        double p = rp_pred(r, t, m, s, tb), v = rp_sim(r, t, m, s, tb);
+        if (isnan(p) || isnan(v))
+            continue;
+        /* assignments compared by their layouts: an id per distinct layout string */
+        int id = n;
+        for (int q = 0; q < n; q++)
+            if (layouts_same(rp_cell(r, t, m, s, tb), rp_cell(r, t, m, sidx(pts[q].label), tb)))
+                id = ids[q];
+        ids[n] = id;
+        pts[n] = (struct study_point){rp_strategy[s], p, v, &ids[n], 1};
+        n++;
+    }
+    return n;
+}
+
+int rp_fid_points(const struct rp *r, int t, int tb, struct rp_point *p, char (*lab)[CELL_LABEL])
+{
+    int np = 0;
+    for (int m = 0; m < r->nm; m++) {
+        struct study_point pts[RP_SIM];
+        int32_t ids[RP_SIM];
+        int n = model_points(r, t, m, tb, pts, ids);
+        for (int q = 0; q < n; q++) {
+            if (ids[q] != q || !(pts[q].predicted > 0 && pts[q].simulated > 0))
+                continue;   /* one point per assignment; log axes show positive values only */
+            snprintf(lab[np], CELL_LABEL, "%s %s", r->m[m].name, pts[q].label);
+            p[np] = (struct rp_point){pts[q].predicted, pts[q].simulated, m, lab[np]};
+            np++;
+        }
+    }
+    return np;
+}
+
 void rp_fidelity(const struct rp *r, int t, int tb, struct rp_fid *f)
 {
     memset(f, 0, sizeof *f);
@@ -277,20 +320,7 @@ void rp_fidelity(const struct rp *r, int t, int tb, struct rp_fid *f)
     for (int m = 0; m < r->nm; m++) {
         struct study_point pts[RP_SIM];
         int32_t ids[RP_SIM];
-        int n = 0;
-        for (int s = 0; s < RP_SIM; s++) {
-            double p = rp_pred(r, t, m, s, tb), v = rp_sim(r, t, m, s, tb);
-            if (isnan(p) || isnan(v))
-                continue;
-            /* assignments compared by their layouts: an id per distinct layout string */
-            int id = n;
-            for (int q = 0; q < n; q++)
-                if (layouts_same(rp_cell(r, t, m, s, tb), rp_cell(r, t, m, sidx(pts[q].label), tb)))
-                    id = ids[q];
-            ids[n] = id;
-            pts[n] = (struct study_point){rp_strategy[s], p, v, &ids[n], 1};
-            n++;
-        }
+        int n = model_points(r, t, m, tb, pts, ids);
         for (int q = 0; q < n && errs; q++)
             errs[nerr++] = fabs(pts[q].predicted - pts[q].simulated) / pts[q].simulated;
         int distinct = 0;

@@ -37,7 +37,7 @@ void doc_table(struct doc *d, int ncols, const char *const *hdr)
 {
     d->ncols = ncols;
     if (d->html) {
-        fputs("<table><tr>", d->f);
+        fputs("<div class=\"tbl\"><table><tr>", d->f);
         for (int i = 0; i < ncols; i++) {
             fputs("<th>", d->f);
             rp_html_escape(d->f, hdr[i]);
@@ -79,18 +79,18 @@ void doc_row(struct doc *d, const char *const *cells, unsigned bold)
 
 void doc_table_end(struct doc *d)
 {
-    fputs(d->html ? "</table>\n" : "\n", d->f);
+    fputs(d->html ? "</table></div>\n" : "\n", d->f);
 }
 
 int doc_fig_begin(struct doc *d, const char *caption)
 {
+    (void)caption;
     if (d->html)
-        fputs("<figure>", d->f);
+        fputs(d->row ? "<div class=\"panel\">" : "<figure>", d->f);
     return d->html;
 }
 
-/* Figures are numbered once across the report ("Figure N."), Markdown and HTML alike. */
-void doc_fig_end(struct doc *d, const char *caption)
+static void fig_caption(struct doc *d, const char *caption)
 {
     d->fig++;
     if (d->html) {
@@ -102,16 +102,44 @@ void doc_fig_end(struct doc *d, const char *caption)
     }
 }
 
+void doc_fig_end(struct doc *d, const char *caption)
+{
+    if (!d->row) {
+        fig_caption(d, caption);
+        return;
+    }
+    size_t len = strlen(d->rowcap);
+    snprintf(d->rowcap + len, sizeof d->rowcap - len, "%s(%c) %s", len ? " " : "",
+             'a' + d->panel % 26, caption);
+    d->panel++;
+    if (d->html)
+        fputs("</div>\n", d->f);
+}
+
+const char *doc_panel_title(const struct doc *d, const char *title, char *buf, size_t n)
+{
+    if (d->row)
+        snprintf(buf, n, "Figure %d(%c): %s", d->fig + 1, 'a' + d->panel % 26, title);
+    else
+        snprintf(buf, n, "Figure %d: %s", d->fig + 1, title);
+    return buf;
+}
+
 void doc_figs_row_begin(struct doc *d)
 {
+    d->row = 1;
+    d->panel = 0;
+    d->rowcap[0] = 0;
     if (d->html)
-        fputs("<div class=\"figs\">\n", d->f);
+        fputs("<figure class=\"row\"><div class=\"figs\">\n", d->f);
 }
 
 void doc_figs_row_end(struct doc *d)
 {
+    d->row = 0;
     if (d->html)
-        fputs("</div>\n", d->f);
+        fputs("</div>", d->f);
+    fig_caption(d, d->rowcap);
 }
 
 static void intro(const struct rp *r, struct doc *d)
@@ -154,7 +182,7 @@ static int write_doc(const struct rp *r, const char *path, int html, struct ls_e
     int rc = ls_atomic_open(&af, path, err);
     if (rc)
         return rc;
-    struct doc d = {af.fp, html, 0, 0};
+    struct doc d = {.f = af.fp, .html = html};
     const char *title = r->o && r->o->kind && !strcmp(r->o->kind, "whatif")
                             ? "laysim what-if report"
                             : "laysim study report";
@@ -166,10 +194,16 @@ static int write_doc(const struct rp *r, const char *path, int html, struct ls_e
                 "color:#222}\n"
                 "table{border-collapse:collapse;margin:.6em 0;font-size:13px}\n"
                 "th,td{border:1px solid #ccc;padding:3px 7px}th{background:#f0f0f0}\n"
-                "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+                "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+                "p{overflow-wrap:anywhere}\n"
+                ".tbl{max-width:100%%;overflow-x:auto;margin:.6em 0}\n"
+                ".tbl table{margin:0}\n"
                 ".figs{display:flex;flex-wrap:wrap;gap:12px}\n"
-                "figure{margin:.4em 0;border:1px solid #eee;padding:4px}\n"
-                "figcaption{font-size:12px;color:#555;max-width:520px}\n"
+                ".figs>.panel{min-width:0;max-width:100%%}\n"
+                "svg{max-width:100%%;height:auto}\n"
+                "figure{margin:.4em 0;border:1px solid #eee;padding:4px;max-width:100%%;"
+                "box-sizing:border-box}\n"
+                "figcaption{font-size:12px;color:#555;max-width:1060px}\n"
                 "h2{border-bottom:2px solid #ddd;margin-top:1.6em}\n"
                 "</style></head><body>\n<h1>%s</h1>\n",
                 title, title);

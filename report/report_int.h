@@ -20,6 +20,7 @@ extern const char *const rp_table[RP_NT];
 extern const char *const rp_table_label[RP_NT];
 extern const char *const rp_color[RP_NS];
 extern const char *const rp_label[RP_NS];
+extern const char *const rp_palette[10];   /* for series or groups without their own colour */
 
 struct rp_model {
     const char *name, *family, *group, *scale;
@@ -54,6 +55,13 @@ struct rp_fid {
     double tau_mean, err_median, err_max;
     int heat[5][5];        /* [x = predicted bin][y = simulated bin] */
     int heat_models, models_single;
+};
+
+/* One point of the predicted-vs-simulated scatter: one distinct assignment of one model. */
+struct rp_point {
+    double x, y;           /* predicted, simulated (cycles) */
+    int group;             /* the model's index */
+    const char *label;     /* "model strategy" (into the caller's storage) */
 };
 
 int rp_build(struct rp *r, const struct study_cells *cs, const struct report_opts *o);
@@ -95,6 +103,11 @@ struct rp_tune_sum {
 };
 void rp_tune_summary(const struct rp *r, int t, int tb, struct rp_tune_sum *s);
 void rp_fidelity(const struct rp *r, int t, int tb, struct rp_fid *f);
+/* The scatter's points of (t, tb): one per distinct assignment of every model whose
+ * predicted and simulated cycles are both positive (log axes), into p (room
+ * for nm * RP_SIM points) with labels in lab (as many rows of CELL_LABEL chars); the count. */
+#define CELL_LABEL 48
+int rp_fid_points(const struct rp *r, int t, int tb, struct rp_point *p, char (*lab)[CELL_LABEL]);
 /* ops whose layouts differ between (t, m, s, tb) and (t2, m, s, tb); -1 when unknown */
 int rp_changed(const struct rp *r, int t, int t2, int m, int s, int tb);
 /* sorted copy helpers */
@@ -110,8 +123,10 @@ struct rp_series {
     const char *name, *color;
     const double *y;       /* sorted values; plotted against % of points */
     int n;
-    int dashed;
+    int style;             /* picks the dash pattern and marker shape (the strategy's index) */
 };
+/* Series that coincide (the same values): "A = B = C; D = E" into buf; the number of groups. */
+int rp_coincide_note(const struct rp_series *s, int ns, char *buf, size_t n);
 void rp_svg_cdf(FILE *f, const char *title, const char *ylabel, const struct rp_series *s,
                 int ns, int logy, double hline);
 void rp_svg_bars(FILE *f, const char *title, const char *xlabel, const char *ylabel,
@@ -120,7 +135,10 @@ void rp_svg_bars(FILE *f, const char *title, const char *xlabel, const char *yla
 void rp_svg_grouped(FILE *f, const char *title, const char *ylabel, const char *const *cats,
                     int ncat, const char *const *snames, const char *const *colors, int nser,
                     const double *vals /* [ser][cat] */, double hline);
-void rp_svg_heatmap(FILE *f, const char *title, const int heat[5][5]);
+/* predicted (x) vs simulated (y) on shared log axes, the y = x line and the +-10 % and
+ * +-25 % error bands, a marker per group (colour and shape) and a legend naming groups */
+void rp_svg_scatter(FILE *f, const char *title, const char *xlabel, const char *ylabel,
+                    const struct rp_point *p, int n, const char *const *groups, int ngroups);
 
 /* text helpers */
 void rp_html_escape(FILE *f, const char *s);

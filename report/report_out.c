@@ -11,9 +11,6 @@
 
 #define CELL 64
 
-static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-
 void rp_doc_whatif(const struct rp *r, struct doc *d)
 {
     int tb = r->has_calib ? 1 : 0;
@@ -88,9 +85,12 @@ void rp_doc_whatif(const struct rp *r, struct doc *d)
                 vals[k * r->nm + m] = rp_sim(r, t, m, 3, tb) / rp_sim(r, r->base, m, 3, tb);
             k++;
         }
+        char full[160];
         if (doc_fig_begin(d, "") && k)
-            rp_svg_grouped(d->f, "End-to-end time relative to the base target",
-                           "Exact's simulated time / base", cats, r->nm, names, palette, k,
+            rp_svg_grouped(d->f,
+                           doc_panel_title(d, "End-to-end time relative to the base target",
+                                           full, sizeof full),
+                           "Exact's simulated time / base", cats, r->nm, names, rp_palette, k,
                            vals, 1.0);
         doc_fig_end(d, "What-if: simulated time of Exact's solution per variant, relative to "
                        "the base target (lower is faster; the dashed line is the base). The "

@@ -86,12 +86,13 @@ static void series_relperf(const struct rp *r, int t, int tb, int dense_only,
             if (!dense_only || !strcmp(r->m[m].group, "dense"))
                 ys[n++] = rp_relperf(r, t, m, s, tb);
         n = rp_sorted(ys, n, 0);
-        se[s] = (struct rp_series){rp_label[s], rp_color[s], ys, n, s == 3};
+        se[s] = (struct rp_series){rp_label[s], rp_color[s], ys, n, s};
     }
 }
 
 /* One CDF figure: series constant over two or more models are not drawn, the caption says
- * so (and when every series is constant the figure is the caption alone). */
+ * so (and when every series is constant the figure is the caption alone); series that
+ * coincide are drawn (their markers side by side) and named in the caption. */
 static void cdf_figure(struct doc *d, const char *title, const char *ylabel,
                        struct rp_series *se, int ns, int logy, double hline,
                        const char *caption)
@@ -110,9 +111,14 @@ static void cdf_figure(struct doc *d, const char *title, const char *ylabel,
                                     se[i].y[0], se[i].n);
     }
     if (dropped && len < sizeof cap)
-        snprintf(cap + len, sizeof cap - len, ".");
+        len += (size_t)snprintf(cap + len, sizeof cap - len, ".");
+    char note[256], full[160];
+    if (rp_coincide_note(se, k, note, sizeof note) && len < sizeof cap)
+        snprintf(cap + len, sizeof cap - len, " Lines coincide (the same value on every model): "
+                                              "%s.", note);
     if (doc_fig_begin(d, "") && k)
-        rp_svg_cdf(d->f, title, ylabel, se, k, logy, hline);
+        rp_svg_cdf(d->f, doc_panel_title(d, title, full, sizeof full), ylabel, se, k, logy,
+                   hline);
     doc_fig_end(d, cap);
 }
 
@@ -135,11 +141,11 @@ static void rq1(const struct rp *r, struct doc *d, int t)
               rp_fmt_pct(rp_quantile(se[s].y, se[s].n, 0.1), b2, CELL), se[s].n);
     }
     doc_figs_row_begin(d);
-    cdf_figure(d, "(a) All models", "% of best known result", se, RP_SIM, 0, 100,
+    cdf_figure(d, "All models", "% of best known result", se, RP_SIM, 0, 100,
                "Like the paper's Figure 5(a): relative performance (best simulated time / the "
                "strategy's simulated time), models sorted from worst to best, datasheet table.");
     series_relperf(r, t, 0, 1, se);
-    cdf_figure(d, "(b) Dense transformers", "% of best known result", se, RP_SIM, 0, 100,
+    cdf_figure(d, "Dense transformers", "% of best known result", se, RP_SIM, 0, 100,
                "Like the paper's Figure 5(b): the same over the dense transformers only.");
     doc_figs_row_end(d);
 
@@ -266,14 +272,17 @@ static void rq2(const struct rp *r, struct doc *d, int t)
              "top of the runtime plot).",
           low, r->nm, ndp - dpfail, ndp);
     doc_figs_row_begin(d);
+    char full[160];
     if (doc_fig_begin(d, ""))
-        rp_svg_bars(d->f, "(a) Treewidth bound of the dataflow graphs", "treewidth bound",
-                    "% of models", cats, pct, twmax + 1, "#1f77b4", 1);
+        rp_svg_bars(d->f,
+                    doc_panel_title(d, "Treewidth bound of the dataflow graphs", full,
+                                    sizeof full),
+                    "treewidth bound", "% of models", cats, pct, twmax + 1, "#1f77b4", 1);
     doc_fig_end(d, "Like the paper's Figure 6(a): treewidth bound (util/treedec, min-fill / "
                    "min-degree) of each model's operator graph.");
-    struct rp_series se[2] = {{"Treewidth DP", rp_color[4], dp, ndp, 0},
-                              {"Exact", rp_color[3], ex, nex, 1}};
-    cdf_figure(d, "(b) Runtime of the exact solvers", "seconds (log)", se, 2, 1, NAN,
+    struct rp_series se[2] = {{"Treewidth DP", rp_color[4], dp, ndp, 4},
+                              {"Exact", rp_color[3], ex, nex, 3}};
+    cdf_figure(d, "Runtime of the exact solvers", "seconds (log)", se, 2, 1, NAN,
                "Like the paper's Figure 6(b): solver runtime sorted over the models; a run that "
                "hit its time or memory limit is drawn at the top (one under 0.1 ms at 0.1 ms).");
     doc_figs_row_end(d);
@@ -309,7 +318,7 @@ static void rq3(const struct rp *r, struct doc *d, int t)
         for (int m = 0; m < r->nm; m++)
             gaps[s][n++] = rp_gap(r, t, m, s, 0);
         n = rp_sorted(gaps[s], n, 1);
-        se[s] = (struct rp_series){rp_label[s], rp_color[s], gaps[s], n, s == 3};
+        se[s] = (struct rp_series){rp_label[s], rp_color[s], gaps[s], n, s};
         double mean = 0;
         for (int i = 0; i < n; i++)
             mean += gaps[s][i];
@@ -333,13 +342,57 @@ static void rq3(const struct rp *r, struct doc *d, int t)
         if (worst / b > spread)
             spread = worst / b;
     }
-    doc_p(d, "On the simulated core, Exact is best (within 1%%) on %d of %d models; the "
-             "strategies' simulated times differ by up to %.2fx on one model.",
-          exact_best, n, spread);
-    cdf_figure(d, "(a) Optimality gap under the cost model", "gap over exact (%)", se, RP_SIM,
+    doc_p(d, "On the simulated core, Exact is the best of the four strategies (within 1%%) on "
+             "%d of %d models; their simulated times differ by up to %.2fx on one model.%s",
+          exact_best, n, spread,
+          r->has_mcts ? " MCTS, which searches on the simulator itself, is left out here; the "
+                        "findings summary and the Autotuner section compare it."
+                      : "");
+    cdf_figure(d, "Optimality gap under the cost model", "gap over exact (%)", se, RP_SIM,
                0, 0,
                "Like the paper's Figure 7(a): predicted cost over the exact optimum, datasheet "
                "table, models sorted from the largest gap.");
+}
+
+/* RQ4's panel of table tb: predicted against simulated cycles, one point per distinct
+ * assignment, on log axes; the caption counts the points within 10 % and 25 %. */
+static void fid_scatter(const struct rp *r, struct doc *d, int t, int tb)
+{
+    size_t cap_n = (size_t)r->nm * RP_SIM + 1;
+    struct rp_point *p = malloc(sizeof *p * cap_n);
+    char(*lab)[CELL_LABEL] = malloc(sizeof *lab * cap_n);
+    const char **names = malloc(sizeof *names * (size_t)(r->nm + 1));
+    char title[96], full[160], cap[400];
+    if (!p || !lab || !names) {
+        doc_fig_begin(d, "");
+        doc_fig_end(d, "Predicted vs simulated: not drawn (out of memory).");
+        free(p);
+        free(lab);
+        free(names);
+        return;
+    }
+    int n = rp_fid_points(r, t, tb, p, lab), in10 = 0, in25 = 0;
+    for (int i = 0; i < n; i++) {
+        double e = fabs(p[i].x - p[i].y) / p[i].y;
+        in10 += e <= 0.10;
+        in25 += e <= 0.25;
+    }
+    for (int m = 0; m < r->nm; m++)
+        names[m] = r->m[m].name;
+    snprintf(title, sizeof title, "Predicted vs simulated, %s table", rp_table_label[tb]);
+    snprintf(cap, sizeof cap,
+             "Like the paper's Figure 7(b), %s table: predicted cost against simulated time "
+             "(cycles, log axes), one point per distinct assignment of each model (its marker); "
+             "the line is y = x, the bands a relative error within 10%% and 25%%. %d of %d "
+             "points lie within 10%%, %d within 25%%.",
+             rp_table_label[tb], in10, n, in25);
+    if (doc_fig_begin(d, "") && n)
+        rp_svg_scatter(d->f, doc_panel_title(d, title, full, sizeof full),
+                       "predicted cost (cycles)", "simulated time (cycles)", p, n, names, r->nm);
+    doc_fig_end(d, cap);
+    free(p);
+    free(lab);
+    free(names);
 }
 
 static void rq4(const struct rp *r, struct doc *d, int t)
@@ -369,21 +422,13 @@ static void rq4(const struct rp *r, struct doc *d, int t)
     doc_p(d, "Pairwise ranking accuracy: for each model and each pair of strategies with "
              "different assignments, whether the lower predicted cost also simulates faster "
              "(equal within 0.5%%). A random predictor scores 33%%. Models whose four strategies "
-             "chose one assignment have no pairs and are left out of the accuracy and heatmap.");
-    doc_figs_row_begin(d);
-    for (int tb = 0; tb < ntb; tb++) {
-        char title[96], cap[200];
-        snprintf(title, sizeof title, "(b) Predicted vs simulated, %s table",
-                 rp_table_label[tb]);
-        snprintf(cap, sizeof cap,
-                 "Like the paper's Figure 7(b), %s table: one point per distinct assignment, "
-                 "both axes normalized per model (%d models).",
-                 rp_table_label[tb], f[tb].heat_models);
-        if (doc_fig_begin(d, ""))
-            rp_svg_heatmap(d->f, title, f[tb].heat);
-        doc_fig_end(d, cap);
-    }
-    doc_figs_row_end(d);
+             "chose one assignment have no pairs and are left out of the accuracy.");
+    if (ntb > 1)
+        doc_figs_row_begin(d);
+    for (int tb = 0; tb < ntb; tb++)
+        fid_scatter(r, d, t, tb);
+    if (ntb > 1)
+        doc_figs_row_end(d);
     /* the paper's criterion for exact solving */
     static const char *const h2[] = {"Model", "largest heuristic gap", "cost-model error of exact",
                                      "exact vs best simulated", "exact pays off"};

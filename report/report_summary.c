@@ -244,28 +244,49 @@ static void whatif(const struct rp *r, struct doc *d)
     }
 }
 
-/* Every failed cell with its reason. */
-static void failures(const struct rp *r, struct doc *d)
+/* A dp cell over its memory limit is an expected limit, reported as skipped (the same rule
+ * as the command line's summary, cli_cell_skipped). */
+static int cell_skipped(const struct study_cell *c)
 {
-    int n = 0;
-    for (size_t i = 0; i < r->cs->len; i++)
-        n += r->cs->data[i].rc != 0;
-    if (!n) {
-        doc_p(d, "Failed cells: none.");
-        return;
-    }
-    doc_p(d, "Failed cells (%d), with the reason each gave:", n);
+    return c->rc == LS_ERR_LIMIT && !strcmp(c->strategy, "dp") && strstr(c->error, "dp.mem_limit");
+}
+
+/* The failed cells (skipped = 0) or the skipped ones (1) as a table with their reasons. */
+static void cell_table(const struct rp *r, struct doc *d, int skipped)
+{
     static const char *const hdr[] = {"Model", "Strategy", "Table", "Target", "Error"};
     doc_table(d, 5, hdr);
     for (size_t i = 0; i < r->cs->len; i++) {
         const struct study_cell *c = &r->cs->data[i];
-        if (!c->rc)
+        if (!c->rc || cell_skipped(c) != skipped)
             continue;
         const char *row[5] = {c->model, c->strategy, c->table,
                               c->variant[0] ? c->variant : c->target, c->error};
         doc_row(d, row, 0);
     }
     doc_table_end(d);
+}
+
+/* Every failed and every skipped cell with its reason. */
+static void failures(const struct rp *r, struct doc *d)
+{
+    int failed = 0, skipped = 0;
+    for (size_t i = 0; i < r->cs->len; i++) {
+        const struct study_cell *c = &r->cs->data[i];
+        skipped += c->rc && cell_skipped(c);
+        failed += c->rc && !cell_skipped(c);
+    }
+    if (failed) {
+        doc_p(d, "Failed cells (%d), with the reason each gave:", failed);
+        cell_table(r, d, 0);
+    } else {
+        doc_p(d, "Failed cells: none.");
+    }
+    if (skipped) {
+        doc_p(d, "Skipped cells (%d): dp over its memory limit, an expected limit of the "
+                 "treewidth DP (its tables would not fit), not a failure:", skipped);
+        cell_table(r, d, 1);
+    }
 }
 
 void rp_doc_summary(const struct rp *r, struct doc *d)

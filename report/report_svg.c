@@ -1,6 +1,7 @@
-/* report/report_svg: inline SVG plots (CDFs, bar charts, grouped bars, a heatmap). */
+/* report/report_svg: inline SVG plots (CDFs, bar charts, grouped bars, a log-log scatter). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report/report_int.h"
 
@@ -24,13 +25,14 @@ static void head(FILE *f, const char *title, int w, int h)
     fputs("</text>\n", f);
 }
 
-static void axes(FILE *f, const char *xlabel, const char *ylabel)
+/* the axis lines from the left margin to column right, and the two axis labels */
+static void axes(FILE *f, int right, const char *xlabel, const char *ylabel)
 {
     fprintf(f,
             "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>\n"
             "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>\n",
-            L, H - B, W - R, H - B, L, T, L, H - B);
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (L + W - R) / 2, H - 10);
+            L, H - B, right, H - B, L, T, L, H - B);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (L + right) / 2, H - 10);
     rp_html_escape(f, xlabel);
     fprintf(f, "</text>\n<text x=\"14\" y=\"%d\" text-anchor=\"middle\" "
                "transform=\"rotate(-90 14 %d)\">",
@@ -108,6 +110,19 @@ static void yaxis_attrs(FILE *f, const struct yaxis *a)
             a->lo, a->hi, a->dlo, a->dhi, a->logy, T, H - B);
 }
 
+/* a log axis' tick label: 500, 2k, 1.5M, 1G */
+static void log_label(FILE *f, double v)
+{
+    static const char unit[] = "kMGT";
+    int k = 0;
+    while (k < 4 && fabs(v) >= pow(1000, k + 1) * (1 - 1e-9))
+        k++;
+    if (k)
+        fprintf(f, "%g%c", v / pow(1000, k), unit[k - 1]);
+    else
+        fprintf(f, "%g", v);
+}
+
 static void ytick(FILE *f, const struct yaxis *a, double x, int width, int decimals)
 {
     double v = a->logy ? pow(10, x) : x, y = ymap(a, v);
@@ -116,34 +131,36 @@ static void ytick(FILE *f, const struct yaxis *a, double x, int width, int decim
                "text-anchor=\"end\">",
             L, y, width - R, y, v, L - 4, y + 4);
     if (a->logy)
-        fprintf(f, "%g", v);
+        log_label(f, v);
     else
         fprintf(f, "%.*f", decimals, x);
     fputs("</text>\n", f);
 }
 
-static void yticks(FILE *f, const struct yaxis *a, int width)
+/* The tick positions of an axis (log10 of the value when logy), at most TICKS_MAX, and the
+ * decimals a linear axis' labels need. */
+#define TICKS_MAX 48
+static int tick_values(const struct yaxis *a, double *xs, int *decimals)
 {
-    yaxis_attrs(f, a);
+    int n = 0;
     double step = nice_step(a->hi - a->lo);
+    *decimals = 0;
     if (a->logy && step < 1) {
         /* under a decade per tick: 1, 2 and 5 x 10^k */
-        int n = 0;
-        for (double k = floor(a->lo); k <= a->hi; k++)
-            for (int i = 0; i < 3; i++) {
+        for (double k = floor(a->lo); k <= a->hi && n < TICKS_MAX; k++)
+            for (int i = 0; i < 3 && n < TICKS_MAX; i++) {
                 double x = k + log10((double[]){1, 2, 5}[i]);
-                if (x >= a->lo - 1e-9 && x <= a->hi + 1e-9) {
-                    ytick(f, a, x, width, 0);
-                    n++;
-                }
+                if (x >= a->lo - 1e-9 && x <= a->hi + 1e-9)
+                    xs[n++] = x;
             }
         if (n == 0) {
             /* an axis between two of them (3.1 .. 4.5): round values in linear steps */
             double vlo = pow(10, a->lo), vhi = pow(10, a->hi), vs = nice_step(vhi - vlo);
-            for (double i = ceil(vlo / vs - 1e-9); i * vs <= vhi * (1 + 1e-9); i++)
-                ytick(f, a, log10(i * vs), width, 0);
+            for (double i = ceil(vlo / vs - 1e-9); i * vs <= vhi * (1 + 1e-9) && n < TICKS_MAX;
+                 i++)
+                xs[n++] = log10(i * vs);
         }
-        return;
+        return n;
     }
     if (a->logy)
         step = ceil(step);
@@ -154,9 +171,20 @@ static void yticks(FILE *f, const struct yaxis *a, int width)
     while (!a->logy && step < 1e-3 * mag &&
            ceil(a->lo / (10 * step) - 1e-9) * 10 * step <= a->hi + step * 1e-9)
         step *= 10;
-    int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
-    for (double x = ceil(a->lo / step - 1e-9) * step; x <= a->hi + step * 1e-9; x += step)
-        ytick(f, a, fabs(x) < step * 1e-9 ? 0 : x, width, decimals);
+    *decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+    for (double x = ceil(a->lo / step - 1e-9) * step; x <= a->hi + step * 1e-9 && n < TICKS_MAX;
+         x += step)
+        xs[n++] = fabs(x) < step * 1e-9 ? 0 : x;
+    return n;
+}
+
+static void yticks(FILE *f, const struct yaxis *a, int width)
+{
+    yaxis_attrs(f, a);
+    double xs[TICKS_MAX];
+    int decimals, n = tick_values(a, xs, &decimals);
+    for (int i = 0; i < n; i++)
+        ytick(f, a, xs[i], width, decimals);
 }
 
 static double xmap(double pct)
@@ -176,18 +204,86 @@ static void ref_line(FILE *f, const struct yaxis *a, double v, int width)
             L, y, width - R, y);
 }
 
-static void cdf_series(FILE *f, const struct yaxis *a, const struct rp_series *s)
+/* Markers: seven closed shapes centred on 0,0; with ten colours, shape (g + g / 10) % 7
+ * gives 70 distinct (colour, shape) pairs. Dash patterns: four, solid first. */
+static const char *const shape[] = {
+    "M-3.5,0a3.5,3.5 0 1,0 7,0a3.5,3.5 0 1,0 -7,0", "M-3,-3h6v6h-6z", "M0,-4.2L3.8,2.8H-3.8z",
+    "M0,-4.3L4.3,0L0,4.3L-4.3,0z", "M0,4.2L3.8,-2.8H-3.8z",
+    "M-1.4,-4.2h2.8v2.8h2.8v2.8h-2.8v2.8h-2.8v-2.8h-2.8v-2.8h2.8z",
+    "M-4,0L-2,-3.5H2L4,0L2,3.5H-2z"};
+static const char *const dash[] = {"", "7,3", "2,2.5", "9,3,2,3"};
+#define NSHAPE 7
+#define NDASH 4
+
+static void marker(FILE *f, int style, double cx, double cy, const char *color, const char *cls)
+{
+    fprintf(f, "<path class=\"%s\" transform=\"translate(%.2f,%.2f)\" d=\"%s\" fill=\"%s\" "
+               "stroke=\"#fff\" stroke-width=\"0.6\"/>\n",
+            cls, cx, cy, shape[style % NSHAPE], color);
+}
+
+/* A legend entry: the line sample in the series' dash pattern with its marker, and the name. */
+static void legend_entry(FILE *f, int x, int y, int style, const char *color, const char *name)
+{
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\" "
+               "stroke-dasharray=\"%s\"/>",
+            x, y - 3, x + 26, y - 3, color, dash[style % NDASH]);
+    marker(f, style, x + 13, y - 3, color, "key");
+    fprintf(f, "<text x=\"%d\" y=\"%d\">", x + 31, y + 1);
+    rp_html_escape(f, name);
+    fputs("</text>\n", f);
+}
+
+/* two series of the same values (empty ones draw nothing: they coincide with none) */
+static int same_series(const struct rp_series *a, const struct rp_series *b)
+{
+    return a->n > 0 && a->n == b->n && !memcmp(a->y, b->y, sizeof *a->y * (size_t)a->n);
+}
+
+int rp_coincide_note(const struct rp_series *s, int ns, char *buf, size_t n)
+{
+    size_t len = 0;
+    int groups = 0;
+    buf[0] = 0;
+    for (int i = 0; i < ns; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = !same_series(&s[j], &s[i]);
+        if (!first)
+            continue;
+        int same = 0;
+        for (int j = i + 1; j < ns; j++) {
+            if (!same_series(&s[i], &s[j]))
+                continue;
+            /* "A = B" for the first, " = C" for the next ones */
+            const char *sep = same ? "" : groups ? "; " : "", *head = same ? "" : s[i].name;
+            if (len < n)
+                len += (size_t)snprintf(buf + len, n - len, "%s%s = %s", sep, head, s[j].name);
+            same++;
+        }
+        groups += same > 0;
+    }
+    return groups;
+}
+
+static void cdf_series(FILE *f, const struct yaxis *a, const struct rp_series *s, int k, int ns)
 {
     /* a step function: point i covers [i/n, (i+1)/n) of the models */
-    fprintf(f, "<polyline class=\"data\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s "
-               "points=\"",
-            s->color, s->dashed ? " stroke-dasharray=\"6,3\"" : "");
+    fprintf(f, "<polyline class=\"data\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+               "stroke-dasharray=\"%s\" points=\"",
+            s->color, dash[s->style % NDASH]);
     for (int i = 0; i < s->n; i++) {
         double y = ymap(a, s->y[i]);
         fprintf(f, "%.2f,%.2f %.2f,%.2f ", xmap(100.0 * i / s->n), y, xmap(100.0 * (i + 1) / s->n),
                 y);
     }
     fputs("\"/>\n", f);
+    /* markers staggered within each step (series k at (k + 1) / (ns + 1) of it), so that
+     * series on top of each other still show every marker; at most about 40 per series */
+    int every = s->n / 40 + 1;
+    for (int i = 0; i < s->n; i += every)
+        marker(f, s->style, xmap(100.0 * (i + (k + 1.0) / (ns + 1)) / s->n), ymap(a, s->y[i]),
+               s->color, "mark");
 }
 
 void rp_svg_cdf(FILE *f, const char *title, const char *ylabel, const struct rp_series *s,
@@ -198,22 +294,25 @@ void rp_svg_cdf(FILE *f, const char *title, const char *ylabel, const struct rp_
         for (int i = 0; i < s[k].n; i++)
             range_add(&lo, &hi, s[k].y[i]);
     struct yaxis a = yaxis_fit(lo, hi, logy);
-    head(f, title, W, H + 18 * ((ns + 2) / 3));
+    char note[256];
+    int coincide = rp_coincide_note(s, ns, note, sizeof note);
+    head(f, title, W, H + 18 * ((ns + 2) / 3) + (coincide ? 18 : 0));
     yticks(f, &a, W);
     for (int i = 0; i <= 4; i++)
-        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
+        fprintf(f, "<text class=\"xtick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
                 xmap(25.0 * i), H - B + 14, 25 * i);
-    axes(f, "% of models", ylabel);
+    axes(f, W - R, "% of models", ylabel);
     ref_line(f, &a, hline, W);
     for (int k = 0; k < ns; k++)
         if (s[k].n > 0)
-            cdf_series(f, &a, &s[k]);
-    for (int k = 0; k < ns; k++) {
-        int lx = L + 10 + (k % 3) * 150, ly = H + 4 + 18 * (k / 3);
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"4\" fill=\"%s\"/>"
-                   "<text x=\"%d\" y=\"%d\">",
-                lx, ly - 4, s[k].color, lx + 18, ly + 1);
-        rp_html_escape(f, s[k].name);
+            cdf_series(f, &a, &s[k], k, ns);
+    for (int k = 0; k < ns; k++)
+        legend_entry(f, L + (k % 3) * 150, H + 4 + 18 * (k / 3), s[k].style, s[k].color,
+                     s[k].name);
+    if (coincide) {
+        fprintf(f, "<text class=\"coincide\" x=\"%d\" y=\"%d\">lines coincide: ", L,
+                H + 5 + 18 * ((ns + 2) / 3));
+        rp_html_escape(f, note);
         fputs("</text>\n", f);
     }
     fputs("</svg>\n", f);
@@ -247,7 +346,7 @@ void rp_svg_bars(FILE *f, const char *title, const char *xlabel, const char *yla
         range_add(&lo, &hi, vals[i]);
     struct yaxis a = yaxis_fit(lo, hi, 0);
     yticks(f, &a, W);
-    axes(f, xlabel, ylabel);
+    axes(f, W - R, xlabel, ylabel);
     double slot = n ? (double)(W - R - L) / n : 0, base = bar_base(&a, 0);
     for (int i = 0; i < n; i++) {
         if (isnan(vals[i]))
@@ -316,34 +415,104 @@ void rp_svg_grouped(FILE *f, const char *title, const char *ylabel, const char *
     fputs("</svg>\n", f);
 }
 
-void rp_svg_heatmap(FILE *f, const char *title, const int heat[5][5])
+/* The scatter's square plot area: both axes share the value axis (log10), the x axis maps
+ * it from the left edge L over SIDE pixels as the y axis does from the bottom up. */
+#define SIDE (H - B - T)
+#define LEGEND_ROWS 14
+static double smap(const struct yaxis *a, double v)
 {
-    int cw = 44, x0 = 90, y0 = 40, hh = y0 + 5 * cw + 60, ww = x0 + 5 * cw + 40;
-    head(f, title, ww, hh);
-    int mx = 0;
-    for (int x = 0; x < 5; x++)
-        for (int y = 0; y < 5; y++)
-            if (heat[x][y] > mx)
-                mx = heat[x][y];
-    for (int x = 0; x < 5; x++)
-        for (int y = 0; y < 5; y++) {
-            /* y bin 0 (fastest) at the bottom */
-            int px = x0 + x * cw, py = y0 + (4 - y) * cw;
-            double u = mx ? (double)heat[x][y] / mx : 0;
-            int shade = 255 - (int)(u * 200);
-            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                       "fill=\"rgb(%d,%d,255)\" stroke=\"#fff\"/>"
-                       "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">%d</text>\n",
-                    px, py, cw, cw, shade, shade, px + cw / 2, py + cw / 2 + 4,
-                    u > 0.6 ? "#fff" : "#000", heat[x][y]);
-        }
-    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#444\" "
-               "stroke-dasharray=\"5,4\"/>\n",
-            x0, y0 + 5 * cw, x0 + 5 * cw, y0);
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">predicted cost (min .. max)</text>\n",
-            x0 + 5 * cw / 2, y0 + 5 * cw + 20);
-    fprintf(f, "<text x=\"30\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 30 %d)\">"
-               "simulated time (min .. max)</text>\n",
-            y0 + 5 * cw / 2, y0 + 5 * cw / 2);
+    return L + ((H - B) - ymap(a, v));
+}
+
+/* x tick labels of the scatter, at the columns smap gives */
+static void xticks(FILE *f, const struct yaxis *a)
+{
+    double xs[TICKS_MAX];
+    int decimals, n = tick_values(a, xs, &decimals);
+    for (int i = 0; i < n; i++) {
+        double v = pow(10, xs[i]), x = smap(a, v);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>"
+                   "<text class=\"xtick\" data-v=\"%.9g\" x=\"%.1f\" y=\"%d\" "
+                   "text-anchor=\"middle\">",
+                x, T, x, H - B, v, x, H - B + 14);
+        log_label(f, v);
+        fputs("</text>\n", f);
+    }
+}
+
+/* The band where |x - y| / y <= e, i.e. y between x / (1 + e) and x / (1 - e): the square
+ * cut by two lines parallel to the diagonal (log axes), as a hexagon. */
+static void band(FILE *f, const struct yaxis *a, double e, const char *fill)
+{
+    double lo = a->lo, hi = a->hi, c1 = -log10(1 + e), c2 = -log10(1 - e);
+    double px[6] = {lo, fmin(hi, lo - c1), hi, hi, fmax(lo, hi - c2), lo};
+    double py[6] = {lo, lo, fmax(lo, hi + c1), hi, hi, fmin(hi, lo + c2)};
+    fputs("<polygon points=\"", f);
+    for (int i = 0; i < 6; i++)
+        fprintf(f, "%.2f,%.2f ", smap(a, pow(10, px[i])), ymap(a, pow(10, py[i])));
+    fprintf(f, "\" fill=\"%s\"/>\n", fill);
+}
+
+void rp_svg_scatter(FILE *f, const char *title, const char *xlabel, const char *ylabel,
+                    const struct rp_point *p, int n, const char *const *groups, int ngroups)
+{
+    double lo = NAN, hi = NAN;
+    for (int i = 0; i < n; i++) {
+        range_add(&lo, &hi, p[i].x);
+        range_add(&lo, &hi, p[i].y);
+    }
+    struct yaxis a = yaxis_fit(lo, hi, 1);
+    /* the legend: up to two columns of LEGEND_ROWS; beyond that the last entry says how
+     * many models it leaves out (every point names its model on hover) */
+    int cols = ngroups > LEGEND_ROWS ? 2 : 1, rows = (ngroups + cols - 1) / cols;
+    if (rows > LEGEND_ROWS)
+        rows = LEGEND_ROWS;
+    int shown = ngroups > cols * rows ? cols * rows - 1 : ngroups;
+    head(f, title, W, H);
+    fprintf(f, "<desc data-kind=\"scatter\" data-axis-lo=\"%.9g\" data-axis-hi=\"%.9g\" "
+               "data-data-lo=\"%.9g\" data-data-hi=\"%.9g\" data-logy=\"1\" data-plot-top=\"%d\" "
+               "data-plot-bottom=\"%d\" data-plot-left=\"%d\" data-plot-right=\"%d\">value "
+               "axes</desc>\n",
+            a.lo, a.hi, a.dlo, a.dhi, T, H - B, L, L + SIDE);
+    band(f, &a, 0.25, "#e4edf9");
+    band(f, &a, 0.10, "#c4d6f0");
+    double xs[TICKS_MAX];
+    int decimals, nt = tick_values(&a, xs, &decimals);
+    for (int i = 0; i < nt; i++)
+        ytick(f, &a, xs[i], L + SIDE + R, decimals);
+    xticks(f, &a);
+    fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#555\"/>\n",
+            smap(&a, pow(10, a.lo)), ymap(&a, pow(10, a.lo)), smap(&a, pow(10, a.hi)),
+            ymap(&a, pow(10, a.hi)));
+    axes(f, L + SIDE, xlabel, ylabel);
+    for (int i = 0; i < n; i++) {
+        int g = p[i].group, style = g + g / 10;
+        fprintf(f, "<path class=\"data\" data-x=\"%.9g\" data-y=\"%.9g\" "
+                   "transform=\"translate(%.2f,%.2f)\" d=\"%s\" fill=\"%s\" fill-opacity=\"0.85\" "
+                   "stroke=\"#fff\" stroke-width=\"0.6\"><title>",
+                p[i].x, p[i].y, smap(&a, p[i].x), ymap(&a, p[i].y), shape[style % NSHAPE],
+                rp_palette[g % 10]);
+        rp_html_escape(f, p[i].label);
+        fprintf(f, ": predicted %.4g, simulated %.4g</title></path>\n", p[i].x, p[i].y);
+    }
+    /* the legend right of the plot: the reference lines, then one marker per group */
+    int lx = L + SIDE + 24, ly = T + 8;
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\"/>"
+               "<text x=\"%d\" y=\"%d\">y = x</text>\n"
+               "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"9\" fill=\"#c4d6f0\"/>"
+               "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"9\" fill=\"#e4edf9\"/>"
+               "<text x=\"%d\" y=\"%d\">error &#177;10%% / &#177;25%%</text>\n",
+            lx, ly - 3, lx + 14, ly - 3, lx + 18, ly + 1, lx, ly + 9, lx + 14, ly + 9, lx + 32,
+            ly + 17);
+    for (int g = 0; g < shown; g++) {
+        int x = lx + (g / rows) * 105, y = ly + 34 + 16 * (g % rows), style = g + g / 10;
+        marker(f, style, x + 6, y - 3, rp_palette[g % 10], "key");
+        fprintf(f, "<text x=\"%d\" y=\"%d\">", x + 14, y + 1);
+        rp_html_escape(f, groups[g]);
+        fputs("</text>\n", f);
+    }
+    if (shown < ngroups)
+        fprintf(f, "<text class=\"more\" x=\"%d\" y=\"%d\">+%d more (hover a point)</text>\n",
+                lx + (shown / rows) * 105, ly + 35 + 16 * (shown % rows), ngroups - shown);
     fputs("</svg>\n", f);
 }

@@ -222,6 +222,69 @@ static void test_log_axis_between_ticks(void **state)
     free(buf);
 }
 
+/* Occurrences of needle in hay. */
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* The predicted-vs-simulated scatter: every point drawn, ticks on both axes, finite
+ * coordinates even when every point is the same value, and a legend of 40 models capped at
+ * two columns with a note naming how many it leaves out. */
+static void test_scatter(void **state)
+{
+    (void)state;
+    enum { NG = 40 };
+    struct rp_point p[NG];
+    const char *names[NG];
+    char nb[NG][16];
+    for (int g = 0; g < NG; g++) {
+        snprintf(nb[g], sizeof nb[g], "m%d", g);
+        names[g] = nb[g];
+        p[g] = (struct rp_point){1e4 * (g + 1), 1.2e4 * (g + 1), g, nb[g]};
+    }
+    for (int same = 0; same < 2; same++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        for (int g = 0; same && g < NG; g++)
+            p[g].x = p[g].y = 5e5;
+        rp_svg_scatter(f, "fidelity", "predicted", "simulated", p, NG, names, NG);
+        fclose(f);
+        assert_int_equal(count(buf, "<path class=\"data\""), NG);
+        assert_true(count(buf, "class=\"xtick\"") >= 1);
+        assert_true(count(buf, "class=\"ytick\"") >= 1);
+        assert_int_equal(count(buf, "class=\"key\""), 27);
+        assert_non_null(strstr(buf, "+13 more"));
+        assert_null(strstr(buf, "nan"));
+        assert_null(strstr(buf, "inf"));
+        free(buf);
+    }
+}
+
+/* Series with the same values are named together: "A = B = C; D = E". */
+static void test_coincide_note(void **state)
+{
+    (void)state;
+    double a[] = {1, 2, 3}, b[] = {1, 2, 3}, c[] = {1, 2, 4}, e[] = {1, 2, 4};
+    struct rp_series s[] = {{"A", "#000", a, 3, 0}, {"B", "#000", b, 3, 1},
+                            {"C", "#000", c, 3, 2}, {"D", "#000", a, 3, 3},
+                            {"E", "#000", e, 3, 4}, {"F", "#000", a, 2, 5}};
+    char note[128];
+    assert_int_equal(rp_coincide_note(s, 6, note, sizeof note), 2);
+    assert_string_equal(note, "A = B = D; C = E");
+    assert_int_equal(rp_coincide_note(s, 3, note, sizeof note), 1);
+    assert_string_equal(note, "A = B");
+    assert_int_equal(rp_coincide_note(s + 1, 2, note, sizeof note), 0);
+    assert_string_equal(note, "");
+    struct rp_series empty[] = {{"G", "#000", NULL, 0, 0}, {"H", "#000", NULL, 0, 1}};
+    assert_int_equal(rp_coincide_note(empty, 2, note, sizeof note), 0);
+}
+
 /* Whether a tick value reads as round on an axis spanning `span`: a multiple of a 1, 2 or
  * 5 x 10^k step no finer than a twentieth of the span (no more digits than the span needs). */
 static int round_tick(double v, double span)
@@ -276,6 +339,8 @@ int main(void)
         cmocka_unit_test(test_shard_merge_equals_one_run),
         cmocka_unit_test(test_report_many_models),
         cmocka_unit_test(test_log_axis_between_ticks),
+        cmocka_unit_test(test_scatter),
+        cmocka_unit_test(test_coincide_note),
         cmocka_unit_test(test_log_axis_ticks_round),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
