@@ -414,6 +414,9 @@ static json_t *lomo_json(const struct cm_lomo *lm, const struct cal_opts *o)
     json_object_set_new(root, "models", arr);
     json_object_set_new(root, "mean_median_rel_error", cli_json_num(lm->fit_mean));
     json_object_set_new(root, "mean_median_rel_error_prior", cli_json_num(lm->prior_mean));
+    json_object_set_new(root, "pairs", json_integer(lm->pairs));
+    json_object_set_new(root, "pairs_correct", json_integer(lm->fit_correct));
+    json_object_set_new(root, "pairs_correct_prior", json_integer(lm->prior_correct));
     json_object_set_new(root, "better_than_prior", json_boolean(!cm_lomo_worse(lm)));
     return root;
 }
@@ -426,7 +429,8 @@ static void lomo_print(const struct cm_lomo *lm, const struct cal_opts *o, int f
     for (int m = 0; m < lm->nmodels; m++)
         printf("  the model of %s (%d traces): %.4f / %.4f\n", o->traces[lm->first[m]],
                lm->ntraces[m], lm->fit[m], lm->prior[m]);
-    printf("  mean %.4f / %.4f: ", lm->fit_mean, lm->prior_mean);
+    printf("  mean %.4f / %.4f; program pairs ranked as measured %d / %d of %d: ", lm->fit_mean,
+           lm->prior_mean, lm->fit_correct, lm->prior_correct, lm->pairs);
     if (lm->fit_mean < 5e-5 && lm->prior_mean < 5e-5)   /* both print as 0 */
         printf("both predict the models left out exactly: nothing tells them apart\n");
     else if (!cm_lomo_worse(lm))

@@ -23,7 +23,8 @@ static int held_worse(const struct cm_trace_fit *gr)
 int cm_lomo_worse(const struct cm_lomo *lm)
 {
     /* within rounding, as the held-out samples are judged (costmodel/fit.c judge_entry) */
-    return lm->nmodels >= 2 && lm->fit_mean > lm->prior_mean * (1 + 1e-3) + 1e-6;
+    return lm->nmodels >= 2 && (lm->fit_mean > lm->prior_mean * (1 + 1e-3) + 1e-6 ||
+                                lm->fit_correct < lm->prior_correct);
 }
 
 static void lomo_free(struct cm_lomo *lm)
@@ -150,6 +151,7 @@ static int leave_models_out(const struct cm_run_opts *o, struct fit_in in,
     ff.rep = calloc(1, sizeof *ff.rep);
     int rc = sub && subp && mask && ff.rep ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     lm->fit_mean = lm->prior_mean = 0;
+    lm->pairs = lm->fit_correct = lm->prior_correct = 0;
     in.mbtrace = NULL;
     for (int m = 0; m < lm->nmodels && !rc; m++) {
         int32_t mk = key[lm->first[m]];
@@ -164,12 +166,18 @@ static int leave_models_out(const struct cm_run_opts *o, struct fit_in in,
         in.report = 0;
         rc = fit_once(o, &in, t, prior, &ff, err);
         in.report = 1;
+        struct cm_held hf = {NAN, 0, 0}, hp = {NAN, 0, 0};
         if (!rc)
-            rc = cm_trace_programs_error(o->traces, o->progs, o->ntraces, mask, ff.out, t,
-                                         &lm->fit[m], err);
+            rc = cm_trace_programs_judge(o->traces, o->progs, o->ntraces, mask, ff.out, t, &hf,
+                                         err);
         if (!rc)
-            rc = cm_trace_programs_error(o->traces, o->progs, o->ntraces, mask, prior, t,
-                                         &lm->prior[m], err);
+            rc = cm_trace_programs_judge(o->traces, o->progs, o->ntraces, mask, prior, t, &hp,
+                                         err);
+        lm->fit[m] = hf.median;
+        lm->prior[m] = hp.median;
+        lm->pairs += hf.pairs;
+        lm->fit_correct += hf.correct;
+        lm->prior_correct += hp.correct;
         lm->fit_mean += lm->fit[m] / lm->nmodels;
         lm->prior_mean += lm->prior[m] / lm->nmodels;
         progress(o, &in, in.step + (uint64_t)m + 1);

@@ -46,8 +46,12 @@ struct cm_lomo {
     int *first, *ntraces;
     double *fit, *prior;
     double fit_mean, prior_mean;
+    /* program pairs of the models left out, and those each side ranks as measured */
+    int pairs, fit_correct, prior_correct;
 };
-/* The fits without each model predict them worse than the prior (within rounding). */
+/* The fits without each model predict them worse than the prior (within rounding), or
+ * rank fewer of their program pairs as measured (the paper's pairwise accuracy: a table
+ * closer in level that ranks worse picks slower layouts). */
 int cm_lomo_worse(const struct cm_lomo *lm);
 
 /* One form of the fit that cm_calibrate compares on the models left out. */

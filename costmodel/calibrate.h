@@ -354,12 +354,25 @@ int cm_trace_group_fit(const char *const *paths, const char *const *progs, int n
  * attribution. */
 int cm_trace_model_key(const char *path, int32_t *key, struct ls_error *err);
 
-/* Median relative error of the predicted (priced under tb) against the measured time of the
- * programs of the traces paths[k] with mask[k] set (progs: as in cm_groups_add_trace); NAN
- * when none carries op attribution. */
-int cm_trace_programs_error(const char *const *paths, const char *const *progs, int n,
+/* The paper's equality band: two times a and b are equal when |a - b| < CM_EQ_BAND
+ * min(a, b). cm_cmp3: -1 when a < b, 0 when equal within the band, +1 when a > b. */
+#define CM_EQ_BAND 0.005
+int cm_cmp3(double a, double b);
+
+/* How a table predicts the programs of some traces: the median relative error of the
+ * predicted (priced under tb) against the measured program times (NAN when no trace
+ * carries op attribution), and the pairs of programs it ranks as the measurements do
+ * (cm_cmp3 on both sides; the paper's pairwise accuracy is correct / pairs). */
+struct cm_held {
+    double median;
+    int pairs, correct;
+};
+/* cm_held of the programs of the traces paths[k] with mask[k] set (progs: as in
+ * cm_groups_add_trace). */
+int cm_trace_programs_judge(const char *const *paths, const char *const *progs, int n,
                             const unsigned char *mask, const struct cm_table *tb,
-                            const struct sim_target *t, double *out, struct ls_error *err);
+                            const struct sim_target *t, struct cm_held *out,
+                            struct ls_error *err);
 
 /* The dependency latency of tb measured from the gaps of the traces that came with their
  * programs (progs[k] for paths[k]; costmodel/fit_dep.c), without a group fit: engines

@@ -307,9 +307,37 @@ int cm_trace_model_key(const char *path, int32_t *key, struct ls_error *err)
     return rc;
 }
 
-int cm_trace_programs_error(const char *const *paths, const char *const *progs, int n,
+int cm_cmp3(double a, double b)
+{
+    double m = a < b ? a : b;
+    if (a == b || fabs(a - b) < CM_EQ_BAND * m)
+        return 0;
+    return a < b ? -1 : 1;
+}
+
+/* The pairs of h's programs and those tb's prices rank as their measured times do. */
+static void programs_pairs(const struct cm_groups *h, const struct cm_table *tb,
+                           const struct sim_target *t, int *pairs, int *correct)
+{
+    double gc = tb->agg == CM_AGG_MAX ? tb->group_ns * t->base_mhz / 1000.0 : 0;
+    double serial = tb->agg == CM_AGG_MAX ? tb->serial : 0;
+    *pairs = *correct = 0;
+    for (size_t k = 0; k < h->nprog; k++) {
+        double pk, yk;
+        cm_groups_program_time(h, k, tb->agg, gc, serial, &pk, &yk);
+        for (size_t l = k + 1; l < h->nprog; l++) {
+            double pl, yl;
+            cm_groups_program_time(h, l, tb->agg, gc, serial, &pl, &yl);
+            ++*pairs;
+            *correct += cm_cmp3(pk, pl) == cm_cmp3(yk, yl);
+        }
+    }
+}
+
+int cm_trace_programs_judge(const char *const *paths, const char *const *progs, int n,
                             const unsigned char *mask, const struct cm_table *tb,
-                            const struct sim_target *t, double *out, struct ls_error *err)
+                            const struct sim_target *t, struct cm_held *out,
+                            struct ls_error *err)
 {
     struct cm_groups h;
     cm_groups_init(&h, tb->n);
@@ -320,7 +348,10 @@ int cm_trace_programs_error(const char *const *paths, const char *const *progs, 
             rc = cm_groups_add_trace(&h, tb, t, paths[i], progs ? progs[i] : NULL, -1, &attr,
                                      err);
     }
-    *out = !rc && h.nprog ? programs_error(&h, tb, t) : NAN;
+    out->median = !rc && h.nprog ? programs_error(&h, tb, t) : NAN;
+    out->pairs = out->correct = 0;
+    if (!rc)
+        programs_pairs(&h, tb, t, &out->pairs, &out->correct);
     cm_groups_free(&h);
     return rc;
 }

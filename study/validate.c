@@ -7,12 +7,7 @@
 
 int study_cmp3(double a, double b)
 {
-    double m = a < b ? a : b;
-    if (fabs(a - b) < STUDY_EQ_BAND * m)
-        return 0;
-    if (a == b)
-        return 0;
-    return a < b ? -1 : 1;
+    return cm_cmp3(a, b);
 }
 
 int study_same_assignment(const struct study_point *a, const struct study_point *b)

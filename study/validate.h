@@ -17,9 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "costmodel/calibrate.h"
 #include "util/error.h"
 
-#define STUDY_EQ_BAND 0.005
+#define STUDY_EQ_BAND CM_EQ_BAND
 
 struct study_point {
     const char *label;         /* strategy or perturbation name */

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "costmodel/calib_run.h"
 #include "costmodel/calibrate.h"
 #include "sim/sim.h"
 #include "util/prng.h"
@@ -298,6 +299,27 @@ static void test_group_fit_tied(void **st)
 /* Samples that follow the prior where held out (every 5th) and three times the prior
  * elsewhere: the fit follows the majority, predicts the held-out samples worse than the
  * prior, and is rejected, keeping the prior; exact samples give a "good" entry. */
+/* A fit that predicts the models left out closer in level but ranks fewer of their program
+ * pairs as measured is worse than the prior (it would pick slower layouts). */
+static void test_lomo_ranking(void **st)
+{
+    (void)st;
+    struct cm_lomo lm = {0};
+    lm.nmodels = 2;
+    lm.fit_mean = 0.05;
+    lm.prior_mean = 0.40;
+    lm.pairs = 12;
+    lm.fit_correct = lm.prior_correct = 10;
+    assert_false(cm_lomo_worse(&lm));
+    lm.fit_correct = 9;
+    assert_true(cm_lomo_worse(&lm));
+    lm.fit_correct = 11;
+    lm.fit_mean = 0.41;
+    assert_true(cm_lomo_worse(&lm));
+    assert_int_equal(cm_cmp3(100, 100.4), 0);
+    assert_int_equal(cm_cmp3(100, 100.6), -1);
+}
+
 static void test_verdicts(void **st)
 {
     (void)st;
@@ -533,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_group_fit_tied),
         cmocka_unit_test(test_groups_pipe),
         cmocka_unit_test(test_table_max_roundtrip), cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_lomo_ranking),
         cmocka_unit_test(test_group_programs), cmocka_unit_test(test_pipe_occupancy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -203,6 +203,8 @@ import json; d=json.load(open('$T/m.rep')); m=d['model_holdout']
 assert [x['traces'] for x in m['models']] == [3, 3], m
 worse = m['mean_median_rel_error'] > m['mean_median_rel_error_prior'] * 1.001 + 1e-6
 assert worse and m['better_than_prior'] is False and d['written'] == 'prior', (m, d['written'])
+# two models of three programs each: three pairs each, ranked by both tables
+assert m['pairs'] == 6 and 0 <= m['pairs_correct'] <= 6 and 0 <= m['pairs_correct_prior'] <= 6, m
 f=d['form']; assert f['chosen_on_models_left_out'] is True, f
 assert f['mean_median_rel_error'] <= f['other_mean_median_rel_error'], f
 assert f['group_fit'] == (f['dma_latency'] == 'per-dma'), f
