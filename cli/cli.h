@@ -25,6 +25,10 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 /* Name the running subcommand in error messages (main, before dispatch). */
 void cli_set_command(const char *cmd);
+/* The program as invoked (main's argv[0]; "laysim" before main set it): the first word of
+ * the commands laysim tells the user to run (a resume hint). */
+void cli_set_program(const char *argv0);
+const char *cli_program(void);
 /* "laysim CMD: " (or "laysim: " before a command runs) in buf; returns buf. */
 const char *cli_error_lead(char *buf, size_t n);
 /* Print "laysim CMD: <location>: <message>" to stderr; return the exit code for err. */

@@ -19,10 +19,22 @@
 /* The running subcommand, named in every error message. Set once by main before the
  * command runs (the CLI is one thread; the libraries below never see it). */
 static const char *running_cmd;
+/* The program as it was invoked (argv[0]), set once by main like running_cmd. */
+static const char *running_prog;
 
 void cli_set_command(const char *cmd)
 {
     running_cmd = cmd;
+}
+
+void cli_set_program(const char *argv0)
+{
+    running_prog = argv0;
+}
+
+const char *cli_program(void)
+{
+    return running_prog ? running_prog : "laysim";
 }
 
 const char *cli_error_lead(char *buf, size_t n)

@@ -232,6 +232,7 @@ static int micro_fit(const struct study_loop_opts *o, const struct cm_table *t0,
     struct cm_calib cal;
     cm_calib_init(&cal);
     int rc = 0;
+    study_progress_phase(&o->progress, "the per-instruction fit (microbenchmarks)");
     if (o->microbench)
         rc = cm_microbench_run(&o->target, &cal, NULL, nmicro, err);
     for (int i = 0; i < o->nextra && !rc; i++)
@@ -509,6 +510,7 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
         if (o->progress.done) /* units: (iteration, model) pairs, at most iterations + 1 */
             o->progress.done(o->progress.ctx, (size_t)it * (size_t)n + (size_t)i,
                              ((size_t)o->iterations + 1) * (size_t)n, m->spec);
+        study_progress_phase(&o->progress, "iteration %d: %s", it, m->spec);
         struct study_loop_model *lm = &ij->models.data[ij->models.len++];
         memset(lm, 0, sizeof *lm);
         lm->model = m->spec;
@@ -632,6 +634,8 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
         ms[i].key = i;
         ms[i].family = study_model_family(models[i]);
         cm_groups_init(&ms[i].groups, tmicro.n);
+        study_progress_phase(&o->progress, "frozen set of %s (model %d of %d)", models[i],
+                             i + 1, n);
         if (!(rc = model_load(models[i], &o->zo, &ms[i].g, err)))
             rc = build_frozen(&ms[i], o, &t0, err);
         if (ms[i].npts > maxpts)
@@ -685,6 +689,7 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
         if (it == o->iterations)
             break;
         /* refit from every calibration program so far */
+        study_progress_phase(&o->progress, "iteration %d: refitting the table", it);
         double rel;
         if ((rc = merged_fit(ms, n, NULL, &tmicro, o, &cur, &rel, err)))
             break;
