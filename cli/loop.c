@@ -189,7 +189,7 @@ static int loop_parse(struct loop_cli *l, int argc, char **argv)
         {"no-dependency-fit", no_argument, NULL, 0x101},
         {"no-issue-latency", no_argument, NULL, 0x103},
         {"memplan", required_argument, NULL, 0x102},
-        {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
+        {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
     int c, rc = CLI_OK;
     optind = 1;
