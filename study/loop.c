@@ -308,15 +308,21 @@ static void cal_batch(struct cal_model *cm, int i0, int i1)
 
 /* One calibration round: every model's four strategies solved under tb (nth models at a
  * time); their programs not fitted before join all. */
-static int calib_round(struct cal_model *cm, int n, int nth, const struct cm_table *tb,
-                       struct cfg_list *seen, struct cm_groups *all, int *used,
-                       struct ls_error *err)
+static int calib_round(struct cal_model *cm, int n, int nth, int round,
+                       const struct cm_table *tb, struct cfg_list *seen, struct cm_groups *all,
+                       int *used, struct ls_error *err)
 {
     int rc = 0;
     for (int i = 0; i < n; i++)
         cm[i].tb = tb;
     for (int b = 0; b < n && !rc; b += nth) { /* at most nth pipelines alive at a time */
         int e = b + nth < n ? b + nth : n;
+        char which[48];
+        if (e - b > 1)
+            snprintf(which, sizeof which, "models %d-%d", b + 1, e);
+        else
+            snprintf(which, sizeof which, "model %d", b + 1);
+        study_progress_phase(&cm[0].o->progress, "round %d, %s of %d", round + 1, which, n);
         cal_batch(cm, b, e);
         for (int i = b; i < e; i++) {
             if (!rc && cm[i].g)
@@ -355,9 +361,11 @@ int study_loop_calibrate(const struct graph *const *gs, int n, const struct stud
     int rounds = o->iterations > 0 ? o->iterations : 1;
     for (int round = 0; round < rounds && !rc; round++) {
         int before = used;
-        rc = calib_round(cm, n, nth, round ? out : &t0, seen, &all, &used, err);
-        if (!rc && (round == 0 || used > before))
+        rc = calib_round(cm, n, nth, round, round ? out : &t0, seen, &all, &used, err);
+        if (!rc && (round == 0 || used > before)) {
+            study_progress_phase(&o->progress, "round %d, fitting", round + 1);
             rc = fit_groups(&all, &tmicro, o, out, NULL, err);
+        }
         if (!rc && round > 0 && used == before)
             break;     /* the fit chose nothing new: it is final */
     }

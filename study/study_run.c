@@ -62,6 +62,7 @@ int study_calibrated_table(const struct study_opts *o, const struct sim_target *
         lo.target = *t;
         lo.solve.time_limit = o->exact_time_limit;
         lo.threads = o->jobs;
+        lo.progress = o->progress;
         rc = study_loop_calibrate((const struct graph *const *)gs, (int)n, &lo, out, NULL, err);
     }
     for (size_t i = 0; i < n; i++)
@@ -423,11 +424,23 @@ struct calib_job {
     struct ls_error err;
 };
 
+/* The calibration loop's phases, named after the target they calibrate. */
+static void calib_phase(void *ctx, const char *what)
+{
+    const struct calib_job *c = ctx;
+    study_progress_phase(&c->o->progress, "calibrating %s: %s", c->t->label,
+                         what);
+}
+
 static void *calib_worker(void *arg)
 {
     struct calib_job *c = arg;
-    study_progress_phase(&c->o->progress, "calibrating %s's latency table", c->t->label);
-    c->rc = study_calibrated_table(c->o, &c->t->t, c->out, &c->err);
+    struct study_opts o = *c->o;
+    o.progress = (struct study_progress_cb){.ctx = c};
+    if (c->o->progress.phase)
+        o.progress.phase = calib_phase;
+    study_progress_phase(&o.progress, "loading the models");
+    c->rc = study_calibrated_table(&o, &c->t->t, c->out, &c->err);
     return NULL;
 }
 
