@@ -260,9 +260,12 @@ static void loop_print(const struct study_loop_result *out, int nheld, const cha
 static void loop_hint(void *ctx, FILE *out, size_t done, size_t total)
 {
     const struct loop_cli *l = ctx;
-    fprintf(out, "laysim loop: interrupted after %zu of at most %zu (iteration, model) steps: "
-            "no table is kept (-o is written at the end; the loop has no --resume)\n", done,
-            total);
+    if (total)
+        fprintf(out, "laysim loop: interrupted after %zu of at most %zu (iteration, model) "
+                "steps", done, total);
+    else
+        fprintf(out, "laysim loop: interrupted before its first iteration");
+    fprintf(out, ": no table is kept (-o is written at the end; the loop has no --resume)\n");
     if (l->o.trace_dir)
         fprintf(out, "the traces written so far are in %s\n", l->o.trace_dir);
 }

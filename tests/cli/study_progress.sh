@@ -5,7 +5,8 @@
 # typed into the terminal) prints what was kept and the exact command that resumes, the
 # run dies of SIGINT (130), and that command completes the study without running the kept
 # jobs again. Nothing is drawn on a non-terminal or with -q; SIGTERM on a non-terminal
-# prints the hint too. Without script it exits 77 (skipped).
+# prints the hint too, and laysim loop says it keeps nothing. Without script it exits 77
+# (skipped).
 # usage: bash tests/cli/study_progress.sh <laysim-binary> <source-dir>
 LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
@@ -86,5 +87,16 @@ got=$(bash -c 'eval "set -- $1" && printf "%s\n" "$@"' _ "$again" 2>&1)
 want=$(printf '%s\n' "$LAYSIM" "${TERM_ARGS[@]}" -q --resume)
 if [ "$got" = "$want" ]; then ok; else
     bad "SIGTERM: the resume hint '$again' does not give back the arguments: $(cat "$T/term.err")"; fi
+
+# laysim loop keeps nothing to resume from, and says so (with where its traces are)
+"$LAYSIM" loop zoo:olmo-7b zoo:gemma --traces "$T/tr" -q >/dev/null 2>"$T/loop.err" &
+pid=$!
+sleep 1.5
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 143 ] && grep -q '^laysim loop: interrupted .*: no table is kept' "$T/loop.err" &&
+    grep -q "^the traces written so far are in $T/tr\$" "$T/loop.err"; then ok; else
+    bad "loop after SIGTERM: exit $rc, want 143 with what was kept: $(cat "$T/loop.err")"; fi
 
 finish
