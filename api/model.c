@@ -15,8 +15,10 @@ _Static_assert((int)LAYSIM_EINPUT == LS_ERR_INPUT && (int)LAYSIM_EIO == LS_ERR_I
                "the public status codes are the layers' ls_status codes");
 _Static_assert(LAYSIM_ENGINES == LS_ENGINE_COUNT, "one result per engine");
 
-/* "key=value" options into zoo_opts, each through the CLI's own parser. */
-static int parse_model_options(laysim_ctx *cx, const char *const *options, struct zoo_opts *zo)
+/* "key=value" options into zoo_opts, each through the CLI's own parser; the input entries
+ * are joined in *inputs (the caller frees it after loading). */
+static int parse_model_options(laysim_ctx *cx, const char *const *options, struct zoo_opts *zo,
+                               char **inputs)
 {
     zoo_opts_init(zo);
     for (size_t i = 0; options && options[i]; i++) {
@@ -26,7 +28,7 @@ static int parse_model_options(laysim_ctx *cx, const char *const *options, struc
             return api_fail(cx, LAYSIM_EINPUT, "model option '%s': expected KEY=VALUE", options[i]);
         memcpy(key, options[i], (size_t)(eq - options[i]));
         key[eq - options[i]] = '\0';
-        if (model_opts_set(zo, key, eq + 1, &cx->err))
+        if (model_opts_set(zo, key, eq + 1, inputs, &cx->err))
             return api_done(cx, cx->err.code);
     }
     return 0;
@@ -42,11 +44,14 @@ LAYSIM_API int laysim_model_load(laysim_ctx *cx, const char *spec, const char *c
         return rc;
     *out = NULL;
     struct zoo_opts zo;
-    if ((rc = parse_model_options(cx, options, &zo)))
-        return rc;
-    laysim_model *m = calloc(1, sizeof *m);
-    if (!m)
-        return api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+    char *inputs = NULL;
+    laysim_model *m = NULL;
+    if ((rc = parse_model_options(cx, options, &zo, &inputs)))
+        goto done;
+    if (!(m = calloc(1, sizeof *m))) {
+        rc = api_fail(cx, LAYSIM_ENOMEM, "out of memory");
+        goto done;
+    }
     m->magic = API_MAGIC_MODEL;
     atomic_init(&m->refs, 1);
     /* hashed as `laysim problem` does (no pins, no --exact-transpose): the .lsp and .sol
@@ -54,10 +59,14 @@ LAYSIM_API int laysim_model_load(laysim_ctx *cx, const char *spec, const char *c
     if ((rc = model_load(spec, &zo, &m->g, &cx->err)) ||
         (rc = cm_model_hash(m->g, NULL, NULL, &m->hash, &cx->err))) {
         laysim_model_free(m);
-        return api_done(cx, rc);
+        rc = api_done(cx, rc);
+        goto done;
     }
     *out = m;
-    return api_done(cx, 0);
+    rc = api_done(cx, 0);
+done:
+    free(inputs);
+    return rc;
 }
 
 void api_model_release(laysim_model *m)
@@ -76,6 +85,16 @@ LAYSIM_API void laysim_model_free(laysim_model *m)
         return;
     m->magic = API_MAGIC_DEAD;   /* to the caller it is gone, whoever still holds it */
     api_model_release(m);
+}
+
+LAYSIM_API int32_t laysim_model_option_count(void)
+{
+    return MODEL_NOPTS;
+}
+
+LAYSIM_API const char *laysim_model_option_name(int32_t i)
+{
+    return i >= 0 && i < MODEL_NOPTS ? model_opt_names[i] : NULL;
 }
 
 LAYSIM_API int32_t laysim_model_ops(const laysim_model *m)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "codegen/codegen.h"
+#include "graph/model.h"
 #include "graph/zoo.h"
 #include "util/error.h"
 #include "util/fileio.h"
@@ -25,6 +26,10 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 /* Name the running subcommand in error messages (main, before dispatch). */
 void cli_set_command(const char *cmd);
+/* The program as invoked (main's argv[0]; "laysim" before main set it): the first word of
+ * the commands laysim tells the user to run (a resume hint). */
+void cli_set_program(const char *argv0);
+const char *cli_program(void);
 /* "laysim CMD: " (or "laysim: " before a command runs) in buf; returns buf. */
 const char *cli_error_lead(char *buf, size_t n);
 /* Print "laysim CMD: <location>: <message>" to stderr; return the exit code for err. */
@@ -100,18 +105,12 @@ int cli_parse_memplan(const char *cmd, const char *s, enum cg_memplan_mode *out)
 
 /* Scaling options of every command that takes a MODEL (zoo:NAME, .lg, config.json, .onnx,
  * a TF.js model.json). */
-enum { CLI_OPT_LAYERS = 0x200, CLI_OPT_SEQ, CLI_OPT_BATCH, CLI_OPT_HIDDEN, CLI_OPT_IMAGE,
-       CLI_OPT_DTYPE, CLI_OPT_AUTOCAST, CLI_OPT_DECODE, CLI_OPT_INPUT };
-#define CLI_MODEL_LONGOPTS                                                              \
-    {"layers", required_argument, NULL, CLI_OPT_LAYERS},                                \
-        {"seq", required_argument, NULL, CLI_OPT_SEQ},                                  \
-        {"batch", required_argument, NULL, CLI_OPT_BATCH},                              \
-        {"hidden", required_argument, NULL, CLI_OPT_HIDDEN},                            \
-        {"image", required_argument, NULL, CLI_OPT_IMAGE},                              \
-        {"dtype", required_argument, NULL, CLI_OPT_DTYPE},                              \
-        {"autocast", required_argument, NULL, CLI_OPT_AUTOCAST},                        \
-        {"decode", required_argument, NULL, CLI_OPT_DECODE},                            \
-        {"input", required_argument, NULL, CLI_OPT_INPUT}
+/* The getopt codes CLI_OPT_MODEL + MODEL_OPT_<name>, one per graph/model.h MODEL_OPTIONS
+ * entry (the list the API's "NAME=VALUE" options are spelled from too). */
+enum { CLI_OPT_MODEL = 0x200 };
+#define CLI_MODEL_LONGOPT_(n) {#n, required_argument, NULL, CLI_OPT_MODEL + MODEL_OPT_##n},
+/* The entries, each with its comma: write `CLI_MODEL_LONGOPTS {next}` in a list. */
+#define CLI_MODEL_LONGOPTS MODEL_OPTIONS(CLI_MODEL_LONGOPT_)
 #define CLI_MODEL_HELP                                                                  \
     "  --layers N, --seq N, --batch N, --hidden N, --image N, --dtype T\n"              \
     "                      scale a zoo: or config.json model (docs/zoo.md); an ONNX\n"   \

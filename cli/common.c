@@ -19,10 +19,22 @@
 /* The running subcommand, named in every error message. Set once by main before the
  * command runs (the CLI is one thread; the libraries below never see it). */
 static const char *running_cmd;
+/* The program as it was invoked (argv[0]), set once by main like running_cmd. */
+static const char *running_prog;
 
 void cli_set_command(const char *cmd)
 {
     running_cmd = cmd;
+}
+
+void cli_set_program(const char *argv0)
+{
+    running_prog = argv0;
+}
+
+const char *cli_program(void)
+{
+    return running_prog ? running_prog : "laysim";
 }
 
 const char *cli_error_lead(char *buf, size_t n)
@@ -223,43 +235,28 @@ int cli_parse_memplan(const char *cmd, const char *s, enum cg_memplan_mode *out)
  * reachable) until exit, like the option values getopt hands out. */
 static char *input_specs;
 
-static int input_append(struct zoo_opts *o, const char *value, struct ls_error *err)
-{
-    if (graph_inputs_check(value, err))
-        return LS_ERR_INPUT;
-    if (strchr(value, ';'))
-        return ls_error_msg(err, LS_ERR_INPUT, "--input '%s': one NAME=DIMS per --input",
-                            value);
-    size_t old = o->inputs ? strlen(o->inputs) : 0, n = strlen(value);
-    char *buf = malloc(old + n + 2);
-    if (!buf)
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    if (old)
-        memcpy(buf, o->inputs, old);
-    buf[old] = ';';
-    memcpy(buf + old + (old ? 1 : 0), value, n + 1);
-    free(input_specs);
-    input_specs = buf;
-    o->inputs = buf;
-    return 0;
-}
-
 int cli_model_opt_set(struct zoo_opts *o, const char *name, const char *value,
                       struct ls_error *err)
 {
-    if (!strcmp(name, "input"))
-        return input_append(o, value, err);
-    return model_opts_set(o, name, value, err);
+    if (o->inputs != input_specs) {  /* another zoo_opts: from its own entries on */
+        char *mine = o->inputs ? strdup(o->inputs) : NULL;
+        if (o->inputs && !mine)
+            return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        free(input_specs);
+        input_specs = mine;
+        o->inputs = mine;
+    }
+    return model_opts_set(o, name, value, &input_specs, err);
 }
 
 int cli_model_opt(struct zoo_opts *zo, int c, const char *arg, int *rc)
 {
-    static const char *const names[] = {"layers", "seq",      "batch",  "hidden", "image",
-                                        "dtype",  "autocast", "decode", "input"};
-    if (c < CLI_OPT_LAYERS || c > CLI_OPT_INPUT)
+    if (c < CLI_OPT_MODEL || c >= CLI_OPT_MODEL + MODEL_NOPTS)
         return 0;
     struct ls_error err;
     ls_error_clear(&err);
-    *rc = cli_model_opt_set(zo, names[c - CLI_OPT_LAYERS], arg, &err) ? cli_report(&err) : CLI_OK;
+    *rc = cli_model_opt_set(zo, model_opt_names[c - CLI_OPT_MODEL], arg, &err)
+              ? cli_report(&err)
+              : CLI_OK;
     return 1;
 }

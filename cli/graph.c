@@ -33,7 +33,7 @@ int cmd_graph(int argc, char **argv)
     static const struct option opts[] = {
         {"stats", no_argument, NULL, 's'},   {"json", no_argument, NULL, 'j'},
         {"dot", no_argument, NULL, 'd'},     {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},    CLI_MODEL_LONGOPTS,
+        {"help", no_argument, NULL, 'h'},    CLI_MODEL_LONGOPTS
         CLI_QUIET_LONGOPT,                   {NULL, 0, NULL, 0},
     };
     int stats = 0, json = 0, dot = 0, c, mrc;

@@ -7,10 +7,10 @@
 
 #include "cli/cli.h"
 #include "cli/fidelity.h"
+#include "cli/status.h"
 #include "cli/targetargs.h"
 #include "sim/target.h"
 #include "study/loop.h"
-#include "util/progress.h"
 
 const char cmd_loop_help[] =
     "usage: laysim loop MODEL... [--iterations N] [--aggregate sum|max|pipe] [--json]\n"
@@ -189,7 +189,7 @@ static int loop_parse(struct loop_cli *l, int argc, char **argv)
         {"no-dependency-fit", no_argument, NULL, 0x101},
         {"no-issue-latency", no_argument, NULL, 0x103},
         {"memplan", required_argument, NULL, 0x102},
-        {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
+        {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
     int c, rc = CLI_OK;
     optind = 1;
@@ -256,6 +256,20 @@ static void loop_print(const struct study_loop_result *out, int nheld, const cha
         printf("(the fitted table is not kept: -o FILE writes it)\n");
 }
 
+/* What an interrupted loop kept: the traces written so far; it has no --resume. */
+static void loop_hint(void *ctx, FILE *out, size_t done, size_t total)
+{
+    const struct loop_cli *l = ctx;
+    if (total)
+        fprintf(out, "laysim loop: interrupted after %zu of at most %zu (iteration, model) "
+                "steps", done, total);
+    else
+        fprintf(out, "laysim loop: interrupted before its first iteration");
+    fprintf(out, ": no table is kept (-o is written at the end; the loop has no --resume)\n");
+    if (l->o.trace_dir)
+        fprintf(out, "the traces written so far are in %s\n", l->o.trace_dir);
+}
+
 /* Run the loop; write the final table (-o) and the report. */
 static int loop_run(struct loop_cli *l, const char *const *models, int nmodels)
 {
@@ -263,13 +277,12 @@ static int loop_run(struct loop_cli *l, const char *const *models, int nmodels)
     ls_error_clear(&err);
     struct study_loop_result out;
     struct cm_table fin;
-    struct ls_progress pb;
-    ls_progress_begin(&pb, "loop", 1, l->quiet);
-    l->o.progress.ctx = &pb;
-    l->o.progress.done = cli_progress_done;
+    struct cli_status st;
+    cli_status_start(&st, "loop", "steps", l->quiet, loop_hint, l);
+    l->o.progress = cli_status_cb(&st);
     int rc = study_loop(models, nmodels, &l->o, &out, &fin, &err);
     const char *scales = cm_group_scales_name(l->o.form.scales);
-    ls_progress_end(&pb);
+    cli_status_stop(&st);
     if (rc)
         return cli_report(&err);
     if (l->outp && (rc = cm_table_write(&fin, l->outp, &err)))

@@ -55,6 +55,7 @@ int cli_print_help(const char *cmd, FILE *out)
 int main(int argc, char **argv)
 {
     ls_atomic_cleanup_on_signals(); /* a killed run leaves no NAME.tmp.XXXXXX behind */
+    cli_set_program(argv[0]);
     opterr = 0; /* option errors are reported by each command as "laysim CMD: ..." */
     if (argc < 2) {
         usage(stderr);

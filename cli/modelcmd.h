@@ -22,7 +22,7 @@ enum { CLI_OPT_TABLE = 0x300, CLI_OPT_PIN, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR,
 #define CLI_MODELCMD_MAX_INSTRUCTIONS 50000000ull
 
 #define CLI_MODELCMD_LONGOPTS                                                         \
-    CLI_TARGET_LONGOPTS, CLI_MODEL_LONGOPTS,                                          \
+    CLI_TARGET_LONGOPTS, CLI_MODEL_LONGOPTS                                          \
         {"table", required_argument, NULL, CLI_OPT_TABLE},                            \
         {"output-layout", required_argument, NULL, CLI_OPT_PIN},                      \
         {"exact-transpose", no_argument, NULL, CLI_OPT_EXACT_TR},                     \

@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/status.h"
 #include "cli/targetargs.h"
 #include "report/report.h"
 #include "util/fileio.h"
 #include "study/study.h"
 #include "util/vec.h"
-#include "util/progress.h"
 
 const char cmd_study_help[] =
     "usage: laysim study [--quick | --models SET] [--target NAME|FILE] [--set KEY=VALUE]...\n"
@@ -130,6 +130,44 @@ static int same_autocast(struct study_db *st, const char *dir, enum graph_autoca
                             "with --autocast %s, or --force to replace them", dir, prev, now,
                             prev);
     return study_db_meta_set(st, "autocast", now, err);
+}
+
+/* What an interrupted study kept and the command that resumes it (cli/status). */
+struct resume_hint {
+    const char *cmd, *store;
+    char again[2048];
+};
+
+static void resume_init(struct resume_hint *h, const char *cmd, const char *store, int argc,
+                        char **argv)
+{
+    h->cmd = cmd;
+    h->store = store;
+    size_t len = 0;
+    int resume = 0;
+    h->again[0] = 0;
+    cli_shell_append(h->again, sizeof h->again, &len, cli_program());
+    cli_shell_append(h->again, sizeof h->again, &len, cmd);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--force"))
+            continue;  /* the resumed run keeps what this one wrote */
+        resume |= !strcmp(argv[i], "--resume");
+        cli_shell_append(h->again, sizeof h->again, &len, argv[i]);
+    }
+    if (!resume)
+        cli_shell_append(h->again, sizeof h->again, &len, "--resume");
+}
+
+static void resume_print(void *ctx, FILE *out, size_t done, size_t total)
+{
+    const struct resume_hint *h = ctx;
+    if (done)
+        fprintf(out, "laysim %s: interrupted: the cells of %zu of %zu jobs of this run are kept "
+                "in %s\n", h->cmd, done, total, h->store);
+    else
+        fprintf(out, "laysim %s: interrupted before a job of this run ended: %s keeps what "
+                "earlier runs stored\n", h->cmd, h->store);
+    fprintf(out, "resume with: %s\n", h->again);
 }
 
 /* "laysim ARGS..." (malloc'd, as long as the arguments; NULL when out of memory). */
@@ -289,7 +327,9 @@ int cli_study_main(int argc, char **argv, int whatif)
         o.models.m[i].opts.autocast = (int)autocast;
 
     char path[1200];
-    int lock = -1;
+    struct resume_hint hint;
+    struct cli_status status;
+    int lock = -1, status_on = 0;
     struct study_db *st = NULL;
     char *cmdline = NULL;
     if (strlen(out) > 1000) {   /* the file names below are built in fixed buffers */
@@ -300,6 +340,12 @@ int cli_study_main(int argc, char **argv, int whatif)
     if ((rc = mkdirs(out, &err)) || (rc = ls_dir_lock(out, &lock, &err)))
         goto done;
     snprintf(path, sizeof path, "%s/results.sqlite", out);
+    /* from here on a run is under way: say what it does, and how to resume it on SIGINT */
+    resume_init(&hint, cmd, path, argc, argv);
+    cli_status_start(&status, cmd, "jobs", quiet, resume_print, &hint);
+    status_on = 1;
+    o.progress = cli_status_cb(&status);
+    study_progress_phase(&o.progress, "opening the results store");
     char tune_db[1200];
     snprintf(tune_db, sizeof tune_db, "%s/tune-metrics.sqlite", out);
     if (!o.resume && !force && access(path, F_OK) == 0) {
@@ -341,21 +387,19 @@ int cli_study_main(int argc, char **argv, int whatif)
         (rc = study_db_meta_set(st, "laysim_version", LAYSIM_VERSION, &err)) ||
         (rc = study_db_meta_set(st, "command", cmdline, &err)))
         goto done;
-    struct ls_progress pb;
-    ls_progress_begin(&pb, cmd, 1, quiet);
-    o.progress.ctx = &pb;
-    o.progress.done = cli_progress_done;
     struct study_summary sum;
     rc = study_run(&o, st, &sum, &err);
-    ls_progress_end(&pb);
     if (rc || o.calibrate_only)
         goto done;
     struct study_cells cells;
+    study_progress_phase(&o.progress, "writing the report");
     if ((rc = study_db_load(st, &cells, &err)))
         goto done;
     struct report_opts ro = {whatif ? "whatif" : "study", cmdline, sum.seconds,
                                    sum.calibration_api, hash};
     rc = report_write(&cells, &ro, out, &err);
+    cli_status_stop(&status);
+    status_on = 0;
     if (!rc && json)
         rc = print_summary_json(cmd, out, &cells, &sum, &err);
     else if (!rc && !quiet) {
@@ -373,6 +417,8 @@ int cli_study_main(int argc, char **argv, int whatif)
     }
     study_cells_free(&cells);
 done:
+    if (status_on)
+        cli_status_stop(&status);
     free(cmdline);
     study_db_close(st);
     ls_dir_unlock(lock);

@@ -134,7 +134,7 @@ static int parse_opts(struct val_opts *v, int argc, char **argv)
         {"memplan", required_argument, NULL, 0x102},
         {"reference", required_argument, NULL, 0x103},
         {"write-reference", required_argument, NULL, 0x104},
-        CLI_MODEL_LONGOPTS, CLI_TARGET_LONGOPTS,
+        CLI_MODEL_LONGOPTS CLI_TARGET_LONGOPTS,
         {NULL, 0, NULL, 0}};
     memset(v, 0, sizeof *v);
     study_loop_opts_init(&v->lo);

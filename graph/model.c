@@ -20,9 +20,40 @@ int model_opts_any(const struct zoo_opts *o)
                  o->dtype >= 0);
 }
 
-int model_opts_set(struct zoo_opts *o, const char *name, const char *value,
+const char *const model_opt_names[MODEL_NOPTS] = {
+#define MODEL_OPT_NAME_(n) #n,
+    MODEL_OPTIONS(MODEL_OPT_NAME_)
+#undef MODEL_OPT_NAME_
+};
+
+/* One --input entry appended to *inputs (joined by ';'), which o->inputs then names. */
+static int input_append(struct zoo_opts *o, char **inputs, const char *value,
+                        struct ls_error *err)
+{
+    if (!inputs)
+        return ls_error_msg(err, LS_ERR_INPUT, "--input: not taken here");
+    if (graph_inputs_check(value, err))
+        return LS_ERR_INPUT;
+    if (strchr(value, ';'))
+        return ls_error_msg(err, LS_ERR_INPUT, "--input '%s': one NAME=DIMS per --input",
+                            value);
+    size_t old = *inputs ? strlen(*inputs) : 0, n = strlen(value);
+    char *buf = realloc(*inputs, old + n + 2);
+    if (!buf)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    if (old)
+        buf[old++] = ';';
+    memcpy(buf + old, value, n + 1);
+    *inputs = buf;
+    o->inputs = buf;
+    return 0;
+}
+
+int model_opts_set(struct zoo_opts *o, const char *name, const char *value, char **inputs,
                    struct ls_error *err)
 {
+    if (!strcmp(name, "input"))
+        return input_append(o, inputs, value, err);
     if (!strcmp(name, "dtype")) {
         enum ls_dtype dt;
         if (ls_dtype_parse(value, strlen(value), &dt) || dt == LS_DT_INT32 || dt == LS_DT_INT8)

@@ -35,10 +35,26 @@
 int model_load(const char *spec, const struct zoo_opts *opts, struct graph **out,
                struct ls_error *err);
 
-/* Set one option by its command-line name (layers, seq, batch, hidden, image, dtype,
- * autocast) from text; LS_ERR_INPUT naming the option for an unknown name or bad value.
- * The one parser of these options: the CLI and the library API both call it. */
-int model_opts_set(struct zoo_opts *opts, const char *name, const char *value,
+/* The model options, by their command-line names: the one list the CLI's options
+ * (--NAME VALUE, cli/cli.h) and the library API's ("NAME=VALUE", laysim_model_load) are
+ * spelled from. X(name) once per option, in this order. */
+#define MODEL_OPTIONS(X) \
+    X(layers) X(seq) X(batch) X(hidden) X(image) X(dtype) X(autocast) X(decode) X(input)
+enum model_opt {
+#define MODEL_OPT_ENUM_(n) MODEL_OPT_##n,
+    MODEL_OPTIONS(MODEL_OPT_ENUM_)
+#undef MODEL_OPT_ENUM_
+    MODEL_NOPTS
+};
+extern const char *const model_opt_names[MODEL_NOPTS];
+
+/* Set one option by its command-line name (model_opt_names) from text: layers, seq,
+ * batch, hidden, image, decode (integers), dtype, autocast, and input (NAME=D1xD2...,
+ * repeatable: appended with ';' to the text in *inputs, malloc'd and grown here, which
+ * opts->inputs then points to; the caller frees *inputs after its last use of opts; NULL
+ * inputs refuses the option). LS_ERR_INPUT naming the option for an unknown name or a bad
+ * value. The one parser of these options: the CLI and the library API both call it. */
+int model_opts_set(struct zoo_opts *opts, const char *name, const char *value, char **inputs,
                    struct ls_error *err);
 
 /* 1 when any scaling option is set (--autocast is not one: it applies to every source). */

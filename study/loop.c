@@ -232,6 +232,7 @@ static int micro_fit(const struct study_loop_opts *o, const struct cm_table *t0,
     struct cm_calib cal;
     cm_calib_init(&cal);
     int rc = 0;
+    study_progress_phase(&o->progress, "the per-instruction fit (microbenchmarks)");
     if (o->microbench)
         rc = cm_microbench_run(&o->target, &cal, NULL, nmicro, err);
     for (int i = 0; i < o->nextra && !rc; i++)
@@ -307,15 +308,21 @@ static void cal_batch(struct cal_model *cm, int i0, int i1)
 
 /* One calibration round: every model's four strategies solved under tb (nth models at a
  * time); their programs not fitted before join all. */
-static int calib_round(struct cal_model *cm, int n, int nth, const struct cm_table *tb,
-                       struct cfg_list *seen, struct cm_groups *all, int *used,
-                       struct ls_error *err)
+static int calib_round(struct cal_model *cm, int n, int nth, int round,
+                       const struct cm_table *tb, struct cfg_list *seen, struct cm_groups *all,
+                       int *used, struct ls_error *err)
 {
     int rc = 0;
     for (int i = 0; i < n; i++)
         cm[i].tb = tb;
     for (int b = 0; b < n && !rc; b += nth) { /* at most nth pipelines alive at a time */
         int e = b + nth < n ? b + nth : n;
+        char which[48];
+        if (e - b > 1)
+            snprintf(which, sizeof which, "models %d-%d", b + 1, e);
+        else
+            snprintf(which, sizeof which, "model %d", b + 1);
+        study_progress_phase(&cm[0].o->progress, "round %d, %s of %d", round + 1, which, n);
         cal_batch(cm, b, e);
         for (int i = b; i < e; i++) {
             if (!rc && cm[i].g)
@@ -354,9 +361,11 @@ int study_loop_calibrate(const struct graph *const *gs, int n, const struct stud
     int rounds = o->iterations > 0 ? o->iterations : 1;
     for (int round = 0; round < rounds && !rc; round++) {
         int before = used;
-        rc = calib_round(cm, n, nth, round ? out : &t0, seen, &all, &used, err);
-        if (!rc && (round == 0 || used > before))
+        rc = calib_round(cm, n, nth, round, round ? out : &t0, seen, &all, &used, err);
+        if (!rc && (round == 0 || used > before)) {
+            study_progress_phase(&o->progress, "round %d, fitting", round + 1);
             rc = fit_groups(&all, &tmicro, o, out, NULL, err);
+        }
         if (!rc && round > 0 && used == before)
             break;     /* the fit chose nothing new: it is final */
     }
@@ -509,6 +518,7 @@ static int iterate(struct mstate *ms, int n, int it, const struct study_loop_opt
         if (o->progress.done) /* units: (iteration, model) pairs, at most iterations + 1 */
             o->progress.done(o->progress.ctx, (size_t)it * (size_t)n + (size_t)i,
                              ((size_t)o->iterations + 1) * (size_t)n, m->spec);
+        study_progress_phase(&o->progress, "iteration %d: %s", it, m->spec);
         struct study_loop_model *lm = &ij->models.data[ij->models.len++];
         memset(lm, 0, sizeof *lm);
         lm->model = m->spec;
@@ -632,6 +642,8 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
         ms[i].key = i;
         ms[i].family = study_model_family(models[i]);
         cm_groups_init(&ms[i].groups, tmicro.n);
+        study_progress_phase(&o->progress, "frozen set of %s (model %d of %d)", models[i],
+                             i + 1, n);
         if (!(rc = model_load(models[i], &o->zo, &ms[i].g, err)))
             rc = build_frozen(&ms[i], o, &t0, err);
         if (ms[i].npts > maxpts)
@@ -685,6 +697,7 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
         if (it == o->iterations)
             break;
         /* refit from every calibration program so far */
+        study_progress_phase(&o->progress, "iteration %d: refitting the table", it);
         double rel;
         if ((rc = merged_fit(ms, n, NULL, &tmicro, o, &cur, &rel, err)))
             break;

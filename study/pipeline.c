@@ -1,4 +1,5 @@
 /* study/pipeline: problem -> solve -> compile -> simulate, per strategy. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,18 @@
 #include "util/vec.h"
 
 const char *const study_strategies[STUDY_NSTRATEGIES] = {"local", "greedy", "rulebased", "exact"};
+
+void study_progress_phase(const struct study_progress_cb *cb, const char *fmt, ...)
+{
+    if (!cb->phase)
+        return;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cb->phase(cb->ctx, buf);
+}
 
 struct study_pipe {
     const struct graph *g;

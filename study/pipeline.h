@@ -43,11 +43,18 @@
 extern const char *const study_strategies[STUDY_NSTRATEGIES]; /* local greedy rulebased exact */
 
 /* Progress of a long study call: done(ctx, 0, total, NULL) announces the total, then
- * done(ctx, k, total, what) after each unit of work (what names it). ctx is the caller's. */
+ * done(ctx, k, total, what) after each unit of work (what names it). phase(ctx, what), when
+ * set, names the work that starts now ("calibrating nc-v2", "bert-base @ nc-v2 (datasheet):
+ * exact"), also before the total is known. Both may be called from several worker
+ * threads at once. ctx is the caller's; the library never prints progress itself. */
 struct study_progress_cb {
     void *ctx;
     void (*done)(void *ctx, size_t jobs_done, size_t jobs_total, const char *what);
+    void (*phase)(void *ctx, const char *what);
 };
+/* Call cb's phase (when set) with the formatted text (at most 255 bytes). */
+void study_progress_phase(const struct study_progress_cb *cb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 struct study_pipe_opts {
     struct lsp_solve_opts solve;  /* shared by every strategy (time limit, seed, params) */

@@ -28,6 +28,9 @@ int study_run_mcts(const struct study_opts *o, struct job *j, struct study_pipe 
                  exact_msg);
         snprintf(c.status, sizeof c.status, "unknown");
     } else {
+        study_progress_phase(&o->progress, "%s @ %s (%s): mcts (up to %llu evaluations)",
+                             m->name, t->label, tname,
+                             (unsigned long long)o->mcts_evaluations);
         struct study_tune_args a;
         study_tune_args_init(&a);
         a.in = study_pipe_instance(pp);

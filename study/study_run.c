@@ -62,6 +62,7 @@ int study_calibrated_table(const struct study_opts *o, const struct sim_target *
         lo.target = *t;
         lo.solve.time_limit = o->exact_time_limit;
         lo.threads = o->jobs;
+        lo.progress = o->progress;
         rc = study_loop_calibrate((const struct graph *const *)gs, (int)n, &lo, out, NULL, err);
     }
     for (size_t i = 0; i < n; i++)
@@ -195,6 +196,8 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
     struct study_pipe *pp = NULL;
     struct ls_error e2 = {0};
     uint64_t t0 = ls_now_ns();
+    study_progress_phase(&o->progress, "%s @ %s (%s): building the problem", m->name,
+                         t->label, tname);
     int rc = study_pipe_new(g, &t->t, tb, &po, &pp, &e2);
     if (rc == LS_ERR_NOMEM)
         return ls_error_msg(err, rc, "%s", e2.msg);
@@ -229,6 +232,8 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
     char exact_msg[256] = "";
     for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
         const char *name = study_strategies[s];
+        study_progress_phase(&o->progress, "%s @ %s (%s): %s", m->name, t->label, tname,
+                             name);
         struct study_cell c;
         study_cell_base(&c, m, j->model, t, j->target, name, tname, tb, p->nops, tw);
         uint64_t c0 = ls_now_ns();
@@ -295,6 +300,7 @@ static int run_table(const struct study_opts *o, struct job *j, const struct gra
     }
     if (!rc && !strcmp(tname, STUDY_TABLE_DATASHEET)) {
         /* RQ2: the treewidth DP, solve only, under a time and memory limit */
+        study_progress_phase(&o->progress, "%s @ %s (%s): dp", m->name, t->label, tname);
         struct study_cell c;
         study_cell_base(&c, m, j->model, t, j->target, STUDY_DP, tname, tb, p->nops, tw);
         struct lsp_solve_opts so;
@@ -343,6 +349,8 @@ static int run_job(struct shared *sh, struct job *j)
     const struct study_model *m = &o->models.m[j->model];
     struct graph *g = NULL;
     struct ls_error e2 = {0};
+    study_progress_phase(&o->progress, "%s @ %s: loading the model", m->name,
+                         o->targets.t[j->target].label);
     int rc = model_load(m->spec, &m->opts, &g, &e2);
     if (rc == LS_ERR_NOMEM)
         return ls_error_msg(&j->err, rc, "%s", e2.msg);
@@ -410,16 +418,29 @@ static void *worker(void *arg)
 
 struct calib_job {
     const struct study_opts *o;
-    const struct sim_target *t;
+    const struct study_target *t;
     struct cm_table *out;
     int rc;
     struct ls_error err;
 };
 
+/* The calibration loop's phases, named after the target they calibrate. */
+static void calib_phase(void *ctx, const char *what)
+{
+    const struct calib_job *c = ctx;
+    study_progress_phase(&c->o->progress, "calibrating %s: %s", c->t->label,
+                         what);
+}
+
 static void *calib_worker(void *arg)
 {
     struct calib_job *c = arg;
-    c->rc = study_calibrated_table(c->o, c->t, c->out, &c->err);
+    struct study_opts o = *c->o;
+    o.progress = (struct study_progress_cb){.ctx = c};
+    if (c->o->progress.phase)
+        o.progress.phase = calib_phase;
+    study_progress_phase(&o.progress, "loading the models");
+    c->rc = study_calibrated_table(&o, &c->t->t, c->out, &c->err);
     return NULL;
 }
 
@@ -478,7 +499,7 @@ static int calibrate_targets(const struct study_opts *o, const int *need, struct
             continue;
         }
         cj[ncal].o = o;
-        cj[ncal].t = &o->targets.t[ti].t;
+        cj[ncal].t = &o->targets.t[ti];
         cj[ncal].out = &tabs[ti];
         ncal++;
     }

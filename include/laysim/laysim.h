@@ -69,14 +69,22 @@ LAYSIM_API const char *laysim_errmsg(const laysim_ctx *cx);
 
 /* ---- models ------------------------------------------------------------------------- */
 
-/* spec: "zoo:NAME" (laysim zoo lists them), a graph file (.lg) or a HuggingFace
- * config.json. options: NULL or a NULL-terminated list of "key=value" strings with the
- * CLI's scaling options: layers, seq, batch, hidden, image, dtype, autocast
- * (e.g. {"layers=2", "seq=128", NULL}; docs/zoo.md). */
+/* spec: "zoo:NAME" (laysim zoo lists them), a graph file (.lg), a HuggingFace
+ * config.json, an ONNX model (.onnx), a TF.js model.json or an HLO text module (the
+ * sources of `laysim graph MODEL`, docs/import.md). options: NULL or a NULL-terminated
+ * list of "key=value" strings, each a model option of the CLI (--key value), parsed by the
+ * same code: layers, seq, batch, hidden, image, dtype (fp32, bf16, fp16, fp8), decode (a
+ * decoder's one-token step over a KV cache of N tokens), autocast (matmul, none) and
+ * input (NAME=D1xD2..., the shape of an ONNX or TF.js input; repeatable)
+ * (e.g. {"layers=2", "seq=128", NULL}, {"input=x=3x5x32", "input=mask=3x1x1x5", NULL};
+ * docs/zoo.md). laysim_model_option_name lists them. */
 LAYSIM_API int laysim_model_load(laysim_ctx *cx, const char *spec, const char *const *options,
                                  laysim_model **out);
 /* Drops the caller's reference: the model is freed once no instance holds it either. */
 LAYSIM_API void laysim_model_free(laysim_model *m);
+/* The number of model options, and the name of option i (NULL when out of range). */
+LAYSIM_API int32_t laysim_model_option_count(void);
+LAYSIM_API const char *laysim_model_option_name(int32_t i);
 LAYSIM_API int32_t laysim_model_ops(const laysim_model *m);
 LAYSIM_API int32_t laysim_model_tensors(const laysim_model *m);
 /* The number of zoo models, and the name of zoo model i (NULL when out of range). */

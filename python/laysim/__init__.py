@@ -25,7 +25,7 @@ IGNORE_MISMATCH = 1     # LAYSIM_IGNORE_MISMATCH
 
 __all__ = ["Error", "InputError", "LimitError", "Model", "Target", "Table", "Instance",
            "Problem", "Solution", "Program", "SimResult", "EngineResult", "version", "zoo",
-           "solvers", "calibrate", "validate_measured"]
+           "model_options", "solvers", "calibrate", "validate_measured"]
 
 
 def _text(x, what):
@@ -57,6 +57,37 @@ def zoo():
     return [_s(lib.laysim_zoo_name(i)) for i in range(lib.laysim_zoo_count())]
 
 
+def model_options():
+    """The names of the model options (Model keywords; the CLI's --NAME VALUE)."""
+    return [_s(lib.laysim_model_option_name(i)) for i in range(lib.laysim_model_option_count())]
+
+
+def _dims(dims):
+    """An input shape: "1x128" as it is, or a sequence of ints joined by x."""
+    if isinstance(dims, str):
+        return dims
+    return "x".join(str(int(d)) for d in dims)
+
+
+def _model_option_list(options):
+    """Model keywords as the C API's "NAME=VALUE" strings. input= is a dict {name: dims},
+    one "NAME=DIMS" string or a list of them (dims: "1x128" or (1, 128)); autocast= also
+    takes True (matmul) and False (none)."""
+    out = []
+    for key, value in options.items():
+        if key == "input":
+            if isinstance(value, dict):
+                entries = [f"{name}={_dims(d)}" for name, d in value.items()]
+            else:
+                entries = [value] if isinstance(value, str) else list(value)
+            out += [f"input={e}" for e in entries]
+        elif key == "autocast" and isinstance(value, bool):
+            out.append(f"autocast={'matmul' if value else 'none'}")
+        else:
+            out.append(f"{key}={value}")
+    return out
+
+
 def solvers():
     """{name: one-line summary} of the registered solvers."""
     return {_s(lib.laysim_solver_name(i)): _s(lib.laysim_solver_summary(i))
@@ -64,12 +95,14 @@ def solvers():
 
 
 class Model(Handle):
-    """A model: "zoo:NAME", a .lg file or a HuggingFace config.json, with the CLI's scaling
-    options as keywords (layers, seq, batch, hidden, image, dtype, autocast)."""
+    """A model: "zoo:NAME", a .lg file, a HuggingFace config.json, an ONNX model, a TF.js
+    model.json, with every model option of the CLI as a keyword (model_options(): layers,
+    seq, batch, hidden, image, dtype, autocast, decode, input), e.g.
+    Model("m.onnx", input={"x": (1, 128)}, batch=2)."""
     _free = "laysim_model_free"
 
     def __init__(self, spec, **options):
-        opts = strings([f"{k}={v}" for k, v in options.items()])
+        opts = strings(_model_option_list(options))
         super().__init__(_out(lib.laysim_model_load, _text(spec, "spec"), opts))
         self.spec = spec
 

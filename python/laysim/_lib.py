@@ -77,6 +77,8 @@ _PROTOTYPES = {
     "laysim_model_load": (c_int, [_H, c_char_p, POINTER(c_char_p), POINTER(_H)]),
     "laysim_model_free": (None, [_H]),
     "laysim_model_ops": (c_int32, [_H]),
+    "laysim_model_option_count": (c_int32, []),
+    "laysim_model_option_name": (c_char_p, [c_int32]),
     "laysim_model_tensors": (c_int32, [_H]),
     "laysim_zoo_count": (c_int32, []),
     "laysim_zoo_name": (c_char_p, [c_int32]),

@@ -24,6 +24,14 @@ expect_err() {
 # json PYEXPR: evaluate a Python expression over the last command's JSON output (as d).
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(($1))" "$T/out"; }
 
+# need_script NAME: exit 77 (skipped) unless script(1) (util-linux) can make a terminal
+need_script() {
+    if ! script -qec true /dev/null >/dev/null 2>&1; then
+        echo "$1: skipped, nothing checked: no script(1) to make a terminal"
+        exit 77
+    fi
+}
+
 finish() {
     echo "$pass passed, $fail failed"
     [ "$fail" -eq 0 ]

@@ -8,10 +8,7 @@ LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
 source "$(dirname "$0")/lib.bash"
 
-if ! script -qc true /dev/null >/dev/null 2>&1; then
-    echo "progress: skipped, nothing checked: no script(1) to make a terminal"
-    exit 77
-fi
+need_script progress
 
 # on_tty NAME CMD...: run CMD with stdout to $T/NAME.out and stderr on a terminal, whose
 # output lands in $T/NAME.tty
