@@ -51,10 +51,13 @@ int cm_record_sample(const struct trace_record *r, const char *opcode, uint64_t 
     s->mem = r->src_mem != LS_MEM_NONE ? r->src_mem : r->dst_mem;
     double ticks = (double)(r->end - r->start);
     if (r->engine == LS_ENGINE_DMA) {
-        uint32_t E = dma_engines ? dma_engines : 1, P = r->partitions ? r->partitions : 1;
+        uint32_t P = r->partitions ? r->partitions : 1;
         double per_row = (double)r->descriptors / P;
-        s->d = (double)((P + E - 1) / E) * per_row;
-        s->chunk = (double)r->chunk_bytes;
+        s->d = sim_dma_engine_descs(P, per_row, dma_engines);
+        /* the chunk the simulator priced (the record's chunk_bytes is rounded down) */
+        s->chunk = r->bytes_per_partition && r->descriptors
+                       ? sim_dma_chunk_bytes(r->bytes_per_partition, per_row)
+                       : (double)r->chunk_bytes;
         s->y = ticks * 1e9 / (double)tick_hz;
         return 1;
     }
@@ -66,6 +69,27 @@ int cm_record_sample(const struct trace_record *r, const char *opcode, uint64_t 
            : op == SIM_OP_PE_TRANSPOSE  ? r->stationary
                                         : (double)r->free_size;
     return 1;
+}
+
+void cm_instr_sample(const struct sim_target *t, const struct sim_instr *in,
+                     struct cm_sample *s)
+{
+    const struct sim_operand *src = &in->src, *dst = &in->dst;
+    memset(s, 0, sizeof *s);
+    s->opcode = in->opcode;
+    s->engine = in->engine;
+    s->dtype = src->mem != LS_MEM_NONE ? src->dtype : dst->dtype;
+    s->mem = src->mem != LS_MEM_NONE ? src->mem : dst->mem;
+    if (in->opcode == SIM_OP_TENSOR_TENSOR && in->src2.mem == LS_MEM_PSUM)
+        s->mem = LS_MEM_PSUM;
+    struct sim_features f;
+    sim_features(in, &f);
+    if (in->engine != LS_ENGINE_DMA) {
+        s->n = (double)f.n;
+        return;
+    }
+    s->d = sim_dma_engine_descs(f.partitions, (double)f.chunks_per_partition, t->dma_engines);
+    s->chunk = sim_dma_chunk_bytes(f.bytes_per_partition, (double)f.chunks_per_partition);
 }
 
 int cm_calib_add_record(struct cm_calib *c, const struct trace_record *r, const char *opcode,
