@@ -382,6 +382,7 @@ static int fit_dma_on(const struct cm_sample *const *S, size_t n, struct cm_entr
     ks[n] = 0;
     ks[n + 1] = INFINITY;
     size_t m = distinct(ks, n + 2);
+    int rc = 0;
     double best = -1, bf = e->fixed_ns, bd = e->desc_min_ns, bi = 1.0 / e->bytes_per_ns;
     for (size_t k = 0; k < m; k++) {
         double kk = ks[k];
@@ -395,8 +396,11 @@ static int fit_dma_on(const struct cm_sample *const *S, size_t n, struct cm_entr
         /* columns: 1, small, large (absent sides keep the current value, moved to y) */
         size_t p = 1 + (size_t)has_small + (size_t)has_large;
         double *yy = malloc(sizeof *yy * n);
-        if (!yy)
+        if (!yy) {
+            best = -1;
+            rc = LS_ERR_NOMEM;
             break;
+        }
         for (size_t i = 0; i < n; i++) {
             double sm = S[i]->chunk < kk ? S[i]->d : 0, lg = S[i]->chunk < kk ? 0 : S[i]->d * S[i]->chunk;
             size_t j = 0;
@@ -433,7 +437,7 @@ static int fit_dma_on(const struct cm_sample *const *S, size_t n, struct cm_entr
         e->desc_min_ns = bd;
         e->bytes_per_ns = 1.0 / bi;
     }
-    return 0;
+    return rc;
 }
 
 static int cmp_rx(const void *a, const void *b)
@@ -442,12 +446,17 @@ static int cmp_rx(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-static void report_entry(const struct cm_entry *e, const struct cm_sample *const *S, size_t n,
-                         struct cm_fit_entry *r)
+static int report_entry(const struct cm_entry *e, const struct cm_sample *const *S, size_t n,
+                        struct cm_fit_entry *r)
 {
     double mean = 0, sst = 0, sse = 0;
     double *rel = malloc(sizeof *rel * (n ? n : 1));
     double (*pts)[3] = malloc(sizeof *pts * (n ? n : 1));
+    if (!rel || !pts) {
+        free(rel);
+        free(pts);
+        return LS_ERR_NOMEM;
+    }
     for (size_t i = 0; i < n; i++)
         mean += S[i]->y;
     mean = n ? mean / n : 0;
@@ -486,22 +495,26 @@ static void report_entry(const struct cm_entry *e, const struct cm_sample *const
     }
     free(rel);
     free(pts);
+    return 0;
 }
 
-static double median_rel(const struct cm_entry *e, const struct cm_sample *const *S, size_t n)
+/* The median relative error of e over S[0..n) into *out (NAN when n is 0). */
+static int median_rel(const struct cm_entry *e, const struct cm_sample *const *S, size_t n,
+                      double *out)
 {
-    double *rel = malloc(sizeof *rel * (n ? n : 1));
-    if (!rel || n == 0) {
-        free(rel);
-        return NAN;
-    }
+    *out = NAN;
+    if (n == 0)
+        return 0;
+    double *rel = malloc(sizeof *rel * n);
+    if (!rel)
+        return LS_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
         double f = cm_entry_eval(e, S[i]);
         rel[i] = S[i]->y > 0 ? fabs(f - S[i]->y) / S[i]->y : 0;
     }
-    double m = median_of(rel, n);
+    *out = median_of(rel, n);
     free(rel);
-    return m;
+    return 0;
 }
 
 /* An entry's fit runs a robust regression over its samples per knee candidate (one per
@@ -567,8 +580,9 @@ static int judge_entry(const struct cm_calib *c, const struct cm_sample **S, siz
         if ((rc = fit_entry(S, n - nh, e)))
             return rc;
         r->held_out = (int)nh;
-        r->holdout_fit = median_rel(e, S + n - nh, nh);
-        r->holdout_prior = median_rel(&prior, S + n - nh, nh);
+        if ((rc = median_rel(e, S + n - nh, nh, &r->holdout_fit)) ||
+            (rc = median_rel(&prior, S + n - nh, nh, &r->holdout_prior)))
+            return rc;
         *e = prior;
         /* worse by more than rounding: both are often exact (0) on simulator traces */
         if (r->holdout_fit > r->holdout_prior * (1 + 1e-3) + 1e-6) {
@@ -579,7 +593,8 @@ static int judge_entry(const struct cm_calib *c, const struct cm_sample **S, siz
     if ((rc = fit_entry(S, n, e)))
         return rc;
     r->fitted = 1;
-    report_entry(e, S, n, r);
+    if ((rc = report_entry(e, S, n, r)))
+        return rc;
     r->verdict = r->r2 >= 0.9 && r->median_rel <= 0.1 ? CM_GOOD : CM_WEAK;
     return 0;
 }

@@ -290,7 +290,8 @@ int cm_conv_cost(struct cm_model *m, int32_t t, int from, int to, int64_t *cost,
             int64_t c;
             struct ls_error e2 = {0};
             int rc = conv_method_cost(m, t, from, to, (enum cg_conv_method)k, &c, &e2);
-            if (rc && m->limit) {
+            if (rc && (m->limit || rc == LS_ERR_NOMEM)) { /* not an infeasible method */
+                s->rc = rc;
                 if (err)
                     *err = e2;
                 return rc;
