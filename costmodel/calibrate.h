@@ -68,6 +68,11 @@ int cm_record_sample(const struct trace_record *r, const char *opcode, uint64_t 
  * second source. */
 void cm_instr_sample(const struct sim_target *t, const struct sim_instr *in,
                      struct cm_sample *s);
+/* The price of sample s under entry e, as the cost model prices an instruction: the fixed
+ * and variable parts in the engine's unit (engine cycles; ns for DMA) and the factor to
+ * base-clock cycles (docs/costmodel.md, "Compute entries"). */
+void cm_entry_parts(const struct cm_entry *e, const struct sim_target *t,
+                    const struct cm_sample *s, double *fixed, double *var, double *to_base);
 /* Every record of a .lstrace file. */
 int cm_calib_add_trace(struct cm_calib *c, const char *path, uint32_t dma_engines,
                        struct ls_error *err);

@@ -189,6 +189,22 @@ static int find(const struct cm_table *tb, struct cm_pricer *pr, int op, int dt,
     return *k - 2;
 }
 
+void cm_entry_parts(const struct cm_entry *e, const struct sim_target *t,
+                    const struct cm_sample *s, double *fixed, double *var, double *to_base)
+{
+    if (s->engine == LS_ENGINE_DMA) {
+        double bw = e->bytes_per_ns > 0 ? e->bytes_per_ns : 1;
+        *fixed = e->fixed_ns;
+        *var = s->d * fmax(e->desc_min_ns, s->chunk / bw);
+        *to_base = t->base_mhz / 1000.0;
+        return;
+    }
+    *fixed = e->a;
+    *var = fmax(e->b, e->c * s->n);
+    uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)s->engine);
+    *to_base = t->base_mhz / (double)(mhz ? mhz : t->base_mhz);
+}
+
 static int price_core(const struct cm_table *tb, const struct sim_target *t,
                       const struct sim_instr *in, struct cm_pricer *memo, double *fixed,
                       double *var, double *to_base, double *N_out)
@@ -200,19 +216,8 @@ static int price_core(const struct cm_table *tb, const struct sim_target *t,
     *to_base = 1;
     if (k < 0)
         return -1;
-    const struct cm_entry *e = &tb->e[k];
-    if (in->engine == LS_ENGINE_DMA) {
-        *fixed = e->fixed_ns;
-        *var = sm.d * fmax(e->desc_min_ns, sm.chunk / e->bytes_per_ns);
-        *to_base = t->base_mhz / 1000.0;
-        return k;
-    }
-    double N = sm.n;
-    *fixed = e->a;
-    *var = fmax(e->b, e->c * N);
-    *N_out = N;
-    uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)in->engine);
-    *to_base = t->base_mhz / (double)(mhz ? mhz : t->base_mhz);
+    cm_entry_parts(&tb->e[k], t, &sm, fixed, var, to_base);
+    *N_out = in->engine == LS_ENGINE_DMA ? 0 : sm.n;
     return k;
 }
 
