@@ -64,6 +64,7 @@ sweep() {
 }
 
 sweep problem problem "$SRC/examples/fig2.lg" -q -o OUT
+sweep partial problem "$SRC/examples/fig2.lg" --memplan partial -q -o OUT
 for s in rulebased greedy local dp exact; do
     sweep "solve-$s" solve p.lsp --solver "$s" -q -o OUT
 done
