@@ -60,7 +60,7 @@ sweep() {
     for ((n = 1; n <= total; n += step)); do
         one_run "$name" "$n" "o.$name" "${@//OUT/o.$name}"
     done
-    echo "$name: $total allocations, every ${step}th failed"
+    echo "$name: $total allocations, failed one at a time in steps of $step"
 }
 
 sweep problem problem "$SRC/examples/fig2.lg" -q -o OUT
