@@ -146,5 +146,8 @@ int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax);
  * input's (the sink's hbm_alias) and nothing is emitted; 1, else 0. */
 int cg_lower_alias(struct cg_em *e, int32_t op, const int8_t *pax);
 int cg_fail(struct cg_em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* cg_fail for an allocation that failed: LS_ERR_NOMEM, which no caller takes for an
+ * infeasible configuration. */
+int cg_fail_nomem(struct cg_em *e);
 
 #endif

@@ -314,6 +314,8 @@ static int convert(struct cc_run *R, int32_t tn, int from, int to)
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     s->op_tag = -1;
     s->conv_tag = sim_program_tag(c->p, name);
+    if (s->conv_tag < 0)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     enum cg_conv_method m = R->choose(R->choose_ctx, tn, from, to);
     c->st->conversions++;
     return cg_lower_conversion(c->g, t, o, tn, from, to, m, s, err);
@@ -458,11 +460,15 @@ static int compile_step(struct cc_run *R, int32_t i, int32_t op)
         return ls_error_msg(R->err, LS_ERR_NOMEM, "out of memory");
     s->op_tag = sim_program_tag(c->p, graph_op(g, owner)->name);
     s->conv_tag = -1;
+    if (s->op_tag < 0)
+        return ls_error_msg(R->err, LS_ERR_NOMEM, "out of memory");
     if (role == 2 && !rc) {
         int32_t tags[3];
-        for (int k = 0; k < 3; k++)
-            tags[k] = sim_program_tag(c->p, graph_op(g, at.op[k])->name);
-        rc = cg_lower_attn_group(g, R->t, R->o, &at, 7, tags, s, R->err);
+        for (int k = 0; k < 3 && !rc; k++)
+            if ((tags[k] = sim_program_tag(c->p, graph_op(g, at.op[k])->name)) < 0)
+                rc = ls_error_msg(R->err, LS_ERR_NOMEM, "out of memory");
+        if (!rc)
+            rc = cg_lower_attn_group(g, R->t, R->o, &at, 7, tags, s, R->err);
         c->st->ops_lowered += 2;
     } else if (!rc) {
         rc = cg_lower_op(g, R->t, R->o, owner, R->op_pax[owner], s, R->err);

@@ -469,7 +469,7 @@ static int lower_legacy(struct cg_em *e, int32_t op, const int8_t *pax)
     /* the loads per channel tile: at most C of them */
     s.hw = calloc((size_t)c.C + 1, sizeof *s.hw);
     s.hx = calloc((size_t)c.C + 1, sizeof *s.hx);
-    int rc = !s.hw || !s.hx ? cg_fail(e, "out of memory") : s.po == 1 ? lg_channels(&s) : lg_swapped(&s);
+    int rc = !s.hw || !s.hx ? cg_fail_nomem(e) : s.po == 1 ? lg_channels(&s) : lg_swapped(&s);
     free(s.hw);
     free(s.hx);
     return rc;
@@ -1468,7 +1468,7 @@ static int gemm_init(struct gs *s, struct cv *c, const int8_t *pax, const struct
     s->order = calloc((size_t)p->nsteps + 1, sizeof *s->order);
     s->ch = calloc((size_t)nchunk_max + 1, sizeof *s->ch);
     if (!s->hw || !s->hx || !s->order || !s->ch)
-        return cg_fail(e, "out of memory");
+        return cg_fail_nomem(e);
     s->tx = c->x->inputs[0];
     s->tw = c->x->inputs[1];
     /* SBUF-resident image / output: read / written in place (no load, no store) */

@@ -775,7 +775,7 @@ static int lower_tiled(struct cg_em *e, struct cvc *c, int32_t t, const struct c
 {
     struct cvr *r = calloc(1, sizeof *r);
     if (!r)
-        return cg_fail(e, "out of memory");
+        return cg_fail_nomem(e);
     r->e = e;
     r->c = c;
     r->t = t;

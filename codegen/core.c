@@ -285,6 +285,15 @@ int cg_fail(struct cg_em *e, const char *fmt, ...)
     return e->fail;
 }
 
+int cg_fail_nomem(struct cg_em *e)
+{
+    if (!e->fail) {
+        ls_error_msg(e->err, LS_ERR_NOMEM, "out of memory");
+        e->fail = LS_ERR_NOMEM;
+    }
+    return e->fail;
+}
+
 uint64_t cg_alloc(struct cg_em *e, uint64_t bytes)
 {
     bytes = (bytes + 63) & ~(uint64_t)63;
@@ -310,7 +319,7 @@ uint64_t cg_ring_alloc(struct cg_em *e, uint64_t bytes)
         a = s->ring_base;
     s->ring_next = a + bytes;
     if (s->ring_used && s->ring_used(s->ctx, a, bytes))
-        cg_fail(e, "out of memory");
+        cg_fail_nomem(e);
     return a;
 }
 
@@ -361,7 +370,7 @@ int64_t cg_emit(struct cg_em *e, struct sim_instr *in, const int64_t *deps, size
     struct cg_sink *s = e->s;
     if (s->nxdeps) {   /* the writers cg_writers found go with this instruction */
         if (xdeps_room(s, nd))
-            return cg_fail(e, "out of memory"), -1;
+            return cg_fail_nomem(e), -1;
         if (nd)
             memcpy(s->xdeps + s->nxdeps, deps, nd * sizeof *deps);
         deps = s->xdeps;
@@ -398,7 +407,7 @@ void cg_writers(struct cg_em *e, int32_t t, int pax)
     if (n == 0)
         return;
     if (xdeps_room(e->s, n)) {
-        cg_fail(e, "out of memory");
+        cg_fail_nomem(e);
         return;
     }
     memcpy(e->s->xdeps + e->s->nxdeps, w, n * sizeof *w);
@@ -409,7 +418,7 @@ void cg_writers(struct cg_em *e, int32_t t, int pax)
 void cg_wrote(struct cg_em *e, int32_t t, int pax, int64_t h)
 {
     if (h >= 0 && e->s->hbm_wrote && e->s->hbm_wrote(e->s->ctx, t, pax, h))
-        cg_fail(e, "out of memory");
+        cg_fail_nomem(e);
 }
 
 static uint64_t resident_region(const struct cg_options *o)

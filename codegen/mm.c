@@ -915,7 +915,7 @@ static int lower_mm(struct cg_em *e, int32_t op, const int8_t *pax, const struct
         free(hs);
         free(hm);
         free(hb);
-        return cg_fail(e, "out of memory");
+        return cg_fail_nomem(e);
     }
     r->hs = hs;
     r->hm = hm;

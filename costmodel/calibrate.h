@@ -60,6 +60,19 @@ int cm_calib_add_record(struct cm_calib *c, const struct trace_record *r, const 
 /* The sample of one record (0: not usable: unknown opcode, empty, no clock), 1: *s set. */
 int cm_record_sample(const struct trace_record *r, const char *opcode, uint64_t tick_hz,
                      const uint32_t *clock_mhz, uint32_t dma_engines, struct cm_sample *s);
+/* The sample of one instruction, as the cost model prices it (y = 0): the table key
+ * (opcode; dtype and mem of the source, else of the destination; PSUM when a
+ * tensor_tensor's second source is in PSUM) and the features of sim_features. A record of
+ * the instruction run by the simulator gives the same sample (cm_record_sample), but for
+ * the key of a tensor_tensor whose only PSUM source is the second: records carry no
+ * second source. */
+void cm_instr_sample(const struct sim_target *t, const struct sim_instr *in,
+                     struct cm_sample *s);
+/* The price of sample s under entry e, as the cost model prices an instruction: the fixed
+ * and variable parts in the engine's unit (engine cycles; ns for DMA) and the factor to
+ * base-clock cycles (docs/costmodel.md, "Compute entries"). */
+void cm_entry_parts(const struct cm_entry *e, const struct sim_target *t,
+                    const struct cm_sample *s, double *fixed, double *var, double *to_base);
 /* Every record of a .lstrace file. */
 int cm_calib_add_trace(struct cm_calib *c, const char *path, uint32_t dma_engines,
                        struct ls_error *err);

@@ -51,10 +51,13 @@ int cm_record_sample(const struct trace_record *r, const char *opcode, uint64_t 
     s->mem = r->src_mem != LS_MEM_NONE ? r->src_mem : r->dst_mem;
     double ticks = (double)(r->end - r->start);
     if (r->engine == LS_ENGINE_DMA) {
-        uint32_t E = dma_engines ? dma_engines : 1, P = r->partitions ? r->partitions : 1;
+        uint32_t P = r->partitions ? r->partitions : 1;
         double per_row = (double)r->descriptors / P;
-        s->d = (double)((P + E - 1) / E) * per_row;
-        s->chunk = (double)r->chunk_bytes;
+        s->d = sim_dma_engine_descs(P, per_row, dma_engines);
+        /* the chunk the simulator priced (the record's chunk_bytes is rounded down) */
+        s->chunk = r->bytes_per_partition && r->descriptors
+                       ? sim_dma_chunk_bytes(r->bytes_per_partition, per_row)
+                       : (double)r->chunk_bytes;
         s->y = ticks * 1e9 / (double)tick_hz;
         return 1;
     }
@@ -66,6 +69,27 @@ int cm_record_sample(const struct trace_record *r, const char *opcode, uint64_t 
            : op == SIM_OP_PE_TRANSPOSE  ? r->stationary
                                         : (double)r->free_size;
     return 1;
+}
+
+void cm_instr_sample(const struct sim_target *t, const struct sim_instr *in,
+                     struct cm_sample *s)
+{
+    const struct sim_operand *src = &in->src, *dst = &in->dst;
+    memset(s, 0, sizeof *s);
+    s->opcode = in->opcode;
+    s->engine = in->engine;
+    s->dtype = src->mem != LS_MEM_NONE ? src->dtype : dst->dtype;
+    s->mem = src->mem != LS_MEM_NONE ? src->mem : dst->mem;
+    if (in->opcode == SIM_OP_TENSOR_TENSOR && in->src2.mem == LS_MEM_PSUM)
+        s->mem = LS_MEM_PSUM;
+    struct sim_features f;
+    sim_features(in, &f);
+    if (in->engine != LS_ENGINE_DMA) {
+        s->n = (double)f.n;
+        return;
+    }
+    s->d = sim_dma_engine_descs(f.partitions, (double)f.chunks_per_partition, t->dma_engines);
+    s->chunk = sim_dma_chunk_bytes(f.bytes_per_partition, (double)f.chunks_per_partition);
 }
 
 int cm_calib_add_record(struct cm_calib *c, const struct trace_record *r, const char *opcode,
@@ -358,6 +382,7 @@ static int fit_dma_on(const struct cm_sample *const *S, size_t n, struct cm_entr
     ks[n] = 0;
     ks[n + 1] = INFINITY;
     size_t m = distinct(ks, n + 2);
+    int rc = 0;
     double best = -1, bf = e->fixed_ns, bd = e->desc_min_ns, bi = 1.0 / e->bytes_per_ns;
     for (size_t k = 0; k < m; k++) {
         double kk = ks[k];
@@ -371,8 +396,11 @@ static int fit_dma_on(const struct cm_sample *const *S, size_t n, struct cm_entr
         /* columns: 1, small, large (absent sides keep the current value, moved to y) */
         size_t p = 1 + (size_t)has_small + (size_t)has_large;
         double *yy = malloc(sizeof *yy * n);
-        if (!yy)
+        if (!yy) {
+            best = -1;
+            rc = LS_ERR_NOMEM;
             break;
+        }
         for (size_t i = 0; i < n; i++) {
             double sm = S[i]->chunk < kk ? S[i]->d : 0, lg = S[i]->chunk < kk ? 0 : S[i]->d * S[i]->chunk;
             size_t j = 0;
@@ -409,7 +437,7 @@ static int fit_dma_on(const struct cm_sample *const *S, size_t n, struct cm_entr
         e->desc_min_ns = bd;
         e->bytes_per_ns = 1.0 / bi;
     }
-    return 0;
+    return rc;
 }
 
 static int cmp_rx(const void *a, const void *b)
@@ -418,12 +446,17 @@ static int cmp_rx(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-static void report_entry(const struct cm_entry *e, const struct cm_sample *const *S, size_t n,
-                         struct cm_fit_entry *r)
+static int report_entry(const struct cm_entry *e, const struct cm_sample *const *S, size_t n,
+                        struct cm_fit_entry *r)
 {
     double mean = 0, sst = 0, sse = 0;
     double *rel = malloc(sizeof *rel * (n ? n : 1));
     double (*pts)[3] = malloc(sizeof *pts * (n ? n : 1));
+    if (!rel || !pts) {
+        free(rel);
+        free(pts);
+        return LS_ERR_NOMEM;
+    }
     for (size_t i = 0; i < n; i++)
         mean += S[i]->y;
     mean = n ? mean / n : 0;
@@ -462,22 +495,26 @@ static void report_entry(const struct cm_entry *e, const struct cm_sample *const
     }
     free(rel);
     free(pts);
+    return 0;
 }
 
-static double median_rel(const struct cm_entry *e, const struct cm_sample *const *S, size_t n)
+/* The median relative error of e over S[0..n) into *out (NAN when n is 0). */
+static int median_rel(const struct cm_entry *e, const struct cm_sample *const *S, size_t n,
+                      double *out)
 {
-    double *rel = malloc(sizeof *rel * (n ? n : 1));
-    if (!rel || n == 0) {
-        free(rel);
-        return NAN;
-    }
+    *out = NAN;
+    if (n == 0)
+        return 0;
+    double *rel = malloc(sizeof *rel * n);
+    if (!rel)
+        return LS_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
         double f = cm_entry_eval(e, S[i]);
         rel[i] = S[i]->y > 0 ? fabs(f - S[i]->y) / S[i]->y : 0;
     }
-    double m = median_of(rel, n);
+    *out = median_of(rel, n);
     free(rel);
-    return m;
+    return 0;
 }
 
 /* An entry's fit runs a robust regression over its samples per knee candidate (one per
@@ -543,8 +580,9 @@ static int judge_entry(const struct cm_calib *c, const struct cm_sample **S, siz
         if ((rc = fit_entry(S, n - nh, e)))
             return rc;
         r->held_out = (int)nh;
-        r->holdout_fit = median_rel(e, S + n - nh, nh);
-        r->holdout_prior = median_rel(&prior, S + n - nh, nh);
+        if ((rc = median_rel(e, S + n - nh, nh, &r->holdout_fit)) ||
+            (rc = median_rel(&prior, S + n - nh, nh, &r->holdout_prior)))
+            return rc;
         *e = prior;
         /* worse by more than rounding: both are often exact (0) on simulator traces */
         if (r->holdout_fit > r->holdout_prior * (1 + 1e-3) + 1e-6) {
@@ -555,7 +593,8 @@ static int judge_entry(const struct cm_calib *c, const struct cm_sample **S, siz
     if ((rc = fit_entry(S, n, e)))
         return rc;
     r->fitted = 1;
-    report_entry(e, S, n, r);
+    if ((rc = report_entry(e, S, n, r)))
+        return rc;
     r->verdict = r->r2 >= 0.9 && r->median_rel <= 0.1 ? CM_GOOD : CM_WEAK;
     return 0;
 }

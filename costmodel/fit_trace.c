@@ -19,21 +19,13 @@ static struct cm_parts sample_parts(const struct cm_table *tb, const struct sim_
     int k = cm_table_find(tb, s->opcode, s->dtype, s->mem);
     if (k < 0)
         return p;
-    const struct cm_entry *e = &tb->e[k];
+    double f, v, r;
+    cm_entry_parts(&tb->e[k], t, s, &f, &v, &r);
     p.entry = (int16_t)k;
-    if (s->engine == LS_ENGINE_DMA) {
-        double bw = e->bytes_per_ns > 0 ? e->bytes_per_ns : 1, to_base = t->base_mhz / 1000.0;
-        p.fixed = (float)(e->fixed_ns * to_base);
-        p.var = (float)(s->d * (e->desc_min_ns > s->chunk / bw ? e->desc_min_ns : s->chunk / bw) *
-                        to_base);
-        return p;
-    }
-    uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)s->engine);
-    double to_base = t->base_mhz / (double)(mhz ? mhz : t->base_mhz);
-    double v = e->c * s->n > e->b ? e->c * s->n : e->b;
-    p.fixed = (float)(e->a * to_base);
-    p.var = (float)(v * to_base);
-    p.cyc = (float)to_base;
+    p.fixed = (float)(f * r);
+    p.var = (float)(v * r);
+    if (s->engine != LS_ENGINE_DMA)
+        p.cyc = (float)r;
     return p;
 }
 

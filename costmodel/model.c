@@ -58,12 +58,13 @@ static int greedy_cost(struct cm_model *c, int64_t *cost)
 {
     struct ls_error err = {0};
     struct cm_instance *in = NULL;
-    if (cm_instance_create(c, NULL, &in, &err))
-        return -1;
+    int rc = cm_instance_create(c, NULL, &in, &err);
+    if (rc)
+        return rc;
     struct lsp_solve_opts so;
     lsp_opts_init(&so);
     struct lsp_result r;
-    int rc = lsp_solve("greedy", in->p, &so, &r, &err);
+    rc = lsp_solve("greedy", in->p, &so, &r, &err);
     if (!rc)
         *cost = r.sol.cost;
     lsp_result_free(&r);
@@ -89,7 +90,12 @@ static int pick_plan(struct cm_model *m)
         }
         c->o.plan = &c->plan;
         int64_t cost;
-        if (greedy_cost(c, &cost) == 0 && cost < best) {
+        int rc = greedy_cost(c, &cost);
+        if (rc == LS_ERR_NOMEM) { /* not a candidate that cannot be priced */
+            cm_model_free(c);
+            return -1;
+        }
+        if (rc == 0 && cost < best) {
             best = cost;
             cg_memplan_free(&m->plan);
             m->plan = c->plan;
@@ -290,7 +296,8 @@ int cm_conv_cost(struct cm_model *m, int32_t t, int from, int to, int64_t *cost,
             int64_t c;
             struct ls_error e2 = {0};
             int rc = conv_method_cost(m, t, from, to, (enum cg_conv_method)k, &c, &e2);
-            if (rc && m->limit) {
+            if (rc && (m->limit || rc == LS_ERR_NOMEM)) { /* not an infeasible method */
+                s->rc = rc;
                 if (err)
                     *err = e2;
                 return rc;

@@ -175,13 +175,6 @@ static int64_t sat_add(int64_t a, int64_t b)
     return a > CM_PRICE_MAX - b ? CM_PRICE_MAX : a + b;
 }
 
-/* contiguous chunks per row of a DMA operand */
-static uint64_t chunks(const struct sim_operand *o)
-{
-    uint64_t f = sim_operand_free(o), r = sim_operand_run(o);
-    return r ? (f + r - 1) / r : f;
-}
-
 /* The price split: entry index, latency and throughput parts in the engine's unit (engine
  * cycles; ns for DMA), and the factor to base-clock cycles. */
 /* cm_table_find, memoized in pr when there is one. */
@@ -196,51 +189,35 @@ static int find(const struct cm_table *tb, struct cm_pricer *pr, int op, int dt,
     return *k - 2;
 }
 
+void cm_entry_parts(const struct cm_entry *e, const struct sim_target *t,
+                    const struct cm_sample *s, double *fixed, double *var, double *to_base)
+{
+    if (s->engine == LS_ENGINE_DMA) {
+        double bw = e->bytes_per_ns > 0 ? e->bytes_per_ns : 1;
+        *fixed = e->fixed_ns;
+        *var = s->d * fmax(e->desc_min_ns, s->chunk / bw);
+        *to_base = t->base_mhz / 1000.0;
+        return;
+    }
+    *fixed = e->a;
+    *var = fmax(e->b, e->c * s->n);
+    uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)s->engine);
+    *to_base = t->base_mhz / (double)(mhz ? mhz : t->base_mhz);
+}
+
 static int price_core(const struct cm_table *tb, const struct sim_target *t,
                       const struct sim_instr *in, struct cm_pricer *memo, double *fixed,
                       double *var, double *to_base, double *N_out)
 {
-    enum sim_opcode op = (enum sim_opcode)in->opcode;
-    const struct sim_operand *s = &in->src, *d = &in->dst;
-    int mem = s->mem != LS_MEM_NONE ? s->mem : d->mem;
-    if (op == SIM_OP_TENSOR_TENSOR && (in->src2.mem == LS_MEM_PSUM))
-        mem = LS_MEM_PSUM;
-    int dt = s->mem != LS_MEM_NONE ? s->dtype : d->dtype;
-    int k = find(tb, memo, op, dt, mem);
+    struct cm_sample sm;
+    cm_instr_sample(t, in, &sm);
+    int k = find(tb, memo, sm.opcode, sm.dtype, sm.mem);
     *fixed = *var = *N_out = 0;
     *to_base = 1;
     if (k < 0)
         return -1;
-    const struct cm_entry *e = &tb->e[k];
-    if (in->engine == LS_ENGINE_DMA) {
-        uint64_t ch = chunks(s) > chunks(d) ? chunks(s) : chunks(d);
-        uint64_t rows = s->nparts > d->nparts ? s->nparts : d->nparts;
-        uint64_t elems = (uint64_t)s->nparts * sim_operand_free(s);
-        uint64_t eng = t->dma_engines ? t->dma_engines : 1;
-        uint64_t per = (rows + eng - 1) / eng;
-        uint64_t D = per * ch;
-        double cbytes = (double)elems * ls_dtype_size((enum ls_dtype)s->dtype) /
-                        (double)((rows * ch) != 0 ? rows * ch : 1);
-        *fixed = e->fixed_ns;
-        *var = (double)D * fmax(e->desc_min_ns, cbytes / e->bytes_per_ns);
-        *to_base = t->base_mhz / 1000.0;
-        return k;
-    }
-    double N;
-    switch (op) {
-    case SIM_OP_LOAD_STATIONARY: N = s->nparts; break;
-    case SIM_OP_MATMUL:
-    case SIM_OP_PE_TRANSPOSE: N = (double)sim_operand_free(s); break;
-    default: {
-        uint64_t a = s->mem != LS_MEM_NONE ? sim_operand_free(s) : 0, b = sim_operand_free(d);
-        N = (double)(a > b ? a : b);
-    }
-    }
-    *fixed = e->a;
-    *var = fmax(e->b, e->c * N);
-    *N_out = N;
-    uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)in->engine);
-    *to_base = t->base_mhz / (double)(mhz ? mhz : t->base_mhz);
+    cm_entry_parts(&tb->e[k], t, &sm, fixed, var, to_base);
+    *N_out = in->engine == LS_ENGINE_DMA ? 0 : sm.n;
     return k;
 }
 

@@ -1,5 +1,6 @@
-/* sim/isa: name tables and operand helpers. */
+/* sim/isa: name tables, operand helpers and the features of an instruction. */
 #include "sim/isa.h"
+#include "sim/sim_int.h"
 
 #include <string.h>
 
@@ -177,4 +178,72 @@ int sim_operand_extent(const struct sim_operand *o, uint64_t *lo, uint64_t *hi)
     *lo = (uint64_t)l;
     *hi = (uint64_t)h;
     return 0;
+}
+
+uint64_t sim_gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+uint64_t sim_dma_chunks(uint64_t e, uint64_t a, uint64_t b)
+{
+    if (e % a == 0 && e % b == 0)
+        return e / a + e / b - e / (a / sim_gcd64(a, b) * b);
+    uint64_t m = a < b ? a : b;
+    return (e + m - 1) / m;
+}
+
+double sim_dma_engine_descs(uint32_t partitions, double chunks_per_partition, uint32_t engines)
+{
+    uint32_t E = engines ? engines : 1;
+    return (double)((partitions + E - 1) / E) * chunks_per_partition;
+}
+
+double sim_dma_chunk_bytes(uint64_t bytes_per_partition, double chunks_per_partition)
+{
+    return (double)bytes_per_partition / chunks_per_partition;
+}
+
+static void dma_features(const struct sim_instr *in, struct sim_features *f)
+{
+    const struct sim_operand *d = &in->dst, *s = &in->src;
+    const struct sim_operand *side = d->mem != LS_MEM_HBM ? d : s->mem != LS_MEM_HBM ? s : d;
+    f->partitions = side->nparts;
+    f->part_start = side->mem == LS_MEM_HBM ? 0 : side->part_start;
+    uint64_t e = f->partitions ? (uint64_t)s->nparts * sim_operand_free(s) / f->partitions : 0;
+    if (e == 0)
+        e = 1;
+    uint64_t a = sim_operand_run(s), b = sim_operand_run(d);
+    if (a > e)
+        a = e;
+    if (b > e)
+        b = e;
+    if (in->opcode == SIM_OP_DMA_TRANSPOSE)
+        b = a; /* the engines assemble transposed tiles; chunks follow the source rows */
+    size_t es = ls_dtype_size((enum ls_dtype)s->dtype), ed = ls_dtype_size((enum ls_dtype)d->dtype);
+    f->bytes_per_partition = e * (es > ed ? es : ed);
+    f->chunks_per_partition = sim_dma_chunks(e, a, b);
+    f->hbm_sides = (s->mem == LS_MEM_HBM) + (d->mem == LS_MEM_HBM);
+}
+
+void sim_features(const struct sim_instr *in, struct sim_features *f)
+{
+    memset(f, 0, sizeof *f);
+    const struct sim_operand *s = &in->src;
+    switch ((enum sim_opcode)in->opcode) {
+    case SIM_OP_DMA_COPY:
+    case SIM_OP_DMA_TRANSPOSE: dma_features(in, f); return;
+    case SIM_OP_LOAD_STATIONARY: f->n = s->nparts; return;
+    case SIM_OP_MATMUL:
+    case SIM_OP_PE_TRANSPOSE: f->n = sim_operand_free(s); return;
+    default: {
+        uint64_t a = s->mem != LS_MEM_NONE ? sim_operand_free(s) : 0, b = sim_operand_free(&in->dst);
+        f->n = a > b ? a : b;
+    }
+    }
 }

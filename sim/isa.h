@@ -170,4 +170,30 @@ int sim_operand_extent(const struct sim_operand *o, uint64_t *lo, uint64_t *hi);
  * *hi), valid when that lies in [0, 2^64] (what sim_operand_extent checks). */
 void sim_operand_extent_rel(const struct sim_operand *o, __int128 *lo, __int128 *hi);
 
+/* What the time of an instruction depends on besides the target and its opcode, derived
+ * here once: the simulator times with it, the cost model prices with it, calibration reads
+ * the same quantities back from trace records (docs/targets.md, "Timing model";
+ * docs/costmodel.md, "Features"). */
+struct sim_features {
+    /* PE/ACT/DVE/POOL: N, the elements the engine streams per partition: the source's
+     * partitions (load_stationary), the source's free size (matmul: T; pe_transpose: the
+     * stationary width), else the larger of the source's and the destination's free sizes */
+    uint64_t n;
+    /* DMA: partitions split over the engines (the on-chip side's; dst's for HBM->HBM) and the
+     * first one; elements per partition x the larger element size (DMA casts); contiguous
+     * chunks (descriptors) per partition; operands in HBM (0, 1, 2) */
+    uint32_t partitions, part_start;
+    uint64_t bytes_per_partition, chunks_per_partition;
+    int hbm_sides;
+};
+void sim_features(const struct sim_instr *in, struct sim_features *f);
+/* Contiguous chunks (descriptors) per partition of a DMA moving e elements per partition
+ * whose source and destination patterns have contiguous runs of a and b elements (each
+ * at least 1 and at most e): a chunk ends where either side's run ends. */
+uint64_t sim_dma_chunks(uint64_t e, uint64_t a, uint64_t b);
+/* DMA: the descriptors of the busiest engine, ceil(partitions / engines) x chunks per
+ * partition (engines 0 counts as 1), and the bytes of one chunk. */
+double sim_dma_engine_descs(uint32_t partitions, double chunks_per_partition, uint32_t engines);
+double sim_dma_chunk_bytes(uint64_t bytes_per_partition, double chunks_per_partition);
+
 #endif

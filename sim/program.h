@@ -56,7 +56,8 @@ const char *sim_program_where(const struct sim_program *p, size_t i, char *buf, 
 int sim_program_parse(struct sim_program **out, const char *file, const char *text, size_t len,
                       struct ls_error *err);
 int sim_program_load(struct sim_program **out, const char *path, struct ls_error *err);
-/* Write the text form (parses back to the same program). */
+/* Write the text form (parses back to the same program): 0, LS_ERR_IO (f failed) or
+ * LS_ERR_NOMEM. */
 int sim_program_write(const struct sim_program *p, FILE *f);
 
 /* The binary form (.lsprogz, docs/formats.md "Binary programs"): zlib blocks of varint-coded

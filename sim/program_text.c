@@ -705,7 +705,7 @@ int sim_program_load_checked(struct sim_program **out, const char *path,
 struct out {
     char *b;
     size_t len, cap;
-    int failed;
+    int failed; /* 0, LS_ERR_IO or LS_ERR_NOMEM */
 };
 
 /* Enough for a line's fixed parts: names (all under 32 bytes), three operands of at most
@@ -716,7 +716,7 @@ struct out {
 static char *line_room(struct out *o, size_t n)
 {
     if (o->len + n > o->cap && LS_ARRAY_RESERVE(o->b, o->cap, o->len + n)) {
-        o->failed = 1;
+        o->failed = LS_ERR_NOMEM;
         return NULL;
     }
     return o->b + o->len;
@@ -865,12 +865,12 @@ int sim_program_write(const struct sim_program *p, FILE *f)
         write_instr(&o, p, i);
         if (o.len >= (1u << 20)) { /* flush every MiB: the buffer stays small */
             if (fwrite(o.b, 1, o.len, f) != o.len)
-                o.failed = 1;
+                o.failed = LS_ERR_IO;
             o.len = 0;
         }
     }
     if (!o.failed && o.len && fwrite(o.b, 1, o.len, f) != o.len)
-        o.failed = 1;
+        o.failed = LS_ERR_IO;
     free(o.b);
-    return o.failed || ferror(f) ? LS_ERR_IO : 0;
+    return o.failed ? o.failed : ferror(f) ? LS_ERR_IO : 0;
 }

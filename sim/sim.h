@@ -79,11 +79,6 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
 int sim_run_trace(const struct sim_target *t, const struct sim_program *p, const char *path,
                   struct sim_stats *st, struct ls_error *err);
 
-/* Contiguous chunks (descriptors) per partition of a DMA moving e elements per partition
- * whose source and destination patterns have contiguous runs of a and b elements (each
- * at least 1 and at most e): what the simulator charges the descriptor minimum for. */
-uint64_t sim_dma_chunks(uint64_t e, uint64_t a, uint64_t b);
-
 /* Clock of an engine in MHz (DMA: the base clock). */
 uint32_t sim_engine_mhz(const struct sim_target *t, enum ls_engine e);
 /* Ticks to nanoseconds, and to whole cycles of an engine's clock (rounded up). */

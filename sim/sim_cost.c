@@ -1,5 +1,5 @@
 /* sim/sim_cost: per-instruction costs of the ACT/DVE/POOL engines and the closed-form DMA
- * descriptor count (docs/targets.md, "Timing model"). */
+ * descriptor buckets (docs/targets.md, "Timing model"). */
 #include "sim/sim.h"
 #include "sim/sim_int.h"
 
@@ -28,17 +28,12 @@ static int in_sbuf(const struct sim_operand *o)
     return o->mem == LS_MEM_NONE || o->mem == LS_MEM_SBUF;
 }
 
-uint64_t sim_vec_free(const struct sim_instr *in)
-{
-    uint64_t n = in->src.mem != LS_MEM_NONE ? sim_operand_free(&in->src) : 0;
-    uint64_t d = sim_operand_free(&in->dst);
-    return n > d ? n : d;
-}
-
 uint64_t sim_vec_cycles(const struct sim_target *t, const struct sim_instr *in)
 {
     const struct sim_operand *d = &in->dst, *s = &in->src, *s2 = &in->src2;
-    uint64_t n = sim_vec_free(in);
+    struct sim_features f;
+    sim_features(in, &f);
+    uint64_t n = f.n;
     unsigned k2 = 2; /* k x 2: 1 = 0.5, 2 = 1, 4 = 2, 16 = 8 */
     unsigned perf = 1;
     int dve = in->engine == LS_ENGINE_DVE;
@@ -90,49 +85,6 @@ uint64_t sim_vec_cycles(const struct sim_target *t, const struct sim_instr *in)
     if (in->opcode == SIM_OP_ACTIVATION_REDUCE)
         c += t->vec_min_ii; /* the accumulator readout */
     return c;
-}
-
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
-uint64_t sim_dma_chunks(uint64_t e, uint64_t a, uint64_t b)
-{
-    if (e % a == 0 && e % b == 0)   /* a chunk ends where either side's run ends */
-        return e / a + e / b - e / (a / gcd64(a, b) * b);
-    uint64_t m = a < b ? a : b;
-    return (e + m - 1) / m;
-}
-
-void sim_dma_shape(const struct sim_instr *in, struct sim_dma_shape *sh)
-{
-    const struct sim_operand *d = &in->dst, *s = &in->src;
-    /* Partitions split over the DMA engines: the on-chip side's, or dst's for HBM->HBM. */
-    const struct sim_operand *side = d->mem != LS_MEM_HBM ? d : s->mem != LS_MEM_HBM ? s : d;
-    uint64_t total = (uint64_t)s->nparts * sim_operand_free(s);
-    sh->partitions = side->nparts;
-    sh->part_start = side->mem == LS_MEM_HBM ? 0 : side->part_start;
-    uint64_t e = total / sh->partitions; /* elements per partition */
-    if (e == 0)
-        e = 1;
-    uint64_t a = sim_operand_run(s), b = sim_operand_run(d);
-    if (a > e)
-        a = e;
-    if (b > e)
-        b = e;
-    if (in->opcode == SIM_OP_DMA_TRANSPOSE)
-        b = a; /* the engines assemble transposed tiles; chunks follow the source rows */
-    uint64_t chunks = sim_dma_chunks(e, a, b);
-    size_t es = ls_dtype_size((enum ls_dtype)s->dtype), ed = ls_dtype_size((enum ls_dtype)d->dtype);
-    sh->bytes_per_partition = e * (es > ed ? es : ed);
-    sh->chunks_per_partition = chunks;
-    sh->hbm_sides = (s->mem == LS_MEM_HBM) + (d->mem == LS_MEM_HBM);
 }
 
 int sim_desc_bucket(uint64_t chunk_bytes)

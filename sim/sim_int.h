@@ -23,15 +23,7 @@ int sim_check_instr(const struct sim_target *t, const struct sim_program *p, siz
 /* sim_check unless sim_program_check already passed for this target and program. */
 int sim_check_once(const struct sim_target *t, const struct sim_program *p, struct ls_error *err);
 
-struct sim_dma_shape {
-    uint32_t partitions, part_start;  /* partitions split over the DMA engines */
-    uint64_t bytes_per_partition;
-    uint64_t chunks_per_partition;    /* contiguous chunks (descriptors) per partition */
-    int hbm_sides;                    /* 0, 1 or 2 operands in HBM */
-};
-
-void sim_dma_shape(const struct sim_instr *in, struct sim_dma_shape *sh);
-/* Elements per partition that an ACT/DVE/POOL instruction streams. */
-uint64_t sim_vec_free(const struct sim_instr *in);
+/* Greatest common divisor (a when b is 0). */
+uint64_t sim_gcd64(uint64_t a, uint64_t b);
 
 #endif

@@ -43,7 +43,7 @@ struct cost {
     uint32_t d_used, d_base, d_extra, d_e0;
     uint64_t chunk_bytes;
     int bucket;
-    struct sim_dma_shape sh;                   /* DMA, and its engine shares priced */
+    struct sim_features sh;                    /* DMA, and its engine shares priced */
     __int128 ext_lo[3], ext_hi[3];             /* extents relative to the address */
 };
 
@@ -358,7 +358,7 @@ static inline __attribute__((always_inline)) void pe_step(struct run *r, struct 
 
 /* HBM ticks an engine moving np partitions needs (the same for every engine with that
  * share: priced once per instruction, not per engine). */
-static uint64_t hbm_need(const struct sim_dma_shape *sh, uint32_t np, double hbm_tpb)
+static uint64_t hbm_need(const struct sim_features *sh, uint32_t np, double hbm_tpb)
 {
     double bytes = (double)np * (double)sh->bytes_per_partition * sh->hbm_sides;
     double needd = ceil(bytes * hbm_tpb - 1e-9);
@@ -369,11 +369,11 @@ static uint64_t hbm_need(const struct sim_dma_shape *sh, uint32_t np, double hbm
 static void dma_price(const struct run *r, struct cost *c)
 {
     const struct sim_target *t = r->t;
-    const struct sim_dma_shape *sh = &c->sh;
+    const struct sim_features *sh = &c->sh;
     double bw = t->dma_bytes_per_ns;
     if (c->opcode == SIM_OP_DMA_TRANSPOSE)
         bw *= sh->hbm_sides ? t->dma_transpose_hbm_eff : t->dma_transpose_sbuf_eff;
-    double chunk = (double)sh->bytes_per_partition / (double)sh->chunks_per_partition;
+    double chunk = sim_dma_chunk_bytes(sh->bytes_per_partition, (double)sh->chunks_per_partition);
     double desc_ns = chunk / bw;
     if (desc_ns < t->dma_desc_min_ns)
         desc_ns = t->dma_desc_min_ns;
@@ -406,7 +406,7 @@ static const struct cost *cost_fill(struct run *r, struct cost *c, const struct 
         sim_operand_extent_rel(ops[k], &c->ext_lo[k], &c->ext_hi[k]);
     }
     if (in->engine == LS_ENGINE_DMA) {
-        sim_dma_shape(in, &c->sh);
+        sim_features(in, &c->sh);
         dma_price(r, c);
         uint32_t E = r->t->dma_engines, P = c->sh.partitions;
         c->d_used = P < E ? P : E;
@@ -416,7 +416,9 @@ static const struct cost *cost_fill(struct run *r, struct cost *c, const struct 
         c->chunk_bytes = c->sh.bytes_per_partition / c->sh.chunks_per_partition;
         c->bucket = sim_desc_bucket(c->chunk_bytes);
     } else if (in->engine != LS_ENGINE_PE) {
-        c->vfree = sim_vec_free(in);
+        struct sim_features f;
+        sim_features(in, &f);
+        c->vfree = f.n;
         c->vcycles = sim_vec_cycles(r->t, in);
     }
     return c;
@@ -466,7 +468,7 @@ static inline __attribute__((always_inline)) void dma_step(struct run *r, struct
                      const struct cost *c, struct trace_record *rec)
 {
     const struct sim_target *t = r->t;
-    const struct sim_dma_shape sh = c->sh;
+    const struct sim_features sh = c->sh;
     uint64_t trigger = rec->start;
     uint32_t E = t->dma_engines, P = sh.partitions;
     uint64_t ready = trigger + r->dma_lat;

@@ -1,5 +1,6 @@
 /* sim/target: key table, built-ins, overrides, validation and the stable hash. */
 #include "sim/target.h"
+#include "sim/sim_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -255,16 +256,6 @@ int sim_target_set(struct sim_target *t, const char *key, const char *value, str
     return 0;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 uint64_t sim_target_tick_mhz(const struct sim_target *t)
 {
     const uint32_t c[5] = {t->base_mhz, t->pe_mhz, t->dve_mhz, t->act_mhz, t->pool_mhz};
@@ -272,7 +263,7 @@ uint64_t sim_target_tick_mhz(const struct sim_target *t)
     for (int i = 0; i < 5; i++) {
         if (!c[i])
             return 0;
-        l = l / gcd64(l, c[i]) * c[i];
+        l = l / sim_gcd64(l, c[i]) * c[i];
         if (l > (uint64_t)SIM_MAX_TICK_MHZ * 1000000u)
             return l; /* already far too large; stop before overflow */
     }

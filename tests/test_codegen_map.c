@@ -15,7 +15,6 @@
 #include "codegen/codegen.h"
 #include "graph/lg.h"
 #include "sim/sim.h"
-#include "sim/sim_int.h"   /* sim_dma_shape: the descriptor sizes the simulator prices */
 #include "sim/target.h"
 #include "cg_fixture.h"
 
@@ -69,8 +68,8 @@ static void compile_op(const char *txt, const char *tensor, int slot, int pax,
             continue;
         c->n[in->engine][in->opcode]++;
         if (in->engine == LS_ENGINE_DMA && in->src.mem == LS_MEM_HBM) {
-            struct sim_dma_shape sh;
-            sim_dma_shape(in, &sh);
+            struct sim_features sh;
+            sim_features(in, &sh);
             uint64_t chunk = sh.bytes_per_partition / sh.chunks_per_partition;
             c->chunk_min = chunk < c->chunk_min ? chunk : c->chunk_min;
             c->chunk_max = chunk > c->chunk_max ? chunk : c->chunk_max;

@@ -23,22 +23,13 @@ struct rec {
     uint64_t descriptors;
 };
 
-/* Descriptor size of a DMA, as the simulator counts it (sim/sim_cost.c). */
+/* Descriptor size of a DMA, as the simulator counts it (sim_features). */
 static uint64_t desc_bytes(const struct sim_instr *in, uint64_t *ndesc)
 {
-    const struct sim_operand *d = &in->dst, *s = &in->src;
-    const struct sim_operand *side = d->mem != LS_MEM_HBM ? d : s->mem != LS_MEM_HBM ? s : d;
-    uint64_t total = (uint64_t)s->nparts * sim_operand_free(s);
-    uint64_t e = total / side->nparts, a = sim_operand_run(s), b = sim_operand_run(d);
-    if (a > e)
-        a = e;
-    if (b > e)
-        b = e;
-    if (in->opcode == SIM_OP_DMA_TRANSPOSE)
-        b = a;
-    uint64_t chunks = sim_dma_chunks(e, a, b);
-    *ndesc = chunks * side->nparts;
-    return e * ls_dtype_size((enum ls_dtype)s->dtype) / chunks;
+    struct sim_features f;
+    sim_features(in, &f);
+    *ndesc = f.chunks_per_partition * f.partitions;
+    return f.bytes_per_partition / f.chunks_per_partition;
 }
 
 static int64_t r_emit(void *ctx, const struct sim_instr *in, const int64_t *d, size_t nd,

@@ -30,6 +30,7 @@ struct trace_reader {
     struct trace_codec codec;
     uint64_t max_records, max_inflation; /* the caps (trace.h), 0 = none */
     int state;                     /* 1 reading, 0 ended, < 0 failed with -code */
+    int nomem;                     /* get_name ran out of memory: not a malformed name */
     struct ls_error saved;
 };
 
@@ -74,7 +75,9 @@ static const char *get_name(struct trace_reader *r, const uint8_t *p, size_t n, 
     if (memchr(s, 0, len))
         return NULL;
     *pos += k + len;
-    return ls_arena_strndup(&r->arena, s, len);
+    const char *copy = ls_arena_strndup(&r->arena, s, len);
+    r->nomem = !copy;
+    return copy;
 }
 
 static int read_header(struct trace_reader *r, struct ls_error *err)
@@ -159,6 +162,8 @@ static int read_header(struct trace_reader *r, struct ls_error *err)
     /* Fields a later minor revision appends to the body are skipped. */
     return LS_OK;
 bad:
+    if (r->nomem)
+        return fail(r, err, LS_ERR_NOMEM, "out of memory reading the trace header");
     return fail(r, err, LS_ERR_INPUT, "byte offset %llu: malformed header field",
                 (unsigned long long)(16 + pos));
 }
@@ -337,6 +342,8 @@ static int next_block(struct trace_reader *r, struct ls_error *err)
                     bn, at);
     for (uint64_t i = 0; i < nstr; i++) {
         const char *s = get_name(r, r->raw, raw_len, &pos);
+        if (!s && r->nomem)
+            return fail(r, err, LS_ERR_NOMEM, "out of memory reading block %llu", bn);
         if (!s)
             return fail(r, err, LS_ERR_INPUT,
                         "block %llu (byte offset %llu): malformed string definition %llu", bn,
