@@ -83,7 +83,8 @@ static int write_program(const struct sim_program *prog, const char *path, int b
     rc = binary ? sim_program_write_binary(prog, af.fp) : sim_program_write(prog, af.fp);
     if (rc) {
         ls_atomic_abort(&af);
-        return ls_error_msg(err, rc, "%s: cannot write the program", path);
+        return ls_error_msg(err, rc, "%s: cannot write the program%s", path,
+                            rc == LS_ERR_NOMEM ? ": out of memory" : "");
     }
     return ls_atomic_commit(&af, err);
 }
