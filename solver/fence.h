@@ -1,6 +1,8 @@
 /* solver/fence: a computation run in a forked child process that the parent stops at a
  * deadline. The z3 solver runs libz3 in one: neither laysim's WCNF export nor
- * Z3_optimize_from_file can be interrupted, and a killed process gives all its memory back.
+ * Z3_optimize_from_file can be interrupted, and a killed process gives all its memory back;
+ * `laysim graph --time-limit` runs the whole command in one (importers and the treewidth
+ * heuristic check no clock).
  *
  * The child runs fn(ctx, fd), writing its answer to fd (a pipe), and exits with fn's
  * return value; it dies with the thread that forked it (PR_SET_PDEATHSIG), so a parent
