@@ -176,7 +176,9 @@ int cmd_compile(int argc, char **argv)
         goto out;
     cm_tie_program(prog, mc.in->p, &mc.t);
     rc = write_program(prog, outp, binary, &err);
-    int64_t price = rc ? 0 : cm_price_program(&mc.tb, &mc.t, prog);
+    int64_t price = 0;
+    if (!rc)   /* the program stays written: what the command finished */
+        rc = cm_price_program(&mc.tb, &mc.t, prog, &price, &err);
     if (!rc && json) {
         json_t *o = json_object();
         json_object_set_new(o, "model", json_string(argv[optind]));

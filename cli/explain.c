@@ -9,7 +9,7 @@
 
 const char cmd_explain_help[] =
     "usage: laysim explain MODEL --op NAME [--target ...] [--set ...] [--table FILE]\n"
-    "                      [--exact-transpose] [--json]\n"
+    "                      [--exact-transpose] [--time-limit S] [--json]\n"
     "Print every admissible configuration of operator NAME (layouts of its inputs and\n"
     "output), its price in base-clock cycles (the cost model's C_op, as in the .lsp: engines\n"
     "overlapped, dependency waits included), the instructions its lowering emits per opcode\n"
@@ -17,6 +17,7 @@ const char cmd_explain_help[] =
     "conversion costs between layouts.\n"
     CLI_MODELCMD_HELP
     "  --op NAME           the operator to explain (required)\n"
+    CLI_MODELCMD_TIME_HELP
     CLI_QUIET_HELP
     "  --json              one JSON object: op, kind, target, cfgs [{index, inputs, output\n"
     "                      ({tensor, layout}), price, instruction_cycles,\n"
@@ -109,7 +110,8 @@ static void explain_layouts(const struct explain *ex, const int8_t *p, json_t *j
     json_decref(o);
 }
 
-static void explain_cfg(const struct explain *ex, int i, const int8_t *p)
+/* One configuration; LS_ERR_LIMIT (err filled) when --time-limit ran out in it. */
+static int explain_cfg(const struct explain *ex, int i, const int8_t *p, struct ls_error *err)
 {
     struct cli_modelcmd *mc = ex->mc;
     json_t *jc = ex->out ? json_pack("{s:i}", "index", i) : NULL;
@@ -124,7 +126,14 @@ static void explain_cfg(const struct explain *ex, int i, const int8_t *p)
     cg_sink_region(&s, &mc->t, &ex->opt, 0);
     struct ls_error e2 = {0};
     int64_t cost = 0;
-    if (cg_lower_op(mc->g, &mc->t, &ex->opt, ex->op, p, &s, &e2)) {
+    int rc = cg_lower_op(mc->g, &mc->t, &ex->opt, ex->op, p, &s, &e2);
+    int priced = rc ? rc : cm_op_cost(mc->m, ex->op, p, &cost, &e2);
+    if (priced == LS_ERR_LIMIT) {
+        json_decref(jc);
+        return ls_error_msg(err, LS_ERR_LIMIT, "--time-limit ran out explaining cfg %d of '%s': "
+                            "%s", i, ex->x->name, e2.msg);
+    }
+    if (rc) {
         if (jc)
             json_object_set_new(jc, "infeasible", json_string(e2.msg));
         else
@@ -135,9 +144,9 @@ static void explain_cfg(const struct explain *ex, int i, const int8_t *p)
             for (int e = 0; e < LS_ENGINE_COUNT; e++)
                 summed += cn.price[o][e];
         /* The price is the cost model's C_op (the .lsp's cfg cost: engines overlapped by
-         * the table's aggregation, dependency waits included, a source's load); the
-         * breakdown is each instruction's own table price, summed. */
-        if (cm_op_cost(mc->m, ex->op, p, &cost, NULL))
+         * the table's aggregation, dependency waits included, a source's load; priced
+         * above); the breakdown is each instruction's own table price, summed. */
+        if (priced)
             cost = summed;
         if (jc) {
             json_object_set_new(jc, "price", json_integer(cost));
@@ -152,15 +161,17 @@ static void explain_cfg(const struct explain *ex, int i, const int8_t *p)
     }
     if (jc)
         json_array_append_new(json_object_get(ex->out, "cfgs"), jc);
+    return 0;
 }
 
-/* Conversion costs between every two layouts of the operator's output. */
-static void explain_conversions(const struct explain *ex)
+/* Conversion costs between every two layouts of the operator's output; LS_ERR_LIMIT when
+ * --time-limit ran out. */
+static int explain_conversions(const struct explain *ex, struct ls_error *err)
 {
     const struct graph *g = ex->mc->g;
     int32_t t = ex->x->output;
     if (t < 0)
-        return;
+        return 0;
     struct cg_layouts l;
     cg_tensor_layouts(g, t, &l);
     for (int a = 0; a < l.n; a++)
@@ -168,7 +179,12 @@ static void explain_conversions(const struct explain *ex)
             int64_t cc;
             enum cg_conv_method meth;
             char la[64], lb[64];
-            if (a == b || cm_conv_cost(ex->mc->m, t, l.pax[a], l.pax[b], &cc, &meth, NULL))
+            struct ls_error e2 = {0};
+            int rc = a == b ? 1 : cm_conv_cost(ex->mc->m, t, l.pax[a], l.pax[b], &cc, &meth, &e2);
+            if (rc == LS_ERR_LIMIT)
+                return ls_error_msg(err, rc, "--time-limit ran out pricing the conversions of "
+                                    "'%s': %s", graph_tensor(g, t)->name, e2.msg);
+            if (rc)
                 continue;
             cg_layout_label(g, t, l.pax[a], la, sizeof la);
             cg_layout_label(g, t, l.pax[b], lb, sizeof lb);
@@ -182,6 +198,7 @@ static void explain_conversions(const struct explain *ex)
                 printf("conversion %s %s -> %s: %" PRId64 " cycles by %s\n", name, la, lb, cc,
                        how);
         }
+    return 0;
 }
 
 static int explain_run(struct cli_modelcmd *mc, const char *opname, int json,
@@ -204,18 +221,20 @@ static int explain_run(struct cli_modelcmd *mc, const char *opname, int json,
     if (json && !ex.out)
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     for (int i = 0; !rc && i < cf.ncfg; i++)
-        explain_cfg(&ex, i, cf.pax + (size_t)i * cf.nslots);
+        rc = explain_cfg(&ex, i, cf.pax + (size_t)i * cf.nslots, err);
     if (!rc)
-        explain_conversions(&ex);
+        rc = explain_conversions(&ex, err);
     cg_cfgs_free(&cf);
     if (!rc && json && cli_print_json(ex.out))
         rc = ls_error_msg(err, LS_ERR_IO, "cannot write the JSON output");
+    else if (rc && json)
+        json_decref(ex.out);
     return rc;
 }
 
 int cmd_explain(int argc, char **argv)
 {
-    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS,
+    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS,
                                        {"op", required_argument, NULL, 'O'},
                                        {"json", no_argument, NULL, 'J'},
                                        CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};

@@ -10,6 +10,7 @@
 #include "solver/answer.h"
 #include "solver/solver.h"
 #include "study/tune.h"
+#include "util/clock.h"
 
 const char cmd_solve_help[] =
     "usage: laysim solve P.lsp|MODEL [--solver NAME] [--time-limit S] [--seed N]\n"
@@ -26,8 +27,9 @@ const char cmd_solve_help[] =
     "\n"
     "options:\n"
     "  --solver NAME     solver to run (default rulebased); --list shows them all\n"
-    "  --mem-limit MIB   table budget of exact (exact.mem_limit) or dp (dp.mem_limit);\n"
-    "                    defaults: --list\n"
+    "  --mem-limit MIB   table budget of exact (exact.mem_limit) or dp (dp.mem_limit),\n"
+    "                    or the memory z3's process may take (z3.mem_limit); defaults:\n"
+    "                    --list\n"
     "  --time-limit S    wall-clock limit in seconds of the whole command (default: none):\n"
     "                    a MODEL's problem is built within it (exit 1 when it runs out\n"
     "                    there); a solver that hits it returns its best solution so far\n"
@@ -188,8 +190,8 @@ static int solve_check(struct solve_cli *s, int argc)
     if (!lsp_solver_find(s->solver))
         return cli_usage("solve", "unknown solver '%s' (see --list)", s->solver);
     if (s->mem_mib > 0) {   /* the memory-bounded solvers' own knob */
-        if (strcmp(s->solver, "exact") && strcmp(s->solver, "dp"))
-            return cli_usage("solve", "--mem-limit applies to the exact and dp solvers only");
+        if (strcmp(s->solver, "exact") && strcmp(s->solver, "dp") && strcmp(s->solver, "z3"))
+            return cli_usage("solve", "--mem-limit applies to the exact, dp and z3 solvers only");
         snprintf(s->mem_param, sizeof s->mem_param, "%s.mem_limit=%.0f", s->solver,
                  s->mem_mib * 1048576.0);
         if (lsp_opts_add_param(&s->so, s->mem_param, &err))
@@ -301,6 +303,22 @@ static int solve_print(const struct solve_cli *s, const struct lsp_problem *p,
     return ret;
 }
 
+/* lsp_read within the command's limit *limit_s (<= 0: none), which becomes what is left. */
+static int read_lsp_within(const char *path, struct lsp_problem **p, double *limit_s,
+                           struct ls_error *err)
+{
+    uint64_t start = ls_now_ns();
+    int rc = lsp_read(path, p, err);
+    if (rc || *limit_s <= 0)
+        return rc;
+    double left = *limit_s - ls_seconds_since(start);
+    if (left <= 0)
+        return ls_error_msg(err, LS_ERR_LIMIT, "--time-limit %g s ran out reading %s",
+                            *limit_s, path);
+    *limit_s = left;
+    return 0;
+}
+
 /* Read the problem (a .lsp, or a MODEL's), solve it (or read the external answer), write
  * the .sol and print the result. */
 static int solve_run(struct solve_cli *s, const char *arg)
@@ -317,7 +335,8 @@ static int solve_run(struct solve_cli *s, const char *arg)
     lsp_result_init(&r);
     struct study_tune_sim sim;      /* a MODEL's reward: its simulated time (mcts uses it) */
     /* --time-limit bounds the whole command: the solver gets what the building left */
-    int rc = is_lsp ? lsp_read(arg, &owned, &err)
+    double limit_s = s->so.time_limit;
+    int rc = is_lsp ? read_lsp_within(arg, &owned, &s->so.time_limit, &err)
                     : cli_modelcmd_open_within(&s->mc, arg, 1, &s->so.time_limit, &err);
     if (!rc && is_lsp) {
         p = owned;
@@ -344,8 +363,11 @@ static int solve_run(struct solve_cli *s, const char *arg)
     int ret = rc ? cli_report(&err) : solve_print(s, p, &r, &claim);
     if (!rc && ret == CLI_OK && r.sol.status == LSP_UNKNOWN) {
         /* cut by its limit before any assignment: exit 1, as every command so cut */
+        char which[64] = "";
+        if (limit_s > 0)
+            snprintf(which, sizeof which, " (--time-limit %g s)", limit_s);
         ls_error_msg(&err, LS_ERR_LIMIT, "%s ended with status unknown: no solution within its "
-                     "limits", s->solver);
+                     "limits%s", s->solver, which);
         ret = cli_report(&err);
     }
     lsp_result_free(&r);

@@ -145,11 +145,12 @@ void cm_pricer_init(struct cm_pricer *pr, const struct cm_table *tb,
                     const struct sim_target *t);
 int64_t cm_pricer_price(struct cm_pricer *pr, const struct sim_instr *in);
 int64_t cm_pricer_price_dep(struct cm_pricer *pr, const struct sim_instr *in, int dep);
-/* The table's price of a program: its instructions grouped by op / conversion tag (an
- * untagged instruction is its own group), each group aggregated by cm_agg_total. For
- * "sum" tables this is the sum of the instruction prices. */
-int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
-                         const struct sim_program *p);
+/* The table's price of a program into *price: its instructions grouped by op / conversion
+ * tag (an untagged instruction is its own group), each group aggregated by cm_agg_total.
+ * For "sum" tables this is the sum of the instruction prices. Saturates at 2^53, as every
+ * price. 0, or LS_ERR_NOMEM (its buffers: a byte per instruction, a group per tag). */
+int cm_price_program(const struct cm_table *tb, const struct sim_target *t,
+                     const struct sim_program *p, int64_t *price, struct ls_error *err);
 
 struct cm_model;
 struct cm_model *cm_model_new(const struct graph *g, const struct sim_target *t,

@@ -402,31 +402,40 @@ static int64_t agg_engines(const struct cm_table *tb, const struct sim_target *t
     return sat_add(m, (a->sum - m + n / 2) / n);
 }
 
-int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
-                         const struct sim_program *p)
+static int price_nomem(const struct sim_program *p, struct ls_error *err)
+{
+    return ls_error_msg(err, LS_ERR_NOMEM, "out of memory pricing the compiled program (%zu "
+                        "instructions, %zu tags)", sim_program_count(p),
+                        sim_program_strings(p)->count);
+}
+
+int cm_price_program(const struct cm_table *tb, const struct sim_target *t,
+                     const struct sim_program *p, int64_t *out, struct ls_error *err)
 {
     size_t n = sim_program_count(p);
     struct sim_instr buf;
     struct cm_pricer memo;
     cm_pricer_init(&memo, tb, t);
+    *out = 0;
     uint8_t *dep = malloc(n + 1);
     if (!dep || cm_program_dep_flags(p, dep)) {
         free(dep);
-        return -1;
+        return price_nomem(p, err);
     }
     if (tb->agg == CM_AGG_SUM && !tb->dma_group) {
         int64_t sum = 0;
         for (size_t i = 0; i < n; i++)
-            sum += price(tb, t, sim_program_get(p, i, &buf), &memo, dep[i]);
+            sum = sat_add(sum, price(tb, t, sim_program_get(p, i, &buf), &memo, dep[i]));
         free(dep);
-        return sum;
+        *out = sum;
+        return 0;
     }
     /* groups by tag id (op and conversion tags share the program's string table) */
     size_t ng = sim_program_strings(p)->count;
     struct cm_agg *g = calloc(ng + 1, sizeof *g);
     if (!g) {
         free(dep);
-        return -1;
+        return price_nomem(p, err);
     }
     int64_t total = 0;
     for (size_t i = 0; i < n; i++) {
@@ -437,16 +446,17 @@ int64_t cm_price_program(const struct cm_table *tb, const struct sim_target *t,
             struct cm_agg one;
             memset(&one, 0, sizeof one);
             cm_agg_add_instr(&one, in, pr);
-            total += cm_agg_total(tb, t, &one);
+            total = sat_add(total, cm_agg_total(tb, t, &one));
         } else {
             cm_agg_add_instr(&g[tag], in, pr);
         }
     }
     for (size_t k = 0; k < ng; k++)
-        total += cm_agg_total(tb, t, &g[k]);
+        total = sat_add(total, cm_agg_total(tb, t, &g[k]));
     free(g);
     free(dep);
-    return total;
+    *out = total;
+    return 0;
 }
 
 /* ---- JSON ------------------------------------------------------------------------- */

@@ -7,8 +7,13 @@
  * consumer may request. Hard: at least one x per op, pairwise at most one,
  * x_{c,k} -> y_{t,l} for each slot. Soft: not x_{o,c} with
  * the op cost; not x_{P,c} or not y_{t,l'} with tr[out(c)][l'] for l' != out(c).
- * Built as WCNF by solver/export.c and read by Z3's own MaxSAT front end (load_wcnf).
- * Status optimal only when Z3 reports sat within the time limit. */
+ * Built as WCNF by solver/export.c and read by Z3's own MaxSAT front end.
+ * Status optimal only when Z3 reports sat within the time limit.
+ *
+ * Export, reading and search run in a child process (solver/fence) that the parent kills
+ * at the time limit plus a grace (grace_s), so the limit holds where Z3 cannot be
+ * interrupted (its WCNF reader) and the export too; the process's address space may grow
+ * by z3.mem_limit (RLIMIT_AS), and a killed process gives its memory back. */
 #include "solver/solver.h"
 
 #ifndef LAYSIM_HAVE_Z3
@@ -32,11 +37,16 @@ int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "solver/export.h"
+#include "solver/fence.h"
+#include "util/clock.h"
 #include "util/fileio.h"
 
 #include <z3.h>
@@ -206,93 +216,92 @@ static double soft_sum(const struct lsp_problem *p)
     return sum;
 }
 
-static int load_wcnf(Z3_context ctx, Z3_optimize opt, const struct lsp_problem *p,
-                     struct ls_error *err)
+/* The solve's work in z3's process (solver/fence): the WCNF export into the temporary
+ * file, Z3's reading of it and the search; the parent kills the process at the deadline,
+ * which neither the export nor Z3_optimize_from_file would notice. */
+struct z3_job {
+    const struct lsp_problem *p;
+    const char *path;        /* the temporary WCNF */
+    int fd;                  /* open on it for writing */
+    uint64_t until_ns;       /* the time limit's end (ls_now_ns; 0: none) */
+    double mem_mib;          /* z3.mem_limit: address space the process may add */
+};
+
+/* The answer on the pipe, followed by nops cfg indices when have_model. */
+struct z3_wire {
+    int32_t rc;              /* 0 or an ls_status; msg says what */
+    int32_t res;             /* Z3_optimize_check: 1 sat, 0 undef, -1 unsat */
+    int32_t have_model;
+    char msg[sizeof ((struct ls_error *)0)->msg];
+};
+
+static int write_wcnf(const struct z3_job *j, struct ls_error *err)
 {
-    /* Z3 4.8 misreads tops near 2^62 (docs/solvers.md) and the format keeps weights
-     * below 2^53: refuse rather than answer wrong */
-    if (soft_sum(p) >= 9007199254740992.0)
-        return ls_error_msg(err, LS_ERR_INPUT, "z3: the op costs and the transposes (once per "
-                            "producer configuration) sum to 2^53 or more, beyond what Z3's "
-                            "weighted MaxSAT reader takes exactly");
-    const char *dir = getenv("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/laysim-z3-XXXXXX.wcnf", dir && *dir ? dir : "/tmp");
-    int fd = mkstemps(path, 5);
-    if (fd < 0)
-        return ls_error_msg(err, LS_ERR_IO, "z3: cannot create a temporary file in %s",
-                            dir && *dir ? dir : "/tmp");
-    void *tracked = ls_temp_track(path); /* a SIGTERM mid-export leaves no WCNF behind */
-    FILE *fp = fdopen(fd, "w");
-    int rc = fp ? lsp_export_fp(p, LSP_EXPORT_WCNF_OLD, fp, err)
-                : ls_error_msg(err, LS_ERR_IO, "z3: cannot write %s", path);
-    if (fp && fclose(fp) && !rc)
-        rc = ls_error_msg(err, LS_ERR_IO, "z3: cannot write %s", path);
+    FILE *fp = fdopen(j->fd, "w");
     if (!fp)
-        close(fd);
-    if (!rc) {
-        api.Z3_optimize_from_file(ctx, opt, path);
-        if (api.Z3_get_error_code(ctx) != Z3_OK)
-            rc = ls_error_msg(err, LS_ERR_INTERNAL, "z3: %s",
-                              api.Z3_get_error_msg(ctx, api.Z3_get_error_code(ctx)));
-    }
-    unlink(path);
-    ls_temp_untrack(tracked);
+        return ls_error_msg(err, LS_ERR_IO, "z3: cannot write %s", j->path);
+    int rc = lsp_export_fp(j->p, LSP_EXPORT_WCNF_OLD, fp, err);
+    if (fclose(fp) && !rc)
+        rc = ls_error_msg(err, LS_ERR_IO, "z3: cannot write %s", j->path);
     return rc;
 }
 
-int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
-                 struct lsp_result *r, struct ls_error *err)
+static int over_memory(const struct z3_job *j, struct ls_error *err)
 {
-    pthread_once(&load_once, load_z3);
-    if (load_error[0])
-        return ls_error_msg(err, LS_ERR_INPUT, "solver z3: %s; install libz3 (Debian: libz3-4)",
-                            load_error);
-    Z3_config cfgz = api.Z3_mk_config();
-    Z3_context ctx = api.Z3_mk_context(cfgz);
-    api.Z3_del_config(cfgz);
-    api.Z3_set_error_handler(ctx, quiet_handler);
-    Z3_optimize opt = api.Z3_mk_optimize(ctx);
-    api.Z3_optimize_inc_ref(ctx, opt);
-    Z3_params prm = api.Z3_mk_params(ctx);
-    api.Z3_params_inc_ref(ctx, prm);
-    struct watch w;
-    int watching = o->time_limit > 0 && watch_start(&w, ctx, o->time_limit) == 0;
-    if (o->time_limit > 0 && !watching) {   /* no thread: Z3's own timeout, as before */
-        double ms = o->time_limit * 1000.0;
-        api.Z3_params_set_uint(ctx, prm, api.Z3_mk_string_symbol(ctx, "timeout"),
-                           ms > 4e9 ? 4000000000u : (unsigned)(ms < 1 ? 1 : ms));
+    return ls_error_msg(err, LS_ERR_LIMIT, "z3: over its memory limit z3.mem_limit = %.0f MiB",
+                        j->mem_mib);
+}
+
+/* An error of Z3's, as ours: out of memory is z3.mem_limit reached. */
+static int z3_failed(Z3_context ctx, const struct z3_job *j, struct ls_error *err)
+{
+    Z3_error_code e = api.Z3_get_error_code(ctx);
+    if (e == Z3_MEMOUT_FAIL)
+        return over_memory(j, err);
+    return ls_error_msg(err, LS_ERR_INTERNAL, "z3: %s", api.Z3_get_error_msg(ctx, e));
+}
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define Z3_NO_AS_CAP 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define Z3_NO_AS_CAP 1
+#endif
+
+/* Let this process's address space grow by at most mib MiB (RLIMIT_AS over its size now:
+ * what it inherited, the problem included, is not Z3's). Not under AddressSanitizer, whose
+ * allocator aborts with a report where malloc would return NULL. */
+static void cap_memory(double mib)
+{
+#ifdef Z3_NO_AS_CAP
+    (void)mib;
+    return;
+#endif
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &pages) != 1)
+            pages = 0;
+        fclose(f);
     }
-    api.Z3_optimize_set_params(ctx, opt, prm);
-    Z3_sort bs = api.Z3_mk_bool_sort(ctx);
-    Z3_ast *x = malloc((size_t)(p->ncfg ? p->ncfg : 1) * sizeof *x);
-    int rc = LS_ERR_NOMEM;
-    if (!x)
-        goto out;
-    if ((rc = load_wcnf(ctx, opt, p, err)))
-        goto out;
-    /* Z3's WCNF reader names variable k by the number k */
-    for (int32_t op = 0; op < p->nops; op++)
-        for (int32_t c = 0; c < p->ops[op].ncfg; c++)
-            x[p->ops[op].cfg0 + c] = api.Z3_mk_const(
-                ctx, api.Z3_mk_int_symbol(ctx, (int)lsp_export_xvar(p, op, c)), bs);
-    Z3_lbool res = api.Z3_optimize_check(ctx, opt, 0, NULL);
-    if (watching) {
-        watch_stop(&w);
-        watching = 0;
-    }
-    lsp_stats_set(&r->stats, "z3_result", res == Z3_L_TRUE ? 1 : res == Z3_L_FALSE ? -1 : 0);
-    rc = 0;
-    if (res == Z3_L_FALSE) {
-        rc = ls_error_msg(err, LS_ERR_INTERNAL, "z3: the encoding is unsatisfiable");
-        goto out;
-    }
+    struct rlimit rl;
+    if (pages <= 0 || getrlimit(RLIMIT_AS, &rl))
+        return;
+    double want = (double)pages * (double)sysconf(_SC_PAGESIZE) + mib * 1048576.0;
+    if (rl.rlim_max == RLIM_INFINITY || want < (double)rl.rlim_max)
+        rl.rlim_cur = (rlim_t)want;
+    setrlimit(RLIMIT_AS, &rl);
+}
+
+/* Read the picks of the model Z3 holds into cfg; 1 when every op has one. */
+static int read_model(Z3_context ctx, Z3_optimize opt, const struct lsp_problem *p,
+                      const Z3_ast *x, int32_t *cfg)
+{
     Z3_model m = api.Z3_optimize_get_model(ctx, opt);
-    if (api.Z3_get_error_code(ctx) != Z3_OK || !m) {
-        r->sol.status = LSP_UNKNOWN;
-        r->sol.nops = 0;
-        goto out;
-    }
+    if (api.Z3_get_error_code(ctx) != Z3_OK || !m)
+        return 0;
     api.Z3_model_inc_ref(ctx, m);
     int complete = 1;
     for (int32_t op = 0; op < p->nops && complete; op++) {
@@ -304,29 +313,193 @@ int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
                 pick = c;
         }
         complete = pick >= 0;
-        r->sol.cfg[op] = pick;
+        cfg[op] = pick;
     }
     api.Z3_model_dec_ref(ctx, m);
-    if (!complete) {
-        r->sol.status = LSP_UNKNOWN;
-        r->sol.nops = 0;
-        goto out;
+    return complete;
+}
+
+/* Z3 on the written WCNF within the time left: w->res, and cfg when w->have_model. */
+static int z3_search(Z3_context ctx, const struct z3_job *j, const Z3_ast *x, int32_t *cfg,
+                     struct z3_wire *w, struct ls_error *err)
+{
+    double left = j->until_ns ? (double)(int64_t)(j->until_ns - ls_now_ns()) / 1e9 : 0;
+    if (j->until_ns && (ls_now_ns() >= j->until_ns || left < 1e-3))
+        return 0;   /* the export took the time: unknown */
+    Z3_optimize opt = api.Z3_mk_optimize(ctx);
+    api.Z3_optimize_inc_ref(ctx, opt);
+    struct watch wt;
+    int watching = j->until_ns && watch_start(&wt, ctx, left) == 0;
+    if (j->until_ns && !watching) {   /* no thread: Z3's own timeout */
+        Z3_params prm = api.Z3_mk_params(ctx);
+        api.Z3_params_inc_ref(ctx, prm);
+        api.Z3_params_set_uint(ctx, prm, api.Z3_mk_string_symbol(ctx, "timeout"),
+                               left > 4e6 ? 4000000000u : (unsigned)(left * 1000 + 1));
+        api.Z3_optimize_set_params(ctx, opt, prm);
+        api.Z3_params_dec_ref(ctx, prm);
     }
-    r->sol.cost = lsp_eval(p, r->sol.cfg, NULL, NULL);
-    r->sol.status = res == Z3_L_TRUE ? LSP_OPTIMAL : LSP_FEASIBLE;
-    if (res == Z3_L_TRUE) {
-        r->sol.has_bound = 1;
-        r->sol.bound = r->sol.cost;
+    int rc = 0;
+    api.Z3_optimize_from_file(ctx, opt, j->path);
+    if (api.Z3_get_error_code(ctx) != Z3_OK) {
+        if (!j->until_ns || ls_now_ns() < j->until_ns)   /* else interrupted: unknown */
+            rc = z3_failed(ctx, j, err);
+    } else {
+        Z3_lbool res = api.Z3_optimize_check(ctx, opt, 0, NULL);
+        w->res = res == Z3_L_TRUE ? 1 : res == Z3_L_FALSE ? -1 : 0;
+        if (api.Z3_get_error_code(ctx) == Z3_MEMOUT_FAIL)
+            rc = z3_failed(ctx, j, err);
+        else if (res != Z3_L_FALSE)
+            w->have_model = read_model(ctx, opt, j->p, x, cfg);
     }
-out:
     if (watching)
-        watch_stop(&w);
-    free(x);
-    api.Z3_params_dec_ref(ctx, prm);
+        watch_stop(&wt);
     api.Z3_optimize_dec_ref(ctx, opt);
-    api.Z3_del_context(ctx);
-    if (rc == LS_ERR_NOMEM)
-        return ls_error_msg(err, rc, "z3: out of memory");
+    return rc;
+}
+
+/* The child's whole run: export, Z3, the answer written to out. */
+static int z3_child(void *arg, int out)
+{
+    const struct z3_job *j = arg;
+    const struct lsp_problem *p = j->p;
+    struct z3_wire w;
+    memset(&w, 0, sizeof w);
+    struct ls_error err;
+    ls_error_clear(&err);
+    cap_memory(j->mem_mib);
+    int32_t *cfg = malloc(((size_t)p->nops + 1) * sizeof *cfg);
+    Z3_ast *x = malloc((size_t)(p->ncfg ? p->ncfg : 1) * sizeof *x);
+    w.rc = cfg && x ? write_wcnf(j, &err) : ls_error_msg(&err, LS_ERR_NOMEM, "z3: out of memory");
+    Z3_config cfgz = w.rc ? NULL : api.Z3_mk_config();
+    Z3_context ctx = cfgz ? api.Z3_mk_context(cfgz) : NULL;
+    if (cfgz)
+        api.Z3_del_config(cfgz);
+    if (!w.rc && !ctx)
+        w.rc = over_memory(j, &err);
+    if (!w.rc) {
+        api.Z3_set_error_handler(ctx, quiet_handler);
+        Z3_sort bs = api.Z3_mk_bool_sort(ctx);
+        /* Z3's WCNF reader names variable k by the number k */
+        for (int32_t op = 0; op < p->nops; op++)
+            for (int32_t c = 0; c < p->ops[op].ncfg; c++)
+                x[p->ops[op].cfg0 + c] = api.Z3_mk_const(
+                    ctx, api.Z3_mk_int_symbol(ctx, (int)lsp_export_xvar(p, op, c)), bs);
+        w.rc = z3_search(ctx, j, x, cfg, &w, &err);
+        api.Z3_del_context(ctx);
+    }
+    if (w.rc == LS_ERR_NOMEM)
+        w.rc = over_memory(j, &err);
+    if (w.rc)
+        memcpy(w.msg, err.msg, sizeof w.msg);
+    FILE *fp = fdopen(out, "w");
+    size_t n = w.have_model ? (size_t)p->nops : 0;
+    return !fp || fwrite(&w, sizeof w, 1, fp) != 1 || fwrite(cfg, sizeof *cfg, n, fp) != n ||
+           fclose(fp);
+}
+
+/* z3.mem_limit in MiB: the given bytes, or half of the machine's memory. */
+static int mem_limit_mib(const struct lsp_solve_opts *o, double *mib, struct ls_error *err)
+{
+    double bytes;
+    int rc = lsp_param_num(o, "z3.mem_limit", &bytes, err);
+    if (!rc && isnan(bytes))
+        bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) / 2;
+    *mib = floor(bytes / 1048576.0);
+    if (*mib < 1)
+        *mib = 1;
+    return rc;
+}
+
+/* The child's answer as the result; how it ended when it gave none. */
+static int take_answer(const struct z3_job *j, enum lsp_fence_end end, const char *buf,
+                       size_t got, int status, struct lsp_result *r, struct ls_error *err)
+{
+    const struct lsp_problem *p = j->p;
+    r->sol.status = LSP_UNKNOWN;
+    r->sol.nops = 0;
+    lsp_stats_set(&r->stats, "z3_cut", end == LSP_FENCE_CUT);
+    lsp_stats_set(&r->stats, "z3_result", 0);
+    if (end == LSP_FENCE_FAILED)
+        return ls_error_msg(err, LS_ERR_NOMEM, "z3: cannot start its process: %s",
+                            strerror(errno));
+    if (end == LSP_FENCE_CUT)
+        return 0;   /* the time limit: no assignment */
+    struct z3_wire w;
+    if (got < sizeof w)
+        return ls_error_msg(err, LS_ERR_INTERNAL, "z3: its process ended without an answer "
+                            "(%s %d; its memory limit z3.mem_limit is %.0f MiB)",
+                            WIFSIGNALED(status) ? "signal" : "exit status",
+                            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+                            j->mem_mib);
+    memcpy(&w, buf, sizeof w);
+    w.msg[sizeof w.msg - 1] = '\0';
+    if (w.rc)
+        return ls_error_msg(err, w.rc, "%s", w.msg);
+    lsp_stats_set(&r->stats, "z3_result", w.res);
+    if (w.res < 0)
+        return ls_error_msg(err, LS_ERR_INTERNAL, "z3: the encoding is unsatisfiable");
+    size_t need = sizeof w + (size_t)p->nops * sizeof *r->sol.cfg;
+    if (!w.have_model || got < need)
+        return 0;
+    memcpy(r->sol.cfg, buf + sizeof w, (size_t)p->nops * sizeof *r->sol.cfg);
+    r->sol.nops = p->nops;
+    r->sol.cost = lsp_eval(p, r->sol.cfg, NULL, NULL);
+    r->sol.status = w.res > 0 ? LSP_OPTIMAL : LSP_FEASIBLE;
+    r->sol.has_bound = w.res > 0;
+    r->sol.bound = w.res > 0 ? r->sol.cost : 0;
+    return 0;
+}
+
+/* Seconds past the time limit the parent waits for the interrupted search's model: a
+ * tenth of the limit, 0.2 s at least, 1 s at most. */
+static double grace_s(double limit)
+{
+    double g = limit / 10;
+    return g < 0.2 ? 0.2 : g > 1 ? 1 : g;
+}
+
+int lsp_solve_z3(const struct lsp_problem *p, const struct lsp_solve_opts *o,
+                 struct lsp_result *r, struct ls_error *err)
+{
+    pthread_once(&load_once, load_z3);
+    if (load_error[0])
+        return ls_error_msg(err, LS_ERR_INPUT, "solver z3: %s; install libz3 (Debian: libz3-4)",
+                            load_error);
+    /* Z3 4.8 misreads tops near 2^62 (docs/solvers.md) and the format keeps weights
+     * below 2^53: refuse rather than answer wrong */
+    if (soft_sum(p) >= 9007199254740992.0)
+        return ls_error_msg(err, LS_ERR_INPUT, "z3: the op costs and the transposes (once per "
+                            "producer configuration) sum to 2^53 or more, beyond what Z3's "
+                            "weighted MaxSAT reader takes exactly");
+    uint64_t start = ls_now_ns();
+    struct z3_job j = {.p = p, .until_ns = o->time_limit > 0
+                                              ? start + (uint64_t)(fmin(o->time_limit, 1e7) * 1e9)
+                                              : 0};
+    int rc = mem_limit_mib(o, &j.mem_mib, err);
+    if (rc)
+        return rc;
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/laysim-z3-XXXXXX.wcnf", dir && *dir ? dir : "/tmp");
+    j.path = path;
+    j.fd = mkstemps(path, 5);
+    if (j.fd < 0)
+        return ls_error_msg(err, LS_ERR_IO, "z3: cannot create a temporary file in %s",
+                            dir && *dir ? dir : "/tmp");
+    void *tracked = ls_temp_track(path); /* a SIGTERM mid-solve leaves no WCNF behind */
+    size_t cap = sizeof(struct z3_wire) + (size_t)p->nops * sizeof *r->sol.cfg, got = 0;
+    char *buf = malloc(cap);
+    uint64_t kill_at = j.until_ns ? j.until_ns + (uint64_t)(grace_s(o->time_limit) * 1e9) : 0;
+    int status = 0;
+    enum lsp_fence_end end = buf ? lsp_fence_run(z3_child, &j, kill_at, buf, cap, &got, &status)
+                                 : LSP_FENCE_FAILED;
+    int fork_errno = buf ? errno : ENOMEM;
+    close(j.fd);
+    unlink(path);
+    ls_temp_untrack(tracked);
+    errno = fork_errno;
+    rc = take_answer(&j, end, buf, got, status, r, err);
+    free(buf);
     return rc;
 }
 

@@ -325,7 +325,13 @@ static int finish_run(struct study_pipe *p, struct study_run *r, struct ls_error
     r->conversions = cs.conversions;
     r->instructions = cs.instructions;
     r->hbm_bytes = cs.hbm_bytes;
-    int64_t priced = cm_price_program(&p->tb, &p->t, prog);
+    int64_t priced;
+    if ((rc = cm_price_program(&p->tb, &p->t, prog, &priced, err))) {
+        sim_program_free(prog);
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return ls_error_msg(err, rc, "%s: %s", r->strategy, why);
+    }
     if (priced != r->predicted) {
         sim_program_free(prog);
         return ls_error_msg(err, LS_ERR_INTERNAL,

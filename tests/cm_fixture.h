@@ -81,7 +81,9 @@ static inline struct sim_program *compile_checked(struct fixture *f, const int32
     struct ls_error err = {0};
     struct sim_program *prog = NULL;
     assert_int_equal(cm_instance_compile(f->in, cfg, &prog, NULL, &err), 0);
-    assert_int_equal(cm_price_program(&f->tb, &f->t, prog), lsp_eval(f->in->p, cfg, NULL, NULL));
+    int64_t priced;
+    assert_int_equal(cm_price_program(&f->tb, &f->t, prog, &priced, &err), 0);
+    assert_int_equal(priced, lsp_eval(f->in->p, cfg, NULL, NULL));
     if (sim) {
         struct sim_stats ss;
         assert_int_equal(sim_run(&f->t, prog, NULL, &ss, &err), 0);

@@ -118,7 +118,11 @@ static void check_consistency(struct graph *g, struct setup *s, const int32_t *l
     struct ls_error err = {0};
     struct sim_program *prog = NULL;
     assert_int_equal(cm_instance_compile(s->in, lcfg, &prog, NULL, &err), 0);
-    assert_int_equal(cm_price_program(&s->tb, &s->t, prog), lsp_eval(s->p, lcfg, NULL, NULL));
+    {
+        int64_t priced;
+        assert_int_equal(cm_price_program(&s->tb, &s->t, prog, &priced, NULL), 0);
+        assert_int_equal(priced, lsp_eval(s->p, lcfg, NULL, NULL));
+    }
     sim_program_free(prog);
 }
 
@@ -360,7 +364,11 @@ static void test_shared_conversion(void **st)
     struct cg_compile_stats cs;
     assert_int_equal(cm_instance_compile(s.in, lcfg, &prog, &cs, &err), 0);
     assert_int_equal(cs.conversions, 1);
-    assert_int_equal(cm_price_program(&s.tb, &s.t, prog), lsp_eval(s.p, lcfg, NULL, NULL));
+    {
+        int64_t priced;
+        assert_int_equal(cm_price_program(&s.tb, &s.t, prog, &priced, NULL), 0);
+        assert_int_equal(priced, lsp_eval(s.p, lcfg, NULL, NULL));
+    }
     sim_program_free(prog);
     free(lcfg);
     teardown(&s);

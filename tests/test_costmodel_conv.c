@@ -442,7 +442,11 @@ static void test_resident_chain(void **st)
                 cfg[conv[k]] = cc[k];
             struct sim_program *prog = NULL;
             assert_int_equal(cm_instance_compile(in, cfg, &prog, NULL, &err), 0);
-            assert_int_equal(cm_price_program(&tb, &t, prog), lsp_eval(lp, cfg, NULL, NULL));
+            {
+                int64_t priced;
+                assert_int_equal(cm_price_program(&tb, &t, prog, &priced, NULL), 0);
+                assert_int_equal(priced, lsp_eval(lp, cfg, NULL, NULL));
+            }
             struct sim_stats ss;
             assert_int_equal(sim_run(&t, prog, NULL, &ss, &err), 0);
             assert_true(sim_ticks_ns(&ss, ss.ticks) >= rl.bound_ns);

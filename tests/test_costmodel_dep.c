@@ -125,11 +125,19 @@ static void test_program_price(void **st)
     double cyc = (double)t.base_mhz / sim_engine_mhz(&t, LS_ENGINE_DVE);
     double extra = (2 * tb.dep[LS_ENGINE_DVE] + tb.dep_tiny) * cyc;
     near((double)(want - plain), extra, 0.01);
-    assert_int_equal(cm_price_program(&tb, &t, p), want);
+    {
+        int64_t priced;
+        assert_int_equal(cm_price_program(&tb, &t, p, &priced, NULL), 0);
+        assert_int_equal(priced, want);
+    }
     /* a table without the latency prices the program as the instructions alone */
     memset(tb.dep, 0, sizeof tb.dep);
     tb.dep_tiny = 0;
-    assert_int_equal(cm_price_program(&tb, &t, p), plain);
+    {
+        int64_t priced;
+        assert_int_equal(cm_price_program(&tb, &t, p, &priced, NULL), 0);
+        assert_int_equal(priced, plain);
+    }
     sim_program_free(p);
 }
 

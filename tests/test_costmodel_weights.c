@@ -107,7 +107,11 @@ static void test_blocked_weight(void **st)
             cfg[i] = (int32_t)ls_rng_below(&r, (uint64_t)p->ops[i].ncfg);
         struct sim_program *prog = NULL;
         assert_int_equal(cm_instance_compile(in, cfg, &prog, NULL, &err), 0);
-        assert_int_equal(cm_price_program(&tb, &t, prog), lsp_eval(p, cfg, NULL, NULL));
+        {
+            int64_t priced;
+            assert_int_equal(cm_price_program(&tb, &t, prog, &priced, NULL), 0);
+            assert_int_equal(priced, lsp_eval(p, cfg, NULL, NULL));
+        }
         memset(seen, 0, wbytes);
         uint64_t shortest = weight_reads(prog, seen, wbytes);
         if (w_stationary(p, cfg)) {

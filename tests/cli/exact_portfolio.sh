@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # exact's portfolio (issue 24): CBC alone, the race and bucket elimination agree on the
 # optimum of a wide generated DAG, `laysim check` accepts every .sol, the race's .sol is the
-# same on two runs, and solve --mem-limit reaches exact and dp only.
+# same on two runs, and solve --mem-limit reaches exact, dp and z3 only.
 # Usage: exact_portfolio.sh LAYSIM SOURCE_DIR
 set -u
 L=$1
@@ -28,7 +28,7 @@ expect 0 "solve exact" "$L" solve "$P" --solver exact -o "$T/auto.sol" --json
 expect 0 "exact --mem-limit" "$L" solve "$P" --solver exact --mem-limit 1 -o "$T/m.sol"
 expect 0 "check --mem-limit" "$L" check "$P" "$T/m.sol"
 expect 2 "--mem-limit on rulebased" "$L" solve "$P" --mem-limit 64
-expect_err "applies to the exact and dp solvers" "--mem-limit refused for rulebased"
+expect_err "applies to the exact, dp and z3 solvers" "--mem-limit refused for rulebased"
 expect 2 "--mem-limit 0" "$L" solve "$P" --solver dp --mem-limit 0
 expect 2 "bad engine" "$L" solve "$P" --solver exact --param exact.engine=glpk
 expect_err "exact.engine" "bad engine named"
