@@ -175,10 +175,11 @@ int cmd_compile(int argc, char **argv)
     if ((rc = cm_instance_compile(mc.in, cfg, &prog, &st, &err)))
         goto out;
     cm_tie_program(prog, mc.in->p, &mc.t);
-    rc = write_program(prog, outp, binary, &err);
+    /* priced before it is written: a command that fails leaves no output */
     int64_t price = 0;
-    if (!rc)   /* the program stays written: what the command finished */
-        rc = cm_price_program(&mc.tb, &mc.t, prog, &price, &err);
+    rc = cm_price_program(&mc.tb, &mc.t, prog, &price, &err);
+    if (!rc)
+        rc = write_program(prog, outp, binary, &err);
     if (!rc && json) {
         json_t *o = json_object();
         json_object_set_new(o, "model", json_string(argv[optind]));
