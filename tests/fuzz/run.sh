@@ -12,7 +12,7 @@
 #   -s SEED     libFuzzer's random seed (default 0: a new one each run; env FUZZ_SEED).
 #               With a fixed seed and a fresh DIR a run is a prefix of every longer run
 #               with the same seed, so a crash CI finds can be found again here.
-#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable (default: all)
+#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable chain (default: all)
 #
 # Every target first replays its reproducers (tests/data/fuzz/TARGET/*), then fuzzes from a
 # corpus seeded with the repository's examples and test data. Exits 1 when any target
@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable"
+ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable chain"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -52,6 +52,7 @@ layers_of() {
     lstrace | csv | tracejson | neuroncsv) echo "traces util" ;;
     prog | progz | target) echo "sim traces util" ;;
     cmtable) echo "costmodel codegen solver sim graph traces util" ;;
+    chain) echo "study costmodel codegen solver sim graph traces util" ;;
     *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }
@@ -62,6 +63,7 @@ LIBS="-lgsl -lgslcblas -ljansson -lprotobuf-c $(pkg-config --libs cbc) -lz -lm -
 seeds_of() {
     case $1 in
     lg) ls "$SRC"/examples/*.lg "$SRC"/tests/data/bad/*.lg ;;
+    chain) ls "$SRC"/examples/*.lg ;;
     lsp) ls "$SRC"/tests/data/lsp/*.lsp ;;
     sol) ls "$SRC"/tests/data/lsp/*.sol ;;
     prog) ls "$SRC"/tests/data/prog/*.lsprog "$SRC"/tests/data/prog/bad/*.lsprog ;;
