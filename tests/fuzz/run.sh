@@ -12,7 +12,7 @@
 #   -s SEED     libFuzzer's random seed (default 0: a new one each run; env FUZZ_SEED).
 #               With a fixed seed and a fresh DIR a run is a prefix of every longer run
 #               with the same seed, so a crash CI finds can be found again here.
-#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable chain (default: all)
+#   TARGET      lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable chain hwchain (default: all)
 #
 # Every target first replays its reproducers (tests/data/fuzz/TARGET/*), then fuzzes from a
 # corpus seeded with the repository's examples and test data. Exits 1 when any target
@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable chain"
+ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable chain hwchain"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -52,7 +52,7 @@ layers_of() {
     lstrace | csv | tracejson | neuroncsv) echo "traces util" ;;
     prog | progz | target) echo "sim traces util" ;;
     cmtable) echo "costmodel codegen solver sim graph traces util" ;;
-    chain) echo "study costmodel codegen solver sim graph traces util" ;;
+    chain | hwchain) echo "study costmodel codegen solver sim graph traces util" ;;
     *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }
