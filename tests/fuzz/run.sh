@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Build and run laysim's libFuzzer targets (tests/fuzz/fuzz_*.c) with ASan + UBSan.
+# Build and run laysim's libFuzzer targets (tests/fuzz/fuzz_*.c) with clang's ASan + UBSan,
+# float-cast-overflow included (a float -> int conversion out of range: it is in neither
+# compiler's "undefined" group).
 # Not part of the CMake build. See tests/fuzz/README.md.
 #
 #   tests/fuzz/run.sh [-t SECONDS] [-o DIR] [-b] [TARGET...]
@@ -41,7 +43,7 @@ done
 ALL="lg lsp sol answer lstrace csv tracejson neuroncsv prog progz target hf tfjs onnx hlo cmtable chain hwchain"
 TARGETS=${*:-$ALL}
 CC=${CC:-clang}
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer"
 CFLAGS="-g -O1 -std=gnu11 -D_DEFAULT_SOURCE -DLAYSIM_VERSION=\"fuzz\" -I$SRC -I$OUT/gen $SAN $(pkg-config --cflags cbc)"
 
 # Layers each target links (lowest last) and its external libraries.
