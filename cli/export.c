@@ -25,7 +25,7 @@ const char cmd_export_help[] =
     "\n"
     "options:\n"
     CLI_HELP(QUIET)
-    "  --to FORMAT  output format (required)\n"
+    "  --to FORMAT         output format (required)\n"
     CLI_HELP(OUTPUT)
     "                      (default: stdout)\n";
 

@@ -20,12 +20,12 @@ const char cmd_graph_help[] =
     "model.json; an XLA HLO text module .hlo, docs/import.md), check it (syntax, shapes against shape inference, one\n"
     "producer per tensor, no cycles, attributes in range) and print:\n"
     "  (no option)   a one-line summary\n"
-    "  --stats       statistics: ops (sources and returns included), compute_ops,\n"
-    "                tensors, edges (producer->consumer uses), max_fanout, treewidth_ub\n"
-    "                (min-fill/min-degree bound of the undirected op graph), flops, ...\n"
+    "  --stats             statistics: ops (sources and returns included), compute_ops,\n"
+    "                      tensors, edges (producer->consumer uses), max_fanout, treewidth_ub\n"
+    "                      (min-fill/min-degree bound of the undirected op graph), flops, ...\n"
     CLI_HELP(JSON)
     "                      (with --stats one object of statistics, else the whole graph)\n"
-    "  --dot         Graphviz DOT of the op graph (not with --json or --stats)\n"
+    "  --dot               Graphviz DOT of the op graph (not with --json or --stats)\n"
     CLI_HELP(OUTPUT)
     "                      (the graph in canonical .lg form, besides what is printed)\n"
     CLI_HELP(TIME_LIMIT)
