@@ -32,85 +32,87 @@ const char cmd_calibrate_help[] =
     "Entries with fewer than 3 samples keep the prior's values.\n"
     "\n"
     "options:\n"
-    "  --traces FILE          a .lstrace (simulator, RTL, or imported CSV); repeatable\n"
-    "  --microbench           run the built-in microbenchmarks (every opcode, sweeps of its\n"
-    "                         cost parameters, each in isolation) and fit them\n"
-    "  --write-microbench F   also write the microbenchmark records to trace F\n"
-    "  --table TABLE          start from this table (default: the datasheet table);\n"
-    "                         --prior is the old spelling (deprecated)\n"
-    "  --aggregate MODE       aggregation of the output table: sum, max or pipe (pipe:\n"
-    "                         the group fit prices each group as a software pipeline, as\n"
-    "                         the datasheet table does; default: the prior's)\n"
-    "  --no-group-fit         skip the overlap-aware group fit. By default, when the\n"
-    "                         traces carry op attribution (laysim's own, or imported\n"
-    "                         with an op/hlo_name column), the per-instruction table is\n"
-    "                         then scaled so that each op's aggregated price matches its\n"
-    "                         exposed time in the traces (aggregation max unless\n"
-    "                         --aggregate sum; docs/calibration.md), and every k-th trace\n"
-    "                         (k = 1/FRACTION of --holdout) is held out and predicted\n"
-    "  --group-scales MODE    what the group fit scales: split: a latency and a throughput\n"
-    "                         scale for the DMA entries and another pair for the compute\n"
-    "                         entries; tied: one latency and one throughput scale for all\n"
-    "                         entries (both fitted to every program's total time and to\n"
-    "                         the time differences of programs with the same operators);\n"
-    "                         auto (default): with traces of two or more models, the\n"
-    "                         models left out choose among the forms listed under\n"
-    "                         --no-model-holdout; else split and tied both, the one that\n"
-    "                         predicts the held-out traces better kept (split when none is\n"
-    "                         held out); entry: a latency and a throughput scale per entry,\n"
-    "                         fitted to every op's exposed time (many more scales than a\n"
-    "                         few models can pin)\n"
-    "  --serial-share         also fit the table's serial_share (max only): the share of\n"
-    "                         the other engines' time a group adds to its busiest\n"
-    "                         engine's (0: they overlap; 1: they run one after another)\n"
-    "  --dma-latency RULE     how the fitted table charges the DMA transfer latency:\n"
-    "                         per-dma (every DMA its fixed_ns; the default) or per-group\n"
-    "                         (once per op or conversion, table key dma_latency_per_group:\n"
-    "                         the simulator's queues overlap an op's transfers)\n"
-    "  --issue-latency        also fit one issue latency added to every vector (ACT, DVE,\n"
-    "                         POOL) instruction: the wait of a chain of dependent vector\n"
-    "                         instructions, which no scale of a table whose vector\n"
-    "                         entries have a = 0 can give (docs/calibration.md)\n"
-    "  --holdout FRACTION     share of each entry's samples held out of its fit to judge\n"
-    "                         it against the prior (default 0.2; 0 = none). An entry whose\n"
-    "                         fit predicts them worse than the prior keeps the prior\n"
-    "                         (verdict 'rejected'); the summary compares the whole table\n"
-    "                         with its prior on every held-out sample\n"
-    "  -o FILE                the fitted table (required). When the group fit predicts\n"
-    "                         the held-out traces worse than the prior table does, FILE\n"
-    "                         gets the prior table instead and the summary says so\n"
-    "  --keep-worse           write the fitted table even then (for diagnosis)\n"
-    "  --no-model-holdout     skip the check on models the fit did not see. By default, when\n"
-    "                         the traces come from two or more models (told apart by their\n"
-    "                         operators' names), each model's traces are left out in turn:\n"
-    "                         the table is fitted on the other models' traces and predicts\n"
-    "                         the programs left out; when these tables predict them worse\n"
-    "                         than the prior does (mean over the models of the median\n"
-    "                         program-time error), FILE gets the prior table. Unless a flag\n"
-    "                         of the form is given (--no-group-fit, --dma-latency,\n"
-    "                         --group-scales, --serial-share, --issue-latency), calibrate\n"
-    "                         fits four forms (the group fit with split scales, with tied\n"
-    "                         scales, with tied scales and an issue latency; no group fit\n"
-    "                         with the DMA latency per group) and keeps the one whose fits\n"
-    "                         predict the models left out best\n"
-    "  --programs PROG        the program the k-th --traces ran (the k-th --programs;\n"
-    "                         repeatable, one per trace): its dependencies tell which\n"
-    "                         vector instructions wait on their engine's previous one,\n"
-    "                         and the table's dependency latency (one per ACT, DVE,\n"
-    "                         POOL and a tiny extra) is then measured from the gaps\n"
-    "                         before them (fitted with the scales when too few;\n"
-    "                         docs/calibration.md). Without them the table's dependency\n"
-    "                         latency is kept as it is\n"
-    "  --no-dependency-fit    keep the table's dependency latency even with --programs\n"
-    "  -q, --quiet            no progress bar (one step per trace, then the fit; stderr,\n"
-    "                         terminal only)\n"
-    "  --report FILE          the fit report as JSON (per entry: samples, R2, max and\n"
-    "                         median relative error, residual plot data)\n"
-    "  --json                 print the fit report to stdout\n"
-    "  --ignore-mismatch      fit traces that laysim simulated (or ran on the RTL) for\n"
-    "                         another target than the table's (its `target` key, else\n"
-    "                         --target; a --set variant is the same target) with a\n"
-    "                         warning instead of refusing them (exit 2)\n"
+    "  --traces FILE       a .lstrace (simulator, RTL, or imported CSV); repeatable\n"
+    "  --microbench        run the built-in microbenchmarks (every opcode, sweeps of its\n"
+    "                      cost parameters, each in isolation) and fit them\n"
+    "  --write-microbench F  also write the microbenchmark records to trace F\n"
+    CLI_HELP(TABLE)
+    "                      the prior the fit starts from; --prior is the old spelling\n"
+    "                      (deprecated)\n"
+    "  --aggregate MODE    aggregation of the output table: sum, max or pipe (pipe:\n"
+    "                      the group fit prices each group as a software pipeline, as\n"
+    "                      the datasheet table does; default: the prior's)\n"
+    "  --no-group-fit      skip the overlap-aware group fit. By default, when the\n"
+    "                      traces carry op attribution (laysim's own, or imported\n"
+    "                      with an op/hlo_name column), the per-instruction table is\n"
+    "                      then scaled so that each op's aggregated price matches its\n"
+    "                      exposed time in the traces (aggregation max unless\n"
+    "                      --aggregate sum; docs/calibration.md), and every k-th trace\n"
+    "                      (k = 1/FRACTION of --holdout) is held out and predicted\n"
+    "  --group-scales MODE  what the group fit scales: split: a latency and a throughput\n"
+    "                      scale for the DMA entries and another pair for the compute\n"
+    "                      entries; tied: one latency and one throughput scale for all\n"
+    "                      entries (both fitted to every program's total time and to\n"
+    "                      the time differences of programs with the same operators);\n"
+    "                      auto (default): with traces of two or more models, the\n"
+    "                      models left out choose among the forms listed under\n"
+    "                      --no-model-holdout; else split and tied both, the one that\n"
+    "                      predicts the held-out traces better kept (split when none is\n"
+    "                      held out); entry: a latency and a throughput scale per entry,\n"
+    "                      fitted to every op's exposed time (many more scales than a\n"
+    "                      few models can pin)\n"
+    "  --serial-share      also fit the table's serial_share (max only): the share of\n"
+    "                      the other engines' time a group adds to its busiest\n"
+    "                      engine's (0: they overlap; 1: they run one after another)\n"
+    "  --dma-latency RULE  how the fitted table charges the DMA transfer latency:\n"
+    "                      per-dma (every DMA its fixed_ns; the default) or per-group\n"
+    "                      (once per op or conversion, table key dma_latency_per_group:\n"
+    "                      the simulator's queues overlap an op's transfers)\n"
+    "  --issue-latency     also fit one issue latency added to every vector (ACT, DVE,\n"
+    "                      POOL) instruction: the wait of a chain of dependent vector\n"
+    "                      instructions, which no scale of a table whose vector\n"
+    "                      entries have a = 0 can give (docs/calibration.md)\n"
+    "  --holdout FRACTION  share of each entry's samples held out of its fit to judge\n"
+    "                      it against the prior (default 0.2; 0 = none). An entry whose\n"
+    "                      fit predicts them worse than the prior keeps the prior\n"
+    "                      (verdict 'rejected'); the summary compares the whole table\n"
+    "                      with its prior on every held-out sample\n"
+    CLI_HELP(OUTPUT)
+    "                      the fitted table (required). When the group fit predicts\n"
+    "                      the held-out traces worse than the prior table does, FILE\n"
+    "                      gets the prior table instead and the summary says so\n"
+    "  --keep-worse        write the fitted table even then (for diagnosis)\n"
+    "  --no-model-holdout  skip the check on models the fit did not see. By default, when\n"
+    "                      the traces come from two or more models (told apart by their\n"
+    "                      operators' names), each model's traces are left out in turn:\n"
+    "                      the table is fitted on the other models' traces and predicts\n"
+    "                      the programs left out; when these tables predict them worse\n"
+    "                      than the prior does (mean over the models of the median\n"
+    "                      program-time error), FILE gets the prior table. Unless a flag\n"
+    "                      of the form is given (--no-group-fit, --dma-latency,\n"
+    "                      --group-scales, --serial-share, --issue-latency), calibrate\n"
+    "                      fits four forms (the group fit with split scales, with tied\n"
+    "                      scales, with tied scales and an issue latency; no group fit\n"
+    "                      with the DMA latency per group) and keeps the one whose fits\n"
+    "                      predict the models left out best\n"
+    "  --programs PROG     the program the k-th --traces ran (the k-th --programs;\n"
+    "                      repeatable, one per trace): its dependencies tell which\n"
+    "                      vector instructions wait on their engine's previous one,\n"
+    "                      and the table's dependency latency (one per ACT, DVE,\n"
+    "                      POOL and a tiny extra) is then measured from the gaps\n"
+    "                      before them (fitted with the scales when too few;\n"
+    "                      docs/calibration.md). Without them the table's dependency\n"
+    "                      latency is kept as it is\n"
+    "  --no-dependency-fit  keep the table's dependency latency even with --programs\n"
+    CLI_HELP(QUIET)
+    "                      (the bar: one step per trace, then the fit; terminal only)\n"
+    "  --report FILE       the fit report as JSON (per entry: samples, R2, max and\n"
+    "                      median relative error, residual plot data)\n"
+    CLI_HELP(JSON) "                      (the fit report)\n"
+    "  --ignore-mismatch   fit traces that laysim simulated (or ran on the RTL) for\n"
+    "                      another target than the table's (its `target` key, else\n"
+    "                      --target; a --set variant is the same target) with a\n"
+    "                      warning instead of refusing them (exit 2)\n"
     CLI_TARGET_HELP;
 
 /* 1 / 0 when the held-out samples say the table beats / does not beat its prior; -1 when
@@ -308,7 +310,7 @@ static int parse_opt(struct cal_opts *o, int c, const char *arg, char **argv)
     case 'G': return parse_list(&o->progs, &o->nprog, &o->capprog, arg);
     case 'm': o->micro = 1; break;
     case 'Y': o->ignore_mismatch = 1; break;
-    case 'p': o->prior = arg; break;
+    case CLI_OPT_TABLE: o->prior = arg; break;
     case 'P':
         fprintf(stderr, "laysim calibrate: --prior is deprecated, say --table\n");
         o->prior = arg;
@@ -317,7 +319,7 @@ static int parse_opt(struct cal_opts *o, int c, const char *arg, char **argv)
     case 'w': o->mbtrace = arg; o->micro = 1; break;
     case 'R': o->report = arg; break;
     case 'o': o->outp = arg; break;
-    case 'J': o->json = 1; break;
+    case CLI_OPT_JSON: o->json = 1; break;
     case 'N': o->no_group = 1; o->explicit_form = 1; break;
     case 'S': o->scalesn = arg; o->explicit_form = 1; break;
     case 's': o->serial = 1; o->explicit_form = 1; break;
@@ -375,11 +377,11 @@ static int parse_opts(struct cal_opts *o, int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"traces", required_argument, NULL, 'r'},   {"microbench", no_argument, NULL, 'm'},
-        {"table", required_argument, NULL, 'p'},    {"prior", required_argument, NULL, 'P'},
+        CLI_LONGOPT(TABLE)                          {"prior", required_argument, NULL, 'P'},
         {"aggregate", required_argument, NULL, 'A'},
         {"write-microbench", required_argument, NULL, 'w'},
-        {"report", required_argument, NULL, 'R'},   {"output", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, 'J'},           {"quiet", no_argument, NULL, 'q'},
+        {"report", required_argument, NULL, 'R'},   CLI_LONGOPT(OUTPUT)
+        CLI_LONGOPT(JSON)                           CLI_LONGOPT(QUIET)
         {"holdout", required_argument, NULL, 'H'},
         {"no-group-fit", no_argument, NULL, 'N'},   {"group-scales", required_argument, NULL, 'S'},
         {"serial-share", no_argument, NULL, 's'},  {"issue-latency", no_argument, NULL, 'I'},
@@ -387,7 +389,7 @@ static int parse_opts(struct cal_opts *o, int argc, char **argv)
         {"keep-worse", no_argument, NULL, 'K'},     {"no-model-holdout", no_argument, NULL, 'M'},
         {"programs", required_argument, NULL, 'G'}, {"no-dependency-fit", no_argument, NULL, 'D'},
         {"ignore-mismatch", no_argument, NULL, 'Y'},
-        CLI_TARGET_LONGOPTS,                        {NULL, 0, NULL, 0}};
+        CLI_TARGET_LONGOPTS                        {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->scalesn = "auto";
     o->holdout = CM_HOLDOUT_DEFAULT;

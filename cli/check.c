@@ -19,9 +19,10 @@ const char cmd_check_help[] =
     "(producer layout -> each distinct requested layout, with its cost).\n"
     "\n"
     "options:\n"
-    CLI_QUIET_HELP
-    "  --json   one JSON object: valid, status, cost, claimed_cost, bound, op_cost,\n"
-    "           transpose_cost, transposes (list of {tensor, from, to, cost})\n"
+    CLI_HELP(QUIET)
+    CLI_HELP(JSON)
+    "                      one object: valid, status, cost, claimed_cost, bound, op_cost,\n"
+    "                      transpose_cost, transposes (list of {tensor, from, to, cost})\n"
     "\n"
     "A .sol whose problem-hash header differs from the problem's gets a warning on stderr\n"
     "(docs/formats.md); it is still judged on its content.\n"
@@ -39,12 +40,11 @@ static const char *layout_name(const struct lsp_problem *p, int32_t t, int32_t l
 
 int cmd_check(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"json", no_argument, NULL, 'J'},
-                                             CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {CLI_LONGOPT(JSON) CLI_LONGOPT(QUIET) {NULL, 0, NULL, 0}};
     int json = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "q", longopts, NULL)) != -1) {
-        if (c == 'J')
+        if (c == CLI_OPT_JSON)
             json = 1;
         else if (c != 'q')   /* check prints no status lines */
             return cli_bad_option("check", argv, "q");

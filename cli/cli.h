@@ -51,10 +51,21 @@ json_t *cli_json_num(double v);
 /* After getopt_long returned '?' (opterr is 0: getopt itself prints nothing): print
  * "laysim CMD: unknown option 'X'" or "option 'X' needs a value"; returns CLI_USAGE. */
 int cli_bad_option(const char *cmd, char **argv, const char *shortopts);
-/* -q/--quiet, which every command accepts: no status or summary lines on stderr (nor a
- * progress bar), results unchanged; warnings and errors are still printed. */
-#define CLI_QUIET_LONGOPT {"quiet", no_argument, NULL, 'q'}
-#define CLI_QUIET_HELP "  -q, --quiet         no status or summary lines on stderr (results unchanged)\n"
+/* The shared flags of cli/flags.def (-q/--quiet, which every command accepts, --json,
+ * -o/--output, --threads, --time-limit, --seed, --table, --target, --set, -h/--help):
+ * CLI_LONGOPT(ID) is the getopt_long entry (with its comma), CLI_HELP(ID) the help text
+ * and CLI_OPT_ID the code getopt_long returns for it. */
+#include "cli/flags.def"
+#define CLI_FLAG_INDEX_(id, name, shrt, arg, help) CLI_FLAG_INDEX_##id,
+enum { CLI_FLAGS(CLI_FLAG_INDEX_) CLI_FLAG_COUNT };
+enum { CLI_OPT_FLAG = 0x300 };
+#define CLI_FLAG_CODE_(id, name, shrt, arg, help) \
+    CLI_OPT_##id = (shrt) ? (shrt) : CLI_OPT_FLAG + CLI_FLAG_INDEX_##id,
+enum { CLI_FLAGS(CLI_FLAG_CODE_) };
+#define CLI_LONGOPT_(id, name, shrt, arg, help) {name, arg, NULL, CLI_OPT_##id},
+#define CLI_HELP_(id, name, shrt, arg, help) help
+#define CLI_LONGOPT(id) CLI_FLAG_##id(CLI_LONGOPT_)
+#define CLI_HELP(id) CLI_FLAG_##id(CLI_HELP_)
 /* -o FILE for commands that print their results: stdout goes to FILE, written atomically
  * (the file appears, complete, only when cli_stdout_end commits with ok = 1). A NULL or
  * "-" path leaves stdout alone. */
@@ -83,9 +94,10 @@ void cli_ticker_stop(struct cli_ticker *t);
  * files in dir) and headline (per target: relative performance and optimality gap per
  * table and strategy, fidelity, autotuner). NULL when out of memory. */
 #define CLI_STUDY_JSON_HELP                                                              \
-    "  --json              print the run summary as one JSON object instead of the tables:\n" \
-    "                      jobs, cells, failed cells with their reasons, output paths and\n" \
-    "                      the headline figures per target (docs/cli.md)\n"
+    CLI_HELP(JSON)                                                                       \
+    "                      (the run summary, one object: jobs, cells, failed cells with\n" \
+    "                      their reasons, output paths and the headline figures per\n"   \
+    "                      target; docs/cli.md)\n"
 struct study_cells;
 json_t *cli_study_json(const char *kind, const char *dir, const struct study_cells *cells,
                        json_t *counts);

@@ -25,15 +25,16 @@ const char cmd_compile_help[] =
     "                      this command's is refused (exit 2, naming what differs); one\n"
     "                      without hashes is taken with a warning (docs/formats.md)\n"
     "  --ignore-mismatch   take a mismatched .sol anyway (with a warning)\n"
-    "  -o, --output FILE   where to write the program (default stdout)\n"
+    CLI_HELP(OUTPUT) "                      (the program; default stdout)\n"
     "  --format text|binary  program text (.lsprog, the default) or the compact binary form\n"
     "                      (.lsprogz: zlib blocks, ~10 bytes per instruction, loads ~10x\n"
     "                      faster); default: binary when OUT ends in .lsprogz\n"
-    "  --json              the summary as one JSON object on stdout (instructions, ops_lowered,\n"
+    CLI_HELP(JSON)
+    "                      (the summary, one object: instructions, ops_lowered,\n"
     "                      conversions, hbm_bytes, memory_plan (resident, spilled and fused\n"
     "                      tensors and bytes), table_price, objective, roofline: the\n"
     "                      bound no program of MODEL can beat, docs/costmodel.md); needs -o\n"
-    "  -q, --quiet         no summary line on stderr (warnings and errors still)\n"
+    CLI_HELP(QUIET)
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 static json_t *roofline_json(const struct graph *g, const struct sim_target *t)
@@ -91,13 +92,12 @@ static int write_program(const struct sim_program *prog, const char *path, int b
 
 int cmd_compile(int argc, char **argv)
 {
-    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS,
+    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS
                                        {"layout", required_argument, NULL, 'L'},
-                                       {"output", required_argument, NULL, 'o'},
-                                       {"json", no_argument, NULL, 'J'},
+                                       CLI_LONGOPT(OUTPUT) CLI_LONGOPT(JSON)
                                        {"ignore-mismatch", no_argument, NULL, 'I'},
                                        {"format", required_argument, NULL, 'F'},
-                                       {"quiet", no_argument, NULL, 'q'},
+                                       CLI_LONGOPT(QUIET)
                                        {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
@@ -111,7 +111,7 @@ int cmd_compile(int argc, char **argv)
             quiet = 1;
         else if (c == 'L')
             sol = optarg;
-        else if (c == 'J')
+        else if (c == CLI_OPT_JSON)
             json = 1;
         else if (c == 'I')
             ignore = 1;

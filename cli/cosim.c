@@ -26,12 +26,13 @@ const char cmd_cosim_help[] =
     "\n"
     "options:\n"
     "  --rows R, --cols C  array size (default 32 x 32; must be a size the build verilated)\n"
-    "  --json              print {\"rows\", \"cols\", \"target_hash\", \"cases\": [{name, kind,\n"
+    CLI_HELP(JSON)
+    "                      {\"rows\", \"cols\", \"target_hash\", \"cases\": [{name, kind,\n"
     "                      rtl_cycles, sim_cycles, diff, tolerance, timing_ok, result_ok}],\n"
     "                      \"passed\", \"failed\", \"rtl_cycles_per_second\",\n"
     "                      \"rtl_cpu_seconds\", \"rtl_cycles_per_cpu_second\"}\n"
     "  --trace OUT         write the RTL retire events as a trace (producer rtl)\n"
-    "  -q, --quiet         no progress bar (drawn on stderr only when it is a terminal)\n"
+    CLI_HELP(QUIET)
     "\n"
     "exit: 0 all cases agree, 1 a case disagrees or the RTL was not built, 2 bad usage.\n";
 
@@ -50,9 +51,9 @@ int cmd_cosim(int argc, char **argv)
     static const struct option opts[] = {
         {"rows", required_argument, NULL, 'r'},
         {"cols", required_argument, NULL, 'c'},
-        {"json", no_argument, NULL, 'j'},
+        CLI_LONGOPT(JSON)
         {"trace", required_argument, NULL, 't'},
-        {"quiet", no_argument, NULL, 'q'},
+        CLI_LONGOPT(QUIET)
         {NULL, 0, NULL, 0},
     };
     unsigned long long rows = 32, cols = 32;
@@ -69,7 +70,7 @@ int cmd_cosim(int argc, char **argv)
             if (cli_parse_u64("cosim", "--cols", optarg, &cols))
                 return CLI_USAGE;
             break;
-        case 'j': json = 1; break;
+        case CLI_OPT_JSON: json = 1; break;
         case 't': trace = optarg; break;
         case 'q': quiet = 1; break;
         default: return cli_bad_option("cosim", argv, "q");

@@ -18,8 +18,9 @@ const char cmd_explain_help[] =
     CLI_MODELCMD_HELP
     "  --op NAME           the operator to explain (required)\n"
     CLI_MODELCMD_TIME_HELP
-    CLI_QUIET_HELP
-    "  --json              one JSON object: op, kind, target, cfgs [{index, inputs, output\n"
+    CLI_HELP(QUIET)
+    CLI_HELP(JSON)
+    "                      one JSON object: op, kind, target, cfgs [{index, inputs, output\n"
     "                      ({tensor, layout}), price, instruction_cycles,\n"
     "                      instructions, breakdown [{engine,\n"
     "                      opcode, count, cycles}] or infeasible}], conversions [{tensor,\n"
@@ -234,10 +235,10 @@ static int explain_run(struct cli_modelcmd *mc, const char *opname, int json,
 
 int cmd_explain(int argc, char **argv)
 {
-    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS,
+    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS
                                        {"op", required_argument, NULL, 'O'},
-                                       {"json", no_argument, NULL, 'J'},
-                                       CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
+                                       CLI_LONGOPT(JSON)
+                                       CLI_LONGOPT(QUIET) {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
     const char *opname = NULL;
@@ -248,7 +249,7 @@ int cmd_explain(int argc, char **argv)
             continue;      /* explain prints no status lines */
         if (c == 'O')
             opname = optarg;
-        else if (c == 'J')
+        else if (c == CLI_OPT_JSON)
             json = 1;
         else if (!cli_modelcmd_opt(&mc, "explain", c, optarg, &rc))
             rc = cli_bad_option("explain", argv, "q");

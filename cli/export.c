@@ -24,15 +24,16 @@ const char cmd_export_help[] =
     "is 1 + c + the number of cfgs of the ops before o); the rest are auxiliary.\n"
     "\n"
     "options:\n"
-    CLI_QUIET_HELP
-    "  --to FORMAT  output format (required)\n"
-    "  -o FILE      output file, written atomically (default: stdout)\n";
+    CLI_HELP(QUIET)
+    "  --to FORMAT         output format (required)\n"
+    CLI_HELP(OUTPUT)
+    "                      (default: stdout)\n";
 
 int cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {{"to", required_argument, NULL, 't'},
-                                             {"output", required_argument, NULL, 'o'},
-                                             CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
+                                             CLI_LONGOPT(OUTPUT)
+                                             CLI_LONGOPT(QUIET) {NULL, 0, NULL, 0}};
     const char *to = NULL, *out = "-";
     int c;
     optind = 1;

@@ -33,34 +33,37 @@ const char cmd_gen_help[] =
     "               cycle transversal; without --graph, a random graph (N/3 vertices)\n"
     "\n"
     "options:\n"
-    CLI_QUIET_HELP
-    "  --shape SHAPE  one of the shapes above (required)\n"
-    "  --ops N        number of operators, exact (required unless --cnf/--graph)\n"
-    "  --seed S       random seed (default 1); same seed, same file\n"
+    CLI_HELP(QUIET)
+    "  --shape SHAPE       one of the shapes above (required)\n"
+    "  --ops N             number of operators, exact (required unless --cnf/--graph)\n"
+    CLI_HELP(SEED)
     "random shape only:\n"
-    "  --window W     each op after the first reads 1..K distinct tensors among the last W\n"
-    "                 tensors produced (default 0: any earlier tensor, 0..K of them,\n"
-    "                 repeats allowed; the width bound then grows with N)\n"
-    "  --fanin K      most inputs per op (default 3)\n"
-    "  --fanout F     with --window: a tensor leaves the window once F ops read it\n"
-    "                 (default 0: no cap)\n"
-    "  --layouts L    layouts per tensor drawn from 1..L (default 3)\n"
-    "  --cfgs C       configurations per op drawn from 1..C (default 6)\n"
-    "  --cnf FILE     DIMACS CNF formula for --shape sat ('p cnf V C', clauses ending in 0)\n"
-    "  --graph FILE   for --shape oct: first line the vertex count, then one edge 'u v' per\n"
-    "                 line (vertices 0..n-1); '#' comments\n"
-    "  -o FILE        output (default: stdout)\n";
+    "  --window W          each op after the first reads 1..K distinct tensors among\n"
+    "                      the last W tensors produced (default 0: any earlier tensor,\n"
+    "                      0..K of them, repeats allowed; the width bound then grows\n"
+    "                      with N)\n"
+    "  --fanin K           most inputs per op (default 3)\n"
+    "  --fanout F          with --window: a tensor leaves the window once F ops read it\n"
+    "                      (default 0: no cap)\n"
+    "  --layouts L         layouts per tensor drawn from 1..L (default 3)\n"
+    "  --cfgs C            configurations per op drawn from 1..C (default 6)\n"
+    "  --cnf FILE          DIMACS CNF formula for --shape sat ('p cnf V C', clauses\n"
+    "                      ending in 0)\n"
+    "  --graph FILE        for --shape oct: first line the vertex count, then one edge\n"
+    "                      'u v' per line (vertices 0..n-1); '#' comments\n"
+    CLI_HELP(OUTPUT)
+    "                      (default: stdout)\n";
 
 
 int cmd_gen(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"shape", required_argument, NULL, 's'}, {"ops", required_argument, NULL, 'n'},
-        {"seed", required_argument, NULL, 'S'},  {"cnf", required_argument, NULL, 'c'},
-        {"graph", required_argument, NULL, 'g'}, {"output", required_argument, NULL, 'o'},
+        CLI_LONGOPT(SEED)  {"cnf", required_argument, NULL, 'c'},
+        {"graph", required_argument, NULL, 'g'}, CLI_LONGOPT(OUTPUT)
         {"window", required_argument, NULL, 'w'}, {"fanin", required_argument, NULL, 'i'},
         {"fanout", required_argument, NULL, 'f'}, {"layouts", required_argument, NULL, 'l'},
-        {"cfgs", required_argument, NULL, 'C'},   CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
+        {"cfgs", required_argument, NULL, 'C'},   CLI_LONGOPT(QUIET) {NULL, 0, NULL, 0}};
     struct lsp_gen_opts go;
     lsp_gen_opts_init(&go);
     const char *shape = NULL, *cnf = NULL, *graph = NULL, *out = "-";
@@ -79,7 +82,7 @@ int cmd_gen(int argc, char **argv)
             go.ops = (int32_t)v;
             have_ops = 1;
             break;
-        case 'S':
+        case CLI_OPT_SEED:
             if (cli_parse_u64("gen", "--seed", optarg, &v))
                 return CLI_USAGE;
             go.seed = v;

@@ -20,15 +20,18 @@ const char cmd_graph_help[] =
     "model.json; an XLA HLO text module .hlo, docs/import.md), check it (syntax, shapes against shape inference, one\n"
     "producer per tensor, no cycles, attributes in range) and print:\n"
     "  (no option)   a one-line summary\n"
-    "  --stats       statistics: ops (sources and returns included), compute_ops,\n"
-    "                tensors, edges (producer->consumer uses), max_fanout, treewidth_ub\n"
-    "                (min-fill/min-degree bound of the undirected op graph), flops, ...\n"
-    "  --json        JSON: with --stats one object of statistics, else the whole graph\n"
-    "  --dot         Graphviz DOT of the op graph (not with --json or --stats)\n"
-    "  -o, --output FILE   also write the graph in canonical .lg form (atomically)\n"
-    "  --time-limit S      stop (exit 1) after S seconds: the command runs in a child\n"
-    "                      process killed at the limit (import and statistics included)\n"
-    CLI_QUIET_HELP
+    "  --stats             statistics: ops (sources and returns included), compute_ops,\n"
+    "                      tensors, edges (producer->consumer uses), max_fanout, treewidth_ub\n"
+    "                      (min-fill/min-degree bound of the undirected op graph), flops, ...\n"
+    CLI_HELP(JSON)
+    "                      (with --stats one object of statistics, else the whole graph)\n"
+    "  --dot               Graphviz DOT of the op graph (not with --json or --stats)\n"
+    CLI_HELP(OUTPUT)
+    "                      (the graph in canonical .lg form, besides what is printed)\n"
+    CLI_HELP(TIME_LIMIT)
+    "                      (exit 1: the command runs in a child process killed at the\n"
+    "                      limit, import and statistics included)\n"
+    CLI_HELP(QUIET)
     CLI_MODEL_HELP
     "\n"
     "exit codes: 0 ok, 1 runtime failure (I/O, memory), 2 bad input or usage\n"
@@ -120,10 +123,10 @@ static int graph_within(const struct graph_args *a, double limit)
 int cmd_graph(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"stats", no_argument, NULL, 's'},   {"json", no_argument, NULL, 'j'},
-        {"dot", no_argument, NULL, 'd'},     {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},    {"time-limit", required_argument, NULL, 'T'},
-        CLI_MODEL_LONGOPTS                   CLI_QUIET_LONGOPT,
+        {"stats", no_argument, NULL, 's'},   CLI_LONGOPT(JSON)
+        {"dot", no_argument, NULL, 'd'},     CLI_LONGOPT(OUTPUT)
+        CLI_LONGOPT(HELP)    CLI_LONGOPT(TIME_LIMIT)
+        CLI_MODEL_LONGOPTS                   CLI_LONGOPT(QUIET)
         {NULL, 0, NULL, 0},
     };
     struct graph_args a = {0};
@@ -135,12 +138,12 @@ int cmd_graph(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
         switch (c) {
         case 's': a.stats = 1; break;
-        case 'j': a.json = 1; break;
+        case CLI_OPT_JSON: a.json = 1; break;
         case 'd': a.dot = 1; break;
         case 'o': a.outpath = optarg; break;
         case 'q': break;      /* graph prints no status lines */
         case 'h': fputs(cmd_graph_help, stdout); return CLI_OK;
-        case 'T':
+        case CLI_OPT_TIME_LIMIT:
             if ((mrc = cli_parse_double("graph", "--time-limit", optarg, &time_limit)))
                 return mrc;
             if (!(time_limit > 0))

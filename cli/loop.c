@@ -31,33 +31,35 @@ const char cmd_loop_help[] =
     "perturbations, never fitted on) and leave-one-family-out fits.\n"
     "\n"
     "options:\n"
-    "  --iterations N    refits (default 3)\n"
-    "  --aggregate MODE  aggregation of the fitted tables: max (overlap-aware, default),\n"
-    "                    sum, or pipe (the datasheet table's software pipeline)\n"
-    "  --perturb N       perturbations per model in the frozen set (default 8)\n"
-    "  --seed N          perturbation seed (default 1)\n"
-    "  --explore N       per model and iteration, N seeded perturbations of the exact\n"
-    "                    solution join the calibration set (default 1; 0 = only the\n"
-    "                    chosen programs)\n"
-    "  --no-lofo         skip the leave-one-family-out fits\n"
-    "  --no-microbench   skip the microbenchmark fit\n"
+    "  --iterations N      refits (default 3)\n"
+    "  --aggregate MODE    aggregation of the fitted tables: max (overlap-aware, default),\n"
+    "                      sum, or pipe (the datasheet table's software pipeline)\n"
+    "  --perturb N         perturbations per model in the frozen set (default 8)\n"
+    CLI_HELP(SEED)
+    "                      (of the perturbations)\n"
+    "  --explore N         per model and iteration, N seeded perturbations of the exact\n"
+    "                      solution join the calibration set (default 1; 0 = only the\n"
+    "                      chosen programs)\n"
+    "  --no-lofo           skip the leave-one-family-out fits\n"
+    "  --no-microbench     skip the microbenchmark fit\n"
     "  --holdout-models M,M..  models (as spelled among MODEL...) whose programs never\n"
-    "                    enter any fit: their strategies are solved under each\n"
-    "                    iteration's table and simulated, and reported apart (held_*)\n"
+    "                      enter any fit: their strategies are solved under each\n"
+    "                      iteration's table and simulated, and reported apart (held_*)\n"
     "  --group-scales MODE  the group fit's scales, as in `laysim calibrate` (the same\n"
-    "                    code): tied (default), split or entry\n"
-    "  --serial-share    also fit the tables' serial_share (as in `laysim calibrate`)\n"
+    "                      code): tied (default), split or entry\n"
+    "  --serial-share      also fit the tables' serial_share (as in `laysim calibrate`)\n"
     "  --no-dependency-fit  keep the datasheet table's dependency latency instead of\n"
-    "                    measuring it from the runs (as in `laysim calibrate`)\n"
+    "                      measuring it from the runs (as in `laysim calibrate`)\n"
     "  --no-issue-latency  do not fit the vector issue latency (the loop fits one by\n"
-    "                    default: `laysim calibrate --issue-latency`)\n"
-    "  --traces DIR      write every chosen program's trace into DIR\n"
-    "  -o FILE           write the final table (the last iteration's, or the one before\n"
-    "                    when the last refit did not help the fitted models' strategies)\n"
+    "                      default: `laysim calibrate --issue-latency`)\n"
+    "  --traces DIR        write every chosen program's trace into DIR\n"
+    CLI_HELP(OUTPUT)
+    "                      (the final table: the last iteration's, or the one before\n"
+    "                      when the last refit did not help the fitted models' strategies)\n"
     "  --solver-time-limit S  wall-clock limit of each solve (default: none)\n"
-    "  --time-limit S    deprecated spelling of --solver-time-limit (it is per solve)\n"
-    "  --json            one JSON object with an \"iterations\" array\n"
-    "  -q, --quiet       no progress bar (drawn on stderr only when it is a terminal)\n"
+    "  --time-limit S      deprecated spelling of --solver-time-limit (it is per solve)\n"
+    CLI_HELP(JSON) "                      (one object with an \"iterations\" array)\n"
+    CLI_HELP(QUIET)
     CLI_MEMPLAN_HELP CLI_MODEL_HELP CLI_TARGET_HELP;
 
 /* A figure in a column of width w, or "-" when it is undefined (no pairs, no held-out
@@ -138,7 +140,7 @@ static int loop_opt(struct loop_cli *l, int c, const char *arg, char **argv)
     case 'i': if (!(rc = bounded("--iterations", arg, 50, &v))) o->iterations = (int)v; break;
     case 'p': if (!(rc = bounded("--perturb", arg, 20, &v))) o->nperturb = (int)v; break;
     case 'x': if (!(rc = bounded("--explore", arg, 20, &v))) o->explore = (int)v; break;
-    case 'S': if (!(rc = cli_parse_u64("loop", "--seed", arg, &v))) o->seed = v; break;
+    case CLI_OPT_SEED: if (!(rc = cli_parse_u64("loop", "--seed", arg, &v))) o->seed = v; break;
     case 'A':
         if (cm_aggregate_parse(arg, &o->agg))
             rc = cli_usage("loop", "--aggregate: expected sum, max or pipe");
@@ -159,9 +161,9 @@ static int loop_opt(struct loop_cli *l, int c, const char *arg, char **argv)
     case 'M': o->microbench = 0; break;
     case 'D': o->trace_dir = arg; break;
     case 'o': l->outp = arg; break;
-    case 'J': l->json = 1; break;
+    case CLI_OPT_JSON: l->json = 1; break;
     case 'q': l->quiet = 1; break;
-    case 't':
+    case CLI_OPT_TIME_LIMIT:
         /* --time-limit names a whole command's limit everywhere else (docs/cli.md) */
         fprintf(stderr, "laysim loop: --time-limit is deprecated, say --solver-time-limit\n");
         /* fall through */
@@ -177,10 +179,10 @@ static int loop_parse(struct loop_cli *l, int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"iterations", required_argument, NULL, 'i'}, {"aggregate", required_argument, NULL, 'A'},
-        {"perturb", required_argument, NULL, 'p'},    {"seed", required_argument, NULL, 'S'},
+        {"perturb", required_argument, NULL, 'p'},    CLI_LONGOPT(SEED)
         {"no-lofo", no_argument, NULL, 'L'},          {"no-microbench", no_argument, NULL, 'M'},
-        {"traces", required_argument, NULL, 'D'},     {"output", required_argument, NULL, 'o'},
-        {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
+        {"traces", required_argument, NULL, 'D'},     CLI_LONGOPT(OUTPUT)
+        CLI_LONGOPT(TIME_LIMIT) CLI_LONGOPT(JSON)
         {"solver-time-limit", required_argument, NULL, 's'},
         {"explore", required_argument, NULL, 'x'},
         {"holdout-models", required_argument, NULL, 'H'},
@@ -189,7 +191,7 @@ static int loop_parse(struct loop_cli *l, int argc, char **argv)
         {"no-dependency-fit", no_argument, NULL, 0x101},
         {"no-issue-latency", no_argument, NULL, 0x103},
         {"memplan", required_argument, NULL, 0x102},
-        {"quiet", no_argument, NULL, 'q'}, CLI_MODEL_LONGOPTS CLI_TARGET_LONGOPTS,
+        CLI_LONGOPT(QUIET) CLI_MODEL_LONGOPTS CLI_TARGET_LONGOPTS
         {NULL, 0, NULL, 0}};
     int c, rc = CLI_OK;
     optind = 1;

@@ -22,7 +22,7 @@ const char cmd_merge_help[] =
     "  --out DIR           the merged store and report (required)\n"
     "  -o DIR              deprecated spelling of --out (-o names a file everywhere else)\n"
     CLI_STUDY_JSON_HELP
-    "  -q, --quiet         no terminal summary\n"
+    CLI_HELP(QUIET)
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 static int print_summary_json(const char *out, int stores, const struct study_cells *cells,
@@ -36,10 +36,10 @@ static int print_summary_json(const char *out, int stores, const struct study_ce
 
 int cmd_merge(int argc, char **argv)
 {
-    enum { O_OUT = 0x600, O_JSON };
+    enum { O_OUT = 0x600 };
     static const struct option lo[] = {{"out", required_argument, NULL, O_OUT},
-                                       {"quiet", no_argument, NULL, 'q'},
-                                       {"json", no_argument, NULL, O_JSON},
+                                       CLI_LONGOPT(QUIET)
+                                       CLI_LONGOPT(JSON)
                                        {NULL, 0, NULL, 0}};
     const char *out = NULL;
     int quiet = 0, json = 0, c;
@@ -50,7 +50,7 @@ int cmd_merge(int argc, char **argv)
             fprintf(stderr, "laysim merge: -o DIR is deprecated, say --out DIR\n");
             /* fall through */
         case O_OUT: out = optarg; break;
-        case O_JSON: json = 1; break;
+        case CLI_OPT_JSON: json = 1; break;
         case 'q': quiet = 1; break;
         default: return cli_bad_option("merge", argv, "o:q");
         }

@@ -14,24 +14,23 @@
 
 #define CLI_MODELCMD_MAX_PINS 64
 
-enum { CLI_OPT_TABLE = 0x300, CLI_OPT_PIN, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR,
-       CLI_OPT_TIME_LIMIT, CLI_OPT_MEMPLAN };
+/* (--table and --time-limit are shared flags: CLI_OPT_TABLE, CLI_OPT_TIME_LIMIT) */
+enum { CLI_OPT_PIN = 0x380, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR, CLI_OPT_MEMPLAN };
 
 /* Default of --max-instructions: generous (the full-size zoo compiles to at most about
  * 1.2 M), but it stops a shape that would lower to billions before memory runs out. */
 #define CLI_MODELCMD_MAX_INSTRUCTIONS 50000000ull
 
 #define CLI_MODELCMD_LONGOPTS                                                         \
-    CLI_TARGET_LONGOPTS, CLI_MODEL_LONGOPTS                                          \
-        {"table", required_argument, NULL, CLI_OPT_TABLE},                            \
+    CLI_TARGET_LONGOPTS CLI_MODEL_LONGOPTS                                          \
+        CLI_LONGOPT(TABLE)                                                            \
         {"output-layout", required_argument, NULL, CLI_OPT_PIN},                      \
         {"exact-transpose", no_argument, NULL, CLI_OPT_EXACT_TR},                     \
         {"memplan", required_argument, NULL, CLI_OPT_MEMPLAN},                        \
         {"max-instructions", required_argument, NULL, CLI_OPT_MAX_INSTR}
 #define CLI_MODELCMD_HELP                                                             \
     CLI_TARGET_HELP CLI_MODEL_HELP                                                    \
-    "  --table FILE        latency table (JSON, docs/costmodel.md); default: the\n"    \
-    "                      target's datasheet table. problem and compile must agree.\n" \
+    CLI_HELP(TABLE) "                      (JSON, docs/costmodel.md); problem and compile must agree\n" \
     "  --output-layout T=A pin graph output T to partition axis A (index or role name;\n" \
     "                      repeatable)\n"                                              \
     "  --exact-transpose   never use the PE transpose for fp32 (not bit-exact on nc-v2)\n" \
@@ -41,9 +40,9 @@ enum { CLI_OPT_TABLE = 0x300, CLI_OPT_PIN, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR,
     "                      0 = no limit)\n"
 /* --time-limit for the commands whose own work is the pricing and lowering (problem,
  * compile); solve has its own. */
-#define CLI_MODELCMD_TIME_LONGOPTS {"time-limit", required_argument, NULL, CLI_OPT_TIME_LIMIT}
+#define CLI_MODELCMD_TIME_LONGOPTS CLI_LONGOPT(TIME_LIMIT)
 #define CLI_MODELCMD_TIME_HELP                                                        \
-    "  --time-limit S      stop (exit 1) after S seconds of pricing and lowering\n"
+    CLI_HELP(TIME_LIMIT) "                      (pricing and lowering: exit 1 when it runs out)\n"
 
 struct cli_modelcmd {
     /* options, filled by cli_modelcmd_opt */

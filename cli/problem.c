@@ -18,21 +18,23 @@ const char cmd_problem_help[] =
     "absent).\n"
     CLI_MODELCMD_HELP
     CLI_MODELCMD_TIME_HELP
-    "  -o, --output FILE   where to write the problem (default stdout)\n"
+    CLI_HELP(OUTPUT)
+    "                      (the problem; default stdout)\n"
     "  --write-table FILE  also write the latency table used\n"
-    CLI_QUIET_HELP
-    "  --json              a summary as one JSON object on stdout (ops, tensors,\n"
+    CLI_HELP(QUIET)
+    CLI_HELP(JSON)
+    "                      (a summary, one object: ops, tensors,\n"
     "                      configurations, target, table and model hashes, codegen_version,\n"
     "                      build_seconds); needs -o\n"
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
 int cmd_problem(int argc, char **argv)
 {
-    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS,
-                                       {"output", required_argument, NULL, 'o'},
+    static const struct option lo[] = {CLI_MODELCMD_LONGOPTS, CLI_MODELCMD_TIME_LONGOPTS
+                                       CLI_LONGOPT(OUTPUT)
                                        {"write-table", required_argument, NULL, 'W'},
-                                       {"json", no_argument, NULL, 'J'},
-                                       CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
+                                       CLI_LONGOPT(JSON)
+                                       CLI_LONGOPT(QUIET) {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
     const char *outp = "-", *wtable = NULL;
@@ -45,7 +47,7 @@ int cmd_problem(int argc, char **argv)
             outp = optarg;
         else if (c == 'W')
             wtable = optarg;
-        else if (c == 'J')
+        else if (c == CLI_OPT_JSON)
             json = 1;
         else if (!cli_modelcmd_opt(&mc, "problem", c, optarg, &rc))
             rc = cli_bad_option("problem", argv, "qo:");

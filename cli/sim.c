@@ -25,14 +25,16 @@ const char cmd_sim_help[] =
     "and utilization, per-queue DMA bytes and efficiency, and stall time by cause.\n"
     "\n"
     "options:\n" CLI_TARGET_HELP
-    "  --json              print one JSON object: cycles (base clock), ns, instructions,\n"
+    CLI_HELP(JSON)
+    "                      one object: cycles (base clock), ns, instructions,\n"
     "                      engines.{pe,act,dve,pool,dma}.{busy_cycles,instructions,...},\n"
     "                      queues, dma_descriptors.{lt512,512_2k,2k_8k,ge8k}.{descriptors,\n"
     "                      bytes} (by contiguous chunk size: <512 B, 512 B-2 KiB, 2-8 KiB,\n"
     "                      >=8 KiB), conversion_share (layout conversions' share of the\n"
     "                      summed instruction time), stalls_ns\n"
     "  --trace FILE        write one trace record per instruction (.lstrace)\n"
-    "  -o, --output FILE   write the results (text or --json) to FILE instead of stdout\n"
+    CLI_HELP(OUTPUT)
+    "                      (the results, text or --json, instead of stdout)\n"
     "  --micro SPEC        run a built-in microbenchmark instead of a file (keys in\n"
     "                      brackets are optional, the others required):\n"
     "                        gemm:M=512,K=256,N=1024[,dtype=bf16,swap=1]\n"
@@ -50,8 +52,8 @@ const char cmd_sim_help[] =
     "                      `# target:` line names another; a --set variant of its target\n"
     "                      is the same target) with a warning instead of refusing it\n"
     "                      (exit 2)\n"
-    "  -h, --help          this text\n"
-    CLI_QUIET_HELP
+    CLI_HELP(HELP)
+    CLI_HELP(QUIET)
     "\n"
     "Targets and the timing model: docs/targets.md.\n";
 
@@ -237,15 +239,15 @@ static int check_tie(const struct sim_program *p, const struct sim_target *t, co
 int cmd_sim(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_TARGET_LONGOPTS,
-        {"json", no_argument, NULL, 'j'},
+        CLI_TARGET_LONGOPTS
+        CLI_LONGOPT(JSON)
         {"trace", required_argument, NULL, 't'},
         {"micro", required_argument, NULL, 'm'},
         {"print-target", no_argument, NULL, 'p'},
         {"time", no_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},
-        {"output", required_argument, NULL, 'o'},
-        CLI_QUIET_LONGOPT,
+        CLI_LONGOPT(HELP)
+        CLI_LONGOPT(OUTPUT)
+        CLI_LONGOPT(QUIET)
         {"ignore-mismatch", no_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
@@ -264,7 +266,7 @@ int cmd_sim(int argc, char **argv)
                 return CLI_FAIL;
             }
             break;
-        case 'j': json = 1; break;
+        case CLI_OPT_JSON: json = 1; break;
         case 't': trace = optarg; break;
         case 'm': micro = optarg; break;
         case 'p': ptarget = 1; break;

@@ -26,42 +26,46 @@ const char cmd_solve_help[] =
     "with the same options.\n"
     "\n"
     "options:\n"
-    "  --solver NAME     solver to run (default rulebased); --list shows them all\n"
-    "  --mem-limit MIB   table budget of exact (exact.mem_limit) or dp (dp.mem_limit),\n"
-    "                    or the memory z3's process may take (z3.mem_limit); defaults:\n"
-    "                    --list\n"
-    "  --time-limit S    wall-clock limit in seconds of the whole command (default: none):\n"
-    "                    a MODEL's problem is built within it (exit 1 when it runs out\n"
-    "                    there); a solver that hits it returns its best solution so far\n"
-    "                    (status feasible); a progress bar shows the time used (stderr,\n"
-    "                    terminal only)\n"
-    "  -q, --quiet       no progress bar, and with -o FILE no summary line (the solution\n"
-    "                    is the result; without -o the summary is, and stays)\n"
-    "  --seed N          seed for randomized solvers (default 1)\n"
-    "  --param KEY=VAL   solver-specific knob, repeatable (docs/solvers.md), e.g.\n"
-    "                    rb.exhaustive_max=1e6; --list shows every solver's keys with type,\n"
-    "                    default and range; a key the solver does not take exits 2 and\n"
-    "                    names the valid ones\n"
-    "  -o FILE           write the solution (.sol) atomically ('-' = stdout)\n"
-    "  --json            print one JSON object: solver, status, cost, lower_bound (null when\n"
-    "                    unknown), seconds, op_cost, transpose_cost, ops and stats\n"
+    "  --solver NAME       solver to run (default rulebased); --list shows them all\n"
+    "  --mem-limit MIB     table budget of exact (exact.mem_limit) or dp (dp.mem_limit),\n"
+    "                      or the memory z3's process may take (z3.mem_limit); defaults:\n"
+    "                      --list\n"
+    CLI_HELP(TIME_LIMIT)
+    "                      a MODEL's problem is built within it (exit 1 when it runs out\n"
+    "                      there); a solver that hits it returns its best solution so far\n"
+    "                      (status feasible); a progress bar shows the time used (stderr,\n"
+    "                      terminal only)\n"
+    CLI_HELP(QUIET)
+    "                      (with -o FILE no summary line: the solution is the result;\n"
+    "                      without -o the summary is, and stays)\n"
+    CLI_HELP(SEED)
+    "                      (of the randomized solvers)\n"
+    "  --param KEY=VAL     solver-specific knob, repeatable (docs/solvers.md), e.g.\n"
+    "                      rb.exhaustive_max=1e6; --list shows every solver's keys with\n"
+    "                      type, default and range; a key the solver does not take exits 2\n"
+    "                      and names the valid ones\n"
+    CLI_HELP(OUTPUT)
+    "                      (the solution, .sol)\n"
+    CLI_HELP(JSON)
+    "                      one object: solver, status, cost, lower_bound (null when\n"
+    "                      unknown), seconds, op_cost, transpose_cost, ops and stats\n"
     "  --from-external FORMAT=ANSWER\n"
-    "                    run no solver: read an external solver's ANSWER to\n"
-    "                    `laysim export --to FORMAT` of the same problem, check it and\n"
-    "                    write it as a .sol. FORMAT: wcnf (a MaxSAT solver's output, `v`\n"
-    "                    lines as literals or bit-string), cfn (toulbar2 -w=ANSWER), lp\n"
-    "                    (cbc ... solve solu ANSWER). Status optimal only when the answer\n"
-    "                    claims it with the recomputed objective (docs/solvers.md).\n"
-    "                    The solver options (--solver, --time-limit, --seed, --param)\n"
-    "                    do not apply and are refused\n"
-    "  --layouts         also list, per tensor, the produced layout (label) and producer,\n"
-    "                    each consumer slot's requested layout and the conversions paid\n"
-    "                    (stdout; with --json a \"layouts\" array of {tensor, layout,\n"
-    "                    producer, producer_cfg, consumers: [{op, slot, layout}],\n"
-    "                    conversions: [{to, cost}]})\n"
-    "  --list            list the registered solvers and their --param keys (with --json:\n"
-    "                    an array of {name, summary, params: [{key, type, default, min,\n"
-    "                    max, choices, help}]})\n"
+    "                      run no solver: read an external solver's ANSWER to\n"
+    "                      `laysim export --to FORMAT` of the same problem, check it and\n"
+    "                      write it as a .sol. FORMAT: wcnf (a MaxSAT solver's output, `v`\n"
+    "                      lines as literals or bit-string), cfn (toulbar2 -w=ANSWER), lp\n"
+    "                      (cbc ... solve solu ANSWER). Status optimal only when the answer\n"
+    "                      claims it with the recomputed objective (docs/solvers.md).\n"
+    "                      The solver options (--solver, --time-limit, --seed, --param)\n"
+    "                      do not apply and are refused\n"
+    "  --layouts           also list, per tensor, the produced layout (label) and producer,\n"
+    "                      each consumer slot's requested layout and the conversions paid\n"
+    "                      (stdout; with --json a \"layouts\" array of {tensor, layout,\n"
+    "                      producer, producer_cfg, consumers: [{op, slot, layout}],\n"
+    "                      conversions: [{to, cost}]})\n"
+    "  --list              list the registered solvers and their --param keys (with --json:\n"
+    "                      an array of {name, summary, params: [{key, type, default, min,\n"
+    "                      max, choices, help}]})\n"
     "\n"
     "--solver mcts is the autotuner (`laysim tune`) with its defaults: Monte-Carlo tree\n"
     "search over layout plans rewarded by simulated cycles, from a start solver's plan, a\n"
@@ -138,18 +142,18 @@ static int solve_opt(struct solve_cli *s, int c, const char *arg, char **argv)
     ls_error_clear(&err);
     switch (c) {
     case 's': s->solver = arg; s->solver_opts = "--solver"; return CLI_OK;
-    case 't':
+    case CLI_OPT_TIME_LIMIT:
         s->solver_opts = "--time-limit";
         if (cli_parse_double("solve", "--time-limit", arg, &s->so.time_limit))
             return CLI_USAGE;
         return s->so.time_limit < 0 ? cli_usage("solve", "--time-limit must be >= 0") : CLI_OK;
-    case 'S':
+    case CLI_OPT_SEED:
         s->solver_opts = "--seed";
         if (cli_parse_u64("solve", "--seed", arg, &v))
             return CLI_USAGE;
         s->so.seed = v;
         return CLI_OK;
-    case 'j':    /* kept only to say why it went (docs/cli.md) */
+    case CLI_OPT_THREADS:    /* kept only to say why it went (docs/cli.md) */
         return cli_usage("solve", "--threads was removed: no solver uses threads (study "
                                   "and calibrate take --threads)");
     case 'P':
@@ -163,7 +167,7 @@ static int solve_opt(struct solve_cli *s, int c, const char *arg, char **argv)
             return cli_usage("solve", "--mem-limit must be between 1 and 2^30 MiB");
         return CLI_OK;
     case 'o': s->out = arg; return CLI_OK;
-    case 'J': s->json = 1; return CLI_OK;
+    case CLI_OPT_JSON: s->json = 1; return CLI_OK;
     case 'q': s->quiet = 1; return CLI_OK;
     case 'L': s->list = 1; return CLI_OK;
     case 'X': s->external = arg; return CLI_OK;
@@ -203,11 +207,11 @@ static int solve_check(struct solve_cli *s, int argc)
 static int solve_parse(struct solve_cli *s, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"solver", required_argument, NULL, 's'}, {"time-limit", required_argument, NULL, 't'},
-        {"seed", required_argument, NULL, 'S'},   {"threads", required_argument, NULL, 'j'},
-        {"param", required_argument, NULL, 'P'},  {"output", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, 'J'},         {"list", no_argument, NULL, 'L'},
-        {"quiet", no_argument, NULL, 'q'},        {"from-external", required_argument, NULL, 'X'},
+        {"solver", required_argument, NULL, 's'}, CLI_LONGOPT(TIME_LIMIT)
+        CLI_LONGOPT(SEED)   CLI_LONGOPT(THREADS)
+        {"param", required_argument, NULL, 'P'},  CLI_LONGOPT(OUTPUT)
+        CLI_LONGOPT(JSON)         {"list", no_argument, NULL, 'L'},
+        CLI_LONGOPT(QUIET)        {"from-external", required_argument, NULL, 'X'},
         {"layouts", no_argument, NULL, 'Y'},     {"mem-limit", required_argument, NULL, 'M'},
         CLI_MODELCMD_LONGOPTS,                    {NULL, 0, NULL, 0}};
     int c, rc = CLI_OK;

@@ -41,7 +41,7 @@ const char cmd_study_help[] =
     "  --force             replace the results already in DIR (without --resume or --force,\n"
     "                      a DIR holding results is an error: nothing is overwritten silently)\n"
     "  --shard K/N         run only the K-th of N slices of the grid (merge with laysim merge)\n"
-    "  --threads N         worker threads (default: online CPUs)\n"
+    CLI_HELP(THREADS)
     "  --jobs N            deprecated spelling of --threads (for one release)\n"
     "  --no-calibrate      only the datasheet table\n"
     "  --calibrate-only    only write the calibrated table(s) of the shard's targets into\n"
@@ -60,7 +60,7 @@ const char cmd_study_help[] =
     "                      models' own dtypes. --resume refuses a DIR run with another\n"
     "                      mode\n"
     CLI_STUDY_JSON_HELP
-    "  -q, --quiet         no progress bar and no terminal summary\n"
+    CLI_HELP(QUIET)
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage (nothing is run).\n";
 
 /* Shared with whatif.c. */
@@ -187,16 +187,16 @@ static char *command_line(int argc, char **argv)
 int cli_study_main(int argc, char **argv, int whatif)
 {
     enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
-           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_QUIET, O_FORCE, O_THREADS, O_AUTOCAST,
-           O_JSON, O_CALONLY, O_CALIN };
-    static const struct option lo[] = {CLI_TARGET_LONGOPTS,
+           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_FORCE, O_AUTOCAST,
+           O_CALONLY, O_CALIN };
+    static const struct option lo[] = {CLI_TARGET_LONGOPTS
                                        {"models", required_argument, NULL, O_MODELS},
                                        {"quick", no_argument, NULL, O_QUICK},
                                        {"out", required_argument, NULL, O_OUT},
                                        {"resume", no_argument, NULL, O_RESUME},
                                        {"force", no_argument, NULL, O_FORCE},
                                        {"shard", required_argument, NULL, O_SHARD},
-                                       {"threads", required_argument, NULL, O_THREADS},
+                                       CLI_LONGOPT(THREADS)
                                        {"jobs", required_argument, NULL, O_JOBS},
                                        {"no-calibrate", no_argument, NULL, O_NOCAL},
                                        {"calibrate-only", no_argument, NULL, O_CALONLY},
@@ -206,8 +206,8 @@ int cli_study_main(int argc, char **argv, int whatif)
                                        {"dp-mem-limit", required_argument, NULL, O_DPML},
                                        {"mcts-evaluations", required_argument, NULL, O_MCTS},
                                        {"mcts-time-limit", required_argument, NULL, O_MCTL},
-                                       {"quiet", no_argument, NULL, O_QUIET},
-                                       {"json", no_argument, NULL, O_JSON},
+                                       CLI_LONGOPT(QUIET)
+                                       CLI_LONGOPT(JSON)
                                        {"autocast", required_argument, NULL, O_AUTOCAST},
                                        {NULL, 0, NULL, 0}};
     const char *cmd = whatif ? "whatif" : "study";
@@ -246,7 +246,7 @@ int cli_study_main(int argc, char **argv, int whatif)
         case O_JOBS:
             fprintf(stderr, "laysim %s: --jobs is deprecated, say --threads\n", cmd);
             /* fall through */
-        case O_THREADS:
+        case CLI_OPT_THREADS:
             if (cli_parse_u64(cmd, "--threads", optarg, &u))
                 return CLI_USAGE;
             if (u < 1 || u > 64)
@@ -284,9 +284,8 @@ int cli_study_main(int argc, char **argv, int whatif)
             if (!(o.mcts_time_limit >= 0))
                 return cli_usage(cmd, "--mcts-time-limit must be >= 0");
             break;
-        case 'q':
-        case O_QUIET: quiet = 1; break;
-        case O_JSON: json = 1; break;
+        case CLI_OPT_QUIET: quiet = 1; break;
+        case CLI_OPT_JSON: json = 1; break;
         case O_AUTOCAST:
             if (graph_autocast_parse(optarg, &autocast))
                 return cli_usage(cmd, "--autocast: expected none or matmul, got '%s'", optarg);

@@ -2,7 +2,7 @@
  * The library side (sim/target.h) takes parsed values: a built-in name or file, then
  * sim_target_set(key, value); the flag names and their messages live here.
  *
- * In a getopt_long table:   CLI_TARGET_LONGOPTS,
+ * In a getopt_long table:   CLI_TARGET_LONGOPTS
  * in the option switch:     case CLI_OPT_TARGET: case CLI_OPT_SET:
  *                               if (cli_target_args_take(&ta, c, optarg)) ...nomem...
  * then:                     cli_target_args_resolve(&ta, &target, &err)
@@ -13,20 +13,15 @@
 #include <getopt.h>
 #include <stddef.h>
 
+#include "cli/cli.h"
 #include "sim/target.h"
 #include "util/error.h"
 #include "util/vec.h"
 
-#define CLI_OPT_TARGET 0x7401
-#define CLI_OPT_SET 0x7402
-#define CLI_TARGET_LONGOPTS                                       \
-    {"target", required_argument, NULL, CLI_OPT_TARGET},         \
-    {"set", required_argument, NULL, CLI_OPT_SET}
-#define CLI_TARGET_HELP                                                                     \
-    "  --target NAME|FILE  hardware target: a built-in (nc-v2, nc-v3; default nc-v2) or an\n" \
-    "                      INI file (docs/targets.md)\n"                                     \
-    "  --set KEY=VALUE     override one target key, e.g. --set pe.background_load=0\n"      \
-    "                      (repeatable; applied after --target)\n"
+/* --target and --set, from the shared flag table (cli/flags.def): codes CLI_OPT_TARGET
+ * and CLI_OPT_SET. */
+#define CLI_TARGET_LONGOPTS CLI_LONGOPT(TARGET) CLI_LONGOPT(SET)
+#define CLI_TARGET_HELP CLI_HELP(TARGET) CLI_HELP(SET)
 
 struct cli_target_args {
     const char *target;  /* NULL = nc-v2 */

@@ -71,22 +71,24 @@ const char cmd_trace_help[] =
     "  synth      write N synthetic records shaped like a tiled matmul pipeline (for tests\n"
     "             and benchmarks); prints the record digest.\n"
     "\n"    "options:\n"
-    CLI_QUIET_HELP
-    "  -o FILE    the output file of an action (summary and csv: stdout when absent)\n"
-    "  --json     summary as one JSON object\n"
+    CLI_HELP(QUIET)
+    CLI_HELP(OUTPUT)
+    "                      (of an action; summary and csv: stdout when absent)\n"
+    CLI_HELP(JSON)
+    "                      (the summary, one object)\n"
     "\n"
     "Output files are written atomically. A corrupt, truncated or newer-version trace is\n"
     "reported with its byte offset or block number (exit code 2).\n";
 
 static const struct option long_opts[] = {
-    {"json", no_argument, NULL, 'j'},       {"top", required_argument, NULL, 't'},
-    {"output", required_argument, NULL, 'o'}, {"tick-hz", required_argument, NULL, 'H'},
-    {"target", required_argument, NULL, 'T'}, {"target-hash", required_argument, NULL, 'X'},
-    {"seed", required_argument, NULL, 's'},  {"format", required_argument, NULL, 'F'},
+    CLI_LONGOPT(JSON)       {"top", required_argument, NULL, 't'},
+    CLI_LONGOPT(OUTPUT) {"tick-hz", required_argument, NULL, 'H'},
+    CLI_LONGOPT(TARGET) {"target-hash", required_argument, NULL, 'X'},
+    CLI_LONGOPT(SEED)  {"format", required_argument, NULL, 'F'},
     {"time-unit", required_argument, NULL, 'U'}, {"clock-mhz", required_argument, NULL, 'C'},
     {"problem", required_argument, NULL, 'P'}, {"solution", required_argument, NULL, 'S'},
     {"base-mhz", required_argument, NULL, 'B'}, {"csv", no_argument, NULL, 'c'},
-    CLI_QUIET_LONGOPT, {NULL, 0, NULL, 0}};
+    CLI_LONGOPT(QUIET) {NULL, 0, NULL, 0}};
 
 struct opts {
     int json;
@@ -142,11 +144,11 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":jqt:o:H:T:X:s:F:U:C:P:S:B:c", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":qt:o:H:X:F:U:C:P:S:B:c", long_opts, NULL)) != -1) {
         int rc = 0;
         char *end;
         switch (c) {
-        case 'j': o->json = 1; break;
+        case CLI_OPT_JSON: o->json = 1; break;
         case 'q': break;      /* trace prints no status lines */
         case 't': rc = cli_parse_u64("trace", "--top", optarg, &o->top); break;
         case 'o': o->out = optarg; break;
@@ -159,8 +161,8 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
                 return cli_usage("trace", "--base-mhz: expected 0 < F <= 1e6, got '%s'", optarg);
             break;
         case 'H': rc = cli_parse_u64("trace", "--tick-hz", optarg, &o->tick_hz); break;
-        case 'T': o->target = optarg; break;
-        case 's': rc = cli_parse_u64("trace", "--seed", optarg, &o->seed); break;
+        case CLI_OPT_TARGET: o->target = optarg; break;
+        case CLI_OPT_SEED: rc = cli_parse_u64("trace", "--seed", optarg, &o->seed); break;
         case 'F':
             if (trace_import_format_parse(optarg, &o->format))
                 return cli_usage("trace", "--format: expected auto, laysim-csv, neuron-csv or "

@@ -31,9 +31,10 @@ const char cmd_tune_help[] =
     "                      `laysim solve --list`)\n"
     "  --evaluations N     distinct designs to score, the start included (default 200;\n"
     "                      0 = no limit: stop at --time-limit or when every design is scored)\n"
-    "  --time-limit S      wall-clock limit of the whole command in seconds (default none):\n"
-    "                      the problem is built within it, the search gets the rest\n"
-    "  --seed S            search seed (default 1); a count-budgeted run is deterministic\n"
+    CLI_HELP(TIME_LIMIT)
+    "                      (the problem is built within it, the search gets the rest)\n"
+    CLI_HELP(SEED)
+    "                      (of the search; a count-budgeted run is deterministic)\n"
     "  --explorer NAME     mcts (default), random or sweep\n"
     "  --group N           operators per tuning point, grown over shared tensors (default 1)\n"
     "  --top-k K           plans per point besides no-change, cheapest by static cost first\n"
@@ -44,15 +45,17 @@ const char cmd_tune_help[] =
     "  --db FILE           SQLite metric store (table tune_metric): simulated times keyed\n"
     "                      on problem, assignment, target, table and codegen version, reused\n"
     "                      across runs\n"
-    "  -o FILE             write the best design as a .sol (cost = the .lsp objective under\n"
-    "                      the table; the simulated time in a comment)\n"
-    "  --json              print one JSON object with the figures\n"
-    "  -q, --quiet         no progress bar (it is drawn only on a terminal anyway)\n"
+    CLI_HELP(OUTPUT)
+    "                      (the best design as a .sol (cost = the .lsp objective under\n"
+    "                      the table; the simulated time in a comment))\n"
+    CLI_HELP(JSON)
+    "                      (one object with the figures)\n"
+    CLI_HELP(QUIET)
     "model options:\n" CLI_MODELCMD_HELP
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
 
-enum { OPT_START = 0x500, OPT_EVALS, OPT_TIME, OPT_SEED, OPT_EXPLORER, OPT_GROUP, OPT_TOPK,
-       OPT_PARAM, OPT_DB, OPT_JSON };
+enum { OPT_START = 0x500, OPT_EVALS, OPT_EXPLORER, OPT_GROUP, OPT_TOPK,
+       OPT_PARAM, OPT_DB };
 
 struct progress_ctx {
     struct ls_progress bar;
@@ -173,16 +176,16 @@ int cmd_tune(int argc, char **argv)
         CLI_MODELCMD_LONGOPTS,
         {"start", required_argument, NULL, OPT_START},
         {"evaluations", required_argument, NULL, OPT_EVALS},
-        {"time-limit", required_argument, NULL, OPT_TIME},
-        {"seed", required_argument, NULL, OPT_SEED},
+        CLI_LONGOPT(TIME_LIMIT)
+        CLI_LONGOPT(SEED)
         {"explorer", required_argument, NULL, OPT_EXPLORER},
         {"group", required_argument, NULL, OPT_GROUP},
         {"top-k", required_argument, NULL, OPT_TOPK},
         {"param", required_argument, NULL, OPT_PARAM},
         {"db", required_argument, NULL, OPT_DB},
-        {"output", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, 'q'},
+        CLI_LONGOPT(OUTPUT)
+        CLI_LONGOPT(JSON)
+        CLI_LONGOPT(QUIET)
         {NULL, 0, NULL, 0}};
     struct cli_modelcmd mc;
     cli_modelcmd_init(&mc);
@@ -200,12 +203,12 @@ int cmd_tune(int argc, char **argv)
             if (!(rc = cli_parse_u64("tune", "--evaluations", optarg, &v)))
                 a.tune.max_evaluations = v;
             break;
-        case OPT_TIME:
+        case CLI_OPT_TIME_LIMIT:
             if (!(rc = cli_parse_double("tune", "--time-limit", optarg, &a.tune.time_limit)) &&
                 a.tune.time_limit < 0)
                 rc = cli_usage("tune", "--time-limit must be >= 0");
             break;
-        case OPT_SEED:
+        case CLI_OPT_SEED:
             if (!(rc = cli_parse_u64("tune", "--seed", optarg, &v)))
                 a.tune.seed = v;
             break;
@@ -223,7 +226,7 @@ int cmd_tune(int argc, char **argv)
         case OPT_PARAM: rc = set_param(&a, optarg); break;
         case OPT_DB: a.db = optarg; break;
         case 'o': out = optarg; break;
-        case OPT_JSON: json = 1; break;
+        case CLI_OPT_JSON: json = 1; break;
         case 'q': quiet = 1; break;
         default:
             if (!cli_modelcmd_opt(&mc, "tune", c, optarg, &rc))

@@ -41,7 +41,7 @@ const char cmd_validate_help[] =
     "references\").\n"
     "\n"
     "options:\n"
-    "  --table FILE        latency table (default: the target's datasheet table)\n"
+    CLI_HELP(TABLE)
     "  --aggregate MODE    override the table's aggregation (sum, max or pipe)\n"
     "  --solver-time-limit S  wall-clock limit of each solve (default: none)\n"
     "  --time-limit S      deprecated spelling of --solver-time-limit (it is per solve)\n"
@@ -54,9 +54,11 @@ const char cmd_validate_help[] =
     "                      from other tables, mcts, other runs; docs/calibration.md)\n"
     "  --write-reference FILE  write each model's best known time (this run's, or the\n"
     "                      reference's when lower) in that format (atomic)\n"
-    "  --json              print the full JSON report\n"
-    "  -q, --quiet         no progress bar (drawn on stderr only when it is a terminal)\n"
-    "  -o, --output FILE   write the results (text or --json) to FILE instead of stdout\n"
+    CLI_HELP(JSON)
+    "                      (the full report)\n"
+    CLI_HELP(QUIET)
+    CLI_HELP(OUTPUT)
+    "                      (the results, text or --json, instead of stdout)\n"
     CLI_MEMPLAN_HELP CLI_MODEL_HELP CLI_TARGET_HELP;
 
 /* an undefined figure prints as 0 in the text summary (as it always has) */
@@ -98,9 +100,9 @@ static int parse_opt(struct val_opts *v, int c, const char *arg, char **argv)
     if (cli_model_opt(&v->lo.zo, c, arg, &rc))
         return rc;
     switch (c) {
-    case 'T': v->table = arg; break;
+    case CLI_OPT_TABLE: v->table = arg; break;
     case 'A': v->aggn = arg; break;
-    case 'J': v->json = 1; break;
+    case CLI_OPT_JSON: v->json = 1; break;
     case 'q': v->quiet = 1; break;
     case 'o': v->outp = arg; break;
     case 'E': v->emit = arg; break;
@@ -109,7 +111,7 @@ static int parse_opt(struct val_opts *v, int c, const char *arg, char **argv)
     case 0x103: v->reference = arg; break;
     case 0x104: v->write_reference = arg; break;
     case 0x102: return cli_parse_memplan("validate", arg, &v->lo.memplan);
-    case 't':
+    case CLI_OPT_TIME_LIMIT:
         /* --time-limit names a whole command's limit everywhere else (docs/cli.md) */
         fprintf(stderr, "laysim validate: --time-limit is deprecated, say --solver-time-limit\n");
         /* fall through */
@@ -125,16 +127,16 @@ static int parse_opt(struct val_opts *v, int c, const char *arg, char **argv)
 static int parse_opts(struct val_opts *v, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"table", required_argument, NULL, 'T'},  {"aggregate", required_argument, NULL, 'A'},
-        {"time-limit", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'J'},
+        CLI_LONGOPT(TABLE)  {"aggregate", required_argument, NULL, 'A'},
+        CLI_LONGOPT(TIME_LIMIT) CLI_LONGOPT(JSON)
         {"solver-time-limit", required_argument, NULL, 's'},
-        {"quiet", no_argument, NULL, 'q'}, {"output", required_argument, NULL, 'o'},
+        CLI_LONGOPT(QUIET) CLI_LONGOPT(OUTPUT)
         {"emit", required_argument, NULL, 'E'}, {"force", no_argument, NULL, 'F'},
         {"measured", required_argument, NULL, 'M'},
         {"memplan", required_argument, NULL, 0x102},
         {"reference", required_argument, NULL, 0x103},
         {"write-reference", required_argument, NULL, 0x104},
-        CLI_MODEL_LONGOPTS CLI_TARGET_LONGOPTS,
+        CLI_MODEL_LONGOPTS CLI_TARGET_LONGOPTS
         {NULL, 0, NULL, 0}};
     memset(v, 0, sizeof *v);
     study_loop_opts_init(&v->lo);

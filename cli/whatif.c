@@ -19,7 +19,7 @@ const char cmd_whatif_help[] =
     "lists the keys). Other options as for laysim study (--quick is the same model set),\n"
     "except that the autotuner cells are off unless --mcts-evaluations N (N > 0) asks.\n"
     CLI_STUDY_JSON_HELP
-    "  -q, --quiet         no progress bar and no terminal summary\n"
+    CLI_HELP(QUIET)
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage (nothing is run).\n";
 
 /* defined in study.c */

@@ -18,18 +18,20 @@ const char cmd_zoo_help[] =
     "Zoo models are named zoo:NAME wherever a graph file is accepted; docs/zoo.md lists\n"
     "where each model's hyperparameters come from.\n"
     "\n"
-    "  --json        an array of objects {name, family, source, ops, compute_ops, tensors,\n"
-    "                edges, treewidth_ub, flops, weight_elems}\n"
-    "  --layers N    transformer layers (both towers/stacks), CNN conv blocks, or the\n"
-    "                ResNet depth (18, 34, 50, 101, 152)\n"
-    "  --seq N       tokens (whisper-enc: encoder positions; perceiver: input bytes)\n"
-    "  --batch N     batch size\n"
-    "  --hidden N    model width (heads keep their size; FFN widths scale along)\n"
-    "  --image N     image side in pixels (vision and multimodal models)\n"
-    "  --dtype T     fp32, bf16, fp16 or fp8\n"
-    CLI_QUIET_HELP
-    "  --decode N    the one-token decode step over a KV cache of N tokens (decoder\n"
-    "                models; others are skipped or, when named, rejected; not with --seq)\n"
+    CLI_HELP(JSON)
+    "                      (an array of objects {name, family, source, ops, compute_ops,\n"
+    "                      tensors, edges, treewidth_ub, flops, weight_elems})\n"
+    "  --layers N          transformer layers (both towers/stacks), CNN conv blocks, or the\n"
+    "                      ResNet depth (18, 34, 50, 101, 152)\n"
+    "  --seq N             tokens (whisper-enc: encoder positions; perceiver: input bytes)\n"
+    "  --batch N           batch size\n"
+    "  --hidden N          model width (heads keep their size; FFN widths scale along)\n"
+    "  --image N           image side in pixels (vision and multimodal models)\n"
+    "  --dtype T           fp32, bf16, fp16 or fp8\n"
+    CLI_HELP(QUIET)
+    "  --decode N          the one-token decode step over a KV cache of N tokens\n"
+    "                      (decoder models; others are skipped or, when named, rejected;\n"
+    "                      not with --seq)\n"
     "\n"
     "Without NAMEs, a model that cannot take an option (--layers 1 for ResNet) is\n"
     "skipped with a note on stderr.\n"
@@ -49,11 +51,11 @@ static json_t *row_json(const char *name, const char *family, const char *source
 int cmd_zoo(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},          {"layers", required_argument, NULL, 'L'},
+        CLI_LONGOPT(JSON)          {"layers", required_argument, NULL, 'L'},
         {"seq", required_argument, NULL, 'S'},     {"batch", required_argument, NULL, 'B'},
         {"hidden", required_argument, NULL, 'H'},  {"image", required_argument, NULL, 'I'},
         {"dtype", required_argument, NULL, 'D'},   {"decode", required_argument, NULL, 'K'},
-        {"help", no_argument, NULL, 'h'},          CLI_QUIET_LONGOPT,
+        CLI_LONGOPT(HELP)          CLI_LONGOPT(QUIET)
         {NULL, 0, NULL, 0},
     };
     int json = 0, c, idx = 0;
@@ -65,7 +67,7 @@ int cmd_zoo(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":hq", opts, &idx)) != -1) {
         switch (c) {
-        case 'j': json = 1; break;
+        case CLI_OPT_JSON: json = 1; break;
         case 'q': break;      /* zoo prints no status lines */
         case 'h': fputs(cmd_zoo_help, stdout); return CLI_OK;
         case 'L': case 'S': case 'B': case 'H': case 'I': case 'D': case 'K':

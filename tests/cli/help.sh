@@ -51,7 +51,7 @@ for c in $cmds; do
     if in_list "$c" "$RESULTS"; then
         grep -Eq -- '--json\b' "$h" && ok || bad "$c prints results but its help lacks --json"
     elif in_list "$c" "$FILES"; then
-        grep -Eq -- '^ +-o FILE' "$h" && ok || bad "$c writes a file but documents no -o FILE"
+        grep -Eq -- '^ +-o( FILE|, --output FILE)' "$h" && ok || bad "$c writes a file but documents no -o FILE"
     else
         bad "$c is in neither RESULTS nor FILES of tests/cli/help.sh: classify it"
     fi
