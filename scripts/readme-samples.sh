@@ -8,7 +8,8 @@
 # Without --check, README.md is rewritten in place (atomically). With --check, nothing is
 # written: exit 1 with a diff when README.md differs from the run, 2 on a missing binary, an
 # unknown sample name or unbalanced markers. Samples and their cost (2 cores):
-#   study-quick  `laysim study --quick`, Table 1 trimmed       ~20-60 s
+#   study-quick  `laysim study --quick`, Table 1 trimmed             ~20-60 s
+#   calibrate    the calibration example: traces, fit, two validates  ~5 s
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 check=0
@@ -26,8 +27,11 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$laysim" ] || { echo "readme-samples.sh: no laysim binary at $laysim (make build)" >&2; exit 2; }
 laysim=$(readlink -f "$laysim")
+readme=$(readlink -f "$readme")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+bin=$T/bin   # `laysim` on PATH for the samples that run the README's own commands
+mkdir "$bin" && ln -s "$laysim" "$bin/laysim"
 
 # sample_study_quick: the Table 1 analogue of `make study`: its title cut after "roofline",
 # the column heads, the first five models, and four summary lines (the mcts line without
@@ -39,6 +43,19 @@ sample_study_quick() {
         rows > 0                { print; if (--rows == 0) print "  ..."; next }
         /^  (local|exact) +relative performance/ || /^  treewidth DP solved/ { print; next }
         /^  mcts vs exact \(datasheet/ { sub(/; [0-9.]+ s tuning$/, "; ... s tuning"); print }'
+}
+
+# sample_calibrate: what the two `laysim validate` of the README's calibration example
+# print, each after its command line, once every other command of its ```sh block (taken
+# from the README itself) has run.
+sample_calibrate() {
+    awk '/^```sh$/ { f = ++n == 1; next } /^```/ { f = 0 } f' "$readme" >cmds.sh
+    grep -q '^laysim validate' cmds.sh || { echo "no validate in the sh block" >&2; return 1; }
+    grep -v '^laysim validate' cmds.sh | PATH=$bin:$PATH bash -e >/dev/null 2>&1
+    grep '^laysim validate' cmds.sh | while read -r c; do
+        echo "\$ $c"
+        PATH=$bin:$PATH bash -ec "$c" 2>/dev/null || exit 1
+    done
 }
 
 # the names of the samples README.md asks for, checking that markers pair up
@@ -76,4 +93,4 @@ if [ $check = 1 ]; then
 fi
 cmp -s "$readme" "$T/README.new" && { echo "$readme: samples up to date"; exit 0; }
 cp "$T/README.new" "$readme.tmp.$$" && mv "$readme.tmp.$$" "$readme"
-echo "$readme: samples regenerated: $names"
+echo "$readme: samples regenerated: ${names//$'\n'/ }"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # README.md's sample outputs are what laysim prints today (issue 46): scripts/readme-samples.sh
-# --check runs the commands behind every `<!-- sample: NAME -->` block (the quick study) and
-# fails with a diff when a figure differs; scripts/readme-samples.sh regenerates them. Its
-# marker checks (no study run): unbalanced markers and unknown names exit 2.
+# --check runs the commands behind every `<!-- sample: NAME -->` block (the quick study, the
+# calibration example) and fails with a diff when a figure differs; scripts/readme-samples.sh
+# regenerates them. Its marker checks (no command run): unbalanced markers and unknown
+# names exit 2.
 # usage: bash tests/cli/readme_samples.sh <laysim-binary> <source-dir>
 B=$1
 SRC=$2
