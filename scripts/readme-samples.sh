@@ -9,7 +9,7 @@
 # written: exit 1 with a diff when README.md differs from the run, 2 on a missing binary, an
 # unknown sample name or unbalanced markers. Samples and their cost (2 cores):
 #   study-quick  `laysim study --quick`, Table 1 trimmed             ~20-60 s
-#   calibrate    the calibration example: traces, fit, two validates  ~5 s
+#   calibrate    the calibration example: traces, fit, two validates  ~10 s
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 check=0
@@ -45,17 +45,23 @@ sample_study_quick() {
         /^  mcts vs exact \(datasheet/ { sub(/; [0-9.]+ s tuning$/, "; ... s tuning"); print }'
 }
 
-# sample_calibrate: what the two `laysim validate` of the README's calibration example
-# print, each after its command line, once every other command of its ```sh block (taken
-# from the README itself) has run.
+# sample_calibrate: what the README's calibration example prints: its ```sh block (taken
+# from the README itself) run in order, showing each `calibrate` and `validate` command line
+# and its output (calibrate's: its summary and the models-left-out lines).
 sample_calibrate() {
+    local c keep fit='^[0-9]+ of [0-9]+ entries|^models left out|^  the model of|^  mean |^form chosen'
     awk '/^```sh$/ { f = ++n == 1; next } /^```/ { f = 0 } f' "$readme" >cmds.sh
     grep -q '^laysim validate' cmds.sh || { echo "no validate in the sh block" >&2; return 1; }
-    grep -v '^laysim validate' cmds.sh | PATH=$bin:$PATH bash -e >/dev/null 2>&1
-    grep '^laysim validate' cmds.sh | while read -r c; do
-        echo "\$ $c"
-        PATH=$bin:$PATH bash -ec "$c" 2>/dev/null || exit 1
-    done
+    while read -r c; do
+        case $c in
+        "laysim calibrate "*) keep=$fit ;;
+        "laysim validate "*) keep=. ;;
+        *) keep='' ;;
+        esac
+        [ -n "$keep" ] && echo "\$ $c"
+        PATH=$bin:$PATH bash -ec "$c" </dev/null >out 2>/dev/null || return 1
+        [ -z "$keep" ] || grep -E "$keep" out
+    done <cmds.sh
 }
 
 # the names of the samples README.md asks for, checking that markers pair up
