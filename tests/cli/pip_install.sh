@@ -46,4 +46,17 @@ grep -Eq '^[0-9]+ [0-9]+$' "$T/out" && ok || bad "no 'cost cycles' line: $(cat "
 # the README's third command: the example script with the installed package
 expect 0 "examples/python/loop.py" "$T/venv/bin/python" "$SRC/examples/python/loop.py" zoo:cnn greedy
 grep -q '^objective=[0-9]* cycles=[0-9]*$' "$T/out" && ok || bad "loop.py: $(tail -1 "$T/out")"
+# docs/python.md's worked example, as the page shows it, with the installed package (from
+# the repository root: it reads tests/data/onnx/); its output must be the page's
+"$T/venv/bin/python" - "$SRC/docs/python.md" "$T/example.py" "$T/shown" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+section = re.search(r"^## A worked example.*?(?=^## )", text, re.S | re.M).group(0)
+blocks = re.findall(r"^```(\w+)\n(.*?)^```$", section, re.S | re.M)
+open(sys.argv[2], "w").write(next(b for lang, b in blocks if lang == "python"))
+open(sys.argv[3], "w").write(next(b for lang, b in blocks if lang == "text"))
+PY
+(cd "$SRC" && "$T/venv/bin/python" "$T/example.py") >"$T/ex.out" 2>"$T/ex.err" &&
+    cmp -s "$T/ex.out" "$T/shown" && ok ||
+    bad "docs/python.md's worked example with the installed package: $(head -c 300 "$T/ex.err")$(diff "$T/shown" "$T/ex.out" | head -5)"
 finish
