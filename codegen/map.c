@@ -529,8 +529,11 @@ static int wide_plan(struct mapc *m)
                        graph_op_kind_name(m->x->kind), (long long)m->vout.dim[m->norm],
                        (long long)need, (long long)budget);
     m->wide = 1;
-    if (!cg_plan(&m->sp, map_fits, m) && m->sp.split == m->nf - 1)
+    if (!cg_plan(&m->sp, map_fits, m) && m->sp.split == m->nf - 1) {
+        int64_t n = m->sp.ext[m->nf - 1];   /* chunks of equal length */
+        m->sp.chunk = cg_cdiv(n, cg_cdiv(n, m->sp.chunk));
         return 0;
+    }
     return cg_fail(e, "op %s (%s): one chunk of a row does not fit in the step's SBUF region "
                    "(%lld bytes per partition)", m->x->name, graph_op_kind_name(m->x->kind),
                    (long long)budget);
