@@ -3,7 +3,8 @@
 # reductions over 20,000 elements and a Llama config at --hidden 4608 go through problem, exact solve,
 # check, compile and sim; their rows are split into chunks, each loaded twice (statistics,
 # then the apply pass), and the compiled program's price equals the problem's objective.
-# A row that fits a step region (--hidden 4352) still lowers whole.
+# A row that fits a step region (--hidden 4352) still lowers whole. Olmo2 at --hidden 8192
+# through the same chain.
 # usage: wide_rows.sh LAYSIM SOURCE_DIR
 LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
@@ -44,6 +45,10 @@ H="$SRC/tests/data/hf/llama.json"
 chain l4608 "$H" --hidden 4608 --layers 1
 if grep -Eq 'dma_copy dst=sbuf[^ ]*:bf16:2304/1 src=hbm\[128/4608\].*tag=dec.l0.self_norm$' "$T/l4608.prog"
 then ok; else bad "hidden 4608: the norm's row is not in two chunks of 2304"; fi
+# a 70B-class width: olmo2's qk-norms over 8,192 and its down projection's K = 22,016, whose
+# two k-step columns of the weight fit half the region but not beside the output buffers
+# (streamed per k-step and m-tile)
+chain o8192 "$SRC/tests/data/hf/olmo2.json" --hidden 8192 --layers 1
 expect 0 "hidden 4352: compile" "$LAYSIM" compile "$H" --hidden 4352 --layers 1 -o "$T/l4352.prog"
 if grep -Eq 'dma_copy dst=sbuf[^ ]*:bf16:4352/1 src=hbm\[128/4352\].*tag=dec.l0.self_norm$' "$T/l4352.prog"
 then ok; else bad "hidden 4352: the norm's row is not loaded whole"; fi
