@@ -5,7 +5,8 @@
  * Code: map_setup() and map_buffers() decide everything before the first instruction
  * (struct mapc: views, rows, tile plan; struct map_bufs: every SBUF buffer); then per tile
  * (map_tile, struct map_tile) load_input() per input, tile_operands(), and one emitter of
- * the op's family: emit_elementwise() (emit_pool), emit_norm_free() or emit_norm_part(). */
+ * the op's family: emit_elementwise() (emit_pool), emit_norm_free() or emit_norm_part().
+ * A normalized row that fits no step region whole: wide_rows() (chunks, read twice). */
 #include "codegen/cg_int.h"
 
 #define MAXIN 3
