@@ -5,7 +5,8 @@
  * Code: map_setup() and map_buffers() decide everything before the first instruction
  * (struct mapc: views, rows, tile plan; struct map_bufs: every SBUF buffer); then per tile
  * (map_tile, struct map_tile) load_input() per input, tile_operands(), and one emitter of
- * the op's family: emit_elementwise() (emit_pool), emit_norm_free() or emit_norm_part(). */
+ * the op's family: emit_elementwise() (emit_pool), emit_norm_free() or emit_norm_part().
+ * A normalized row that fits no step region whole: wide_rows() (chunks, read twice). */
 #include "codegen/cg_int.h"
 
 #define MAXIN 3
@@ -28,6 +29,7 @@ struct mapc {
     int64_t budget;
     const int8_t *pax;       /* the op's layouts: inputs, then the output */
     int is_norm;             /* softmax, layernorm or rmsnorm */
+    int wide;                /* the normalized row is split into chunks (wide_row) */
 };
 
 /* Box of input s for an output box (full output-rank lo/len). */
@@ -94,15 +96,12 @@ static int64_t box_free(const int *ax, int n, const int64_t *len)
     return p;
 }
 
-static int map_fits(void *ctx, const struct cg_split *sp)
+/* Bytes per partition of the tile plan sp's largest tile (the first one). */
+static int64_t map_bytes(const struct mapc *m, const struct cg_split *sp)
 {
-    const struct mapc *m = ctx;
     int64_t flo[R_], flen[R_], lo[R_], len[R_], ilo[R_], ilen[R_];
-    /* the largest tile is the first one */
     cg_split_box(sp, 0, flo, flen);
     out_box(m, 0, m->ptile, flo, flen, lo, len);
-    if (m->norm >= 0 && m->norm != m->po && len[m->norm] != m->vout.dim[m->norm])
-        return 0;
     int64_t nout = box_free(m->fax, m->nf, len);
     int64_t bytes = cg_resident(&m->vout) ? 0 : 2 * nout * (int64_t)ls_dtype_size(m->vout.dt);
     bytes += m->scratch * nout * 4;
@@ -113,7 +112,20 @@ static int map_fits(void *ctx, const struct cg_split *sp)
         bytes += 2 * box_free(m->ifax[s], m->nifax[s], ilen) *
                  (int64_t)ls_dtype_size(m->vin[s].dt);
     }
-    return bytes + 64 * (2 * m->nin + 4 + m->scratch) <= m->budget;
+    return bytes + 64 * (2 * m->nin + 4 + m->scratch);
+}
+
+static int map_fits(void *ctx, const struct cg_split *sp)
+{
+    const struct mapc *m = ctx;
+    if (m->norm >= 0 && m->norm != m->po && !m->wide && sp->split >= 0) {
+        int64_t flo[R_], flen[R_];   /* a normalized axis stays whole (the first tile's) */
+        cg_split_box(sp, 0, flo, flen);
+        for (int k = 0; k < m->nf; k++)
+            if (m->fax[k] == m->norm && flen[k] != m->vout.dim[m->norm])
+                return 0;
+    }
+    return map_bytes(m, sp) <= m->budget;
 }
 
 /* Pattern of input s aligned to the output tile free order: over its compact load
@@ -499,6 +511,39 @@ static int input_rows(struct mapc *m, int32_t op, int s)
     return 0;
 }
 
+/* A row that does not fit whole: an error while the steps can get more room (the cost
+ * model then gives them more: the same programs as before chunks existed); in the
+ * largest step region (no resident tensors, no constant ring), when it does not fit
+ * there either, split into chunks (m->wide). Llama, one layer: at --hidden 4096 (rows
+ * that fit the largest region only) chunks in the default region would price 35% above
+ * whole rows in the largest one (75.1 vs 55.6 M cycles); at 4608 chunks in the default
+ * region 93.6, in the largest 85.9 M cycles. */
+static int wide_plan(struct mapc *m)
+{
+    struct cg_em *e = m->e;
+    if (m->norm < 0 || m->norm == m->po || m->fax[m->nf - 1] != m->norm)
+        return cg_fail(e, "op %s (%s): a tile does not fit in the step's SBUF region (%lld "
+                       "bytes per partition)", m->x->name, graph_op_kind_name(m->x->kind),
+                       (long long)m->budget);
+    int64_t budget = m->budget, room = (int64_t)cg_step_sbuf_bytes(e->t, NULL);
+    m->sp.split = -1;
+    int64_t need = map_bytes(m, &m->sp);
+    if (need <= room || e->s->sbuf_bytes < (uint64_t)room)
+        return cg_fail(e, "op %s (%s): a row of %lld elements needs %lld bytes per "
+                       "partition, the step's SBUF region has %lld", m->x->name,
+                       graph_op_kind_name(m->x->kind), (long long)m->vout.dim[m->norm],
+                       (long long)need, (long long)budget);
+    m->wide = 1;
+    if (!cg_plan(&m->sp, map_fits, m) && m->sp.split == m->nf - 1) {
+        int64_t n = m->sp.ext[m->nf - 1];   /* chunks of equal length */
+        m->sp.chunk = cg_cdiv(n, cg_cdiv(n, m->sp.chunk));
+        return 0;
+    }
+    return cg_fail(e, "op %s (%s): one chunk of a row does not fit in the step's SBUF region "
+                   "(%lld bytes per partition)", m->x->name, graph_op_kind_name(m->x->kind),
+                   (long long)budget);
+}
+
 /* Views, rows, normalized axis and the tile plan of op. */
 static int map_setup(struct cg_em *e, int32_t op, const int8_t *pax, struct mapc *m)
 {
@@ -536,10 +581,11 @@ static int map_setup(struct cg_em *e, int32_t op, const int8_t *pax, struct mapc
     m->sp.n = m->nf;
     for (int k = 0; k < m->nf; k++)
         m->sp.ext[k] = m->vout.dim[m->fax[k]];
-    /* a normalized free axis stays whole inside a tile (map_fits) */
-    if (cg_plan(&m->sp, map_fits, m))
-        return cg_fail(e, "op %s: a tile does not fit in SBUF", x->name);
-    return 0;
+    /* a normalized free axis stays whole inside a tile (map_fits), unless it is the last
+     * free axis and a whole row does not fit: then it is split into chunks (wide_row) */
+    if (!cg_plan(&m->sp, map_fits, m))
+        return 0;
+    return wide_plan(m);
 }
 
 /* The op's SBUF buffers, all allocated before its first instruction (in this order: the
@@ -875,6 +921,151 @@ static int map_tile(struct mapc *m, struct map_bufs *bf, struct tails *ts, struc
     return deferred ? 0 : tile_done(m, ts, c.last, tl.b, tl.islot, tl.lo, tl.len, &tl.out);
 }
 
+/* ---- wide rows: a normalized last free axis longer than one tile (m->wide) ----------
+ * The row is split into chunks of the planned length and read twice: pass 1 loads each
+ * chunk and reduces it to per-chunk partials (softmax: max and sum of exp(x - max);
+ * layernorm: sum and sum of squares; rmsnorm: sum of squares), a few instructions over
+ * the partials combine them into the row's statistics (softmax: the row max, each
+ * partial sum rescaled by exp(max_c - max), summed, reciprocal; norms: mean and rstd),
+ * then pass 2 loads each chunk again (and its gamma / beta slices), applies the
+ * statistics on ACT (and the affine part on DVE) and stores it. Scratch 0 holds one
+ * chunk of fp32 (the squares, the discarded exp), scratch 1 the partials and scalars. */
+
+struct wstat {
+    uint64_t base, vec;          /* scratch 1; bytes of one partials vector */
+    struct sim_operand pa, pb, pab, s[3];  /* partials, pa broadcast of s[0], scalars */
+};
+
+static int wide_stats(const struct mapc *m, const struct map_bufs *bf, uint32_t rn,
+                      int64_t nc, struct wstat *w)
+{
+    w->base = bf->scr[1];
+    w->vec = ((uint64_t)nc * 4 + 63) & ~(uint64_t)63;
+    if (2 * w->vec + 3 * 64 > (uint64_t)bf->nout_max * 4)
+        return cg_fail(m->e, "op %s: %lld chunks of a row leave no room for their partials",
+                       m->x->name, (long long)nc);
+    w->pa = cg_sb(0, rn, w->base, LS_DT_FP32, (uint64_t)nc);
+    w->pb = cg_sb(0, rn, w->base + w->vec, LS_DT_FP32, (uint64_t)nc);
+    for (int i = 0; i < 3; i++)
+        w->s[i] = cg_sb(0, rn, w->base + 2 * w->vec + (uint64_t)i * 64, LS_DT_FP32, 1);
+    w->pab = w->s[0];
+    int64_t size = nc, stride = 0;
+    cg_pattern(&w->pab, 1, &size, &stride);
+    return 0;
+}
+
+/* Pass 1 of chunk ch (x: its input, sq: a chunk of fp32 scratch). */
+static void wide_partials(struct chain *c, enum graph_op_kind k, const struct wstat *w,
+                          int64_t ch, const struct sim_operand *x, const struct sim_operand *sq)
+{
+    uint32_t rn = w->pa.nparts;
+    struct sim_operand pa = cg_sb(0, rn, w->base + (uint64_t)ch * 4, LS_DT_FP32, 1);
+    struct sim_operand pb = cg_sb(0, rn, w->base + w->vec + (uint64_t)ch * 4, LS_DT_FP32, 1);
+    if (k == GRAPH_OP_SOFTMAX) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &pa, x, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION_REDUCE, SIM_FN_EXP, sq, x, NULL, 0);
+        return;
+    }
+    if (k == GRAPH_OP_LAYERNORM)
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &pa, x, NULL, 0);
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, sq, x, x, 0);
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &pb, sq, NULL, 0);
+}
+
+/* The row's statistics from the partials: softmax s[0] = max, s[1] = 1 / sum; norms
+ * s[1] = rstd (and a layernorm's s[2] = -mean * rstd, ACT's bias). */
+static void wide_combine(struct chain *c, enum graph_op_kind k, const struct wstat *w)
+{
+    const struct sim_operand *s = w->s;
+    if (k == GRAPH_OP_SOFTMAX) {
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_MAX, &s[0], &w->pa, NULL, 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &w->pa, &w->pa, &w->pab, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_EXP, &w->pa, &w->pa, NULL, 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &w->pb, &w->pb, &w->pa, 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &s[1], &w->pb, NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &s[1], &s[1], NULL, 0);
+        return;
+    }
+    step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &s[1], &w->pb, NULL, 0);
+    if (k == GRAPH_OP_LAYERNORM) {   /* var = E[x^2] - mean^2 */
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, SIM_FN_ADD, &s[0], &w->pa, NULL, 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &s[2], &s[0], &s[0], 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_SUB, &s[1], &s[1], &s[2], 0);
+    }
+    step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RSQRT, &s[1], &s[1], NULL, 0);
+    if (k == GRAPH_OP_LAYERNORM)
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, &s[2], &s[0], &s[1], 0);
+}
+
+/* Chunk tile ft of partition tile pt: its box; inputs 0..nin-1 loaded (counts nld). */
+static int wide_chunk(struct mapc *m, struct map_bufs *bf, const struct tails *ts,
+                      struct map_tile *tl, struct chain *c, int64_t pt, int64_t ft, int nin,
+                      int64_t *nld)
+{
+    int64_t r0 = pt * m->ptile, flo[R_], flen[R_];
+    tl->rn = cg_min(m->ptile, m->P - r0);
+    cg_split_box(&m->sp, ft, flo, flen);
+    out_box(m, r0, tl->rn, flo, flen, tl->lo, tl->len);
+    tl->nout = box_free(m->fax, m->nf, tl->len);
+    for (int s = 0; s < nin; s++) {
+        tl->tile = nld[s];
+        tl->islot[s] = (int)(nld[s]++ % bf->nib[s]);
+        if (load_input(m, bf, ts, tl, c, s))
+            return m->e->fail;
+    }
+    return 0;
+}
+
+/* Row group `row` (nc chunk tiles) of partition tile pt: pass 1, combine, pass 2. */
+static int wide_row(struct mapc *m, struct map_bufs *bf, struct tails *ts, int64_t pt,
+                    int64_t row, int64_t nc, int64_t *nld, int64_t *nst)
+{
+    enum graph_op_kind k = m->x->kind;
+    struct chain c = {m->e, -1, {0}, 0, {-1, -1, -1}};
+    struct map_tile tl;
+    struct wstat w;
+    if (ts->scratch_user[0] >= 0)
+        c.extra[c.nextra++] = ts->scratch_user[0];
+    for (int64_t ch = 0; ch < nc; ch++) {
+        if (wide_chunk(m, bf, ts, &tl, &c, pt, row * nc + ch, 1, nld))
+            return m->e->fail;
+        if (ch == 0 && wide_stats(m, bf, (uint32_t)tl.rn, nc, &w))
+            return m->e->fail;
+        struct sim_operand sq = cg_sb(0, (uint32_t)tl.rn, bf->scr[0], LS_DT_FP32,
+                                      (uint64_t)tl.nout);
+        wide_partials(&c, k, &w, ch, &tl.isb[0], &sq);
+        ts->last_read[0][tl.islot[0]] = c.last;
+    }
+    wide_combine(&c, k, &w);
+    for (int64_t ch = 0; ch < nc; ch++) {
+        if (wide_chunk(m, bf, ts, &tl, &c, pt, row * nc + ch, m->nin, nld))
+            return m->e->fail;
+        tl.b = (int)((*nst)++ & 1);
+        if (tile_operands(m, bf, ts, &tl, &c))
+            return m->e->fail;
+        step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, k == GRAPH_OP_SOFTMAX ? SIM_FN_EXP
+                                                                         : SIM_FN_NONE,
+             &tl.out, &tl.ial[0], NULL, 0);
+        if (k == GRAPH_OP_SOFTMAX)
+            step(&c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE, &tl.out, &tl.out, NULL, 0);
+        else
+            norm_affine(&c, &tl.out, tl.ial, m->nin);
+        if (tile_done(m, ts, c.last, tl.b, tl.islot, tl.lo, tl.len, &tl.out))
+            return m->e->fail;
+    }
+    return m->e->fail;
+}
+
+static int wide_rows(struct mapc *m, struct map_bufs *bf, struct tails *ts)
+{
+    int64_t nc = cg_cdiv(m->sp.ext[m->nf - 1], m->sp.chunk), nld[MAXIN] = {0}, nst = 0;
+    for (int64_t pt = 0; pt < bf->npt; pt++)
+        for (int64_t r = 0; r < bf->nft / nc; r++)
+            if (wide_row(m, bf, ts, pt, r, nc, nld, &nst))
+                return m->e->fail;
+    return m->e->fail;
+}
+
 int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
 {
     struct mapc m;
@@ -882,6 +1073,8 @@ int cg_lower_map(struct cg_em *e, int32_t op, const int8_t *pax)
     struct tails ts;
     if (map_setup(e, op, pax, &m) || map_buffers(&m, &bf, &ts))
         return e->fail;
+    if (m.wide)
+        return wide_rows(&m, &bf, &ts);
     struct pend pd = {0};
     int64_t tile = 0;
     for (int64_t pt = 0; pt < bf.npt; pt++)

@@ -251,8 +251,17 @@ static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
     p->m_ring = !p->inM && cg_layout_free(e->g, p->x->inputs[p->M]) && mres_bytes <= ring;
     p->s_ring = !p->m_ring && !p->inS && cg_layout_free(e->g, p->x->inputs[p->S]) &&
                 2 * s1 <= ring;
-    p->s_stream = !p->s_ring && s1 > budget / 2;
     uint64_t obytes = p->inO ? 0 : (uint64_t)p->tmax * p->esO;
+    /* streamed also when two k-step columns fit half the region but not beside the output
+     * buffers and the least moving buffers (olmo2 at --hidden 8192: K = 22016), only in
+     * the largest step region (what the cost model gives the steps last, as for wide
+     * rows): a plan that fitted is not changed (it allocates at least this much), and
+     * no configuration that was infeasible in a smaller region becomes feasible there */
+    uint64_t mleast = cg_min((int64_t)(2 * (uint64_t)p->tmax * p->esM), (int64_t)mres_bytes);
+    uint64_t least = 2 * s1 + 2 * ((obytes + 63) & ~(uint64_t)63) +
+                     (p->inM || p->m_ring ? 0 : mleast);
+    int largest = e->s->sbuf_bytes >= cg_step_sbuf_bytes(e->t, NULL);
+    p->s_stream = !p->s_ring && (s1 > budget / 2 || (largest && least > budget));
     uint64_t sstream_bytes = 2 * (uint64_t)p->mtt * p->esS;
     uint64_t used = (p->s_ring ? 0 : p->s_stream ? sstream_bytes : 2 * s1) + 2 * obytes + 512;
     p->m_res = p->m_ring || (!p->inM && used + mres_bytes <= budget);
