@@ -29,7 +29,9 @@ t0=$(date +%s%N)
 expect 1 "z3 over --time-limit" timeout 30 "$L" solve "$T/big.lsp" --solver z3 --time-limit 1 \
     -o "$T/big.sol" --json
 ms=$((($(date +%s%N) - t0) / 1000000))
-[ "$ms" -lt 4000 ] && ok || bad "z3 --time-limit 1 took $ms ms"
+# (unbounded, it runs for minutes; 10 s leaves room for a loaded machine or a sanitizer
+# build: the limit's own figure is measured in docs/exact.md, not here)
+[ "$ms" -lt 10000 ] && ok || bad "z3 --time-limit 1 took $ms ms"
 expect_err 'z3 ended with status unknown: .*--time-limit 1 s' "the limit named"
 [ "$(json 'd["status"], d["stats"]["z3_cut"]')" = "('unknown', 1)" ] && ok \
     || bad "z3 cut: $(head -c 300 "$T/out")"
