@@ -218,16 +218,24 @@ int cm_groups_add_trace(struct cm_groups *g, const struct cm_table *tb,
     return rc;
 }
 
+/* Program k of h: its time predicted under tb's aggregation (*p) and measured (*y). */
+static void program_time(const struct cm_groups *h, size_t k, const struct cm_table *tb,
+                         const struct sim_target *t, double *p, double *y)
+{
+    int max = tb->agg == CM_AGG_MAX;
+    cm_groups_program_time(h, k, tb->agg, max ? tb->group_ns * t->base_mhz / 1000.0 : 0,
+                           max ? tb->serial : 0, p, y);
+}
+
 /* Median relative error of predicted against measured program time over h's programs. */
 static double programs_error(const struct cm_groups *h, const struct cm_table *tb,
                              const struct sim_target *t)
 {
     LS_VEC(double) rel = {0};
-    double gc = tb->agg == CM_AGG_MAX ? tb->group_ns * t->base_mhz / 1000.0 : 0, m = NAN;
+    double m = NAN;
     for (size_t k = 0; k < h->nprog; k++) {
         double p, y;
-        cm_groups_program_time(h, k, tb->agg, gc, tb->agg == CM_AGG_MAX ? tb->serial : 0, &p,
-                               &y);
+        program_time(h, k, tb, t, &p, &y);
         if (y > 0 && LS_VEC_PUSH(&rel, fabs(p - y) / y))
             break;
     }
@@ -307,19 +315,20 @@ int cm_cmp3(double a, double b)
     return a < b ? -1 : 1;
 }
 
-/* The pairs of h's programs and those tb's prices rank as their measured times do. */
+/* The pairs of h's programs (those with a measured time) and those tb's prices rank as
+ * their measured times do. */
 static void programs_pairs(const struct cm_groups *h, const struct cm_table *tb,
                            const struct sim_target *t, int *pairs, int *correct)
 {
-    double gc = tb->agg == CM_AGG_MAX ? tb->group_ns * t->base_mhz / 1000.0 : 0;
-    double serial = tb->agg == CM_AGG_MAX ? tb->serial : 0;
     *pairs = *correct = 0;
     for (size_t k = 0; k < h->nprog; k++) {
         double pk, yk;
-        cm_groups_program_time(h, k, tb->agg, gc, serial, &pk, &yk);
-        for (size_t l = k + 1; l < h->nprog; l++) {
+        program_time(h, k, tb, t, &pk, &yk);
+        for (size_t l = k + 1; l < h->nprog && yk > 0; l++) {
             double pl, yl;
-            cm_groups_program_time(h, l, tb->agg, gc, serial, &pl, &yl);
+            program_time(h, l, tb, t, &pl, &yl);
+            if (yl <= 0)
+                continue;
             ++*pairs;
             *correct += cm_cmp3(pk, pl) == cm_cmp3(yk, yl);
         }
