@@ -102,6 +102,13 @@ int64_t cm_dma_group_latency(const struct cm_table *tb, const struct sim_target 
 /* The group's cost under tb (0 for an empty group), its DMA latency included. */
 int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
                      const struct cm_agg *a);
+/* A lower bound of cm_agg_total for a and for every group that extends a with more
+ * instructions (prices >= 0): its busiest engine, the DMA latency charged so far
+ * included. Every aggregation's total is at least that, and it never decreases as
+ * instructions are added, so a lowering being priced against a cheaper one can stop
+ * once it is reached (cm_conv_cost). */
+int64_t cm_agg_floor(const struct cm_table *tb, const struct sim_target *t,
+                     const struct cm_agg *a);
 
 /* The default table of a target, derived from its datasheet numbers. */
 void cm_table_default(const struct sim_target *t, struct cm_table *tb);

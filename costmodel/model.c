@@ -1,7 +1,6 @@
 /* costmodel/model: memoized C_op / C_tr (the pricing sink sums the prices of exactly the
  * instructions codegen emits), configuration enumeration, compilation. The .lsp problem is
  * built by costmodel/instance. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,20 +221,36 @@ struct psink {
     int64_t count;
     struct cm_pricer pr; /* set by psink_init */
     struct cm_dep_track dep; /* one sink prices one group: as cm_program_dep_flags */
+    int64_t bound; /* stop once the group costs at least this (-1: never) */
+    int cut;       /* stopped at the bound: the lowering costs at least bound */
 };
+
+/* The group's floor is checked every this many instructions: it is a loop over the
+ * engines, and a late stop costs nothing but time. */
+#define PSINK_BOUND_EVERY 64
 
 static int64_t p_emit(void *ctx, const struct sim_instr *in, const int64_t *deps, size_t nd,
                       struct ls_error *err)
 {
     struct psink *p = ctx;
     int dep = cm_dep_track_add(&p->dep, in->engine, p->count, deps, nd);
-    cm_agg_add_instr(&p->agg, in, cm_pricer_price_dep(&p->pr, in, dep));
+    int64_t price = cm_pricer_price_dep(&p->pr, in, dep);
+    cm_agg_add_instr(&p->agg, in, price);
+    if (price < 0) /* the floor holds for prices >= 0 only */
+        p->bound = -1;
+    if (p->bound >= 0 && p->count % PSINK_BOUND_EVERY == 0 &&
+        cm_agg_floor(&p->m->tb, &p->m->t, &p->agg) >= p->bound) {
+        p->cut = 1; /* the lowering stops here: its error is not reported */
+        ls_error_msg(err, LS_ERR_LIMIT, "priced past the cheaper method");
+        return -1;
+    }
     return p->count++;
 }
 
 static void psink_init(struct cg_sink *s, struct psink *p, const struct cm_model *m)
 {
     memset(s, 0, sizeof *s);
+    p->bound = -1;
     cm_pricer_init(&p->pr, &m->tb, &m->t);
     cm_dep_track_init(&p->dep);
     s->ctx = p;
@@ -257,13 +272,24 @@ static int crossed(struct cm_model *m, int code, struct ls_error *err, const cha
     return ls_error_msg(err, code, "pricing: %s '%s': %s", what, name, msg);
 }
 
+/* The price of converting t by method meth into *cost; a method that reaches `bound` (a
+ * cheaper method's price; -1: none) is not lowered further and costs INT64_MAX: the
+ * choice among methods is the same, and a method that needs tens of millions of
+ * instructions no longer makes every conversion of its tensor wait for them. */
 static int conv_method_cost(struct cm_model *m, int32_t t, int from, int to,
-                            enum cg_conv_method meth, int64_t *cost, struct ls_error *err)
+                            enum cg_conv_method meth, int64_t bound, int64_t *cost,
+                            struct ls_error *err)
 {
     struct psink p = {.m = m};
     struct cg_sink s;
     psink_init(&s, &p, m);
+    p.bound = bound;
     int rc = cg_lower_conversion(m->g, &m->t, &m->o, t, from, to, meth, &s, err);
+    if (p.cut) {
+        *cost = INT64_MAX;
+        ls_error_clear(err);
+        return 0;
+    }
     *cost = cm_agg_total(&m->tb, &m->t, &p.agg);
     if (rc && s.limit)
         rc = crossed(m, s.limit, err, "converting tensor", graph_tensor(m->g, t)->name);
@@ -295,7 +321,7 @@ int cm_conv_cost(struct cm_model *m, int32_t t, int from, int to, int64_t *cost,
                 continue;
             int64_t c;
             struct ls_error e2 = {0};
-            int rc = conv_method_cost(m, t, from, to, (enum cg_conv_method)k, &c, &e2);
+            int rc = conv_method_cost(m, t, from, to, (enum cg_conv_method)k, best, &c, &e2);
             if (rc && (m->limit || rc == LS_ERR_NOMEM)) { /* not an infeasible method */
                 s->rc = rc;
                 if (err)

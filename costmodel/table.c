@@ -381,6 +381,19 @@ int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
 }
 
 /* The group's engines aggregated by the table's mode (latencies aside). */
+int64_t cm_agg_floor(const struct cm_table *tb, const struct sim_target *t,
+                     const struct cm_agg *a)
+{
+    int64_t m = 0;
+    for (int e = 0; e < LS_ENGINE_COUNT; e++) {
+        int64_t busy = a->eng[e];
+        if (e == LS_ENGINE_DMA && tb->dma_group && a->count[e] > 0)
+            busy = sat_add(busy, cm_dma_group_latency(tb, t) * dma_waves(tb, a));
+        m = busy > m ? busy : m;
+    }
+    return m;
+}
+
 static int64_t agg_engines(const struct cm_table *tb, const struct sim_target *t,
                            const struct cm_agg *a)
 {
