@@ -11,10 +11,35 @@
 
 #include "util/vec.h"
 
-/* A path, by value: the helpers keep no state between calls. */
+/* A path, by value. */
 struct fuzz_path {
     char s[512];
 };
+
+/* The scratch paths handed out so far: removed when the process exits (libFuzzer's
+ * -max_total_time and the replay driver both end in exit()), so runs leave nothing in
+ * the temporary directory. A directory is removed once empty, as its users leave it. */
+#define FUZZ_SCRATCH_MAX 16
+static struct fuzz_path fuzz_scratch[FUZZ_SCRATCH_MAX];
+static int fuzz_nscratch;
+
+static void fuzz_scratch_remove(void)
+{
+    for (int i = 0; i < fuzz_nscratch; i++)
+        remove(fuzz_scratch[i].s);
+}
+
+static inline void fuzz_scratch_note(const struct fuzz_path *p)
+{
+    for (int i = 0; i < fuzz_nscratch; i++)
+        if (!strcmp(fuzz_scratch[i].s, p->s))
+            return;
+    if (fuzz_nscratch == 0 && atexit(fuzz_scratch_remove))
+        abort();
+    if (fuzz_nscratch == FUZZ_SCRATCH_MAX)
+        abort(); /* a harness defect: more scratch names than slots x extensions */
+    fuzz_scratch[fuzz_nscratch++] = *p;
+}
 
 /* Path of scratch file `slot` (0..3) of this process, under $TMPDIR or /tmp. */
 static inline struct fuzz_path fuzz_tmp_path(int slot, const char *ext)
@@ -23,6 +48,7 @@ static inline struct fuzz_path fuzz_tmp_path(int slot, const char *ext)
     const char *dir = getenv("TMPDIR");
     snprintf(p.s, sizeof p.s, "%s/laysim-fuzz-%ld-%d%s", dir && *dir ? dir : "/tmp",
              (long)getpid(), slot, ext);
+    fuzz_scratch_note(&p);
     return p;
 }
 
