@@ -127,15 +127,17 @@ def classify(rc, err):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("laysim")
-    ap.add_argument("-n", type=int, default=50000)
-    ap.add_argument("-j", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("-s", type=int, default=1)
-    ap.add_argument("-t", type=float, default=20)
-    ap.add_argument("-o", default="")
-    ap.add_argument("-f", default="")
-    ap.add_argument("--json", action="store_true")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap.add_argument("laysim", help="the laysim binary to run, e.g. build-asan/laysim")
+    ap.add_argument("-n", type=int, default=50000, help="inputs over all formats (default 50000)")
+    ap.add_argument("-j", type=int, default=os.cpu_count() or 1,
+                    help="runs at a time (default: online CPUs)")
+    ap.add_argument("-s", type=int, default=1, help="seed of the mutations (default 1)")
+    ap.add_argument("-t", type=float, default=20,
+                    help="seconds before a run counts as a hang (default 20)")
+    ap.add_argument("-o", default="", help="keep the findings' inputs under this directory")
+    ap.add_argument("-f", default="", help="only these formats, comma-separated")
+    ap.add_argument("--json", action="store_true", help="print the counts as JSON")
     a = ap.parse_args()
     laysim = os.path.abspath(a.laysim)
     if not os.access(laysim, os.X_OK) or a.n < 1 or a.j < 1 or a.t <= 0:
