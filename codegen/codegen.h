@@ -174,6 +174,12 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                         const struct cg_options *o, int32_t t, int from, int to,
                         enum cg_conv_method m, struct cg_sink *s, struct ls_error *err);
 
+/* 1 when DMA queue `queue` of target t carries only loads that may run ahead of the
+ * previous ops (weights and other constants, which have no producer: loads of the
+ * constant ring and constant loads, cg_dma); 0 for any queue that other transfers share
+ * (targets with fewer than 8 queues). */
+int cg_dma_queue_runs_ahead(const struct sim_target *t, unsigned queue);
+
 /* ---- whole-graph program ------------------------------------------------------------- */
 
 /* Chooses the conversion method (the cost model passes the cheapest by table price). */

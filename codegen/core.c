@@ -383,6 +383,14 @@ int64_t cg_emit(struct cg_em *e, struct sim_instr *in, const int64_t *deps, size
     return h;
 }
 
+int cg_dma_queue_runs_ahead(const struct sim_target *t, unsigned queue)
+{
+    uint32_t nq = t->dma_queues ? t->dma_queues : 1;
+    if (nq < 2 * (CG_Q_RING + 1)) /* classes share queues (cg_dma's modulo) */
+        return 0;
+    return queue / 2 == CG_Q_CONST || queue / 2 == CG_Q_RING;
+}
+
 int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
                const struct sim_operand *src, enum sim_opcode op, const int64_t *deps,
                size_t nd)

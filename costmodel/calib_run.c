@@ -106,6 +106,7 @@ static int fit_once(const struct cm_run_opts *o, const struct fit_in *in,
     /* every fit prices a group's DMA latency once (fit_trace.c once_per_group): a prior's
      * dma_latency_waves would price the fitted table in a form it was not fitted in */
     r->fit.dma_waves = 0;
+    r->fit.dma_prefetch = 0; /* nor do they discount loads that run ahead */
     r->held_worse = held_worse(&r->gr);
     r->out = r->held_worse && !o->keep_worse ? prior : &r->fit;
     return rc;

@@ -75,6 +75,14 @@ struct cm_table {
      * instead of once: an op that loads, computes and stores waits for the latency of its
      * first loads and again for that of its last stores, which depend on the compute. */
     int dma_waves;
+    /* Optional key "dma_prefetch_share" (0..1; absent = 1, the meaning before it existed):
+     * the share of their price that DMA loads which may run ahead of the previous ops
+     * (weights and other constants: no producer, cg_dma_queue_runs_ahead) are charged.
+     * The simulator issues them as soon as their buffer is free, so they stream under the
+     * compute of the ops before their own; a per-op price cannot see how much of that
+     * compute there is, and charges this share of the load instead. */
+    int dma_prefetch;        /* the key is present */
+    double dma_prefetch_share;
     int n;
     struct cm_entry e[96];
 };

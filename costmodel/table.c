@@ -9,6 +9,7 @@
 
 #include "costmodel/calibrate.h"
 #include "costmodel/costmodel.h"
+#include "codegen/codegen.h"
 #include "sim/sim.h"
 #include "util/fileio.h"
 #include "util/hash.h"
@@ -228,8 +229,12 @@ static int64_t price(const struct cm_table *tb, const struct sim_target *t,
     if (price_core(tb, t, in, memo, &f, &v, &r, &N) < 0)
         return 0;
     /* the same operations, in the same order, as the documented formula */
-    if (in->engine == LS_ENGINE_DMA) /* per-group latency: charged by cm_agg_total */
-        return half_up((tb->dma_group ? v : f + v) * t->base_mhz / 1000.0);
+    if (in->engine == LS_ENGINE_DMA) { /* per-group latency: charged by cm_agg_total */
+        double ns = tb->dma_group ? v : f + v;
+        if (tb->dma_prefetch && cg_dma_queue_runs_ahead(t, in->queue))
+            ns *= tb->dma_prefetch_share;
+        return half_up(ns * t->base_mhz / 1000.0);
+    }
     uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)in->engine);
     (void)r;
     if (dep) /* engine cycles, converted and rounded with the rest: once */
@@ -514,6 +519,8 @@ static json_t *to_json(const struct cm_table *tb)
         json_object_set_new(root, "dma_latency_per_group", json_real(tb->dma_group_lat));
     if (tb->dma_group && tb->dma_waves)
         json_object_set_new(root, "dma_latency_waves", json_true());
+    if (tb->dma_prefetch)
+        json_object_set_new(root, "dma_prefetch_share", json_real(tb->dma_prefetch_share));
     for (int i = 0; i < tb->n; i++) {
         const struct cm_entry *e = &tb->e[i];
         json_t *o = json_object();
@@ -708,6 +715,19 @@ static int load_dma_group(const struct tload *t, json_t *root, struct cm_table *
     return 0;
 }
 
+/* The optional "dma_prefetch_share" (struct cm_table: dma_prefetch). */
+static int load_dma_prefetch(const struct tload *t, json_t *root, struct cm_table *tb)
+{
+    json_t *v = json_object_get(root, "dma_prefetch_share");
+    if (!v)
+        return 0;
+    if (!json_is_number(v) || !(json_number_value(v) >= 0) || json_number_value(v) > 1)
+        return bad_field(t, "dma_prefetch_share", "expected a number in 0..1");
+    tb->dma_prefetch = 1;
+    tb->dma_prefetch_share = json_number_value(v);
+    return 0;
+}
+
 static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
 {
     json_t *sc = json_object_get(root, "schema"), *ver = json_object_get(root, "version");
@@ -740,7 +760,7 @@ static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
             return bad_field(t, "serial_share", "expected a number in 0..1");
         tb->serial = ss ? json_number_value(ss) : 0;
     }
-    if (load_dep(t, root, tb) || load_dma_group(t, root, tb))
+    if (load_dep(t, root, tb) || load_dma_group(t, root, tb) || load_dma_prefetch(t, root, tb))
         return LS_ERR_INPUT;
     if (!json_is_array(ent) || json_array_size(ent) > sizeof tb->e / sizeof tb->e[0])
         return bad_field(t, "entries", "expected an array of at most %zu entries",

@@ -544,6 +544,51 @@ static void test_agg_floor(void **st)
     }
 }
 
+/* dma_prefetch_share: loads on the queues of constants and of the constant ring are
+ * charged that share; other loads, and every load on a target whose queues the classes
+ * share, are not. The key is read, range-checked and written back. */
+static void test_prefetch_share(void **st)
+{
+    (void)st;
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    struct cm_table tb, back;
+    cm_table_default(&t, &tb);
+    struct sim_instr in = {.engine = LS_ENGINE_DMA, .opcode = SIM_OP_DMA_COPY, .queue = 6};
+    in.src = sim_hbm(128, 1024, 0, LS_DT_BF16, 1024);
+    in.dst = sim_sbuf(0, 128, 0, LS_DT_BF16, 1024);
+    int64_t full = cm_price(&tb, &t, &in);
+    assert_true(full > 100);
+    tb.dma_prefetch = 1;
+    tb.dma_prefetch_share = 0.5;
+    assert_true(llabs(cm_price(&tb, &t, &in) - full / 2) <= 1);
+    in.queue = 0; /* an activation load: its producer must finish first */
+    assert_int_equal(cm_price(&tb, &t, &in), full);
+    t.dma_queues = 4; /* ring loads go to queue 6 % 4 = 2, which stores share */
+    in.queue = 2;
+    struct cm_table plain = tb;
+    plain.dma_prefetch = 0;
+    assert_int_equal(cm_price(&tb, &t, &in), cm_price(&plain, &t, &in));
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    char path[] = "/tmp/laysim_prefetch_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    struct ls_error err;
+    assert_int_equal(cm_table_write(&tb, path, &err), 0);
+    assert_int_equal(cm_table_load(path, &back, &err), 0);
+    assert_int_equal(back.dma_prefetch, 1);
+    assert_true(back.dma_prefetch_share == 0.5);
+    assert_int_equal(cm_table_hash(&back), cm_table_hash(&tb));
+    FILE *f = fopen(path, "w");
+    fputs("{\"schema\":\"laysim-latency-table\",\"version\":1,\"dma_prefetch_share\":1.5,"
+          "\"entries\":[]}", f);
+    fclose(f);
+    assert_int_equal(cm_table_load(path, &back, &err), LS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "dma_prefetch_share"));
+    unlink(path);
+}
+
 /* Pipelined instructions are sampled by occupancy (costmodel/fit_pipe.c): a matmul that
  * overlaps the previous matmul of its dtype on PE is sampled as the growth of PE's end;
  * the first of the chain, one of another dtype or one that overlaps nothing keeps its
@@ -590,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_groups_pipe),
         cmocka_unit_test(test_table_max_roundtrip), cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_lomo_ranking), cmocka_unit_test(test_agg_floor),
+        cmocka_unit_test(test_prefetch_share),
         cmocka_unit_test(test_group_programs), cmocka_unit_test(test_pipe_occupancy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
