@@ -58,7 +58,8 @@ int cg_layout_index(const struct graph *g, int32_t t, int pax);
 void cg_layout_label(const struct graph *g, int32_t t, int pax, char *buf, size_t n);
 
 /* 1 when t's layouts are chosen at compile time at no run-time cost: weights and other
- * constants are stored in HBM in whatever layouts their consumers want (no conversion). */
+ * constants are stored in HBM in whatever layouts their consumers want (no conversion),
+ * and so is state (a KV cache), which the step before wrote in those layouts. */
 int cg_layout_free(const struct graph *g, int32_t t);
 
 /* ---- configurations ------------------------------------------------------------------ */

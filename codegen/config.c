@@ -325,5 +325,6 @@ void cg_cfgs_free(struct cg_cfgs *c)
 
 int cg_layout_free(const struct graph *g, int32_t t)
 {
-    return graph_tensor(g, t)->role == GRAPH_ROLE_WEIGHT;
+    const struct graph_tensor *x = graph_tensor(g, t);
+    return x->role == GRAPH_ROLE_WEIGHT || x->state;
 }

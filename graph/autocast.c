@@ -114,7 +114,7 @@ static int copy_op(struct copier *c, int32_t o)
         nt = graph_add_tensor_shape(c->out, x->name, retype ? LS_DT_BF16 : x->dtype, x->role,
                                     &x->shape);
         c->map[op->output] = nt;
-        if (nt < 0)
+        if (nt < 0 || (x->state && graph_set_state(c->out, nt)))
             return -1;
     }
     if (graph_add_op(c->out, op->kind, c->in, op->ninputs, nt, &at) < 0)

@@ -51,7 +51,7 @@ static int copy_op(struct folder *f, int32_t o)
         int32_t y = f->into[o] >= 0 ? graph_op(f->g, f->into[o])->output : op->output;
         const struct graph_tensor *x = graph_tensor(f->g, y);
         nt = graph_add_tensor_shape(f->out, x->name, x->dtype, x->role, &x->shape);
-        if (nt < 0)
+        if (nt < 0 || (x->state && graph_set_state(f->out, nt)))
             return -1;
         f->map[op->output] = f->map[y] = nt;
     }

@@ -480,6 +480,14 @@ int32_t graph_weight(struct graph *g, const char *name, enum ls_dtype dt, int ra
     return add_source(g, name, dt, GRAPH_ROLE_WEIGHT, rank, sizes, roles);
 }
 
+int graph_set_state(struct graph *g, int32_t t)
+{
+    if (t < 0 || t >= graph_ntensors(g) || g->tensors.data[t].role != GRAPH_ROLE_INPUT)
+        return graph_fail(g, LS_ERR_INPUT, "only a graph input can be state");
+    g->tensors.data[t].state = 1;
+    return 0;
+}
+
 int32_t graph_output(struct graph *g, int32_t t)
 {
     if (g->failed || t < 0)

@@ -77,6 +77,10 @@ struct graph_tensor {
     enum ls_dtype dtype;
     struct graph_shape shape;
     enum graph_tensor_role role;
+    /* 1 for a graph input the model itself wrote in an earlier step (a decode step's KV
+     * cache): the compiler chose its layout then, so, like a weight's, it is whatever its
+     * readers want (graph_set_state; `input ... state` in .lg files). */
+    int state;
     int32_t producer;        /* op id, -1 while none */
     int32_t nproducers;      /* validation reports tensors with != 1 producer */
     struct graph_use *uses;  /* every input slot reading this tensor, in op order */
@@ -251,7 +255,10 @@ int32_t graph_input(struct graph *g, const char *name, enum ls_dtype dt, int ran
                     const int64_t *sizes, const char *roles);
 int32_t graph_weight(struct graph *g, const char *name, enum ls_dtype dt, int rank,
                      const int64_t *sizes, const char *roles);
-int32_t graph_output(struct graph *g, int32_t t);   /* return op id, or -1 */
+int32_t graph_output(struct graph *g, int32_t t);
+/* Mark graph input t as state (struct graph_tensor: state). -1 (the graph's error set)
+ * when t is not an input. */
+int graph_set_state(struct graph *g, int32_t t);   /* return op id, or -1 */
 
 /* Compute helpers: infer the output (shape, dtype, roles), create the output tensor named
  * `name` (NULL -> "<kind>_<op id>") and the op; return the output tensor id or -1. */

@@ -160,21 +160,25 @@ static int note_def(struct reader *r, int32_t id)
     return 0;
 }
 
-/* input/weight NAME DTYPE SHAPE */
+/* input NAME DTYPE SHAPE [state] / weight NAME DTYPE SHAPE */
 static int line_source(struct reader *r, enum graph_tensor_role role)
 {
     char name[GRAPH_MAX_NAME + 1];
     struct graph_shape s;
     enum ls_dtype dt;
-    if (ls_scan_arity(&r->sc, 4, 4, role == GRAPH_ROLE_WEIGHT ? "weight NAME DTYPE SHAPE"
-                                                              : "input NAME DTYPE SHAPE",
+    int input = role == GRAPH_ROLE_INPUT;
+    if (ls_scan_arity(&r->sc, 4, input ? 5 : 4,
+                      input ? "input NAME DTYPE SHAPE [state]" : "weight NAME DTYPE SHAPE",
                       r->err))
         return LS_ERR_INPUT;
     if (check_new_name(r, 1, name, sizeof name) || parse_dtype(r, 2, &dt) ||
         parse_shape(r, 3, &s))
         return LS_ERR_INPUT;
+    if (r->sc.ntok == 5 && !ls_tok_eq(&r->sc.tok[4], "state"))
+        return err_at(r, 4, 0, "expected 'state' or the end of the line");
     int32_t t = graph_add_tensor_shape(r->g, name, dt, role, &s);
-    if (t < 0 || graph_add_op(r->g, GRAPH_OP_SOURCE, NULL, 0, t, NULL) < 0)
+    if (t < 0 || graph_add_op(r->g, GRAPH_OP_SOURCE, NULL, 0, t, NULL) < 0 ||
+        (r->sc.ntok == 5 && graph_set_state(r->g, t)))
         return builder_err(r, 1);
     return note_def(r, t);
 }

@@ -110,8 +110,8 @@ int graph_write(const struct graph *g, FILE *fp, struct ls_error *err)
         const struct graph_tensor *t = graph_tensor(g, op->output);
         graph_shape_str(&t->shape, 1, buf, sizeof buf);
         if (op->kind == GRAPH_OP_SOURCE) {
-            fprintf(fp, "%s %s %s %s\n", t->role == GRAPH_ROLE_WEIGHT ? "weight" : "input",
-                    t->name, ls_dtype_name(t->dtype), buf);
+            fprintf(fp, "%s %s %s %s%s\n", t->role == GRAPH_ROLE_WEIGHT ? "weight" : "input",
+                    t->name, ls_dtype_name(t->dtype), buf, t->state ? " state" : "");
             continue;
         }
         fprintf(fp, "op %s %s %s = %s", t->name, ls_dtype_name(t->dtype), buf,
@@ -248,6 +248,8 @@ json_t *graph_to_json(const struct graph *g)
         bad |= put(o, "shape", shape_json(&x->shape, 0));
         bad |= put(o, "dim_roles", shape_json(&x->shape, 1));
         bad |= put(o, "role", json_string(graph_role_name(x->role)));
+        if (x->state)
+            bad |= put(o, "state", json_true());
         bad |= put(o, "uses", json_integer((json_int_t)x->nuses));
     }
     for (int32_t k = 0; k < graph_nops(g) && !bad; k++) {

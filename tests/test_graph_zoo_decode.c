@@ -68,8 +68,10 @@ static double flops(const struct graph *g)
     return st.flops;
 }
 
-/* Every attention of a decode step has one query row: scores [B, heads, 1, keys]. Returns
- * the number of score tensors; *keys the largest key count seen. */
+/* Every attention of a decode step has one query row per head: scores [B, heads, 1, keys],
+ * or, under grouped-query attention, [B, kv_heads, group, keys] with the group's query heads
+ * as rows (q reshaped by "<scope>.q.group" from one query position). Returns the number of
+ * score tensors; *keys the largest key count seen. */
 static int check_one_query(const struct graph *g, int64_t *keys)
 {
     int n = 0;
@@ -82,7 +84,13 @@ static int check_one_query(const struct graph *g, int64_t *keys)
             continue;
         const struct graph_shape *s = &graph_tensor(g, op->output)->shape;
         assert_int_equal(s->rank, 4);
-        assert_int_equal(s->dims[2].size, 1);
+        if (s->dims[2].size != 1) { /* GQA folded: its q is one position's heads */
+            const struct graph_tensor *q = graph_tensor(g, op->inputs[0]);
+            const struct graph_op *r = graph_op(g, q->producer);
+            assert_int_equal(r->kind, GRAPH_OP_RESHAPE);
+            assert_non_null(strstr(q->name, ".q.group"));
+            assert_int_equal(graph_tensor(g, r->inputs[0])->shape.dims[2].size, 1);
+        }
         if (s->dims[3].size > *keys)
             *keys = s->dims[3].size;
         n++;
@@ -101,9 +109,16 @@ static void test_decoder_shapes(void **state)
     SHAPE(g, "dec.l0.self.k_cache", 2, 2, 63, 128);       /* N - 1 cached positions */
     SHAPE(g, "dec.l0.self.v_cache", 2, 2, 63, 128);
     SHAPE(g, "dec.l0.self.k.append", 2, 2, 64, 128);      /* + the new token = N */
-    SHAPE(g, "dec.l0.self.k.expand", 2, 12, 64, 128);     /* GQA repeat after the append */
-    SHAPE(g, "dec.l0.self.scores", 2, 12, 1, 64);
-    SHAPE(g, "dec.l0.self.ctx", 2, 12, 1, 128);
+    /* GQA: each KV head's 6 query heads are the rows of one product with its K and V,
+     * which are not repeated per query head */
+    assert_true(graph_find_tensor(g, "dec.l0.self.k.expand") < 0);
+    SHAPE(g, "dec.l0.self.q.group", 2, 2, 6, 128);
+    SHAPE(g, "dec.l0.self.scores", 2, 2, 6, 64);
+    SHAPE(g, "dec.l0.self.ctx", 2, 2, 6, 128);
+    SHAPE(g, "dec.l0.self.ctx.heads", 2, 12, 1, 128);
+    /* the cache is state: the previous step wrote it in the layouts this one reads */
+    assert_int_equal(graph_tensor(g, graph_find_tensor(g, "dec.l0.self.k_cache"))->state, 1);
+    assert_int_equal(graph_tensor(g, graph_find_tensor(g, "ids"))->state, 0);
     SHAPE(g, "rope.cos.1.128", 1, 128);                   /* one position */
     SHAPE(g, "logits", 2, 1, 151936);
     assert_true(graph_find_tensor(g, "causal_mask.1") < 0);   /* one query sees all N */
@@ -154,6 +169,7 @@ static void test_cross_attention_cache(void **state)
     assert_true(graph_find_tensor(g, "src_ids") < 0);
     SHAPE(g, "dec.l0.self.scores", 1, 12, 1, 32);
     SHAPE(g, "dec.l0.cross.k_cache", 1, 12, 128, 64);     /* src_seq 128 positions */
+    assert_int_equal(graph_tensor(g, graph_find_tensor(g, "dec.l0.cross.v_cache"))->state, 1);
     SHAPE(g, "dec.l0.cross.scores", 1, 12, 1, 128);
     graph_free(g);
 
@@ -169,7 +185,7 @@ static void test_cross_attention_cache(void **state)
 
     g = build("paligemma", 1, 1, 0, 300);   /* image tokens live in the cache */
     assert_true(graph_find_tensor(g, "image") < 0);
-    SHAPE(g, "lm.l0.self.scores", 1, 8, 1, 300);
+    SHAPE(g, "lm.l0.self.scores", 1, 1, 8, 300);          /* one KV head for 8 queries */
     graph_free(g);
 }
 

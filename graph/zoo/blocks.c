@@ -269,8 +269,9 @@ static int32_t kv_cache(struct zb *z, const char *name, int64_t kvh, int64_t len
 {
     char full[512];
     snprintf(full, sizeof full, "%s%s", z->path, name);
-    return zb_input(z, full, z->dt, GRAPH_DIMS(z->batch, kvh, len, hd),
-                    "batch,heads,seq,head_dim");
+    int32_t t = zb_input(z, full, z->dt, GRAPH_DIMS(z->batch, kvh, len, hd),
+                         "batch,heads,seq,head_dim");
+    return t < 0 || graph_set_state(z->g, t) ? -1 : t;
 }
 
 /* Decode: the kv_len - 1 cached positions followed by the new token's k or v [B,kvh,1,hd]. */
@@ -343,7 +344,15 @@ int32_t zb_attention(struct zb *z, const char *name, int32_t x, int32_t mem,
     project_qkv(z, x, mem, s, rotary, qkv);
     int32_t q = qkv[0], k = qkv[1], v = qkv[2];
     int64_t sk = zb_dim(z, k, 2);
-    if (kvh < nh) {
+    /* A one-query step (decode) folds each KV head's group of query heads into the rows
+     * of one product with that head's K and V, as decode kernels do, instead of copying K
+     * and V once per query head: the copies (HF repeat_kv) would be most of the step's
+     * cache traffic. The prefill keeps the repeat (a fused attention group per head). */
+    int fold = kvh < nh && sq == 1;
+    if (fold)
+        q = graph_reshape(g, "q.group", q, GRAPH_DIMS(b, kvh, nh / kvh, hd),
+                          "batch,heads,,head_dim");
+    else if (kvh < nh) {
         k = repeat_kv(z, "k", k, nh / kvh);
         v = repeat_kv(z, "v", v, nh / kvh);
     }
@@ -358,6 +367,8 @@ int32_t zb_attention(struct zb *z, const char *name, int32_t x, int32_t mem,
     }
     int32_t p = graph_softmax(g, "probs", sc, 3);
     int32_t c = graph_batch_matmul(g, "ctx", p, v, 0);
+    if (fold)
+        c = graph_reshape(g, "ctx.heads", c, GRAPH_DIMS(b, nh, 1, hd), "batch,heads,seq,head_dim");
     c = graph_transpose(g, "ctx.t", c, (const int[]){0, 2, 1, 3});
     c = graph_reshape(g, "ctx.merge", c, GRAPH_DIMS(b, sq, nh * hd), "batch,seq,");
     int32_t o = zb_linear(z, "o", c, out, s->bias);

@@ -17,14 +17,15 @@ expect_shape() {
     if [ "$got" = "$2" ]; then ok; else bad "$3: $1 is [$got], want [$2]"; fi
 }
 
-# shapes of a decode step: M = 1 matmuls, cache N-1 + 1, scores [B,heads,1,N]
+# shapes of a decode step: M = 1 matmuls, cache N-1 + 1, scores [B,kv_heads,group,N]
+# (grouped-query attention folds each KV head's 6 query heads into the rows)
 expect 0 "graph qwen2 --decode 64" "$LAYSIM" graph zoo:qwen2 --layers 1 --batch 2 \
     --decode 64 --autocast none --json
 expect_shape ids "2,1" "ids"
 expect_shape dec.l0.self.q.mm "2,1,1536" "q projection"
 expect_shape dec.l0.self.k_cache "2,2,63,128" "k cache input"
 expect_shape dec.l0.self.k.append "2,2,64,128" "appended k"
-expect_shape dec.l0.self.scores "2,12,1,64" "scores"
+expect_shape dec.l0.self.scores "2,2,6,64" "scores"
 expect_shape logits "2,1,151936" "logits"
 
 # the step is much cheaper than the prefill of the same length
@@ -50,6 +51,13 @@ expect_err "N >= 2" "--decode 1"
 expect 2 "--decode 0" "$LAYSIM" graph zoo:qwen2 --decode 0
 expect_err "--decode" "--decode 0"
 expect 2 "--decode x" "$LAYSIM" graph zoo:qwen2 --decode x
+# the cache is state in .lg files: its layouts are free, as the previous step wrote them
+expect 0 "decode .lg" "$LAYSIM" graph zoo:qwen2 --layers 1 --decode 64 -o "$T/d.lg"
+if grep -Eq '^input dec\.l0\.self\.v_cache bf16 \[[^]]*\] state$' "$T/d.lg"; then ok
+else bad "d.lg: the v cache is not written as state"; fi
+sed 's/ state$/ stale/' "$T/d.lg" > "$T/bad.lg"
+expect 2 "input ... stale" "$LAYSIM" graph "$T/bad.lg"
+expect_err "bad.lg:[0-9]+:[0-9]+: expected 'state'" "input ... stale"
 expect 0 "write an .lg" "$LAYSIM" graph zoo:cnn -o "$T/cnn.lg"
 expect 2 ".lg with --decode" "$LAYSIM" graph "$T/cnn.lg" --decode 64
 expect_err "scaling options" ".lg with --decode"
@@ -74,6 +82,8 @@ expect 0 "solve exact" "$LAYSIM" solve "$T/p.lsp" --solver exact -o "$T/s.sol"
 expect 0 "compile" "$LAYSIM" compile "${M[@]}" --layout "$T/s.sol" -o "$T/m.prog"
 if grep -Eq 'table price ([0-9]+) \(problem objective \1\)' "$T/err" "$T/out"; then ok
 else bad "compile: table price differs from the problem objective"; fi
+if grep -q 'conv=[^ ]*_cache@' "$T/m.prog"; then bad "compile: the KV cache is converted"
+else ok; fi
 expect 0 "sim" "$LAYSIM" sim "$T/m.prog" --json
 c=$(json 'd["cycles"]')
 if [ "$c" -gt 0 ]; then ok; else bad "sim: $c cycles"; fi
