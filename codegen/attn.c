@@ -645,6 +645,6 @@ int cg_lower_attn_group(const struct graph *g, const struct sim_target *t,
                         const int32_t *tags, struct cg_sink *s, struct ls_error *err)
 {
     static const struct cg_options defo = {0};
-    struct cg_em e = {g, t, o ? o : &defo, s, err, s->sbuf_base, 0, 0};
+    struct cg_em e = {g, t, o ? o : &defo, s, err, s->sbuf_base, 0, 0, 0};
     return cg_lower_attn(&e, a, parts, tags);
 }

@@ -42,6 +42,7 @@ struct cg_em {
     uint64_t sbuf_next;          /* bump allocator inside the step's region */
     int fail;                    /* sticky */
     uint32_t dmaq;               /* rotating DMA queue counter */
+    uint64_t emitted;            /* instructions of this step so far */
 };
 
 void cg_view_make(struct cg_em *e, int32_t t, int pax, struct cg_view *v);

@@ -77,12 +77,26 @@ struct cg_memplan;
  * (codegen/memplan.h): spill it (whole, the default), or keep its widest layout alone. */
 enum cg_memplan_mode { CG_MEMPLAN_WHOLE, CG_MEMPLAN_PARTIAL };
 
+/* One op or conversion lowers to at most max_instructions / CG_STEP_SHARE instructions,
+ * or CG_STEP_FLOOR if more (never more than max_instructions): no op of a real model comes
+ * near (olmo-7b's largest at 4,096 tokens, its logits, takes 210,336), and a tensor whose
+ * conversion would take tens of millions (a few rows billions of elements long) is refused
+ * after a second of pricing instead of after each of its methods reached the whole
+ * program's limit. A small limit (a test's) binds the whole program only. */
+#define CG_STEP_SHARE 5
+/* The default max_instructions of the CLI and the C API: generous (the full-size zoo
+ * compiles to at most about 1.2 M; olmo-7b at 4,096 tokens to 10.7 M), but it stops a
+ * shape that would lower to billions before memory runs out. */
+#define CG_MAX_INSTRUCTIONS_DEFAULT 50000000ull
+#define CG_STEP_FLOOR 1000000u
+
 struct cg_options {
     int exact_transpose;         /* 1: never use the PE transpose for fp32 (not bit-exact) */
     enum cg_memplan_mode memplan;
     /* Bounds on lowering (0 = none): instructions per sink (one op or conversion when
-     * pricing, the whole program when compiling), and a wall-clock deadline. Crossing the
-     * first is LS_ERR_INPUT, the second LS_ERR_LIMIT; either sets the sink's `limit`. */
+     * pricing, the whole program when compiling), of which one op or conversion may take
+     * a share (CG_STEP_SHARE), and a wall-clock deadline. Crossing either count is
+     * LS_ERR_INPUT, the deadline LS_ERR_LIMIT; each sets the sink's `limit`. */
     uint64_t max_instructions;
     struct ls_deadline deadline;
     /* The SBUF residency plan (codegen/memplan.h), or NULL: every tensor lives in HBM and

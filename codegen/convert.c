@@ -804,7 +804,7 @@ int cg_lower_conversion(const struct graph *g, const struct sim_target *tg,
                         enum cg_conv_method m, struct cg_sink *s, struct ls_error *err)
 {
     static const struct cg_options defo = {0};
-    struct cg_em e0 = {g, tg, o ? o : &defo, s, err, s->sbuf_base, 0, 0}, *e = &e0;
+    struct cg_em e0 = {g, tg, o ? o : &defo, s, err, s->sbuf_base, 0, 0, 0}, *e = &e0;
     if (!cg_conv_possible(g, tg, o, t, from, to, m))
         return cg_fail(e, "tensor %s: conversion %s not possible", graph_tensor(g, t)->name,
                        cg_conv_method_name(m));

@@ -344,6 +344,14 @@ static int xdeps_room(struct cg_sink *s, size_t n)
     return 0;
 }
 
+/* The instructions one op or conversion may take under limit max (codegen.h:
+ * CG_STEP_SHARE). */
+static uint64_t step_limit(uint64_t max)
+{
+    uint64_t share = max / CG_STEP_SHARE, floor = max < CG_STEP_FLOOR ? max : CG_STEP_FLOOR;
+    return share > floor ? share : floor;
+}
+
 /* The cg_options bounds, checked once per emitted instruction (the clock every 4096). */
 static int over_limit(struct cg_em *e)
 {
@@ -353,6 +361,13 @@ static int over_limit(struct cg_em *e)
                 (unsigned long long)e->o->max_instructions);
         return s->limit = LS_ERR_INPUT;
     }
+    if (e->o->max_instructions && e->emitted >= step_limit(e->o->max_instructions)) {
+        cg_fail(e, "more than %llu instructions in one operator or conversion (1/%d of the "
+                "instruction limit)", (unsigned long long)step_limit(e->o->max_instructions),
+                CG_STEP_SHARE);
+        return s->limit = LS_ERR_INPUT;
+    }
+    e->emitted++;
     if ((s->emitted & 4095) == 0 && ls_deadline_passed(&e->o->deadline)) {
         ls_error_msg(e->err, LS_ERR_LIMIT, "time limit reached");
         return s->limit = e->fail = LS_ERR_LIMIT;
@@ -571,7 +586,7 @@ int cg_lower_op(const struct graph *g, const struct sim_target *t, const struct 
                 int32_t op, const int8_t *pax, struct cg_sink *s, struct ls_error *err)
 {
     static const struct cg_options defo = {0};
-    struct cg_em e = {g, t, o ? o : &defo, s, err, s->sbuf_base, 0, 0};
+    struct cg_em e = {g, t, o ? o : &defo, s, err, s->sbuf_base, 0, 0, 0};
     const struct graph_op *x = graph_op(g, op);
     struct cg_epi ep;
     int erole = cg_epi_find(g, op, &ep);

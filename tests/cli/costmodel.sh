@@ -35,6 +35,13 @@ printf 'lg 1\ninput x fp32 [1048576,1048576]\nop y fp32 [1048576,1048576] = relu
 "$B" problem "$T/big.lg" --max-instructions 100000 -o "$T/big.lsp" 2>"$T/err"; ok test $? = 2
 ok grep -q "tensor 'x': more than 100000 instructions" "$T/err"
 ok test ! -e "$T/big.lsp"
+# one op or conversion may take a fifth of the limit: a 4-row tensor 2^31 long, whose
+# conversion needs some 50 million PE-transpose instructions, is refused at the step limit
+# (it used to run each method to the whole program's limit: 10-23 s; the campaign's hangs)
+printf 'lg 1\ninput a fp32 [4,2147483648]\nop r fp32 [4,2147483648] = relu a\n' >"$T/long.lg"
+"$B" problem "$T/long.lg" -o "$T/long.lsp" 2>"$T/err"; ok test $? = 2
+ok grep -q "tensor 'a': more than 10000000 instructions in one operator or conversion" "$T/err"
+ok test ! -e "$T/long.lsp"
 timeout 60 "$B" problem "$T/big.lg" --max-instructions 0 --time-limit 0.5 -o "$T/big.lsp" 2>"$T/err"; ok test $? = 1
 ok grep -q "time limit reached" "$T/err"
 # the instruction limit is inclusive: fig2's own count passes, one fewer fails naming the op
