@@ -1,0 +1,124 @@
+#!/bin/bash
+# Where a full-size study's CPU time goes, per stage (issue 43): the calibration of the
+# target over the model set (`laysim study --calibrate-only`), then every model's job alone
+# (`--models M --calibrated-tables` the same table), each run under `perf record -g` at
+# --threads 1, so the figures are CPU seconds (the machine is shared: wall time is not).
+# Samples are folded by call stack into (part, stage):
+#   part  calibration | jobs (the four strategies and dp) | mcts (the autotuner cells)
+#   stage model load, problem build, solve:<solver>, compile, price, simulate, microbench,
+#         fit, tune space, store (SQLite), other: the outermost matching frame names it.
+# The call stacks need frame pointers: the script builds laysim into $PROF (default
+# /tmp/laysim-prof) with -fno-omit-frame-pointer, or takes PROF_LAYSIM=path of such a build.
+# usage: [MODELS=a,b,...] [F=hz] [WORK=dir] bench/study_full.sh [--keep]
+#   MODELS  default: every zoo model (the `full` set); F: sampling rate, default 99
+# Prints one line per model (CPU s per stage, mcts evaluations, peak RSS), the totals per
+# (part, stage) and an estimate of `laysim study --models full --threads 2`'s wall time on
+# an idle 2-core machine (CPU total / 2: the jobs' halves spread over both threads).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+PROF=${PROF:-/tmp/laysim-prof}
+WORK=${WORK:-/tmp/laysim-bench-full}
+F=${F:-99}
+command -v perf >/dev/null || { echo "bench/study_full.sh: perf is not installed" >&2; exit 77; }
+if [ -z "${PROF_LAYSIM:-}" ]; then
+    cmake -S "$here" -B "$PROF" -DLAYSIM_RTL=OFF \
+        -DCMAKE_C_FLAGS="-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer" >/dev/null
+    cmake --build "$PROF" -j 1 --target laysim >"$PROF/build.log" 2>&1 ||
+        { tail -20 "$PROF/build.log" >&2; exit 1; }
+    PROF_LAYSIM=$PROF/laysim
+fi
+if [ -z "${MODELS:-}" ]; then
+    MODELS=$("$PROF_LAYSIM" zoo | awk 'NR > 1 {printf "%s%s", s, $1; s = ","}')
+fi
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+# perf script -> "part<TAB>stage<TAB>seconds" lines (sample periods are nanoseconds)
+fold() {
+    perf script -i "$1" -F period,ip,sym 2>/dev/null | python3 -c '
+import re, sys, collections
+rules = [  # outermost frame matching a rule names the stage
+    ("model_load", "model load"), ("graph_stats", "model load"),
+    ("study_pipe_new", "problem build"), ("cm_instance_create", "problem build"),
+    ("cm_microbench_run", "microbench"), ("cm_group_fit", "fit"), ("cm_calib_fit", "fit"),
+    ("lsp_tune_space_build", "tune space"),
+    ("cm_instance_compile", "compile"), ("cm_price_program", "price"), ("sim_run", "simulate"),
+    ("study_db_", "store"), ("sqlite3_", "store"),
+]
+solve = re.compile(r"^lsp_solve_([a-z0-9]+)$")
+acc = collections.Counter()
+def flush(period, frames):
+    if period is None:
+        return
+    part = "other"
+    if "calib_worker" in frames or "study_calibrated_table" in frames:
+        part = "calibration"
+    elif "study_run_mcts" in frames:
+        part = "mcts"
+    elif "run_table" in frames or "worker" in frames:
+        part = "jobs"
+    stage = "other"
+    for f in reversed(frames):            # root first: the outermost match
+        m = solve.match(f)
+        if m:
+            stage = "solve:" + m.group(1)
+            break
+        hit = [s for p, s in rules if f.startswith(p)]
+        if hit:
+            stage = hit[0]
+            break
+    acc[(part, stage)] += period
+period, frames = None, []
+for line in sys.stdin:
+    s = line.strip()
+    if not s:
+        continue
+    if not line.startswith("\t"):         # a sample: its period
+        flush(period, frames)
+        period, frames = int(s.split()[0]), []
+    else:                                 # a frame: "addr sym+off" or "sym"
+        sym = s.split()[-1] if len(s.split()) > 1 else s
+        frames.append(sym.split("+")[0])
+flush(period, frames)
+for (part, stage), ns in sorted(acc.items()):
+    print("%s\t%s\t%.3f" % (part, stage, ns / 1e9))
+'
+}
+
+run() { # name perf-data args... ; writes $WORK/name.{stages,time}
+    local name=$1
+    shift
+    /usr/bin/time -f '%e %U %S %M' -o "$WORK/$name.time" \
+        perf record -q -F "$F" -g -o "$WORK/$name.data" "$PROF_LAYSIM" study "$@" \
+        --threads 1 -q --force >"$WORK/$name.log" 2>&1 ||
+        { echo "bench/study_full.sh: $name failed:" >&2; tail -5 "$WORK/$name.log" >&2; exit 1; }
+    fold "$WORK/$name.data" >"$WORK/$name.stages"
+    [ -n "${KEEP:-}" ] || rm -f "$WORK/$name.data"
+}
+
+echo "calibration over $MODELS" >&2
+run calibration --models "$MODELS" --calibrate-only --out "$WORK/cal"
+IFS=, read -ra list <<<"$MODELS"
+for m in "${list[@]}"; do
+    echo "job $m" >&2
+    run "job-$m" --models "$m" --calibrated-tables "$WORK/cal" --out "$WORK/out-$m"
+    ev=$(sqlite3 "$WORK/out-$m/results.sqlite" \
+        "select group_concat(tune_evaluations || '/' || tune_budget, ' ') from cells where strategy = 'mcts'")
+    awk -F'\t' -v m="$m" -v ev="$ev" -v t="$(cat "$WORK/job-$m.time")" '
+        {s[$1] += $3; tot += $3}
+        END {split(t, x, " ");
+             printf "%-14s cpu %7.1f s  jobs %6.1f  mcts %6.1f  other %5.1f  mcts evals %-9s  peak %4.0f MiB\n",
+                    m, tot, s["jobs"], s["mcts"], s["other"], ev, x[4] / 1024}' "$WORK/job-$m.stages"
+done
+cat "$WORK"/*.stages | awk -F'\t' '
+    {s[$1 "\t" $2] += $3; p[$1] += $3; tot += $3}
+    END {
+        n = asorti(s, k)
+        printf "\n%-12s %-16s %9s\n", "part", "stage", "cpu s"
+        for (i = 1; i <= n; i++) { split(k[i], a, "\t"); printf "%-12s %-16s %9.1f\n", a[1], a[2], s[k[i]] }
+        printf "\ntotal cpu %.1f s (calibration %.1f, jobs %.1f, mcts %.1f, other %.1f)\n",
+               tot, p["calibration"], p["jobs"], p["mcts"], p["other"]
+        printf "estimated wall at --threads 2 on an idle 2-core machine: %.1f min\n", tot / 2 / 60
+    }'
+peak=$(cat "$WORK"/*.time | awk '$4 > m {m = $4} END {printf "%.0f", m / 1024}')
+echo "peak RSS of one run: $peak MiB"
