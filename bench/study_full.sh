@@ -110,12 +110,12 @@ for m in "${list[@]}"; do
              printf "%-14s cpu %7.1f s  jobs %6.1f  mcts %6.1f  other %5.1f  mcts evals %-9s  peak %4.0f MiB\n",
                     m, tot, s["jobs"], s["mcts"], s["other"], ev, x[4] / 1024}' "$WORK/job-$m.stages"
 done
+printf '\n%-12s %-16s %9s\n' part stage "cpu s"
+cat "$WORK"/*.stages | awk -F'\t' '{s[$1 "\t" $2] += $3} END {for (k in s) print k "\t" s[k]}' |
+    sort -t"$(printf '\t')" -k1,1 -k3,3gr | awk -F'\t' '{printf "%-12s %-16s %9.1f\n", $1, $2, $3}'
 cat "$WORK"/*.stages | awk -F'\t' '
-    {s[$1 "\t" $2] += $3; p[$1] += $3; tot += $3}
+    {p[$1] += $3; tot += $3}
     END {
-        n = asorti(s, k)
-        printf "\n%-12s %-16s %9s\n", "part", "stage", "cpu s"
-        for (i = 1; i <= n; i++) { split(k[i], a, "\t"); printf "%-12s %-16s %9.1f\n", a[1], a[2], s[k[i]] }
         printf "\ntotal cpu %.1f s (calibration %.1f, jobs %.1f, mcts %.1f, other %.1f)\n",
                tot, p["calibration"], p["jobs"], p["mcts"], p["other"]
         printf "estimated wall at --threads 2 on an idle 2-core machine: %.1f min\n", tot / 2 / 60

@@ -249,25 +249,51 @@ struct cal_model {
     const struct graph *g;
     const struct study_loop_opts *o;
     const struct cm_table *tb, *tmicro;
+    const struct cfg_list *seen;     /* the model's programs fitted in earlier rounds */
     struct study_pipe *p;
     const struct study_run *runs[STUDY_NSTRATEGIES];
     int rc;
     struct ls_error err;
 };
 
+static int cfg_listed(const struct cfg_list *seen, const int32_t *cfg, int32_t nops)
+{
+    for (size_t at = 0; at + (size_t)nops <= seen->len; at += (size_t)nops)
+        if (!memcmp(seen->data + at, cfg, sizeof *cfg * (size_t)nops))
+            return 1;
+    return 0;
+}
+
+/* study_pipe_opts.skip: a program cal_model_add will not fit, since its assignment was
+ * fitted in an earlier round or is an earlier strategy's of this round, is neither
+ * compiled nor simulated (most of the later rounds' programs; also their records'
+ * memory). Reads the model's seen list, which only changes between rounds. */
+static int cal_known(void *ctx, const int32_t *cfg, int32_t nops)
+{
+    const struct cal_model *c = ctx;
+    if (cfg_listed(c->seen, cfg, nops))
+        return 1;
+    for (int s = 0; s < STUDY_NSTRATEGIES && c->runs[s]; s++)
+        if (c->runs[s]->sol.cfg && c->runs[s]->sol.cfg != cfg &&
+            !memcmp(c->runs[s]->sol.cfg, cfg, sizeof *cfg * (size_t)nops))
+            return 1;
+    return 0;
+}
+
 static void *cal_model_run(void *arg)
 {
     struct cal_model *c = arg;
-    c->rc = lp_run_strategies(c->g, c->o, c->tb, c->tmicro, NULL, &c->p, c->runs, &c->err);
+    memset(c->runs, 0, sizeof c->runs);
+    c->rc = lp_run_strategies(c->g, c->o, c->tb, c->tmicro, NULL, cal_known, c, &c->p, c->runs,
+                              &c->err);
     return NULL;
 }
 
 /* Whether cfg (nops entries) is in the list seen; adds it when not. -1: out of memory. */
 static int seen_before(struct cfg_list *seen, const int32_t *cfg, int32_t nops)
 {
-    for (size_t at = 0; at + (size_t)nops <= seen->len; at += (size_t)nops)
-        if (!memcmp(seen->data + at, cfg, sizeof *cfg * (size_t)nops))
-            return 1;
+    if (cfg_listed(seen, cfg, nops))
+        return 1;
     return LS_VEC_APPEND(seen, cfg, (size_t)nops) ? -1 : 0;
 }
 
@@ -283,7 +309,10 @@ static int cal_model_add(struct cal_model *c, int32_t key, struct cfg_list *seen
         return 0; /* a model the strategies cannot handle is left out of the fit */
     for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
         int k = seen_before(seen, c->runs[s]->sol.cfg, c->runs[s]->sol.nops);
-        if (k < 0 || (k == 0 && add_groups(all, c->runs[s], &c->o->target, key)))
+        if (k == 0 && c->runs[s]->skipped)
+            rc = ls_error_msg(err, LS_ERR_INTERNAL, "calibration: %s's new program was skipped",
+                              c->runs[s]->strategy);
+        else if (k < 0 || (k == 0 && add_groups(all, c->runs[s], &c->o->target, key)))
             rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         else if (k == 0)
             (*used)++;
@@ -351,7 +380,8 @@ int study_loop_calibrate(const struct graph *const *gs, int n, const struct stud
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; i < n; i++)
-        cm[i] = (struct cal_model){.g = gs[i], .o = o, .tb = &t0, .tmicro = &tmicro};
+        cm[i] = (struct cal_model){.g = gs[i], .o = o, .tb = &t0, .tmicro = &tmicro,
+                                   .seen = &seen[i]};
     int nth = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
     struct cm_groups all;
     cm_groups_init(&all, tmicro.n);
@@ -402,7 +432,7 @@ static int run_model(struct mstate *m, int i, int it, const struct study_loop_op
     const struct study_run *runs[STUDY_NSTRATEGIES];
     char prefix[160];
     snprintf(prefix, sizeof prefix, "it%d-%d-", it, i);
-    int rc = lp_run_strategies(m->g, o, cur, tmicro, prefix, &p, runs, err);
+    int rc = lp_run_strategies(m->g, o, cur, tmicro, prefix, NULL, NULL, &p, runs, err);
     if (!rc) {
         struct study_point sp[STUDY_NSTRATEGIES];
         lp_points(runs, STUDY_NSTRATEGIES, sp);

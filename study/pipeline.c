@@ -380,6 +380,11 @@ int study_pipe_run(struct study_pipe *p, const char *strategy, const struct stud
     r->sol = res.sol;                 /* take ownership of the assignment */
     lsp_solution_init(&res.sol);
     lsp_result_free(&res);
+    if (p->o.skip && p->o.skip(p->o.skip_ctx, r->sol.cfg, p->prob->nops)) {
+        r->skipped = 1;
+        r->predicted = lsp_eval(p->prob, r->sol.cfg, NULL, NULL);
+        return 0;
+    }
     if ((rc = finish_run(p, r, err)))
         return fail_run(r, rc, err);
     return 0;
