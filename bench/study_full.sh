@@ -104,11 +104,15 @@ for m in "${list[@]}"; do
     run "job-$m" --models "$m" --calibrated-tables "$WORK/cal" --out "$WORK/out-$m"
     ev=$(sqlite3 "$WORK/out-$m/results.sqlite" \
         "select group_concat(tune_evaluations || '/' || tune_budget, ' ') from cells where strategy = 'mcts'")
-    awk -F'\t' -v m="$m" -v ev="$ev" -v t="$(cat "$WORK/job-$m.time")" '
-        {s[$1] += $3; tot += $3}
-        END {split(t, x, " ");
-             printf "%-14s cpu %7.1f s  jobs %6.1f  mcts %6.1f  other %5.1f  mcts evals %-9s  peak %4.0f MiB\n",
-                    m, tot, s["jobs"], s["mcts"], s["other"], ev, x[4] / 1024}' "$WORK/job-$m.stages"
+    sims=$(sqlite3 "$WORK/out-$m/results.sqlite" \
+        "select sum(tune_simulations) from cells where strategy = 'mcts'")
+    # per simulation of the autotuner: its compile and simulate CPU milliseconds
+    awk -F'\t' -v m="$m" -v ev="$ev" -v n="${sims:-0}" -v t="$(cat "$WORK/job-$m.time")" '
+        {s[$1] += $3; tot += $3; if ($1 == "mcts") st[$2] += $3}
+        END {split(t, x, " "); d = n > 0 ? n : 1
+             printf "%-14s cpu %7.1f s  jobs %6.1f  mcts %6.1f (per simulation: compile %6.1f ms, simulate %6.1f ms)  other %5.1f  mcts evals %-9s  peak %4.0f MiB\n",
+                    m, tot, s["jobs"], s["mcts"], 1e3 * st["compile"] / d, 1e3 * st["simulate"] / d,
+                    s["other"], ev, x[4] / 1024}' "$WORK/job-$m.stages"
 done
 printf '\n%-12s %-16s %9s\n' part stage "cpu s"
 cat "$WORK"/*.stages | awk -F'\t' '{s[$1 "\t" $2] += $3} END {for (k in s) print k "\t" s[k]}' |

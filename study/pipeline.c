@@ -88,11 +88,8 @@ fail:
     return rc;
 }
 
-static void run_free(struct study_run *r)
+static void records_free(struct study_run *r)
 {
-    if (!r)
-        return;
-    lsp_solution_free(&r->sol);
     free(r->recs);
     free(r->price);
     free(r->parts);
@@ -102,7 +99,28 @@ static void run_free(struct study_run *r)
             free((char *)r->tags[i]);
         free((void *)r->tags);
     }
+    r->recs = NULL;
+    r->price = NULL;
+    r->parts = NULL;
+    r->tag = NULL;
+    r->tags = NULL;
+    r->nrecs = r->ntags = 0;
+}
+
+static void run_free(struct study_run *r)
+{
+    if (!r)
+        return;
+    lsp_solution_free(&r->sol);
+    records_free(r);
     free(r);
+}
+
+void study_pipe_drop_records(struct study_pipe *p, const struct study_run *r)
+{
+    for (size_t i = 0; i < p->runs.len; i++)
+        if (p->runs.data[i] == r)
+            records_free(p->runs.data[i]);
 }
 
 void study_pipe_free(struct study_pipe *p)

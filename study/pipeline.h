@@ -145,6 +145,10 @@ int study_pipe_run(struct study_pipe *p, const char *strategy, const struct stud
 int study_pipe_eval(struct study_pipe *p, const char *label, const int32_t *cfg,
                     const struct study_run **out, struct ls_error *err);
 
+/* Free r's records, prices, parts and tags (keep_records) once they have served, e.g.
+ * added to a fit; the rest of r stays. r must be one of p's runs. */
+void study_pipe_drop_records(struct study_pipe *p, const struct study_run *r);
+
 /* Run every strategy of names[0..n) in order; stops at the first hard error
  * (LS_ERR_NOMEM / LS_ERR_IO); per-strategy input failures are recorded in their run. */
 int study_pipe_run_all(struct study_pipe *p, const char *const *names, int n,

@@ -95,7 +95,8 @@ static void test_calibrate_no_graphs(void **st)
 
 /* study_pipe_opts.skip, what the calibration uses to leave out programs it fitted before:
  * asked with the solver's assignment; a skipped run is solved and priced, not compiled
- * nor simulated; the others are. */
+ * nor simulated; the others are. study_pipe_drop_records frees a run's records (what the
+ * calibration does once it has added them to the fit) and keeps its figures. */
 static int skip_first(void *ctx, const int32_t *cfg, int32_t nops)
 {
     const int32_t **first = ctx;
@@ -138,6 +139,11 @@ static void test_pipe_skip(void **st)
     assert_int_equal(b->rc, 0);
     assert_true(b->sim_cycles == 0 && b->instructions == 0 && !b->recs);
     assert_true(b->predicted == a->predicted && b->predicted > 0);
+    uint64_t cycles = a->sim_cycles;
+    study_pipe_drop_records(p, a);
+    assert_true(!a->recs && !a->parts && !a->price && !a->tag && !a->tags);
+    assert_true(a->nrecs == 0 && a->ntags == 0);
+    assert_true(a->sim_cycles == cycles && a->sol.cfg == first);
     study_pipe_free(p);
     graph_free(g);
 }
