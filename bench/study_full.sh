@@ -104,15 +104,24 @@ for m in "${list[@]}"; do
     run "job-$m" --models "$m" --calibrated-tables "$WORK/cal" --out "$WORK/out-$m"
     ev=$(sqlite3 "$WORK/out-$m/results.sqlite" \
         "select group_concat(tune_evaluations || '/' || tune_budget, ' ') from cells where strategy = 'mcts'")
-    sims=$(sqlite3 "$WORK/out-$m/results.sqlite" \
-        "select sum(tune_simulations) from cells where strategy = 'mcts'")
-    # per simulation of the autotuner: its compile and simulate CPU milliseconds
-    awk -F'\t' -v m="$m" -v ev="$ev" -v n="${sims:-0}" -v t="$(cat "$WORK/job-$m.time")" '
+    cells=$(sqlite3 -separator ' ' "$WORK/out-$m/results.sqlite" \
+        "select tune_evaluations, tune_budget, tune_simulations from cells where strategy = 'mcts'" | tr '\n' ';')
+    # per simulation of the autotuner: its compile and simulate CPU milliseconds; on an idle
+    # machine a cell takes budget x that, at most the cap (cells cut by the cap here ran
+    # fewer simulations when the machine was shared): the model's "idle" CPU estimate
+    awk -F'\t' -v m="$m" -v ev="$ev" -v cells="$cells" -v cap="${MCTS_CAP:-60}" \
+        -v t="$(cat "$WORK/job-$m.time")" '
         {s[$1] += $3; tot += $3; if ($1 == "mcts") st[$2] += $3}
-        END {split(t, x, " "); d = n > 0 ? n : 1
-             printf "%-14s cpu %7.1f s  jobs %6.1f  mcts %6.1f (per simulation: compile %6.1f ms, simulate %6.1f ms)  other %5.1f  mcts evals %-9s  peak %4.0f MiB\n",
-                    m, tot, s["jobs"], s["mcts"], 1e3 * st["compile"] / d, 1e3 * st["simulate"] / d,
-                    s["other"], ev, x[4] / 1024}' "$WORK/job-$m.stages"
+        END {split(t, x, " "); nc = split(cells, c, ";"); n = 0
+             for (i = 1; i <= nc; i++) if (split(c[i], f, " ") == 3) n += f[3]
+             per = n > 0 ? (s["mcts"] - st["tune space"]) / n : 0; idle = tot - s["mcts"] + st["tune space"]
+             for (i = 1; i <= nc; i++) if (split(c[i], f, " ") == 3) {
+                 full = f[2] * per; cut = f[1] < f[2]
+                 idle += cut ? (full < cap ? full : cap) : f[3] * per }
+             printf "%-14s cpu %7.1f s  jobs %5.1f  mcts %6.1f (per simulation: compile %6.1f ms, simulate %6.1f ms)  other %4.1f  mcts evals %-9s  idle estimate %6.1f s  peak %4.0f MiB\n",
+                    m, tot, s["jobs"], s["mcts"], 1e3 * st["compile"] / (n ? n : 1), 1e3 * st["simulate"] / (n ? n : 1),
+                    s["other"], ev, idle, x[4] / 1024
+             printf "%s\n", idle > "/dev/stderr"}' "$WORK/job-$m.stages" 2>>"$WORK/idle.txt"
 done
 printf '\n%-12s %-16s %9s\n' part stage "cpu s"
 cat "$WORK"/*.stages | awk -F'\t' '{s[$1 "\t" $2] += $3} END {for (k in s) print k "\t" s[k]}' |
@@ -122,7 +131,11 @@ cat "$WORK"/*.stages | awk -F'\t' '
     END {
         printf "\ntotal cpu %.1f s (calibration %.1f, jobs %.1f, mcts %.1f, other %.1f)\n",
                tot, p["calibration"], p["jobs"], p["mcts"], p["other"]
-        printf "estimated wall at --threads 2 on an idle 2-core machine: %.1f min\n", tot / 2 / 60
     }'
+idle=$(awk -v c="$(awk -F'\t' '$1 == "calibration" {s += $3} END {print s + 0}' "$WORK/calibration.stages")" \
+    '{s += $1} END {printf "%.1f", (s + c) / 2 / 60}' "$WORK/idle.txt")
+echo "estimated wall at --threads 2 on an idle 2-core machine: $idle min (calibration and every"
+echo "model's CPU, autotuner cells cut by the cap charged budget x CPU per simulation, at most"
+echo "the cap, over two threads)"
 peak=$(cat "$WORK"/*.time | awk '$4 > m {m = $4} END {printf "%.0f", m / 1024}')
 echo "peak RSS of one run: $peak MiB"
