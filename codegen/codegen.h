@@ -219,5 +219,12 @@ struct cg_compile_stats {
 int cg_compile(const struct graph *g, const struct sim_target *t, const struct cg_options *o,
                const int8_t *const *op_pax, cg_choose_fn choose, void *choose_ctx,
                struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err);
+/* cg_compile into *out when it holds a program (of an earlier compile, no longer needed):
+ * its memory is reused (sim_program_clear), the result is the same. *out NULL: as
+ * cg_compile. On error *out is freed and NULL. */
+int cg_compile_reuse(const struct graph *g, const struct sim_target *t,
+                     const struct cg_options *o, const int8_t *const *op_pax,
+                     cg_choose_fn choose, void *choose_ctx, struct sim_program **out,
+                     struct cg_compile_stats *st, struct ls_error *err);
 
 #endif

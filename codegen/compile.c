@@ -351,11 +351,13 @@ static void plan_stats(const struct cg_memplan *plan, struct cg_compile_stats *s
 }
 
 /* The buffers per (tensor, layout), the freed snapshots and the step tails. */
-static int cc_alloc(struct cc *c, int32_t nt, struct ls_error *err)
+static int cc_alloc(struct cc *c, int32_t nt, struct sim_program *reuse, struct ls_error *err)
 {
     for (int k = 0; k < NKEYS; k++)
         c->last[k] = -1;
-    c->p = sim_program_new();
+    if (reuse)
+        sim_program_clear(reuse);
+    c->p = reuse ? reuse : sim_program_new();
     c->bufs = calloc((size_t)nt * CG_MAX_LAYOUTS + 1, sizeof *c->bufs);
     c->freed = malloc(sizeof *c->freed * ((size_t)nt * NKEYS + 1));
     if (!c->p || !c->bufs || !c->freed)
@@ -490,10 +492,20 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
                const int8_t *const *op_pax, cg_choose_fn choose, void *choose_ctx,
                struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err)
 {
+    *out = NULL;
+    return cg_compile_reuse(g, t, o, op_pax, choose, choose_ctx, out, st, err);
+}
+
+int cg_compile_reuse(const struct graph *g, const struct sim_target *t,
+                     const struct cg_options *o, const int8_t *const *op_pax,
+                     cg_choose_fn choose, void *choose_ctx, struct sim_program **out,
+                     struct cg_compile_stats *st, struct ls_error *err)
+{
     struct cg_compile_stats dummy;
     if (!st)
         st = &dummy;
     memset(st, 0, sizeof *st);
+    struct sim_program *reuse = *out;
     *out = NULL;
     int32_t nops = graph_nops(g), nt = graph_ntensors(g);
     struct cc c;
@@ -507,7 +519,7 @@ int cg_compile(const struct graph *g, const struct sim_target *t, const struct c
     struct cg_sink s = {.ctx = &c, .emit = cc_emit, .hbm_addr = cc_addr, .hbm_writers = cc_writers,
                         .hbm_wrote = cc_wrote, .hbm_alias = cc_alias, .op_tag = -1, .conv_tag = -1,
                         .ring_used = cc_ring_used, .ring_age = cc_ring_age};
-    int rc = cc_alloc(&c, nt, err);
+    int rc = cc_alloc(&c, nt, reuse, err);
     if (!rc && !order)
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     if (!rc)

@@ -198,7 +198,8 @@ void cm_cfgs_free(struct cm_cfgs *c);
 
 /* The .lsp problem of the configurations: costmodel/instance.h. */
 
-/* Compile the program for cfg[op] (indices into cf, per graph op; NULL = cfg 0). */
+/* Compile the program for cfg[op] (indices into cf, per graph op; NULL = cfg 0). *out is
+ * NULL or a program to reuse (cg_compile_reuse); on error it is freed and NULL. */
 int cm_compile(struct cm_model *m, const struct cm_cfgs *cf, const int32_t *cfg,
                struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err);
 

@@ -131,10 +131,21 @@ int cm_instance_compile(const struct cm_instance *in, const int32_t *cfg,
                         struct sim_program **out, struct cg_compile_stats *st,
                         struct ls_error *err)
 {
+    *out = NULL;
+    return cm_instance_compile_reuse(in, cfg, out, st, err);
+}
+
+int cm_instance_compile_reuse(const struct cm_instance *in, const int32_t *cfg,
+                              struct sim_program **out, struct cg_compile_stats *st,
+                              struct ls_error *err)
+{
     int32_t n = graph_nops(in->g);
     int32_t *gcfg = calloc((size_t)n + 1, sizeof *gcfg);
-    if (!gcfg)
+    if (!gcfg) {
+        sim_program_free(*out);
+        *out = NULL;
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    }
     for (int32_t i = 0; cfg && i < in->p->nops; i++)
         gcfg[in->gop[i]] = cfg[i];
     int rc = cm_compile(in->m, &in->cf, gcfg, out, st, err);

@@ -49,5 +49,11 @@ int cm_instance_layout(const struct cm_instance *in, int32_t op, int32_t cfg, in
 int cm_instance_compile(const struct cm_instance *in, const int32_t *cfg,
                         struct sim_program **out, struct cg_compile_stats *st,
                         struct ls_error *err);
+/* The same into *out when it holds a program no longer needed (NULL: a new one), whose
+ * memory is reused (cg_compile_reuse): what a loop compiling one assignment after
+ * another (the autotuner's reward) calls. On error *out is freed and NULL. */
+int cm_instance_compile_reuse(const struct cm_instance *in, const int32_t *cfg,
+                              struct sim_program **out, struct cg_compile_stats *st,
+                              struct ls_error *err);
 
 #endif

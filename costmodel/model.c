@@ -554,18 +554,22 @@ int cm_compile(struct cm_model *m, const struct cm_cfgs *cf, const int32_t *cfg,
 {
     int32_t n = graph_nops(m->g);
     const int8_t **pax = malloc(sizeof *pax * (size_t)(n + 1));
-    if (!pax)
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-    for (int32_t i = 0; i < n; i++) {
+    int rc = pax ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    for (int32_t i = 0; i < n && !rc; i++) {
         int c = cfg ? cfg[i] : 0;
-        if (c < 0 || c >= cf->op[i].ncfg) {
-            free(pax);
-            return ls_error_msg(err, LS_ERR_INPUT, "op %s: configuration %d out of range",
-                                graph_op(m->g, i)->name, c);
-        }
-        pax[i] = cf->op[i].pax + (size_t)c * cf->op[i].nslots;
+        if (c < 0 || c >= cf->op[i].ncfg)
+            rc = ls_error_msg(err, LS_ERR_INPUT, "op %s: configuration %d out of range",
+                              graph_op(m->g, i)->name, c);
+        else
+            pax[i] = cf->op[i].pax + (size_t)c * cf->op[i].nslots;
     }
-    int rc = cg_compile(m->g, &m->t, &m->o, pax, choose, m, out, st, err);
+    if (rc) {
+        free(pax);
+        sim_program_free(*out);
+        *out = NULL;
+        return rc;
+    }
+    rc = cg_compile_reuse(m->g, &m->t, &m->o, pax, choose, m, out, st, err);
     free(pax);
     return rc;
 }

@@ -16,13 +16,9 @@ struct sim_program *sim_program_new(void)
     return p;
 }
 
-void sim_program_free(struct sim_program *p)
+/* Everything of p but its instruction, dependency and stream arrays. */
+static void free_tables(struct sim_program *p)
 {
-    if (!p)
-        return;
-    LS_VEC_FREE(&p->ins);
-    LS_VEC_FREE(&p->deps);
-    LS_VEC_FREE(&p->sid);
     LS_VEC_FREE(&p->shapes);
     free(p->shape_slots);
     LS_VEC_FREE(&p->kinds);
@@ -33,7 +29,30 @@ void sim_program_free(struct sim_program *p)
     ls_intern_free(&p->strs);
     ls_intern_free(&p->label_names);
     free(p->file);
+}
+
+void sim_program_free(struct sim_program *p)
+{
+    if (!p)
+        return;
+    LS_VEC_FREE(&p->ins);
+    LS_VEC_FREE(&p->deps);
+    LS_VEC_FREE(&p->sid);
+    free_tables(p);
     free(p);
+}
+
+void sim_program_clear(struct sim_program *p)
+{
+    struct sim_program keep = {.ins = p->ins, .deps = p->deps, .sid = p->sid};
+    free_tables(p);
+    memset(p, 0, sizeof *p);
+    ls_intern_init(&p->strs);
+    ls_intern_init(&p->label_names);
+    p->ins = keep.ins;
+    p->deps = keep.deps;
+    p->sid = keep.sid;
+    p->ins.len = p->deps.len = p->sid.len = 0;
 }
 
 /* ---- operand shapes ------------------------------------------------------------------ */

@@ -172,16 +172,18 @@ static void dfs(struct enum_state *e, int32_t k)
     lsp_incr_set(&e->s, o, -1);
 }
 
-/* Fill pt (ops already set) with its plans; pt->nplans may end as 1 (nothing to tune). */
+/* Fill pt (ops already set) with its plans; pt->nplans may end as 1 (nothing to tune).
+ * at: the objective state of the start assignment, left as it was found (the point's ops
+ * are unassigned for the search, then set back: one state serves every point, where
+ * setting every op per point made the build quadratic, 2.4 s on olmoe's 12k points). */
 static int point_plans(struct lsp_tune_space *sp, struct lsp_tune_point *pt, int32_t top_k,
-                       int64_t node_limit)
+                       int64_t node_limit, struct lsp_incr *at)
 {
     const struct lsp_problem *p = sp->p;
     struct enum_state e;
     memset(&e, 0, sizeof e);
     int rc = LS_ERR_NOMEM;
-    if (lsp_incr_init(&e.s, p))
-        return LS_ERR_NOMEM;
+    e.s = *at;
     e.ops = pt->ops;
     e.n = pt->nops;
     e.node_limit = node_limit;
@@ -201,8 +203,6 @@ static int point_plans(struct lsp_tune_space *sp, struct lsp_tune_point *pt, int
                 m = lsp_cfg_cost(p, o, c);
         e.rest[k] = e.rest[k + 1] + m;
     }
-    for (int32_t o = 0; o < p->nops; o++)
-        lsp_incr_set(&e.s, o, sp->start[o]);
     int64_t start_cost = e.s.cost;
     for (int32_t k = 0; k < e.n; k++)
         lsp_incr_set(&e.s, e.ops[k], -1);
@@ -234,7 +234,9 @@ out:
         free(e.c[i].cfg);
     free(e.c);
     free(e.rest);
-    lsp_incr_free(&e.s);
+    for (int32_t k = 0; k < e.n; k++)   /* unassigned by the search (or not yet) */
+        lsp_incr_set(&e.s, e.ops[k], sp->start[e.ops[k]]);
+    *at = e.s;
     return rc;
 }
 
@@ -260,6 +262,8 @@ int lsp_tune_space_build(const struct lsp_problem *p, const int32_t *start,
         return rc;
     struct lsp_tune_space *s = calloc(1, sizeof *s);
     int32_t *gid = malloc(sizeof *gid * ((size_t)p->nops + 1));
+    struct lsp_incr at;
+    memset(&at, 0, sizeof at);   /* lsp_incr_free of a zeroed state is a no-op */
     int32_t *first = NULL, *bucket = NULL;
     if (!s || !gid) {
         free(s);
@@ -309,8 +313,10 @@ int lsp_tune_space_build(const struct lsp_problem *p, const int32_t *start,
     first = calloc((size_t)ng + 2, sizeof *first);
     bucket = malloc(sizeof *bucket * ((size_t)p->nops + 1));
     s->points = ls_arena_alloc(&s->arena, sizeof *s->points * ((size_t)ng + 1));
-    if (!first || !bucket || !s->points)
+    if (!first || !bucket || !s->points || lsp_incr_init(&at, p))
         goto fail;
+    for (int32_t i = 0; i < p->nops; i++)
+        lsp_incr_set(&at, i, start[i]);
     /* bucket the ops by group, ascending within each: first[g]..first[g+1] in bucket[] */
     for (int32_t i = 0; i < p->nops; i++)
         if (gid[i] >= 0)
@@ -332,7 +338,7 @@ int lsp_tune_space_build(const struct lsp_problem *p, const int32_t *start,
         memcpy(ops, bucket + first[g], sizeof *ops * (size_t)n);
         pt->ops = ops;
         pt->nops = n;
-        if ((rc = point_plans(s, pt, o->top_k, o->node_limit)))
+        if ((rc = point_plans(s, pt, o->top_k, o->node_limit, &at)))
             goto fail;
         if (pt->nplans >= 2)
             s->npoints++;
@@ -350,6 +356,7 @@ int lsp_tune_space_build(const struct lsp_problem *p, const int32_t *start,
     free(first);
     free(bucket);
     free(gid);
+    lsp_incr_free(&at);
     *out = s;
     return 0;
 fail:
@@ -358,6 +365,7 @@ fail:
     free(first);
     free(bucket);
     free(gid);
+    lsp_incr_free(&at);
     lsp_tune_space_free(s);
     return rc;
 }

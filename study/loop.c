@@ -249,45 +249,83 @@ struct cal_model {
     const struct graph *g;
     const struct study_loop_opts *o;
     const struct cm_table *tb, *tmicro;
-    struct study_pipe *p;
-    const struct study_run *runs[STUDY_NSTRATEGIES];
+    int32_t key;                     /* the model's index: its programs' key in the fit */
+    struct cfg_list *seen;           /* its assignments fitted so far (only its worker
+                                        touches it during a round) */
+    struct cm_groups groups;         /* this round's new programs, in strategy order */
+    int used;                        /* their number */
     int rc;
     struct ls_error err;
 };
 
-static void *cal_model_run(void *arg)
-{
-    struct cal_model *c = arg;
-    c->rc = lp_run_strategies(c->g, c->o, c->tb, c->tmicro, NULL, &c->p, c->runs, &c->err);
-    return NULL;
-}
-
-/* Whether cfg (nops entries) is in the list seen; adds it when not. -1: out of memory. */
-static int seen_before(struct cfg_list *seen, const int32_t *cfg, int32_t nops)
+static int cfg_listed(const struct cfg_list *seen, const int32_t *cfg, int32_t nops)
 {
     for (size_t at = 0; at + (size_t)nops <= seen->len; at += (size_t)nops)
         if (!memcmp(seen->data + at, cfg, sizeof *cfg * (size_t)nops))
             return 1;
-    return LS_VEC_APPEND(seen, cfg, (size_t)nops) ? -1 : 0;
+    return 0;
 }
 
-/* Add model `key`'s programs not fitted before to the calibration set (in model order, so
- * that the fit does not depend on the number of threads). */
-static int cal_model_add(struct cal_model *c, int32_t key, struct cfg_list *seen,
-                         struct cm_groups *all, int *used, struct ls_error *err)
+/* study_pipe_opts.skip: a program fitted before (in an earlier round, or an earlier
+ * strategy's this round) is neither compiled nor simulated: the fit would not add it. */
+static int cal_known(void *ctx, const int32_t *cfg, int32_t nops)
+{
+    const struct cal_model *c = ctx;
+    return cfg_listed(c->seen, cfg, nops);
+}
+
+/* The four strategies under c->tb, one after the other: a new program's groups are added
+ * to c->groups as soon as it is simulated and its records freed, so one program's records
+ * at a time are alive per model (they are most of the calibration's memory). */
+static int cal_strategies(struct cal_model *c)
+{
+    struct study_pipe_opts po;
+    lp_pipe_opts(c->o, c->tmicro, NULL, &po);
+    po.skip = cal_known;
+    po.skip_ctx = c;
+    struct study_pipe *p = NULL;
+    int rc = study_pipe_new(c->g, &c->o->target, c->tb, &po, &p, &c->err);
+    for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
+        const struct study_run *r = NULL;
+        if ((rc = study_pipe_run(p, study_strategies[s], &r, &c->err)) || r->skipped)
+            continue;
+        if (LS_VEC_APPEND(c->seen, r->sol.cfg, (size_t)r->sol.nops) ||
+            add_groups(&c->groups, r, &c->o->target, c->key))
+            rc = ls_error_msg(&c->err, LS_ERR_NOMEM, "out of memory");
+        else
+            c->used++;
+        study_pipe_drop_records(p, r);
+    }
+    study_pipe_free(p);
+    return rc;
+}
+
+static void *cal_model_run(void *arg)
+{
+    struct cal_model *c = arg;
+    size_t seen0 = c->seen->len;
+    cm_groups_init(&c->groups, c->tmicro->n);
+    c->used = 0;
+    c->rc = cal_strategies(c);
+    if (c->rc)
+        c->seen->len = seen0;  /* the model sits the round out: nothing of it was fitted */
+    return NULL;
+}
+
+/* Add model c's new programs to the calibration set (in model order, so that the fit
+ * does not depend on the number of threads); a model a strategy failed on is left out of
+ * the round (its error only when it is a hard one). */
+static int cal_model_add(struct cal_model *c, struct cm_groups *all, int *used,
+                         struct ls_error *err)
 {
     int r = c->rc, rc = 0;
     if (r == LS_ERR_NOMEM || r == LS_ERR_INTERNAL || r == LS_ERR_IO)
-        return ls_error_msg(err, r, "%s", c->err.msg);
-    if (r)
-        return 0; /* a model the strategies cannot handle is left out of the fit */
-    for (int s = 0; s < STUDY_NSTRATEGIES && !rc; s++) {
-        int k = seen_before(seen, c->runs[s]->sol.cfg, c->runs[s]->sol.nops);
-        if (k < 0 || (k == 0 && add_groups(all, c->runs[s], &c->o->target, key)))
-            rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
-        else if (k == 0)
-            (*used)++;
-    }
+        rc = ls_error_msg(err, r, "%s", c->err.msg);
+    else if (!r && cm_groups_append(all, &c->groups))
+        rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    else if (!r)
+        *used += c->used;
+    cm_groups_free(&c->groups);
     return rc;
 }
 
@@ -309,8 +347,8 @@ static void cal_batch(struct cal_model *cm, int i0, int i1)
 /* One calibration round: every model's four strategies solved under tb (nth models at a
  * time); their programs not fitted before join all. */
 static int calib_round(struct cal_model *cm, int n, int nth, int round,
-                       const struct cm_table *tb, struct cfg_list *seen, struct cm_groups *all,
-                       int *used, struct ls_error *err)
+                       const struct cm_table *tb, struct cm_groups *all, int *used,
+                       struct ls_error *err)
 {
     int rc = 0;
     for (int i = 0; i < n; i++)
@@ -324,12 +362,11 @@ static int calib_round(struct cal_model *cm, int n, int nth, int round,
             snprintf(which, sizeof which, "model %d", b + 1);
         study_progress_phase(&cm[0].o->progress, "round %d, %s of %d", round + 1, which, n);
         cal_batch(cm, b, e);
-        for (int i = b; i < e; i++) {
-            if (!rc && cm[i].g)
-                rc = cal_model_add(&cm[i], i, &seen[i], all, used, err);
-            study_pipe_free(cm[i].p);
-            cm[i].p = NULL;
-        }
+        for (int i = b; i < e; i++)
+            if (cm[i].g && !rc)
+                rc = cal_model_add(&cm[i], all, used, err);
+            else if (cm[i].g)
+                cm_groups_free(&cm[i].groups);
     }
     return rc;
 }
@@ -351,7 +388,8 @@ int study_loop_calibrate(const struct graph *const *gs, int n, const struct stud
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; i < n; i++)
-        cm[i] = (struct cal_model){.g = gs[i], .o = o, .tb = &t0, .tmicro = &tmicro};
+        cm[i] = (struct cal_model){.g = gs[i], .o = o, .tb = &t0, .tmicro = &tmicro,
+                                   .key = i, .seen = &seen[i]};
     int nth = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
     struct cm_groups all;
     cm_groups_init(&all, tmicro.n);
@@ -361,7 +399,7 @@ int study_loop_calibrate(const struct graph *const *gs, int n, const struct stud
     int rounds = o->iterations > 0 ? o->iterations : 1;
     for (int round = 0; round < rounds && !rc; round++) {
         int before = used;
-        rc = calib_round(cm, n, nth, round, round ? out : &t0, seen, &all, &used, err);
+        rc = calib_round(cm, n, nth, round, round ? out : &t0, &all, &used, err);
         if (!rc && (round == 0 || used > before)) {
             study_progress_phase(&o->progress, "round %d, fitting", round + 1);
             rc = fit_groups(&all, &tmicro, o, out, NULL, err);

@@ -182,20 +182,26 @@ done:
 
 /* ---- the four strategies on one model ------------------------------------------------ */
 
+void lp_pipe_opts(const struct study_loop_opts *o, const struct cm_table *parts_tb,
+                  const char *trace_prefix, struct study_pipe_opts *po)
+{
+    study_pipe_opts_init(po);
+    po->solve = o->solve;
+    po->cg.memplan = o->memplan;
+    po->keep_records = 1;
+    po->parts_table = parts_tb;
+    po->trace_dir = o->trace_dir;
+    po->program_dir = o->program_dir;
+    po->trace_prefix = trace_prefix;
+}
+
 int lp_run_strategies(const struct graph *g, const struct study_loop_opts *o,
                       const struct cm_table *tb, const struct cm_table *parts_tb,
                       const char *trace_prefix, struct study_pipe **pipe,
                       const struct study_run **runs, struct ls_error *err)
 {
     struct study_pipe_opts po;
-    study_pipe_opts_init(&po);
-    po.solve = o->solve;
-    po.cg.memplan = o->memplan;
-    po.keep_records = 1;
-    po.parts_table = parts_tb;
-    po.trace_dir = o->trace_dir;
-    po.program_dir = o->program_dir;
-    po.trace_prefix = trace_prefix;
+    lp_pipe_opts(o, parts_tb, trace_prefix, &po);
     int rc = study_pipe_new(g, &o->target, tb, &po, pipe, err);
     if (rc)
         return rc;

@@ -14,6 +14,10 @@ int lp_attribution(const struct study_run *r, const struct sim_target *t,
                    const struct cm_table *tb, struct study_attribution *out,
                    struct ls_error *err);
 void lp_attribution_free(struct study_attribution *a);
+/* The pipeline options of the loop's runs: o's solve options, memplan, trace and program
+ * directories; records kept, their parts priced with parts_tb. */
+void lp_pipe_opts(const struct study_loop_opts *o, const struct cm_table *parts_tb,
+                  const char *trace_prefix, struct study_pipe_opts *po);
 int lp_run_strategies(const struct graph *g, const struct study_loop_opts *o,
                       const struct cm_table *tb, const struct cm_table *parts_tb,
                       const char *trace_prefix, struct study_pipe **pipe,

@@ -88,11 +88,8 @@ fail:
     return rc;
 }
 
-static void run_free(struct study_run *r)
+static void records_free(struct study_run *r)
 {
-    if (!r)
-        return;
-    lsp_solution_free(&r->sol);
     free(r->recs);
     free(r->price);
     free(r->parts);
@@ -102,7 +99,28 @@ static void run_free(struct study_run *r)
             free((char *)r->tags[i]);
         free((void *)r->tags);
     }
+    r->recs = NULL;
+    r->price = NULL;
+    r->parts = NULL;
+    r->tag = NULL;
+    r->tags = NULL;
+    r->nrecs = r->ntags = 0;
+}
+
+static void run_free(struct study_run *r)
+{
+    if (!r)
+        return;
+    lsp_solution_free(&r->sol);
+    records_free(r);
     free(r);
+}
+
+void study_pipe_drop_records(struct study_pipe *p, const struct study_run *r)
+{
+    for (size_t i = 0; i < p->runs.len; i++)
+        if (p->runs.data[i] == r)
+            records_free(p->runs.data[i]);
 }
 
 void study_pipe_free(struct study_pipe *p)
@@ -380,6 +398,11 @@ int study_pipe_run(struct study_pipe *p, const char *strategy, const struct stud
     r->sol = res.sol;                 /* take ownership of the assignment */
     lsp_solution_init(&res.sol);
     lsp_result_free(&res);
+    if (p->o.skip && p->o.skip(p->o.skip_ctx, r->sol.cfg, p->prob->nops)) {
+        r->skipped = 1;
+        r->predicted = lsp_eval(p->prob, r->sol.cfg, NULL, NULL);
+        return 0;
+    }
     if ((rc = finish_run(p, r, err)))
         return fail_run(r, rc, err);
     return 0;

@@ -76,6 +76,11 @@ struct study_pipe_opts {
     int keep_records;
     /* The table the parts are computed with (NULL = the pipeline's table). */
     const struct cm_table *parts_table;
+    /* When set, a solved assignment for which skip(skip_ctx, cfg, nops) returns 1 is not
+     * compiled nor simulated: its run has `skipped` set and `predicted`, no program
+     * figures, no records (the calibration skips programs it has fitted). NULL = none. */
+    int (*skip)(void *ctx, const int32_t *cfg, int32_t nops);
+    void *skip_ctx;
 };
 
 void study_pipe_opts_init(struct study_pipe_opts *o);
@@ -93,6 +98,7 @@ struct study_run {
     struct lsp_stats stats;       /* the solver's named statistics (rulebased arms...) */
     /* cost model: the .lsp objective of sol = the table's price of the compiled program */
     int64_t predicted;
+    int skipped;                  /* solved only (study_pipe_opts.skip) */
     /* compile */
     int64_t conversions, instructions;
     uint64_t hbm_bytes;
@@ -138,6 +144,10 @@ int study_pipe_run(struct study_pipe *p, const char *strategy, const struct stud
  * solver had returned it: predicted cost, compile, simulate. label names it. */
 int study_pipe_eval(struct study_pipe *p, const char *label, const int32_t *cfg,
                     const struct study_run **out, struct ls_error *err);
+
+/* Free r's records, prices, parts and tags (keep_records) once they have served, e.g.
+ * added to a fit; the rest of r stays. r must be one of p's runs. */
+void study_pipe_drop_records(struct study_pipe *p, const struct study_run *r);
 
 /* Run every strategy of names[0..n) in order; stops at the first hard error
  * (LS_ERR_NOMEM / LS_ERR_IO); per-strategy input failures are recorded in their run. */

@@ -20,18 +20,26 @@ void study_tune_sim_init(struct study_tune_sim *s, const struct cm_instance *in,
     s->t = t;
 }
 
+void study_tune_sim_free(struct study_tune_sim *s)
+{
+    sim_program_free(s->prog);
+    s->prog = NULL;
+}
+
 int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
                         struct ls_error *err)
 {
     struct study_tune_sim *s = ctx;
     uint64_t t0 = ls_now_ns();
-    struct sim_program *prog = NULL;
     struct cg_compile_stats cs;
     struct sim_stats st;
-    int rc = cm_instance_compile(s->in, assignment, &prog, &cs, err);
+    if (!s->keep_program)
+        study_tune_sim_free(s);
+    int rc = cm_instance_compile_reuse(s->in, assignment, &s->prog, &cs, err);
     if (!rc)
-        rc = sim_run(s->t, prog, NULL, &st, err);
-    sim_program_free(prog);
+        rc = sim_run(s->t, s->prog, NULL, &st, err);
+    if (!s->keep_program)
+        study_tune_sim_free(s);
     s->simulations++;
     s->seconds += ls_seconds_since(t0);
     if (rc == LS_ERR_INPUT) {        /* the target cannot run this program */
@@ -142,6 +150,7 @@ int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
         (rc = lsp_tune_space_build(p, rep->start.cfg, &a->space, &space, err)))
         goto out;
     study_tune_sim_init(&sim, a->in, a->target);
+    sim.keep_program = 1;
     rep->npoints = lsp_tune_space_npoints(space);
     rep->log10_designs = lsp_tune_space_log10_size(space);
 
@@ -182,6 +191,7 @@ int study_tune(const struct study_tune_args *a, struct study_tune_report *rep,
                           rep->result.evaluations == 1 ? "" : "s",
                           sim.first_reject[0] ? "; the first: " : "", sim.first_reject);
 out:
+    study_tune_sim_free(&sim);
     study_db_close(db);
     lsp_tune_space_free(space);
     return rc;

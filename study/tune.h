@@ -52,12 +52,18 @@ struct study_tune_sim {
     uint64_t rejected;       /* of which the target rejected (scored HUGE_VAL) */
     char first_reject[256];  /* why the first rejected program was rejected ("" = none) */
     double seconds;          /* spent compiling and simulating */
+    /* keep_program: each program is compiled into the memory of the last one (prog; no
+     * fresh pages per call: a tenth of olmoe's tuning), which study_tune_sim_free frees */
+    int keep_program;
+    struct sim_program *prog;
 };
 
 /* Bind the reward to the problem of an instance priced for target t. Both must outlive
  * the binding. */
 void study_tune_sim_init(struct study_tune_sim *s, const struct cm_instance *in,
                          const struct sim_target *t);
+/* The program kept between calls (keep_program); s can be bound again after. */
+void study_tune_sim_free(struct study_tune_sim *s);
 /* lsp_tune_eval_fn: ctx is a struct study_tune_sim. Base-clock cycles. */
 int study_tune_simulate(void *ctx, const int32_t *assignment, double *cycles,
                         struct ls_error *err);

@@ -93,9 +93,65 @@ static void test_calibrate_no_graphs(void **st)
     assert_int_equal(tb.agg, CM_AGG_MAX);
 }
 
+/* study_pipe_opts.skip, what the calibration uses to leave out programs it fitted before:
+ * asked with the solver's assignment; a skipped run is solved and priced, not compiled
+ * nor simulated; the others are. study_pipe_drop_records frees a run's records (what the
+ * calibration does once it has added them to the fit) and keeps its figures. */
+static int skip_first(void *ctx, const int32_t *cfg, int32_t nops)
+{
+    const int32_t **first = ctx;
+    if (!*first) {
+        *first = cfg;
+        return 0;
+    }
+    return !memcmp(*first, cfg, sizeof *cfg * (size_t)nops);
+}
+
+static void test_pipe_skip(void **st)
+{
+    (void)st;
+    struct ls_error err = {0};
+    struct zoo_opts zo;
+    zoo_opts_init(&zo);
+    zo.layers = 1;
+    zo.image = 32;
+    struct graph *g = NULL;
+    assert_int_equal(model_load("zoo:cnn", &zo, &g, &err), 0);
+    struct sim_target t;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    struct cm_table tb;
+    cm_table_default(&t, &tb);
+    const int32_t *first = NULL;
+    struct study_pipe_opts po;
+    study_pipe_opts_init(&po);
+    po.keep_records = 1;
+    po.skip = skip_first;
+    po.skip_ctx = &first;
+    struct study_pipe *p = NULL;
+    assert_int_equal(study_pipe_new(g, &t, &tb, &po, &p, &err), 0);
+    const struct study_run *a = NULL, *b = NULL;
+    assert_int_equal(study_pipe_run(p, "exact", &a, &err), 0);
+    assert_int_equal(study_pipe_run(p, "exact", &b, &err), 0);   /* the same assignment */
+    assert_true(first == a->sol.cfg);
+    assert_false(a->skipped);
+    assert_true(a->sim_cycles > 0 && a->instructions > 0 && a->recs);
+    assert_true(b->skipped);
+    assert_int_equal(b->rc, 0);
+    assert_true(b->sim_cycles == 0 && b->instructions == 0 && !b->recs);
+    assert_true(b->predicted == a->predicted && b->predicted > 0);
+    uint64_t cycles = a->sim_cycles;
+    study_pipe_drop_records(p, a);
+    assert_true(!a->recs && !a->parts && !a->price && !a->tag && !a->tags);
+    assert_true(a->nrecs == 0 && a->ntags == 0);
+    assert_true(a->sim_cycles == cycles && a->sol.cfg == first);
+    study_pipe_free(p);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pipe_skip),
         cmocka_unit_test(test_calibrate_cnn),
         cmocka_unit_test(test_calibrate_no_graphs),
     };

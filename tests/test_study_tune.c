@@ -249,9 +249,52 @@ static void test_cnn_two_blocks(void **state)
     world_close(&w);
 }
 
+/* A reward that compiles each program into the memory of the last (keep_program, what
+ * study_tune does) scores every design as a fresh compile does, in an order where the
+ * programs grow and shrink. */
+static void test_kept_program(void **state)
+{
+    (void)state;
+    struct world w;
+    world_open(&w, 1, 32);
+    struct study_tune_sim kept;
+    study_tune_sim_init(&kept, study_pipe_instance(w.pipe), &w.t);
+    kept.keep_program = 1;
+    int32_t np = lsp_tune_space_npoints(w.s);
+    int32_t *d = calloc((size_t)np + 1, sizeof *d);
+    int32_t *a = malloc(sizeof *a * (size_t)w.p->nops);
+    assert_true(d && a);
+    uint64_t n = 0, sizes_changed = 0;
+    size_t last_len = 0;
+    for (;;) {
+        lsp_tune_design_apply(w.s, d, a);
+        double c;
+        struct ls_error err = {0};
+        assert_int_equal(study_tune_simulate(&kept, a, &c, &err), 0);
+        assert_true(c == simulate(&w, a));
+        assert_non_null(kept.prog);
+        sizes_changed += n && sim_program_count(kept.prog) != last_len;
+        last_len = sim_program_count(kept.prog);
+        n++;
+        int32_t i = 0;
+        while (i < np && ++d[i] == lsp_tune_space_point(w.s, i)->nplans)
+            d[i++] = 0;
+        if (i == np)
+            break;
+    }
+    assert_true(n == w.size && sizes_changed > n / 4);
+    assert_null(w.sim.prog);   /* without keep_program nothing is kept */
+    study_tune_sim_free(&kept);
+    assert_null(kept.prog);
+    free(d);
+    free(a);
+    world_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kept_program),
         cmocka_unit_test(test_cnn_one_block),
         cmocka_unit_test(test_cnn_two_blocks),
     };
