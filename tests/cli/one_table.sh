@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The shared command-line flags (--json, -o/--output, -q/--quiet, --threads, --time-limit,
-# --seed, --table, --target, --set, -h/--help) are written once, in cli/flags.def: name,
-# short letter, argument and help line. This test fails when a command file spells one of
-# them again by hand: a getopt_long entry {"NAME", ...} or a help line starting with
-# "  --NAME" / "  -S, --NAME" / "  -S " (a line saying "deprecated" is an alias's own line).
-# It also checks the table itself: every flag listed once in CLI_FLAGS, each help line
-# spelled from its name and letter with the text after 22 characters, and every command's --help
-# showing a flag's table line at most once.
+# One table per option family: each option's name, default and help are written once.
+# - The shared command-line flags (--json, -o/--output, -q/--quiet, --threads, --time-limit,
+#   --seed, --table, --target, --set, -h/--help) live in cli/flags.def: name, short letter,
+#   argument and help line. This fails when a command file spells one of them again by hand:
+#   a getopt_long entry {"NAME", ...} or a help line starting with "  --NAME" / "  -S, --NAME"
+#   / "  -S " (a line saying "deprecated" is an alias's own line). It also checks the table
+#   itself: every flag listed once in CLI_FLAGS, each help line spelled from its name and
+#   letter with the text after 22 characters, and every command's --help showing a flag's
+#   table line at most once.
+# - The target keys live in sim/target_keys.def (key, struct field, range, nc-v2 and nc-v3
+#   values): each key once, struct sim_target without a hand-written field, no other key
+#   table, and docs/targets.md's key table naming the same keys with the same values.
 # usage: bash tests/cli/one_table.sh <laysim-binary> <source-dir>
 LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
@@ -60,5 +64,34 @@ for c in $(awk '/^commands:/ {f = 1; next} /^$/ {f = 0} f {print $1}' "$T/top");
         [ "$n" -le 1 ] && ok || bad "$c --help documents --$name $n times"
     done <"$T/flags"
 done
+
+# ---- target keys: sim/target_keys.def is the one list (struct field, range, nc-v2 and
+# nc-v3 values); docs/targets.md's table documents each key once, with the same values.
+KEYS="$SRC/sim/target_keys.def"
+grep -oE '^SIM_TARGET_KEY\("[a-z0-9_.]+"' "$KEYS" | cut -d'"' -f2 >"$T/tkeys"
+[ "$(wc -l <"$T/tkeys")" -ge 30 ] && ok || bad "target_keys.def: $(wc -l <"$T/tkeys") keys"
+sort -c "$T/tkeys" 2>/dev/null && ok || bad "target_keys.def is not sorted by key"
+[ -z "$(uniq -d "$T/tkeys")" ] && ok || bad "target_keys.def lists a key twice: $(uniq -d "$T/tkeys")"
+# struct sim_target holds the name, the generated fields and one flag: no field by hand
+sed -n '/^struct sim_target {/,/^};/p' "$SRC/sim/target.h" | grep -vE '^ *(/?\*|#|$)' |
+    grep -vE '^struct sim_target|^};|char name\[|SIM_TARGET_CTYPE_##type field;|int dma_desc_min_explicit;' >"$T/fields"
+[ ! -s "$T/fields" ] && ok || bad "struct sim_target has hand-written fields: $(cat "$T/fields")"
+# no other source file holds a table row for a key ("pe.rows", followed by its field)
+hits=$(grep -rnE '"(clock|dma|hbm|mem|pe|pool|psum|sbuf|vec)\.[a-z0-9_]+", *[a-z]+_[a-z0-9_]+ *,' \
+    --include='*.c' --include='*.h' --include='*.def' "$SRC" | grep -v "^$KEYS:" | grep -v "^$SRC/tests/")
+[ -z "$hits" ] && ok || bad "a target key table outside sim/target_keys.def: $hits"
+# docs/targets.md: | `key` | nc-v2 | nc-v3 | range | meaning |, one row per key, values as built
+grep -E '^\| `[a-z]+\.[a-z0-9_]+` \|' "$SRC/docs/targets.md" |
+    awk -F'|' '{gsub(/[` ]/, "", $2); gsub(/ /, "", $3); gsub(/ /, "", $4); print $2, $3, $4}' |
+    sort >"$T/doc"
+cut -d' ' -f1 "$T/doc" | cmp -s - "$T/tkeys" && ok ||
+    bad "docs/targets.md's key table and sim/target_keys.def differ: $(cut -d' ' -f1 "$T/doc" | diff - "$T/tkeys")"
+for t in nc-v2 nc-v3; do
+    "$LAYSIM" sim --print-target --target $t | grep -v '^#\|^hash=' | tr '=' ' ' >"$T/$t"
+done
+join "$T/nc-v2" "$T/nc-v3" | join - "$T/doc" |
+    awk '$2 != $4 || $3 != $5 {print $1 ": built", $2, $3, "docs", $4, $5; n++} END {exit n > 0}' \
+    >"$T/vdiff" && ok || bad "docs/targets.md's nc-v2/nc-v3 values differ from the built-ins:
+$(cat "$T/vdiff")"
 
 finish
