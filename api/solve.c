@@ -6,6 +6,7 @@
 #include "api/api_int.h"
 #include "solver/solver.h"
 #include "study/tune.h"
+#include "util/prng.h"
 
 /* ---- solving ------------------------------------------------------------------------ */
 
@@ -14,7 +15,7 @@ LAYSIM_API void laysim_solve_options_init(laysim_solve_options *o)
     if (!o)
         return;
     memset(o, 0, sizeof *o);
-    o->seed = 1;
+    o->seed = LS_SEED_DEFAULT;
     o->threads = 1;
 }
 

@@ -13,6 +13,7 @@
 #include "graph/zoo.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/prng.h"
 #include "util/progress.h"
 
 /* Exit codes, documented in `laysim --help`. */
@@ -66,6 +67,8 @@ enum { CLI_FLAGS(CLI_FLAG_CODE_) };
 #define CLI_HELP_(id, name, shrt, arg, help) help
 #define CLI_LONGOPT(id) CLI_FLAG_##id(CLI_LONGOPT_)
 #define CLI_HELP(id) CLI_FLAG_##id(CLI_HELP_)
+#define CLI_ARG_(id, name, shrt, arg, help) "--" name
+#define CLI_FLAG_ARG(id) CLI_FLAG_##id(CLI_ARG_)
 /* -o FILE for commands that print their results: stdout goes to FILE, written atomically
  * (the file appears, complete, only when cli_stdout_end commits with ok = 1). A NULL or
  * "-" path leaves stdout alone. */

@@ -83,7 +83,7 @@ int cmd_gen(int argc, char **argv)
             have_ops = 1;
             break;
         case CLI_OPT_SEED:
-            if (cli_parse_u64("gen", "--seed", optarg, &v))
+            if (cli_parse_u64("gen", CLI_FLAG_ARG(SEED), optarg, &v))
                 return CLI_USAGE;
             go.seed = v;
             break;

@@ -140,7 +140,7 @@ static int loop_opt(struct loop_cli *l, int c, const char *arg, char **argv)
     case 'i': if (!(rc = bounded("--iterations", arg, 50, &v))) o->iterations = (int)v; break;
     case 'p': if (!(rc = bounded("--perturb", arg, 20, &v))) o->nperturb = (int)v; break;
     case 'x': if (!(rc = bounded("--explore", arg, 20, &v))) o->explore = (int)v; break;
-    case CLI_OPT_SEED: if (!(rc = cli_parse_u64("loop", "--seed", arg, &v))) o->seed = v; break;
+    case CLI_OPT_SEED: if (!(rc = cli_parse_u64("loop", CLI_FLAG_ARG(SEED), arg, &v))) o->seed = v; break;
     case 'A':
         if (cm_aggregate_parse(arg, &o->agg))
             rc = cli_usage("loop", "--aggregate: expected sum, max or pipe");

@@ -247,7 +247,7 @@ int cli_study_main(int argc, char **argv, int whatif)
             fprintf(stderr, "laysim %s: --jobs is deprecated, say --threads\n", cmd);
             /* fall through */
         case CLI_OPT_THREADS:
-            if (cli_parse_u64(cmd, "--threads", optarg, &u))
+            if (cli_parse_u64(cmd, CLI_FLAG_ARG(THREADS), optarg, &u))
                 return CLI_USAGE;
             if (u < 1 || u > 64)
                 return cli_usage(cmd, "--threads must be 1..64");

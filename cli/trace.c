@@ -140,6 +140,7 @@ static int parse_unit(const char *s, enum trace_time_unit *u)
 static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
 {
     memset(o, 0, sizeof *o);
+    o->seed = LS_SEED_DEFAULT; /* the --seed default (cli/flags.def) */
     o->top = 10;
     optind = 1;
     opterr = 0;
@@ -162,7 +163,7 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
             break;
         case 'H': rc = cli_parse_u64("trace", "--tick-hz", optarg, &o->tick_hz); break;
         case CLI_OPT_TARGET: o->target = optarg; break;
-        case CLI_OPT_SEED: rc = cli_parse_u64("trace", "--seed", optarg, &o->seed); break;
+        case CLI_OPT_SEED: rc = cli_parse_u64("trace", CLI_FLAG_ARG(SEED), optarg, &o->seed); break;
         case 'F':
             if (trace_import_format_parse(optarg, &o->format))
                 return cli_usage("trace", "--format: expected auto, laysim-csv, neuron-csv or "

@@ -204,12 +204,12 @@ int cmd_tune(int argc, char **argv)
                 a.tune.max_evaluations = v;
             break;
         case CLI_OPT_TIME_LIMIT:
-            if (!(rc = cli_parse_double("tune", "--time-limit", optarg, &a.tune.time_limit)) &&
+            if (!(rc = cli_parse_double("tune", CLI_FLAG_ARG(TIME_LIMIT), optarg, &a.tune.time_limit)) &&
                 a.tune.time_limit < 0)
                 rc = cli_usage("tune", "--time-limit must be >= 0");
             break;
         case CLI_OPT_SEED:
-            if (!(rc = cli_parse_u64("tune", "--seed", optarg, &v)))
+            if (!(rc = cli_parse_u64("tune", CLI_FLAG_ARG(SEED), optarg, &v)))
                 a.tune.seed = v;
             break;
         case OPT_EXPLORER: a.tune.explorer = optarg; break;

@@ -21,7 +21,7 @@ void lsp_gen_opts_init(struct lsp_gen_opts *o)
     memset(o, 0, sizeof *o);
     o->shape = LSP_GEN_RANDOM;
     o->ops = 10;
-    o->seed = 1;
+    o->seed = LS_SEED_DEFAULT;
 }
 
 /* Sum of costs must stay below 2^53: generators keep costs small, so only the builder's

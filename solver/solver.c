@@ -1,6 +1,7 @@
 /* solver/solver: options, statistics, results and the registry. */
 #include "solver/solver.h"
 #include "util/clock.h"
+#include "util/prng.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 void lsp_opts_init(struct lsp_solve_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->seed = 1;
+    o->seed = LS_SEED_DEFAULT;
     o->threads = 1;
 }
 

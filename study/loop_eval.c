@@ -12,6 +12,7 @@
 #include "study/loop_int.h"
 #include "study/validate.h"
 #include "util/hash.h"
+#include "util/prng.h"
 
 void study_loop_opts_init(struct study_loop_opts *o)
 {
@@ -23,7 +24,7 @@ void study_loop_opts_init(struct study_loop_opts *o)
     o->agg = CM_AGG_MAX;
     o->nperturb = 8;
     o->perturb_frac = 0.1;
-    o->seed = 1;
+    o->seed = LS_SEED_DEFAULT;
     o->lofo = 1;
     o->microbench = 1;
     o->explore = 1;

@@ -7,7 +7,9 @@
 #   / "  -S " (a line saying "deprecated" is an alias's own line). It also checks the table
 #   itself: every flag listed once in CLI_FLAGS, each help line spelled from its name and
 #   letter with the text after 22 characters, and every command's --help showing a flag's
-#   table line at most once.
+#   table line at most once. No command spells a flag's name as a whole string ("--seed":
+#   CLI_FLAG_ARG(SEED)), and a default shared with the library is one macro (the seed:
+#   LS_SEED_DEFAULT in util/prng.h, which --seed's help spells; no `seed = 1` elsewhere).
 # - The target keys live in sim/target_keys.def (key, struct field, range, nc-v2 and nc-v3
 #   values): each key once, struct sim_target without a hand-written field, no other key
 #   table, and docs/targets.md's key table naming the same keys with the same values.
@@ -53,7 +55,21 @@ $hits"
     hits=$(grep -nE "$pat" $files | grep -v deprecated)
     [ -z "$hits" ] && ok || bad "--$name has a help line outside cli/flags.def (use CLI_HELP($id)):
 $hits"
+    # the name as a whole string (a parser's or message's argument): CLI_FLAG_ARG(ID)
+    hits=$(grep -nE "\"--$name\"" $files)
+    [ -z "$hits" ] && ok || bad "--$name is spelled \"--$name\" outside cli/flags.def (use CLI_FLAG_ARG($id)):
+$hits"
 done <"$T/flags"
+
+# a default the library shares is one macro: no option struct assigns the seed by hand
+hits=$(grep -rnE '(\.|->)seed *= *[0-9]+ *;' --include='*.c' "$SRC" | grep -v "^$SRC/tests/")
+[ -z "$hits" ] && ok || bad "a seed default written by hand (use LS_SEED_DEFAULT, util/prng.h):
+$hits"
+grep -q 'default " LS_STRINGIFY(LS_SEED_DEFAULT)' "$DEF" && ok ||
+    bad "cli/flags.def: --seed's help does not spell LS_SEED_DEFAULT"
+# --threads' default (online CPUs) is computed in one place
+n=$(grep -rl '_SC_NPROCESSORS_ONLN' "$SRC"/cli | wc -l)
+[ "$n" -le 1 ] && ok || bad "the online-CPU default of --threads is computed in $n cli files"
 
 # every command's help shows a table line at most once
 "$LAYSIM" --help >"$T/top" 2>/dev/null
