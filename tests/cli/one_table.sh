@@ -10,6 +10,8 @@
 #   table line at most once. No command spells a flag's name as a whole string ("--seed":
 #   CLI_FLAG_ARG(SEED)), and a default shared with the library is one macro (the seed:
 #   LS_SEED_DEFAULT in util/prng.h, which --seed's help spells; no `seed = 1` elsewhere).
+# - The model options: graph/model.h MODEL_OPTIONS names them (getopt entries, the API's
+#   keys), cli/model_flags.def holds each one's help; no command spells either by hand.
 # - The target keys live in sim/target_keys.def (key, struct field, range, nc-v2 and nc-v3
 #   values): each key once, struct sim_target without a hand-written field, no other key
 #   table, and docs/targets.md's key table naming the same keys with the same values.
@@ -80,6 +82,24 @@ for c in $(awk '/^commands:/ {f = 1; next} /^$/ {f = 0} f {print $1}' "$T/top");
         [ "$n" -le 1 ] && ok || bad "$c --help documents --$name $n times"
     done <"$T/flags"
 done
+
+# ---- model options: graph/model.h MODEL_OPTIONS lists the names (getopt entries and the
+# API's NAME=VALUE keys come from it), cli/model_flags.def holds each one's help, once
+MDEF="$SRC/cli/model_flags.def"
+sed -n '/^#define MODEL_OPTIONS(X)/,/[^\\]$/p' "$SRC/graph/model.h" | grep -o 'X([a-z_]*)' |
+    sed 's/X(\(.*\))/\1/' >"$T/mopts"
+[ "$(wc -l <"$T/mopts")" -ge 8 ] && ok || bad "MODEL_OPTIONS: $(wc -l <"$T/mopts") options"
+grep -oE '^#define CLI_MODEL_HELP_[a-z_]+ ' "$MDEF" | sed 's/.*HELP_//; s/ $//' | sort >"$T/mhelp"
+sort "$T/mopts" | cmp -s - "$T/mhelp" && ok ||
+    bad "cli/model_flags.def does not hold one help per model option: $(sort "$T/mopts" | diff - "$T/mhelp")"
+while read -r name; do
+    hits=$(grep -nE "\{ *\"$name\", *(no|required|optional)_argument" $files)
+    [ -z "$hits" ] && ok || bad "model option --$name has a getopt entry by hand (use CLI_MODEL_LONGOPT($name)):
+$hits"
+    hits=$(grep -nE "^ *\"  --$name[ ,]" $files)
+    [ -z "$hits" ] && ok || bad "model option --$name has a help line outside cli/model_flags.def:
+$hits"
+done <"$T/mopts"
 
 # ---- target keys: sim/target_keys.def is the one list (struct field, range, nc-v2 and
 # nc-v3 values); docs/targets.md's table documents each key once, with the same values.
