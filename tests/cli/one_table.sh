@@ -12,6 +12,8 @@
 #   LS_SEED_DEFAULT in util/prng.h, which --seed's help spells; no `seed = 1` elsewhere).
 # - The model options: graph/model.h MODEL_OPTIONS names them (getopt entries, the API's
 #   keys), cli/model_flags.def holds each one's help; no command spells either by hand.
+# - The solver parameters: solver/params.def, each key once; every key a solver reads is in
+#   it and read through lsp_param_num/word (docs/solvers.md: tests/cli/solveopts.sh).
 # - The target keys live in sim/target_keys.def (key, struct field, range, nc-v2 and nc-v3
 #   values): each key once, struct sim_target without a hand-written field, no other key
 #   table, and docs/targets.md's key table naming the same keys with the same values.
@@ -100,6 +102,20 @@ $hits"
     [ -z "$hits" ] && ok || bad "model option --$name has a help line outside cli/model_flags.def:
 $hits"
 done <"$T/mopts"
+
+# ---- solver parameters: solver/params.def is the one table (key, type, default, range,
+# help; docs/solvers.md agrees with it: tests/cli/solveopts.sh). Each key once, and every
+# key a solver reads is in it, read through the typed readers (no ad hoc lsp_opt_str)
+PDEF="$SRC/solver/params.def"
+grep -oE '^LSP_PARAM\([a-z0-9_]+, *"[a-z0-9_.]+"' "$PDEF" | cut -d'"' -f2 | sort >"$T/pkeys"
+[ "$(wc -l <"$T/pkeys")" -ge 8 ] && ok || bad "params.def: $(wc -l <"$T/pkeys") keys"
+[ -z "$(uniq -d "$T/pkeys")" ] && ok || bad "params.def lists a key twice: $(uniq -d "$T/pkeys")"
+grep -rhoE 'lsp_param_(num|word)\([^,]+, *"[a-z0-9_.]+"' --include='*.c' "$SRC/solver" "$SRC/study" |
+    cut -d'"' -f2 | sort -u >"$T/pread"
+[ -s "$T/pread" ] && [ -z "$(comm -23 "$T/pread" "$T/pkeys")" ] && ok ||
+    bad "a solver reads a parameter missing from params.def: $(comm -23 "$T/pread" "$T/pkeys")"
+hits=$(grep -rn 'lsp_opt_str(' --include='*.c' "$SRC" | grep -vE "^$SRC/(solver/(params|solver)\.c|tests/)")
+[ -z "$hits" ] && ok || bad "a parameter read ad hoc (use lsp_param_num/lsp_param_word): $hits"
 
 # ---- target keys: sim/target_keys.def is the one list (struct field, range, nc-v2 and
 # nc-v3 values); docs/targets.md's table documents each key once, with the same values.
