@@ -11,6 +11,7 @@
 #include "codegen/codegen.h"
 #include "graph/model.h"
 #include "graph/zoo.h"
+#include "sim/target.h"
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/prng.h"

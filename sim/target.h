@@ -41,6 +41,10 @@ struct sim_target {
     int dma_desc_min_explicit;
 };
 
+/* The built-in a command runs on when no target is given (the table's nc-v2 column, which
+ * INI files start from too); `--target`'s help spells it. */
+#define SIM_TARGET_DEFAULT "nc-v2"
+
 /* Fill t with a built-in ("nc-v2", "nc-v3"); -1 when the name is unknown. */
 int sim_target_builtin(struct sim_target *t, const char *name);
 /* Names of the built-ins, NULL-terminated. */

@@ -18,7 +18,7 @@ void study_loop_opts_init(struct study_loop_opts *o)
 {
     memset(o, 0, sizeof *o);
     zoo_opts_init(&o->zo);
-    sim_target_builtin(&o->target, "nc-v2");
+    sim_target_builtin(&o->target, SIM_TARGET_DEFAULT);
     lsp_opts_init(&o->solve);
     o->iterations = 3;
     o->agg = CM_AGG_MAX;

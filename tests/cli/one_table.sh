@@ -9,7 +9,8 @@
 #   letter with the text after 22 characters, and every command's --help showing a flag's
 #   table line at most once. No command spells a flag's name as a whole string ("--seed":
 #   CLI_FLAG_ARG(SEED)), and a default shared with the library is one macro (the seed:
-#   LS_SEED_DEFAULT in util/prng.h, which --seed's help spells; no `seed = 1` elsewhere).
+#   LS_SEED_DEFAULT in util/prng.h, which --seed's help spells, no `seed = 1` elsewhere; the
+#   target: SIM_TARGET_DEFAULT in sim/target.h, no "nc-v2" in cli/, study/ or api/ code).
 # - The model options: graph/model.h MODEL_OPTIONS names them (getopt entries, the API's
 #   keys), cli/model_flags.def holds each one's help; no command spells either by hand.
 # - The solver parameters: solver/params.def, each key once; every key a solver reads is in
@@ -71,6 +72,11 @@ hits=$(grep -rnE '(\.|->)seed *= *[0-9]+ *;' --include='*.c' "$SRC" | grep -v "^
 $hits"
 grep -q 'default " LS_STRINGIFY(LS_SEED_DEFAULT)' "$DEF" && ok ||
     bad "cli/flags.def: --seed's help does not spell LS_SEED_DEFAULT"
+grep -q 'default "  *\\$' "$DEF" && grep -q '^ *SIM_TARGET_DEFAULT ")' "$DEF" && ok ||
+    bad "cli/flags.def: --target's help does not spell SIM_TARGET_DEFAULT"
+hits=$(grep -rn '"nc-v2"' --include='*.c' "$SRC"/cli "$SRC"/study "$SRC"/api)
+[ -z "$hits" ] && ok || bad "the default target spelled by hand (use SIM_TARGET_DEFAULT, sim/target.h):
+$hits"
 # --threads' default (online CPUs) is computed in one place
 n=$(grep -rl '_SC_NPROCESSORS_ONLN' "$SRC"/cli | wc -l)
 [ "$n" -le 1 ] && ok || bad "the online-CPU default of --threads is computed in $n cli files"
