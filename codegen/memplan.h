@@ -56,6 +56,13 @@ struct cg_memplan {
  * its layouts). Returns LS_ERR_NOMEM or 0. */
 int cg_memplan_build(const struct graph *g, const struct sim_target *t,
                      const struct cg_options *o, struct cg_memplan *p, struct ls_error *err);
+/* The plan's contract with the lowering (util/invariant.h; cg_memplan_build checks every
+ * plan it builds): each resident tensor's live range is ordered and its slots lie in the
+ * region, the region in sbuf.usable_bytes, and two tensors live at the same time share no
+ * byte (an aliased tensor shares its input's on purpose and is left out). LS_ERR_INTERNAL
+ * when broken, LS_ERR_NOMEM, or 0. */
+int cg_memplan_check(const struct graph *g, const struct sim_target *tg,
+                     const struct cg_memplan *p, struct ls_error *err);
 /* The same with the resident region capped at cap bytes per partition (the default is half
  * of sbuf.usable_bytes). */
 int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
