@@ -70,7 +70,7 @@ int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
                             struct ls_error *err);
 /* The candidate plans cg_memplan_build chooses among (by fewest spilled bytes): 2, or 6
  * with CG_MEMPLAN_PARTIAL; cg_memplan_build_plan builds candidate k (0 <= k < n) alone, for
- * a caller that chooses by another measure (costmodel/model.c). */
+ * a caller that chooses by another measure (costmodel/cm_model.c). */
 int cg_memplan_nplans(const struct cg_options *o);
 int cg_memplan_build_plan(const struct graph *g, const struct sim_target *t,
                           const struct cg_options *o, int k, struct cg_memplan *p,
