@@ -5,7 +5,7 @@
 
 #include "api/api_int.h"
 #include "solver/solver.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 #include "util/prng.h"
 
 /* ---- solving ------------------------------------------------------------------------ */

@@ -9,7 +9,7 @@
 #include "cli/modelcmd.h"
 #include "solver/answer.h"
 #include "solver/solver.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 #include "util/clock.h"
 
 const char cmd_solve_help[] =

@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/traceops.h"
-#include "traces/export.h"
+#include "traces/trace_export.h"
 #include "traces/import.h"
 #include "traces/summary.h"
 #include "util/fileio.h"

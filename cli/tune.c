@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "cli/modelcmd.h"
 #include "solver/solver.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 #include "util/fileio.h"
 #include "util/progress.h"
 

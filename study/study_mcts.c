@@ -1,6 +1,6 @@
 /* study/study_mcts: the study's autotuner cell (study/study.h, docs/tune.md "In the study"). */
 #include "study/study_int.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 #include "util/clock.h"
 #include "util/prng.h"
 
