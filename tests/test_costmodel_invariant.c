@@ -1,7 +1,8 @@
 /* The ALWAYS/NEVER contracts between layers (util/invariant.h), each broken on purpose: a
  * memory plan with a slot outside its region or two live tensors in the same bytes
- * (codegen/memplan), a problem not finished handed to a solver (solver/solver.c), the
- * configurations of another model handed to cm_compile, and a program whose stream counts
+ * (codegen/memplan), a problem not finished handed to a solver (solver/solver.c), an
+ * instance whose problem and graph op maps disagree, the configurations of another model
+ * handed to cm_compile, and a program whose stream counts
  * do not add up handed to sim_run. Each must end in LS_ERR_INTERNAL, which is what a
  * release build returns; a debug build runs the same path because the test installs an
  * action that counts instead of aborting, and checks that it was called. */
@@ -126,9 +127,14 @@ static void test_solve_and_compile(void **st)
     lsp_result_free(&res);
     assert_int_equal(lsp_solve("greedy", f.in->p, &so, &res, &err), 0);
     lsp_result_free(&res);
+    int32_t *pop = f.in->pop, g0 = f.in->gop[0], g1 = f.in->gop[1];
+    pop[g0] = 1, pop[g1] = 0;                    /* the problem/graph maps disagree */
+    struct sim_program *prog = NULL;
+    expect_internal(cm_instance_compile(f.in, NULL, &prog, NULL, &err), &err);
+    pop[g0] = 0, pop[g1] = 1;
+    assert_int_equal(cm_instance_check(f.in, &err), 0);
     struct cm_cfgs other = f.in->cf;             /* the configurations of a larger model */
     other.nops++;
-    struct sim_program *prog = NULL;
     expect_internal(cm_compile(f.m, &other, NULL, &prog, NULL, &err), &err);
     assert_null(prog);
     close_model(&f);
