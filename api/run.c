@@ -8,9 +8,6 @@
 #include "study/measured.h"
 #include "util/fileio.h"
 
-/* The CLI's --max-instructions default (cli/modelcmd.h): generous, but it stops a shape
- * that would lower to billions of instructions before memory runs out. */
-#define API_MAX_INSTRUCTIONS 50000000ull
 
 LAYSIM_API int laysim_instance_new(laysim_ctx *cx, const laysim_model *m, const laysim_target *t,
                                    const laysim_table *table, laysim_instance **out)
@@ -36,7 +33,7 @@ LAYSIM_API int laysim_instance_new(laysim_ctx *cx, const laysim_model *m, const 
     else
         cm_table_default(&in->t, &in->tb);
     struct cg_options cg = {0};
-    cg.max_instructions = API_MAX_INSTRUCTIONS;
+    cg.max_instructions = CG_MAX_INSTRUCTIONS_DEFAULT;
     in->m = cm_model_new(m->g, &in->t, &in->tb, &cg);
     if (!in->m)
         rc = ls_error_msg(&cx->err, LS_ERR_NOMEM, "out of memory");

@@ -12,7 +12,7 @@ void cli_modelcmd_init(struct cli_modelcmd *mc)
 {
     memset(mc, 0, sizeof *mc);
     zoo_opts_init(&mc->zo);
-    mc->cg.max_instructions = CLI_MODELCMD_MAX_INSTRUCTIONS;
+    mc->cg.max_instructions = CG_MAX_INSTRUCTIONS_DEFAULT;
 }
 
 int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char *arg, int *rc)

@@ -17,9 +17,6 @@
 /* (--table and --time-limit are shared flags: CLI_OPT_TABLE, CLI_OPT_TIME_LIMIT) */
 enum { CLI_OPT_PIN = 0x380, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR, CLI_OPT_MEMPLAN };
 
-/* Default of --max-instructions: generous (the full-size zoo compiles to at most about
- * 1.2 M), but it stops a shape that would lower to billions before memory runs out. */
-#define CLI_MODELCMD_MAX_INSTRUCTIONS 50000000ull
 
 #define CLI_MODELCMD_LONGOPTS                                                         \
     CLI_TARGET_LONGOPTS CLI_MODEL_LONGOPTS                                          \
@@ -36,7 +33,8 @@ enum { CLI_OPT_PIN = 0x380, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR, CLI_OPT_MEMPLAN
     "  --exact-transpose   never use the PE transpose for fp32 (not bit-exact on nc-v2)\n" \
     CLI_MEMPLAN_HELP "                      (problem and compile must agree)\n"         \
     "  --max-instructions N  stop (exit 2, naming the op) when one op's lowering, or a\n" \
-    "                      compiled program, passes N instructions (default 50000000;\n" \
+    "                      compiled program, passes N instructions (default "              \
+    LS_STRINGIFY(CG_MAX_INSTRUCTIONS_DEFAULT) ";\n"                                           \
     "                      0 = no limit)\n"
 /* --time-limit for the commands whose own work is the pricing and lowering (problem,
  * compile); solve has its own. */

@@ -16,6 +16,9 @@
 #include "util/clock.h"
 #include "util/hash.h"
 
+/* --top N: how many operators `summary` and `ops` list. */
+#define TRACE_TOP_DEFAULT 10
+
 const char cmd_trace_help[] =
     "usage: laysim trace FILE summary [--json] [--top N] [-o OUT]\n"
     "       laysim trace FILE perfetto -o OUT.json\n"
@@ -35,7 +38,8 @@ const char cmd_trace_help[] =
     "actions:\n"
     "  summary    totals per engine, DMA queue and opcode (count, busy time, utilization,\n"
     "             DMA bytes), stall causes, and the top operators and conversions by time.\n"
-    "             --json prints one JSON object; --top N lists N operators (default 10);\n"
+    "             --json prints one JSON object; --top N lists N operators (default "
+    LS_STRINGIFY(TRACE_TOP_DEFAULT) ");\n"
     "             -o OUT writes it to a file instead of stdout.\n"
     "  perfetto   Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing: one track\n"
     "             per engine and per DMA queue, opcode names, operands as args.\n"
@@ -49,7 +53,8 @@ const char cmd_trace_help[] =
     "             start to last end) and exposed time (records in program order, each adds\n"
     "             the growth of the latest end so far, as calibration measures it), which\n"
     "             sums to the span as predictions sum to the objective. Text: totals per op\n"
-    "             kind and the --top N (default 10) names the model is furthest off; --json\n"
+    "             kind and the --top N (default " LS_STRINGIFY(TRACE_TOP_DEFAULT)
+    ") names the model is furthest off; --json\n"
     "             or --csv: every name.\n"
     "             Times in the problem's base-clock cycles: --base-mhz F gives that clock\n"
     "             (default: the trace's target's, which must then be a built-in one).\n"
@@ -141,7 +146,7 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = LS_SEED_DEFAULT; /* the --seed default (cli/flags.def) */
-    o->top = 10;
+    o->top = TRACE_TOP_DEFAULT;
     optind = 1;
     opterr = 0;
     int c;

@@ -76,13 +76,19 @@ struct cg_memplan;
  * (codegen/memplan.h): spill it (whole, the default), or keep its widest layout alone. */
 enum cg_memplan_mode { CG_MEMPLAN_WHOLE, CG_MEMPLAN_PARTIAL };
 
+/* The default bound on instructions (cg_options.max_instructions) of the API and of the
+ * CLI's --max-instructions, whose help spells it: generous (the full-size zoo compiles to
+ * at most about 1.2 M), but it stops a shape that would lower to billions of instructions
+ * before memory runs out. */
+#define CG_MAX_INSTRUCTIONS_DEFAULT 50000000
+
 struct cg_options {
     int exact_transpose;         /* 1: never use the PE transpose for fp32 (not bit-exact) */
     enum cg_memplan_mode memplan;
     /* Bounds on lowering (0 = none): instructions per sink (one op or conversion when
      * pricing, the whole program when compiling), and a wall-clock deadline. Crossing the
      * first is LS_ERR_INPUT, the second LS_ERR_LIMIT; either sets the sink's `limit`. */
-    uint64_t max_instructions;
+    uint64_t max_instructions;   /* callers default to CG_MAX_INSTRUCTIONS_DEFAULT */
     struct ls_deadline deadline;
     /* The SBUF residency plan (codegen/memplan.h), or NULL: every tensor lives in HBM and
      * each op loads its inputs and stores its output. */
