@@ -138,6 +138,12 @@ int study_run(const struct study_opts *o, struct study_db *st, struct study_summ
 #define STUDY_MCTS "mcts"
 /* The budget `laysim study` gives the autotuner unless --mcts-evaluations says otherwise. */
 #define STUDY_MCTS_DEFAULT 1000
+/* study_opts_init's limits (`laysim study --help` spells them): seconds per exact solve,
+ * per treewidth-DP solve and per mcts cell, and the DP table budget in MiB. */
+#define STUDY_EXACT_TIME_LIMIT_DEFAULT 60
+#define STUDY_DP_TIME_LIMIT_DEFAULT 10
+#define STUDY_DP_MEM_LIMIT_MIB_DEFAULT 512
+#define STUDY_MCTS_TIME_LIMIT_DEFAULT 60
 /* Cells one job writes under these options (what --resume counts as complete). */
 int study_cells_per_job(const struct study_opts *o);
 #define STUDY_TABLE_DATASHEET "datasheet"
