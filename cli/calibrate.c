@@ -73,7 +73,8 @@ const char cmd_calibrate_help[] =
     "                      instructions, which no scale of a table whose vector\n"
     "                      entries have a = 0 can give (docs/calibration.md)\n"
     "  --holdout FRACTION  share of each entry's samples held out of its fit to judge\n"
-    "                      it against the prior (default 0.2; 0 = none). An entry whose\n"
+    "                      it against the prior (default " LS_STRINGIFY(CM_HOLDOUT_DEFAULT)
+    "; 0 = none). An entry whose\n"
     "                      fit predicts them worse than the prior keeps the prior\n"
     "                      (verdict 'rejected'); the summary compares the whole table\n"
     "                      with its prior on every held-out sample\n"

@@ -11,8 +11,10 @@
 #include "codegen/codegen.h"
 #include "graph/model.h"
 #include "graph/zoo.h"
+#include "sim/target.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/prng.h"
 #include "util/progress.h"
 
 /* Exit codes, documented in `laysim --help`. */
@@ -66,6 +68,8 @@ enum { CLI_FLAGS(CLI_FLAG_CODE_) };
 #define CLI_HELP_(id, name, shrt, arg, help) help
 #define CLI_LONGOPT(id) CLI_FLAG_##id(CLI_LONGOPT_)
 #define CLI_HELP(id) CLI_FLAG_##id(CLI_HELP_)
+#define CLI_ARG_(id, name, shrt, arg, help) "--" name
+#define CLI_FLAG_ARG(id) CLI_FLAG_##id(CLI_ARG_)
 /* -o FILE for commands that print their results: stdout goes to FILE, written atomically
  * (the file appears, complete, only when cli_stdout_end commits with ok = 1). A NULL or
  * "-" path leaves stdout alone. */
@@ -121,22 +125,14 @@ int cli_parse_memplan(const char *cmd, const char *s, enum cg_memplan_mode *out)
  * entry (the list the API's "NAME=VALUE" options are spelled from too). */
 enum { CLI_OPT_MODEL = 0x200 };
 #define CLI_MODEL_LONGOPT_(n) {#n, required_argument, NULL, CLI_OPT_MODEL + MODEL_OPT_##n},
-/* The entries, each with its comma: write `CLI_MODEL_LONGOPTS {next}` in a list. */
+/* The entries, each with its comma: write `CLI_MODEL_LONGOPTS {next}` in a list, or
+ * CLI_MODEL_LONGOPT(name) for one of them. */
 #define CLI_MODEL_LONGOPTS MODEL_OPTIONS(CLI_MODEL_LONGOPT_)
-#define CLI_MODEL_HELP                                                                  \
-    "  --layers N, --seq N, --batch N, --hidden N, --image N, --dtype T\n"              \
-    "                      scale a zoo: or config.json model (docs/zoo.md); an ONNX\n"   \
-    "                      model's unknown input dims: axis 0 from --batch (default 1),\n" \
-    "                      sequence-like dims from --seq (default 128)\n"                  \
-    "  --decode N          a decoder model's one-token decode step over a KV cache of N\n" \
-    "                      tokens instead of the prefill (not with --seq; docs/zoo.md)\n" \
-    "  --input NAME=DxDx.. shape of the ONNX or TF.js graph input NAME (repeatable;\n"   \
-    "                      docs/import.md)\n"                                             \
-    "  --autocast MODE     matmul (default): the inference compiler's passes, batchnorms\n" \
-    "                      folded into their convolutions and matmul/conv operands in\n"  \
-    "                      bf16 with fp32 accumulation; none: the model as loaded (its\n" \
-    "                      dtypes and batchnorms; any model, .lg files too;\n"           \
-    "                      docs/costmodel.md \"Graph passes\")\n"
+#define CLI_MODEL_LONGOPT(n) CLI_MODEL_LONGOPT_(n)
+/* Every model option's help line(s) (cli/model_flags.def), in MODEL_OPTIONS order. */
+#include "cli/model_flags.def"
+#define CLI_MODEL_HELP_ONE_(n) CLI_MODEL_HELP_##n
+#define CLI_MODEL_HELP MODEL_OPTIONS(CLI_MODEL_HELP_ONE_)
 /* Set one model option from its command-line spelling: name is "layers", "seq", "batch",
  * "hidden", "image", "decode" (positive integers), "dtype" (fp32, bf16, fp16, fp8),
  * "autocast" (none, matmul; not a scaling option) or "input" (NAME=1x3x224x224, appended

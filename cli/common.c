@@ -176,7 +176,7 @@ int cli_wants_help(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--"))
             return 0;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+        if (!strcmp(argv[i], CLI_FLAG_ARG(HELP)) || !strcmp(argv[i], "-h"))
             return 1;
     }
     return 0;

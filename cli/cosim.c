@@ -13,6 +13,9 @@
 #include "harness/rtl_cosim.h"
 #endif
 
+/* --rows/--cols: the array size the default build verilates. */
+#define COSIM_ARRAY_DEFAULT 32
+
 const char cmd_cosim_help[] =
     "usage: laysim cosim [--rows R --cols C] [--json] [--trace OUT.lstrace] [-q]\n"
     "\n"
@@ -25,7 +28,8 @@ const char cmd_cosim_help[] =
     "to the cycle on every instruction; DMA cases within the stated tolerance (docs/rtl.md).\n"
     "\n"
     "options:\n"
-    "  --rows R, --cols C  array size (default 32 x 32; must be a size the build verilated)\n"
+    "  --rows R, --cols C  array size (default " LS_STRINGIFY(COSIM_ARRAY_DEFAULT) " x "
+    LS_STRINGIFY(COSIM_ARRAY_DEFAULT) "; must be a size the build verilated)\n"
     CLI_HELP(JSON)
     "                      {\"rows\", \"cols\", \"target_hash\", \"cases\": [{name, kind,\n"
     "                      rtl_cycles, sim_cycles, diff, tolerance, timing_ok, result_ok}],\n"
@@ -56,7 +60,7 @@ int cmd_cosim(int argc, char **argv)
         CLI_LONGOPT(QUIET)
         {NULL, 0, NULL, 0},
     };
-    unsigned long long rows = 32, cols = 32;
+    unsigned long long rows = COSIM_ARRAY_DEFAULT, cols = COSIM_ARRAY_DEFAULT;
     int json = 0, quiet = 0, ch;
     const char *trace = NULL;
     optind = 1;

@@ -42,11 +42,13 @@ const char cmd_gen_help[] =
     "                      the last W tensors produced (default 0: any earlier tensor,\n"
     "                      0..K of them, repeats allowed; the width bound then grows\n"
     "                      with N)\n"
-    "  --fanin K           most inputs per op (default 3)\n"
+    "  --fanin K           most inputs per op (default " LS_STRINGIFY(LSP_GEN_DEFAULT_FANIN) ")\n"
     "  --fanout F          with --window: a tensor leaves the window once F ops read it\n"
     "                      (default 0: no cap)\n"
-    "  --layouts L         layouts per tensor drawn from 1..L (default 3)\n"
-    "  --cfgs C            configurations per op drawn from 1..C (default 6)\n"
+    "  --layouts L         layouts per tensor drawn from 1..L (default "
+    LS_STRINGIFY(LSP_GEN_DEFAULT_LAYOUTS) ")\n"
+    "  --cfgs C            configurations per op drawn from 1..C (default "
+    LS_STRINGIFY(LSP_GEN_DEFAULT_CFGS) ")\n"
     "  --cnf FILE          DIMACS CNF formula for --shape sat ('p cnf V C', clauses\n"
     "                      ending in 0)\n"
     "  --graph FILE        for --shape oct: first line the vertex count, then one edge\n"
@@ -83,7 +85,7 @@ int cmd_gen(int argc, char **argv)
             have_ops = 1;
             break;
         case CLI_OPT_SEED:
-            if (cli_parse_u64("gen", "--seed", optarg, &v))
+            if (cli_parse_u64("gen", CLI_FLAG_ARG(SEED), optarg, &v))
                 return CLI_USAGE;
             go.seed = v;
             break;

@@ -144,7 +144,7 @@ int cmd_graph(int argc, char **argv)
         case 'q': break;      /* graph prints no status lines */
         case 'h': fputs(cmd_graph_help, stdout); return CLI_OK;
         case CLI_OPT_TIME_LIMIT:
-            if ((mrc = cli_parse_double("graph", "--time-limit", optarg, &time_limit)))
+            if ((mrc = cli_parse_double("graph", CLI_FLAG_ARG(TIME_LIMIT), optarg, &time_limit)))
                 return mrc;
             if (!(time_limit > 0))
                 return cli_usage("graph", "--time-limit must be > 0");

@@ -31,14 +31,16 @@ const char cmd_loop_help[] =
     "perturbations, never fitted on) and leave-one-family-out fits.\n"
     "\n"
     "options:\n"
-    "  --iterations N      refits (default 3)\n"
+    "  --iterations N      refits (default " LS_STRINGIFY(STUDY_LOOP_ITERATIONS_DEFAULT) ")\n"
     "  --aggregate MODE    aggregation of the fitted tables: max (overlap-aware, default),\n"
     "                      sum, or pipe (the datasheet table's software pipeline)\n"
-    "  --perturb N         perturbations per model in the frozen set (default 8)\n"
+    "  --perturb N         perturbations per model in the frozen set (default "
+    LS_STRINGIFY(STUDY_LOOP_PERTURB_DEFAULT) ")\n"
     CLI_HELP(SEED)
     "                      (of the perturbations)\n"
     "  --explore N         per model and iteration, N seeded perturbations of the exact\n"
-    "                      solution join the calibration set (default 1; 0 = only the\n"
+    "                      solution join the calibration set (default "
+    LS_STRINGIFY(STUDY_LOOP_EXPLORE_DEFAULT) "; 0 = only the\n"
     "                      chosen programs)\n"
     "  --no-lofo           skip the leave-one-family-out fits\n"
     "  --no-microbench     skip the microbenchmark fit\n"
@@ -140,7 +142,7 @@ static int loop_opt(struct loop_cli *l, int c, const char *arg, char **argv)
     case 'i': if (!(rc = bounded("--iterations", arg, 50, &v))) o->iterations = (int)v; break;
     case 'p': if (!(rc = bounded("--perturb", arg, 20, &v))) o->nperturb = (int)v; break;
     case 'x': if (!(rc = bounded("--explore", arg, 20, &v))) o->explore = (int)v; break;
-    case CLI_OPT_SEED: if (!(rc = cli_parse_u64("loop", "--seed", arg, &v))) o->seed = v; break;
+    case CLI_OPT_SEED: if (!(rc = cli_parse_u64("loop", CLI_FLAG_ARG(SEED), arg, &v))) o->seed = v; break;
     case 'A':
         if (cm_aggregate_parse(arg, &o->agg))
             rc = cli_usage("loop", "--aggregate: expected sum, max or pipe");

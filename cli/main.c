@@ -62,7 +62,7 @@ int main(int argc, char **argv)
         return CLI_USAGE;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+    if (!strcmp(cmd, CLI_FLAG_ARG(HELP)) || !strcmp(cmd, "-h")) {
         usage(stdout);
         return CLI_OK;
     }

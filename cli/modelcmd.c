@@ -43,7 +43,7 @@ int cli_modelcmd_opt(struct cli_modelcmd *mc, const char *cmd, int c, const char
     }
     case CLI_OPT_TIME_LIMIT: {
         double s;
-        if ((*rc = cli_parse_double(cmd, "--time-limit", arg, &s)) == 0 && s <= 0)
+        if ((*rc = cli_parse_double(cmd, CLI_FLAG_ARG(TIME_LIMIT), arg, &s)) == 0 && s <= 0)
             *rc = cli_usage(cmd, "--time-limit must be > 0");
         if (*rc == 0) /* the clock starts now: parsing takes no time worth counting */
             mc->cg.deadline = ls_deadline_in(s);

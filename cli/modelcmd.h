@@ -32,8 +32,9 @@ enum { CLI_OPT_PIN = 0x380, CLI_OPT_EXACT_TR, CLI_OPT_MAX_INSTR, CLI_OPT_MEMPLAN
     "  --exact-transpose   never use the PE transpose for fp32 (not bit-exact on nc-v2)\n" \
     CLI_MEMPLAN_HELP "                      (problem and compile must agree)\n"         \
     "  --max-instructions N  stop (exit 2, naming the op) when a compiled program passes\n" \
-    "                      N instructions, or one op or conversion N/5 (at least 1e6,\n" \
-    "                      at most N; default 50000000; 0 = no limit)\n"
+    "                      N instructions, or one op or conversion N/" LS_STRINGIFY(CG_STEP_SHARE) \
+    " (at least\n                      " LS_STRINGIFY(CG_STEP_FLOOR) ", at most N; default " \
+    LS_STRINGIFY(CG_MAX_INSTRUCTIONS_DEFAULT) "; 0 = no limit)\n"
 /* --time-limit for the commands whose own work is the pricing and lowering (problem,
  * compile); solve has its own. */
 #define CLI_MODELCMD_TIME_LONGOPTS CLI_LONGOPT(TIME_LIMIT)

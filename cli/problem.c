@@ -76,7 +76,7 @@ int cmd_problem(int argc, char **argv)
         rc = ls_error_msg(&err, LS_ERR_NOMEM, "out of memory");
         goto out;
     }
-    /* lsp_write_fp adds the model/target/table/codegen hash headers (solver/tie.h) */
+    /* lsp_write_fp adds the model/target/table/codegen hash headers (solver/lsp_tie.h) */
     fprintf(mf, "# laysim problem %s\n# target %s\n# built in %.3f s\n", argv[optind],
             mc.t.name, mc.build_seconds);
     lsp_write_fp(mc.in->p, mf);

@@ -9,7 +9,7 @@
 #include "cli/modelcmd.h"
 #include "solver/answer.h"
 #include "solver/solver.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 #include "util/clock.h"
 
 const char cmd_solve_help[] =
@@ -143,13 +143,13 @@ static int solve_opt(struct solve_cli *s, int c, const char *arg, char **argv)
     switch (c) {
     case 's': s->solver = arg; s->solver_opts = "--solver"; return CLI_OK;
     case CLI_OPT_TIME_LIMIT:
-        s->solver_opts = "--time-limit";
-        if (cli_parse_double("solve", "--time-limit", arg, &s->so.time_limit))
+        s->solver_opts = CLI_FLAG_ARG(TIME_LIMIT);
+        if (cli_parse_double("solve", CLI_FLAG_ARG(TIME_LIMIT), arg, &s->so.time_limit))
             return CLI_USAGE;
         return s->so.time_limit < 0 ? cli_usage("solve", "--time-limit must be >= 0") : CLI_OK;
     case CLI_OPT_SEED:
-        s->solver_opts = "--seed";
-        if (cli_parse_u64("solve", "--seed", arg, &v))
+        s->solver_opts = CLI_FLAG_ARG(SEED);
+        if (cli_parse_u64("solve", CLI_FLAG_ARG(SEED), arg, &v))
             return CLI_USAGE;
         s->so.seed = v;
         return CLI_OK;

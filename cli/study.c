@@ -48,17 +48,21 @@ const char cmd_study_help[] =
     "                      --out: no cell runs, no report (a first stage of a sharded run)\n"
     "  --calibrated-tables DIR  read the calibrated tables from DIR (a --calibrate-only run\n"
     "                      of the same grid) instead of fitting them\n"
-    "  --exact-time-limit S  per exact solve (default 60)\n"
-    "  --dp-time-limit S   per treewidth-DP solve (default 10)\n"
-    "  --dp-mem-limit MIB  treewidth-DP table budget (default 512)\n"
+    "  --exact-time-limit S  per exact solve (default "
+    LS_STRINGIFY(STUDY_EXACT_TIME_LIMIT_DEFAULT) ")\n"
+    "  --dp-time-limit S   per treewidth-DP solve (default " LS_STRINGIFY(STUDY_DP_TIME_LIMIT_DEFAULT)
+    ")\n"
+    "  --dp-mem-limit MIB  treewidth-DP table budget (default "
+    LS_STRINGIFY(STUDY_DP_MEM_LIMIT_MIB_DEFAULT) ")\n"
     "  --mcts-evaluations N  autotuner budget per model and table: distinct designs\n"
-    "                      simulated, the start included (default 1000 for study, 0 for\n"
+    "                      simulated, the start included (default "
+    LS_STRINGIFY(STUDY_MCTS_DEFAULT) " for study, 0 for\n"
     "                      whatif; 0 = no mcts cells)\n"
-    "  --mcts-time-limit S wall-clock cap per mcts cell (default 60; 0 = none); a cell cut\n"
+    "  --mcts-time-limit S wall-clock cap per mcts cell (default "
+    LS_STRINGIFY(STUDY_MCTS_TIME_LIMIT_DEFAULT) "; 0 = none); a cell cut\n"
     "                      by it shows fewer evaluations than its budget\n"
-    "  --autocast MODE     matmul (default): matmul/conv operands in bf16; none: the\n"
-    "                      models' own dtypes. --resume refuses a DIR run with another\n"
-    "                      mode\n"
+    CLI_MODEL_HELP_autocast
+    "                      (--resume refuses a DIR run with another mode)\n"
     CLI_STUDY_JSON_HELP
     CLI_HELP(QUIET)
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage (nothing is run).\n";
@@ -187,7 +191,7 @@ static char *command_line(int argc, char **argv)
 int cli_study_main(int argc, char **argv, int whatif)
 {
     enum { O_MODELS = 0x500, O_QUICK, O_OUT, O_RESUME, O_SHARD, O_JOBS, O_NOCAL, O_EXTL,
-           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_FORCE, O_AUTOCAST,
+           O_DPTL, O_DPML, O_MCTS, O_MCTL, O_FORCE,
            O_CALONLY, O_CALIN };
     static const struct option lo[] = {CLI_TARGET_LONGOPTS
                                        {"models", required_argument, NULL, O_MODELS},
@@ -208,7 +212,7 @@ int cli_study_main(int argc, char **argv, int whatif)
                                        {"mcts-time-limit", required_argument, NULL, O_MCTL},
                                        CLI_LONGOPT(QUIET)
                                        CLI_LONGOPT(JSON)
-                                       {"autocast", required_argument, NULL, O_AUTOCAST},
+                                       CLI_MODEL_LONGOPT(autocast)
                                        {NULL, 0, NULL, 0}};
     const char *cmd = whatif ? "whatif" : "study";
     struct study_opts o;
@@ -247,7 +251,7 @@ int cli_study_main(int argc, char **argv, int whatif)
             fprintf(stderr, "laysim %s: --jobs is deprecated, say --threads\n", cmd);
             /* fall through */
         case CLI_OPT_THREADS:
-            if (cli_parse_u64(cmd, "--threads", optarg, &u))
+            if (cli_parse_u64(cmd, CLI_FLAG_ARG(THREADS), optarg, &u))
                 return CLI_USAGE;
             if (u < 1 || u > 64)
                 return cli_usage(cmd, "--threads must be 1..64");
@@ -286,7 +290,7 @@ int cli_study_main(int argc, char **argv, int whatif)
             break;
         case CLI_OPT_QUIET: quiet = 1; break;
         case CLI_OPT_JSON: json = 1; break;
-        case O_AUTOCAST:
+        case CLI_OPT_MODEL + MODEL_OPT_autocast:
             if (graph_autocast_parse(optarg, &autocast))
                 return cli_usage(cmd, "--autocast: expected none or matmul, got '%s'", optarg);
             break;

@@ -20,7 +20,7 @@ int cli_target_args_take(struct cli_target_args *a, int opt, const char *arg)
 int cli_target_args_resolve(const struct cli_target_args *a, struct sim_target *t,
                             struct ls_error *err)
 {
-    const char *name = a->target ? a->target : "nc-v2";
+    const char *name = a->target ? a->target : SIM_TARGET_DEFAULT;
     if (sim_target_builtin(t, name)) {
         if (!strchr(name, '/') && !strchr(name, '.'))
             return ls_error_msg(err, LS_ERR_INPUT,

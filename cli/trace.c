@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/traceops.h"
-#include "traces/export.h"
+#include "traces/trace_export.h"
 #include "traces/import.h"
 #include "traces/summary.h"
 #include "util/fileio.h"
@@ -15,6 +15,9 @@
 #include "traces/trace.h"
 #include "util/clock.h"
 #include "util/hash.h"
+
+/* --top N: how many operators `summary` and `ops` list. */
+#define TRACE_TOP_DEFAULT 10
 
 const char cmd_trace_help[] =
     "usage: laysim trace FILE summary [--json] [--top N] [-o OUT]\n"
@@ -35,7 +38,8 @@ const char cmd_trace_help[] =
     "actions:\n"
     "  summary    totals per engine, DMA queue and opcode (count, busy time, utilization,\n"
     "             DMA bytes), stall causes, and the top operators and conversions by time.\n"
-    "             --json prints one JSON object; --top N lists N operators (default 10);\n"
+    "             --json prints one JSON object; --top N lists N operators (default "
+    LS_STRINGIFY(TRACE_TOP_DEFAULT) ");\n"
     "             -o OUT writes it to a file instead of stdout.\n"
     "  perfetto   Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing: one track\n"
     "             per engine and per DMA queue, opcode names, operands as args.\n"
@@ -49,7 +53,8 @@ const char cmd_trace_help[] =
     "             start to last end) and exposed time (records in program order, each adds\n"
     "             the growth of the latest end so far, as calibration measures it), which\n"
     "             sums to the span as predictions sum to the objective. Text: totals per op\n"
-    "             kind and the --top N (default 10) names the model is furthest off; --json\n"
+    "             kind and the --top N (default " LS_STRINGIFY(TRACE_TOP_DEFAULT)
+    ") names the model is furthest off; --json\n"
     "             or --csv: every name.\n"
     "             Times in the problem's base-clock cycles: --base-mhz F gives that clock\n"
     "             (default: the trace's target's, which must then be a built-in one).\n"
@@ -140,7 +145,8 @@ static int parse_unit(const char *s, enum trace_time_unit *u)
 static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->top = 10;
+    o->seed = LS_SEED_DEFAULT; /* the --seed default (cli/flags.def) */
+    o->top = TRACE_TOP_DEFAULT;
     optind = 1;
     opterr = 0;
     int c;
@@ -162,7 +168,7 @@ static int parse_opts(const char *action, int argc, char **argv, struct opts *o)
             break;
         case 'H': rc = cli_parse_u64("trace", "--tick-hz", optarg, &o->tick_hz); break;
         case CLI_OPT_TARGET: o->target = optarg; break;
-        case CLI_OPT_SEED: rc = cli_parse_u64("trace", "--seed", optarg, &o->seed); break;
+        case CLI_OPT_SEED: rc = cli_parse_u64("trace", CLI_FLAG_ARG(SEED), optarg, &o->seed); break;
         case 'F':
             if (trace_import_format_parse(optarg, &o->format))
                 return cli_usage("trace", "--format: expected auto, laysim-csv, neuron-csv or "

@@ -9,9 +9,12 @@
 #include "cli/cli.h"
 #include "cli/modelcmd.h"
 #include "solver/solver.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 #include "util/fileio.h"
 #include "util/progress.h"
+
+/* --evaluations: designs scored by default (a count budget keeps a run deterministic). */
+#define TUNE_EVALUATIONS_DEFAULT 200
 
 const char cmd_tune_help[] =
     "usage: laysim tune MODEL [--target ...] [--set ...] [--table FILE] [--start SOLVER]\n"
@@ -29,16 +32,18 @@ const char cmd_tune_help[] =
     "options:\n"
     "  --start SOLVER      solver for the start assignment (default rulebased; see\n"
     "                      `laysim solve --list`)\n"
-    "  --evaluations N     distinct designs to score, the start included (default 200;\n"
+    "  --evaluations N     distinct designs to score, the start included (default "
+    LS_STRINGIFY(TUNE_EVALUATIONS_DEFAULT) ";\n"
     "                      0 = no limit: stop at --time-limit or when every design is scored)\n"
     CLI_HELP(TIME_LIMIT)
     "                      (the problem is built within it, the search gets the rest)\n"
     CLI_HELP(SEED)
     "                      (of the search; a count-budgeted run is deterministic)\n"
     "  --explorer NAME     mcts (default), random or sweep\n"
-    "  --group N           operators per tuning point, grown over shared tensors (default 1)\n"
+    "  --group N           operators per tuning point, grown over shared tensors (default "
+    LS_STRINGIFY(LSP_TUNE_GROUP_DEFAULT) ")\n"
     "  --top-k K           plans per point besides no-change, cheapest by static cost first\n"
-    "                      (default 16; 0 = all)\n"
+    "                      (default " LS_STRINGIFY(LSP_TUNE_TOP_K_DEFAULT) "; 0 = all)\n"
     "  --param KEY=VALUE   mcts knobs: uct_c (0.5), uct_best (0.5), rollout_mutations (1.5),\n"
     "                      score_window (0.05), score_mix (0.5), neighbour_share (0.5);\n"
     "                      node_limit (1e6): search nodes per point when listing its plans\n"
@@ -191,7 +196,7 @@ int cmd_tune(int argc, char **argv)
     cli_modelcmd_init(&mc);
     struct study_tune_args a;
     study_tune_args_init(&a);
-    a.tune.max_evaluations = 200;
+    a.tune.max_evaluations = TUNE_EVALUATIONS_DEFAULT;
     const char *out = NULL;
     int json = 0, quiet = 0, c, rc = CLI_OK;
     unsigned long long v;
@@ -204,12 +209,12 @@ int cmd_tune(int argc, char **argv)
                 a.tune.max_evaluations = v;
             break;
         case CLI_OPT_TIME_LIMIT:
-            if (!(rc = cli_parse_double("tune", "--time-limit", optarg, &a.tune.time_limit)) &&
+            if (!(rc = cli_parse_double("tune", CLI_FLAG_ARG(TIME_LIMIT), optarg, &a.tune.time_limit)) &&
                 a.tune.time_limit < 0)
                 rc = cli_usage("tune", "--time-limit must be >= 0");
             break;
         case CLI_OPT_SEED:
-            if (!(rc = cli_parse_u64("tune", "--seed", optarg, &v)))
+            if (!(rc = cli_parse_u64("tune", CLI_FLAG_ARG(SEED), optarg, &v)))
                 a.tune.seed = v;
             break;
         case OPT_EXPLORER: a.tune.explorer = optarg; break;

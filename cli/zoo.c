@@ -21,17 +21,11 @@ const char cmd_zoo_help[] =
     CLI_HELP(JSON)
     "                      (an array of objects {name, family, source, ops, compute_ops,\n"
     "                      tensors, edges, treewidth_ub, flops, weight_elems})\n"
-    "  --layers N          transformer layers (both towers/stacks), CNN conv blocks, or the\n"
-    "                      ResNet depth (18, 34, 50, 101, 152)\n"
-    "  --seq N             tokens (whisper-enc: encoder positions; perceiver: input bytes)\n"
-    "  --batch N           batch size\n"
-    "  --hidden N          model width (heads keep their size; FFN widths scale along)\n"
-    "  --image N           image side in pixels (vision and multimodal models)\n"
-    "  --dtype T           fp32, bf16, fp16 or fp8\n"
+    CLI_MODEL_HELP_layers CLI_MODEL_HELP_seq CLI_MODEL_HELP_batch CLI_MODEL_HELP_hidden
+    CLI_MODEL_HELP_image CLI_MODEL_HELP_dtype
     CLI_HELP(QUIET)
-    "  --decode N          the one-token decode step over a KV cache of N tokens\n"
-    "                      (decoder models; others are skipped or, when named, rejected;\n"
-    "                      not with --seq)\n"
+    CLI_MODEL_HELP_decode
+    "                      (other models are skipped or, when named, rejected)\n"
     "\n"
     "Without NAMEs, a model that cannot take an option (--layers 1 for ResNet) is\n"
     "skipped with a note on stderr.\n"
@@ -51,11 +45,10 @@ static json_t *row_json(const char *name, const char *family, const char *source
 int cmd_zoo(int argc, char **argv)
 {
     static const struct option opts[] = {
-        CLI_LONGOPT(JSON)          {"layers", required_argument, NULL, 'L'},
-        {"seq", required_argument, NULL, 'S'},     {"batch", required_argument, NULL, 'B'},
-        {"hidden", required_argument, NULL, 'H'},  {"image", required_argument, NULL, 'I'},
-        {"dtype", required_argument, NULL, 'D'},   {"decode", required_argument, NULL, 'K'},
-        CLI_LONGOPT(HELP)          CLI_LONGOPT(QUIET)
+        CLI_LONGOPT(JSON)            CLI_MODEL_LONGOPT(layers) CLI_MODEL_LONGOPT(seq)
+        CLI_MODEL_LONGOPT(batch)     CLI_MODEL_LONGOPT(hidden) CLI_MODEL_LONGOPT(image)
+        CLI_MODEL_LONGOPT(dtype)     CLI_MODEL_LONGOPT(decode)
+        CLI_LONGOPT(HELP)            CLI_LONGOPT(QUIET)
         {NULL, 0, NULL, 0},
     };
     int json = 0, c, idx = 0;
@@ -70,12 +63,13 @@ int cmd_zoo(int argc, char **argv)
         case CLI_OPT_JSON: json = 1; break;
         case 'q': break;      /* zoo prints no status lines */
         case 'h': fputs(cmd_zoo_help, stdout); return CLI_OK;
-        case 'L': case 'S': case 'B': case 'H': case 'I': case 'D': case 'K':
+        case ':': return cli_usage("zoo", "option %s needs a value", argv[optind - 1]);
+        default:
+            if (c < CLI_OPT_MODEL || c >= CLI_OPT_MODEL + MODEL_NOPTS)
+                return cli_usage("zoo", "unknown option '%s'", argv[optind - 1]);
             if (cli_model_opt_set(&zo, opts[idx].name, optarg, &err))
                 return cli_usage("zoo", "%s", err.msg);
             break;
-        case ':': return cli_usage("zoo", "option %s needs a value", argv[optind - 1]);
-        default: return cli_usage("zoo", "unknown option '%s'", argv[optind - 1]);
         }
     }
     for (int i = optind; i < argc; i++) {

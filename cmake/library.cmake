@@ -20,8 +20,8 @@ endforeach()
 
 # liblaysim.a holds one prelinked object (ld -r of every layer's objects) whose symbols
 # are local except the public laysim_* API, so that a user program defining a name laysim
-# uses inside (model_load, graph_free...) still links, and duplicate file basenames across
-# layers cannot shadow each other in the archive.
+# uses inside (model_load, graph_free...) still links; file basenames are unique across the
+# tree besides (scripts/check_layers.sh), so no archive member shadows another.
 set(laysim_prelinked ${CMAKE_BINARY_DIR}/laysim_prelinked.o)
 add_custom_command(OUTPUT ${laysim_prelinked}
   COMMAND ${CMAKE_LINKER} -r -o ${laysim_prelinked}.all ${layer_objects}

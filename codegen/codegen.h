@@ -84,11 +84,12 @@ enum cg_memplan_mode { CG_MEMPLAN_WHOLE, CG_MEMPLAN_PARTIAL };
  * after a second of pricing instead of after each of its methods reached the whole
  * program's limit. A small limit (a test's) binds the whole program only. */
 #define CG_STEP_SHARE 5
-/* The default max_instructions of the CLI and the C API: generous (the full-size zoo
- * compiles to at most about 1.2 M; olmo-7b at 4,096 tokens to 10.7 M), but it stops a
- * shape that would lower to billions before memory runs out. */
-#define CG_MAX_INSTRUCTIONS_DEFAULT 50000000ull
-#define CG_STEP_FLOOR 1000000u
+#define CG_STEP_FLOOR 1000000
+/* The default bound on instructions (cg_options.max_instructions) of the API and of the
+ * CLI's --max-instructions, whose help spells it: generous (the full-size zoo compiles to
+ * at most about 1.2 M; olmo-7b at 4,096 tokens to 10.7 M), but it stops a shape that
+ * would lower to billions of instructions before memory runs out. */
+#define CG_MAX_INSTRUCTIONS_DEFAULT 50000000
 
 struct cg_options {
     int exact_transpose;         /* 1: never use the PE transpose for fp32 (not bit-exact) */
@@ -97,7 +98,7 @@ struct cg_options {
      * pricing, the whole program when compiling), of which one op or conversion may take
      * a share (CG_STEP_SHARE), and a wall-clock deadline. Crossing either count is
      * LS_ERR_INPUT, the deadline LS_ERR_LIMIT; each sets the sink's `limit`. */
-    uint64_t max_instructions;
+    uint64_t max_instructions;   /* callers default to CG_MAX_INSTRUCTIONS_DEFAULT */
     struct ls_deadline deadline;
     /* The SBUF residency plan (codegen/memplan.h), or NULL: every tensor lives in HBM and
      * each op loads its inputs and stores its output. */

@@ -6,6 +6,7 @@
 #include "codegen/cg_int.h"
 #include "codegen/epi.h"
 #include "codegen/memplan.h"
+#include "util/invariant.h"
 #include "util/vec.h"
 
 #define GRAN 64 /* allocation granule, bytes per partition */
@@ -515,6 +516,52 @@ int cg_memplan_build(const struct graph *g, const struct sim_target *t,
     return cg_memplan_build_capped(g, t, o, t->sbuf_usable_bytes / 2, p, err);
 }
 
+/* A resident tensor's bytes [lo, hi) per partition: its kept layouts' slots, side by side. */
+struct held {
+    int32_t first, last;
+    uint64_t lo, hi;
+};
+
+static int by_first(const void *a, const void *b)
+{
+    const struct held *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+int cg_memplan_check(const struct graph *g, const struct sim_target *tg,
+                     const struct cg_memplan *p, struct ls_error *err)
+{
+    struct held *h = malloc(sizeof *h * ((size_t)p->ntensors + 1));
+    if (!h)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    int ok = ALWAYS(p->region <= tg->sbuf_usable_bytes);
+    for (int32_t t = 0; t < p->ntensors && ok; t++) {
+        const struct cg_res *r = &p->res[t];
+        if (!r->resident)
+            continue;
+        struct cg_layouts l;
+        cg_tensor_layouts(g, t, &l);
+        struct held x = {r->first, r->last, UINT64_MAX, 0};
+        for (int i = 0; i < l.n; i++)
+            if (r->slot[i] != CG_NO_SLOT) {
+                uint64_t end = r->slot[i] + cg_res_slot_bytes(g, tg, t, l.pax[i]);
+                x.lo = r->slot[i] < x.lo ? r->slot[i] : x.lo;
+                x.hi = end > x.hi ? end : x.hi;
+            }
+        ok = ALWAYS(r->first <= r->last) && ALWAYS(x.hi <= p->region);
+        if (!r->aliased && x.lo < x.hi)
+            h[n++] = x;
+    }
+    qsort(h, n, sizeof *h, by_first);
+    for (size_t i = 0; i < n && ok; i++)
+        for (size_t j = i + 1; j < n && h[j].first <= h[i].last && ok; j++)
+            ok = !NEVER(h[j].lo < h[i].hi && h[i].lo < h[j].hi);
+    free(h);
+    return ok ? 0 : LS_INTERNAL(err, "memory plan: a slot outside the region or two live tensors "
+                                     "in the same bytes");
+}
+
 /* One placement: first fit, or (top) short-lived tensors from the top of the region. */
 static int build_placement(const struct graph *g, const struct sim_target *t,
                            const struct cg_options *o, uint64_t cap, int top, int v,
@@ -545,6 +592,8 @@ static int build_placement(const struct graph *g, const struct sim_target *t,
     p->region = b.high;  /* the steps' scratch gets the rest */
     p->prev = b.prev.data;
     b.prev.data = NULL;
+    if (!rc)
+        rc = cg_memplan_check(g, t, p, err);
 done:
     free(order);
     free(b.owner);

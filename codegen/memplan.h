@@ -56,6 +56,13 @@ struct cg_memplan {
  * its layouts). Returns LS_ERR_NOMEM or 0. */
 int cg_memplan_build(const struct graph *g, const struct sim_target *t,
                      const struct cg_options *o, struct cg_memplan *p, struct ls_error *err);
+/* The plan's contract with the lowering (util/invariant.h; cg_memplan_build checks every
+ * plan it builds): each resident tensor's live range is ordered and its slots lie in the
+ * region, the region in sbuf.usable_bytes, and two tensors live at the same time share no
+ * byte (an aliased tensor shares its input's on purpose and is left out). LS_ERR_INTERNAL
+ * when broken, LS_ERR_NOMEM, or 0. */
+int cg_memplan_check(const struct graph *g, const struct sim_target *tg,
+                     const struct cg_memplan *p, struct ls_error *err);
 /* The same with the resident region capped at cap bytes per partition (the default is half
  * of sbuf.usable_bytes). */
 int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
@@ -63,7 +70,7 @@ int cg_memplan_build_capped(const struct graph *g, const struct sim_target *t,
                             struct ls_error *err);
 /* The candidate plans cg_memplan_build chooses among (by fewest spilled bytes): 2, or 6
  * with CG_MEMPLAN_PARTIAL; cg_memplan_build_plan builds candidate k (0 <= k < n) alone, for
- * a caller that chooses by another measure (costmodel/model.c). */
+ * a caller that chooses by another measure (costmodel/cm_model.c). */
 int cg_memplan_nplans(const struct cg_options *o);
 int cg_memplan_build_plan(const struct graph *g, const struct sim_target *t,
                           const struct cg_options *o, int k, struct cg_memplan *p,

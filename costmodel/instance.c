@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "costmodel/instance.h"
+#include "util/invariant.h"
 
 /* The conversion behind cm_instance_layout, by graph op: the problem is built with it
  * before the op map is complete. */
@@ -104,8 +105,8 @@ int cm_instance_create(struct cm_model *m, const int *pins, struct cm_instance *
         goto done;
     for (int32_t i = 0; i < nops && !rc; i++)
         rc = add_op(in, order[i], tid, err);
-    if (!rc)
-        rc = lsp_finish(in->p, err);
+    if (!rc && !(rc = lsp_finish(in->p, err)))
+        rc = cm_instance_check(in, err);
 done:
     free(order);
     free(tid);
@@ -127,6 +128,19 @@ void cm_instance_free(struct cm_instance *in)
     free(in);
 }
 
+int cm_instance_check(const struct cm_instance *in, struct ls_error *err)
+{
+    int32_t n = graph_nops(in->g);
+    if (NEVER(in->p->nops != n || in->cf.nops != n))
+        return LS_INTERNAL(err, "instance: not one problem op per graph op");
+    for (int32_t i = 0; i < n; i++) {
+        int32_t g = in->gop[i];
+        if (NEVER(g < 0 || g >= n || in->pop[g] != i || in->p->ops[i].ncfg != in->cf.op[g].ncfg))
+            return LS_INTERNAL(err, "instance: the problem and graph op maps disagree");
+    }
+    return 0;
+}
+
 int cm_instance_compile(const struct cm_instance *in, const int32_t *cfg,
                         struct sim_program **out, struct cg_compile_stats *st,
                         struct ls_error *err)
@@ -140,6 +154,9 @@ int cm_instance_compile_reuse(const struct cm_instance *in, const int32_t *cfg,
                               struct ls_error *err)
 {
     int32_t n = graph_nops(in->g);
+    int rc = cm_instance_check(in, err);
+    if (rc)
+        return rc;
     int32_t *gcfg = calloc((size_t)n + 1, sizeof *gcfg);
     if (!gcfg) {
         sim_program_free(*out);
@@ -148,7 +165,7 @@ int cm_instance_compile_reuse(const struct cm_instance *in, const int32_t *cfg,
     }
     for (int32_t i = 0; cfg && i < in->p->nops; i++)
         gcfg[in->gop[i]] = cfg[i];
-    int rc = cm_compile(in->m, &in->cf, gcfg, out, st, err);
+    rc = cm_compile(in->m, &in->cf, gcfg, out, st, err);
     free(gcfg);
     return rc;
 }

@@ -44,6 +44,12 @@ void cm_instance_free(struct cm_instance *in);
 int cm_instance_layout(const struct cm_instance *in, int32_t op, int32_t cfg, int slot,
                        int *pax, int32_t *layout, struct ls_error *err);
 
+/* The map between problem and graph that compiling an assignment relies on: one problem op
+ * per graph op, gop and pop inverse, and as many configurations in each problem op as in its
+ * graph op (util/invariant.h: LS_ERR_INTERNAL when broken). cm_instance_create and
+ * cm_instance_compile check it. */
+int cm_instance_check(const struct cm_instance *in, struct ls_error *err);
+
 /* Compile the program of a problem assignment (in->p->nops configuration indices; NULL =
  * configuration 0 everywhere). */
 int cm_instance_compile(const struct cm_instance *in, const int32_t *cfg,

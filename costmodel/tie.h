@@ -1,5 +1,5 @@
 /* costmodel/tie: the values of the `# key: value` headers that tie a .lsp to what it was
- * built from (solver/tie.h): the model-hash, computed from the loaded graph and the
+ * built from (solver/lsp_tie.h): the model-hash, computed from the loaded graph and the
  * lowering options, and the target, table and codegen keys. `laysim
  * problem|solve MODEL` and the API's laysim_instance_new both call these, so a .sol
  * written by either carries the same headers for the same model, target and table. */
@@ -13,7 +13,7 @@
 #include "graph/model.h"
 #include "sim/program.h"
 #include "sim/target.h"
-#include "solver/tie.h"
+#include "solver/lsp_tie.h"
 #include "util/error.h"
 
 /* FNV-1a-64 over a canonical text of what shapes the problem: the loaded graph as .lg text

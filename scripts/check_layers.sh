@@ -3,7 +3,8 @@
 # (docs/design.md, "Layers and who may include whom"), or when CMakeLists.txt lets a layer's
 # library link to one it may not use. Calls are checked at link time: tests/CMakeLists.txt
 # links each whole layer library with only its DEPS_<layer> (the linkcheck_<layer> targets),
-# so the DEPS_ lists must agree with the table below.
+# so the DEPS_ lists must agree with the table below. Also fails when two C sources share a
+# file basename (one name, one archive member), or two headers do.
 set -u
 root=${1:-$(dirname "$0")/..}
 declare -A allowed=(
@@ -51,6 +52,18 @@ while read -r layer deps; do
     fi
   done
 done < <(sed -n 's/^set(DEPS_\([a-z]*\) *\(.*\))$/\1 \2/p' "$root/CMakeLists.txt" | tr -d '"')
+# one basename, one file (sources and headers): an archive keys its members by basename,
+# and a name in a message or a grep should point at one file
+if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+    sources=$(git -C "$root" ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cpp')
+else
+    sources=$(cd "$root" && find . \( -name 'build*' -o -name out -o -name .git \) -prune -o \
+              \( -name '*.[ch]' -o -name '*.cpp' \) -print)
+fi
+for b in $(printf '%s\n' "$sources" | sed 's#.*/##' | sort | uniq -d); do
+    echo "file basename '$b' is taken by $(printf '%s\n' "$sources" | grep -E "(^|/)$b\$" | tr '\n' ' ')"
+    bad=1
+done
 echo "layering: $checked files checked"
 [ $bad = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $bad

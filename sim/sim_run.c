@@ -4,6 +4,7 @@
 #include "sim/sim.h"
 #include "sim/program_int.h"
 #include "sim/sim_int.h"
+#include "util/invariant.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ struct stream {
     uint64_t depmax;  /* latest dependency end of the head */
     uint32_t wait_on; /* unfinished dependency of the head, when blocked */
     uint32_t prev;    /* previous instruction of this stream, UINT32_MAX = none */
+    uint64_t last_start; /* its start: a stream's records come in start order */
     uint8_t rank;     /* position among the active streams: ties go to the lowest */
     int8_t at;        /* index in the ready heap, -1 = not in it (blocked or done) */
 };
@@ -656,7 +658,7 @@ static inline __attribute__((always_inline)) int run_steps(struct run *r, uint8_
     int rc = 0;
     for (size_t step = 0; step < n; step++) {
         /* The earliest head: the heap's top (blocked streams are not in it). */
-        if (!r->nheap) {
+        if (NEVER(!r->nheap)) {
             rc = ls_error_msg(err, LS_ERR_INTERNAL, "simulator deadlock after %zu instructions",
                               step);
             break;
@@ -694,6 +696,14 @@ static inline __attribute__((always_inline)) int run_steps(struct run *r, uint8_
                               "(bandwidths, clocks) are too slow for this program", i);
             break;
         }
+        /* the record's contract with the trace (docs/formats.md): it ends after it starts,
+         * starts once issuable, and a stream's records come in start order */
+        if (NEVER(rec.end < rec.start || rec.start < rec.stall ||
+                  (s->prev != UINT32_MAX && rec.start < s->last_start))) {
+            rc = LS_INTERNAL(err, "a record out of its stream's order or ending before it starts");
+            break;
+        }
+        s->last_start = rec.start;
         rec.stall = rec.start - rec.stall;
         if (rec.stall == 0)
             rec.stall_cause = LS_STALL_NONE;
@@ -795,6 +805,12 @@ int sim_run(const struct sim_target *t, const struct sim_program *p, const struc
         off += streams[k].n;
         streams[k].n = 0;
         streams[k].prev = UINT32_MAX;
+    }
+    if (NEVER(off != n)) { /* the program's per-stream counts (sim_program_push) add up */
+        huge_free(r.end, arrays_len);
+        free(r.bank_until);
+        free(r.costs);
+        return LS_INTERNAL(err, "the program's stream counts do not add up to its length");
     }
     for (size_t i = 0; i < n; i++) {
         struct stream *s = &streams[p->sid.data[i]];

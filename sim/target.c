@@ -23,56 +23,17 @@ struct key_def {
     double lo, hi; /* inclusive range */
     int lo_open;   /* doubles: the value must be > lo */
     double nc_v2;  /* the default: its value in the built-in nc-v2 */
+    double nc_v3;
 };
 
-#define K32(k, f, lo, hi, v2) {k, KT_U32, offsetof(struct sim_target, f), lo, hi, 0, v2}
-#define K64(k, f, lo, hi, v2) {k, KT_U64, offsetof(struct sim_target, f), lo, hi, 0, v2}
-#define KD(k, f, lo, hi, open, v2) {k, KT_DBL, offsetof(struct sim_target, f), lo, hi, open, v2}
-
-/* One line per key: name, field, range and the nc-v2 value (the default every other
- * target starts from). Sorted by key: sim_target_lines relies on it (a test checks the
- * order). */
+/* sim/target_keys.def, one row per key (sorted by key: sim_target_lines relies on it). */
 static const struct key_def keys[] = {
-    K32("clock.act_mhz", act_mhz, 1, SIM_MAX_TICK_MHZ, 1400),
-    K32("clock.base_mhz", base_mhz, 1, SIM_MAX_TICK_MHZ, 1400),
-    K32("clock.dve_mhz", dve_mhz, 1, SIM_MAX_TICK_MHZ, 1120),
-    K32("clock.pe_mhz", pe_mhz, 1, SIM_MAX_TICK_MHZ, 2800),
-    K32("clock.pool_mhz", pool_mhz, 1, SIM_MAX_TICK_MHZ, 1400),
-    KD("dma.bytes_per_ns", dma_bytes_per_ns, 1e-3, 1e6, 0, 17),
-    /* B/max(B, 2.45 KiB) fit of the measured curve: 2509 B at 17 B/ns. */
-    KD("dma.desc_min_ns", dma_desc_min_ns, 0, 1e6, 0, 146),
-    K32("dma.engines", dma_engines, 1, SIM_MAX_DMA_ENGINES, 16),
-    K32("dma.queues", dma_queues, 1, SIM_MAX_QUEUES, 16),
-    KD("dma.transfer_latency_ns", dma_transfer_latency_ns, 0, 1e9, 0, 700),
-    K32("dma.transpose", dma_transpose, 0, 1, 0),
-    KD("dma.transpose_hbm_eff", dma_transpose_hbm_eff, 1e-3, 1, 0, 0.9),
-    KD("dma.transpose_sbuf_eff", dma_transpose_sbuf_eff, 1e-3, 1, 0, 0.5),
-    KD("hbm.bytes_per_ns", hbm_bytes_per_ns, 1e-3, 1e7, 0, 410),
-    K32("mem.access_conflicts", mem_access_conflicts, 0, 1, 1),
-    K32("pe.background_load", pe_background_load, 0, 1, 1),
-    K32("pe.cols", pe_cols, 1, 4096, 128),
-    K32("pe.fp32_passes", pe_fp32_passes, 1, 16, 4),
-    K32("pe.ls_speedup", pe_ls_speedup, 1, 1024, 4),
-    K32("pe.mm_min_ii", pe_mm_min_ii, 0, 65536, 64),
-    K32("pe.moving_max", pe_moving_max, 1, 65536, 512),
-    K32("pe.rows", pe_rows, 1, 4096, 128),
-    K32("pool.start_cycles", pool_start_cycles, 0, 1000000, 150),
-    K32("psum.bank_bytes", psum_bank_bytes, 4, 1u << 24, 2048),
-    K32("psum.banks", psum_banks, 1, SIM_PSUM_BANKS_MAX, 8),
-    K64("sbuf.bytes_per_partition", sbuf_bytes_per_partition, 1, 4294967296.0, 192 * 1024),
-    K32("sbuf.partitions", sbuf_partitions, 1, 4096, 128),
-    K64("sbuf.usable_bytes", sbuf_usable_bytes, 1, 4294967296.0, 180224),
-    K32("vec.access_overhead", vec_access_overhead, 0, 1000000, 60),
-    K32("vec.min_ii", vec_min_ii, 0, 1000000, 64),
-    K32("vec.perf_modes", vec_perf_modes, 0, 1, 0),
-    K32("vec.static_overhead", vec_static_overhead, 0, 1000000, 100),
-    K32("vec.tiny_free", vec_tiny_free, 0, 1u << 30, 128),
-    K32("vec.wide_stride_bytes", vec_wide_stride_bytes, 1, 1u << 20, 16),
+#define SIM_TARGET_KEY(key, field, type, lo, hi, lo_open, v2, v3) \
+    {key, KT_##type, offsetof(struct sim_target, field), lo, hi, lo_open, v2, v3},
+#include "sim/target_keys.def"
+#undef SIM_TARGET_KEY
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
-#undef K32
-#undef K64
-#undef KD
 
 /* Store v (in k's range) into k's field of t. */
 static void put(struct sim_target *t, const struct key_def *k, double v)
@@ -85,32 +46,18 @@ static void put(struct sim_target *t, const struct key_def *k, double v)
     }
 }
 
-/* nc-v2: every key at its table default. */
-static void nc_v2(struct sim_target *t)
+/* A built-in: every key at its value in the table's nc-v2 or nc-v3 column. */
+static void builtin(struct sim_target *t, const char *name, int v3)
 {
     memset(t, 0, sizeof *t);
-    snprintf(t->name, sizeof t->name, "nc-v2");
+    snprintf(t->name, sizeof t->name, "%s", name);
     for (size_t i = 0; i < NKEYS; i++)
-        put(t, &keys[i], keys[i].nc_v2);
+        put(t, &keys[i], v3 ? keys[i].nc_v3 : keys[i].nc_v2);
 }
 
-static void nc_v3(struct sim_target *t)
+static void nc_v2(struct sim_target *t)
 {
-    nc_v2(t);
-    snprintf(t->name, sizeof t->name, "nc-v3");
-    t->base_mhz = 1200;
-    t->pe_mhz = 2400;
-    t->dve_mhz = 960;
-    t->act_mhz = 1200;
-    t->pool_mhz = 1200;
-    t->sbuf_bytes_per_partition = 224 * 1024;
-    t->sbuf_usable_bytes = 212984;
-    t->dma_bytes_per_ns = 23;
-    t->dma_desc_min_ns = 108;
-    t->dma_transpose = 1;
-    t->hbm_bytes_per_ns = 375;
-    t->vec_perf_modes = 1;
-    t->mem_access_conflicts = 0;
+    builtin(t, "nc-v2", 0);
 }
 
 static const char *const builtin_names[] = {"nc-v2", "nc-v3", NULL};
@@ -125,7 +72,7 @@ int sim_target_builtin(struct sim_target *t, const char *name)
     if (!strcmp(name, "nc-v2"))
         nc_v2(t);
     else if (!strcmp(name, "nc-v3"))
-        nc_v3(t);
+        builtin(t, "nc-v3", 1);
     else
         return -1;
     return 0;

@@ -22,34 +22,28 @@
  * so per-bank bookkeeping can be sized by it. */
 #define SIM_PSUM_BANKS_MAX 64
 
+/* The field types of sim/target_keys.def's TYPE column. */
+#define SIM_TARGET_CTYPE_U32 uint32_t
+#define SIM_TARGET_CTYPE_U64 uint64_t
+#define SIM_TARGET_CTYPE_DBL double
+
 struct sim_target {
     char name[64];
-    /* clock.* (MHz) */
-    uint32_t base_mhz, pe_mhz, dve_mhz, act_mhz, pool_mhz;
-    /* pe.* */
-    uint32_t pe_rows, pe_cols, pe_moving_max, pe_background_load, pe_ls_speedup, pe_mm_min_ii,
-        pe_fp32_passes;
-    /* sbuf.* / psum.* */
-    uint32_t sbuf_partitions;
-    uint64_t sbuf_bytes_per_partition, sbuf_usable_bytes;
-    uint32_t psum_banks, psum_bank_bytes;
-    /* dma.* / hbm.* */
-    uint32_t dma_engines, dma_queues, dma_transpose;
-    double dma_bytes_per_ns, dma_desc_min_ns, dma_transfer_latency_ns, dma_transpose_hbm_eff,
-        dma_transpose_sbuf_eff;
-    double hbm_bytes_per_ns;
+    /* one field per key of sim/target_keys.def, in key order (pe.rows is pe_rows) */
+#define SIM_TARGET_KEY(key, field, type, lo, hi, lo_open, nc_v2, nc_v3) \
+    SIM_TARGET_CTYPE_##type field;
+#include "sim/target_keys.def"
+#undef SIM_TARGET_KEY
     /* 1 once dma.desc_min_ns was set by sim_target_set. Until then, setting
      * dma.bytes_per_ns rescales desc_min_ns so that the minimum descriptor size in bytes
      * stays the same (the fixed per-descriptor overhead is a byte count on the wire, not a
      * time). Not a key: it does not enter the lines or the hash. */
     int dma_desc_min_explicit;
-    /* vec.* (ACT, DVE and POOL, each in its own clock) */
-    uint32_t vec_min_ii, vec_access_overhead, vec_static_overhead, vec_tiny_free, vec_perf_modes,
-        vec_wide_stride_bytes;
-    uint32_t pool_start_cycles;
-    /* mem.* */
-    uint32_t mem_access_conflicts;
 };
+
+/* The built-in a command runs on when no target is given (the table's nc-v2 column, which
+ * INI files start from too); `--target`'s help spells it. */
+#define SIM_TARGET_DEFAULT "nc-v2"
 
 /* Fill t with a built-in ("nc-v2", "nc-v3"); -1 when the name is unknown. */
 int sim_target_builtin(struct sim_target *t, const char *name);

@@ -20,15 +20,22 @@ enum lsp_gen_shape {
 /* -1 when unknown. */
 int lsp_gen_shape_parse(const char *name);
 
+/* The random shape's defaults (`laysim gen --layouts/--cfgs/--fanin` spell their help
+ * from them). */
+#define LSP_GEN_DEFAULT_LAYOUTS 3
+#define LSP_GEN_DEFAULT_CFGS 6
+#define LSP_GEN_DEFAULT_FANIN 3
+#define LSP_GEN_DEFAULT_COST 20
+
 struct lsp_gen_opts {
     int shape;               /* enum lsp_gen_shape */
     int32_t ops;             /* number of operators (exact for every shape) */
     uint64_t seed;
-    /* random shape only (0 = default): */
-    int32_t max_layouts;     /* default 3 */
-    int32_t max_cfg;         /* default 6 */
-    int32_t max_inputs;      /* default 3 */
-    int64_t max_cost;        /* default 20 */
+    /* random shape only (0 = the LSP_GEN_DEFAULT_ value below): */
+    int32_t max_layouts;
+    int32_t max_cfg;
+    int32_t max_inputs;
+    int64_t max_cost;
     /* Windowed random DAG (random shape only; 0 = off, the uniform DAG above): each op
      * after the first reads 1..max_inputs distinct tensors among the last `window`
      * tensors produced, so the op graph's width bound stays near the window whatever the

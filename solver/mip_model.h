@@ -1,5 +1,5 @@
 /* solver/mip_model: the local-polytope 0-1 MIP of a problem, built once in memory and
- * used both by the CPLEX LP exporter (solver/export.c writes it as text) and by the
+ * used both by the CPLEX LP exporter (solver/lsp_export.c writes it as text) and by the
  * exact solver's MIP engine (solver/exact_mip.c hands it to CBC), so the two can never
  * disagree. Encoding (docs/solvers.md, "LP"):
  *

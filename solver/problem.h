@@ -29,7 +29,7 @@
 #include "util/arena.h"
 #include "util/error.h"
 #include "util/intern.h"
-#include "solver/tie.h"
+#include "solver/lsp_tie.h"
 
 /* Costs are exact integers; the sum of all costs of a problem stays below 2^53. */
 #define LSP_COST_LIMIT ((int64_t)1 << 53)

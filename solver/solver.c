@@ -1,6 +1,8 @@
 /* solver/solver: options, statistics, results and the registry. */
 #include "solver/solver.h"
 #include "util/clock.h"
+#include "util/invariant.h"
+#include "util/prng.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +12,7 @@
 void lsp_opts_init(struct lsp_solve_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->seed = 1;
+    o->seed = LS_SEED_DEFAULT;
     o->threads = 1;
 }
 
@@ -123,8 +125,8 @@ int lsp_solve(const char *name, const struct lsp_problem *p, const struct lsp_so
     const struct lsp_solver *s = lsp_solver_find(name);
     if (!s)
         return ls_error_msg(err, LS_ERR_INPUT, "unknown solver '%s'", name);
-    if (!p->finished)
-        return ls_error_msg(err, LS_ERR_INTERNAL, "lsp_solve: problem not finished");
+    if (NEVER(!p->finished))
+        return LS_INTERNAL(err, "lsp_solve: problem not finished");
     int rc = lsp_params_check(name, o, err);
     if (rc || (rc = lsp_solution_alloc(&r->sol, p, err)))
         return rc;
@@ -140,15 +142,19 @@ int lsp_solve(const char *name, const struct lsp_problem *p, const struct lsp_so
         if (p->nops > 0)
             return 0;
     }
-    if (r->sol.cfg && r->sol.nops == p->nops) {
-        if (lsp_check_assignment(p, r->sol.cfg, err))
-            return ls_error_msg(err, LS_ERR_INTERNAL, "solver %s: invalid assignment", name);
+    /* the solution's shape: one configuration per op of p, each one of the op's */
+    if (NEVER(r->sol.nops != p->nops))
+        return LS_INTERNAL(err, "the solver's assignment does not have one entry per op");
+    if (r->sol.cfg) {
+        if (NEVER(lsp_check_assignment(p, r->sol.cfg, err) != 0))
+            return ls_error_msg(err, LS_ERR_INTERNAL, "solver %s: invalid assignment (%s)", name,
+                                err->msg);
         int64_t c = lsp_eval(p, r->sol.cfg, NULL, NULL);
-        if (c != r->sol.cost)
+        if (NEVER(c != r->sol.cost))
             return ls_error_msg(err, LS_ERR_INTERNAL,
                                 "solver %s reported cost %" PRId64 " but the objective is %" PRId64,
                                 name, r->sol.cost, c);
-        if (r->sol.has_bound && r->sol.bound > c)
+        if (NEVER(r->sol.has_bound && r->sol.bound > c))
             return ls_error_msg(err, LS_ERR_INTERNAL,
                                 "solver %s reported bound %" PRId64 " above its cost %" PRId64, name,
                                 r->sol.bound, c);

@@ -37,9 +37,14 @@
 
 /* ---- tuning points, plans, designs --------------------------------------------------- */
 
+/* The defaults of lsp_tune_space_opts (`laysim tune --group/--top-k` spell their help
+ * from them). */
+#define LSP_TUNE_GROUP_DEFAULT 1
+#define LSP_TUNE_TOP_K_DEFAULT 16
+
 struct lsp_tune_space_opts {
-    int32_t group_max_ops;   /* ops per tuning point (1 = one point per op); default 1 */
-    int32_t top_k;           /* plans per point besides no-change (0 = all); default 16 */
+    int32_t group_max_ops;   /* ops per tuning point (1 = one point per op) */
+    int32_t top_k;           /* plans per point besides no-change (0 = all) */
     int64_t node_limit;      /* search nodes per point when enumerating its plans; 1e6 */
     /* Optional explicit grouping: group[op] >= 0 puts op in that tuning point (points are
      * ordered by their first op), -1 keeps it at its start configuration. Overrides

@@ -1,4 +1,4 @@
-/* solver/tune_impl: what the tuning driver (tune.c) shares with its explorers. */
+/* solver/tune_impl: what the tuning driver (tune_driver.c) shares with its explorers. */
 #ifndef LS_SOLVER_TUNE_IMPL_H
 #define LS_SOLVER_TUNE_IMPL_H
 

@@ -28,8 +28,8 @@ struct lsp_tune_space {
 void lsp_tune_space_opts_init(struct lsp_tune_space_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->group_max_ops = 1;
-    o->top_k = 16;
+    o->group_max_ops = LSP_TUNE_GROUP_DEFAULT;
+    o->top_k = LSP_TUNE_TOP_K_DEFAULT;
     o->node_limit = 1000000;
 }
 

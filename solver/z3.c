@@ -7,7 +7,7 @@
  * consumer may request. Hard: at least one x per op, pairwise at most one,
  * x_{c,k} -> y_{t,l} for each slot. Soft: not x_{o,c} with
  * the op cost; not x_{P,c} or not y_{t,l'} with tr[out(c)][l'] for l' != out(c).
- * Built as WCNF by solver/export.c and read by Z3's own MaxSAT front end.
+ * Built as WCNF by solver/lsp_export.c and read by Z3's own MaxSAT front end.
  * Status optimal only when Z3 reports sat within the time limit.
  *
  * Export, reading and search run in a child process (solver/fence) that the parent kills
@@ -131,7 +131,7 @@ static void quiet_handler(Z3_context c, Z3_error_code e)
     (void)e;   /* errors are checked with Z3_get_error_code after each call */
 }
 
-/* The problem in Z3's own weighted MaxSAT front end: written as WCNF (solver/export.c,
+/* The problem in Z3's own weighted MaxSAT front end: written as WCNF (solver/lsp_export.c,
  * the encoding of the header comment) to a temporary file and read with
  * Z3_optimize_from_file, as `z3 -wcnf` reads it. The same clauses built through the API
  * solve slower (oct-300: 90.2 s against 49.7 s for `z3 -wcnf` on its export, whose order
@@ -202,7 +202,7 @@ static void watch_stop(struct watch *w)
     pthread_cond_destroy(&w->cv);
 }
 
-/* The soft weights' sum, the WCNF header's top - 1 (solver/export.c), saturating. */
+/* The soft weights' sum, the WCNF header's top - 1 (solver/lsp_export.c), saturating. */
 static double soft_sum(const struct lsp_problem *p)
 {
     double sum = 0;

@@ -8,7 +8,7 @@
  *    (solve_seconds, wall_seconds) are the only ones that differ between two runs of the
  *    same grid.
  *  - tune metrics (STUDY_DB_TUNE): the autotuner's simulated time per design, keyed on
- *    (problem, assignment, target, table, codegen version) (study/tune.h):
+ *    (problem, assignment, target, table, codegen version) (study/study_tune.h):
  *    tune-metrics.sqlite, or any file given to `laysim tune --db`.
  *
  * The schema is written once, in db.c (a table of CREATE statements and a table of

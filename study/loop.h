@@ -26,6 +26,12 @@
 #include "util/error.h"
 #include "util/vec.h"
 
+/* Defaults of study_loop_opts (`laysim loop --iterations/--perturb/--explore` spell their
+ * help from them). */
+#define STUDY_LOOP_ITERATIONS_DEFAULT 3
+#define STUDY_LOOP_PERTURB_DEFAULT 8
+#define STUDY_LOOP_EXPLORE_DEFAULT 1
+
 struct study_loop_opts {
     struct zoo_opts zo;           /* model scaling */
     struct sim_target target;

@@ -12,21 +12,22 @@
 #include "study/loop_int.h"
 #include "study/validate.h"
 #include "util/hash.h"
+#include "util/prng.h"
 
 void study_loop_opts_init(struct study_loop_opts *o)
 {
     memset(o, 0, sizeof *o);
     zoo_opts_init(&o->zo);
-    sim_target_builtin(&o->target, "nc-v2");
+    sim_target_builtin(&o->target, SIM_TARGET_DEFAULT);
     lsp_opts_init(&o->solve);
-    o->iterations = 3;
+    o->iterations = STUDY_LOOP_ITERATIONS_DEFAULT;
     o->agg = CM_AGG_MAX;
-    o->nperturb = 8;
+    o->nperturb = STUDY_LOOP_PERTURB_DEFAULT;
     o->perturb_frac = 0.1;
-    o->seed = 1;
+    o->seed = LS_SEED_DEFAULT;
     o->lofo = 1;
     o->microbench = 1;
-    o->explore = 1;
+    o->explore = STUDY_LOOP_EXPLORE_DEFAULT;
     o->form = CM_FIT_FORM_DEFAULT;
     /* Tied scales: over the loop's seeds 1-5 they rank the left-out families' strategy
      * pairs better than split (91.4% / 11.5% mean against 88.6% / 17.9%) and the study's

@@ -1,4 +1,4 @@
-/* study/loop_int: helpers shared by loop_eval.c and loop.c (not a public API). */
+/* study/loop_int: helpers shared by loop_eval.c and study_loop.c (not a public API). */
 #ifndef LS_STUDY_LOOP_INT_H
 #define LS_STUDY_LOOP_INT_H
 

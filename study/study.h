@@ -7,7 +7,7 @@
  * rulebased, exact), under the datasheet table also the treewidth DP (solve only,
  * under a time and memory limit), and, when o.mcts_evaluations > 0, the autotuner
  * ("mcts": MCTS over layout plans started from exact's assignment, rewarded by simulated
- * time; study/tune.h) under each table. Each (model, target, strategy, table) result is one
+ * time; study/study_tune.h) under each table. Each (model, target, strategy, table) result is one
  * row of the results database (study/db.h); the report (report/report.h) is computed
  * from the store alone, so a resumed, sharded or merged run gives the same report as one
  * run.
@@ -113,7 +113,7 @@ struct study_opts {
     /* Only calibrate (the targets of this shard's jobs): no job runs, no cell is written. */
     int calibrate_only;
     /* When non-NULL, the mcts cells keep every simulated time in this SQLite metric store
-     * (study/tune.h, table tune_metric), so a resumed study does not simulate them again. */
+     * (study/study_tune.h, table tune_metric), so a resumed study does not simulate them again. */
     const char *tune_db;
     struct study_progress_cb progress;
 };
@@ -138,6 +138,12 @@ int study_run(const struct study_opts *o, struct study_db *st, struct study_summ
 #define STUDY_MCTS "mcts"
 /* The budget `laysim study` gives the autotuner unless --mcts-evaluations says otherwise. */
 #define STUDY_MCTS_DEFAULT 1000
+/* study_opts_init's limits (`laysim study --help` spells them): seconds per exact solve,
+ * per treewidth-DP solve and per mcts cell, and the DP table budget in MiB. */
+#define STUDY_EXACT_TIME_LIMIT_DEFAULT 60
+#define STUDY_DP_TIME_LIMIT_DEFAULT 10
+#define STUDY_DP_MEM_LIMIT_MIB_DEFAULT 512
+#define STUDY_MCTS_TIME_LIMIT_DEFAULT 60
 /* Cells one job writes under these options (what --resume counts as complete). */
 int study_cells_per_job(const struct study_opts *o);
 #define STUDY_TABLE_DATASHEET "datasheet"

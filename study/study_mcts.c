@@ -1,7 +1,8 @@
 /* study/study_mcts: the study's autotuner cell (study/study.h, docs/tune.md "In the study"). */
 #include "study/study_int.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 #include "util/clock.h"
+#include "util/prng.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +39,7 @@ int study_run_mcts(const struct study_opts *o, struct job *j, struct study_pipe 
         a.table = tb;
         a.start_cfg = start;           /* default space: one op per point, top-k 16 */
         a.tune.explorer = "mcts";
-        a.tune.seed = 1;
+        a.tune.seed = LS_SEED_DEFAULT;
         a.tune.max_evaluations = o->mcts_evaluations;
         a.tune.time_limit = o->mcts_time_limit;
         a.db = o->tune_db;

@@ -19,10 +19,10 @@ void study_opts_init(struct study_opts *o)
     o->calibrate = 1;
     o->shard_k = o->shard_n = 1;
     o->jobs = 1;
-    o->exact_time_limit = 60;
-    o->dp_time_limit = 10;
-    o->dp_mem_limit = (int64_t)512 << 20;
-    o->mcts_time_limit = 60;
+    o->exact_time_limit = STUDY_EXACT_TIME_LIMIT_DEFAULT;
+    o->dp_time_limit = STUDY_DP_TIME_LIMIT_DEFAULT;
+    o->dp_mem_limit = (int64_t)STUDY_DP_MEM_LIMIT_MIB_DEFAULT << 20;
+    o->mcts_time_limit = STUDY_MCTS_TIME_LIMIT_DEFAULT;
 }
 
 int study_cells_per_job(const struct study_opts *o)

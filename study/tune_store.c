@@ -1,10 +1,10 @@
 /* study/tune_store: the autotuner's store hook (solver/tune.h) on the results database's
- * metric rows (study/db.h), and the problem hash of its key (study/tune.h). */
+ * metric rows (study/db.h), and the problem hash of its key (study/study_tune.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "study/db.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 #include "util/hash.h"
 
 static void key_of(const struct study_tune_store *st, uint64_t hash, struct study_db_tune_key *k)

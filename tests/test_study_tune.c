@@ -29,7 +29,7 @@
 #include "solver/solver.h"
 #include "solver/tune.h"
 #include "study/pipeline.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 
 struct world {
     struct graph *g;

@@ -17,7 +17,7 @@
 #include "sim/target.h"
 #include "solver/solver.h"
 #include "study/pipeline.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 
 struct fixture {
     struct graph *g;

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "traces/export.h"
+#include "traces/trace_export.h"
 #include "traces/import.h"
 #include "traces/synth.h"
 #include "traces/trace.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "traces/export.h"
+#include "traces/trace_export.h"
 #include "traces/import.h"
 #include "traces/summary.h"
 #include "traces/synth.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/export.h"
+#include "traces/trace_export.h"
 #include "traces/import_int.h"
 #include "util/csv.h"
 #include "util/dtype.h"

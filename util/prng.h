@@ -5,6 +5,13 @@
 
 #include <stdint.h>
 
+/* The seed every seeded option starts from: solvers, tuners, generators, synthetic traces
+ * and the CLI's --seed (cli/flags.def spells its help from it). */
+#define LS_SEED_DEFAULT 1
+/* A macro's value as a string literal: LS_STRINGIFY(LS_SEED_DEFAULT) is "1". */
+#define LS_STRINGIFY_(x) #x
+#define LS_STRINGIFY(x) LS_STRINGIFY_(x)
+
 struct ls_rng {
     uint64_t s[4];
 };

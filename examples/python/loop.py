@@ -3,7 +3,7 @@ target, solve, compile the chosen layouts, simulate.
 
     PYTHONPATH=PREFIX/lib/python3/site-packages python3 loop.py [zoo:NAME [SOLVER]]
 
-The last line, "objective=N cycles=M", matches examples/c/loop.c and the CLI."""
+The last line, "objective=N cycles=M", matches examples/c/api_loop.c and the CLI."""
 import sys
 
 import laysim

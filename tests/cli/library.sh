@@ -32,10 +32,10 @@ done
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
 flags=$(pkg-config --cflags --libs laysim) && ok || bad "pkg-config --cflags --libs laysim failed"
 pkg-config --print-requires-private laysim | grep -q jansson && ok || bad "laysim.pc: no Requires.private"
-expect 0 "build the C example" cc -std=c11 -Wall -Werror "$SRC/examples/c/loop.c" $flags -o "$T/loop"
+expect 0 "build the C example" cc -std=c11 -Wall -Werror "$SRC/examples/c/api_loop.c" $flags -o "$T/loop"
 # the static archive alone links too, with the private dependencies from laysim.pc
 expect 0 "link the C example statically" \
-    sh -c "cc '$SRC/examples/c/loop.c' -I'$P/include' '$P/lib/liblaysim.a' \
+    sh -c "cc '$SRC/examples/c/api_loop.c' -I'$P/include' '$P/lib/liblaysim.a' \
            \$(pkg-config --static --libs-only-l laysim | sed 's/-llaysim//') -o '$T/loop-static'"
 
 MODEL=zoo:cnn
@@ -62,7 +62,7 @@ int model_load(void) { return 7; }
 void graph_free(void *g) { (void)g; }
 C
 expect 0 "link a program defining model_load and graph_free statically" \
-    sh -c "cc '$SRC/examples/c/loop.c' '$T/clash.c' -I'$P/include' '$P/lib/liblaysim.a' \
+    sh -c "cc '$SRC/examples/c/api_loop.c' '$T/clash.c' -I'$P/include' '$P/lib/liblaysim.a' \
            \$(pkg-config --static --libs-only-l laysim | sed 's/-llaysim//') -o '$T/loop-clash'"
 "$T/loop-clash" $MODEL exact 2>/dev/null | tail -n 1 | grep -qx "$want" && ok ||
     bad "the program with its own model_load disagrees with the CLI"
@@ -119,7 +119,7 @@ if command -v cmake >/dev/null; then
 cmake_minimum_required(VERSION 3.16)
 project(use_laysim C)
 find_package(laysim 0.1 REQUIRED)
-add_executable(loop $SRC/examples/c/loop.c)
+add_executable(loop $SRC/examples/c/api_loop.c)
 target_link_libraries(loop PRIVATE laysim::laysim)
 CMK
     expect 0 "find_package(laysim)" sh -c "cmake -S '$T/cm' -B '$T/cm/b' -DCMAKE_PREFIX_PATH='$P' \

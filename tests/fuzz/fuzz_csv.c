@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "traces/export.h"
+#include "traces/trace_export.h"
 #include "traces/import.h"
 #include "traces/trace.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "traces/codec.h"
-#include "traces/export.h"
+#include "traces/trace_export.h"
 #include "traces/synth.h"
 #include "traces/trace.h"
 

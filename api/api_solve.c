@@ -5,7 +5,7 @@
 
 #include "api/api_int.h"
 #include "solver/solver.h"
-#include "study/tune.h"
+#include "study/study_tune.h"
 
 /* ---- solving ------------------------------------------------------------------------ */
 
@@ -14,8 +14,12 @@ LAYSIM_API void laysim_solve_options_init(laysim_solve_options *o)
     if (!o)
         return;
     memset(o, 0, sizeof *o);
-    o->seed = 1;
-    o->threads = 1;
+    struct lsp_solve_opts d; /* the solver options' defaults, written once (lsp_opts_init) */
+    lsp_opts_init(&d);
+    o->time_limit = d.time_limit;
+    o->seed = d.seed;
+    o->threads = d.threads;
+    o->node_limit = d.node_limit;
 }
 
 LAYSIM_API int32_t laysim_solver_count(void)

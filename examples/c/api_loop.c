@@ -1,7 +1,7 @@
 /* The whole laysim loop through the public C API: load a zoo model, price it on a target
  * (the layout selection problem), solve it, compile the chosen layouts, simulate.
  *
- *     cc loop.c $(pkg-config --cflags --libs laysim) -o loop && ./loop [zoo:NAME [SOLVER]]
+ *     cc api_loop.c $(pkg-config --cflags --libs laysim) -o loop && ./loop [zoo:NAME [SOLVER]]
  *
  * The last line, "objective=N cycles=M", is what `laysim problem | solve | compile | sim`
  * gives for the same model (tests/cli/library.sh checks it). */

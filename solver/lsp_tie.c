@@ -1,5 +1,5 @@
 /* solver/tie: reading, writing and comparing the tie headers of .lsp and .sol files. */
-#include "solver/tie.h"
+#include "solver/lsp_tie.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* study/tune: the simulated-time reward and the whole tuning run (study/tune.h). */
-#include "study/tune.h"
+/* study/tune: the simulated-time reward and the whole tuning run (study/study_tune.h). */
+#include "study/study_tune.h"
 #include "study/db.h"
 #include "sim/sim.h"
 #include "solver/solver.h"

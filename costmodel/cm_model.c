@@ -12,6 +12,7 @@
 #include "solver/solver.h"
 #include "util/hash.h"
 #include "util/hmap.h"
+#include "util/invariant.h"
 #include "util/vec.h"
 
 /* One memoized price; its key is keys[off .. off + len), h its hash. */
@@ -553,6 +554,8 @@ int cm_compile(struct cm_model *m, const struct cm_cfgs *cf, const int32_t *cfg,
                struct sim_program **out, struct cg_compile_stats *st, struct ls_error *err)
 {
     int32_t n = graph_nops(m->g);
+    if (NEVER(cf->nops != n)) /* the configurations were enumerated for this model */
+        return LS_INTERNAL(err, "cm_compile: configurations of another model");
     const int8_t **pax = malloc(sizeof *pax * (size_t)(n + 1));
     int rc = pax ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; i < n && !rc; i++) {

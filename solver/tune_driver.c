@@ -2,6 +2,7 @@
  * explorer registry (solver/tune.h). */
 #include "solver/tune_impl.h"
 #include "util/hash.h"
+#include "util/prng.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ void lsp_tune_opts_init(struct lsp_tune_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->explorer = "mcts";
-    o->seed = 1;
+    o->seed = LS_SEED_DEFAULT;
     o->uct_c = 0.5;
     o->uct_best = 0.5;
     o->rollout_mutations = 1.5;

@@ -21,7 +21,7 @@ void lsp_gen_opts_init(struct lsp_gen_opts *o)
     memset(o, 0, sizeof *o);
     o->shape = LSP_GEN_RANDOM;
     o->ops = 10;
-    o->seed = 1;
+    o->seed = LS_SEED_DEFAULT;
 }
 
 /* Sum of costs must stay below 2^53: generators keep costs small, so only the builder's
@@ -40,10 +40,10 @@ struct gen_rand {
 static int gen_rand_init(struct gen_rand *g, const struct lsp_gen_opts *o, struct ls_error *err)
 {
     ls_rng_seed(&g->rng, o->seed);
-    g->maxl = o->max_layouts > 0 ? o->max_layouts : 3;
-    g->maxc = o->max_cfg > 0 ? o->max_cfg : 6;
-    g->maxin = o->max_inputs > 0 ? o->max_inputs : 3;
-    g->maxcost = o->max_cost > 0 ? o->max_cost : 20;
+    g->maxl = o->max_layouts > 0 ? o->max_layouts : LSP_GEN_DEFAULT_LAYOUTS;
+    g->maxc = o->max_cfg > 0 ? o->max_cfg : LSP_GEN_DEFAULT_CFGS;
+    g->maxin = o->max_inputs > 0 ? o->max_inputs : LSP_GEN_DEFAULT_FANIN;
+    g->maxcost = o->max_cost > 0 ? o->max_cost : LSP_GEN_DEFAULT_COST;
     g->in = malloc(((size_t)g->maxin + 1) * sizeof *g->in);
     g->lay = malloc(((size_t)g->maxin + 2) * sizeof *g->lay);
     g->tr = malloc((size_t)g->maxl * (size_t)g->maxl * sizeof *g->tr);

@@ -1,4 +1,4 @@
-#include "traces/export.h"
+#include "traces/trace_export.h"
 
 #include <stdlib.h>
 #include <string.h>
