@@ -345,15 +345,18 @@ static int32_t add_bias(struct ox *x, int32_t y, struct ox_val *bv, const char *
 }
 
 /* conv2d of t by w. One output channel over an input image of >= 4096 pixels would make
- * codegen hold the whole image in SBUF ("the swapped conv needs the whole input image"):
- * the filter is doubled along its output axis and the extra channel sliced away after
- * (PaddleOCR's DB head; the TF.js importer does the same). At most twice this op's work. */
+ * codegen hold the whole image in SBUF ("the swapped conv needs the whole input image"),
+ * and over a single pixel of batch 1 it leaves no output axis longer than 1 to partition
+ * (silero-vad's decoder head): the filter is doubled along its output axis and the extra
+ * channel sliced away after (PaddleOCR's DB head; the TF.js importer does the same). At
+ * most twice this op's work. */
 static int32_t conv2d(struct ox *x, int32_t t, int32_t w, const struct graph_attrs *at,
                       const char *sfx)
 {
     const struct graph_shape *ts = shp(x, t), *ws = shp(x, w);
+    int64_t pixels = ts->dims[2].size * ts->dims[3].size;
     int one = ws->dims[0].size == 1 && at->groups == 1 &&
-              ts->dims[2].size * ts->dims[3].size >= 4096;
+              (pixels >= 4096 || pixels * ts->dims[0].size == 1);
     char nm[GRAPH_MAX_NAME + 1];
     int32_t ins[2] = {t, w};
     if (ts->dims[1].size == 1 && at->groups == 1) {

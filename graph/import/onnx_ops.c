@@ -424,7 +424,7 @@ static const struct op_entry ops[] = {
     {"Cast", op_cast}, {"CastLike", op_cast}, {"Shape", op_shape}, {"Size", op_shape},
     {"Constant", op_constant}, {"ConstantOfShape", op_constant_of_shape},
     {"Identity", op_alias}, {"Dropout", op_alias}, {"ScatterND", op_scatter},
-    {"ScatterElements", op_scatter},
+    {"ScatterElements", op_scatter}, {"If", oxo_if}, {"Loop", oxo_loop},
 };
 
 int ox_import_node(struct ox *x)

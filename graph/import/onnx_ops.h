@@ -42,6 +42,9 @@ int oxo_layernorm(struct ox *x);
 int oxo_instancenorm(struct ox *x);
 /* onnx_rnn.c */
 int oxo_lstm(struct ox *x);
+/* onnx_flow.c: If on a constant condition, Loop with a constant trip count (unrolled). */
+int oxo_if(struct ox *x);
+int oxo_loop(struct ox *x);
 int oxo_gru(struct ox *x);
 int oxo_rnn(struct ox *x);
 

@@ -283,8 +283,75 @@ def bad():
     open(os.path.join(HERE, "bad/wrong_type.onnx"), "wb").write(bytes([0x08, 0x08, 0x38, 0x05]))
 
 
+def control_flow():
+    """If on a shape-derived condition (its then branch with an initializer of its own), If
+    on an input's value (--input sr=:16000), a Loop whose trip count is a dim (unrolled),
+    and a 1x1 conv to one channel over a single pixel."""
+    vi = h.make_tensor_value_info
+    mm = h.make_graph([h.make_node("MatMul", ["x", "then.w"], ["mm"], "/then/MatMul"),
+                       h.make_node("Relu", ["mm"], ["ty"], "/then/Relu")], "then", [],
+                      [vi("ty", T.FLOAT, [1, 8, 16])], [shape_only("then.w", [16, 16])])
+    sg = h.make_graph([h.make_node("Sigmoid", ["x"], ["ey"], "/else/Sigmoid")], "else", [],
+                      [vi("ey", T.FLOAT, [1, 8, 16])])
+    n = [h.make_node("Shape", ["x"], ["shp"], "/Shape"),
+         h.make_node("Gather", ["shp", "one"], ["len"], "/Gather", axis=0),
+         h.make_node("Greater", ["len", "four"], ["long"], "/Greater"),
+         h.make_node("If", ["long"], ["y"], "/if_long", then_branch=mm, else_branch=sg)]
+    g = h.make_graph(n, "if_shape", [vi("x", T.FLOAT, [1, 8, 16])], [vi("y", T.FLOAT, None)],
+                     [h.make_tensor("one", T.INT64, [], [1]),
+                      h.make_tensor("four", T.INT64, [], [4])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "if_shape.onnx")
+
+    tg = h.make_graph([h.make_node("Relu", ["x"], ["r"], "/then/Relu")], "t", [],
+                      [vi("r", T.FLOAT, [1, 16])])
+    eg = h.make_graph([h.make_node("Tanh", ["x"], ["e"], "/else/Tanh")], "e", [],
+                      [vi("e", T.FLOAT, [1, 16])])
+    n = [h.make_node("Equal", ["sr", "k16"], ["is16"], "/Equal"),
+         h.make_node("If", ["is16"], ["y"], "/if_rate", then_branch=tg, else_branch=eg)]
+    g = h.make_graph(n, "if_value", [vi("x", T.FLOAT, [1, 16]), vi("sr", T.INT64, [])],
+                     [vi("y", T.FLOAT, None)], [h.make_tensor("k16", T.INT64, [], [16000])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "if_value.onnx")
+
+    body = h.make_graph(
+        [h.make_node("Identity", ["c_in"], ["c_out"], "/body/cond"),
+         h.make_node("Gather", ["x", "i"], ["xt"], "/body/Gather", axis=1),
+         h.make_node("MatMul", ["xt", "body.w"], ["xw"], "/body/MatMul"),
+         h.make_node("Add", ["xw", "h_in"], ["s"], "/body/Add"),
+         h.make_node("Tanh", ["s"], ["h_out"], "/body/Tanh"),
+         h.make_node("Identity", ["h_out"], ["h_scan"], "/body/scan")],
+        "body", [vi("i", T.INT64, []), vi("c_in", T.BOOL, []), vi("h_in", T.FLOAT, [1, 16])],
+        [vi("c_out", T.BOOL, []), vi("h_out", T.FLOAT, [1, 16]), vi("h_scan", T.FLOAT, [1, 16])],
+        [shape_only("body.w", [16, 16])])
+    n = [h.make_node("Shape", ["x"], ["shp"], "/Shape"),
+         h.make_node("Gather", ["shp", "one"], ["steps"], "/Gather", axis=0),
+         h.make_node("Loop", ["steps", "true", "h0"], ["h", "hs"], "/loop", body=body)]
+    g = h.make_graph(n, "loop_shape", [vi("x", T.FLOAT, [1, 4, 16])],
+                     [vi("h", T.FLOAT, None), vi("hs", T.FLOAT, None)],
+                     [h.make_tensor("one", T.INT64, [], [1]), h.make_tensor("true", T.BOOL, [], [1]),
+                      shape_only("h0", [1, 16])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "loop_shape.onnx")
+
+    # a while loop on a tensor condition (no trip count): exit 2 naming the node
+    wb = h.make_graph([h.make_node("ReduceMax", ["h_in"], ["m"], "/wb/max", keepdims=0),
+                       h.make_node("Less", ["m", "lim"], ["c_out"], "/wb/less"),
+                       h.make_node("Relu", ["h_in"], ["h_out"], "/wb/relu")], "wbody",
+                      [vi("i", T.INT64, []), vi("c_in", T.BOOL, []), vi("h_in", T.FLOAT, [1, 16])],
+                      [vi("c_out", T.BOOL, []), vi("h_out", T.FLOAT, [1, 16])],
+                      [h.make_tensor("lim", T.FLOAT, [], [1.0])])
+    g = h.make_graph([h.make_node("Loop", ["", "true", "x"], ["h"], "/while", body=wb)], "while",
+                     [vi("x", T.FLOAT, [1, 16])], [vi("h", T.FLOAT, None)],
+                     [h.make_tensor("true", T.BOOL, [], [1])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "bad/loop_while.onnx")
+
+    n = [h.make_node("Conv", ["x", "head.weight", "head.bias"], ["y"], "/head/Conv",
+                     kernel_shape=[1])]
+    g = h.make_graph(n, "one_pixel", [vi("x", T.FLOAT, [1, 128, 1])], [vi("y", T.FLOAT, None)],
+                     [shape_only("head.weight", [1, 128, 1]), shape_only("head.bias", [1])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "one_pixel.onnx")
+
+
 ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, fixed_batch, rnn, bad,
-       bad_instance_norm, bad_rnn]
+       bad_instance_norm, bad_rnn, control_flow]
 
 if __name__ == "__main__":
     import sys
