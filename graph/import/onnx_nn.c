@@ -167,9 +167,15 @@ int oxo_gemm(struct ox *x)
     return ox_bind(x, 0, graph_binary(x->g, ox_name(x, "", nm, sizeof nm), GRAPH_OP_ADD, m, ct));
 }
 
-/* Einsum of two operands without ellipsis whose every letter is a batch axis (in both
- * inputs and the output), a contraction (in both, not in the output) or kept (in one
- * input and the output). */
+static int einsum_letter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Einsum of two operands without ellipsis whose every letter (either case; spaces ignored,
+ * as in maxvit's 'B G H I D, B G H J D -> B G H I J') is a batch axis (in both inputs and
+ * the output), a contraction (in both, not in the output) or kept (in one input and the
+ * output). */
 int oxo_einsum(struct ox *x)
 {
     char eq[128], in[2][16], outs[16];
@@ -187,7 +193,7 @@ int oxo_einsum(struct ox *x)
                 return ox_fail(x, "only two-operand einsums are supported");
             q = in[k];
             len = 0;
-        } else if (*p >= 'a' && *p <= 'z' && len < GRAPH_MAX_RANK) {
+        } else if (einsum_letter(*p) && len < GRAPH_MAX_RANK) {
             q[len++] = *p;
         } else {
             return ox_fail(x, "equation '%s': only letters, ',' and '->' are supported", eq);
@@ -197,7 +203,7 @@ int oxo_einsum(struct ox *x)
         return ox_fail(x, "equation '%s': need 'ab,bc->ac' form with two operands", eq);
     len = 0;
     for (p += 2; *p; p++)
-        if (*p >= 'a' && *p <= 'z' && len < GRAPH_MAX_RANK)
+        if (einsum_letter(*p) && len < GRAPH_MAX_RANK)
             outs[len++] = *p;
     int32_t a = oxo_req(x, 0), b = oxo_req(x, 1);
     b = same_dtype(x, a, b, ".rhs_cast");

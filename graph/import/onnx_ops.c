@@ -425,6 +425,7 @@ static const struct op_entry ops[] = {
     {"Constant", op_constant}, {"ConstantOfShape", op_constant_of_shape},
     {"Identity", op_alias}, {"Dropout", op_alias}, {"ScatterND", op_scatter},
     {"ScatterElements", op_scatter}, {"If", oxo_if}, {"Loop", oxo_loop},
+    {"DepthToSpace", oxo_depth_space}, {"SpaceToDepth", oxo_depth_space}, {"Trilu", oxo_trilu},
 };
 
 int ox_import_node(struct ox *x)

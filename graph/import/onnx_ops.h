@@ -45,6 +45,9 @@ int oxo_lstm(struct ox *x);
 /* onnx_flow.c: If on a constant condition, Loop with a constant trip count (unrolled). */
 int oxo_if(struct ox *x);
 int oxo_loop(struct ox *x);
+/* onnx_move.c */
+int oxo_depth_space(struct ox *x);
+int oxo_trilu(struct ox *x);
 int oxo_gru(struct ox *x);
 int oxo_rnn(struct ox *x);
 

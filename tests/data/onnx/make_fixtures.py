@@ -350,8 +350,24 @@ def control_flow():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "one_pixel.onnx")
 
 
+def move_ops():
+    """DepthToSpace (DCR and CRD), SpaceToDepth, Trilu with k, and an Einsum spelled in
+    capitals with spaces (maxvit's)."""
+    vi = h.make_tensor_value_info
+    n = [h.make_node("DepthToSpace", ["x"], ["dcr"], "/d2s_dcr", blocksize=2),
+         h.make_node("DepthToSpace", ["x"], ["crd"], "/d2s_crd", blocksize=2, mode="CRD"),
+         h.make_node("SpaceToDepth", ["dcr"], ["back"], "/s2d", blocksize=2),
+         h.make_node("Trilu", ["att", "k1"], ["tri"], "/Trilu", upper=1),
+         h.make_node("Einsum", ["q", "k"], ["s"], "/Einsum", equation="B H I D, B H J D -> B H I J")]
+    g = h.make_graph(n, "move_ops", [vi("x", T.FLOAT, [1, 12, 4, 5]), vi("att", T.FLOAT, [1, 2, 6, 6]),
+                                     vi("q", T.FLOAT, [1, 2, 6, 8]), vi("k", T.FLOAT, [1, 2, 7, 8])],
+                     [vi("crd", T.FLOAT, None), vi("back", T.FLOAT, None), vi("tri", T.FLOAT, None),
+                      vi("s", T.FLOAT, None)], [h.make_tensor("k1", T.INT64, [], [1])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 14)]), "move_ops.onnx")
+
+
 ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, fixed_batch, rnn, bad,
-       bad_instance_norm, bad_rnn, control_flow]
+       bad_instance_norm, bad_rnn, control_flow, move_ops]
 
 if __name__ == "__main__":
     import sys
