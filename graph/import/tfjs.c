@@ -252,6 +252,10 @@ static int lower_all(struct tfjs *c, const int32_t *ord)
     for (size_t i = 0; i < c->n && !c->rc; i++) {
         struct tnode *n = &c->nodes[ord[i]];
         c->cur = ord[i];
+        if ((n->dead = tf_node_dead(c, n))) {   /* the untaken side of a cond */
+            n->done = 1;
+            continue;
+        }
         tf_lower_fn f = tf_find_op(n->op);
         if (!f)
             return tf_fail(c, "unsupported op");
@@ -278,7 +282,7 @@ static int add_outputs(struct tfjs *c)
     for (size_t i = 0; i < c->n && !c->rc; i++) {
         struct tnode *n = &c->nodes[i];
         c->cur = (int32_t)i;
-        for (int k = 0; k < n->nout && !used[i] && !c->rc; k++) {
+        for (int k = 0; k < n->nout && !used[i] && !n->dead && !c->rc; k++) {
             struct tv *v = &n->out[k];
             if (v->weight || (v->t < 0 && v->tr_src < 0))
                 continue;

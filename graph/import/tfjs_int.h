@@ -37,6 +37,8 @@ struct tnode {
     struct tv *out;
     int nout;
     int done;
+    int dead;                /* reads a dead value (the untaken branch of a cond) */
+    int dead_port;           /* a Switch: 1 + its untaken output, 0 when none */
 };
 
 struct tfjs {
@@ -118,6 +120,15 @@ tf_lower_fn tf_conv_ops_find(const char *op);   /* tfjs_conv.c */
 tf_lower_fn tf_ops_find(const char *op);        /* tfjs_ops.c */
 tf_lower_fn tf_shape_ops_find(const char *op);  /* tfjs_shape.c */
 tf_lower_fn tf_move_ops_find(const char *op);   /* tfjs_move.c */
+tf_lower_fn tf_flow_ops_find(const char *op);   /* tfjs_flow.c */
+tf_lower_fn tf_batch_ops_find(const char *op);  /* tfjs_batch.c */
+
+/* tfjs_flow.c: `cond` blocks. Input i of n reads a dead value (the untaken side of a
+ * Switch, or a dead node's output); n is dead when an input is (a Merge: when all are). */
+int tf_input_dead(const struct tfjs *c, const struct tnode *n, int i);
+int tf_node_dead(const struct tfjs *c, const struct tnode *n);
+/* Output k of n: a copy of value x (its values too). 0 or an error. */
+int tf_pass(struct tfjs *c, struct tnode *n, int k, const struct tv *x);
 
 /* tfjs_conv.c helpers shared with tfjs_ops.c: the node's data_format is NCHW; a
  * per-channel vector of o elements shaped [o,1,1]; a fused op's tail (BiasAdd,
