@@ -44,7 +44,7 @@ static int block_args(struct tfjs *c, struct tnode *n, struct tv *x, int64_t *b,
     return 0;
 }
 
-static int op_space_to_batch(struct tfjs *c, struct tnode *n)
+int tf_op_space_to_batch(struct tfjs *c, struct tnode *n)
 {
     int64_t b[2], p[4];
     struct tv *x = tf_in(c, n, 0);
@@ -68,7 +68,7 @@ static int op_space_to_batch(struct tfjs *c, struct tnode *n)
     return tf_set(c, n, 0, t);
 }
 
-static int op_batch_to_space(struct tfjs *c, struct tnode *n)
+int tf_op_batch_to_space(struct tfjs *c, struct tnode *n)
 {
     int64_t b[2], k[4];
     struct tv *x = tf_in(c, n, 0);
@@ -93,19 +93,4 @@ static int op_batch_to_space(struct tfjs *c, struct tnode *n)
     if (t >= 0 && (k[2] || k[3]))
         t = graph_slice(c->g, tf_name(c, NULL), t, 2, k[2], w * b[1] - k[3], 1);
     return tf_set(c, n, 0, t);
-}
-
-static const struct {
-    const char *op;
-    tf_lower_fn fn;
-} batch_ops[] = {
-    {"SpaceToBatchND", op_space_to_batch}, {"BatchToSpaceND", op_batch_to_space},
-};
-
-tf_lower_fn tf_batch_ops_find(const char *op)
-{
-    for (size_t i = 0; i < sizeof batch_ops / sizeof *batch_ops; i++)
-        if (!strcmp(op, batch_ops[i].op))
-            return batch_ops[i].fn;
-    return NULL;
 }

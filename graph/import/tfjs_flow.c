@@ -45,7 +45,7 @@ int tf_pass(struct tfjs *c, struct tnode *n, int k, const struct tv *x)
 }
 
 /* Switch(data, pred): port 1 (true) or 0 (false) takes data, the other is dead. */
-static int op_switch(struct tfjs *c, struct tnode *n)
+int tf_op_switch(struct tfjs *c, struct tnode *n)
 {
     struct tv *x = tf_in(c, n, 0), *p = tf_in(c, n, 1);
     if (!x || !p)
@@ -65,7 +65,7 @@ static int op_switch(struct tfjs *c, struct tnode *n)
 }
 
 /* Merge: output 0 the one live input, output 1 its index. */
-static int op_merge(struct tfjs *c, struct tnode *n)
+int tf_op_merge(struct tfjs *c, struct tnode *n)
 {
     for (int i = 0; i < n->nin; i++) {
         if (tf_input_dead(c, n, i))
@@ -77,19 +77,4 @@ static int op_merge(struct tfjs *c, struct tnode *n)
         return tf_set_value(c, n, 1, LS_DT_INT32, 0, NULL, &idx);
     }
     return tf_fail(c, "every input is dead");
-}
-
-static const struct {
-    const char *op;
-    tf_lower_fn fn;
-} flow_ops[] = {
-    {"Switch", op_switch}, {"Merge", op_merge},
-};
-
-tf_lower_fn tf_flow_ops_find(const char *op)
-{
-    for (size_t i = 0; i < sizeof flow_ops / sizeof *flow_ops; i++)
-        if (!strcmp(op, flow_ops[i].op))
-            return flow_ops[i].fn;
-    return NULL;
 }

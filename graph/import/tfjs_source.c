@@ -312,7 +312,8 @@ static const struct {
 } source_ops[] = {
     {"Placeholder", op_placeholder}, {"Const", op_const}, {"Identity", op_identity},
     {"IdentityN", op_identity}, {"StopGradient", op_identity}, {"Snapshot", op_identity},
-    {"PreventGradient", op_identity}, {"NoOp", op_noop},
+    {"PreventGradient", op_identity}, {"NoOp", op_noop}, {"Switch", tf_op_switch},
+    {"Merge", tf_op_merge},
 };
 
 tf_lower_fn tf_find_op(const char *op)
@@ -323,7 +324,5 @@ tf_lower_fn tf_find_op(const char *op)
     tf_lower_fn f = tf_conv_ops_find(op);
     f = f ? f : tf_ops_find(op);
     f = f ? f : tf_shape_ops_find(op);
-    f = f ? f : tf_flow_ops_find(op);
-    f = f ? f : tf_batch_ops_find(op);
     return f ? f : tf_move_ops_find(op);
 }
