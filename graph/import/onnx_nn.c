@@ -529,9 +529,17 @@ int oxo_pool(struct ox *x)
                            (long long)sym[i], (long long)w.k[i]);
     }
     char nm[GRAPH_MAX_NAME + 1];
-    int32_t ins[1] = {t};
-    int32_t y = t < 0 ? -1 : graph_op_infer(x->g, ox_name(x, rank == 3 ? ".pool" : "", nm,
-                                                           sizeof nm), kind, ins, 1, &at);
+    /* N = C = 1: the IR's pool partitions N or C, so the channel is doubled and the copy
+     * sliced away after (as the TF.js importer does); twice this op's work */
+    int one = t >= 0 && shp(x, t)->dims[0].size == 1 && shp(x, t)->dims[1].size == 1;
+    int32_t ins[1] = {t}, two[2] = {t, t};
+    if (one && (ins[0] = graph_concat(x->g, ox_name(x, ".c2", nm, sizeof nm), 2, two, 1)) < 0)
+        return -1;
+    const char *sfx = one ? ".pool2" : rank == 3 ? ".pool" : "";
+    int32_t y = t < 0 ? -1 : graph_op_infer(x->g, ox_name(x, sfx, nm, sizeof nm), kind, ins, 1,
+                                            &at);
+    if (one && y >= 0)
+        y = graph_slice(x->g, ox_name(x, rank == 3 ? ".pool" : "", nm, sizeof nm), y, 1, 0, 1, 1);
     if (y >= 0 && x->node->n_output > 1) {   /* MaxPool's indices */
         const struct graph_shape *ys = shp(x, y);
         int64_t d[GRAPH_MAX_RANK];

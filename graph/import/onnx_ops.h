@@ -1,5 +1,6 @@
 /* graph/import: the operator handlers of the ONNX importer (onnx_ops.c, onnx_shape.c,
- * onnx_nn.c, onnx_rnn.c, onnx_flow.c, onnx_move.c). Each imports x->node and binds its outputs; 0 or nonzero (error set). */
+ * onnx_nn.c, onnx_rnn.c, onnx_flow.c, onnx_move.c). Each imports x->node and binds its
+ * outputs; 0 or nonzero (error set). */
 #ifndef LS_GRAPH_IMPORT_ONNX_OPS_H
 #define LS_GRAPH_IMPORT_ONNX_OPS_H
 

@@ -49,6 +49,13 @@ expect 0 "graph one_channel" "$LAYSIM" graph "$D/one_channel.onnx" --autocast no
 if grep -q '^op up.conv fp32 \[1,1,256,256\] = slice up.conv2 axis=1' "$T/oc.lg"; then ok
 else bad "one_channel: no sliced 2-channel conv"; fi
 
+# pools over N = C = 1: the channel doubled and channel 0 sliced, else no layout is feasible
+expect 0 "problem pool_one" "$LAYSIM" problem "$D/pool_one.onnx" -o "$T/po.lsp"
+expect 0 "graph pool_one" "$LAYSIM" graph "$D/pool_one.onnx" --autocast none -o "$T/po.lg"
+if grep -q '^op /max fp32 \[1,1,32,32\] = slice /max.pool2 axis=1 begin=0 end=1' "$T/po.lg" &&
+    grep -q '^op /avg.pool2 fp32 \[1,2,32,32\] = pool_avg /avg.c2 ' "$T/po.lg"; then ok
+else bad "pool_one: no pool over a doubled channel"; fi
+
 # one input channel (conv input and filter doubled) and a Gemm to one element (mul +
 # reduce_sum): no layout would be feasible otherwise
 expect 0 "problem narrow" "$LAYSIM" problem "$D/narrow.onnx" -o "$T/n.lsp"

@@ -366,8 +366,17 @@ def move_ops():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 14)]), "move_ops.onnx")
 
 
+def pool_one():
+    """2-D MaxPool and AveragePool over one image of one channel (N = C = 1)."""
+    n = [h.make_node("MaxPool", ["x"], ["m"], "/max", kernel_shape=[2, 2], strides=[2, 2]),
+         h.make_node("AveragePool", ["m"], ["y"], "/avg", kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
+    g = h.make_graph(n, "pool_one", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 64, 64])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "pool_one.onnx")
+
+
 ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, fixed_batch, rnn, bad,
-       bad_instance_norm, bad_rnn, control_flow, move_ops]
+       bad_instance_norm, bad_rnn, control_flow, move_ops, pool_one]
 
 if __name__ == "__main__":
     import sys
