@@ -207,6 +207,14 @@ def bad_cases():
     sq = m.node("v", "Relu", [x], **T)
     m.node("y", "Reshape", [x, m.node("tt", "Cast", [sq], DstT={"type": "DT_INT32"})], **T)
     cases["dynamic_reshape.json"] = m
+    m = M()
+    x = m.input("x", 1, 4)
+    e = m.node("w/Enter", "Enter", [x], **T)
+    body = m.node("w/body", "Relu", ["w/Merge"], **T)   # before the Merge in file order
+    mg = m.node("w/Merge", "Merge", [e, "w/NextIteration"], **T)
+    m.node("w/NextIteration", "NextIteration", [body], **T)
+    m.node("w/Exit", "Exit", [mg], **T)
+    cases["while.json"] = m
     return cases
 
 
