@@ -81,7 +81,7 @@ chain() {
     fi
     local mark=""
     [ $rc != 0 ] && [ $rc != 2 ] && mark="!rc=$rc "
-    printf '%-44s %6s %-8s %12s  %s\n' "$label" "$ops" "$stage" "$cycles" "$mark$why"
+    printf '%-50s %6s %-8s %12s  %s\n' "$label" "$ops" "$stage" "$cycles" "$mark$why"
     printf '%s\t%s\t%s\t%s\n' "$label" "$stage" "$rc" "$why" >>"$tmp/results"
 }
 
@@ -96,7 +96,7 @@ blocker() {
     echo "$op" | sed 's/[0-9][0-9,]*/N/g' | cut -c1-70
 }
 
-printf '%-44s %6s %-8s %12s  %s\n' model ops reached cycles error
+printf '%-50s %6s %-8s %12s  %s\n' model ops reached cycles error
 : >"$tmp/results"
 if [ $# -gt 0 ]; then
     chain "$1" "$(basename "$1")" "${@:2}"
@@ -107,10 +107,11 @@ else
         f=$(model_file "$kind" "$src")
         [ "${FETCH:-}" = only ] && continue
         label="$kind:$(basename "${src%@*}")"
-        [ "$kind" = npm ] && label="npm:$(basename "${src#*:}")"
+        pkg=${src%@*:*}
+        [ "$kind" = npm ] && label="npm:${pkg#@*/}/$(basename "${src#*:}")"
         [ "$kind" = tv ] || [ "$kind" = nn ] && label="$kind:$src"
         if [ -z "$f" ]; then
-            printf '%-44s %6s %-8s %12s  %s\n' "$label" - fetch - "not fetched"
+            printf '%-50s %6s %-8s %12s  %s\n' "$label" - fetch - "not fetched"
             printf '%s\tfetch\t1\tnot fetched\n' "$label" >>"$tmp/results"
             continue
         fi
