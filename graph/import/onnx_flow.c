@@ -269,6 +269,12 @@ int oxo_loop(struct ox *x)
         return ox_fail(x, "the body has %zu inputs and %zu outputs for %zu carried values",
                        l.body->n_input, l.body->n_output, l.ncarry);
     l.nscan = l.body->n_output - 1 - l.ncarry;
+    for (size_t i = 0; i < l.body->n_input + l.body->n_output; i++) {
+        const Onnx__ValueInfoProto *v = i < l.body->n_input ? l.body->input[i]
+                                                             : l.body->output[i - l.body->n_input];
+        if (!v->name || !*v->name)
+            return ox_fail(x, "a body input or output has no name");
+    }
     int rc = loop_trips(x, &l.trips);
     if (rc)
         return rc;

@@ -426,6 +426,8 @@ static const struct op_entry ops[] = {
     {"Identity", op_alias}, {"Dropout", op_alias}, {"ScatterND", op_scatter},
     {"ScatterElements", op_scatter}, {"If", oxo_if}, {"Loop", oxo_loop},
     {"DepthToSpace", oxo_depth_space}, {"SpaceToDepth", oxo_depth_space}, {"Trilu", oxo_trilu},
+    {"NonZero", oxo_nonzero}, {"TopK", oxo_topk}, {"GatherND", oxo_gather_nd},
+    {"NonMaxSuppression", oxo_nms},
 };
 
 int ox_import_node(struct ox *x)

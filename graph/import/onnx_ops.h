@@ -1,6 +1,6 @@
 /* graph/import: the operator handlers of the ONNX importer (onnx_ops.c, onnx_shape.c,
- * onnx_nn.c, onnx_rnn.c, onnx_flow.c, onnx_move.c). Each imports x->node and binds its
- * outputs; 0 or nonzero (error set). */
+ * onnx_nn.c, onnx_rnn.c, onnx_flow.c, onnx_move.c, onnx_detect.c). Each imports x->node and
+ * binds its outputs; 0 or nonzero (error set). */
 #ifndef LS_GRAPH_IMPORT_ONNX_OPS_H
 #define LS_GRAPH_IMPORT_ONNX_OPS_H
 
@@ -49,6 +49,11 @@ int oxo_loop(struct ox *x);
 /* onnx_move.c */
 int oxo_depth_space(struct ox *x);
 int oxo_trilu(struct ox *x);
+/* onnx_detect.c: detection post-processing bounded by its maximum size */
+int oxo_nonzero(struct ox *x);
+int oxo_topk(struct ox *x);
+int oxo_gather_nd(struct ox *x);
+int oxo_nms(struct ox *x);
 int oxo_gru(struct ox *x);
 int oxo_rnn(struct ox *x);
 

@@ -72,9 +72,10 @@ int tf_op_merge(struct tfjs *c, struct tnode *n)
             continue;
         struct tv *x = tf_in(c, n, i);
         double idx = i;
+        int64_t scalar[1] = {1};   /* unused at rank 0 */
         if (!x || tf_pass(c, n, 0, x))
             return c->rc;
-        return tf_set_value(c, n, 1, LS_DT_INT32, 0, NULL, &idx);
+        return tf_set_value(c, n, 1, LS_DT_INT32, 0, scalar, &idx);
     }
     return tf_fail(c, "every input is dead");
 }

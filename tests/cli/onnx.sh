@@ -80,7 +80,7 @@ if [ "$(json 'd["cells_failed"]')" = 0 ]; then ok; else bad "study: failed cells
 
 # malformed or unsupported: exit 2 naming the node or the offset
 for f in cycle:"'add_in_cycle' \(Add\).*cycle" missing_input:"'add_missing' \(Add\).*'nowhere'" \
-    unsupported:"'nz' \(NonZero\): unsupported operator" \
+    unsupported:"'uq' \(Unique\): unsupported operator" \
     wrong_rank:"'conv_on_a_matrix' \(Conv\)" unknown_dim:"--input x2=" \
     truncated:"byte offset [0-9]+" wrong_type:"byte offset 2 \(field 'graph'\): wrong wire type"; do
     name=${f%%:*} pat=${f#*:}

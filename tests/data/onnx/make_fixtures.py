@@ -269,7 +269,7 @@ def bad():
     miss = h.make_graph([h.make_node("Add", ["x", "nowhere"], ["y"], "add_missing")],
                         "missing", x, y)
     save(h.make_model(miss), "bad/missing_input.onnx")
-    uns = h.make_graph([h.make_node("NonZero", ["x"], ["y"], "nz")], "unsupported", x, y)
+    uns = h.make_graph([h.make_node("Unique", ["x"], ["y"], "uq")], "unsupported", x, y)
     save(h.make_model(uns), "bad/unsupported.onnx")
     rank = h.make_graph([h.make_node("Conv", ["x", "w"], ["y"], "conv_on_a_matrix")], "rank",
                         x, y, [shape_only("w", [3, 3, 1, 1])])
@@ -375,8 +375,26 @@ def pool_one():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "pool_one.onnx")
 
 
+def detect():
+    """Detection post-processing as torchvision's SSD exports it: NonZero of a score mask,
+    GatherND of the kept scores, TopK of them; NonMaxSuppression of boxes over 3 classes."""
+    vi = h.make_tensor_value_info
+    n = [h.make_node("Greater", ["scores", "thr"], ["mask"], "/Greater"),
+         h.make_node("NonZero", ["mask"], ["nz"], "/NonZero"),
+         h.make_node("Transpose", ["nz"], ["idx"], "/Transpose", perm=[1, 0]),
+         h.make_node("GatherND", ["scores", "idx"], ["kept"], "/GatherND"),
+         h.make_node("TopK", ["kept", "k"], ["top", "top_i"], "/TopK"),
+         h.make_node("NonMaxSuppression", ["boxes", "cls", "m"], ["sel"], "/nms")]
+    g = h.make_graph(n, "detect", [vi("scores", T.FLOAT, [100]), vi("boxes", T.FLOAT, [1, 50, 4]),
+                                   vi("cls", T.FLOAT, [1, 3, 50])],
+                     [vi("top", T.FLOAT, None), vi("top_i", T.INT64, None), vi("sel", T.INT64, None)],
+                     [h.make_tensor("thr", T.FLOAT, [], [0.5]), h.make_tensor("k", T.INT64, [1], [10]),
+                      h.make_tensor("m", T.INT64, [1], [5])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "detect.onnx")
+
+
 ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, fixed_batch, rnn, bad,
-       bad_instance_norm, bad_rnn, control_flow, move_ops, pool_one]
+       bad_instance_norm, bad_rnn, control_flow, move_ops, pool_one, detect]
 
 if __name__ == "__main__":
     import sys
