@@ -7,12 +7,6 @@
 #include "onnx_int.h"
 #include "onnx_ops.h"
 
-static void dims_of(const struct graph_shape *s, int64_t *d)
-{
-    for (int i = 0; i < s->rank; i++)
-        d[i] = s->dims[i].size;
-}
-
 /* NonZero(x): int64 [rank, numel] (every element nonzero): x flattened to a row, the row
  * repeated rank times, cast to the index type. */
 int oxo_nonzero(struct ox *x)
@@ -25,7 +19,7 @@ int oxo_nonzero(struct ox *x)
     if (r < 1)
         return ox_fail(x, "a scalar input (rank 0) is not supported");
     int64_t d[GRAPH_MAX_RANK], flat[2] = {1, 1};
-    dims_of(s, d);
+    oxo_dims_of(s, d);
     for (int i = 0; i < r; i++)
         flat[1] *= d[i];
     char nm[GRAPH_MAX_NAME + 1];
@@ -97,7 +91,7 @@ int oxo_gather_nd(struct ox *x)
     int32_t table = oxo_reshape_to(x, t, r, d, ".rows");
     int32_t col = graph_slice(x->g, ox_name(x, ".col", nm, sizeof nm), ix, is.rank - 1, 0, 1, 1);
     int nl = is.rank - 1;
-    dims_of(&is, lead);
+    oxo_dims_of(&is, lead);
     if (nl == 0)
         lead[nl++] = 1;
     int32_t ids = col < 0 ? -1 : oxo_reshape_to(x, col, nl, lead, ".ids");

@@ -58,8 +58,7 @@ int oxo_trilu(struct ox *x)
     if (tt->shape.rank < 2)
         return ox_fail(x, "input rank %d (at least 2)", tt->shape.rank);
     int64_t d[GRAPH_MAX_RANK];
-    for (int i = 0; i < tt->shape.rank; i++)
-        d[i] = tt->shape.dims[i].size;
+    oxo_dims_of(&tt->shape, d);
     int32_t m = ox_block(x, ".mask", tt->dtype, tt->shape.rank, d);
     char nm[GRAPH_MAX_NAME + 1];
     return m < 0 ? -1 : ox_bind(x, 0, graph_binary(x->g, ox_name(x, "", nm, sizeof nm),

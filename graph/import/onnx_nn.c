@@ -10,7 +10,7 @@ static const struct graph_shape *shp(struct ox *x, int32_t t)
     return &graph_tensor(x->g, t)->shape;
 }
 
-static void dims_of(const struct graph_shape *s, int64_t *d)
+void oxo_dims_of(const struct graph_shape *s, int64_t *d)
 {
     for (int i = 0; i < s->rank; i++)
         d[i] = s->dims[i].size;
@@ -64,8 +64,8 @@ static int32_t bmm(struct ox *x, int32_t a, int32_t b, const char *sfx)
     const struct graph_shape *sa = shp(x, a), *sb = shp(x, b);
     int ra = sa->rank, rb = sb->rank;
     int64_t da[GRAPH_MAX_RANK], db[GRAPH_MAX_RANK], bo[OX_MAX_RANK];
-    dims_of(sa, da);
-    dims_of(sb, db);
+    oxo_dims_of(sa, da);
+    oxo_dims_of(sb, db);
     int allone_b = 1;
     for (int i = 0; i < rb - 2; i++)
         allone_b &= db[i] == 1;
@@ -105,8 +105,8 @@ int oxo_matmul(struct ox *x)
     if (ra < 1 || rb < 1)
         return ox_fail(x, "scalar operands");
     int64_t da[GRAPH_MAX_RANK], db[GRAPH_MAX_RANK], o[GRAPH_MAX_RANK];
-    dims_of(shp(x, a), da);
-    dims_of(shp(x, b), db);
+    oxo_dims_of(shp(x, a), da);
+    oxo_dims_of(shp(x, b), db);
     if (ra == 1 || rb == 1) {   /* vectors: matrix forms, then the vector axis dropped */
         int64_t a2[2] = {1, da[0]}, b2[2] = {db[0], 1};
         int32_t a1 = ra == 1 ? oxo_reshape_to(x, a, 2, a2, ".lhs") : a;
@@ -543,7 +543,7 @@ int oxo_pool(struct ox *x)
     if (y >= 0 && x->node->n_output > 1) {   /* MaxPool's indices */
         const struct graph_shape *ys = shp(x, y);
         int64_t d[GRAPH_MAX_RANK];
-        dims_of(ys, d);
+        oxo_dims_of(ys, d);
         if (ox_bind_aux(x, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT64, ys->rank, d))
             return -1;
     }
@@ -606,7 +606,7 @@ int oxo_layernorm(struct ox *x)
         return ox_fail(x, "axis %lld out of range for rank %d", (long long)a, r);
     if (a < 0)
         a += r;
-    dims_of(&tt->shape, d);
+    oxo_dims_of(&tt->shape, d);
     int64_t n = 1;
     for (int i = (int)a; i < r; i++)
         n *= d[i];
@@ -675,7 +675,7 @@ int oxo_instancenorm(struct ox *x)
     if (r < 3)
         return ox_fail(x, "input rank %d: needs [N,C,D1,...] (rank 3 or more)", r);
     int64_t d[GRAPH_MAX_RANK], m[3];
-    dims_of(&tt->shape, d);
+    oxo_dims_of(&tt->shape, d);
     struct ox_val *sv = ox_in(x, 1), *bv = ox_in(x, 2);
     if (check_channel_param(x, sv, "scale", d[1]) || check_channel_param(x, bv, "B", d[1]))
         return -1;

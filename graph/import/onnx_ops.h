@@ -6,6 +6,8 @@
 
 #include "graph/import/onnx_int.h"
 
+/* The sizes of shape s into d (s->rank of them). */
+void oxo_dims_of(const struct graph_shape *s, int64_t *d);
 /* The tensor of required input k (ox_fail when absent). */
 int32_t oxo_req(struct ox *x, int k);
 /* The static shape value_info (or a graph output) declares for output k: 0 or -1. */

@@ -17,9 +17,5 @@ has '^op /TopK fp32 \[10\] = add /TopK.first /TopK.rowmax$' "TopK: not first k +
 has '^op /TopK.indices int32 \[10\] = cast /TopK$' "TopK: no indices"
 has '^op /nms.iou fp32 \[50,50\] = matmul /nms.boxes /nms.boxes' "NMS: no IoU matrix"
 has '^op /nms int32 \[15,3\] = cast /nms.classes$' "NMS: not [C*min(M,N), 3]"
-expect 0 "problem" "$LAYSIM" problem "$M" -o "$T/d.lsp"
-expect 0 "solve" "$LAYSIM" solve "$T/d.lsp" --solver exact -q -o "$T/d.sol"
-expect 0 "compile" "$LAYSIM" compile "$M" --layout "$T/d.sol" -o "$T/d.prog"
-expect 0 "sim" "$LAYSIM" sim "$T/d.prog" --json
-[ "$(json 'd["cycles"] > 0')" = True ] && ok || bad "detect sim: no cycles"
+chain detect "$M"
 finish
