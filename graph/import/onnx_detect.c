@@ -151,3 +151,23 @@ int oxo_nms(struct ox *x)
     return ox_bind(x, 0, t < 0 ? -1 : graph_cast(x->g, ox_name(x, "", nm, sizeof nm), t,
                                                  LS_DT_INT32));
 }
+
+/* RoiAlign(X [N,C,H,W], rois [R,4], batch_indices [R]): [R,C,oh,ow], the sampled pixels as
+ * row gathers of X (axis 0 to R, H to oh, W to ow: the resize of nearest-neighbour index
+ * tables); the bilinear taps and the box coordinates are not modelled. */
+int oxo_roi_align(struct ox *x)
+{
+    int32_t t = oxo_req(x, 0), rois = oxo_req(x, 1);
+    if (t < 0 || rois < 0)
+        return -1;
+    const struct graph_shape s = graph_tensor(x->g, t)->shape,
+                             rs = graph_tensor(x->g, rois)->shape;
+    int64_t oh = ox_attr_i(x, "output_height", 1), ow = ox_attr_i(x, "output_width", 1);
+    if (s.rank != 4 || rs.rank != 2 || rs.dims[1].size != 4)
+        return ox_fail(x, "expects X [N,C,H,W] and rois [R,4] (ranks %d and %d)", s.rank,
+                       rs.rank);
+    if (oh < 1 || ow < 1 || oh > GRAPH_MAX_DIM || ow > GRAPH_MAX_DIM)
+        return ox_fail(x, "output size %lldx%lld out of range", (long long)oh, (long long)ow);
+    int64_t out[4] = {rs.dims[0].size, s.dims[1].size, oh, ow};
+    return ox_bind(x, 0, oxo_resize_to(x, t, out));
+}

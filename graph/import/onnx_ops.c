@@ -427,7 +427,7 @@ static const struct op_entry ops[] = {
     {"ScatterElements", op_scatter}, {"If", oxo_if}, {"Loop", oxo_loop},
     {"DepthToSpace", oxo_depth_space}, {"SpaceToDepth", oxo_depth_space}, {"Trilu", oxo_trilu},
     {"NonZero", oxo_nonzero}, {"TopK", oxo_topk}, {"GatherND", oxo_gather_nd},
-    {"NonMaxSuppression", oxo_nms},
+    {"NonMaxSuppression", oxo_nms}, {"RoiAlign", oxo_roi_align},
 };
 
 int ox_import_node(struct ox *x)

@@ -14,6 +14,8 @@ int32_t oxo_req(struct ox *x, int k);
 int oxo_value_info(struct ox *x, int k, int *rank, int64_t *dims);
 int32_t oxo_reshape_to(struct ox *x, int32_t t, int rank, const int64_t *dims,
                        const char *suffix);
+/* Resize the axes of t to out[] by gathering rows (nearest-neighbour index tables). */
+int32_t oxo_resize_to(struct ox *x, int32_t t, const int64_t *out);
 int32_t oxo_pad(struct ox *x, int32_t t, const int64_t *before, const int64_t *after,
                 const char *suffix);
 int32_t oxo_broadcast(struct ox *x, int32_t t, int rank, const int64_t *dims, const char *sfx);
@@ -56,6 +58,7 @@ int oxo_nonzero(struct ox *x);
 int oxo_topk(struct ox *x);
 int oxo_gather_nd(struct ox *x);
 int oxo_nms(struct ox *x);
+int oxo_roi_align(struct ox *x);
 int oxo_gru(struct ox *x);
 int oxo_rnn(struct ox *x);
 

@@ -377,19 +377,36 @@ def pool_one():
 
 def detect():
     """Detection post-processing as torchvision's SSD exports it: NonZero of a score mask,
-    GatherND of the kept scores, TopK of them; NonMaxSuppression of boxes over 3 classes."""
+    GatherND of the kept scores, TopK of them; NonMaxSuppression of boxes over 3 classes;
+    fasterrcnn's resize to a size computed through Reciprocal, then RoiAlign."""
     vi = h.make_tensor_value_info
     n = [h.make_node("Greater", ["scores", "thr"], ["mask"], "/Greater"),
          h.make_node("NonZero", ["mask"], ["nz"], "/NonZero"),
          h.make_node("Transpose", ["nz"], ["idx"], "/Transpose", perm=[1, 0]),
          h.make_node("GatherND", ["scores", "idx"], ["kept"], "/GatherND"),
          h.make_node("TopK", ["kept", "k"], ["top", "top_i"], "/TopK"),
-         h.make_node("NonMaxSuppression", ["boxes", "cls", "m"], ["sel"], "/nms")]
+         h.make_node("NonMaxSuppression", ["boxes", "cls", "m"], ["sel"], "/nms"),
+         # fasterrcnn's transform: a size computed from the image's by Reciprocal (folded)
+         h.make_node("Shape", ["f"], ["fs"], "/Shape"),
+         h.make_node("Gather", ["fs", "two"], ["fh"], "/Gather", axis=0),
+         h.make_node("Cast", ["fh"], ["fhf"], "/Cast", to=T.FLOAT),
+         h.make_node("Reciprocal", ["fhf"], ["inv"], "/Reciprocal"),
+         h.make_node("Mul", ["inv", "k200"], ["side"], "/Mul"),
+         h.make_node("Floor", ["side"], ["sidef"], "/Floor"),
+         h.make_node("Cast", ["sidef"], ["sidei"], "/Cast_1", to=T.INT64),
+         h.make_node("Concat", ["nc", "sidei", "sidei"], ["sizes"], "/Concat", axis=0),
+         h.make_node("Resize", ["f", "", "", "sizes"], ["big"], "/Resize", mode="linear"),
+         h.make_node("RoiAlign", ["big", "rois", "bi"], ["pooled"], "/RoiAlign",
+                     output_height=7, output_width=7)]
     g = h.make_graph(n, "detect", [vi("scores", T.FLOAT, [100]), vi("boxes", T.FLOAT, [1, 50, 4]),
-                                   vi("cls", T.FLOAT, [1, 3, 50])],
-                     [vi("top", T.FLOAT, None), vi("top_i", T.INT64, None), vi("sel", T.INT64, None)],
+                                   vi("cls", T.FLOAT, [1, 3, 50]), vi("f", T.FLOAT, [1, 8, 10, 10]),
+                                   vi("rois", T.FLOAT, [5, 4]), vi("bi", T.INT64, [5])],
+                     [vi("top", T.FLOAT, None), vi("top_i", T.INT64, None), vi("sel", T.INT64, None),
+                      vi("pooled", T.FLOAT, None)],
                      [h.make_tensor("thr", T.FLOAT, [], [0.5]), h.make_tensor("k", T.INT64, [1], [10]),
-                      h.make_tensor("m", T.INT64, [1], [5])])
+                      h.make_tensor("m", T.INT64, [1], [5]), h.make_tensor("two", T.INT64, [1], [2]),
+                      h.make_tensor("k200", T.FLOAT, [], [200.0]),
+                      h.make_tensor("nc", T.INT64, [2], [1, 8])])
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "detect.onnx")
 
 
