@@ -394,8 +394,11 @@ int oxo_conv(struct ox *x)
     if (t < 0 || w < 0)
         return -1;
     int rank = shp(x, t)->rank;
+    if (rank == 5)
+        return oxo_conv3d(x);
     if ((rank != 3 && rank != 4) || shp(x, w)->rank != rank)
-        return ox_fail(x, "only 1-D and 2-D convolutions are supported (input rank %d)", rank);
+        return ox_fail(x, "only 1-D, 2-D and 3-D convolutions are supported (input rank %d)",
+                       rank);
     t = to_2d(x, t, ".2d");
     w = same_dtype(x, t, to_2d(x, w, ".w2d"), ".wcast");
     if (t < 0 || w < 0)

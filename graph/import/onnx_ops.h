@@ -1,6 +1,6 @@
 /* graph/import: the operator handlers of the ONNX importer (onnx_ops.c, onnx_shape.c,
- * onnx_nn.c, onnx_rnn.c, onnx_flow.c, onnx_move.c, onnx_detect.c). Each imports x->node and
- * binds its outputs; 0 or nonzero (error set). */
+ * onnx_nn.c, onnx_rnn.c, onnx_flow.c, onnx_move.c, onnx_detect.c, onnx_conv3d.c). Each
+ * imports x->node and binds its outputs; 0 or nonzero (error set). */
 #ifndef LS_GRAPH_IMPORT_ONNX_OPS_H
 #define LS_GRAPH_IMPORT_ONNX_OPS_H
 
@@ -59,6 +59,8 @@ int oxo_topk(struct ox *x);
 int oxo_gather_nd(struct ox *x);
 int oxo_nms(struct ox *x);
 int oxo_roi_align(struct ox *x);
+/* onnx_conv3d.c: Conv of rank 5 (called by oxo_conv) */
+int oxo_conv3d(struct ox *x);
 int oxo_gru(struct ox *x);
 int oxo_rnn(struct ox *x);
 

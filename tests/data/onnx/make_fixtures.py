@@ -410,8 +410,20 @@ def detect():
     save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "detect.onnx")
 
 
+def conv3d():
+    """A 3-D Conv (r3d_18's form: bias, pads 1, depth stride 2) then a global average pool."""
+    vi = h.make_tensor_value_info
+    n = [h.make_node("Conv", ["x", "c3.weight", "c3.bias"], ["y"], "/c3/Conv",
+                     kernel_shape=[3, 3, 3], pads=[1, 1, 1, 1, 1, 1], strides=[2, 1, 1]),
+         h.make_node("Relu", ["y"], ["r"], "/relu"),
+         h.make_node("GlobalAveragePool", ["r"], ["g"], "/gap")]
+    g = h.make_graph(n, "conv3d", [vi("x", T.FLOAT, [1, 4, 6, 10, 10])], [vi("g", T.FLOAT, None)],
+                     [shape_only("c3.weight", [8, 4, 3, 3, 3]), shape_only("c3.bias", [8])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "conv3d.onnx")
+
+
 ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, fixed_batch, rnn, bad,
-       bad_instance_norm, bad_rnn, control_flow, move_ops, pool_one, detect]
+       bad_instance_norm, bad_rnn, control_flow, move_ops, pool_one, detect, conv3d]
 
 if __name__ == "__main__":
     import sys
