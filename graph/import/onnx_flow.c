@@ -164,7 +164,7 @@ static int loop_trips(struct ox *x, int64_t *trips)
     if (rm == -2)
         return ox_fail(x, "a loop without a trip count (a while loop on a tensor condition) "
                        "cannot be unrolled");
-    if (m < 0 || m > OX_MAX_TRIPS)
+    if (!(m >= 0 && m <= OX_MAX_TRIPS))   /* NaN too */
         return ox_fail(x, "trip count %.0f: at most %d iterations are unrolled", m,
                        OX_MAX_TRIPS);
     *trips = rc == 0 && c == 0 ? 0 : (int64_t)m;
