@@ -92,6 +92,9 @@ int oxo_conv3d(struct ox *x)
     int64_t od = (dp - c.d[0] * (c.k[0] - 1) - 1) / c.s[0] + 1;
     if (dp - c.d[0] * (c.k[0] - 1) < 1)
         return ox_fail(x, "depth %lld shorter than the dilated kernel", (long long)dp);
+    if (od > GRAPH_MAX_DIM / ts.dims[0].size)
+        return ox_fail(x, "batch %lld times depth %lld is too large", (long long)ts.dims[0].size,
+                       (long long)od);
     int padded = memcmp(b, (int64_t[5]){0}, sizeof b) || memcmp(e, (int64_t[5]){0}, sizeof e);
     int32_t in = padded ? oxo_pad(x, t, b, e, ".pad") : t;
     int32_t tp = in < 0 ? -1 : taps(x, in, &c, od);

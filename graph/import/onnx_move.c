@@ -28,6 +28,8 @@ int oxo_depth_space(struct ox *x)
         return ox_fail(x, "expects an NCHW input and blocksize >= 1 (rank %d, blocksize %lld)",
                        s->rank, (long long)b);
     int64_t N = s->dims[0].size, C = s->dims[1].size, H = s->dims[2].size, W = s->dims[3].size;
+    if (b * b > GRAPH_MAX_DIM / C || b > GRAPH_MAX_DIM / H || b > GRAPH_MAX_DIM / W)
+        return ox_fail(x, "blocksize %lld makes a dim too large", (long long)b);
     if (!strcmp(x->node->op_type, "SpaceToDepth")) {
         if (H % b || W % b)
             return ox_fail(x, "spatial size %lldx%lld not divisible by blocksize %lld",

@@ -52,6 +52,9 @@ int tf_op_space_to_batch(struct tfjs *c, struct tnode *n)
         return c->rc;
     int64_t N = x->dims[0], H = x->dims[1] + p[0] + p[1], W = x->dims[2] + p[2] + p[3];
     int64_t C = x->dims[3];
+    if (b[0] * b[1] > GRAPH_MAX_DIM / N)   /* the new batch must be a dim */
+        return tf_fail(c, "batch %lld times the block %lldx%lld is too large", (long long)N,
+                       (long long)b[0], (long long)b[1]);
     if (H % b[0] || W % b[1])
         return tf_fail(c, "padded size %lldx%lld not divisible by the block %lldx%lld",
                        (long long)H, (long long)W, (long long)b[0], (long long)b[1]);
@@ -75,6 +78,9 @@ int tf_op_batch_to_space(struct tfjs *c, struct tnode *n)
     if (!x || block_args(c, n, x, b, k))
         return c->rc;
     int64_t B = x->dims[0], h = x->dims[1], w = x->dims[2], C = x->dims[3];
+    if (b[0] > GRAPH_MAX_DIM / h || b[1] > GRAPH_MAX_DIM / w)
+        return tf_fail(c, "the block %lldx%lld makes a dim too large", (long long)b[0],
+                       (long long)b[1]);
     if (B % (b[0] * b[1]) || k[0] + k[1] >= h * b[0] || k[2] + k[3] >= w * b[1])
         return tf_fail(c, "batch %lld not divisible by the block %lldx%lld, or crops too large",
                        (long long)B, (long long)b[0], (long long)b[1]);
