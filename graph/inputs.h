@@ -10,13 +10,18 @@
 #include "util/error.h"
 
 /* Check every entry of spec (NULL or "" is fine): NAME=D1xD2..., dims in 1..GRAPH_MAX_DIM,
- * rank <= GRAPH_MAX_RANK (rank 0: "NAME="). LS_ERR_INPUT naming the entry. */
+ * rank <= GRAPH_MAX_RANK (rank 0: "NAME="), optionally ":VALUE" (a number every element of
+ * the input holds: "sr=:16000"). LS_ERR_INPUT naming the entry. */
 int graph_inputs_check(const char *spec, struct ls_error *err);
 
 /* The dims given for input `name`: 1 and *rank, dims filled when spec names it, 0 when it
  * does not, LS_ERR_INPUT-negated (-1) with err set when its entry is malformed. */
 int graph_inputs_find(const char *spec, const char *name, int *rank, int64_t *dims,
                       struct ls_error *err);
+
+/* 1 and *val when spec gives input `name` a value (NAME=DIMS:VALUE), else 0 (a malformed
+ * spec gives 0: graph_inputs_check reports it). */
+int graph_inputs_value(const char *spec, const char *name, double *val);
 
 /* Every entry of spec must name one of the model's inputs names[0..n) (with tf_ports, "x:0"
  * names input "x" too). 0, or LS_ERR_INPUT naming the first unknown entry and listing the

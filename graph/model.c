@@ -120,6 +120,7 @@ static int tfjs_input_specs(const char *spec, struct tfjs_input_shape *in, size_
         in[*n].name = p;
         if (graph_inputs_find(spec, p, &in[*n].rank, in[*n].dims, err) != 1)
             return LS_ERR_INPUT;
+        in[*n].has_value = graph_inputs_value(spec, p, &in[*n].value);
         p = next;
     }
     return 0;

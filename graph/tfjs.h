@@ -26,6 +26,8 @@ struct tfjs_input_shape {
     const char *name;
     int rank;
     int64_t dims[GRAPH_MAX_RANK];
+    int has_value;   /* --input NAME=DIMS:VALUE: a constant, every element value */
+    double value;
 };
 
 struct tfjs_opts {

@@ -376,10 +376,10 @@ static void test_malformed(void **state)
     /* an unsupported operator */
     mb_init(b);
     mb_input(b, "x", 2, d2, NULL);
-    mb_node(b, "NonMaxSuppression", "nms", 1, cy_b_in - 0, 1, un_op_out)->input = miss_in;
+    mb_node(b, "Unique", "uq", 1, cy_b_in - 0, 1, un_op_out)->input = miss_in;
     mb_output(b, "o");
     assert_int_equal(import(b, NULL, &g, &err), LS_ERR_INPUT);
-    assert_non_null(strstr(err.msg, "'nms' (NonMaxSuppression): unsupported operator"));
+    assert_non_null(strstr(err.msg, "'uq' (Unique): unsupported operator"));
     /* an output nobody produces */
     mb_init(b);
     mb_input(b, "x", 2, d2, NULL);

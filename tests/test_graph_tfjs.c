@@ -71,7 +71,7 @@ static void test_unknown_dims(void **state)
     assert_int_equal(dim(g, "y.nchw", 1), 8); /* conv output NCHW: [2, 8, 40, 40] */
     graph_free(g);
     /* the per-input hook wins over --batch/--image; a wrong rank is refused naming x */
-    struct tfjs_input_shape in = {"x:0", 4, {3, 20, 30, 3}};
+    struct tfjs_input_shape in = {"x:0", 4, {3, 20, 30, 3}, 0, 0};
     o.inputs = &in, o.ninputs = 1;
     assert_int_equal(import_text(CONV, &o, &g, &err), 0);
     assert_int_equal(dim(g, "x", 0), 3);

@@ -31,9 +31,28 @@ static int parse_dims(const char *entry, size_t elen, const char *s, size_t n, i
     return 0;
 }
 
-/* Walk the entries; stop at the one named `name` (NULL: check them all). */
-static int walk(const char *spec, const char *name, int *rank, int64_t *dims,
-                struct ls_error *err)
+/* The value after ':' of an entry (s[0..n)): 0 and *val, or LS_ERR_INPUT. */
+static int parse_value(const char *entry, size_t elen, const char *s, size_t n, double *val,
+                       struct ls_error *err)
+{
+    char buf[40];
+    char *end = NULL;
+    if (n > 0 && n < sizeof buf) {
+        memcpy(buf, s, n);
+        buf[n] = 0;
+        *val = strtod(buf, &end);
+    }
+    if (!end || *end || !(*val > -1e15 && *val < 1e15))
+        return ls_error_msg(err, LS_ERR_INPUT,
+                            "--input '%.*s': expected NAME=D1xD2...:VALUE with a number of at "
+                            "most 15 digits after ':'", (int)elen, entry);
+    return 0;
+}
+
+/* Walk the entries; stop at the one named `name` (NULL: check them all); *has_val and *val
+ * tell the value given after ':' (NULL: not wanted). */
+static int walk(const char *spec, const char *name, int *rank, int64_t *dims, int *has_val,
+                double *val, struct ls_error *err)
 {
     const char *p = spec ? spec : "";
     while (*p) {
@@ -43,14 +62,22 @@ static int walk(const char *spec, const char *name, int *rank, int64_t *dims,
         if (!eq || eq == p)
             return -ls_error_msg(err, LS_ERR_INPUT, "--input '%.*s': expected NAME=D1xD2x...",
                                  (int)elen, p);
-        size_t nlen = (size_t)(eq - p);
+        size_t nlen = (size_t)(eq - p), rest = elen - nlen - 1;
+        const char *colon = memchr(eq + 1, ':', rest);
+        size_t dlen = colon ? (size_t)(colon - eq - 1) : rest;
         int r;
         int64_t d[GRAPH_MAX_RANK];
-        if (parse_dims(p, elen, eq + 1, elen - nlen - 1, &r, d, err))
+        double v = 0;
+        if (parse_dims(p, elen, eq + 1, dlen, &r, d, err) ||
+            (colon && parse_value(p, elen, colon + 1, rest - dlen - 1, &v, err)))
             return -LS_ERR_INPUT;
         if (name && strlen(name) == nlen && !memcmp(name, p, nlen)) {
             *rank = r;
             memcpy(dims, d, sizeof(int64_t) * (size_t)r);
+            if (has_val) {
+                *has_val = colon != NULL;
+                *val = v;
+            }
             return 1;
         }
         p += elen + (end != NULL);
@@ -62,14 +89,22 @@ int graph_inputs_check(const char *spec, struct ls_error *err)
 {
     int rank;
     int64_t dims[GRAPH_MAX_RANK];
-    return walk(spec, NULL, &rank, dims, err) < 0 ? LS_ERR_INPUT : 0;
+    return walk(spec, NULL, &rank, dims, NULL, NULL, err) < 0 ? LS_ERR_INPUT : 0;
 }
 
 int graph_inputs_find(const char *spec, const char *name, int *rank, int64_t *dims,
                       struct ls_error *err)
 {
-    int rc = walk(spec, name, rank, dims, err);
+    int rc = walk(spec, name, rank, dims, NULL, NULL, err);
     return rc < 0 ? -1 : rc;
+}
+
+int graph_inputs_value(const char *spec, const char *name, double *val)
+{
+    int rank, has = 0;
+    int64_t dims[GRAPH_MAX_RANK];
+    struct ls_error e = {0};
+    return walk(spec, name, &rank, dims, &has, val, &e) == 1 && has;
 }
 
 /* Does entry name e[0..l) name input `name`? */

@@ -360,15 +360,17 @@ int ox_set_tensor(struct ox *x, struct ox_val *v, const Onnx__TensorProto *tp)
     return 0;
 }
 
-static int read_initializers(struct ox *x)
+static int read_initializers(struct ox *x, const Onnx__GraphProto *gp)
 {
-    for (size_t i = 0; i < x->gp->n_initializer; i++) {
-        const Onnx__TensorProto *tp = x->gp->initializer[i];
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *tp = gp->initializer[i];
         if (!tp->name || !*tp->name)
             return ox_fail(x, "initializer %zu has no name", i);
         struct ox_val *v = ox_val(x, tp->name);
         if (!v)
             return ls_error_msg(x->err, LS_ERR_NOMEM, "out of memory");
+        if (v->defined && gp != x->gp)
+            continue;   /* a loop body's, read on its first iteration: one weight for all */
         if (v->defined)
             return ox_fail(x, "initializer '%.100s' is given twice", tp->name);
         if (ox_set_tensor(x, v, tp))
@@ -479,8 +481,30 @@ static int check_input_names(struct ox *x)
     return rc;
 }
 
+/* An input given a value (--input NAME=DIMS:VALUE): a constant of the model, every element
+ * that value, so that control flow on it folds (silero-vad's sample rate). */
+static int input_const(struct ox *x, const char *name, struct ox_val *v, int dt, int rank,
+                       const int64_t *dims, double value)
+{
+    int64_t n = ox_dims_numel(rank, dims);
+    if (n > OX_MAX_CONST)
+        return ox_fail(x, "--input %.100s=...:%g: a value is for inputs of at most %d elements",
+                       name, value, OX_MAX_CONST);
+    v->vals = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (!v->vals)
+        return ls_error_msg(x->err, LS_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < n; i++)
+        v->vals[i] = value;
+    v->konst = v->defined = 1;
+    v->onnx_dt = dt;
+    v->rank = rank;
+    memcpy(v->dims, dims, sizeof(int64_t) * (size_t)rank);
+    return 0;
+}
+
 static int read_inputs(struct ox *x)
 {
+    int rc;
     for (size_t i = 0; i < x->gp->n_input; i++) {
         const Onnx__ValueInfoProto *vi = x->gp->input[i];
         if (!vi->name || !*vi->name)
@@ -499,6 +523,13 @@ static int read_inputs(struct ox *x)
         if (ld == LS_DT_COUNT)
             return ox_fail(x, "graph input '%.100s' has unsupported element type %d", vi->name,
                            dt);
+        double value;
+        if (graph_inputs_value(x->opts->inputs, vi->name, &value)) {
+            rc = input_const(x, vi->name, v, dt, rank, dims, value);
+            if (rc)
+                return rc;
+            continue;
+        }
         char nm[GRAPH_MAX_NAME + 1];
         unique_name(x, vi->name, "", nm, sizeof nm);
         int has_role = strchr(roles, 'b') || strchr(roles, 's');
@@ -530,11 +561,11 @@ static int node_ready(struct ox *x, const Onnx__NodeProto *nd, const char **miss
     return 1;
 }
 
-static int produced_by_some_node(const struct ox *x, const char *name)
+static int produced_by_some_node(const Onnx__GraphProto *gp, const char *name)
 {
-    for (size_t i = 0; i < x->gp->n_node; i++)
-        for (size_t k = 0; k < x->gp->node[i]->n_output; k++)
-            if (!strcmp(x->gp->node[i]->output[k], name))
+    for (size_t i = 0; i < gp->n_node; i++)
+        for (size_t k = 0; k < gp->node[i]->n_output; k++)
+            if (!strcmp(gp->node[i]->output[k], name))
                 return 1;
     return 0;
 }
@@ -570,13 +601,13 @@ static int run_node(struct ox *x, const Onnx__NodeProto *nd)
 
 /* Import the nodes in dependency order: a sorted graph takes one pass; an unsorted one
  * takes more; no progress means a cycle or a missing input. */
-static int run_nodes(struct ox *x)
+int ox_run_nodes(struct ox *x, const Onnx__GraphProto *gp)
 {
-    size_t n = x->gp->n_node, left = n;
-    char *done = calloc(n ? n : 1, 1);
+    size_t n = gp->n_node, left = n;
+    int rc = gp != x->gp ? read_initializers(x, gp) : 0;   /* a subgraph's own */
+    char *done = rc ? NULL : calloc(n ? n : 1, 1);
     if (!done)
-        return ls_error_msg(x->err, LS_ERR_NOMEM, "out of memory");
-    int rc = 0;
+        return rc ? rc : ls_error_msg(x->err, LS_ERR_NOMEM, "out of memory");
     while (left && !rc) {
         size_t before = left;
         const char *missing = NULL;
@@ -585,20 +616,20 @@ static int run_nodes(struct ox *x)
             if (done[i])
                 continue;
             const char *m = NULL;
-            if (!node_ready(x, x->gp->node[i], &m)) {
+            if (!node_ready(x, gp->node[i], &m)) {
                 if (first == n) {
                     first = i;
                     missing = m;
                 }
                 continue;
             }
-            rc = run_node(x, x->gp->node[i]);
+            rc = run_node(x, gp->node[i]);
             done[i] = 1;
             left--;
         }
         if (!rc && left == before) {
-            x->node = x->gp->node[first];
-            rc = ox_fail(x, produced_by_some_node(x, missing)
+            x->node = gp->node[first];
+            rc = ox_fail(x, produced_by_some_node(gp, missing)
                                 ? "input '%.100s' depends on this node's own output (a cycle)"
                                 : "input '%.100s' is not produced by any node, initializer or "
                                   "graph input",
@@ -656,7 +687,7 @@ static int import_model(struct ox *x, const Onnx__ModelProto *m, struct graph **
     x->g = graph_new(gname);
     if (!x->g)
         return ls_error_msg(x->err, LS_ERR_NOMEM, "out of memory");
-    int rc = read_initializers(x);
+    int rc = read_initializers(x, x->gp);
     if (!rc)
         rc = check_input_names(x);   /* before read_inputs: only initializers are defined */
     graph_batch_init(&x->batch, x->opts->batch);
@@ -665,7 +696,7 @@ static int import_model(struct ox *x, const Onnx__ModelProto *m, struct graph **
     if (!rc)
         rc = graph_batch_check(&x->batch, x->file, x->err);
     if (!rc)
-        rc = run_nodes(x);
+        rc = ox_run_nodes(x, x->gp);
     if (!rc)
         rc = add_outputs(x);
     if (!rc && graph_validate(x->g, x->err))

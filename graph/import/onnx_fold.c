@@ -58,6 +58,7 @@ static double unop(const char *op, double a)
     if (!strcmp(op, "Floor")) return floor(a);
     if (!strcmp(op, "Ceil")) return ceil(a);
     if (!strcmp(op, "Sqrt")) return sqrt(a);
+    if (!strcmp(op, "Reciprocal")) return a != 0 ? 1 / a : 0;
     if (!strcmp(op, "Not")) return a == 0;
     if (!strcmp(op, "Relu")) return a > 0 ? a : 0;
     return NAN;
@@ -372,7 +373,8 @@ int ox_fold(struct ox *x)
         return 0;
     if (shape_only)
         return fold_reshape(x);
-    static const char *const unary[] = {"Neg", "Abs", "Floor", "Ceil", "Sqrt", "Not", "Relu"};
+    static const char *const unary[] = {"Neg",  "Abs", "Floor", "Ceil",
+                                        "Sqrt", "Not", "Relu",  "Reciprocal"};
     static const char *const binary[] = {"Add", "Sub", "Mul", "Div", "Mod", "Pow", "Max",
                                          "Min", "Equal", "Less", "Greater", "LessOrEqual",
                                          "GreaterOrEqual", "And", "Or"};

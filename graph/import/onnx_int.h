@@ -40,7 +40,6 @@ struct ox {
     size_t nvals, capvals;
     struct graph_batch batch;  /* --batch on the graph inputs */
     const Onnx__NodeProto *node;  /* the node being imported (for messages) */
-    char opname[GRAPH_MAX_NAME + 1];  /* its sanitized unique name */
     struct ls_error *err;
 };
 
@@ -90,6 +89,10 @@ int ox_attr_perm(struct ox *x, int r, int *perm);
 /* Integer values of input k (a constant) into out (at most max); -1 when input k is
  * absent, -2 when it is not a known constant (ox_fail not called). */
 int ox_in_ints(struct ox *x, int k, int64_t *out, int max);
+
+/* Import the nodes of graph gp (the model's graph, or a subgraph of If/Loop whose nodes see
+ * the outer values) in dependency order. 0 or an error code. */
+int ox_run_nodes(struct ox *x, const Onnx__GraphProto *gp);
 
 /* ---- onnx_ops.c / onnx_fold.c ---- */
 int ox_import_node(struct ox *x);

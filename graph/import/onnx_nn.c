@@ -10,7 +10,7 @@ static const struct graph_shape *shp(struct ox *x, int32_t t)
     return &graph_tensor(x->g, t)->shape;
 }
 
-static void dims_of(const struct graph_shape *s, int64_t *d)
+void oxo_dims_of(const struct graph_shape *s, int64_t *d)
 {
     for (int i = 0; i < s->rank; i++)
         d[i] = s->dims[i].size;
@@ -64,8 +64,8 @@ static int32_t bmm(struct ox *x, int32_t a, int32_t b, const char *sfx)
     const struct graph_shape *sa = shp(x, a), *sb = shp(x, b);
     int ra = sa->rank, rb = sb->rank;
     int64_t da[GRAPH_MAX_RANK], db[GRAPH_MAX_RANK], bo[OX_MAX_RANK];
-    dims_of(sa, da);
-    dims_of(sb, db);
+    oxo_dims_of(sa, da);
+    oxo_dims_of(sb, db);
     int allone_b = 1;
     for (int i = 0; i < rb - 2; i++)
         allone_b &= db[i] == 1;
@@ -105,8 +105,8 @@ int oxo_matmul(struct ox *x)
     if (ra < 1 || rb < 1)
         return ox_fail(x, "scalar operands");
     int64_t da[GRAPH_MAX_RANK], db[GRAPH_MAX_RANK], o[GRAPH_MAX_RANK];
-    dims_of(shp(x, a), da);
-    dims_of(shp(x, b), db);
+    oxo_dims_of(shp(x, a), da);
+    oxo_dims_of(shp(x, b), db);
     if (ra == 1 || rb == 1) {   /* vectors: matrix forms, then the vector axis dropped */
         int64_t a2[2] = {1, da[0]}, b2[2] = {db[0], 1};
         int32_t a1 = ra == 1 ? oxo_reshape_to(x, a, 2, a2, ".lhs") : a;
@@ -167,9 +167,15 @@ int oxo_gemm(struct ox *x)
     return ox_bind(x, 0, graph_binary(x->g, ox_name(x, "", nm, sizeof nm), GRAPH_OP_ADD, m, ct));
 }
 
-/* Einsum of two operands without ellipsis whose every letter is a batch axis (in both
- * inputs and the output), a contraction (in both, not in the output) or kept (in one
- * input and the output). */
+static int einsum_letter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Einsum of two operands without ellipsis whose every letter (either case; spaces ignored,
+ * as in maxvit's 'B G H I D, B G H J D -> B G H I J') is a batch axis (in both inputs and
+ * the output), a contraction (in both, not in the output) or kept (in one input and the
+ * output). */
 int oxo_einsum(struct ox *x)
 {
     char eq[128], in[2][16], outs[16];
@@ -187,7 +193,7 @@ int oxo_einsum(struct ox *x)
                 return ox_fail(x, "only two-operand einsums are supported");
             q = in[k];
             len = 0;
-        } else if (*p >= 'a' && *p <= 'z' && len < GRAPH_MAX_RANK) {
+        } else if (einsum_letter(*p) && len < GRAPH_MAX_RANK) {
             q[len++] = *p;
         } else {
             return ox_fail(x, "equation '%s': only letters, ',' and '->' are supported", eq);
@@ -197,7 +203,7 @@ int oxo_einsum(struct ox *x)
         return ox_fail(x, "equation '%s': need 'ab,bc->ac' form with two operands", eq);
     len = 0;
     for (p += 2; *p; p++)
-        if (*p >= 'a' && *p <= 'z' && len < GRAPH_MAX_RANK)
+        if (einsum_letter(*p) && len < GRAPH_MAX_RANK)
             outs[len++] = *p;
     int32_t a = oxo_req(x, 0), b = oxo_req(x, 1);
     b = same_dtype(x, a, b, ".rhs_cast");
@@ -345,15 +351,18 @@ static int32_t add_bias(struct ox *x, int32_t y, struct ox_val *bv, const char *
 }
 
 /* conv2d of t by w. One output channel over an input image of >= 4096 pixels would make
- * codegen hold the whole image in SBUF ("the swapped conv needs the whole input image"):
- * the filter is doubled along its output axis and the extra channel sliced away after
- * (PaddleOCR's DB head; the TF.js importer does the same). At most twice this op's work. */
+ * codegen hold the whole image in SBUF ("the swapped conv needs the whole input image"),
+ * and over a single pixel of batch 1 it leaves no output axis longer than 1 to partition
+ * (silero-vad's decoder head): the filter is doubled along its output axis and the extra
+ * channel sliced away after (PaddleOCR's DB head; the TF.js importer does the same). At
+ * most twice this op's work. */
 static int32_t conv2d(struct ox *x, int32_t t, int32_t w, const struct graph_attrs *at,
                       const char *sfx)
 {
     const struct graph_shape *ts = shp(x, t), *ws = shp(x, w);
+    int64_t pixels = ts->dims[2].size * ts->dims[3].size;
     int one = ws->dims[0].size == 1 && at->groups == 1 &&
-              ts->dims[2].size * ts->dims[3].size >= 4096;
+              (pixels >= 4096 || pixels * ts->dims[0].size == 1);
     char nm[GRAPH_MAX_NAME + 1];
     int32_t ins[2] = {t, w};
     if (ts->dims[1].size == 1 && at->groups == 1) {
@@ -385,8 +394,11 @@ int oxo_conv(struct ox *x)
     if (t < 0 || w < 0)
         return -1;
     int rank = shp(x, t)->rank;
+    if (rank == 5)
+        return oxo_conv3d(x);
     if ((rank != 3 && rank != 4) || shp(x, w)->rank != rank)
-        return ox_fail(x, "only 1-D and 2-D convolutions are supported (input rank %d)", rank);
+        return ox_fail(x, "only 1-D, 2-D and 3-D convolutions are supported (input rank %d)",
+                       rank);
     t = to_2d(x, t, ".2d");
     w = same_dtype(x, t, to_2d(x, w, ".w2d"), ".wcast");
     if (t < 0 || w < 0)
@@ -520,13 +532,21 @@ int oxo_pool(struct ox *x)
                            (long long)sym[i], (long long)w.k[i]);
     }
     char nm[GRAPH_MAX_NAME + 1];
-    int32_t ins[1] = {t};
-    int32_t y = t < 0 ? -1 : graph_op_infer(x->g, ox_name(x, rank == 3 ? ".pool" : "", nm,
-                                                           sizeof nm), kind, ins, 1, &at);
+    /* N = C = 1: the IR's pool partitions N or C, so the channel is doubled and the copy
+     * sliced away after (as the TF.js importer does); twice this op's work */
+    int one = t >= 0 && shp(x, t)->dims[0].size == 1 && shp(x, t)->dims[1].size == 1;
+    int32_t ins[1] = {t}, two[2] = {t, t};
+    if (one && (ins[0] = graph_concat(x->g, ox_name(x, ".c2", nm, sizeof nm), 2, two, 1)) < 0)
+        return -1;
+    const char *sfx = one ? ".pool2" : rank == 3 ? ".pool" : "";
+    int32_t y = t < 0 ? -1 : graph_op_infer(x->g, ox_name(x, sfx, nm, sizeof nm), kind, ins, 1,
+                                            &at);
+    if (one && y >= 0)
+        y = graph_slice(x->g, ox_name(x, rank == 3 ? ".pool" : "", nm, sizeof nm), y, 1, 0, 1, 1);
     if (y >= 0 && x->node->n_output > 1) {   /* MaxPool's indices */
         const struct graph_shape *ys = shp(x, y);
         int64_t d[GRAPH_MAX_RANK];
-        dims_of(ys, d);
+        oxo_dims_of(ys, d);
         if (ox_bind_aux(x, 1, ONNX__TENSOR_PROTO__DATA_TYPE__INT64, ys->rank, d))
             return -1;
     }
@@ -589,7 +609,7 @@ int oxo_layernorm(struct ox *x)
         return ox_fail(x, "axis %lld out of range for rank %d", (long long)a, r);
     if (a < 0)
         a += r;
-    dims_of(&tt->shape, d);
+    oxo_dims_of(&tt->shape, d);
     int64_t n = 1;
     for (int i = (int)a; i < r; i++)
         n *= d[i];
@@ -658,7 +678,7 @@ int oxo_instancenorm(struct ox *x)
     if (r < 3)
         return ox_fail(x, "input rank %d: needs [N,C,D1,...] (rank 3 or more)", r);
     int64_t d[GRAPH_MAX_RANK], m[3];
-    dims_of(&tt->shape, d);
+    oxo_dims_of(&tt->shape, d);
     struct ox_val *sv = ox_in(x, 1), *bv = ox_in(x, 2);
     if (check_channel_param(x, sv, "scale", d[1]) || check_channel_param(x, bv, "B", d[1]))
         return -1;

@@ -424,7 +424,10 @@ static const struct op_entry ops[] = {
     {"Cast", op_cast}, {"CastLike", op_cast}, {"Shape", op_shape}, {"Size", op_shape},
     {"Constant", op_constant}, {"ConstantOfShape", op_constant_of_shape},
     {"Identity", op_alias}, {"Dropout", op_alias}, {"ScatterND", op_scatter},
-    {"ScatterElements", op_scatter},
+    {"ScatterElements", op_scatter}, {"If", oxo_if}, {"Loop", oxo_loop},
+    {"DepthToSpace", oxo_depth_space}, {"SpaceToDepth", oxo_depth_space}, {"Trilu", oxo_trilu},
+    {"NonZero", oxo_nonzero}, {"TopK", oxo_topk}, {"GatherND", oxo_gather_nd},
+    {"NonMaxSuppression", oxo_nms}, {"RoiAlign", oxo_roi_align},
 };
 
 int ox_import_node(struct ox *x)

@@ -478,8 +478,7 @@ int oxo_pad_node(struct ox *x)
     return ox_bind(x, 0, oxo_pad(x, t, b, e, ""));
 }
 
-/* Resize the axes of t to out[] by gathering rows (nearest-neighbour index tables). */
-static int32_t resize_to(struct ox *x, int32_t t, const int64_t *out)
+int32_t oxo_resize_to(struct ox *x, int32_t t, const int64_t *out)
 {
     int r = graph_tensor(x->g, t)->shape.rank, last = -1;
     for (int a = 0; a < r; a++)
@@ -535,7 +534,7 @@ int oxo_resize(struct ox *x)
         if (out[a] < 1 || out[a] > GRAPH_MAX_DIM)
             return ox_fail(x, "output axis %d would be %lld", a, (long long)out[a]);
     }
-    return ox_bind(x, 0, resize_to(x, t, out));
+    return ox_bind(x, 0, oxo_resize_to(x, t, out));
 }
 
 int oxo_tile(struct ox *x)

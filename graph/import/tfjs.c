@@ -200,6 +200,26 @@ static int link_inputs(struct tfjs *c)
     return c->rc;
 }
 
+/* A node left over by the order sits on a cycle: name a while loop's Merge or
+ * NextIteration when one is there (TF.js while loops are not unrolled), else the first. */
+static void cycle_fail(struct tfjs *c, const int32_t *deg)
+{
+    size_t first = c->n;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!deg[i])
+            continue;
+        first = first < c->n ? first : i;
+        if (!strcmp(c->nodes[i].op, "Merge") || !strcmp(c->nodes[i].op, "NextIteration")) {
+            c->cur = (int32_t)i;
+            tf_fail(c, "lies on a cycle of data inputs (a while loop: TF.js while loops are "
+                       "not unrolled)");
+            return;
+        }
+    }
+    c->cur = (int32_t)first;
+    tf_fail(c, "lies on a cycle of data inputs");
+}
+
 /* Kahn's order over data inputs; a node left over sits on a cycle. */
 static int order(struct tfjs *c, int32_t *ord)
 {
@@ -234,12 +254,8 @@ static int order(struct tfjs *c, int32_t *ord)
             if (--deg[users[u]] == 0)
                 ord[tail++] = users[u];
     }
-    for (size_t i = 0; i < c->n && tail < c->n; i++)
-        if (deg[i]) {
-            c->cur = (int32_t)i;
-            tf_fail(c, "lies on a cycle of data inputs");
-            break;
-        }
+    if (tail < c->n)
+        cycle_fail(c, deg);
     free(deg), free(users), free(start);
     return c->rc;
 nomem:
@@ -252,6 +268,10 @@ static int lower_all(struct tfjs *c, const int32_t *ord)
     for (size_t i = 0; i < c->n && !c->rc; i++) {
         struct tnode *n = &c->nodes[ord[i]];
         c->cur = ord[i];
+        if ((n->dead = tf_node_dead(c, n))) {   /* the untaken side of a cond */
+            n->done = 1;
+            continue;
+        }
         tf_lower_fn f = tf_find_op(n->op);
         if (!f)
             return tf_fail(c, "unsupported op");
@@ -278,7 +298,7 @@ static int add_outputs(struct tfjs *c)
     for (size_t i = 0; i < c->n && !c->rc; i++) {
         struct tnode *n = &c->nodes[i];
         c->cur = (int32_t)i;
-        for (int k = 0; k < n->nout && !used[i] && !c->rc; k++) {
+        for (int k = 0; k < n->nout && !used[i] && !n->dead && !c->rc; k++) {
             struct tv *v = &n->out[k];
             if (v->weight || (v->t < 0 && v->tr_src < 0))
                 continue;

@@ -1,6 +1,7 @@
 /* graph/import: TF.js importer internals shared by its files: tfjs.c (parsing, order,
  * outputs), tfjs_source.c (manifest, sources), tfjs_value.c (attributes, node values),
- * tfjs_conv.c, tfjs_ops.c, tfjs_shape.c, tfjs_move.c (lowerings), tfjs_fold.c (folding). */
+ * tfjs_conv.c, tfjs_ops.c, tfjs_shape.c, tfjs_move.c, tfjs_batch.c (lowerings), tfjs_fold.c
+ * (folding), tfjs_flow.c (cond blocks). */
 #ifndef LS_GRAPH_IMPORT_TFJS_INT_H
 #define LS_GRAPH_IMPORT_TFJS_INT_H
 
@@ -37,6 +38,8 @@ struct tnode {
     struct tv *out;
     int nout;
     int done;
+    int dead;                /* reads a dead value (the untaken branch of a cond) */
+    int dead_port;           /* a Switch: 1 + its untaken output, 0 when none */
 };
 
 struct tfjs {
@@ -118,6 +121,18 @@ tf_lower_fn tf_conv_ops_find(const char *op);   /* tfjs_conv.c */
 tf_lower_fn tf_ops_find(const char *op);        /* tfjs_ops.c */
 tf_lower_fn tf_shape_ops_find(const char *op);  /* tfjs_shape.c */
 tf_lower_fn tf_move_ops_find(const char *op);   /* tfjs_move.c */
+
+/* tfjs_flow.c: `cond` blocks. Input i of n reads a dead value (the untaken side of a
+ * Switch, or a dead node's output); n is dead when an input is (a Merge: when all are). */
+int tf_input_dead(const struct tfjs *c, const struct tnode *n, int i);
+int tf_node_dead(const struct tfjs *c, const struct tnode *n);
+/* Output k of n: a copy of value x (its values too). 0 or an error. */
+int tf_pass(struct tfjs *c, struct tnode *n, int k, const struct tv *x);
+int tf_op_switch(struct tfjs *c, struct tnode *n);   /* in tfjs_source.c's table */
+int tf_op_merge(struct tfjs *c, struct tnode *n);
+/* tfjs_batch.c: SpaceToBatchND, BatchToSpaceND (in tfjs_move.c's table). */
+int tf_op_space_to_batch(struct tfjs *c, struct tnode *n);
+int tf_op_batch_to_space(struct tfjs *c, struct tnode *n);
 
 /* tfjs_conv.c helpers shared with tfjs_ops.c: the node's data_format is NCHW; a
  * per-channel vector of o elements shaped [o,1,1]; a fused op's tail (BiasAdd,

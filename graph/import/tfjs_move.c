@@ -344,6 +344,7 @@ static const struct {
 } move_ops[] = {
     {"SparseToDense", op_sparse_to_dense}, {"Pad", op_pad}, {"PadV2", op_pad},
     {"MirrorPad", op_pad}, {"Tile", op_tile}, {"BroadcastTo", op_broadcast_to},
+    {"SpaceToBatchND", tf_op_space_to_batch}, {"BatchToSpaceND", tf_op_batch_to_space},
     {"Shape", op_shape}, {"Size", op_shape}, {"Rank", op_shape}, {"Fill", op_fill},
     {"ZerosLike", op_fill}, {"OnesLike", op_fill}, {"Range", op_range},
     {"GatherV2", op_gather}, {"Gather", op_gather}, {"GatherNd", op_gather_nd},

@@ -189,6 +189,23 @@ static const struct tfjs_input_shape *given_shape(const struct tfjs *c, const ch
     return NULL;
 }
 
+static int placeholder_value(struct tfjs *c, struct tnode *n, enum ls_dtype dt, int rank,
+                             const int64_t *d, double value)
+{
+    int64_t m = tf_numel(rank, d);
+    if (m > TV_MAX_VALS)
+        return tf_fail(c, "--input %s=...:%g: a value is for inputs of at most %d elements",
+                       n->name, value, TV_MAX_VALS);
+    double *v = malloc((size_t)(m ? m : 1) * sizeof *v);
+    if (!v)
+        return c->rc = ls_error_msg(c->err, LS_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < m; i++)
+        v[i] = value;
+    int rc = tf_set_value(c, n, 0, dt, rank, d, v);
+    free(v);
+    return rc;
+}
+
 static int op_placeholder(struct tfjs *c, struct tnode *n)
 {
     json_t *a = json_object_get(n->j, "attr");
@@ -214,6 +231,8 @@ static int op_placeholder(struct tfjs *c, struct tnode *n)
     for (int i = 0; i < rank; i++)
         if (d[i] <= 0)
             d[i] = i == 0 ? c->o.batch : c->o.image;
+    if (s && s->has_value)   /* a constant, so that a cond on it folds */
+        return placeholder_value(c, n, dtype_of(json_string_value(dt)), rank, d, s->value);
     return tf_set(c, n, 0, graph_input(c->g, tf_name(c, NULL), dtype_of(json_string_value(dt)),
                                        rank, d, NULL));
 }
@@ -274,19 +293,9 @@ static int op_const(struct tfjs *c, struct tnode *n)
 static int op_identity(struct tfjs *c, struct tnode *n)
 {
     for (int i = 0; i < n->nin; i++) {
-        struct tv *x = tf_in(c, n, i), *o = tf_out(c, n, i);
-        if (!x || !o)
+        struct tv *x = tf_in(c, n, i);
+        if (!x || tf_pass(c, n, i, x))
             return c->rc;
-        const char *nm = o->name;
-        *o = *x;
-        o->name = nm;
-        if (x->vals) {
-            int64_t m = tf_numel(x->rank, x->dims);
-            o->vals = malloc((size_t)(m ? m : 1) * sizeof *o->vals);
-            if (!o->vals)
-                return c->rc = ls_error_msg(c->err, LS_ERR_NOMEM, "out of memory");
-            memcpy(o->vals, x->vals, (size_t)m * sizeof *o->vals);
-        }
     }
     return 0;
 }
@@ -303,7 +312,8 @@ static const struct {
 } source_ops[] = {
     {"Placeholder", op_placeholder}, {"Const", op_const}, {"Identity", op_identity},
     {"IdentityN", op_identity}, {"StopGradient", op_identity}, {"Snapshot", op_identity},
-    {"PreventGradient", op_identity}, {"NoOp", op_noop},
+    {"PreventGradient", op_identity}, {"NoOp", op_noop}, {"Switch", tf_op_switch},
+    {"Merge", tf_op_merge},
 };
 
 tf_lower_fn tf_find_op(const char *op)

@@ -21,6 +21,19 @@ expect() {
 expect_err() {
     if grep -Eq -- "$1" "$T/err"; then ok; else bad "$2: stderr '$(head -c 300 "$T/err")' lacks /$1/"; fi
 }
+# chain NAME MODEL ARGS...: MODEL (with ARGS) through problem -> solve --solver exact ->
+# check -> compile -> sim --json, each expected to exit 0, and some simulated cycles.
+chain() {
+    local name=$1 model=$2
+    shift 2
+    expect 0 "$name problem" "$LAYSIM" problem "$model" "$@" -o "$T/$name.lsp"
+    expect 0 "$name solve" "$LAYSIM" solve "$T/$name.lsp" --solver exact -q -o "$T/$name.sol"
+    expect 0 "$name check" "$LAYSIM" check "$T/$name.lsp" "$T/$name.sol"
+    expect 0 "$name compile" "$LAYSIM" compile "$model" "$@" --layout "$T/$name.sol" \
+        -o "$T/$name.prog"
+    expect 0 "$name sim" "$LAYSIM" sim "$T/$name.prog" --json
+    [ "$(json 'd["cycles"] > 0' 2>/dev/null)" = True ] && ok || bad "$name sim: no cycles"
+}
 # json PYEXPR: evaluate a Python expression over the last command's JSON output (as d).
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(($1))" "$T/out"; }
 

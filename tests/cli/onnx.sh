@@ -49,6 +49,22 @@ expect 0 "graph one_channel" "$LAYSIM" graph "$D/one_channel.onnx" --autocast no
 if grep -q '^op up.conv fp32 \[1,1,256,256\] = slice up.conv2 axis=1' "$T/oc.lg"; then ok
 else bad "one_channel: no sliced 2-channel conv"; fi
 
+# pools over N = C = 1: the channel doubled and channel 0 sliced, else no layout is feasible
+expect 0 "problem pool_one" "$LAYSIM" problem "$D/pool_one.onnx" -o "$T/po.lsp"
+expect 0 "graph pool_one" "$LAYSIM" graph "$D/pool_one.onnx" --autocast none -o "$T/po.lg"
+if grep -q '^op /max fp32 \[1,1,32,32\] = slice /max.pool2 axis=1 begin=0 end=1' "$T/po.lg" &&
+    grep -q '^op /avg.pool2 fp32 \[1,2,32,32\] = pool_avg /avg.c2 ' "$T/po.lg"; then ok
+else bad "pool_one: no pool over a doubled channel"; fi
+
+# a 3-D conv as one conv2d: 3 depth taps (slices of step 2 of the padded input) concatenated
+# on the channels, the filter [8,4,3,3,3] as [8,12,3,3], the depth moved back
+expect 0 "graph conv3d" "$LAYSIM" graph "$D/conv3d.onnx" --autocast none -o "$T/c3.lg"
+if grep -q '^op /c3/Conv.tap1 fp32 \[1,4,3,10,10\] = slice /c3/Conv.pad.pad2 axis=2 begin=1 end=6 step=2$' \
+    "$T/c3.lg" && grep -q '^op /c3/Conv.conv2d fp32 \[3,8,10,10\] = conv2d /c3/Conv.taps /c3/Conv.w2d stride=1,1 pad=1,1 ' \
+    "$T/c3.lg" && grep -q '^op /c3/Conv fp32 \[1,8,3,10,10\] = add' "$T/c3.lg"; then ok
+else bad "conv3d: not taps + one conv2d to [1,8,3,10,10]"; fi
+chain conv3d "$D/conv3d.onnx"
+
 # one input channel (conv input and filter doubled) and a Gemm to one element (mul +
 # reduce_sum): no layout would be feasible otherwise
 expect 0 "problem narrow" "$LAYSIM" problem "$D/narrow.onnx" -o "$T/n.lsp"
@@ -73,7 +89,7 @@ if [ "$(json 'd["cells_failed"]')" = 0 ]; then ok; else bad "study: failed cells
 
 # malformed or unsupported: exit 2 naming the node or the offset
 for f in cycle:"'add_in_cycle' \(Add\).*cycle" missing_input:"'add_missing' \(Add\).*'nowhere'" \
-    unsupported:"'nz' \(NonZero\): unsupported operator" \
+    unsupported:"'uq' \(Unique\): unsupported operator" \
     wrong_rank:"'conv_on_a_matrix' \(Conv\)" unknown_dim:"--input x2=" \
     truncated:"byte offset [0-9]+" wrong_type:"byte offset 2 \(field 'graph'\): wrong wire type"; do
     name=${f%%:*} pat=${f#*:}

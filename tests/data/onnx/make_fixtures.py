@@ -269,7 +269,7 @@ def bad():
     miss = h.make_graph([h.make_node("Add", ["x", "nowhere"], ["y"], "add_missing")],
                         "missing", x, y)
     save(h.make_model(miss), "bad/missing_input.onnx")
-    uns = h.make_graph([h.make_node("NonZero", ["x"], ["y"], "nz")], "unsupported", x, y)
+    uns = h.make_graph([h.make_node("Unique", ["x"], ["y"], "uq")], "unsupported", x, y)
     save(h.make_model(uns), "bad/unsupported.onnx")
     rank = h.make_graph([h.make_node("Conv", ["x", "w"], ["y"], "conv_on_a_matrix")], "rank",
                         x, y, [shape_only("w", [3, 3, 1, 1])])
@@ -283,8 +283,147 @@ def bad():
     open(os.path.join(HERE, "bad/wrong_type.onnx"), "wb").write(bytes([0x08, 0x08, 0x38, 0x05]))
 
 
+def control_flow():
+    """If on a shape-derived condition (its then branch with an initializer of its own), If
+    on an input's value (--input sr=:16000), a Loop whose trip count is a dim (unrolled),
+    and a 1x1 conv to one channel over a single pixel."""
+    vi = h.make_tensor_value_info
+    mm = h.make_graph([h.make_node("MatMul", ["x", "then.w"], ["mm"], "/then/MatMul"),
+                       h.make_node("Relu", ["mm"], ["ty"], "/then/Relu")], "then", [],
+                      [vi("ty", T.FLOAT, [1, 8, 16])], [shape_only("then.w", [16, 16])])
+    sg = h.make_graph([h.make_node("Sigmoid", ["x"], ["ey"], "/else/Sigmoid")], "else", [],
+                      [vi("ey", T.FLOAT, [1, 8, 16])])
+    n = [h.make_node("Shape", ["x"], ["shp"], "/Shape"),
+         h.make_node("Gather", ["shp", "one"], ["len"], "/Gather", axis=0),
+         h.make_node("Greater", ["len", "four"], ["long"], "/Greater"),
+         h.make_node("If", ["long"], ["y"], "/if_long", then_branch=mm, else_branch=sg)]
+    g = h.make_graph(n, "if_shape", [vi("x", T.FLOAT, [1, 8, 16])], [vi("y", T.FLOAT, None)],
+                     [h.make_tensor("one", T.INT64, [], [1]),
+                      h.make_tensor("four", T.INT64, [], [4])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "if_shape.onnx")
+
+    tg = h.make_graph([h.make_node("Relu", ["x"], ["r"], "/then/Relu")], "t", [],
+                      [vi("r", T.FLOAT, [1, 16])])
+    eg = h.make_graph([h.make_node("Tanh", ["x"], ["e"], "/else/Tanh")], "e", [],
+                      [vi("e", T.FLOAT, [1, 16])])
+    n = [h.make_node("Equal", ["sr", "k16"], ["is16"], "/Equal"),
+         h.make_node("If", ["is16"], ["y"], "/if_rate", then_branch=tg, else_branch=eg)]
+    g = h.make_graph(n, "if_value", [vi("x", T.FLOAT, [1, 16]), vi("sr", T.INT64, [])],
+                     [vi("y", T.FLOAT, None)], [h.make_tensor("k16", T.INT64, [], [16000])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "if_value.onnx")
+
+    body = h.make_graph(
+        [h.make_node("Identity", ["c_in"], ["c_out"], "/body/cond"),
+         h.make_node("Gather", ["x", "i"], ["xt"], "/body/Gather", axis=1),
+         h.make_node("MatMul", ["xt", "body.w"], ["xw"], "/body/MatMul"),
+         h.make_node("Add", ["xw", "h_in"], ["s"], "/body/Add"),
+         h.make_node("Tanh", ["s"], ["h_out"], "/body/Tanh"),
+         h.make_node("Identity", ["h_out"], ["h_scan"], "/body/scan")],
+        "body", [vi("i", T.INT64, []), vi("c_in", T.BOOL, []), vi("h_in", T.FLOAT, [1, 16])],
+        [vi("c_out", T.BOOL, []), vi("h_out", T.FLOAT, [1, 16]), vi("h_scan", T.FLOAT, [1, 16])],
+        [shape_only("body.w", [16, 16])])
+    n = [h.make_node("Shape", ["x"], ["shp"], "/Shape"),
+         h.make_node("Gather", ["shp", "one"], ["steps"], "/Gather", axis=0),
+         h.make_node("Loop", ["steps", "true", "h0"], ["h", "hs"], "/loop", body=body)]
+    g = h.make_graph(n, "loop_shape", [vi("x", T.FLOAT, [1, 4, 16])],
+                     [vi("h", T.FLOAT, None), vi("hs", T.FLOAT, None)],
+                     [h.make_tensor("one", T.INT64, [], [1]), h.make_tensor("true", T.BOOL, [], [1]),
+                      shape_only("h0", [1, 16])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "loop_shape.onnx")
+
+    # a while loop on a tensor condition (no trip count): exit 2 naming the node
+    wb = h.make_graph([h.make_node("ReduceMax", ["h_in"], ["m"], "/wb/max", keepdims=0),
+                       h.make_node("Less", ["m", "lim"], ["c_out"], "/wb/less"),
+                       h.make_node("Relu", ["h_in"], ["h_out"], "/wb/relu")], "wbody",
+                      [vi("i", T.INT64, []), vi("c_in", T.BOOL, []), vi("h_in", T.FLOAT, [1, 16])],
+                      [vi("c_out", T.BOOL, []), vi("h_out", T.FLOAT, [1, 16])],
+                      [h.make_tensor("lim", T.FLOAT, [], [1.0])])
+    g = h.make_graph([h.make_node("Loop", ["", "true", "x"], ["h"], "/while", body=wb)], "while",
+                     [vi("x", T.FLOAT, [1, 16])], [vi("h", T.FLOAT, None)],
+                     [h.make_tensor("true", T.BOOL, [], [1])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "bad/loop_while.onnx")
+
+    n = [h.make_node("Conv", ["x", "head.weight", "head.bias"], ["y"], "/head/Conv",
+                     kernel_shape=[1])]
+    g = h.make_graph(n, "one_pixel", [vi("x", T.FLOAT, [1, 128, 1])], [vi("y", T.FLOAT, None)],
+                     [shape_only("head.weight", [1, 128, 1]), shape_only("head.bias", [1])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "one_pixel.onnx")
+
+
+def move_ops():
+    """DepthToSpace (DCR and CRD), SpaceToDepth, Trilu with k, and an Einsum spelled in
+    capitals with spaces (maxvit's)."""
+    vi = h.make_tensor_value_info
+    n = [h.make_node("DepthToSpace", ["x"], ["dcr"], "/d2s_dcr", blocksize=2),
+         h.make_node("DepthToSpace", ["x"], ["crd"], "/d2s_crd", blocksize=2, mode="CRD"),
+         h.make_node("SpaceToDepth", ["dcr"], ["back"], "/s2d", blocksize=2),
+         h.make_node("Trilu", ["att", "k1"], ["tri"], "/Trilu", upper=1),
+         h.make_node("Einsum", ["q", "k"], ["s"], "/Einsum", equation="B H I D, B H J D -> B H I J")]
+    g = h.make_graph(n, "move_ops", [vi("x", T.FLOAT, [1, 12, 4, 5]), vi("att", T.FLOAT, [1, 2, 6, 6]),
+                                     vi("q", T.FLOAT, [1, 2, 6, 8]), vi("k", T.FLOAT, [1, 2, 7, 8])],
+                     [vi("crd", T.FLOAT, None), vi("back", T.FLOAT, None), vi("tri", T.FLOAT, None),
+                      vi("s", T.FLOAT, None)], [h.make_tensor("k1", T.INT64, [], [1])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 14)]), "move_ops.onnx")
+
+
+def pool_one():
+    """2-D MaxPool and AveragePool over one image of one channel (N = C = 1)."""
+    n = [h.make_node("MaxPool", ["x"], ["m"], "/max", kernel_shape=[2, 2], strides=[2, 2]),
+         h.make_node("AveragePool", ["m"], ["y"], "/avg", kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
+    g = h.make_graph(n, "pool_one", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 64, 64])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "pool_one.onnx")
+
+
+def detect():
+    """Detection post-processing as torchvision's SSD exports it: NonZero of a score mask,
+    GatherND of the kept scores, TopK of them; NonMaxSuppression of boxes over 3 classes;
+    fasterrcnn's resize to a size computed through Reciprocal, then RoiAlign."""
+    vi = h.make_tensor_value_info
+    n = [h.make_node("Greater", ["scores", "thr"], ["mask"], "/Greater"),
+         h.make_node("NonZero", ["mask"], ["nz"], "/NonZero"),
+         h.make_node("Transpose", ["nz"], ["idx"], "/Transpose", perm=[1, 0]),
+         h.make_node("GatherND", ["scores", "idx"], ["kept"], "/GatherND"),
+         h.make_node("TopK", ["kept", "k"], ["top", "top_i"], "/TopK"),
+         h.make_node("NonMaxSuppression", ["boxes", "cls", "m"], ["sel"], "/nms"),
+         # fasterrcnn's transform: a size computed from the image's by Reciprocal (folded)
+         h.make_node("Shape", ["f"], ["fs"], "/Shape"),
+         h.make_node("Gather", ["fs", "two"], ["fh"], "/Gather", axis=0),
+         h.make_node("Cast", ["fh"], ["fhf"], "/Cast", to=T.FLOAT),
+         h.make_node("Reciprocal", ["fhf"], ["inv"], "/Reciprocal"),
+         h.make_node("Mul", ["inv", "k200"], ["side"], "/Mul"),
+         h.make_node("Floor", ["side"], ["sidef"], "/Floor"),
+         h.make_node("Cast", ["sidef"], ["sidei"], "/Cast_1", to=T.INT64),
+         h.make_node("Concat", ["nc", "sidei", "sidei"], ["sizes"], "/Concat", axis=0),
+         h.make_node("Resize", ["f", "", "", "sizes"], ["big"], "/Resize", mode="linear"),
+         h.make_node("RoiAlign", ["big", "rois", "bi"], ["pooled"], "/RoiAlign",
+                     output_height=7, output_width=7)]
+    g = h.make_graph(n, "detect", [vi("scores", T.FLOAT, [100]), vi("boxes", T.FLOAT, [1, 50, 4]),
+                                   vi("cls", T.FLOAT, [1, 3, 50]), vi("f", T.FLOAT, [1, 8, 10, 10]),
+                                   vi("rois", T.FLOAT, [5, 4]), vi("bi", T.INT64, [5])],
+                     [vi("top", T.FLOAT, None), vi("top_i", T.INT64, None), vi("sel", T.INT64, None),
+                      vi("pooled", T.FLOAT, None)],
+                     [h.make_tensor("thr", T.FLOAT, [], [0.5]), h.make_tensor("k", T.INT64, [1], [10]),
+                      h.make_tensor("m", T.INT64, [1], [5]), h.make_tensor("two", T.INT64, [1], [2]),
+                      h.make_tensor("k200", T.FLOAT, [], [200.0]),
+                      h.make_tensor("nc", T.INT64, [2], [1, 8])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "detect.onnx")
+
+
+def conv3d():
+    """A 3-D Conv (r3d_18's form: bias, pads 1, depth stride 2) then a global average pool."""
+    vi = h.make_tensor_value_info
+    n = [h.make_node("Conv", ["x", "c3.weight", "c3.bias"], ["y"], "/c3/Conv",
+                     kernel_shape=[3, 3, 3], pads=[1, 1, 1, 1, 1, 1], strides=[2, 1, 1]),
+         h.make_node("Relu", ["y"], ["r"], "/relu"),
+         h.make_node("GlobalAveragePool", ["r"], ["g"], "/gap")]
+    g = h.make_graph(n, "conv3d", [vi("x", T.FLOAT, [1, 4, 6, 10, 10])], [vi("g", T.FLOAT, None)],
+                     [shape_only("c3.weight", [8, 4, 3, 3, 3]), shape_only("c3.bias", [8])])
+    save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "conv3d.onnx")
+
+
 ALL = [tiny_cnn, tiny_attn, conv1d, one_channel, narrow, group_norm, fixed_batch, rnn, bad,
-       bad_instance_norm, bad_rnn]
+       bad_instance_norm, bad_rnn, control_flow, move_ops, pool_one, detect, conv3d]
 
 if __name__ == "__main__":
     import sys

@@ -152,6 +152,35 @@ def post():
     return m
 
 
+def cond(const_pred=False):
+    """A TF cond (Switch/Merge) on `ratio == 1` (or on a constant false, which folds with no
+    --input value: the fuzz seed): true passes x through, false runs a dilated depthwise conv
+    as TF writes it (SpaceToBatchND, conv, BatchToSpaceND)."""
+    m = M()
+    x = m.input("x", 1, 8, 8, 4)
+    if const_pred:
+        pred = m.node("cond/pred", "Const", dtype={"type": "DT_BOOL"},
+                      value={"tensor": {"dtype": "DT_BOOL", "tensorShape": shape(),
+                                        "boolVal": [False]}})
+    else:
+        r = m.input("ratio")
+        one = m.node("one", "Const", dtype={"type": "DT_FLOAT"},
+                     value={"tensor": {"dtype": "DT_FLOAT", "tensorShape": shape(),
+                                       "floatVal": [1.0]}})
+        pred = m.node("cond/Equal", "Equal", [r, one], **T)
+    sw = m.node("cond/Switch", "Switch", [x, pred], **T)
+    s2b = m.node("cond/else/s2b", "SpaceToBatchND",
+                 [sw, m.ints("block", 2, 2), m.ints("pads", 2, 2, 2, 2, dims=[2, 2])], **T)
+    dw = m.node("cond/else/dw", "DepthwiseConv2dNative", [s2b, m.weight("dw.w", 3, 3, 4, 1)],
+                **NHWC, strides=ints(1, 1, 1, 1), padding=s("VALID"), dilations=ints(1, 1, 1, 1))
+    b2s = m.node("cond/else/b2s", "BatchToSpaceND",
+                 [dw, "block", m.ints("crops", 0, 0, 0, 0, dims=[2, 2])], **T)
+    th = m.node("cond/then/id", "Identity", [sw + ":1"], **T)
+    mg = m.node("cond/Merge", "Merge", [th, b2s], **T)
+    m.node("out", "Relu", [mg], **T)
+    return m
+
+
 def bad_cases():
     cases = {}
     m = M()
@@ -178,12 +207,22 @@ def bad_cases():
     sq = m.node("v", "Relu", [x], **T)
     m.node("y", "Reshape", [x, m.node("tt", "Cast", [sq], DstT={"type": "DT_INT32"})], **T)
     cases["dynamic_reshape.json"] = m
+    m = M()
+    x = m.input("x", 1, 4)
+    e = m.node("w/Enter", "Enter", [x], **T)
+    body = m.node("w/body", "Relu", ["w/Merge"], **T)   # before the Merge in file order
+    mg = m.node("w/Merge", "Merge", [e, "w/NextIteration"], **T)
+    m.node("w/NextIteration", "NextIteration", [body], **T)
+    m.node("w/Exit", "Exit", [mg], **T)
+    cases["while.json"] = m
     return cases
 
 
 if __name__ == "__main__":
     cnn().write("cnn.json")
     post().write("post.json")
+    cond().write("cond.json")
+    cond(const_pred=True).write("cond_const.json")
     for name, m in bad_cases().items():
         m.write("bad_" + name)
     with open("bad_malformed.json", "w") as f:
