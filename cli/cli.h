@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "codegen/codegen.h"
+#include "graph/inputs.h"
 #include "graph/model.h"
 #include "graph/zoo.h"
 #include "sim/target.h"

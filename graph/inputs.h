@@ -45,6 +45,12 @@ struct graph_batch {
     int64_t refused_dim;
 };
 
+/* The sizes an imported model's unknown input dims take when no option gives them: axis 0
+ * (and any dim named like a batch) GRAPH_IMPORT_BATCH_DEFAULT, sequence-like dims
+ * GRAPH_IMPORT_SEQ_DEFAULT (the CLI's --batch and --seq help spells them). */
+#define GRAPH_IMPORT_BATCH_DEFAULT 1
+#define GRAPH_IMPORT_SEQ_DEFAULT 128
+
 void graph_batch_init(struct graph_batch *b, int64_t batch);
 /* The size of axis 0 of input `name` (rank) that declares `declared` there (<= 0: unknown,
  * then the --batch value or 1). */

@@ -168,7 +168,7 @@ int64_t graph_batch_axis0(struct graph_batch *b, const char *name, int rank, int
 {
     if (declared <= 0) {
         b->used = 1;
-        return b->batch ? b->batch : 1;
+        return b->batch ? b->batch : GRAPH_IMPORT_BATCH_DEFAULT;
     }
     if (!b->batch || declared == b->batch || (declared == 1 && rank >= 2)) {
         b->used |= b->batch != 0;

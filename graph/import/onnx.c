@@ -445,7 +445,7 @@ static int input_dims(struct ox *x, const Onnx__ValueInfoProto *vi, int *rank, i
                 dims[i] = graph_batch_axis0(&x->batch, vi->name, *rank, 0);
                 role = "batch";
             } else if (sequence_like(p)) {
-                dims[i] = x->opts->seq > 0 ? x->opts->seq : 128;
+                dims[i] = x->opts->seq > 0 ? x->opts->seq : GRAPH_IMPORT_SEQ_DEFAULT;
                 role = "seq";
             } else {
                 return ox_fail(x, "graph input '%.100s' axis %d ('%.60s') is unknown: give the "

@@ -94,10 +94,9 @@ for c in $(awk '/^commands:/ {f = 1; next} /^$/ {f = 0} f {print $1}' "$T/top");
 done
 
 # ---- a command's own numeric defaults: its help spells the macro the code uses (e.g.
-# "(default " LS_STRINGIFY(LSP_GEN_DEFAULT_CFGS) ")"), not a number written again. Still
-# written by hand: --seq's 128 and --batch's 1 for an ONNX model's unknown dims (their values
-# live in graph/import/onnx.c), counted per file so that a new one fails:
-declare -A todo=([cli/model_flags.def]=2)
+# "(default " LS_STRINGIFY(LSP_GEN_DEFAULT_CFGS) ")"), not a number written again (none is
+# allowed; an entry here would allow a file that many):
+declare -A todo=()
 for f in "$SRC"/cli/*.c "$SRC"/cli/*.h "$SRC"/cli/*.def; do
     rel=cli/${f##*/}
     n=$(grep -cE '"[^"]*default (0\.[0-9]+|[1-9])' "$f")
