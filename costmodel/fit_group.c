@@ -173,11 +173,14 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src)
     for (size_t k = 0; k < src->nprog; k++)
         if (new_program(dst, dst->n + src->pstart[k], src->pkey[k]))
             return LS_ERR_NOMEM;
-    memcpy(dst->y + dst->n, src->y, src->n * sizeof *src->y);
-    memcpy(dst->w + dst->n, src->w, src->n * sizeof *src->w);
-    memcpy(dst->x + dst->n * rl, src->x, src->n * rl * sizeof *src->x);
-    memcpy(dst->count + dst->n * NE, src->count, src->n * NE * sizeof *src->count);
-    memcpy(dst->dcount + dst->n * NE * 2, src->dcount, src->n * NE * 2 * sizeof *src->dcount);
+    if (src->n) { /* (an empty set's arrays are NULL: memcpy from NULL is undefined) */
+        memcpy(dst->y + dst->n, src->y, src->n * sizeof *src->y);
+        memcpy(dst->w + dst->n, src->w, src->n * sizeof *src->w);
+        memcpy(dst->x + dst->n * rl, src->x, src->n * rl * sizeof *src->x);
+        memcpy(dst->count + dst->n * NE, src->count, src->n * NE * sizeof *src->count);
+        memcpy(dst->dcount + dst->n * NE * 2, src->dcount,
+               src->n * NE * 2 * sizeof *src->dcount);
+    }
     dst->n = n;
     if (LS_ARRAY_RESERVE(dst->gap, dst->capgap, dst->ngap + src->ngap + 1))
         return LS_ERR_NOMEM;
