@@ -153,8 +153,8 @@ static int op_fill(struct tfjs *c, struct tnode *n)
         return c->rc;
     if (like)
         memcpy(d, x->dims, sizeof d);
-    for (int i = 0; i < r; i++)
-        if (d[i] < 1 || d[i] > GRAPH_MAX_DIM)
+    for (int i = 0; i < r; i++)   /* 0: an empty constant (ConcatV2 leaves it out) */
+        if (d[i] < 0 || d[i] > GRAPH_MAX_DIM)
             return tf_fail(c, "dim %d is %lld", i, (long long)d[i]);
     int64_t m = tf_numel(r, d);
     double fillv = like ? !strcmp(n->op, "OnesLike") : x->vals ? x->vals[0] : 0, *v = NULL;

@@ -181,6 +181,42 @@ def cond(const_pred=False):
     return m
 
 
+def while_loop():
+    """A TF while loop as tf.map_fn writes it (v1 control flow, frame "w"): the rows of x
+    [3,4] in a TensorList, each read at the loop counter, put through a Relu and set into a
+    reserved list, stacked after the Exit. The trip count is the scalar input "n": unrolled
+    once it has a value (--input n=:3), exit 2 naming the LoopCond without one."""
+    m = M()
+    x = m.input("x", 3, 4)
+    n = m.node("n", "Placeholder", dtype={"type": "DT_INT32"}, shape={"shape": shape()})
+    I32 = {"T": {"type": "DT_INT32"}}
+    zero, one = m.ints("zero", 0, dims=[]), m.ints("one", 1, dims=[])
+    es = m.ints("eshape", 4)
+    rows = m.node("rows", "TensorListFromTensor", [x, es])
+    res = m.node("res", "TensorListReserve", [es, m.ints("three", 3, dims=[])])
+    F = {"frame_name": s("w"), "is_constant": {"b": False}}
+    K = {"frame_name": s("w"), "is_constant": {"b": True}}
+    ei = m.node("w/Enter_i", "Enter", [zero], **F, **I32)
+    eo = m.node("w/Enter_out", "Enter", [res], **F)
+    en = m.node("w/Enter_n", "Enter", [n], **K, **I32)
+    er = m.node("w/Enter_rows", "Enter", [rows], **K)
+    mi = m.node("w/Merge_i", "Merge", [ei, "w/NextIteration_i"], **I32)
+    mo = m.node("w/Merge_out", "Merge", [eo, "w/NextIteration_out"])
+    lc = m.node("w/LoopCond", "LoopCond", [m.node("w/Less", "Less", [mi, en], **I32)])
+    si = m.node("w/Switch_i", "Switch", [mi, lc], **I32)
+    so = m.node("w/Switch_out", "Switch", [mo, lc])
+    get = m.node("w/get", "TensorListGetItem", [er, si + ":1", es])
+    relu = m.node("w/relu", "Relu", [get], **T)
+    put = m.node("w/set", "TensorListSetItem", [so + ":1", si + ":1", relu])
+    m.node("w/NextIteration_i", "NextIteration",
+           [m.node("w/add", "AddV2", [si + ":1", one], **I32)], **I32)
+    m.node("w/NextIteration_out", "NextIteration", [put])
+    m.node("w/Exit_i", "Exit", [si], **I32)
+    ex = m.node("w/Exit_out", "Exit", [so])
+    m.node("y", "TensorListStack", [ex, es])
+    return m
+
+
 def bad_cases():
     cases = {}
     m = M()
@@ -223,6 +259,7 @@ if __name__ == "__main__":
     post().write("post.json")
     cond().write("cond.json")
     cond(const_pred=True).write("cond_const.json")
+    while_loop().write("while.json")
     for name, m in bad_cases().items():
         m.write("bad_" + name)
     with open("bad_malformed.json", "w") as f:
