@@ -4,7 +4,9 @@
 # [3,4] whose trip count is the input n. Given a value (--input n=:3) the body is lowered
 # once per iteration (three Relus on the three rows, stacked back to [3,4]) and the model
 # runs through the whole chain; without one the LoopCond is named; a trip count that leaves
-# a slot unwritten or reads past the list exits 2 naming the node.
+# a slot unwritten or reads past the list exits 2 naming the node. The TensorArray form
+# (while_array.json, as faceboxes' NMS map writes it) with a Where per row, bounded by its
+# maximum size; an empty Fill concatenated is left out.
 # usage: bash tests/cli/tfjs_while.sh <laysim-binary> <source-dir>
 LAYSIM=${1:?laysim binary}
 SRC=${2:?source dir}
@@ -26,4 +28,13 @@ expect 2 "two iterations" "$LAYSIM" graph "$M" --input n=:2
 expect_err "node 'y' \(TensorListStack\): element 2 of the list is not written" "unwritten slot"
 expect 2 "four iterations" "$LAYSIM" graph "$M" --input n=:4
 expect_err "node 'w/get' \(TensorListGetItem\): index 3 is outside a list of 3" "read past the end"
+A=$SRC/tests/data/tfjs/while_array.json
+expect 0 "TensorArray loop" "$LAYSIM" graph "$A" --autocast none -o "$T/a.lg"
+has() { grep -q -- "$1" "$T/a.lg" && ok || bad "$2"; }
+[ "$(grep -c '^op m/where[.0-9]* int32 \[4,1\] = cast m/where.flat' "$T/a.lg")" = 3 ] && ok ||
+    bad "Where: not one [4,1] bound per row"
+has '^op m/ge.2 fp32 \[4\] = sub scatter.2 m/zero$' "row 2 not read from the scattered array"
+has '^op y fp32 \[3,4,1\] = concat y.f32 y.f32.1 y.f32.2 axis=0$' "TensorArrayGatherV3: not [3,4,1]"
+has '^op z fp32 \[3,4\] = copy x$' "the empty Fill was not left out of the concat"
+chain while_array "$A"
 finish

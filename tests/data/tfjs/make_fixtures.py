@@ -217,6 +217,48 @@ def while_loop():
     return m
 
 
+def while_array():
+    """The TensorArray form of a map loop (TF1 tf.map_fn, as faceboxes' NMS writes it): x
+    [3,4] scattered into a TensorArray; per row i (a constant trip count, 3) the indices of
+    its elements >= 0 (Where: data-dependent, bounded as if all were) written into a second
+    TensorArray, gathered after the loop; an empty Fill [0,4] concatenated to x is left out."""
+    m = M()
+    x = m.input("x", 3, 4)
+    I32 = {"T": {"type": "DT_INT32"}}
+    zero, one, three = (m.ints(k, v, dims=[]) for k, v in (("zero", 0), ("one", 1), ("three", 3)))
+    idx = m.ints("idx", 0, 1, 2)
+    ta = m.node("ta", "TensorArrayV3", [three])
+    sc = m.node("scatter", "TensorArrayScatterV3", [ta, idx, x, ta + ":1"])
+    out = m.node("out", "TensorArrayV3", [three])
+    F = {"frame_name": s("m"), "is_constant": {"b": False}}
+    K = {"frame_name": s("m"), "is_constant": {"b": True}}
+    ei = m.node("m/Enter_i", "Enter", [zero], **F, **I32)
+    ef = m.node("m/Enter_flow", "Enter", [out + ":1"], **F)
+    en = m.node("m/Enter_n", "Enter", [three], **K, **I32)
+    eta = m.node("m/Enter_ta", "Enter", [ta], **K)
+    esc = m.node("m/Enter_scatter", "Enter", [sc], **K)
+    eout = m.node("m/Enter_out", "Enter", [out], **K)
+    mi = m.node("m/Merge_i", "Merge", [ei, "m/NextIteration_i"], **I32)
+    mf = m.node("m/Merge_flow", "Merge", [ef, "m/NextIteration_flow"])
+    lc = m.node("m/LoopCond", "LoopCond", [m.node("m/Less", "Less", [mi, en], **I32)])
+    si = m.node("m/Switch_i", "Switch", [mi, lc], **I32)
+    sf = m.node("m/Switch_flow", "Switch", [mf, lc])
+    row = m.node("m/read", "TensorArrayReadV3", [eta, si + ":1", esc])
+    ge = m.node("m/ge", "GreaterEqual", [row, m.weight("m/zero", 1)], **T)
+    wh = m.node("m/where", "Where", [ge])
+    wr = m.node("m/write", "TensorArrayWriteV3", [eout, si + ":1", wh, sf + ":1"])
+    m.node("m/NextIteration_i", "NextIteration",
+           [m.node("m/add", "AddV2", [si + ":1", one], **I32)], **I32)
+    m.node("m/NextIteration_flow", "NextIteration", [wr])
+    m.node("m/Exit_i", "Exit", [si], **I32)
+    ex = m.node("m/Exit_flow", "Exit", [sf])
+    m.node("y", "TensorArrayGatherV3", [out, idx, ex])
+    m.node("size", "TensorArraySizeV3", [out, ex])
+    empty = m.node("empty", "Fill", [m.ints("edims", 0, 4), m.ints("ezero", 0, dims=[])])
+    m.node("z", "ConcatV2", [x, empty, zero], **T)
+    return m
+
+
 def bad_cases():
     cases = {}
     m = M()
@@ -260,6 +302,7 @@ if __name__ == "__main__":
     cond().write("cond.json")
     cond(const_pred=True).write("cond_const.json")
     while_loop().write("while.json")
+    while_array().write("while_array.json")
     for name, m in bad_cases().items():
         m.write("bad_" + name)
     with open("bad_malformed.json", "w") as f:
