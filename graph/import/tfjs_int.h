@@ -172,6 +172,9 @@ tf_lower_fn tf_list_ops_find(const char *op);    /* tfjs_list.c */
 /* tfjs_shape.c: the n tensors ts (same shape) stacked on a new axis a, as fp32. -1 after an
  * error. */
 int32_t tf_stack(struct tfjs *c, int n, const int32_t *ts, int a);
+/* tfjs_bound.c: an upper bound on input i of n, a value computed from tensor data (a count
+ * of selected elements). 1 when one is found, else 0. */
+int tf_upper_bound(const struct tfjs *c, const struct tnode *n, int i, double *hi);
 /* tfjs_batch.c: SpaceToBatchND, BatchToSpaceND (in tfjs_move.c's table). */
 int tf_op_space_to_batch(struct tfjs *c, struct tnode *n);
 int tf_op_batch_to_space(struct tfjs *c, struct tnode *n);
@@ -186,6 +189,7 @@ int32_t tf_fused_tail(struct tfjs *c, struct tnode *n, int32_t y, int64_t o, int
 int tf_fold_binary(struct tfjs *c, struct tnode *n);
 int tf_fold_unary(struct tfjs *c, struct tnode *n);
 int tf_fold_reduce(struct tfjs *c, struct tnode *n);
+int tf_fold_select(struct tfjs *c, struct tnode *n);
 /* tfjs_shape.c: output k as constant x reshaped (values permuted by src, NULL: in order). */
 int tf_const_out(struct tfjs *c, struct tnode *n, int k, struct tv *x, int rank,
                  const int64_t *dims, const int64_t *src);

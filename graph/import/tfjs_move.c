@@ -169,12 +169,19 @@ static int op_fill(struct tfjs *c, struct tnode *n)
     return rc;
 }
 
+/* Range(start, limit, delta): a constant. A limit computed from tensor data (a count of
+ * selected boxes) with an upper bound: the range up to the bound (bounded by its maximum
+ * size, as if every element were selected). */
 static int op_range(struct tfjs *c, struct tnode *n)
 {
     int64_t s, l, d;
-    struct tv *x = tf_in(c, n, 0);
-    if (!x || tf_ints(c, n, 0, &s, 1) != 1 || tf_ints(c, n, 1, &l, 1) != 1 ||
-        tf_ints(c, n, 2, &d, 1) != 1)
+    double hi;
+    struct tv *x = tf_in(c, n, 0), *lim = tf_in(c, n, 1);
+    if (x && lim && !lim->vals && tf_upper_bound(c, n, 1, &hi))
+        l = tf_to_int(hi);
+    else if (x && lim && tf_ints(c, n, 1, &l, 1) != 1)
+        x = NULL;
+    if (!x || tf_ints(c, n, 0, &s, 1) != 1 || tf_ints(c, n, 2, &d, 1) != 1)
         return c->rc ? c->rc : tf_fail(c, "start, limit and delta must be single values");
     if (d == 0 || (l - s) / d < 0 || (l - s) / d > GRAPH_MAX_DIM)
         return tf_fail(c, "empty or huge range");

@@ -201,10 +201,13 @@ static int op_binary(struct tfjs *c, struct tnode *n)
     return tf_set(c, n, 0, y);
 }
 
-/* AddN and Select/SelectV2 (the condition's cost left out: max of the two branches). */
+/* AddN and Select/SelectV2 (the condition's cost left out: max of the two branches; known
+ * values fold). */
 static int op_addn(struct tfjs *c, struct tnode *n)
 {
     int sel = strncmp(n->op, "Select", 6) == 0, first = sel ? 1 : 0;
+    if (sel && tf_fold_select(c, n))
+        return c->rc;
     struct tv *x = tf_in(c, n, first);
     if (!x)
         return c->rc;

@@ -259,6 +259,26 @@ def while_array():
     return m
 
 
+def bounded():
+    """Post-processing as handtrack's PadOrClipBoxList writes it: a Range up to min(count, 4)
+    where count sums the elements of x >= 0 (data: bounded by 4), a gather by it, and a
+    Reshape target chosen by a Select of constants (folds)."""
+    m = M()
+    x = m.input("x", 3, 4)
+    I32 = {"T": {"type": "DT_INT32"}}
+    ge = m.node("ge", "GreaterEqual", [x, m.weight("zero", 1)], **T)
+    cast = m.node("cast", "Cast", [ge], SrcT={"type": "DT_BOOL"}, DstT={"type": "DT_INT32"})
+    cnt = m.node("count", "Sum", [cast, m.ints("axes", 0, 1)], **I32)
+    lim = m.node("lim", "Minimum", [cnt, m.ints("four", 4, dims=[])], **I32)
+    r = m.node("range", "Range", [m.ints("r0", 0, dims=[]), lim, m.ints("r1", 1, dims=[])])
+    g = m.node("gather", "GatherV2", [x, r, m.ints("ax", 1, dims=[])], **T)
+    big = m.node("big", "Greater", [m.ints("five", 5, dims=[]), m.ints("three", 3, dims=[])],
+                 **I32)
+    tgt = m.node("target", "Select", [big, m.ints("t", 12, 1), m.ints("e", 6, 2)], **I32)
+    m.node("y", "Reshape", [g, tgt], **T)
+    return m
+
+
 def bad_cases():
     cases = {}
     m = M()
@@ -303,6 +323,7 @@ if __name__ == "__main__":
     cond(const_pred=True).write("cond_const.json")
     while_loop().write("while.json")
     while_array().write("while_array.json")
+    bounded().write("bounded.json")
     for name, m in bad_cases().items():
         m.write("bad_" + name)
     with open("bad_malformed.json", "w") as f:
