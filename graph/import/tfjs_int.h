@@ -1,7 +1,8 @@
 /* graph/import: TF.js importer internals shared by its files: tfjs.c (parsing, order,
  * outputs), tfjs_source.c (manifest, sources), tfjs_value.c (attributes, node values),
  * tfjs_conv.c, tfjs_ops.c, tfjs_shape.c, tfjs_move.c, tfjs_batch.c (lowerings), tfjs_fold.c
- * (folding), tfjs_flow.c (cond blocks). */
+ * (folding), tfjs_flow.c (cond blocks), tfjs_loop.c (while loops), tfjs_list.c (TensorList,
+ * TensorArray), tfjs_bound.c (upper bounds of data-dependent sizes). */
 #ifndef LS_GRAPH_IMPORT_TFJS_INT_H
 #define LS_GRAPH_IMPORT_TFJS_INT_H
 

@@ -399,9 +399,13 @@ static int op_where(struct tfjs *c, struct tnode *n)
         double *v = malloc((size_t)(m ? m : 1) * (size_t)x->rank * sizeof *v);
         if (!v)
             return c->rc = ls_error_msg(c->err, LS_ERR_NOMEM, "out of memory");
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t r = x->rank - 1, q = i; x->vals[i] != 0 && r >= 0; q /= x->dims[r--])
-                v[cnt * x->rank + r] = (double)(q % x->dims[r]), cnt += !r;
+        for (int64_t i = 0; i < m; i++) {
+            if (x->vals[i] == 0)
+                continue;
+            for (int64_t r = x->rank - 1, q = i; r >= 0; q /= x->dims[r--])
+                v[cnt * x->rank + r] = (double)(q % x->dims[r]);   /* i's coordinates */
+            cnt++;
+        }
         d[0] = cnt, d[1] = x->rank;
         int rc = tf_set_value(c, n, 0, LS_DT_INT32, 2, d, v);
         free(v);

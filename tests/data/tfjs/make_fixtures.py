@@ -262,7 +262,8 @@ def while_array():
 def bounded():
     """Post-processing as handtrack's PadOrClipBoxList writes it: a Range up to min(count, 4)
     where count sums the elements of x >= 0 (data: bounded by 4), a gather by it, and a
-    Reshape target chosen by a Select of constants (folds)."""
+    Reshape target chosen by a Select of constants (folds); a Where of a constant mask folds
+    to its real indices (two of four)."""
     m = M()
     x = m.input("x", 3, 4)
     I32 = {"T": {"type": "DT_INT32"}}
@@ -276,6 +277,11 @@ def bounded():
                  **I32)
     tgt = m.node("target", "Select", [big, m.ints("t", 12, 1), m.ints("e", 6, 2)], **I32)
     m.node("y", "Reshape", [g, tgt], **T)
+    mask = m.node("mask", "Const", dtype={"type": "DT_BOOL"},
+                  value={"tensor": {"dtype": "DT_BOOL", "tensorShape": shape(4),
+                                    "boolVal": [False, True, False, True]}})
+    ids = m.node("ids", "Reshape", [m.node("where", "Where", [mask]), m.ints("two", 2)])
+    m.node("picked", "GatherV2", [x, ids, "ax"], **T)
     return m
 
 
