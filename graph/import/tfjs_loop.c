@@ -5,16 +5,14 @@
  * iteration and its NextIteration input after; the LoopCond's value must fold to a
  * constant (a trip count known at import time), and while it is true the Switch nodes pass
  * their values to the body, then to the Exit nodes. A condition that depends on tensor
- * values, more than TF_MAX_TRIPS iterations, or a loop inside a loop exit 2 naming the
+ * values, more than IMPORT_MAX_TRIPS iterations, or a loop inside a loop exit 2 naming the
  * node. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tfjs_int.h"
+#include "unroll.h"
 
-/* Loops longer than this are refused (each iteration is a copy of the body in the IR);
- * the ONNX importer's Loop bound. */
-#define TF_MAX_TRIPS 512
 
 #define NOMEM(c) ((c)->rc = ls_error_msg((c)->err, LS_ERR_NOMEM, "out of memory"))
 
@@ -179,10 +177,10 @@ int tf_loop_run(struct tfjs *c, int loop, const int32_t *ord)
         const struct tnode *cond = &c->nodes[l->cond];
         if (c->rc || cond->dead || !cond->out[0].vals[0])
             break;
-        if (l->iter + 1 >= TF_MAX_TRIPS) {
+        if (l->iter >= IMPORT_MAX_TRIPS) {   /* a body run more than the bound */
             c->cur = l->cond;
             tf_fail(c, "the while loop runs more than %d iterations (each one is a copy of "
-                       "its body in the IR)", TF_MAX_TRIPS);
+                       "its body in the IR)", IMPORT_MAX_TRIPS);
         }
     }
     free(seq);
