@@ -3,7 +3,8 @@
  * up to its Exit nodes: Merge, LoopCond, Switch, the body and NextIteration. The whole
  * frame is lowered once per iteration: a Merge passes its Enter input on the first
  * iteration and its NextIteration input after; the LoopCond's value must fold to a
- * constant (a trip count known at import time), and while it is true the Switch nodes pass
+ * constant (a trip count known at import time; of `known && data`, the known part: unrolled
+ * to the maximum), and while it is true the Switch nodes pass
  * their values to the body, then to the Exit nodes. A condition that depends on tensor
  * values, more than IMPORT_MAX_TRIPS iterations, or a loop inside a loop exit 2 naming the
  * node. */
@@ -194,17 +195,37 @@ static int op_pass(struct tfjs *c, struct tnode *n)
     return !x ? c->rc : tf_pass(c, n, 0, x);
 }
 
-/* LoopCond: the loop's condition, which must fold to one value. */
+/* The known value of a conjunct of a LogicalAnd condition (a counter against a constant
+ * maximum) when the other one depends on data; NULL when none. */
+static const struct tv *bounding_conjunct(const struct tfjs *c, const struct tnode *n)
+{
+    const struct tnode *a = &c->nodes[n->in[0]];
+    if (strcmp(a->op, "LogicalAnd") || a->nin != 2)
+        return NULL;
+    for (int i = 0; i < 2; i++) {
+        const struct tnode *p = &c->nodes[a->in[i]];
+        const struct tv *v = a->port[i] < p->nout ? &p->out[a->port[i]] : NULL;
+        if (v && v->vals && tf_numel(v->rank, v->dims) == 1)
+            return v;
+    }
+    return NULL;
+}
+
+/* LoopCond: the loop's condition, which must fold to one value; a condition `known &&
+ * data` (an early exit on data bounded by a maximum count) takes the known part: the loop
+ * is unrolled to its maximum, as the detection ops are bounded by their maximum size. */
 static int op_loop_cond(struct tfjs *c, struct tnode *n)
 {
-    struct tv *x = tf_in(c, n, 0);
+    const struct tv *x = tf_in(c, n, 0), *k = NULL;
     if (!x)
         return c->rc;
+    if (!x->vals && (k = bounding_conjunct(c, n)))
+        x = k;
     if (!x->vals || tf_numel(x->rank, x->dims) != 1)
         return tf_fail(c, "the while loop's condition is not known at import time (it "
-                       "depends on tensor values): only loops whose trip count folds to a "
-                       "constant are unrolled; an input it reads may be given a value with "
-                       "--input NAME=DIMS:VALUE");
+                       "depends on tensor values): only loops whose trip count, or a maximum "
+                       "of it (`i < max && ...`), folds to a constant are unrolled; an input "
+                       "it reads may be given a value with --input NAME=DIMS:VALUE");
     return tf_pass(c, n, 0, x);
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # TF.js while loops unrolled at import time (graph/import/tfjs_loop.c, tfjs_list.c): a
 # tf.map_fn loop (tests/data/tfjs/while.json, also a seed of fuzz_tfjs) over the rows of x
-# [3,4] whose trip count is the input n. Given a value (--input n=:3) the body is lowered
+# [3,4] while `i < n && sum(x) < limit` (an early exit on data bounded by the input n).
+# Given a value (--input n=:3) the loop is unrolled to that maximum: the body lowered
 # once per iteration (three Relus on the three rows, stacked back to [3,4]) and the model
 # runs through the whole chain; without one the LoopCond is named; a trip count that leaves
 # a slot unwritten or reads past the list exits 2 naming the node. The TensorArray form

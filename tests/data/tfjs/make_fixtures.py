@@ -184,8 +184,9 @@ def cond(const_pred=False):
 def while_loop():
     """A TF while loop as tf.map_fn writes it (v1 control flow, frame "w"): the rows of x
     [3,4] in a TensorList, each read at the loop counter, put through a Relu and set into a
-    reserved list, stacked after the Exit. The trip count is the scalar input "n": unrolled
-    once it has a value (--input n=:3), exit 2 naming the LoopCond without one."""
+    reserved list, stacked after the Exit. The condition is `i < n && sum(x) < limit`: an
+    early exit on data bounded by the input "n", unrolled to n once it has a value (--input
+    n=:3), exit 2 naming the LoopCond without one."""
     m = M()
     x = m.input("x", 3, 4)
     n = m.node("n", "Placeholder", dtype={"type": "DT_INT32"}, shape={"shape": shape()})
@@ -202,7 +203,11 @@ def while_loop():
     er = m.node("w/Enter_rows", "Enter", [rows], **K)
     mi = m.node("w/Merge_i", "Merge", [ei, "w/NextIteration_i"], **I32)
     mo = m.node("w/Merge_out", "Merge", [eo, "w/NextIteration_out"])
-    lc = m.node("w/LoopCond", "LoopCond", [m.node("w/Less", "Less", [mi, en], **I32)])
+    ex = m.node("w/Enter_x", "Enter", [x], **K, **T)
+    early = m.node("w/early", "Less", [m.node("w/sum", "Sum", [ex, m.ints("axes", 0, 1)], **T),
+                                       m.weight("w/limit", 1)], **T)
+    both = m.node("w/And", "LogicalAnd", [m.node("w/Less", "Less", [mi, en], **I32), early])
+    lc = m.node("w/LoopCond", "LoopCond", [both])
     si = m.node("w/Switch_i", "Switch", [mi, lc], **I32)
     so = m.node("w/Switch_out", "Switch", [mo, lc])
     get = m.node("w/get", "TensorListGetItem", [er, si + ":1", es])
