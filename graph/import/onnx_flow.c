@@ -6,9 +6,8 @@
 
 #include "onnx_int.h"
 #include "onnx_ops.h"
+#include "unroll.h"
 
-/* Loops longer than this are refused (each iteration is a copy of the body in the IR). */
-#define OX_MAX_TRIPS 512
 
 /* Copy value src into *dst (its values too), dst being any value slot. 0 or LS_ERR_NOMEM. */
 static int copy_val(struct ox *x, struct ox_val *dst, const struct ox_val *src)
@@ -164,9 +163,9 @@ static int loop_trips(struct ox *x, int64_t *trips)
     if (rm == -2)
         return ox_fail(x, "a loop without a trip count (a while loop on a tensor condition) "
                        "cannot be unrolled");
-    if (!(m >= 0 && m <= OX_MAX_TRIPS))   /* NaN too */
+    if (!(m >= 0 && m <= IMPORT_MAX_TRIPS))   /* NaN too */
         return ox_fail(x, "trip count %.0f: at most %d iterations are unrolled", m,
-                       OX_MAX_TRIPS);
+                       IMPORT_MAX_TRIPS);
     *trips = rc == 0 && c == 0 ? 0 : (int64_t)m;
     return 0;
 }

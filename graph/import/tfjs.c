@@ -200,8 +200,8 @@ static int link_inputs(struct tfjs *c)
     return c->rc;
 }
 
-/* A node left over by the order sits on a cycle: name a while loop's Merge or
- * NextIteration when one is there (TF.js while loops are not unrolled), else the first. */
+/* A node left over by the order sits on a cycle (while loops' back edges are not counted):
+ * name a Merge or NextIteration when one is there, else the first. */
 static void cycle_fail(struct tfjs *c, const int32_t *deg)
 {
     size_t first = c->n;
@@ -211,8 +211,7 @@ static void cycle_fail(struct tfjs *c, const int32_t *deg)
         first = first < c->n ? first : i;
         if (!strcmp(c->nodes[i].op, "Merge") || !strcmp(c->nodes[i].op, "NextIteration")) {
             c->cur = (int32_t)i;
-            tf_fail(c, "lies on a cycle of data inputs (a while loop: TF.js while loops are "
-                       "not unrolled)");
+            tf_fail(c, "lies on a cycle of data inputs that is not a while loop's frame");
             return;
         }
     }
@@ -227,9 +226,12 @@ static int order(struct tfjs *c, int32_t *ord)
     int32_t *users = NULL, *start = calloc(c->n + 1, sizeof *start);
     if (!deg || !start)
         goto nomem;
-    for (size_t i = 0; i < c->n; i++)
+    for (size_t i = 0; i < c->n; i++) {
         for (int k = 0; k < c->nodes[i].nin; k++)
-            start[c->nodes[i].in[k] + 1]++, deg[i]++;
+            if (!tf_loop_back_edge(c, (int32_t)i, k))
+                start[c->nodes[i].in[k] + 1]++, deg[i]++;
+        deg[i] += tf_loop_extra(c, (int32_t)i);
+    }
     for (size_t i = 0; i < c->n; i++)
         start[i + 1] += start[i];
     users = malloc((size_t)(start[c->n] ? start[c->n] : 1) * sizeof *users);
@@ -239,10 +241,11 @@ static int order(struct tfjs *c, int32_t *ord)
     if (!fill)
         goto nomem;
     for (size_t i = 0; i < c->n; i++)
-        for (int k = 0; k < c->nodes[i].nin; k++) {
-            int32_t p = c->nodes[i].in[k];
-            users[start[p] + fill[p]++] = (int32_t)i;
-        }
+        for (int k = 0; k < c->nodes[i].nin; k++)
+            if (!tf_loop_back_edge(c, (int32_t)i, k)) {
+                int32_t p = c->nodes[i].in[k];
+                users[start[p] + fill[p]++] = (int32_t)i;
+            }
     free(fill);
     size_t head = 0, tail = 0;
     for (size_t i = 0; i < c->n; i++)
@@ -253,6 +256,7 @@ static int order(struct tfjs *c, int32_t *ord)
         for (int32_t u = start[v]; u < start[v + 1]; u++)
             if (--deg[users[u]] == 0)
                 ord[tail++] = users[u];
+        tf_loop_release(c, v, deg, ord, &tail);
     }
     if (tail < c->n)
         cycle_fail(c, deg);
@@ -263,23 +267,34 @@ nomem:
     return c->rc = ls_error_msg(c->err, LS_ERR_NOMEM, "out of memory");
 }
 
+int tf_lower_node(struct tfjs *c, int32_t i)
+{
+    struct tnode *n = &c->nodes[i];
+    c->cur = i;
+    if ((n->dead = tf_node_dead(c, n))) {   /* the untaken side of a cond */
+        n->done = 1;
+        return 0;
+    }
+    tf_lower_fn f = tf_find_op(n->op);
+    if (!f)
+        return tf_fail(c, "unsupported op");
+    if (f(c, n) || c->rc)
+        return c->rc ? c->rc : tf_fail(c, "lowering failed");
+    if (graph_error(c->g))
+        return tf_fail(c, "%s", graph_error(c->g)->msg);
+    n->done = 1;
+    return 0;
+}
+
+/* A while loop's nodes wait for its first Exit, which runs the whole loop. */
 static int lower_all(struct tfjs *c, const int32_t *ord)
 {
     for (size_t i = 0; i < c->n && !c->rc; i++) {
         struct tnode *n = &c->nodes[ord[i]];
-        c->cur = ord[i];
-        if ((n->dead = tf_node_dead(c, n))) {   /* the untaken side of a cond */
-            n->done = 1;
-            continue;
-        }
-        tf_lower_fn f = tf_find_op(n->op);
-        if (!f)
-            return tf_fail(c, "unsupported op");
-        if (f(c, n) || c->rc)
-            return c->rc ? c->rc : tf_fail(c, "lowering failed");
-        if (graph_error(c->g))
-            return tf_fail(c, "%s", graph_error(c->g)->msg);
-        n->done = 1;
+        if (!n->loop)
+            tf_lower_node(c, ord[i]);
+        else if (!n->done && !strcmp(n->op, "Exit"))
+            tf_loop_run(c, n->loop - 1, ord);
     }
     return c->rc;
 }
@@ -347,6 +362,7 @@ static void cleanup(struct tfjs *c)
         free(c->nodes[i].out), free(c->nodes[i].in), free(c->nodes[i].port);
     }
     free(c->nodes);
+    tf_loops_free(c);
     json_decref(c->index), json_decref(c->manifest), json_decref(c->root);
 }
 
@@ -380,7 +396,7 @@ int tfjs_import(const char *file, const char *buf, size_t len, const struct tfjs
         return ls_error_set(err, LS_ERR_INPUT, c.file, je.line, je.column, "%s", je.text);
     int32_t *ord = NULL;
     if (!tf_read_manifest(&c) && !read_nodes(&c) && !link_inputs(&c) &&
-        !check_input_names(&c)) {
+        !tf_loops_find(&c) && !check_input_names(&c)) {
         ord = malloc((c.n ? c.n : 1) * sizeof *ord);
         char gname[GRAPH_MAX_NAME + 1];
         const char *base = strrchr(c.file, '/');

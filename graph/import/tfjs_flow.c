@@ -2,7 +2,7 @@
  * import time. A Switch whose predicate is a constant passes its data to the taken port and
  * makes the other port dead; a node reading a dead value is dead itself (not lowered); a
  * Merge passes its one live input. A predicate computed from tensor values exits 2 naming
- * the Switch; while loops (Enter/Exit/NextIteration/LoopCond) stay unsupported. */
+ * the Switch. While loops reuse Switch and Merge (tfjs_loop.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,12 +14,23 @@ int tf_input_dead(const struct tfjs *c, const struct tnode *n, int i)
     return p->dead || p->dead_port == n->port[i] + 1;
 }
 
+int tf_merge_input(const struct tfjs *c, const struct tnode *n)
+{
+    const char *want = NULL;
+    if (n->loop)
+        want = c->loops[n->loop - 1].iter ? "NextIteration" : "Enter";
+    for (int i = 0; i < n->nin; i++)
+        if (want ? !strcmp(c->nodes[n->in[i]].op, want) : !tf_input_dead(c, n, i))
+            return i;
+    return -1;
+}
+
 int tf_node_dead(const struct tfjs *c, const struct tnode *n)
 {
-    if (!strcmp(n->op, "Merge"))
-        for (int i = 0; i < n->nin; i++)
-            if (!tf_input_dead(c, n, i))
-                return 0;
+    if (!strcmp(n->op, "Merge")) {
+        int i = tf_merge_input(c, n);
+        return i < 0 || tf_input_dead(c, n, i);
+    }
     for (int i = 0; i < n->nin; i++)
         if (tf_input_dead(c, n, i))
             return 1;
@@ -67,15 +78,13 @@ int tf_op_switch(struct tfjs *c, struct tnode *n)
 /* Merge: output 0 the one live input, output 1 its index. */
 int tf_op_merge(struct tfjs *c, struct tnode *n)
 {
-    for (int i = 0; i < n->nin; i++) {
-        if (tf_input_dead(c, n, i))
-            continue;
-        struct tv *x = tf_in(c, n, i);
-        double idx = i;
-        int64_t scalar[1] = {1};   /* unused at rank 0 */
-        if (!x || tf_pass(c, n, 0, x))
-            return c->rc;
-        return tf_set_value(c, n, 1, LS_DT_INT32, 0, scalar, &idx);
-    }
-    return tf_fail(c, "every input is dead");
+    int i = tf_merge_input(c, n);
+    if (i < 0 || tf_input_dead(c, n, i))
+        return tf_fail(c, "every input is dead");
+    struct tv *x = tf_in(c, n, i);
+    double idx = i;
+    int64_t scalar[1] = {1};   /* unused at rank 0 */
+    if (!x || tf_pass(c, n, 0, x))
+        return c->rc;
+    return tf_set_value(c, n, 1, LS_DT_INT32, 0, scalar, &idx);
 }

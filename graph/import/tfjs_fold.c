@@ -178,3 +178,32 @@ int tf_fold_reduce(struct tfjs *c, struct tnode *n)
     tf_set_value(c, n, 0, !strncmp(n->op, "Arg", 3) ? LS_DT_INT32 : x->dt, r, d, v);
     return 1;
 }
+
+/* Select/SelectV2 (cond, a, b) of known values, each of one element or of the output's:
+ * folded. 1 when handled. */
+int tf_fold_select(struct tfjs *c, struct tnode *n)
+{
+    struct tv *x[3], *o = NULL;
+    for (int i = 0; i < 3; i++) {
+        if (n->nin != 3 || !(x[i] = tf_in(c, n, i)) || !x[i]->vals)
+            return 0;
+        if (!o || tf_numel(x[i]->rank, x[i]->dims) > tf_numel(o->rank, o->dims))
+            o = x[i];
+    }
+    int64_t m = tf_numel(o->rank, o->dims), mi[3];
+    for (int i = 0; i < 3; i++)
+        if ((mi[i] = tf_numel(x[i]->rank, x[i]->dims)) != 1 && mi[i] != m)
+            return 0;
+    double *v = malloc((size_t)(m ? m : 1) * sizeof *v);
+    if (!v)
+        return c->rc = ls_error_msg(c->err, LS_ERR_NOMEM, "out of memory"), 1;
+    for (int64_t k = 0; k < m; k++) {
+        int t = x[0]->vals[mi[0] == 1 ? 0 : k] != 0;
+        v[k] = x[t ? 1 : 2]->vals[mi[t ? 1 : 2] == 1 ? 0 : k];
+    }
+    int64_t dims[GRAPH_MAX_RANK];
+    memcpy(dims, o->dims, sizeof dims);
+    tf_set_value(c, n, 0, x[1]->dt, o->rank, dims, v);
+    free(v);
+    return 1;
+}

@@ -1,7 +1,8 @@
 /* graph/import: TF.js importer internals shared by its files: tfjs.c (parsing, order,
  * outputs), tfjs_source.c (manifest, sources), tfjs_value.c (attributes, node values),
  * tfjs_conv.c, tfjs_ops.c, tfjs_shape.c, tfjs_move.c, tfjs_batch.c (lowerings), tfjs_fold.c
- * (folding), tfjs_flow.c (cond blocks). */
+ * (folding), tfjs_flow.c (cond blocks), tfjs_loop.c (while loops), tfjs_list.c (TensorList,
+ * TensorArray), tfjs_bound.c (upper bounds of data-dependent sizes). */
 #ifndef LS_GRAPH_IMPORT_TFJS_INT_H
 #define LS_GRAPH_IMPORT_TFJS_INT_H
 
@@ -27,6 +28,7 @@ struct tv {
      * a transpose back cancels instead of adding a second copy */
     int32_t tr_src;
     int tr_perm[GRAPH_MAX_RANK];
+    int list;                /* a TensorList or TensorArray: 1 + its index in tfjs.lists */
 };
 
 struct tnode {
@@ -40,6 +42,21 @@ struct tnode {
     int done;
     int dead;                /* reads a dead value (the untaken branch of a cond) */
     int dead_port;           /* a Switch: 1 + its untaken output, 0 when none */
+    int loop;                /* in a while loop's frame (not its Enter nodes): 1 + the loop */
+};
+
+/* A TF while loop (tfjs_loop.c): its frame's nodes other than Enter, run once per iteration. */
+struct tloop {
+    int32_t *mem;
+    int nmem;
+    int32_t cond;            /* its LoopCond */
+    int iter;                /* the iteration being lowered */
+};
+
+/* A TensorList or TensorArray: the graph tensor of each element, -1 while unset. */
+struct tlist {
+    int n;
+    int32_t *el;
 };
 
 struct tfjs {
@@ -56,6 +73,10 @@ struct tfjs {
     struct ls_error *err;
     int rc;
     int32_t cur;             /* node being lowered, for messages */
+    struct tloop *loops;
+    int nloops;
+    struct tlist *lists;
+    int nlists;
 };
 
 struct tfjs;
@@ -130,6 +151,31 @@ int tf_node_dead(const struct tfjs *c, const struct tnode *n);
 int tf_pass(struct tfjs *c, struct tnode *n, int k, const struct tv *x);
 int tf_op_switch(struct tfjs *c, struct tnode *n);   /* in tfjs_source.c's table */
 int tf_op_merge(struct tfjs *c, struct tnode *n);
+/* The input a Merge passes: in a while loop its Enter input on the first iteration, its
+ * NextIteration input after; in a cond block its live input. -1 when none. */
+int tf_merge_input(const struct tfjs *c, const struct tnode *n);
+/* tfjs.c: lower node i (or mark it dead). 0 or an error. */
+int tf_lower_node(struct tfjs *c, int32_t i);
+/* tfjs_loop.c: while loops (Enter/Merge/Switch/LoopCond/NextIteration/Exit frames) unrolled
+ * at import time while their condition folds to a constant. tf_loops_find marks each
+ * frame's nodes; the order drops each Merge's NextIteration input (tf_loop_back_edge) and
+ * puts a loop's Exit nodes after all its other nodes (tf_loop_extra, tf_loop_release);
+ * lower_all runs the whole loop at its first Exit (tf_loop_run). */
+int tf_loops_find(struct tfjs *c);
+int tf_loop_back_edge(const struct tfjs *c, int32_t node, int k);
+int tf_loop_extra(const struct tfjs *c, int32_t node);
+void tf_loop_release(const struct tfjs *c, int32_t v, int32_t *deg, int32_t *ord,
+                     size_t *tail);
+int tf_loop_run(struct tfjs *c, int loop, const int32_t *ord);
+void tf_loops_free(struct tfjs *c);
+tf_lower_fn tf_loop_ops_find(const char *op);
+tf_lower_fn tf_list_ops_find(const char *op);    /* tfjs_list.c */
+/* tfjs_shape.c: the n tensors ts (same shape) stacked on a new axis a, as fp32. -1 after an
+ * error. */
+int32_t tf_stack(struct tfjs *c, int n, const int32_t *ts, int a);
+/* tfjs_bound.c: an upper bound on input i of n, a value computed from tensor data (a count
+ * of selected elements). 1 when one is found, else 0. */
+int tf_upper_bound(const struct tfjs *c, const struct tnode *n, int i, double *hi);
 /* tfjs_batch.c: SpaceToBatchND, BatchToSpaceND (in tfjs_move.c's table). */
 int tf_op_space_to_batch(struct tfjs *c, struct tnode *n);
 int tf_op_batch_to_space(struct tfjs *c, struct tnode *n);
@@ -144,6 +190,7 @@ int32_t tf_fused_tail(struct tfjs *c, struct tnode *n, int32_t y, int64_t o, int
 int tf_fold_binary(struct tfjs *c, struct tnode *n);
 int tf_fold_unary(struct tfjs *c, struct tnode *n);
 int tf_fold_reduce(struct tfjs *c, struct tnode *n);
+int tf_fold_select(struct tfjs *c, struct tnode *n);
 /* tfjs_shape.c: output k as constant x reshaped (values permuted by src, NULL: in order). */
 int tf_const_out(struct tfjs *c, struct tnode *n, int k, struct tv *x, int rank,
                  const int64_t *dims, const int64_t *src);

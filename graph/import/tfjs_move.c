@@ -153,8 +153,8 @@ static int op_fill(struct tfjs *c, struct tnode *n)
         return c->rc;
     if (like)
         memcpy(d, x->dims, sizeof d);
-    for (int i = 0; i < r; i++)
-        if (d[i] < 1 || d[i] > GRAPH_MAX_DIM)
+    for (int i = 0; i < r; i++)   /* 0: an empty constant (ConcatV2 leaves it out) */
+        if (d[i] < 0 || d[i] > GRAPH_MAX_DIM)
             return tf_fail(c, "dim %d is %lld", i, (long long)d[i]);
     int64_t m = tf_numel(r, d);
     double fillv = like ? !strcmp(n->op, "OnesLike") : x->vals ? x->vals[0] : 0, *v = NULL;
@@ -169,12 +169,19 @@ static int op_fill(struct tfjs *c, struct tnode *n)
     return rc;
 }
 
+/* Range(start, limit, delta): a constant. A limit computed from tensor data (a count of
+ * selected boxes) with an upper bound: the range up to the bound (bounded by its maximum
+ * size, as if every element were selected). */
 static int op_range(struct tfjs *c, struct tnode *n)
 {
     int64_t s, l, d;
-    struct tv *x = tf_in(c, n, 0);
-    if (!x || tf_ints(c, n, 0, &s, 1) != 1 || tf_ints(c, n, 1, &l, 1) != 1 ||
-        tf_ints(c, n, 2, &d, 1) != 1)
+    double hi;
+    struct tv *x = tf_in(c, n, 0), *lim = tf_in(c, n, 1);
+    if (x && lim && !lim->vals && tf_upper_bound(c, n, 1, &hi))
+        l = tf_to_int(hi);
+    else if (x && lim && tf_ints(c, n, 1, &l, 1) != 1)
+        x = NULL;
+    if (!x || tf_ints(c, n, 0, &s, 1) != 1 || tf_ints(c, n, 2, &d, 1) != 1)
         return c->rc ? c->rc : tf_fail(c, "start, limit and delta must be single values");
     if (d == 0 || (l - s) / d < 0 || (l - s) / d > GRAPH_MAX_DIM)
         return tf_fail(c, "empty or huge range");

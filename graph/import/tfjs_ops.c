@@ -201,10 +201,13 @@ static int op_binary(struct tfjs *c, struct tnode *n)
     return tf_set(c, n, 0, y);
 }
 
-/* AddN and Select/SelectV2 (the condition's cost left out: max of the two branches). */
+/* AddN and Select/SelectV2 (the condition's cost left out: max of the two branches; known
+ * values fold). */
 static int op_addn(struct tfjs *c, struct tnode *n)
 {
     int sel = strncmp(n->op, "Select", 6) == 0, first = sel ? 1 : 0;
+    if (sel && tf_fold_select(c, n))
+        return c->rc;
     struct tv *x = tf_in(c, n, first);
     if (!x)
         return c->rc;
@@ -383,10 +386,45 @@ static int op_topk(struct tfjs *c, struct tnode *n)
     return tf_set(c, n, 1, graph_cast(c->g, tf_name(c, "indices"), v, LS_DT_INT32));
 }
 
+/* Where(cond) with one input: int32 [count, rank], the indices of the true elements.
+ * A known cond folds; else bounded by its maximum size, as if every element were true:
+ * cond flattened to [numel, 1], repeated rank times on axis 1, cast. */
+static int op_where(struct tfjs *c, struct tnode *n)
+{
+    struct tv *x = tf_in(c, n, 0);
+    if (!x || n->nin != 1 || x->rank < 1)
+        return c->rc ? c->rc : tf_fail(c, "expects one input of rank 1 or more");
+    int64_t m = tf_numel(x->rank, x->dims), d[2] = {m, 1}, cnt = 0;
+    if (x->vals) {
+        double *v = malloc((size_t)(m ? m : 1) * (size_t)x->rank * sizeof *v);
+        if (!v)
+            return c->rc = ls_error_msg(c->err, LS_ERR_NOMEM, "out of memory");
+        for (int64_t i = 0; i < m; i++) {
+            if (x->vals[i] == 0)
+                continue;
+            for (int64_t r = x->rank - 1, q = i; r >= 0; q /= x->dims[r--])
+                v[cnt * x->rank + r] = (double)(q % x->dims[r]);   /* i's coordinates */
+            cnt++;
+        }
+        d[0] = cnt, d[1] = x->rank;
+        int rc = tf_set_value(c, n, 0, LS_DT_INT32, 2, d, v);
+        free(v);
+        return rc;
+    }
+    int32_t rows[GRAPH_MAX_RANK], f = graph_reshape(c->g, tf_name(c, "flat"),
+                                                    tf_mat(c, x, NULL), 2, d, NULL);
+    for (int i = 0; i < x->rank; i++)
+        rows[i] = f;
+    if (f >= 0 && x->rank > 1)
+        f = graph_concat(c->g, tf_name(c, "rows"), x->rank, rows, 1);
+    return tf_set(c, n, 0, f < 0 ? -1 : graph_cast(c->g, tf_name(c, NULL), f, LS_DT_INT32));
+}
+
 static const struct {
     const char *op;
     tf_lower_fn fn;
 } ops[] = {
+    {"Where", op_where},
     {"MatMul", op_matmul}, {"_FusedMatMul", op_matmul}, {"BatchMatMul", op_batch_matmul},
     {"BatchMatMulV2", op_batch_matmul}, {"AddN", op_addn}, {"Select", op_addn},
     {"SelectV2", op_addn}, {"Prelu", op_prelu}, {"Cast", op_cast},

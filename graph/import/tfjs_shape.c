@@ -203,11 +203,17 @@ static int concat_out(struct tfjs *c, struct tnode *n, int first, int cnt, int64
     int32_t *ts = malloc((size_t)cnt * sizeof *ts);
     if (!ts)
         return NOMEM(c);
+    int m = 0;   /* empty constants (a padding of no rows) are left out */
     for (int i = 0; i < cnt; i++) {
-        ts[i] = tf_mat(c, tf_in(c, n, first + i), NULL);
-        if (ts[i] >= 0 && graph_tensor(c->g, ts[i])->dtype != LS_DT_FP32)
-            ts[i] = graph_cast(c->g, tf_name(c, "f32"), ts[i], LS_DT_FP32);
+        struct tv *x = tf_in(c, n, first + i);
+        if (x->weight && !tf_numel(x->rank, x->dims))
+            continue;
+        ts[m] = tf_mat(c, x, NULL);
+        if (ts[m] >= 0 && graph_tensor(c->g, ts[m])->dtype != LS_DT_FP32)
+            ts[m] = graph_cast(c->g, tf_name(c, "f32"), ts[m], LS_DT_FP32);
+        m++;
     }
+    cnt = m;
     int32_t y = cnt == 1 ? graph_unary(c->g, tf_name(c, NULL), GRAPH_OP_COPY, ts[0])
                          : graph_concat(c->g, tf_name(c, NULL), cnt, ts, axis);
     free(ts);
@@ -260,15 +266,35 @@ static int op_pack(struct tfjs *c, struct tnode *n)
     int32_t *ts = malloc((size_t)n->nin * sizeof *ts);
     if (!ts)
         return NOMEM(c);
-    for (int i = 0; i < n->nin; i++) {
-        ts[i] = graph_reshape(c->g, tf_name(c, "e"), tf_mat(c, tf_in(c, n, i), NULL),
-                              x0->rank + 1, d, NULL);
-        if (ts[i] >= 0 && graph_tensor(c->g, ts[i])->dtype != LS_DT_FP32)
-            ts[i] = graph_cast(c->g, tf_name(c, "f32"), ts[i], LS_DT_FP32);
-    }
-    int32_t y = graph_concat(c->g, tf_name(c, NULL), n->nin, ts, a);
+    for (int i = 0; i < n->nin; i++)
+        ts[i] = tf_mat(c, tf_in(c, n, i), NULL);
+    int32_t y = tf_stack(c, n->nin, ts, a);
     free(ts);
     return tf_set(c, n, 0, y);
+}
+
+int32_t tf_stack(struct tfjs *c, int n, const int32_t *ts, int a)
+{
+    int r;
+    int64_t d0[GRAPH_MAX_RANK], d[GRAPH_MAX_RANK];
+    if (n < 1 || n > GRAPH_MAX_INPUTS || ts[0] < 0)
+        return n < 1 || ts[0] >= 0 ? (tf_fail(c, "%d tensors to stack", n), -1) : -1;
+    tf_shape_of(c, ts[0], &r, d0);
+    if (r >= GRAPH_MAX_RANK)
+        return tf_fail(c, "rank %d would exceed %d", r + 1, GRAPH_MAX_RANK), -1;
+    for (int i = 0, j = 0; i <= r; i++)
+        d[i] = i == a ? 1 : d0[j++];
+    int32_t *xs = malloc((size_t)n * sizeof *xs), y = -1;
+    if (!xs)
+        return NOMEM(c), -1;
+    for (int i = 0; i < n; i++) {
+        xs[i] = graph_reshape(c->g, tf_name(c, "e"), ts[i], r + 1, d, NULL);
+        if (xs[i] >= 0 && graph_tensor(c->g, xs[i])->dtype != LS_DT_FP32)
+            xs[i] = graph_cast(c->g, tf_name(c, "f32"), xs[i], LS_DT_FP32);
+    }
+    y = graph_concat(c->g, tf_name(c, NULL), n, xs, a);
+    free(xs);
+    return y;
 }
 
 /* Output k: x[begin : begin + (len-1)*step + 1 : step] along axis (len elements). */

@@ -324,5 +324,6 @@ tf_lower_fn tf_find_op(const char *op)
     tf_lower_fn f = tf_conv_ops_find(op);
     f = f ? f : tf_ops_find(op);
     f = f ? f : tf_shape_ops_find(op);
+    f = f ? f : tf_loop_ops_find(op);
     return f ? f : tf_move_ops_find(op);
 }

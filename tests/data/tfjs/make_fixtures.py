@@ -181,6 +181,115 @@ def cond(const_pred=False):
     return m
 
 
+def while_loop():
+    """A TF while loop as tf.map_fn writes it (v1 control flow, frame "w"): the rows of x
+    [3,4] in a TensorList, each read at the loop counter, put through a Relu and set into a
+    reserved list, stacked after the Exit. The condition is `i < n && sum(x) < limit`: an
+    early exit on data bounded by the input "n", unrolled to n once it has a value (--input
+    n=:3), exit 2 naming the LoopCond without one."""
+    m = M()
+    x = m.input("x", 3, 4)
+    n = m.node("n", "Placeholder", dtype={"type": "DT_INT32"}, shape={"shape": shape()})
+    I32 = {"T": {"type": "DT_INT32"}}
+    zero, one = m.ints("zero", 0, dims=[]), m.ints("one", 1, dims=[])
+    es = m.ints("eshape", 4)
+    rows = m.node("rows", "TensorListFromTensor", [x, es])
+    res = m.node("res", "TensorListReserve", [es, m.ints("three", 3, dims=[])])
+    F = {"frame_name": s("w"), "is_constant": {"b": False}}
+    K = {"frame_name": s("w"), "is_constant": {"b": True}}
+    ei = m.node("w/Enter_i", "Enter", [zero], **F, **I32)
+    eo = m.node("w/Enter_out", "Enter", [res], **F)
+    en = m.node("w/Enter_n", "Enter", [n], **K, **I32)
+    er = m.node("w/Enter_rows", "Enter", [rows], **K)
+    mi = m.node("w/Merge_i", "Merge", [ei, "w/NextIteration_i"], **I32)
+    mo = m.node("w/Merge_out", "Merge", [eo, "w/NextIteration_out"])
+    ex = m.node("w/Enter_x", "Enter", [x], **K, **T)
+    early = m.node("w/early", "Less", [m.node("w/sum", "Sum", [ex, m.ints("axes", 0, 1)], **T),
+                                       m.weight("w/limit", 1)], **T)
+    both = m.node("w/And", "LogicalAnd", [m.node("w/Less", "Less", [mi, en], **I32), early])
+    lc = m.node("w/LoopCond", "LoopCond", [both])
+    si = m.node("w/Switch_i", "Switch", [mi, lc], **I32)
+    so = m.node("w/Switch_out", "Switch", [mo, lc])
+    get = m.node("w/get", "TensorListGetItem", [er, si + ":1", es])
+    relu = m.node("w/relu", "Relu", [get], **T)
+    put = m.node("w/set", "TensorListSetItem", [so + ":1", si + ":1", relu])
+    m.node("w/NextIteration_i", "NextIteration",
+           [m.node("w/add", "AddV2", [si + ":1", one], **I32)], **I32)
+    m.node("w/NextIteration_out", "NextIteration", [put])
+    m.node("w/Exit_i", "Exit", [si], **I32)
+    ex = m.node("w/Exit_out", "Exit", [so])
+    m.node("y", "TensorListStack", [ex, es])
+    return m
+
+
+def while_array():
+    """The TensorArray form of a map loop (TF1 tf.map_fn, as faceboxes' NMS writes it): x
+    [3,4] scattered into a TensorArray; per row i (a constant trip count, 3) the indices of
+    its elements >= 0 (Where: data-dependent, bounded as if all were) written into a second
+    TensorArray, gathered after the loop; an empty Fill [0,4] concatenated to x is left out."""
+    m = M()
+    x = m.input("x", 3, 4)
+    I32 = {"T": {"type": "DT_INT32"}}
+    zero, one, three = (m.ints(k, v, dims=[]) for k, v in (("zero", 0), ("one", 1), ("three", 3)))
+    idx = m.ints("idx", 0, 1, 2)
+    ta = m.node("ta", "TensorArrayV3", [three])
+    sc = m.node("scatter", "TensorArrayScatterV3", [ta, idx, x, ta + ":1"])
+    out = m.node("out", "TensorArrayV3", [three])
+    F = {"frame_name": s("m"), "is_constant": {"b": False}}
+    K = {"frame_name": s("m"), "is_constant": {"b": True}}
+    ei = m.node("m/Enter_i", "Enter", [zero], **F, **I32)
+    ef = m.node("m/Enter_flow", "Enter", [out + ":1"], **F)
+    en = m.node("m/Enter_n", "Enter", [three], **K, **I32)
+    eta = m.node("m/Enter_ta", "Enter", [ta], **K)
+    esc = m.node("m/Enter_scatter", "Enter", [sc], **K)
+    eout = m.node("m/Enter_out", "Enter", [out], **K)
+    mi = m.node("m/Merge_i", "Merge", [ei, "m/NextIteration_i"], **I32)
+    mf = m.node("m/Merge_flow", "Merge", [ef, "m/NextIteration_flow"])
+    lc = m.node("m/LoopCond", "LoopCond", [m.node("m/Less", "Less", [mi, en], **I32)])
+    si = m.node("m/Switch_i", "Switch", [mi, lc], **I32)
+    sf = m.node("m/Switch_flow", "Switch", [mf, lc])
+    row = m.node("m/read", "TensorArrayReadV3", [eta, si + ":1", esc])
+    ge = m.node("m/ge", "GreaterEqual", [row, m.weight("m/zero", 1)], **T)
+    wh = m.node("m/where", "Where", [ge])
+    wr = m.node("m/write", "TensorArrayWriteV3", [eout, si + ":1", wh, sf + ":1"])
+    m.node("m/NextIteration_i", "NextIteration",
+           [m.node("m/add", "AddV2", [si + ":1", one], **I32)], **I32)
+    m.node("m/NextIteration_flow", "NextIteration", [wr])
+    m.node("m/Exit_i", "Exit", [si], **I32)
+    ex = m.node("m/Exit_flow", "Exit", [sf])
+    m.node("y", "TensorArrayGatherV3", [out, idx, ex])
+    m.node("size", "TensorArraySizeV3", [out, ex])
+    empty = m.node("empty", "Fill", [m.ints("edims", 0, 4), m.ints("ezero", 0, dims=[])])
+    m.node("z", "ConcatV2", [x, empty, zero], **T)
+    return m
+
+
+def bounded():
+    """Post-processing as handtrack's PadOrClipBoxList writes it: a Range up to min(count, 4)
+    where count sums the elements of x >= 0 (data: bounded by 4), a gather by it, and a
+    Reshape target chosen by a Select of constants (folds); a Where of a constant mask folds
+    to its real indices (two of four)."""
+    m = M()
+    x = m.input("x", 3, 4)
+    I32 = {"T": {"type": "DT_INT32"}}
+    ge = m.node("ge", "GreaterEqual", [x, m.weight("zero", 1)], **T)
+    cast = m.node("cast", "Cast", [ge], SrcT={"type": "DT_BOOL"}, DstT={"type": "DT_INT32"})
+    cnt = m.node("count", "Sum", [cast, m.ints("axes", 0, 1)], **I32)
+    lim = m.node("lim", "Minimum", [cnt, m.ints("four", 4, dims=[])], **I32)
+    r = m.node("range", "Range", [m.ints("r0", 0, dims=[]), lim, m.ints("r1", 1, dims=[])])
+    g = m.node("gather", "GatherV2", [x, r, m.ints("ax", 1, dims=[])], **T)
+    big = m.node("big", "Greater", [m.ints("five", 5, dims=[]), m.ints("three", 3, dims=[])],
+                 **I32)
+    tgt = m.node("target", "Select", [big, m.ints("t", 12, 1), m.ints("e", 6, 2)], **I32)
+    m.node("y", "Reshape", [g, tgt], **T)
+    mask = m.node("mask", "Const", dtype={"type": "DT_BOOL"},
+                  value={"tensor": {"dtype": "DT_BOOL", "tensorShape": shape(4),
+                                    "boolVal": [False, True, False, True]}})
+    ids = m.node("ids", "Reshape", [m.node("where", "Where", [mask]), m.ints("two", 2)])
+    m.node("picked", "GatherV2", [x, ids, "ax"], **T)
+    return m
+
+
 def bad_cases():
     cases = {}
     m = M()
@@ -223,6 +332,9 @@ if __name__ == "__main__":
     post().write("post.json")
     cond().write("cond.json")
     cond(const_pred=True).write("cond_const.json")
+    while_loop().write("while.json")
+    while_array().write("while_array.json")
+    bounded().write("bounded.json")
     for name, m in bad_cases().items():
         m.write("bad_" + name)
     with open("bad_malformed.json", "w") as f:
