@@ -72,11 +72,14 @@ if grep -q 'study \[' "$T/q.tty"; then bad "study -q: status line drawn"; else o
 # the hinted command is quoted for the shell (an --out with a space and a quote) and has
 # --force dropped
 ODD="$T/a b'c"
+# (a long mcts budget, so that the study is still running whatever the machine's speed;
+# the signal goes once it has started writing its results store)
 TERM_ARGS=(study --models cnn,whisper-enc:quick,bert-base:quick --out "$ODD" --threads 1
-           --mcts-evaluations 1000 --mcts-time-limit 1)
+           --mcts-evaluations 1000000 --mcts-time-limit 60)
 "$LAYSIM" "${TERM_ARGS[@]}" --force -q >/dev/null 2>"$T/term.err" &
 pid=$!
-sleep 1.5
+for _ in $(seq 100); do [ -e "$ODD/results.sqlite" ] && break; sleep 0.1; done
+sleep 0.5
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
