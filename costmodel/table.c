@@ -698,16 +698,30 @@ static int load_dep(const struct tload *t, json_t *root, struct cm_table *tb)
     return dep_field(t, d, "tiny_free", &tb->dep_tiny_free) ? LS_ERR_INPUT : 0;
 }
 
-/* The optional "dma_latency_per_group" (struct cm_table: dma_group). */
-static int load_dma_group(const struct tload *t, json_t *root, struct cm_table *tb)
+/* The optional number `key` of a table, in 0..max: *present and *value set when it is
+ * there, an error naming it when it is not a number in range. */
+static int optional_number(const struct tload *t, json_t *root, const char *key, double max,
+                           int *present, double *value)
 {
-    json_t *v = json_object_get(root, "dma_latency_per_group");
+    json_t *v = json_object_get(root, key);
     if (!v)
         return 0;
-    if (!json_is_number(v) || !(json_number_value(v) >= 0) || json_number_value(v) > 64)
-        return bad_field(t, "dma_latency_per_group", "expected a number in 0..64");
-    tb->dma_group = 1;
-    tb->dma_group_lat = json_number_value(v);
+    if (!json_is_number(v) || !(json_number_value(v) >= 0) || json_number_value(v) > max)
+        return bad_field(t, key, "expected a number in 0..%g", max);
+    *present = 1;
+    *value = json_number_value(v);
+    return 0;
+}
+
+/* The optional "dma_latency_per_group" (struct cm_table: dma_group) and, with it,
+ * "dma_latency_waves". */
+static int load_dma_group(const struct tload *t, json_t *root, struct cm_table *tb)
+{
+    if (optional_number(t, root, "dma_latency_per_group", 64, &tb->dma_group,
+                        &tb->dma_group_lat))
+        return LS_ERR_INPUT;
+    if (!tb->dma_group)
+        return 0;
     json_t *w = json_object_get(root, "dma_latency_waves");
     if (w && !json_is_boolean(w))
         return bad_field(t, "dma_latency_waves", "expected true or false");
@@ -715,18 +729,6 @@ static int load_dma_group(const struct tload *t, json_t *root, struct cm_table *
     return 0;
 }
 
-/* The optional "dma_prefetch_share" (struct cm_table: dma_prefetch). */
-static int load_dma_prefetch(const struct tload *t, json_t *root, struct cm_table *tb)
-{
-    json_t *v = json_object_get(root, "dma_prefetch_share");
-    if (!v)
-        return 0;
-    if (!json_is_number(v) || !(json_number_value(v) >= 0) || json_number_value(v) > 1)
-        return bad_field(t, "dma_prefetch_share", "expected a number in 0..1");
-    tb->dma_prefetch = 1;
-    tb->dma_prefetch_share = json_number_value(v);
-    return 0;
-}
 
 static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
 {
@@ -760,7 +762,9 @@ static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
             return bad_field(t, "serial_share", "expected a number in 0..1");
         tb->serial = ss ? json_number_value(ss) : 0;
     }
-    if (load_dep(t, root, tb) || load_dma_group(t, root, tb) || load_dma_prefetch(t, root, tb))
+    if (load_dep(t, root, tb) || load_dma_group(t, root, tb) ||
+        optional_number(t, root, "dma_prefetch_share", 1, &tb->dma_prefetch,
+                        &tb->dma_prefetch_share))
         return LS_ERR_INPUT;
     if (!json_is_array(ent) || json_array_size(ent) > sizeof tb->e / sizeof tb->e[0])
         return bad_field(t, "entries", "expected an array of at most %zu entries",
