@@ -127,6 +127,18 @@ shards_without_result() {
     done
 }
 
+# why_failed RCFILE: a task's end in words. Above 128 the task was signalled: scancel sends
+# SIGTERM to every process of the task, and the task script may record laysim's 143 before
+# its own signal arrives, so a cancelled task reads the same whichever process died first.
+why_failed() {
+    local rc
+    rc=$(cat "$1" 2>/dev/null || true)
+    if [ -z "$rc" ]; then echo "cancelled, killed or never ran"
+    elif [ "$rc" -gt 128 ] 2>/dev/null; then
+        echo "cancelled, killed or never ran (laysim ended by signal $((rc - 128)))"
+    else echo "laysim exited $rc"; fi
+}
+
 # wait_for JOBID: until no task of the array is pending, running or completing (squeue lists
 # only those); a failing squeue (the controller busy or restarting) is retried, never taken
 # for the end
@@ -169,16 +181,12 @@ if [ -n "$todo" ]; then
 fi
 
 if [ "$CALIBRATE" = 1 ] && [ "$(cat "$S/calibration.rc" 2>/dev/null)" != 0 ]; then
-    rc=$(cat "$S/calibration.rc" 2>/dev/null || true)
-    if [ -n "$rc" ]; then why="laysim exited $rc"; else why="cancelled, killed or never ran"; fi
-    echo "slurm-study.sh: the calibration failed: $why (log: $S/calibration.log)" >&2
+    echo "slurm-study.sh: the calibration failed: $(why_failed "$S/calibration.rc") (log: $S/calibration.log)" >&2
 fi
 failed=$(shards_without_result)
 if [ -n "$failed" ]; then
     for k in $failed; do
-        rc=$(cat "$S/shard-$k.rc" 2>/dev/null || true)
-        if [ -n "$rc" ]; then why="laysim exited $rc"; else why="cancelled, killed or never ran"; fi
-        echo "slurm-study.sh: shard $k/$N failed: $why (log: $S/shard-$k.log)" >&2
+        echo "slurm-study.sh: shard $k/$N failed: $(why_failed "$S/shard-$k.rc") (log: $S/shard-$k.log)" >&2
     done
     die "$(wc -w <<<"$failed") of $N shards have no result: rerun with --resume to resubmit only those"
 fi

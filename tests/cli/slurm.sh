@@ -64,13 +64,16 @@ expect_err "already holds a run" "a second run into the same DIR"
 expect 1 "--resume of nothing" "${RUN[@]}" --out "$T/u" --resume
 expect_err "no run of slurm-study.sh" "--resume of nothing"
 
-# a shard that fails (a laysim that exits 3 on shard 3 while $T/fail exists), then --resume
+# shards that fail (while $T/fail exists, a laysim that exits 3 on shard 3 and one that is
+# ended by SIGTERM on shard 4, as scancel does when laysim dies before the task script), then
+# --resume
 cat >"$T/laysim-shim" <<EOF
 #!/usr/bin/env bash
 echo "\$*" >>"$T/calls"
 case " \$* " in
 *" --calibrate-only "*) [ -e "$T/failcal" ] && exit 4 ;;
 *" --shard 3/4 "*) [ -e "$T/fail" ] && exit 3 ;;
+*" --shard 4/4 "*) [ -e "$T/fail" ] && kill -TERM \$\$ ;;
 *" --shard 2/4 "*) [ -e "$T/hang" ] && { touch "$T/started"; sleep 120; } ;;
 esac
 exec "$LAYSIM" "\$@"
@@ -78,17 +81,18 @@ EOF
 chmod +x "$T/laysim-shim"
 SHIM=("$SRC/scripts/slurm-study.sh" --shards 4 --poll 1 --laysim "$T/laysim-shim")
 touch "$T/fail"
-expect 1 "a failing shard" "${SHIM[@]}" --out "$T/f" -q study "${GRID[@]}"
+expect 1 "failing shards" "${SHIM[@]}" --out "$T/f" -q study "${GRID[@]}"
 if grep -q "shard 3/4 failed: laysim exited 3 (log: $T/f/slurm/shard-3.log)" "$T/err" &&
-   [ "$(grep -c 'failed:' "$T/err")" = 1 ] && grep -q 'rerun with --resume' "$T/err"; then ok; else
-    bad "the failed shard is not reported: $(cat "$T/err")"; fi
+   grep -q "shard 4/4 failed: cancelled, killed or never ran (laysim ended by signal 15)" "$T/err" &&
+   [ "$(grep -c 'failed:' "$T/err")" = 2 ] && grep -q 'rerun with --resume' "$T/err"; then ok; else
+    bad "the failed shards are not reported: $(cat "$T/err")"; fi
 if [ ! -e "$T/f/merged" ]; then ok; else bad "merged although a shard failed"; fi
 rm "$T/fail"
-expect 0 "--resume after a failed shard" "${SHIM[@]}" --out "$T/f" -q --resume --sbatch --time=10
-if grep -q "shards 3 of 4" "$T/err"; then ok; else bad "--resume resubmitted more than shard 3: $(cat "$T/err")"; fi
+expect 0 "--resume after failed shards" "${SHIM[@]}" --out "$T/f" -q --resume --sbatch --time=10
+if grep -q "shards 3,4 of 4" "$T/err"; then ok; else bad "--resume did not resubmit shards 3 and 4 alone: $(cat "$T/err")"; fi
 if scontrol show job "$(cat "$T/f/slurm/jobid")" | grep -q 'TimeLimit=00:10:00'; then ok; else
     bad "--resume did not pass its --sbatch option"; fi
-same "resumed after a failed shard" "$T/f/merged"
+same "resumed after failed shards" "$T/f/merged"
 # the tables were fitted once, by the calibration job of the first run; every shard read them
 n=$(grep -c -- '--calibrate-only' "$T/calls")
 m=$(grep -- '--shard' "$T/calls" | grep -vc -- "--calibrated-tables $T/f/calibration")
