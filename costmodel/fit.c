@@ -10,6 +10,7 @@
 #include "sim/isa.h"
 #include "traces/trace.h"
 #include "util/vec.h"
+#include "util/order.h"
 
 void cm_calib_init(struct cm_calib *c)
 {
@@ -205,22 +206,10 @@ static double relfit(const double *X, const double *y, size_t n, size_t p, doubl
     return sse;
 }
 
-static int dcmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median of v[0..n) (n >= 1; sorts v). */
-static double median_of(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, dcmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static size_t distinct(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, dcmp);
+    qsort(v, n, sizeof *v, ls_cmp_double);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (m == 0 || v[i] != v[m - 1])
@@ -480,7 +469,7 @@ static int report_entry(const struct cm_entry *e, const struct cm_sample *const 
     r->r2 = sst > 1e-12 * mean * mean * (double)n ? 1 - sse / sst
                                                   : (sse <= 1e-9 * mean * mean * (double)n ? 1 : 0);
     if (rel && n) {
-        r->median_rel = median_of(rel, n);
+        r->median_rel = ls_median(rel, n);
     }
     if (pts && n) {
         qsort(pts, n, sizeof *pts, cmp_rx);
@@ -512,7 +501,7 @@ static int median_rel(const struct cm_entry *e, const struct cm_sample *const *S
         double f = cm_entry_eval(e, S[i]);
         rel[i] = S[i]->y > 0 ? fabs(f - S[i]->y) / S[i]->y : 0;
     }
-    *out = median_of(rel, n);
+    *out = ls_median(rel, n);
     free(rel);
     return 0;
 }
@@ -631,8 +620,8 @@ static int report_totals(const struct cm_calib *c, const struct cm_table *prior,
         }
     }
     rep->held_out = (int)fit.len;
-    rep->holdout_fit = fit.len ? median_of(fit.data, fit.len) : NAN;
-    rep->holdout_prior = pri.len ? median_of(pri.data, pri.len) : NAN;
+    rep->holdout_fit = fit.len ? ls_median(fit.data, fit.len) : NAN;
+    rep->holdout_prior = pri.len ? ls_median(pri.data, pri.len) : NAN;
     LS_VEC_FREE(&fit);
     LS_VEC_FREE(&pri);
     return rc;

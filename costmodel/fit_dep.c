@@ -11,6 +11,7 @@
 
 #include "costmodel/calibrate.h"
 #include "util/vec.h"
+#include "util/order.h"
 
 #define NE LS_ENGINE_COUNT
 /* Gaps an engine (or the tiny extra) needs before its latency counts as measured. */
@@ -52,17 +53,11 @@ int cm_groups_add_gaps(struct cm_groups *g, const struct cm_parts *parts,
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The low quantile of v (n >= 1), rounded to whole engine cycles (a trace's clock rounds
  * every start and end; latencies are whole cycles). */
 static double floor_of(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, ls_cmp_double);
     return (double)lround(v[(size_t)(CM_DEP_QUANTILE * (double)(n - 1))]);
 }
 
