@@ -87,15 +87,18 @@ const char cmd_calibrate_help[] =
     "                      the traces come from two or more models (told apart by their\n"
     "                      operators' names), each model's traces are left out in turn:\n"
     "                      the table is fitted on the other models' traces and predicts\n"
-    "                      the programs left out; when these tables predict them worse\n"
-    "                      than the prior does (mean over the models of the median\n"
+    "                      the programs left out; when these tables rank fewer of their\n"
+    "                      program pairs as measured than the prior does, or as many\n"
+    "                      and predict them worse (mean over the models of the median\n"
     "                      program-time error), FILE gets the prior table. Unless a flag\n"
     "                      of the form is given (--no-group-fit, --dma-latency,\n"
     "                      --group-scales, --serial-share, --issue-latency), calibrate\n"
-    "                      fits four forms (the group fit with split scales, with tied\n"
-    "                      scales, with tied scales and an issue latency; no group fit\n"
-    "                      with the DMA latency per group) and keeps the one whose fits\n"
-    "                      predict the models left out best\n"
+    "                      fits up to five forms (the group fit with split scales, with\n"
+    "                      tied scales, with tied scales and an issue latency; no group\n"
+    "                      fit with the DMA latency per group; the prior with its\n"
+    "                      exposed share measured, when it has one) and keeps the one\n"
+    "                      whose fits rank the models left out best, then predict them\n"
+    "                      best\n"
     "  --programs PROG     the program the k-th --traces ran (the k-th --programs;\n"
     "                      repeatable, one per trace): its dependencies tell which\n"
     "                      vector instructions wait on their engine's previous one,\n"
@@ -448,7 +451,9 @@ static void lomo_print(const struct cm_lomo *lm, const struct cal_opts *o, int f
  * form is given (docs/calibration.md, "Models the fit did not see"). */
 static const char *form_name(const struct cm_form_cand *c, char *buf, size_t n)
 {
-    if (c->no_group)
+    if (c->share_only)
+        snprintf(buf, n, "the prior, its exposed share measured");
+    else if (c->no_group)
         snprintf(buf, n, "no group fit, DMA latency per group");
     else
         snprintf(buf, n, "group fit (%s scales%s), DMA latency per DMA",
@@ -461,6 +466,7 @@ static json_t *form_json(const struct cm_run *r)
 {
     json_t *x = json_object();
     json_object_set_new(x, "group_fit", json_boolean(!r->no_group));
+    json_object_set_new(x, "share_only", json_boolean(r->share_only));
     if (!r->no_group && r->gr.done) {
         json_object_set_new(x, "scales", json_string(cm_group_scales_name(r->gr.form.scales)));
         json_object_set_new(x, "issue_latency", json_boolean(r->gr.form.fit_issue));
@@ -476,6 +482,7 @@ static json_t *form_json(const struct cm_run *r)
             json_t *c = json_object();
             json_object_set_new(c, "form", json_string(form_name(&r->cand[k], nm, sizeof nm)));
             json_object_set_new(c, "mean_median_rel_error", cli_json_num(r->cand[k].lomo_mean));
+            json_object_set_new(c, "pairs_correct", json_integer(r->cand[k].lomo_correct));
             json_object_set_new(c, "kept", json_boolean(k == r->chosen));
             json_array_append_new(cand, c);
         }
@@ -560,22 +567,27 @@ static int report_fit(struct cm_run *r, const struct cal_opts *o)
     if (o->json)
         return cli_print_json(rj) ? CLI_FAIL : CLI_OK;
     json_decref(rj);
-    printf("%d of %d entries with samples fitted (%d good, %d weak; %d rejected, %d kept the "
-           "prior) from %zu samples (%zu microbenchmarks) -> %s\n",
-           rep->verdicts[CM_GOOD] + rep->verdicts[CM_WEAK], rep->n, rep->verdicts[CM_GOOD],
-           rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR], r->ns,
-           r->nmb, o->outp);
+    if (r->share_only)
+        printf("the prior's entries, its exposed share measured on %d traces: %.4f -> %s\n",
+               o->ntr, r->fit.exposed_share, o->outp);
+    else
+        printf("%d of %d entries with samples fitted (%d good, %d weak; %d rejected, %d kept "
+               "the prior) from %zu samples (%zu microbenchmarks) -> %s\n",
+               rep->verdicts[CM_GOOD] + rep->verdicts[CM_WEAK], rep->n, rep->verdicts[CM_GOOD],
+               rep->verdicts[CM_WEAK], rep->verdicts[CM_REJECTED], rep->verdicts[CM_KEPT_PRIOR],
+               r->ns, r->nmb, o->outp);
     pipe_print(rep);
     group_print(&r->gr, o->ntr, wrote_fit, r->no_group, r->held_worse);
     if (r->lomo.nmodels)
         lomo_print(&r->lomo, o, wrote_fit);
     if (r->form_chosen) {
         char nm[96];
-        printf("form chosen on the models left out: %s; mean median error per form:",
-               form_name(&r->cand[r->chosen], nm, sizeof nm));
+        printf("form chosen on the models left out: %s; pairs ranked as measured of %d and "
+               "mean median error per form:",
+               form_name(&r->cand[r->chosen], nm, sizeof nm), r->lomo.pairs);
         for (int k = 0; k < r->ncand; k++)
-            printf("%s %s %.4f", k ? ";" : "", form_name(&r->cand[k], nm, sizeof nm),
-                   r->cand[k].lomo_mean);
+            printf("%s %s %d, %.4f", k ? ";" : "", form_name(&r->cand[k], nm, sizeof nm),
+                   r->cand[k].lomo_correct, r->cand[k].lomo_mean);
         printf("\n");
     }
     entries_print(&r->fit, rep);

@@ -32,7 +32,8 @@ const char cmd_compile_help[] =
     CLI_HELP(JSON)
     "                      (the summary, one object: instructions, ops_lowered,\n"
     "                      conversions, hbm_bytes, memory_plan (resident, spilled and fused\n"
-    "                      tensors and bytes), table_price, objective, roofline: the\n"
+    "                      tensors and bytes), table_price (and the conversions'\n"
+    "                      part of it, table_price_conversions), objective, roofline: the\n"
     "                      bound no program of MODEL can beat, docs/costmodel.md); needs -o\n"
     CLI_HELP(QUIET)
     "Exit codes: 0 ok, 1 runtime failure, 2 bad input or usage.\n";
@@ -176,8 +177,8 @@ int cmd_compile(int argc, char **argv)
         goto out;
     cm_tie_program(prog, mc.in->p, &mc.t);
     /* priced before it is written: a command that fails leaves no output */
-    int64_t price = 0;
-    rc = cm_price_program(&mc.tb, &mc.t, prog, &price, &err);
+    int64_t price = 0, price_conv = 0;
+    rc = cm_price_program_parts(&mc.tb, &mc.t, prog, &price, &price_conv, &err);
     if (!rc)
         rc = write_program(prog, outp, binary, &err);
     if (!rc && json) {
@@ -203,6 +204,7 @@ int cmd_compile(int argc, char **argv)
                                                                   : json_null());
         json_object_set_new(o, "memory_plan", mp);
         json_object_set_new(o, "table_price", json_integer(price));
+        json_object_set_new(o, "table_price_conversions", json_integer(price_conv));
         json_object_set_new(o, "objective", json_integer(objective));
         json_object_set_new(o, "roofline", roofline_json(mc.in->g, &mc.t));
         rc = cli_print_json(o) ? LS_ERR_IO : 0;

@@ -23,8 +23,10 @@ static int held_worse(const struct cm_trace_fit *gr)
 int cm_lomo_worse(const struct cm_lomo *lm)
 {
     /* within rounding, as the held-out samples are judged (costmodel/fit.c judge_entry) */
-    return lm->nmodels >= 2 && (lm->fit_mean > lm->prior_mean * (1 + 1e-3) + 1e-6 ||
-                                lm->fit_correct < lm->prior_correct);
+    return lm->nmodels >= 2 &&
+           (lm->fit_correct < lm->prior_correct ||
+            (lm->fit_correct == lm->prior_correct &&
+             lm->fit_mean > lm->prior_mean * (1 + 1e-3) + 1e-6));
 }
 
 static void lomo_free(struct cm_lomo *lm)
@@ -53,7 +55,7 @@ struct fit_in {
     const char *const *traces, *const *progs;
     int n, micro;
     const char *mbtrace;
-    int no_group, dma_group, fit_issue;
+    int no_group, dma_group, fit_issue, share_only;
     enum cm_group_scales scales;
     int report;                /* 1: tell o->progress (the whole fits, not those of a fold) */
     uint64_t step, total;
@@ -65,11 +67,27 @@ static void progress(const struct cm_run_opts *o, const struct fit_in *in, uint6
         o->progress(o->progress_ctx, done, in->total);
 }
 
+/* The least fit: the prior's entries and form, its exposed share measured on the traces
+ * (one number: what the programs of this core overlap across op boundaries). */
+static int fit_share_only(const struct fit_in *in, const struct sim_target *t,
+                          const struct cm_table *prior, struct cm_run *r, struct ls_error *err)
+{
+    memset(&r->gr, 0, sizeof r->gr);
+    r->fit = *prior;
+    r->ns = 0;
+    int rc = in->n ? cm_trace_share_fit(in->traces, in->progs, in->n, t, &r->fit, err) : 0;
+    r->held_worse = 0;
+    r->out = &r->fit;
+    return rc;
+}
+
 /* One fit: per instruction, then the group fit (or the dependency latency alone). */
 static int fit_once(const struct cm_run_opts *o, const struct fit_in *in,
                     const struct sim_target *t, const struct cm_table *prior,
                     struct cm_run *r, struct ls_error *err)
 {
+    if (in->share_only)
+        return fit_share_only(in, t, prior, r, err);
     struct cm_calib cal;
     cm_calib_init(&cal);
     cal.holdout = o->holdout;
@@ -107,6 +125,10 @@ static int fit_once(const struct cm_run_opts *o, const struct fit_in *in,
      * dma_latency_waves would price the fitted table in a form it was not fitted in */
     r->fit.dma_waves = 0;
     r->fit.dma_prefetch = 0; /* nor do they discount loads that run ahead */
+    /* without a group fit, the traces say how much of the ops' prices programs expose
+     * (with one, the scales were fitted to exposed times: cm_group_fit drops the share) */
+    if (!rc && in->n && !r->gr.done)
+        rc = cm_trace_share_fit(in->traces, in->progs, in->n, t, &r->fit, err);
     r->held_worse = held_worse(&r->gr);
     r->out = r->held_worse && !o->keep_worse ? prior : &r->fit;
     return rc;
@@ -198,6 +220,7 @@ static int fit_form(const struct cm_run_opts *o, struct fit_in in, const struct 
     int rc = fit_once(o, &in, t, prior, r, err);
     r->no_group = in.no_group;
     r->dma_group = in.dma_group;
+    r->share_only = in.share_only;
     in.step += (uint64_t)(in.micro + in.n + 1);
     progress(o, &in, in.step);
     if (!rc && r->lomo.nmodels)
@@ -220,33 +243,41 @@ static int lomo_copy(struct cm_lomo *dst, const struct cm_lomo *src, int n, stru
 /* The forms to fit: o's own when it is fixed or no model can be left out; else, for
  * automatic scales, the group fit with split and with tied scales, tied scales with a
  * vector issue latency (chosen among on the models left out, not on the held-out traces:
- * those are other layouts of models in the fit, docs/calibration.md) and no group fit
- * with the DMA latency per group. */
-static int candidate_forms(const struct cm_run_opts *o, int lomo, struct cm_form_cand *c)
+ * those are other layouts of models in the fit, docs/calibration.md), no group fit
+ * with the DMA latency per group and, when the prior has an exposed share, the prior with
+ * that share alone measured on the traces. */
+static int candidate_forms(const struct cm_run_opts *o, int lomo, const struct cm_table *prior,
+                           struct cm_form_cand *c)
 {
     int n = 0, fi = o->form.fit_issue;
     if (!lomo || o->fixed_form) {
-        c[n++] = (struct cm_form_cand){o->no_group, o->form.dma_group, fi, o->form.scales, NAN};
+        c[n++] = (struct cm_form_cand){o->no_group, o->form.dma_group, 0, fi, o->form.scales,
+                                       NAN, 0};
         return n;
     }
     if (o->form.scales == CM_SCALES_AUTO) {
-        c[n++] = (struct cm_form_cand){0, 0, fi, CM_SCALES_SPLIT, NAN};
-        c[n++] = (struct cm_form_cand){0, 0, fi, CM_SCALES_TIED, NAN};
+        c[n++] = (struct cm_form_cand){0, 0, 0, fi, CM_SCALES_SPLIT, NAN, 0};
+        c[n++] = (struct cm_form_cand){0, 0, 0, fi, CM_SCALES_TIED, NAN, 0};
         if (!fi)
-            c[n++] = (struct cm_form_cand){0, 0, 1, CM_SCALES_TIED, NAN};
+            c[n++] = (struct cm_form_cand){0, 0, 0, 1, CM_SCALES_TIED, NAN, 0};
     } else {
-        c[n++] = (struct cm_form_cand){0, 0, fi, o->form.scales, NAN};
+        c[n++] = (struct cm_form_cand){0, 0, 0, fi, o->form.scales, NAN, 0};
     }
-    c[n++] = (struct cm_form_cand){1, 1, fi, o->form.scales, NAN};
+    c[n++] = (struct cm_form_cand){1, 1, 0, fi, o->form.scales, NAN, 0};
+    if (prior->exposed)   /* a prior with a share: the share alone, measured */
+        c[n++] = (struct cm_form_cand){1, prior->dma_group, 1, fi, o->form.scales, NAN, 0};
     return n;
 }
 
-/* The candidate whose fit predicts the models left out best (the first of equals). */
+/* The candidate whose fits rank the most program pairs of the models left out as
+ * measured, of those the one that predicts them best (the first of equals): the order of
+ * cm_lomo_worse. */
 static int best_form(const struct cm_form_cand *c, int n)
 {
     int b = 0;
     for (int k = 1; k < n; k++)
-        if (c[k].lomo_mean < c[b].lomo_mean)
+        if (c[k].lomo_correct > c[b].lomo_correct ||
+            (c[k].lomo_correct == c[b].lomo_correct && c[k].lomo_mean < c[b].lomo_mean))
             b = k;
     return b;
 }
@@ -257,14 +288,14 @@ int cm_calibrate(const struct cm_run_opts *o, const struct sim_target *t,
     memset(r, 0, sizeof *r);
     struct cm_run alt[CM_MAX_FORMS - 1];
     memset(alt, 0, sizeof alt);
-    struct cm_run *run[CM_MAX_FORMS] = {r, &alt[0], &alt[1], &alt[2]};
+    struct cm_run *run[CM_MAX_FORMS] = {r, &alt[0], &alt[1], &alt[2], &alt[3]};
     int32_t *key = calloc(o->ntraces > 0 ? (size_t)o->ntraces : 1, sizeof *key);
     r->rep = calloc(1, sizeof *r->rep);  /* ~150 KB each: not on the stack */
     int rc = key && r->rep ? 0 : ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     if (!rc && !o->no_model_holdout && o->ntraces >= 2)
         rc = model_keys(o, key, &r->lomo, err);
     struct cm_form_cand cand[CM_MAX_FORMS];
-    int nform = candidate_forms(o, r->lomo.nmodels > 0, cand);
+    int nform = candidate_forms(o, r->lomo.nmodels > 0, prior, cand);
     for (int k = 1; k < nform && !rc; k++) {
         run[k]->rep = calloc(1, sizeof *run[k]->rep);
         rc = run[k]->rep ? lomo_copy(&run[k]->lomo, &r->lomo, o->ntraces, err)
@@ -272,16 +303,18 @@ int cm_calibrate(const struct cm_run_opts *o, const struct sim_target *t,
     }
     /* per form: microbenchmarks, the traces, the fit, the models left out */
     uint64_t per = (uint64_t)(o->micro + o->ntraces + 1 + r->lomo.nmodels);
-    struct fit_in in = {o->traces, o->progs, o->ntraces, o->micro, o->mbtrace, 0, 0, 0,
+    struct fit_in in = {o->traces, o->progs, o->ntraces, o->micro, o->mbtrace, 0, 0, 0, 0,
                         CM_SCALES_AUTO, 1, 0, per * (uint64_t)nform};
     for (int k = 0; k < nform && !rc; k++) {
         in.no_group = cand[k].no_group;
         in.dma_group = cand[k].dma_group;
+        in.share_only = cand[k].share_only;
         in.fit_issue = cand[k].fit_issue;
         in.scales = cand[k].scales;
         in.step = per * (uint64_t)k;
         rc = fit_form(o, in, t, prior, key, run[k], err);
         cand[k].lomo_mean = run[k]->lomo.nmodels ? run[k]->lomo.fit_mean : NAN;
+        cand[k].lomo_correct = run[k]->lomo.fit_correct;
     }
     int b = !rc && nform > 1 ? best_form(cand, nform) : 0;
     if (b > 0) {   /* the kept form's run into r */

@@ -49,20 +49,23 @@ struct cm_lomo {
     /* program pairs of the models left out, and those each side ranks as measured */
     int pairs, fit_correct, prior_correct;
 };
-/* The fits without each model predict them worse than the prior (within rounding), or
- * rank fewer of their program pairs as measured (the paper's pairwise accuracy: a table
- * closer in level that ranks worse picks slower layouts). */
+/* The fits without each model rank fewer of their program pairs as measured than the
+ * prior (the paper's pairwise accuracy: a table closer in level that ranks worse picks
+ * slower layouts), or as many and predict them worse (within rounding). Ranking first:
+ * layout selection pays for a wrong ranking, not for a level. */
 int cm_lomo_worse(const struct cm_lomo *lm);
 
 /* One form of the fit that cm_calibrate compares on the models left out. */
 struct cm_form_cand {
     int no_group, dma_group;
+    int share_only;            /* the prior's entries kept, its exposed share measured */
     int fit_issue;             /* the group fit also fits a vector issue latency */
     enum cm_group_scales scales; /* of the group fit (CM_SCALES_AUTO: the held-out traces
                                     choose; no_group: unused) */
     double lomo_mean;          /* its mean median error on the models left out (NAN: none) */
+    int lomo_correct;          /* their program pairs it ranks as measured */
 };
-#define CM_MAX_FORMS 4
+#define CM_MAX_FORMS 5
 
 struct cm_run {
     struct cm_table fit;       /* the kept form's fitted table */
@@ -71,6 +74,7 @@ struct cm_run {
     struct cm_trace_fit gr;    /* the group fit's report (done = 0: none) */
     size_t nmb, ns;            /* microbenchmarks run, samples fitted */
     int no_group, dma_group;   /* the form kept */
+    int share_only;            /* the form kept is the prior with its share measured */
     int form_chosen;           /* the form was chosen on the models left out */
     struct cm_lomo lomo;       /* the kept form's models left out */
     int ncand, chosen;         /* the forms compared (1: none), cand[chosen] the kept one */

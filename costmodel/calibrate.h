@@ -240,6 +240,10 @@ struct cm_groups {
      * instead of fitting it. */
     struct cm_dep_gap *gap;
     size_t ngap, capgap;
+    /* per row: 1 when it is a layout conversion's group (its records carry a conversion
+     * id, no op id), which a table's exposed_share does not discount */
+    unsigned char *conv;
+    size_t capv;
 };
 struct cm_dep_gap {
     uint8_t engine, tiny;
@@ -387,6 +391,11 @@ int cm_trace_programs_judge(const char *const *paths, const char *const *progs, 
                             const struct sim_target *t, struct cm_held *out,
                             struct ls_error *err);
 
+/* tb's exposed_share measured on the traces (cm_groups_exposed_share of their programs,
+ * priced under tb): set when some trace has op groups, else tb is left as it was. */
+int cm_trace_share_fit(const char *const *paths, const char *const *progs, int n,
+                       const struct sim_target *t, struct cm_table *tb, struct ls_error *err);
+
 /* The dependency latency of tb measured from the gaps of the traces that came with their
  * programs (progs[k] for paths[k]; costmodel/fit_dep.c), without a group fit: engines
  * with too few gaps keep tb's. *gaps: the gaps used (0: tb unchanged). */
@@ -396,10 +405,17 @@ int cm_trace_dep_measure(const char *const *paths, const char *const *progs, int
 
 /* Program k of g (parts priced under some table T): T's predicted time and the measured
  * time, base-clock cycles; group_cycles: T's per-group latency for "max" (group_ns in
- * base cycles) and serial share. */
+ * base cycles) and serial share; share: T's exposed_share (1 without it), which every
+ * group but a conversion's is charged. *conv (may be NULL): the conversions' part. */
 void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggregate agg,
-                            double group_cycles, double serial, double *predicted,
-                            double *measured);
+                            double group_cycles, double serial, double share,
+                            double *predicted, double *measured, double *conv);
+/* The exposed_share that prices g's programs best in the median: over the programs with
+ * a measured time and op groups, the median of (measured - conversions' price) / ops'
+ * price, every group priced in full under T (as cm_groups_program_time); 0 when there
+ * is none. */
+double cm_groups_exposed_share(const struct cm_groups *g, enum cm_aggregate agg,
+                               double group_cycles, double serial);
 
 /* Fit scales into tb (whose entries produced the parts) for aggregation mode agg.
  * in-sample relative error of the summed prediction goes to *rel (may be NULL). */

@@ -285,6 +285,7 @@ static int conv_method_cost(struct cm_model *m, int32_t t, int from, int to,
     struct cg_sink s;
     psink_init(&s, &p, m);
     p.bound = bound;
+    p.agg.conversion = 1;
     int rc = cg_lower_conversion(m->g, &m->t, &m->o, t, from, to, meth, &s, err);
     if (p.cut) {
         *cost = INT64_MAX;

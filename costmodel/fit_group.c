@@ -10,6 +10,7 @@
 #include "sim/isa.h"
 #include "sim/sim.h"
 #include "util/vec.h"
+#include "util/order.h"
 
 #define NE LS_ENGINE_COUNT
 
@@ -29,6 +30,7 @@ void cm_groups_free(struct cm_groups *g)
     free(g->pstart);
     free(g->pkey);
     free(g->gap);
+    free(g->conv);
     memset(g, 0, sizeof *g);
 }
 
@@ -137,7 +139,8 @@ static double *new_row(struct cm_groups *g)
     if (LS_ARRAY_RESERVE(g->y, g->cap, g->n + 1) || LS_ARRAY_RESERVE(g->w, g->capw, g->n + 1) ||
         LS_ARRAY_RESERVE(g->x, g->capx, (g->n + 1) * rowlen(g) + 1) ||
         LS_ARRAY_RESERVE(g->count, g->capc, (g->n + 1) * NE) ||
-        LS_ARRAY_RESERVE(g->dcount, g->capd, (g->n + 1) * NE * 2))
+        LS_ARRAY_RESERVE(g->dcount, g->capd, (g->n + 1) * NE * 2) ||
+        LS_ARRAY_RESERVE(g->conv, g->capv, g->n + 1))
         return NULL;
     double *r = g->x + g->n * rowlen(g);
     memset(r, 0, rowlen(g) * sizeof *r);
@@ -145,6 +148,7 @@ static double *new_row(struct cm_groups *g)
     memset(g->dcount + g->n * NE * 2, 0, NE * 2 * sizeof *g->dcount);
     g->y[g->n] = 0;
     g->w[g->n] = 1;
+    g->conv[g->n] = 0;
     g->n++;
     return r;
 }
@@ -168,7 +172,8 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src)
     if (LS_ARRAY_RESERVE(dst->y, dst->cap, n) || LS_ARRAY_RESERVE(dst->w, dst->capw, n) ||
         LS_ARRAY_RESERVE(dst->x, dst->capx, n * rl) ||
         LS_ARRAY_RESERVE(dst->count, dst->capc, n * NE) ||
-        LS_ARRAY_RESERVE(dst->dcount, dst->capd, n * NE * 2))
+        LS_ARRAY_RESERVE(dst->dcount, dst->capd, n * NE * 2) ||
+        LS_ARRAY_RESERVE(dst->conv, dst->capv, n))
         return LS_ERR_NOMEM;
     for (size_t k = 0; k < src->nprog; k++)
         if (new_program(dst, dst->n + src->pstart[k], src->pkey[k]))
@@ -180,6 +185,7 @@ int cm_groups_append(struct cm_groups *dst, const struct cm_groups *src)
         memcpy(dst->count + dst->n * NE, src->count, src->n * NE * sizeof *src->count);
         memcpy(dst->dcount + dst->n * NE * 2, src->dcount,
                src->n * NE * 2 * sizeof *src->dcount);
+        memcpy(dst->conv + dst->n, src->conv, src->n * sizeof *src->conv);
     }
     dst->n = n;
     if (LS_ARRAY_RESERVE(dst->gap, dst->capgap, dst->ngap + src->ngap + 1))
@@ -218,6 +224,7 @@ int cm_groups_add_program(struct cm_groups *g, const struct cm_parts *parts,
             }
             r = (long)g->n - 1;
             g->w[r] = weight;
+            g->conv[r] = rec[i].op_id < 0 && rec[i].conv_id >= 0;
             if (tg >= 0 && (size_t)tg < ntags)
                 row[tg] = r;
         }
@@ -274,12 +281,14 @@ static double predict(const struct cm_groups *g, size_t i, const double *th, dou
 static size_t prog_end(const struct cm_groups *g, size_t k);
 
 void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggregate agg,
-                            double group_cycles, double serial, double *predicted,
-                            double *measured)
+                            double group_cycles, double serial, double share,
+                            double *predicted, double *measured, double *conv)
 {
     size_t per = 2 * (size_t)g->nent;
-    double *ones = malloc(sizeof *ones * (per + 1 + NDEP));
+    double *ones = malloc(sizeof *ones * (per + 1 + NDEP)), cv = 0;
     *predicted = *measured = 0;
+    if (conv)
+        *conv = 0;
     if (!ones || k >= g->nprog) {
         free(ones);
         return;
@@ -290,10 +299,30 @@ void cm_groups_program_time(const struct cm_groups *g, size_t k, enum cm_aggrega
     set_dep_params(g, ones + per + 1);   /* the table's own dependency latency */
     for (size_t i = g->pstart[k]; i < prog_end(g, k); i++) {
         int arg;
-        *predicted += predict(g, i, ones, group_cycles, serial, agg, &arg);
+        double v = predict(g, i, ones, group_cycles, serial, agg, &arg);
+        cv += g->conv[i] ? v : 0;
+        *predicted += g->conv[i] ? v : share * v;
         *measured += g->y[i];
     }
+    if (conv)
+        *conv = cv;
     free(ones);
+}
+
+double cm_groups_exposed_share(const struct cm_groups *g, enum cm_aggregate agg,
+                               double group_cycles, double serial)
+{
+    double *r = malloc(sizeof *r * (g->nprog + 1));
+    size_t n = 0;
+    for (size_t k = 0; r && k < g->nprog; k++) {
+        double p, y, cv;
+        cm_groups_program_time(g, k, agg, group_cycles, serial, 1, &p, &y, &cv);
+        if (y > 0 && p - cv > 0)
+            r[n++] = (y - cv) / (p - cv);
+    }
+    double s = n ? ls_median(r, n) : 0;
+    free(r);
+    return s;
 }
 
 /* Scales the fit solves for: one per (entry, part), or two when tied (struct cm_groups);
@@ -763,6 +792,9 @@ int cm_group_fit(const struct cm_groups *g0, enum cm_aggregate agg, const struct
             tb->dma_group = 0;
             tb->dma_group_lat = 0;
         }
+        /* the scales were fitted to exposed times: nothing is left to take a share of */
+        tb->exposed = 0;
+        tb->exposed_share = 0;
     }
     free(th);
     free(best);

@@ -10,6 +10,7 @@
 #include "traces/trace.h"
 #include "util/hash.h"
 #include "util/vec.h"
+#include "util/order.h"
 
 /* The parts of one sample under tb, in base-clock cycles (entry -1: no entry prices it). */
 static struct cm_parts sample_parts(const struct cm_table *tb, const struct sim_target *t,
@@ -88,11 +89,6 @@ static int trace_deps(const char *prog_path, const char *trace_path,
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static int by_id(const void *a, const void *b)
 {
@@ -224,7 +220,8 @@ static void program_time(const struct cm_groups *h, size_t k, const struct cm_ta
 {
     int max = tb->agg == CM_AGG_MAX;
     cm_groups_program_time(h, k, tb->agg, max ? tb->group_ns * t->base_mhz / 1000.0 : 0,
-                           max ? tb->serial : 0, p, y);
+                           max ? tb->serial : 0, tb->exposed ? tb->exposed_share : 1, p, y,
+                           NULL);
 }
 
 /* Median relative error of predicted against measured program time over h's programs. */
@@ -239,11 +236,8 @@ static double programs_error(const struct cm_groups *h, const struct cm_table *t
         if (y > 0 && LS_VEC_PUSH(&rel, fabs(p - y) / y))
             break;
     }
-    if (rel.len) {
-        qsort(rel.data, rel.len, sizeof *rel.data, cmp_double);
-        m = rel.len % 2 ? rel.data[rel.len / 2]
-                        : 0.5 * (rel.data[rel.len / 2 - 1] + rel.data[rel.len / 2]);
-    }
+    if (rel.len)
+        m = ls_median(rel.data, rel.len);
     LS_VEC_FREE(&rel);
     return m;
 }
@@ -354,6 +348,26 @@ int cm_trace_programs_judge(const char *const *paths, const char *const *progs, 
     if (!rc)
         programs_pairs(&h, tb, t, &out->pairs, &out->correct);
     cm_groups_free(&h);
+    return rc;
+}
+
+int cm_trace_share_fit(const char *const *paths, const char *const *progs, int n,
+                       const struct sim_target *t, struct cm_table *tb, struct ls_error *err)
+{
+    struct cm_groups g;
+    struct cm_trace_fit scratch;
+    memset(&scratch, 0, sizeof scratch);
+    cm_groups_init(&g, tb->n);
+    int rc = add_traces(&g, paths, progs, n, 0, 0, tb, t, &scratch, err);
+    int max = tb->agg == CM_AGG_MAX;
+    double s = rc ? 0 : cm_groups_exposed_share(&g, tb->agg,
+                                                max ? tb->group_ns * t->base_mhz / 1000.0 : 0,
+                                                max ? tb->serial : 0);
+    if (s > 0) {
+        tb->exposed = 1;
+        tb->exposed_share = s < CM_EXPOSED_SHARE_MAX ? s : CM_EXPOSED_SHARE_MAX;
+    }
+    cm_groups_free(&g);
     return rc;
 }
 

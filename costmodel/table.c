@@ -45,6 +45,8 @@ void cm_table_default(const struct sim_target *t, struct cm_table *tb)
     snprintf(tb->aggregate, sizeof tb->aggregate, "pipe");
     tb->agg = CM_AGG_PIPE;
     tb->group_ns = 2.0 * t->dma_transfer_latency_ns;
+    tb->exposed = 1;
+    tb->exposed_share = CM_EXPOSED_SHARE_DEFAULT;
     double ii = t->vec_min_ii, f32 = t->pe_fp32_passes;
     /* PE (hw-facts: MM II = max(N, 64), x4 for fp32; LS up to 4x faster; transpose
      * max(P, min(64, F)) ~ max(64, F)) */
@@ -369,6 +371,12 @@ int64_t cm_dma_group_latency(const struct cm_table *tb, const struct sim_target 
 static int64_t agg_engines(const struct cm_table *tb, const struct sim_target *t,
                            const struct cm_agg *a);
 
+/* v, a group's aggregated price, as exposed (struct cm_table: exposed_share). */
+static int64_t exposed(const struct cm_table *tb, const struct cm_agg *a, int64_t v)
+{
+    return tb->exposed && !a->conversion ? half_up(tb->exposed_share * (double)v) : v;
+}
+
 int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
                      const struct cm_agg *a0)
 {
@@ -382,7 +390,7 @@ int64_t cm_agg_total(const struct cm_table *tb, const struct sim_target *t,
         with_lat.sum = sat_add(with_lat.sum, lat);
         a = &with_lat;
     }
-    return agg_engines(tb, t, a);
+    return exposed(tb, a0, agg_engines(tb, t, a));
 }
 
 /* The group's engines aggregated by the table's mode (latencies aside). */
@@ -396,7 +404,8 @@ int64_t cm_agg_floor(const struct cm_table *tb, const struct sim_target *t,
             busy = sat_add(busy, cm_dma_group_latency(tb, t) * dma_waves(tb, a));
         m = busy > m ? busy : m;
     }
-    return m;
+    /* rounded down: floor(s m) <= s total, so still below exposed()'s half-up of it */
+    return tb->exposed && !a->conversion ? (int64_t)floor(tb->exposed_share * (double)m) : m;
 }
 
 static int64_t agg_engines(const struct cm_table *tb, const struct sim_target *t,
@@ -427,25 +436,41 @@ static int price_nomem(const struct sim_program *p, struct ls_error *err)
                         sim_program_strings(p)->count);
 }
 
+/* Whether instruction in belongs to a layout conversion's group. */
+static int is_conversion(const struct sim_instr *in)
+{
+    return in->op_tag < 0 && in->conv_tag >= 0;
+}
+
 int cm_price_program(const struct cm_table *tb, const struct sim_target *t,
                      const struct sim_program *p, int64_t *out, struct ls_error *err)
+{
+    int64_t conv;
+    return cm_price_program_parts(tb, t, p, out, &conv, err);
+}
+
+/* The groups of ops into *ops, those of conversions into *conv. */
+static int price_parts(const struct cm_table *tb, const struct sim_target *t,
+                       const struct sim_program *p, int64_t *ops, int64_t *conv,
+                       struct ls_error *err)
 {
     size_t n = sim_program_count(p);
     struct sim_instr buf;
     struct cm_pricer memo;
     cm_pricer_init(&memo, tb, t);
-    *out = 0;
+    *ops = *conv = 0;
     uint8_t *dep = malloc(n + 1);
     if (!dep || cm_program_dep_flags(p, dep)) {
         free(dep);
         return price_nomem(p, err);
     }
-    if (tb->agg == CM_AGG_SUM && !tb->dma_group) {
-        int64_t sum = 0;
-        for (size_t i = 0; i < n; i++)
-            sum = sat_add(sum, price(tb, t, sim_program_get(p, i, &buf), &memo, dep[i]));
+    if (tb->agg == CM_AGG_SUM && !tb->dma_group && !tb->exposed) {
+        for (size_t i = 0; i < n; i++) {
+            const struct sim_instr *in = sim_program_get(p, i, &buf);
+            int64_t *to = is_conversion(in) ? conv : ops;
+            *to = sat_add(*to, price(tb, t, in, &memo, dep[i]));
+        }
         free(dep);
-        *out = sum;
         return 0;
     }
     /* groups by tag id (op and conversion tags share the program's string table) */
@@ -455,7 +480,6 @@ int cm_price_program(const struct cm_table *tb, const struct sim_target *t,
         free(dep);
         return price_nomem(p, err);
     }
-    int64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         const struct sim_instr *in = sim_program_get(p, i, &buf);
         int64_t pr = price(tb, t, in, &memo, dep[i]);
@@ -464,17 +488,29 @@ int cm_price_program(const struct cm_table *tb, const struct sim_target *t,
             struct cm_agg one;
             memset(&one, 0, sizeof one);
             cm_agg_add_instr(&one, in, pr);
-            total = sat_add(total, cm_agg_total(tb, t, &one));
+            *ops = sat_add(*ops, cm_agg_total(tb, t, &one));
         } else {
             cm_agg_add_instr(&g[tag], in, pr);
+            g[tag].conversion = is_conversion(in);
         }
     }
-    for (size_t k = 0; k < ng; k++)
-        total = sat_add(total, cm_agg_total(tb, t, &g[k]));
+    for (size_t k = 0; k < ng; k++) {
+        int64_t *to = g[k].conversion ? conv : ops;
+        *to = sat_add(*to, cm_agg_total(tb, t, &g[k]));
+    }
     free(g);
     free(dep);
-    *out = total;
     return 0;
+}
+
+int cm_price_program_parts(const struct cm_table *tb, const struct sim_target *t,
+                           const struct sim_program *p, int64_t *price, int64_t *conv,
+                           struct ls_error *err)
+{
+    int64_t ops;
+    int rc = price_parts(tb, t, p, &ops, conv, err);
+    *price = sat_add(ops, *conv);
+    return rc;
 }
 
 /* ---- JSON ------------------------------------------------------------------------- */
@@ -521,6 +557,8 @@ static json_t *to_json(const struct cm_table *tb)
         json_object_set_new(root, "dma_latency_waves", json_true());
     if (tb->dma_prefetch)
         json_object_set_new(root, "dma_prefetch_share", json_real(tb->dma_prefetch_share));
+    if (tb->exposed)
+        json_object_set_new(root, "exposed_share", json_real(tb->exposed_share));
     for (int i = 0; i < tb->n; i++) {
         const struct cm_entry *e = &tb->e[i];
         json_t *o = json_object();
@@ -764,8 +802,13 @@ static int load_root(const struct tload *t, json_t *root, struct cm_table *tb)
     }
     if (load_dep(t, root, tb) || load_dma_group(t, root, tb) ||
         optional_number(t, root, "dma_prefetch_share", 1, &tb->dma_prefetch,
-                        &tb->dma_prefetch_share))
+                        &tb->dma_prefetch_share) ||
+        optional_number(t, root, "exposed_share", CM_EXPOSED_SHARE_MAX, &tb->exposed,
+                        &tb->exposed_share))
         return LS_ERR_INPUT;
+    if (tb->exposed && !(tb->exposed_share > 0))
+        return bad_field(t, "exposed_share", "expected a number in 0..%g, above 0",
+                         CM_EXPOSED_SHARE_MAX);
     if (!json_is_array(ent) || json_array_size(ent) > sizeof tb->e / sizeof tb->e[0])
         return bad_field(t, "entries", "expected an array of at most %zu entries",
                          sizeof tb->e / sizeof tb->e[0]);

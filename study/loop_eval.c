@@ -156,8 +156,9 @@ int lp_attribution(const struct study_run *r, const struct sim_target *t,
     for (size_t k = 0; k < r->ntags; k++) {
         if (!grp[k].name)
             continue;
+        agg[k].conversion = strstr(grp[k].name, "->") != NULL;
         grp[k].pred = (double)cm_agg_total(tb, t, &agg[k]);
-        if (strstr(grp[k].name, "->"))
+        if (agg[k].conversion)
             cv[nconv++] = grp[k];
         else
             ops[nop++] = grp[k];

@@ -236,14 +236,30 @@ static void test_groups_pipe(void **st)
         recs[i].end = 100 * (uint64_t)(i + 1);
     const int32_t tag[3] = {0, 0, 0};
     assert_int_equal(cm_groups_add_program(&g, parts, recs, tag, 3, 1, 1, 1, 1.0, -1), 0);
-    double p, y;
-    cm_groups_program_time(&g, 0, CM_AGG_PIPE, 0, 0, &p, &y);
+    double p, y, cv;
+    cm_groups_program_time(&g, 0, CM_AGG_PIPE, 0, 0, 1, &p, &y, NULL);
     near(p, 200 + 50 / 2.0, 1e-9);
     near(y, 300, 1e-9);
-    cm_groups_program_time(&g, 0, CM_AGG_SUM, 0, 0, &p, &y);
+    cm_groups_program_time(&g, 0, CM_AGG_SUM, 0, 0, 1, &p, &y, NULL);
     near(p, 250, 1e-9);
-    cm_groups_program_time(&g, 0, CM_AGG_MAX, 7, 0, &p, &y);
+    cm_groups_program_time(&g, 0, CM_AGG_MAX, 7, 0, 1, &p, &y, NULL);
     near(p, 207, 1e-9);
+    /* an exposed share discounts the op's group, never a conversion's */
+    cm_groups_program_time(&g, 0, CM_AGG_SUM, 0, 0, 0.5, &p, &y, &cv);
+    near(p, 125, 1e-9);
+    near(cv, 0, 1e-9);
+    /* the share that prices the program as measured: 300 / 250 */
+    near(cm_groups_exposed_share(&g, CM_AGG_SUM, 0, 0), 1.2, 1e-9);
+    for (int i = 0; i < 3; i++) { /* the same records as one conversion's group */
+        recs[i].op_id = -1;
+        recs[i].conv_id = 0;
+    }
+    assert_int_equal(cm_groups_add_program(&g, parts, recs, tag, 3, 1, 1, 1, 1.0, -1), 0);
+    cm_groups_program_time(&g, 1, CM_AGG_SUM, 0, 0, 0.5, &p, &y, &cv);
+    near(p, 250, 1e-9);
+    near(cv, 250, 1e-9);
+    /* a program of conversions alone says nothing about the share */
+    near(cm_groups_exposed_share(&g, CM_AGG_SUM, 0, 0), 1.2, 1e-9);
     cm_groups_free(&g);
 }
 
@@ -313,8 +329,10 @@ static void test_lomo_ranking(void **st)
     assert_false(cm_lomo_worse(&lm));
     lm.fit_correct = 9;
     assert_true(cm_lomo_worse(&lm));
-    lm.fit_correct = 11;
+    lm.fit_correct = 11; /* ranking first: more pairs right outweighs the level */
     lm.fit_mean = 0.41;
+    assert_false(cm_lomo_worse(&lm));
+    lm.fit_correct = 10;
     assert_true(cm_lomo_worse(&lm));
     assert_int_equal(cm_cmp3(100, 100.4), 0);
     assert_int_equal(cm_cmp3(100, 100.6), -1);
@@ -425,6 +443,7 @@ static void test_table_max_roundtrip(void **st)
     assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
     struct cm_table tb, back;
     cm_table_default(&t, &tb);
+    tb.exposed = 0; /* every group in full: the formulas below */
     char path[] = "/tmp/laysim_calib_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);

@@ -48,6 +48,7 @@ static void test_program_price(void **st)
     assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
     struct cm_table tb;
     cm_table_default(&t, &tb);
+    tb.exposed = 0; /* every group in full: the formulas below */
     tb.dma_group = 0;
     cm_table_set_aggregate(&tb, CM_AGG_SUM, -1);
     struct sim_program *p = sim_program_new();
@@ -101,6 +102,7 @@ static void test_waves(void **st)
     assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
     struct cm_table tb;
     cm_table_default(&t, &tb);
+    tb.exposed = 0; /* every group in full: the formulas below */
     cm_table_set_aggregate(&tb, CM_AGG_SUM, -1);
     tb.dma_group = 1;
     tb.dma_group_lat = 1;
@@ -150,6 +152,7 @@ static void test_json(void **st)
     assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
     struct cm_table tb, back;
     cm_table_default(&t, &tb);
+    tb.exposed = 0; /* every group in full: the formulas below */
     char path[] = "/tmp/laysim_dmagroup_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # laysim calibrate / validate / loop end to end on the paper's small figures.
-B="$1"; S="$2"; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+B="$1"; S="$2"; T=${KEEPT:-$(mktemp -d)}; [ -n "${KEEPT:-}" ] || trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok() { if "$@"; then pass=$((pass+1)); else echo "FAIL: $*"; fail=$((fail+1)); fi; }
 # microbenchmarks -> table, report and trace; the table loads back into the cost model
@@ -40,15 +40,23 @@ assert d['base'] in ('prior','per-instruction') and d['scales'] in ('split','tie
 assert d['scales_chosen'] is True, d
 assert d['serial_share_fitted'] is False, d
 for k in ('held_out_median_rel_error_prior','held_out_median_rel_error_before','held_out_median_rel_error_after'): assert d[k] is not None, k"
-ok grep -q '"aggregate": "max"' "$T/g.json"
 ok python3 -c "
 import json; d=json.load(open('$T/g.out')); g=d['group_fit']
 worse = g['held_out_median_rel_error_after'] > g['held_out_median_rel_error_prior']
-assert d['written'] == ('prior' if worse else 'fit'), d['written']"
-# a fit that predicts the held-out trace worse than its prior does not ship: on a core
-# slower than nc-v2 (near bench/calib_hidden.sh's slow one), the datasheet prior wins on
-# this model's held-out program (cg-10: 0.15% against the fit's 1.93%), so calibrate
-# writes the prior itself; --keep-worse writes the fit
+assert d['written'] == ('prior' if worse else 'fit'), d['written']
+assert (json.load(open('$T/g.json'))['aggregate'] == 'max') == (d['written'] == 'fit')"
+# a fit that predicts the held-out trace worse than its prior does not ship: on nc-v2
+# itself the datasheet prior wins on this model's held-out program (4.9% against the
+# fit's 6.4%), so calibrate writes the prior itself; --keep-worse writes the fit. On a
+# core slower than nc-v2 (near bench/calib_hidden.sh's slow one) the fit wins (4.8%
+# against the prior's 26.7%) and ships.
+"$B" problem zoo:cnn --write-table "$T/datasheet.json" -o "$T/x.lsp" >/dev/null
+"$B" calibrate "${trs[@]}" -o "$T/gp.json" > "$T/gp.out"; ok test $? = 0
+ok grep -q 'the prior table is written instead' "$T/gp.out"
+ok cmp -s "$T/gp.json" "$T/datasheet.json"
+"$B" calibrate "${trs[@]}" --keep-worse -o "$T/gk.json" --json | python3 -c "
+import json, sys; assert json.load(sys.stdin)['written'] == 'fit'"; ok test $? = 0
+ok grep -q '"group_ns"' "$T/gk.json"
 HIDE=(--set dma.bytes_per_ns=12 --set dma.desc_min_ns=220 --set dma.transfer_latency_ns=1300
       --set hbm.bytes_per_ns=300 --set vec.access_overhead=90 --set vec.static_overhead=160
       --set pool.start_cycles=250)
@@ -57,13 +65,9 @@ for s in local greedy rulebased exact cfg0; do
     "$B" sim "$T/b_$s.prog" "${HIDE[@]}" --trace "$T/h_$s.lstrace" >/dev/null
     htrs+=(--traces "$T/h_$s.lstrace")
 done
-"$B" problem zoo:cnn --write-table "$T/datasheet.json" -o "$T/x.lsp" >/dev/null
 "$B" calibrate "${htrs[@]}" -o "$T/h.json" > "$T/h.out"; ok test $? = 0
-ok grep -q 'the prior table is written instead' "$T/h.out"
-ok cmp -s "$T/h.json" "$T/datasheet.json"
-"$B" calibrate "${htrs[@]}" --keep-worse -o "$T/hk.json" --json | python3 -c "
-import json, sys; assert json.load(sys.stdin)['written'] == 'fit'"; ok test $? = 0
-ok grep -q '"group_ns"' "$T/hk.json"
+ok grep -q 'group fit (overlap-aware' "$T/h.out"
+ok grep -q '"aggregate": "max"' "$T/h.json"
 "$B" calibrate "${trs[@]}" -o "$T/g2.json" | grep -q 'group fit (overlap-aware'; ok test $? = 0
 "$B" calibrate "${trs[@]}" --no-group-fit -o "$T/g3.json" | grep -q 'group fit: skipped'; ok test $? = 0
 # --group-scales: entry keeps the per-entry form, tied the one pair of scales; anything
@@ -130,7 +134,7 @@ ok test ! -e "$T/g13.json"
 "$B" calibrate "${trs[@]}" --group-scales both -o "$T/g6.json" 2>/dev/null; ok test $? = 2
 # --dma-latency per-group: the table charges the DMA latency once per group (the key),
 # with or without the group fit; an unknown rule is bad input
-"$B" calibrate "${trs[@]}" --dma-latency per-group -o "$T/g18.json" >/dev/null; ok test $? = 0
+"$B" calibrate "${trs[@]}" --dma-latency per-group --keep-worse -o "$T/g18.json" >/dev/null; ok test $? = 0
 ok test "$(jq '.dma_latency_per_group' "$T/g18.json")" != null
 "$B" calibrate "${trs[@]}" --no-group-fit --dma-latency per-group -o "$T/g19.json" >/dev/null
 ok test "$(jq '.dma_latency_per_group' "$T/g19.json")" = 1
@@ -186,8 +190,11 @@ ok grep -q '^all: pairwise_accuracy=' "$T/v.txt"
 ok test ! -s "$T/v.out"
 "$B" validate "$S/examples/fig1.lg" -q --json -o "$T/v.json" >/dev/null; ok jq -e .pairwise_accuracy "$T/v.json"
 # traces of two models: each is left out in turn and predicted by the fit of the other's
-# traces beside the prior; a fit of three tiny cnn programs predicts bert-base's far worse
-# than the datasheet does, so calibrate writes the prior (--keep-worse: the fit)
+# traces beside the prior. Five forms compete; the prior with its exposed share measured
+# on the other model's traces predicts each model best (3.3% against the datasheet's
+# 10.6%) and is written. A group fit of three tiny cnn programs predicts bert-base's far
+# worse than the datasheet does, so with that form fixed calibrate writes the prior
+# (--keep-worse: the fit)
 "$B" problem zoo:cnn --image 32 -o "$T/c.lsp" >/dev/null
 mtr=("${trs[@]:0:6}")   # bert-base: local, greedy, rulebased
 for s in local greedy exact; do
@@ -201,20 +208,20 @@ ok grep -q 'models left out in turn (2' "$T/m.out"
 ok python3 -c "
 import json; d=json.load(open('$T/m.rep')); m=d['model_holdout']
 assert [x['traces'] for x in m['models']] == [3, 3], m
-worse = m['mean_median_rel_error'] > m['mean_median_rel_error_prior'] * 1.001 + 1e-6
-assert worse and m['better_than_prior'] is False and d['written'] == 'prior', (m, d['written'])
+worse = m['pairs_correct'] < m['pairs_correct_prior'] or (m['pairs_correct'] == m['pairs_correct_prior'] and
+        m['mean_median_rel_error'] > m['mean_median_rel_error_prior'] * 1.001 + 1e-6)
+assert not worse and m['better_than_prior'] is True and d['written'] == 'fit', (m, d['written'])
 # two models of three programs each: three pairs each, ranked by both tables
 assert m['pairs'] == 6 and 0 <= m['pairs_correct'] <= 6 and 0 <= m['pairs_correct_prior'] <= 6, m
 f=d['form']; assert f['chosen_on_models_left_out'] is True, f
-assert f['mean_median_rel_error'] <= f['other_mean_median_rel_error'], f
-assert f['group_fit'] == (f['dma_latency'] == 'per-dma'), f
-# four forms compared (split, tied, tied with an issue latency, no group fit); the one
-# kept has the least error
-c=f['candidates']; assert [x['form'][:16] for x in c] == ['group fit (split', 'group fit (tied ', 'group fit (tied ', 'no group fit, DM'], c
-assert ['issue latency' in x['form'] for x in c] == [False, False, True, False], c
+assert f['share_only'] is True and f['group_fit'] is False, f
+# five forms compared (split, tied, tied with an issue latency, no group fit, the prior's
+# share alone); the one kept ranks the most pairs right, then has the least error
+c=f['candidates']; assert [x['form'][:16] for x in c] == ['group fit (split', 'group fit (tied ', 'group fit (tied ', 'no group fit, DM', 'the prior, its e'], c
+assert ['issue latency' in x['form'] for x in c] == [False, False, True, False, False], c
 assert sum(x['kept'] for x in c) == 1, c
 k=[x for x in c if x['kept']][0]
-assert k['mean_median_rel_error'] == min(x['mean_median_rel_error'] for x in c), c
+assert k == max(c, key=lambda x: (x['pairs_correct'], -x['mean_median_rel_error'])), c
 assert k['mean_median_rel_error'] == f['mean_median_rel_error'], (k, f)
 assert f['other_mean_median_rel_error'] == min(x['mean_median_rel_error'] for x in c if not x['kept']), c
 assert ('scales' in f) == f['group_fit'] == ('issue_latency' in f), f
@@ -224,8 +231,13 @@ ok grep -q 'form chosen on the models left out' "$T/m.out"
 "$B" calibrate "${mtr[@]}" --no-group-fit -o "$T/mf.json" --report "$T/mf.rep" >/dev/null
 ok test "$(jq -r .form.chosen_on_models_left_out "$T/mf.rep")" = false
 ok test "$(jq -r '.form.candidates // "none"' "$T/mf.rep")" = none
-ok cmp -s "$T/m.json" "$T/datasheet.json"
-"$B" calibrate "${mtr[@]}" --keep-worse -o "$T/mk.json" --report "$T/mk.rep" >/dev/null
+ok python3 -c "
+import json; t = json.load(open('$T/m.json')); d = json.load(open('$T/datasheet.json'))
+assert t['entries'] == d['entries'] and 0 < t['exposed_share'] != d['exposed_share'], t"
+"$B" calibrate "${mtr[@]}" --group-scales tied -o "$T/mt.json" --report "$T/mt.rep" >/dev/null
+ok test "$(jq -r .written "$T/mt.rep")" = prior
+ok cmp -s "$T/mt.json" "$T/datasheet.json"
+"$B" calibrate "${mtr[@]}" --group-scales tied --keep-worse -o "$T/mk.json" --report "$T/mk.rep" >/dev/null
 ok test "$(jq -r .written "$T/mk.rep")" = fit
 "$B" calibrate "${mtr[@]}" --no-model-holdout -o "$T/mn.json" --report "$T/mn.rep" >/dev/null
 ok test "$(jq -r 'has("model_holdout")' "$T/mn.rep")" = false

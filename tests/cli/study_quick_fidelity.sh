@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Issue 18's in-sample bar on the quick study (what `make study` runs): the calibrated
-# table ranks the strategy pairs no worse than the datasheet table (the paper's metric,
-# 0.5% tie rule) with at most half its median error, and `calibrate --microbench` fits at
-# least 80% of the table's entries (not kept at the prior or rejected).
+# The quick study (what `make study` runs) against issue 41's fidelity bars: the datasheet
+# table, with no fitting, ranks at least 95% of the strategy pairs right (the paper's
+# metric, 0.5% tie rule) with a median error of at most 12%, and so does the table the
+# calibration loop fits (in sample); `calibrate --microbench` fits at least 80% of the
+# table's entries (not kept at the prior or rejected). Before the datasheet's exposed share
+# (docs/costmodel.md) its median error here was 43%, and the bar was the calibrated table's
+# at half of it.
 B="$1"
 pass=0; fail=0
 ok() { if "$@"; then pass=$((pass+1)); else echo "FAIL: $*"; fail=$((fail+1)); fi; }
@@ -12,8 +15,10 @@ trap 'rm -rf "$T"' EXIT
 "$B" study --quick --force --out "$T/s" -q > /dev/null; ok test $? = 0
 f="$T/s/results.json"
 jq -c '.targets[0].fidelity | map_values({pairs, correct, pairwise_accuracy, rel_error_median})' "$f"
-ok jq -e '.targets[0].fidelity | .calibrated.pairwise_accuracy >= .datasheet.pairwise_accuracy' "$f"
-ok jq -e '.targets[0].fidelity | .calibrated.rel_error_median <= 0.5 * .datasheet.rel_error_median' "$f"
+for t in datasheet calibrated; do
+    ok jq -e --arg t "$t" '.targets[0].fidelity[$t] | .pairwise_accuracy >= 0.95' "$f"
+    ok jq -e --arg t "$t" '.targets[0].fidelity[$t] | .rel_error_median <= 0.12' "$f"
+done
 "$B" calibrate --microbench -o "$T/mb.json" --report "$T/mb.rep" > /dev/null; ok test $? = 0
 jq -c '.verdicts' "$T/mb.rep"
 ok jq -e '[.entries[] | select(.samples > 0)] as $e | ([$e[] | select(.fitted)] | length) >= 0.8 * ($e | length)' "$T/mb.rep"
