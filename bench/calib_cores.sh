@@ -4,7 +4,9 @@
 # with the default `laysim calibrate`, validated on vit-b16, bart-base, musicgen, olmo-7b)
 # for each core below, one line per core: the written table (fit or prior), the datasheet's
 # and the written table's median error and pairs on the unseen models, and whether the bar
-# holds (<= 10%, at most half the datasheet's, >= 90% of pairs). CSV beside it with -c FILE.
+# holds (<= 10%, at most half the datasheet's, >= 90% of pairs), and exact's worst regret on the
+# unseen models under each table (its simulated time over the best of every strategy under
+# both, minus one). CSV beside it with -c FILE.
 #   bench/calib_cores.sh [-b BUILD] [-f csv|json] [-c OUT.csv] [-r N [-s SEED]] [CORE...]
 # Cores: slow fast mixed vecslow peslow (default: all five; docs/history.md), or with -r
 # N cores drawn at random by bench/random_cores.py (seed -s, default 1; every timing key and
@@ -36,8 +38,8 @@ fi
 [ ${#cores[@]} -eq 0 ] && cores=(slow fast mixed vecslow peslow)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "core,written,datasheet_median,datasheet_pairwise,written_median,written_pairwise,bar" > "$tmp/out.csv"
-printf '%-8s %-6s %18s %18s %4s\n' core wrote "datasheet (med,pw)" "written (med,pw)" bar
+echo "core,written,datasheet_median,datasheet_pairwise,written_median,written_pairwise,bar,datasheet_regret_max,written_regret_max" > "$tmp/out.csv"
+printf '%-8s %-6s %18s %18s %-7s %s\n' core wrote "datasheet (med,pw)" "written (med,pw)" bar "exact's worst regret (datasheet, written)"
 for c in "${cores[@]}"; do
     [ -n "${CORE[$c]:-}" ] || { echo "bench/calib_cores.sh: unknown core '$c'" >&2; exit 2; }
     echo "  $c: traces, calibrate, validate..." >&2
@@ -48,10 +50,11 @@ for c in "${cores[@]}"; do
          (.fitted.pairwise|tostring) + "," +
          (if .fitted.median_rel_error <= 0.10 and
              .fitted.median_rel_error <= 0.5 * .datasheet.median_rel_error and
-             .fitted.pairwise >= 0.9 then "met" else "not met" end))' |
+             .fitted.pairwise >= 0.9 then "met" else "not met" end) + "," +
+         (.regret.datasheet.max|tostring) + "," + (.regret.written.max|tostring))' |
         tee -a "$tmp/out.csv" |
-        awk -F, '{printf "%-8s %-6s %9.2f%% %6.0f%% %9.2f%% %6.0f%% %s\n",
-                  $1, $2, 100 * $3, 100 * $4, 100 * $5, 100 * $6, $7}'
+        awk -F, '{printf "%-8s %-6s %9.2f%% %6.0f%% %9.2f%% %6.0f%% %-7s %6.2f%% %6.2f%%\n",
+                  $1, $2, 100 * $3, 100 * $4, 100 * $5, 100 * $6, $7, 100 * $8, 100 * $9}'
 done
 python3 - "$tmp/out.csv" <<'PY'
 import csv, statistics, sys
@@ -67,6 +70,9 @@ print("%d cores: bar met on %d; median error <= 10%% and at most half the datash
       "the datasheet on %d%s" % (len(rows), sum(r["bar"] == "met" for r in rows), half,
                                   100 * med[0], 100 * statistics.median(med), 100 * med[-1],
                                   len(worse), (": " + " ".join(worse)) if worse else ""))
+ok = {t: sum(float(r[t + "_regret_max"]) <= 0.01 for r in rows) for t in ("datasheet", "written")}
+print("exact's regret <= 1%% on every unseen model: datasheet on %d of %d cores, written table on "
+      "%d" % (ok["datasheet"], len(rows), ok["written"]))
 PY
 if [ -n "$out" ]; then cp "$tmp/out.csv" "$out"; fi
 exit 0

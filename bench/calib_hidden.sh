@@ -130,6 +130,23 @@ run() {  # table -> "pairwise median"
 read -r pw0 med0 n0 < <(run "$W/datasheet.json")
 cp "$W/v.json" "$W/v_datasheet.json"
 read -r pw1 med1 n1 < <(run "$W/fit.json")
+cp "$W/v.json" "$W/v_written.json"
+# exact's regret per unseen model under each table: its simulated time over the best of
+# every strategy under both tables, minus one; the worst, and on how many models <= 1%
+regret=$(python3 - "$W/v_datasheet.json" "$W/v_written.json" <<'PY'
+import json, sys
+runs = [json.load(open(p))["models"] for p in sys.argv[1:]]
+out = {}
+for name, models in zip(("datasheet", "written"), runs):
+    rs = []
+    for k, m in enumerate(models):
+        best = min(s["simulated"] for r in runs for s in r[k]["strategies"] if s.get("simulated"))
+        ex = [s["simulated"] for s in m["strategies"] if s["strategy"] == "exact"][0]
+        rs.append(ex / best - 1)
+    out[name] = {"max": round(max(rs), 5), "within_1pct": sum(r <= 0.01 for r in rs), "models": len(rs)}
+print(json.dumps(out, separators=(",", ":")))
+PY
+)
 echo "datasheet table on the hidden core:  pairwise $pw0 (pairs $n0), median rel. error $med0"
 echo "table calibrate wrote ($written) from $fmt traces: pairwise $pw1 (pairs $n1), median rel. error $med1"
 rejected=""
@@ -142,4 +159,5 @@ if [ "$written" = prior ]; then
     echo "the rejected fit (--keep-worse):     pairwise $pw2 (pairs $n2), median rel. error $med2"
     rejected=",\"rejected_fit\":{\"pairwise\":$pw2,\"median_rel_error\":$med2}"
 fi
-echo "{\"format\":\"$fmt\",\"written\":\"$written\",\"datasheet\":{\"pairwise\":$pw0,\"median_rel_error\":$med0},\"fitted\":{\"pairwise\":$pw1,\"median_rel_error\":$med1}$rejected}"
+echo "exact's regret on the unseen models (against the best of both tables): $regret"
+echo "{\"format\":\"$fmt\",\"written\":\"$written\",\"datasheet\":{\"pairwise\":$pw0,\"median_rel_error\":$med0},\"fitted\":{\"pairwise\":$pw1,\"median_rel_error\":$med1}$rejected,\"regret\":$regret}"

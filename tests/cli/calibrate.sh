@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # laysim calibrate / validate / loop end to end on the paper's small figures.
-B="$1"; S="$2"; T=${KEEPT:-$(mktemp -d)}; [ -n "${KEEPT:-}" ] || trap 'rm -rf "$T"' EXIT
+B="$1"; S="$2"; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok() { if "$@"; then pass=$((pass+1)); else echo "FAIL: $*"; fail=$((fail+1)); fi; }
 # microbenchmarks -> table, report and trace; the table loads back into the cost model
