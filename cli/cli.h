@@ -116,9 +116,9 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s, double *ou
 /* --memplan whole|partial into *out, or a usage error naming the value. */
 int cli_parse_memplan(const char *cmd, const char *s, enum cg_memplan_mode *out);
 #define CLI_MEMPLAN_HELP                                                                  \
-    "  --memplan MODE      whole (default): a tensor whose layouts do not fit in SBUF\n"     \
-    "                      together is spilled; partial: it keeps its widest layout\n"     \
-    "                      alone (docs/costmodel.md \"Partial keeps\")\n"
+    "  --memplan MODE      partial (default): a tensor whose layouts do not fit in SBUF\n"   \
+    "                      together keeps its widest layout alone; whole: it is spilled\n" \
+    "                      (docs/costmodel.md \"Partial keeps\")\n"
 
 /* Scaling options of every command that takes a MODEL (zoo:NAME, .lg, config.json, .onnx,
  * a TF.js model.json). */

@@ -74,8 +74,9 @@ struct cg_cfgs {
 struct cg_memplan;
 
 /* The memory plan's rule for a tensor whose kept layouts do not fit together
- * (codegen/memplan.h): spill it (whole, the default), or keep its widest layout alone. */
-enum cg_memplan_mode { CG_MEMPLAN_WHOLE, CG_MEMPLAN_PARTIAL };
+ * (codegen/memplan.h): keep its widest layout alone (partial, the default: the zero value,
+ * so that zeroed options get it), or spill it (whole). */
+enum cg_memplan_mode { CG_MEMPLAN_PARTIAL, CG_MEMPLAN_WHOLE };
 
 /* One op or conversion lowers to at most max_instructions / CG_STEP_SHARE instructions,
  * or CG_STEP_FLOOR if more (never more than max_instructions): no op of a real model comes

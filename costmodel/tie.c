@@ -21,6 +21,9 @@ static void print_pins(FILE *fp, const struct graph *g, const int *pins)
 int cm_model_hash(const struct graph *g, const struct cg_options *cg, const int *pins,
                   uint64_t *out, struct ls_error *err)
 {
+    static const struct cg_options defaults = {0}; /* cg NULL: the default options */
+    if (!cg)
+        cg = &defaults;
     char *text = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&text, &len);
@@ -28,8 +31,8 @@ int cm_model_hash(const struct graph *g, const struct cg_options *cg, const int 
         return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
     int rc = graph_write(g, fp, err);
     if (!rc) {
-        fprintf(fp, "exact-transpose %d\n", cg ? cg->exact_transpose : 0);
-        if (cg && cg->memplan == CG_MEMPLAN_PARTIAL)
+        fprintf(fp, "exact-transpose %d\n", cg->exact_transpose);
+        if (cg->memplan == CG_MEMPLAN_PARTIAL)
             fprintf(fp, "memplan partial\n");
         print_pins(fp, g, pins);
     }

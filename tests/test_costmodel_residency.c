@@ -145,9 +145,10 @@ static int64_t greedy_objective(const struct fixture *f)
     return c;
 }
 
-/* --memplan partial: a tensor whose layouts do not fit together keeps its widest alone
- * (rows on partitions: 4096 > 1024), the other lives in HBM; the default spills it. The
- * plan chosen is the candidate greedy solves cheapest (no dearer than the default's), it
+/* --memplan partial (the default): a tensor whose layouts do not fit together keeps its
+ * widest alone (rows on partitions: 4096 > 1024), the other lives in HBM; --memplan whole
+ * spills it. The plan chosen is the candidate greedy solves cheapest (no dearer than the
+ * whole plan's), it
  * still does not depend on the layouts (price == objective, random assignments), and the
  * programs run no faster than the roofline bound. */
 static void test_partial_keeps(void **st)
@@ -156,11 +157,12 @@ static void test_partial_keeps(void **st)
     struct graph *g = wide_mlp();
     int32_t h = graph_find_tensor(g, "h");
     struct fixture w, f;
-    open_model(&w, g);
-    assert_false(cg_memplan_resident(cm_model_options(w.m)->plan, h));
     struct cg_options o = {0};
-    o.memplan = CG_MEMPLAN_PARTIAL;
-    open_model_opts(&f, g, &o);
+    o.memplan = CG_MEMPLAN_WHOLE;
+    open_model_opts(&w, g, &o);
+    assert_false(cg_memplan_resident(cm_model_options(w.m)->plan, h));
+    open_model(&f, g); /* zeroed options: the default plan, partial */
+    assert_int_equal(cm_model_options(f.m)->memplan, CG_MEMPLAN_PARTIAL);
     const struct cg_memplan *p = cm_model_options(f.m)->plan;
     assert_true(cg_memplan_resident(p, h));
     assert_int_equal(cg_memplan_sbuf_mask(p, g, h), 1u << cg_layout_index(g, h, 0));

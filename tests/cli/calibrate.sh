@@ -20,7 +20,9 @@ p=$(echo "$line" | sed -n 's/.*table price \([0-9]*\).*/\1/p'); o=$(echo "$line"
 ok test -n "$p" -a "$p" = "$o"
 # traces with op attribution get the overlap-aware group fit; with 5 programs one is held
 # out and compared with the prior and the per-instruction fit; --no-group-fit skips it
-"$B" problem zoo:bert-base --layers 1 --seq 64 -o "$T/b.lsp" >/dev/null
+# (the whole memory plan: the programs, and so the verdicts below, as they were measured)
+MP=(--memplan whole)
+"$B" problem zoo:bert-base --layers 1 --seq 64 "${MP[@]}" -o "$T/b.lsp" >/dev/null
 trs=()
 for s in local greedy rulebased exact cfg0; do   # cfg0: no --layout, cfg 0 everywhere
     lay=()
@@ -28,7 +30,7 @@ for s in local greedy rulebased exact cfg0; do   # cfg0: no --layout, cfg 0 ever
         "$B" solve "$T/b.lsp" --solver "$s" -o "$T/b_$s.sol" -q >/dev/null 2>&1
         lay=(--layout "$T/b_$s.sol")
     fi
-    "$B" compile zoo:bert-base --layers 1 --seq 64 "${lay[@]}" -o "$T/b_$s.prog" 2>/dev/null
+    "$B" compile zoo:bert-base --layers 1 --seq 64 "${MP[@]}" "${lay[@]}" -o "$T/b_$s.prog" 2>/dev/null
     "$B" sim "$T/b_$s.prog" --trace "$T/b_$s.lstrace" >/dev/null
     trs+=(--traces "$T/b_$s.lstrace")
 done

@@ -4,7 +4,7 @@
 # price of the compiled program equals the .lsp objective of the assignment, exactly
 # (issue: codegen + cost model, "consistency"). Random .sol files are written here from the
 # problem's configuration counts; `laysim compile` recomputes the objective itself. Both
-# memory plans: the default and --memplan partial (partial keeps, aliased reshapes and
+# memory plans: --memplan whole and partial, the default (partial keeps, aliased reshapes and
 # transposes).
 # usage: consistency.sh LAYSIM SOURCE_DIR
 L=${1:?laysim binary}

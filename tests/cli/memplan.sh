@@ -1,6 +1,5 @@
 #!/bin/bash
-# CLI tests for --memplan (problem, compile, validate, loop): whole (the default) leaves the .lsp as it was;
-# partial keeps a tensor whose layouts do not fit together in its widest layout alone
+# CLI tests for --memplan (problem, compile, validate, loop): partial (the default) keeps a tensor whose layouts do not fit together in its widest layout alone
 # (docs/costmodel.md "Partial keeps"): fewer spilled bytes on a model that spills, the
 # compiled program's table price still equal to the .lsp objective, simulated no faster
 # than the roofline bound; a .sol of one mode is refused by the other; validate --memplan
@@ -10,7 +9,7 @@
 LAYSIM=${1:?laysim binary}
 source "$(dirname "$0")/lib.bash"
 command -v python3 >/dev/null || { echo "skipped (no python3)"; exit 77; }
-M=(zoo:whisper-enc --layers 1)   # spills under the default plan
+M=(zoo:whisper-enc --layers 1)   # spills under --memplan whole
 
 expect 0 "help lists --memplan" "$LAYSIM" compile --help
 grep -q -- "--memplan MODE" "$T/out" && ok || bad "compile --help lacks --memplan"
@@ -30,10 +29,10 @@ for mp in whole partial; do
     cp "$T/out" "$T/$mp.sim.json"
 done
 
-# the default is whole: the same problem but for its build-time comment
+# the default is partial: the same problem but for its build-time comment
 expect 0 "problem default" "$LAYSIM" problem "${M[@]}" -o "$T/default.lsp"
-cmp -s <(grep -v '^# built in' "$T/default.lsp") <(grep -v '^# built in' "$T/whole.lsp") && ok ||
-    bad "--memplan whole changed the .lsp"
+cmp -s <(grep -v '^# built in' "$T/default.lsp") <(grep -v '^# built in' "$T/partial.lsp") && ok ||
+    bad "the default is not --memplan partial"
 
 python3 - "$T" <<'PY' && ok || bad "partial: fewer spilled bytes, more resident tensors, time >= bound"
 import json, sys
@@ -66,8 +65,9 @@ for cmd in validate loop; do
 done
 
 # a .sol solved under one plan does not compile under the other (the model hash differs)
-expect 2 "partial .sol, whole compile" "$LAYSIM" compile "${M[@]}" --layout "$T/partial.sol" -o "$T/y.prog"
+expect 2 "partial .sol, whole compile" "$LAYSIM" compile "${M[@]}" --memplan whole \
+    --layout "$T/partial.sol" -o "$T/y.prog"
 expect_err "model differs" "mismatch message"
-expect 2 "whole .sol, partial compile" "$LAYSIM" compile "${M[@]}" --memplan partial \
+expect 2 "whole .sol, default (partial) compile" "$LAYSIM" compile "${M[@]}" \
     --layout "$T/whole.sol" -o "$T/y.prog"
 finish
