@@ -9,7 +9,7 @@
 # -r: best known times from elsewhere (laysim validate --reference format); -o: keep the
 # validate reports and write DIR/fidelity.csv, DIR/fidelity.json and DIR/reference.csv;
 # -m: only the configs whose file name matches. Environment: TARGET (default nc-v2),
-# VALIDATE_FLAGS (extra flags, e.g. "--memplan partial").
+# VALIDATE_FLAGS (extra flags, e.g. "--memplan whole").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tables=() ref="" out="" match="."

@@ -10,11 +10,11 @@
 # ".lK."), in us from the layer's first instruction, sorted by end: start, end, length,
 # name, on stderr. Spans overlap (weights load ahead), so the ends read in order give the
 # layer's critical chain (where the time between two ends goes).
-# With -m MODE, problem and compile take --memplan MODE (whole, the default, or partial).
+# With -m MODE, problem and compile take --memplan MODE (partial, the default, or whole).
 #   bench/roofline.sh [-b BUILD] [-t TARGET] [-m MODE] [-c OUT.csv] [-l SECONDS] [-p N] [-s K] [MODEL...]
 # Default models: bert-base vit-b16 whisper-enc resnet50; `all` = every zoo model.
 set -euo pipefail
-build=build target=nc-v2 csv='' limit=60 top=0 layer='' memplan=whole
+build=build target=nc-v2 csv='' limit=60 top=0 layer='' memplan=partial
 while getopts "b:t:m:c:l:p:s:h" o; do
     case $o in
     b) build=$OPTARG ;; t) target=$OPTARG ;; c) csv=$OPTARG ;; l) limit=$OPTARG ;; p) top=$OPTARG ;;
