@@ -206,7 +206,6 @@ static double relfit(const double *X, const double *y, size_t n, size_t p, doubl
     return sse;
 }
 
-
 static size_t distinct(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, ls_cmp_double);

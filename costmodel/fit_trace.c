@@ -89,7 +89,6 @@ static int trace_deps(const char *prog_path, const char *trace_path,
     return rc;
 }
 
-
 static int by_id(const void *a, const void *b)
 {
     const struct trace_record *x = a, *y = b;

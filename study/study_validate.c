@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "study/validate.h"
+#include "util/order.h"
 
 int study_cmp3(double a, double b)
 {
@@ -82,12 +83,6 @@ int study_rel_errors(const struct study_point *pts, int n, double *rel)
     return n;
 }
 
-static int dcmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 double study_median(const double *x, int n)
 {
     if (n <= 0)
@@ -96,8 +91,7 @@ double study_median(const double *x, int n)
     if (!c)
         return NAN;
     memcpy(c, x, sizeof *c * (size_t)n);
-    qsort(c, (size_t)n, sizeof *c, dcmp);
-    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    double m = ls_median(c, (size_t)n);
     free(c);
     return m;
 }
