@@ -2,7 +2,7 @@
 # The datasheet table's exposed_share (costmodel/costmodel.h CM_EXPOSED_SHARE_DEFAULT,
 # docs/costmodel.md): the share of its ops' prices that programs expose once layout
 # conversions are charged in full. For each model of `laysim study --quick` at its quick
-# scale (study/study_models.c) and each strategy (local, greedy, rulebased, exact): solve
+# scale (as the study lists them) and each strategy (local, greedy, rulebased, exact): solve
 # and compile under the datasheet table with every group charged in full (exposed_share 1),
 # simulate, and take (simulated - conversions' price) / ops' price; prints every program's
 # figures and their median, the share.
@@ -23,13 +23,18 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 "$L" problem zoo:cnn --target "$target" --write-table "$W/ds.json" -q -o /dev/null
 jq '.exposed_share = 1' "$W/ds.json" >"$W/full.json"
-# the quick scales of study/study_models.c (quick_set, quick_scales)
-models=("bert-base --layers 2 --seq 128 --hidden 256" "bart-base --layers 1 --seq 64 --hidden 256"
-        "olmo-7b --layers 1 --seq 128 --hidden 512" "whisper-enc --layers 2 --seq 128 --hidden 256"
-        "cnn" "resnet50 --image 64" "vit-b16 --layers 2 --hidden 256 --image 64"
-        "perceiver --layers 1 --seq 256 --hidden 320" "musicgen --layers 2 --seq 64 --hidden 256"
-        "kosmos --layers 1 --seq 64 --hidden 512 --image 56"
-        "olmoe --layers 1 --seq 64 --hidden 512")
+# the quick study's models at their quick scales, as the study itself lists them (its
+# cells; a run without calibration or tuning takes about a second)
+"$L" study --quick --no-calibrate --mcts-evaluations 0 --target "$target" --force -q \
+    --out "$W/study" >/dev/null
+mapfile -t models < <(python3 -c '
+import csv, sys
+seen = []
+for r in csv.DictReader(open(sys.argv[1])):
+    spec = (r["model"] + " " + r["scale"]).strip()
+    if spec not in seen:
+        seen.append(spec)
+print("\n".join(seen))' "$W/study/cells.csv")
 printf '%-12s %-10s %12s %12s %12s %8s\n' model strategy ops_price conv_price simulated share
 for spec in "${models[@]}"; do
     read -r m flags <<<"$spec"

@@ -20,7 +20,8 @@
 /* The datasheet table's exposed_share (struct cm_table): the median, over the quick
  * study's eleven models and four strategies on nc-v2 (44 programs), of a program's
  * simulated time less its conversions' price over its ops' price, every group priced in
- * full (`bash bench/exposed_share.sh` measures it again: 0.6814). */
+ * full (`bash bench/exposed_share.sh` measures it again: 0.6814 under the whole memory
+ * plan, where it was set; 0.6743 under the partial plan, the default since). */
 #define CM_EXPOSED_SHARE_DEFAULT 0.68
 #define CM_EXPOSED_SHARE_MAX 4.0
 
