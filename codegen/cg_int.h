@@ -141,7 +141,13 @@ struct cg_epi;
  * evacuation adding the bias and applying the activation. */
 int cg_lower_epi(struct cg_em *e, const struct cg_epi *c, int po);
 int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax);
+/* A conv2d epilogue chain with its output in layout po: the conv, its evacuation applying
+ * the activation and writing the chain's output. */
+int cg_lower_conv_epi(struct cg_em *e, const struct cg_epi *c, int po);
 int cg_lower_move(struct cg_em *e, int32_t op, const int8_t *pax);
+/* A cast or copy between two tensors in HBM in the same layout, as one DMA over their flat
+ * view (a DMA casts): 1 when lowered so, 0 when it is the engines' (cg_lower_map). */
+int cg_lower_cast_dma(struct cg_em *e, int32_t op, const int8_t *pax);
 /* A reshape or transpose whose output the memory plan put in its input's bytes
  * (cg_res.aliased; both resident at one address in these layouts): its buffer becomes the
  * input's (the sink's hbm_alias) and nothing is emitted; 1, else 0. */

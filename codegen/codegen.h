@@ -15,7 +15,7 @@
 
 /* Version of the lowering rules: bump whenever the instructions emitted for some op or
  * conversion change, so stored simulation results keyed on it (study/tune) go stale. */
-#define CG_VERSION "cg-10"
+#define CG_VERSION "cg-11"
 
 #include <stddef.h>
 #include <stdint.h>

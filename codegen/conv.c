@@ -9,10 +9,13 @@
 #include <stdlib.h>
 
 #include "codegen/cg_int.h"
+#include "codegen/epi.h"
 
 struct cv {
     struct cg_em *e;
     const struct graph_op *x;
+    int32_t out;                 /* the tensor written: the conv's output, or its chain's */
+    enum sim_func act;           /* applied by the evacuation (an epilogue chain's) */
     struct cg_view vx, vw, vo;
     int64_t N, C, H, W, O, Cg, Og, KH, KW, OH, OW, sh, sw, ph, pw, dh, dw, G;
 };
@@ -113,27 +116,37 @@ static int64_t store(struct cv *c, const int64_t *lo, const int64_t *len, int ra
                      const struct sim_operand *sb, int64_t dep, int pax)
 {
     if (cg_resident(&c->vo)) /* staging -> resident output on chip, no store */
-        return res_xfer(c, &c->vo, lo, len, rax, sb->addr, 1, &dep, 1, c->x->output, pax, 0);
+        return res_xfer(c, &c->vo, lo, len, rax, sb->addr, 1, &dep, 1, c->out, pax, 0);
     int order[R_];
     int n = cg_storage_order(&c->vo, order);
     struct sim_operand dst;
     if (cg_box(&c->vo, lo, len, NULL, rax, 1, order + 1, n - 1, &dst))
         return cg_fail(c->e, "op %s: output pattern needs > 4 dims", c->x->name), -1;
     int64_t h = cg_dma(c->e, 1, &dst, sb, SIM_OP_DMA_COPY, &dep, 1);
-    cg_wrote(c->e, c->x->output, pax, h);
+    cg_wrote(c->e, c->out, pax, h);
     return h;
 }
 
+/* What a conv writes: its own output, or an epilogue chain's output with the chain's
+ * activation applied by the evacuation. */
+struct cv_out {
+    int32_t t;                   /* -1: the conv's output */
+    enum sim_func act;
+};
+
 /* The views and sizes of conv op under pax (x [N, C, H, W], w [O, Cg, KH, KW], y [N, O,
  * OH, OW]). */
-static void cv_init(struct cv *c, struct cg_em *e, int32_t op, const int8_t *pax)
+static void cv_init(struct cv *c, struct cg_em *e, int32_t op, const int8_t *pax,
+                    const struct cv_out *o)
 {
     memset(c, 0, sizeof *c);
     c->e = e;
     c->x = graph_op(e->g, op);
+    c->out = o->t >= 0 ? o->t : c->x->output;
+    c->act = o->act;
     cg_view_make(e, c->x->inputs[0], pax[0], &c->vx);
     cg_view_make(e, c->x->inputs[1], pax[1], &c->vw);
-    cg_view_make(e, c->x->output, pax[2], &c->vo);
+    cg_view_make(e, c->out, pax[2], &c->vo);
     c->N = c->vx.dim[0]; c->C = c->vx.dim[1]; c->H = c->vx.dim[2]; c->W = c->vx.dim[3];
     c->O = c->vw.dim[0]; c->Cg = c->vw.dim[1]; c->KH = c->vw.dim[2]; c->KW = c->vw.dim[3];
     c->OH = c->vo.dim[2]; c->OW = c->vo.dim[3];
@@ -281,7 +294,7 @@ static int64_t lg_matmuls(struct lg *s, int b, int64_t oh, int64_t ow, int64_t r
         }
     }
     s->wr = last;
-    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, c->act);
     ev.dst = *out;
     ev.src = ps;
     int64_t deps[2] = {last, s->orr[b]};
@@ -392,7 +405,7 @@ static int lg_swapped_tile(struct lg *s, int f, int64_t fi, int64_t a0, int64_t 
     }
     s->xr[0] = last;
     struct sim_operand out = cg_sb(0, (uint32_t)al, s->obuf[b], c->vo.dt, (uint64_t)ol2);
-    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, c->act);
     ev.dst = out;
     ev.src = ps;
     int64_t deps[2] = {last, s->orr[b]};
@@ -454,10 +467,10 @@ static int lg_swapped(struct lg *s)
     return e->fail;
 }
 
-static int lower_legacy(struct cg_em *e, int32_t op, const int8_t *pax)
+static int lower_legacy(struct cg_em *e, int32_t op, const int8_t *pax, const struct cv_out *o)
 {
     struct cv c;
-    cv_init(&c, e, op, pax);
+    cv_init(&c, e, op, pax, o);
     struct lg s = {.c = &c, .pax = pax, .po = pax[2], .depthwise = c.G == c.C && c.C > 1,
                    .xr = {-1, -1}, .orr = {-1, -1}, .wr = -1, .bank_reader = {-1, -1},
                    .firstx = 2, .firstw = 1};
@@ -1326,7 +1339,7 @@ static int gemm_evacuate_chunk(struct gs *s, struct gq *q, int64_t j, int ob, ui
     int64_t te = k->rn * k->cn, olo[R_], olen[R_];
     int64_t d0 = q->last_mm[j] >= 0 ? q->last_mm[j] : q->hz[j];
     gemm_out_box(s, q, k->r0, k->rn, k->c0, k->cn, olo, olen);
-    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+    struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, c->act);
     ev.dst = cg_sb(0, (uint32_t)q->ml, s->obuf[ob] + soff * s->eo, c->vo.dt, (uint64_t)te);
     if (p->oilv)
         ev.dst = cg_sb(0, (uint32_t)q->ml, s->obuf[0] + (uint64_t)(q->mi * c->OH * c->OW + k->r0 * c->OW) * s->eo,
@@ -1339,7 +1352,7 @@ static int gemm_evacuate_chunk(struct gs *s, struct gq *q, int64_t j, int ob, ui
             return cg_fail(e, "op %s: resident output pattern", c->x->name);
         if ((q->hev = *rd = cg_emit(e, &ev, &d0, 1)) < 0)
             return e->fail;
-        cg_wrote(e, c->x->output, s->pax[2], q->hev);
+        cg_wrote(e, c->out, s->pax[2], q->hev);
         return 0;
     }
     int64_t deps[GEMM_PIECE_STORES + 2] = {d0, s->orr[ob]};
@@ -1380,7 +1393,7 @@ static int gemm_piece_store(struct gs *s, const struct gq *q)
     int64_t h = cg_dma(c->e, 1, &dst, &sb, SIM_OP_DMA_COPY, &q->hev, 1);
     if (h < 0)
         return c->e->fail;
-    cg_wrote(c->e, c->x->output, s->pax[2], h);
+    cg_wrote(c->e, c->out, s->pax[2], h);
     if (s->nost == GEMM_PIECE_STORES)
         return cg_fail(c->e, "op %s: more than %d output stores per staging", c->x->name,
                        GEMM_PIECE_STORES);
@@ -1766,7 +1779,7 @@ static int sw_evacuate(struct sw *s)
     int64_t hev = -1;
     for (int64_t j = 0; j < s->nbk; j++) {
         int64_t o0 = s->og + j * s->T, tn = cg_min(s->T, s->og + s->gn - o0);
-        struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_NONE);
+        struct sim_instr ev = cg_instr(e, LS_ENGINE_ACT, SIM_OP_ACTIVATION, c->act);
         ev.src = sim_psum(0, (uint32_t)s->al, (uint64_t)s->bank[j] * e->t->psum_bank_bytes, LS_DT_FP32,
                           (uint32_t)(tn * s->F));
         ev.dst = cg_sb(0, (uint32_t)s->al, s->obuf[ob] + (uint64_t)((o0 - s->og) * s->F) * s->eo, c->vo.dt,
@@ -1782,7 +1795,7 @@ static int sw_evacuate(struct sw *s)
             return e->fail;
         s->bank_reader[s->bank[j] % SIM_PSUM_BANKS_MAX] = hev;
         if (s->ores)
-            cg_wrote(e, c->x->output, s->po, hev);
+            cg_wrote(e, c->out, s->po, hev);
     }
     if (s->ores)
         return 0;
@@ -1845,11 +1858,11 @@ static int lower_swapped(struct cv *c, const int8_t *pax)
     return e->fail;
 }
 
-int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
+static int lower_conv(struct cg_em *e, int32_t op, const int8_t *pax, const struct cv_out *o)
 {
     if (pax[2] == 1) {
         struct cv c;
-        cv_init(&c, e, op, pax);
+        cv_init(&c, e, op, pax, o);
         int depthwise = c.G == c.C && c.C > 1;
         struct gp p;
         memset(&p, 0, sizeof p);
@@ -1878,10 +1891,24 @@ int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
     }
     if (pax[2] == 2 || pax[2] == 3) {
         struct cv c;
-        cv_init(&c, e, op, pax);
+        cv_init(&c, e, op, pax, o);
         int rc = lower_swapped(&c, pax);
         if (rc != 1)
             return rc;
     }
-    return lower_legacy(e, op, pax);
+    return lower_legacy(e, op, pax, o);
+}
+
+int cg_lower_conv(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    const struct cv_out o = {-1, SIM_FN_NONE};
+    return lower_conv(e, op, pax, &o);
+}
+
+int cg_lower_conv_epi(struct cg_em *e, const struct cg_epi *c, int po)
+{
+    int8_t pax[3];
+    cg_epi_mm_pax(e->g, c, po, pax);
+    const struct cv_out o = {c->out, cg_epi_act_fn(c->act)};
+    return lower_conv(e, c->op[0], pax, &o);
 }

@@ -591,7 +591,9 @@ int cg_lower_op(const struct graph *g, const struct sim_target *t, const struct 
     struct cg_epi ep;
     int erole = cg_epi_find(g, op, &ep);
     if (erole >= 0)   /* an epilogue chain: its last op lowers (and prices) all of it */
-        return erole == ep.n - 1 ? cg_lower_epi(&e, &ep, pax[x->ninputs]) : 0;
+        return erole < ep.n - 1 ? 0
+               : ep.conv        ? cg_lower_conv_epi(&e, &ep, pax[x->ninputs])
+                                : cg_lower_epi(&e, &ep, pax[x->ninputs]);
     switch (x->kind) {
     case GRAPH_OP_SOURCE:
     case GRAPH_OP_RETURN:
@@ -611,6 +613,9 @@ int cg_lower_op(const struct graph *g, const struct sim_target *t, const struct 
         return cg_lower_alias(&e, op, pax) ? e.fail : cg_lower_map(&e, op, pax);
     case GRAPH_OP_CONV2D:
         return cg_lower_conv(&e, op, pax);
+    case GRAPH_OP_CAST:
+    case GRAPH_OP_COPY:
+        return cg_lower_cast_dma(&e, op, pax) ? e.fail : cg_lower_map(&e, op, pax);
     case GRAPH_OP_RESHAPE:
     case GRAPH_OP_CONCAT:
     case GRAPH_OP_SLICE:

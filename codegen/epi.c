@@ -1,5 +1,6 @@
-/* codegen/epi: recognising matmul epilogue chains (see epi.h); the lowering is the
- * matmul's (codegen/mm.c), whose evacuation takes the bias and the activation. */
+/* codegen/epi: recognising epilogue chains (see epi.h); the lowering is the matmul's
+ * (codegen/mm.c) or the conv's (codegen/conv.c), whose evacuation takes the bias and the
+ * activation. */
 #include "codegen/epi.h"
 
 #include "codegen/cg_int.h"
@@ -9,6 +10,17 @@ static int act_kind(enum graph_op_kind k)
 {
     return k == GRAPH_OP_GELU || k == GRAPH_OP_RELU || k == GRAPH_OP_TANH ||
            k == GRAPH_OP_SIGMOID;
+}
+
+enum sim_func cg_epi_act_fn(enum graph_op_kind k)
+{
+    switch (k) {
+    case GRAPH_OP_GELU: return SIM_FN_GELU;
+    case GRAPH_OP_RELU: return SIM_FN_RELU;
+    case GRAPH_OP_TANH: return SIM_FN_TANH;
+    case GRAPH_OP_SIGMOID: return SIM_FN_SIGMOID;
+    default: return SIM_FN_NONE;
+    }
 }
 
 static int same_shape(const struct graph *g, int32_t a, int32_t b)
@@ -27,6 +39,18 @@ static int32_t sole_reader(const struct graph *g, int32_t t)
 {
     const struct graph_tensor *x = graph_tensor(g, t);
     return x->nuses == 1 ? x->uses[0].op : -1;
+}
+
+/* The activation alone reading t, of t's shape, or -1. */
+static int32_t sole_act(const struct graph *g, int32_t t)
+{
+    int32_t u = sole_reader(g, t);
+    if (u < 0)
+        return -1;
+    const struct graph_op *a = graph_op(g, u);
+    return act_kind(a->kind) && a->ninputs == 1 && a->output >= 0 && same_shape(g, t, a->output)
+               ? u
+               : -1;
 }
 
 /* A plain projection x[..., K] @ w[K, N] with w a weight. */
@@ -66,19 +90,43 @@ static int chain_from(const struct graph *g, int32_t mm, struct cg_epi *c)
     c->op[1] = a;
     c->op[2] = -1;
     c->n = 2;
+    c->conv = 0;
     c->x = m->inputs[0];
     c->w = m->inputs[1];
     c->bias = b;
     c->out = ad->output;
     c->act = GRAPH_OP_SOURCE;
-    int32_t u = sole_reader(g, ad->output);
-    if (u >= 0 && act_kind(graph_op(g, u)->kind) && graph_op(g, u)->output >= 0 &&
-        same_shape(g, ad->output, graph_op(g, u)->output)) {
+    int32_t u = sole_act(g, ad->output);
+    if (u >= 0) {
         c->op[2] = u;
         c->n = 3;
         c->out = graph_op(g, u)->output;
         c->act = graph_op(g, u)->kind;
     }
+    return 0;
+}
+
+/* The chain starting at conv2d cv: a standard conv (groups 1: every lowering evacuates
+ * PSUM through ACT) whose output only an activation reads; or -1. */
+static int conv_chain_from(const struct graph *g, int32_t cv, struct cg_epi *c)
+{
+    const struct graph_op *x = graph_op(g, cv);
+    if (x->kind != GRAPH_OP_CONV2D || x->attrs.groups > 1 || x->ninputs != 2 || x->output < 0 ||
+        graph_tensor(g, x->inputs[0])->shape.dims[1].size <= 1)
+        return -1;
+    int32_t u = sole_act(g, x->output);
+    if (u < 0)
+        return -1;
+    c->op[0] = cv;
+    c->op[1] = u;
+    c->op[2] = -1;
+    c->n = 2;
+    c->conv = 1;
+    c->x = x->inputs[0];
+    c->w = x->inputs[1];
+    c->bias = -1;
+    c->out = graph_op(g, u)->output;
+    c->act = graph_op(g, u)->kind;
     return 0;
 }
 
@@ -109,10 +157,15 @@ int cg_epi_find(const struct graph *g, int32_t op, struct cg_epi *c)
     int rc = -1;
     if (x->kind == GRAPH_OP_MATMUL)
         rc = chain_from(g, op, c);
+    else if (x->kind == GRAPH_OP_CONV2D)
+        rc = conv_chain_from(g, op, c);
     else if (x->kind == GRAPH_OP_ADD)
         rc = chain_at_add(g, op, c);
-    else if (act_kind(x->kind) && x->ninputs == 1)
-        rc = chain_at_add(g, producer_of(g, x->inputs[0]), c);
+    else if (act_kind(x->kind) && x->ninputs == 1) {
+        int32_t p = producer_of(g, x->inputs[0]);
+        rc = p >= 0 && graph_op(g, p)->kind == GRAPH_OP_CONV2D ? conv_chain_from(g, p, c)
+                                                                : chain_at_add(g, p, c);
+    }
     if (rc)
         return -1;
     for (int i = 0; i < c->n; i++)
@@ -139,7 +192,10 @@ void cg_epi_cfg(const struct graph *g, const struct cg_epi *c, int role, int8_t 
         cg_tensor_layouts(g, x->inputs[s], &l);
         pax[s] = (int8_t)l.pax[0];
     }
-    if (role == 0) {   /* both operands with the contracted axis on partitions */
+    if (role == 0 && c->conv) {   /* input channels on partitions (codegen/config.c) */
+        pax[0] = 1;
+        pax[1] = 1;
+    } else if (role == 0) {   /* both operands with the contracted axis on partitions */
         pax[0] = (int8_t)x->attrs.lhs_contract[0];
         pax[1] = 0;
     }

@@ -760,7 +760,10 @@ static void emit_pool(struct mapc *m, const struct map_bufs *bf, struct map_tile
     if (box_free(m->ifax[0], m->nifax[0], tl->ilen[0]) == tl->nout * taps) {
         step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE, fn, &tl->out, &tl->isb[0], NULL, 0);
     } else {
-        struct sim_operand win = cg_sb(0, (uint32_t)tl->rn, bf->ibuf[0][tl->islot[0]],
+        /* a tap's window: nout elements of the input box, loaded or read in place */
+        int res = cg_resident(&m->vin[0]);
+        struct sim_operand win = cg_sb(res ? tl->isb[0].part_start : 0, (uint32_t)tl->rn,
+                                       res ? tl->isb[0].addr : bf->ibuf[0][tl->islot[0]],
                                        m->vin[0].dt, (uint64_t)tl->nout);
         step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_COPY, SIM_FN_NONE, &tl->out, &win, NULL, 0);
         for (int64_t tp = 1; tp < taps; tp++)

@@ -135,7 +135,8 @@ static int in_place_op(const struct graph *g, int32_t op)
         return conv_in_place(g, op);
     return k == GRAPH_OP_MATMUL || k == GRAPH_OP_BATCH_MATMUL || graph_kind_is_unary(k) ||
            graph_kind_is_binary(k) || k == GRAPH_OP_SOFTMAX || k == GRAPH_OP_LAYERNORM ||
-           k == GRAPH_OP_RMSNORM || k == GRAPH_OP_TRANSPOSE || k == GRAPH_OP_BATCHNORM;
+           k == GRAPH_OP_RMSNORM || k == GRAPH_OP_TRANSPOSE || k == GRAPH_OP_BATCHNORM ||
+           k == GRAPH_OP_POOL_MAX || k == GRAPH_OP_POOL_AVG;
 }
 
 /* Layouts kept on chip: those with at least half the partitions of the tensor's widest
@@ -172,7 +173,8 @@ static int may_read_broadcast(const struct graph *g, int32_t op, int slot)
             continue;
         int covered = 0;
         for (int i = 0; i < r && !covered; i++)
-            covered = (map[i].kind == GRAPH_AXIS_MAP || map[i].kind == GRAPH_AXIS_NORMALIZE) &&
+            covered = (map[i].kind == GRAPH_AXIS_MAP || map[i].kind == GRAPH_AXIS_NORMALIZE ||
+                       map[i].kind == GRAPH_AXIS_WINDOW) &&   /* a pooling window: read in place */
                       map[i].out == j && in->shape.dims[i].size > 1;
         if (!covered)
             return 1;

@@ -306,17 +306,6 @@ static int s_blockable(const struct cg_em *e, const struct mm_plan *p)
            graph_tensor(e->g, p->x->inputs[p->S])->nuses == 1;
 }
 
-static enum sim_func act_fn(enum graph_op_kind k)
-{
-    switch (k) {
-    case GRAPH_OP_GELU: return SIM_FN_GELU;
-    case GRAPH_OP_RELU: return SIM_FN_RELU;
-    case GRAPH_OP_TANH: return SIM_FN_TANH;
-    case GRAPH_OP_SIGMOID: return SIM_FN_SIGMOID;
-    default: return SIM_FN_NONE;
-    }
-}
-
 static int mm_plan(struct cg_em *e, int32_t op, const int8_t *pax, const struct cg_epi *epi,
                    struct mm_plan *p)
 {
@@ -328,7 +317,7 @@ static int mm_plan(struct cg_em *e, int32_t op, const int8_t *pax, const struct 
     if (epi) {
         cg_view_make(e, epi->bias, 0, &p->vB);
         p->bias_part = p->S == 1;   /* the weight's columns on the output partitions */
-        p->fn = epi->n == 3 ? act_fn(epi->act) : SIM_FN_NONE;
+        p->fn = epi->n == 3 ? cg_epi_act_fn(epi->act) : SIM_FN_NONE;
     }
     mm_plan_sbuf(e, p);
     p->s_blk = s_blockable(e, p);

@@ -129,6 +129,53 @@ int cg_lower_alias(struct cg_em *e, int32_t op, const int8_t *pax)
     return 1;
 }
 
+/* Rows of the flat [rows x numel / rows] view of op x's output: the most, up to
+ * sbuf.partitions, that divide its elements evenly (a DMA spreads its rows over the
+ * engines). */
+static int64_t flat_rows(const struct cg_em *e, const struct graph_op *x)
+{
+    int64_t numel = graph_shape_numel(&graph_tensor(e->g, x->output)->shape);
+    int64_t r = cg_min(numel, e->t->sbuf_partitions);
+    while (numel % r)
+        r--;
+    return r;
+}
+
+/* Op x's input copied to its output, both in HBM in the same element order, as one DMA
+ * over the flat [r x numel / r] view (a DMA casts when the dtypes differ). */
+static int flat_copy(struct cg_em *e, const struct graph_op *x, const int8_t *pax,
+                     const struct cg_view *vi, const struct cg_view *vo, int64_t r)
+{
+    int64_t cols = graph_shape_numel(&graph_tensor(e->g, x->output)->shape) / r;
+    struct sim_operand src = sim_hbm((uint32_t)r, (int32_t)cols, vi->base, vi->dt, (uint32_t)cols);
+    struct sim_operand dst = sim_hbm((uint32_t)r, (int32_t)cols, vo->base, vo->dt, (uint32_t)cols);
+    cg_writers(e, x->inputs[0], pax[0]);
+    int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
+    cg_wrote(e, x->output, pax[x->ninputs], h);
+    return e->fail;
+}
+
+int cg_lower_cast_dma(struct cg_em *e, int32_t op, const int8_t *pax)
+{
+    const struct graph_op *x = graph_op(e->g, op);
+    if ((x->kind != GRAPH_OP_CAST && x->kind != GRAPH_OP_COPY) || x->ninputs != 1 ||
+        pax[0] != pax[1])
+        return 0;
+    struct cg_view vi, vo;
+    cg_view_make(e, x->inputs[0], pax[0], &vi);
+    cg_view_make(e, x->output, pax[1], &vo);
+    if (cg_resident(&vi) || cg_resident(&vo) || vi.tiles || vo.tiles)
+        return 0;
+    /* the engine lowering moves the layout's partition rows, spread over as many DMA
+     * engines: the flat copy only when it spreads over at least as many */
+    int64_t P = pax[0] >= 0 ? vi.dim[pax[0]] : 1, E = e->t->dma_engines;
+    int64_t r = flat_rows(e, x);
+    if (cg_min(r, E) < cg_min(P, E))
+        return 0;
+    flat_copy(e, x, pax, &vi, &vo, r);
+    return 1;
+}
+
 /* A reshape: an alias (nothing emitted), blocks between SBUF and HBM, or one flat copy
  * between two HBM tensors with the same element order. */
 static int lower_reshape(struct cg_em *e, int32_t op, const int8_t *pax,
@@ -143,17 +190,7 @@ static int lower_reshape(struct cg_em *e, int32_t op, const int8_t *pax,
         return reshape_blocks(e, op, pax, &vi, vo);
     /* same element order in both layouts: one flat copy (only when the program sink
      * could not alias, reshape_alias) */
-    int64_t numel = graph_shape_numel(&graph_tensor(e->g, x->output)->shape);
-    int64_t r = cg_min(numel, e->t->sbuf_partitions);
-    while (numel % r)
-        r--;
-    int64_t cols = numel / r;
-    struct sim_operand src = sim_hbm((uint32_t)r, (int32_t)cols, vi.base, vi.dt, (uint32_t)cols);
-    struct sim_operand dst = sim_hbm((uint32_t)r, (int32_t)cols, vo->base, vo->dt, (uint32_t)cols);
-    cg_writers(e, x->inputs[0], pax[0]);
-    int64_t h = cg_dma(e, 0, &dst, &src, SIM_OP_DMA_COPY, NULL, 0);
-    cg_wrote(e, x->output, pax[1], h);
-    return e->fail;
+    return flat_copy(e, x, pax, &vi, vo, flat_rows(e, x));
 }
 
 /* A concat: each input copied into its slice of the output along the axis. */

@@ -395,7 +395,8 @@ int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
     if (erole >= 0 && erole == ep.n - 1) {
         kshape(m, ep.x);
         kshape(m, ep.w);
-        kshape(m, ep.bias);
+        if (ep.bias >= 0)
+            kshape(m, ep.bias);
         kput(m, &graph_op(m->g, ep.op[0])->attrs, sizeof(struct graph_attrs));
         kshape(m, graph_op(m->g, ep.op[0])->output);
     }

@@ -1,7 +1,8 @@
-/* Matmul epilogue chains (codegen/epi): which chains are recognised, one layout for their
+/* Epilogue chains (codegen/epi): which chains are recognised, one layout for their
  * intermediates, the bias and activation folded into the PSUM evacuation (no fp32 matmul
  * output crosses HBM, the biases are still loaded), price == objective for random
- * assignments and never faster than the roofline bound. */
+ * assignments and never faster than the roofline bound; conv2d -> relu chains, and beside
+ * them a graph input's cast as one DMA and a pooling op in place (cg-11). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include "codegen/epi.h"
+#include "codegen/memplan.h"
 #include "costmodel/costmodel.h"
 #include "costmodel/instance.h"
 #include "costmodel/roofline.h"
@@ -173,12 +175,122 @@ static void test_out_buffers(void **st)
     graph_free(g);
 }
 
+/* image (fp32 input, 16 x 16) -> cast -> conv 3x3 (64 channels) -> relu -> max pool 2x2 ->
+ * conv 1x1 -> relu, returned; the 64-channel tensors keep only channels on partitions on
+ * chip (half the widest layout's rows, docs/costmodel.md) */
+static struct graph *conv_net(void)
+{
+    struct ls_error err = {0};
+    struct graph *g = graph_new("convnet");
+    int32_t x = graph_input(g, "x", LS_DT_FP32, GRAPH_DIMS(1, 3, 16, 16), NULL);
+    int32_t y = graph_cast(g, "x.bf16", x, LS_DT_BF16);
+    int32_t w0 = graph_weight(g, "w0", LS_DT_BF16, GRAPH_DIMS(64, 3, 3, 3), NULL);
+    y = graph_conv2d(g, "c0", y, w0, 1, 1, 1);
+    y = graph_unary(g, "r0", GRAPH_OP_RELU, y);
+    y = graph_pool(g, "p", GRAPH_OP_POOL_MAX, y, 2, 2, 0);
+    int32_t w1 = graph_weight(g, "w1", LS_DT_BF16, GRAPH_DIMS(8, 64, 1, 1), NULL);
+    y = graph_conv2d(g, "c1", y, w1, 1, 0, 1);
+    y = graph_unary(g, "r1", GRAPH_OP_RELU, y);
+    graph_output(g, y);
+    assert_int_equal(graph_validate(g, &err), 0);
+    return g;
+}
+
+/* Instructions of prog tagged with op `name` (n) and, of them, ACT activations reading
+ * PSUM with function fn (*evac). */
+static int tagged(struct sim_program *prog, const char *name, enum sim_func fn,
+                  int *evac)
+{
+    int32_t tag = sim_program_tag(prog, name);
+    int n = 0;
+    *evac = 0;
+    for (size_t i = 0; i < sim_program_count(prog) && tag >= 0; i++) {
+        struct sim_instr buf;
+        const struct sim_instr *in = sim_program_get(prog, i, &buf);
+        if (in->op_tag != tag)
+            continue;
+        n++;
+        *evac += in->engine == LS_ENGINE_ACT && in->src.mem == LS_MEM_PSUM && in->func == fn;
+    }
+    return n;
+}
+
+/* Each conv and its relu are one chain: the conv's output has one layout and is never
+ * materialized, the conv one configuration that emits nothing, the relu the layout choice
+ * and the conv's instructions, whose PSUM evacuations apply the relu. The input's cast is
+ * one DMA from HBM to HBM over 128 rows; the pooling op reads its resident input and
+ * writes its resident output in place (no DMA). Price == objective for random
+ * assignments, never below the roofline. */
+static void test_conv_chains(void **st)
+{
+    (void)st;
+    struct graph *g = conv_net();
+    struct sim_target t;
+    struct ls_error err = {0};
+    sim_target_builtin(&t, "nc-v2");
+    struct cg_epi c;
+    assert_int_equal(cg_epi_find(g, op_of(g, "c0"), &c), 0);
+    assert_true(c.conv && c.n == 2 && c.bias < 0 && c.act == GRAPH_OP_RELU);
+    assert_int_equal(c.out, graph_find_tensor(g, "r0"));
+    assert_int_equal(cg_epi_find(g, op_of(g, "r1"), &c), 1);
+    assert_true(cg_epi_fused(g, graph_find_tensor(g, "c0")));
+    assert_false(cg_epi_fused(g, graph_find_tensor(g, "r0")));
+    struct cg_cfgs cf;
+    assert_int_equal(cg_op_cfgs(g, &t, op_of(g, "c0"), -2, &cf, &err), 0);
+    assert_int_equal(cf.ncfg, 1);
+    cg_cfgs_free(&cf);
+    assert_int_equal(cg_op_cfgs(g, &t, op_of(g, "r0"), -2, &cf, &err), 0);
+    assert_int_equal(cf.ncfg, 3);   /* channels, height or width on partitions */
+    cg_cfgs_free(&cf);
+    struct fixture f;
+    open_model(&f, g);
+    const struct cg_memplan *plan = cm_model_options(f.m)->plan;
+    assert_true(cg_memplan_resident(plan, graph_find_tensor(g, "r0")));
+    assert_true(cg_memplan_resident(plan, graph_find_tensor(g, "p")));
+    struct cm_roofline rl;
+    cm_roofline(g, &f.t, &rl);
+    int32_t *cfg = calloc((size_t)f.in->p->nops, sizeof *cfg);
+    struct ls_rng r;
+    ls_rng_seed(&r, 7);
+    for (int it = 0; it < 20; it++) {
+        if (it)
+            random_assignment(&f, &r, cfg);
+        struct sim_program *prog = compile_checked(&f, cfg, 1, rl.bound_ns);
+        int evac;
+        assert_int_equal(tagged(prog, "c0", SIM_FN_RELU, &evac), 0);
+        assert_true(tagged(prog, "r0", SIM_FN_RELU, &evac) > 0 && evac > 0);
+        assert_true(tagged(prog, "r1", SIM_FN_RELU, &evac) > 0 && evac > 0);
+        if (it == 0) {   /* every op in its default layout */
+            int32_t tag = sim_program_tag(prog, "x.bf16"), ncast = 0;
+            for (size_t i = 0; i < sim_program_count(prog); i++) {
+                struct sim_instr buf;
+                const struct sim_instr *in = sim_program_get(prog, i, &buf);
+                if (in->op_tag == tag) {
+                    ncast++;
+                    assert_int_equal(in->engine, LS_ENGINE_DMA);
+                    assert_true(in->src.mem == LS_MEM_HBM && in->src.dtype == LS_DT_FP32);
+                    assert_true(in->dst.mem == LS_MEM_HBM && in->dst.dtype == LS_DT_BF16);
+                    assert_int_equal(in->dst.nparts, 128);   /* 768 elements: 128 x 6 */
+                }
+                assert_false(in->op_tag == sim_program_tag(prog, "p") &&
+                             in->engine == LS_ENGINE_DMA);
+            }
+            assert_int_equal(ncast, 1);
+        }
+        sim_program_free(prog);
+    }
+    free(cfg);
+    close_model(&f);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chains),
         cmocka_unit_test(test_fused_random),
         cmocka_unit_test(test_out_buffers),
+        cmocka_unit_test(test_conv_chains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,9 +5,11 @@
  * the local solver's answer (transposes ignored), which the simulator shows to be slower
  * than the best assignment.
  *
- *  - cnn, one conv block, 32-pixel image: 648 designs, every run simulated for real;
- *  - cnn, two conv blocks, 16-pixel image: 69,984 designs, simulated once each into a
+ *  - cnn, two conv blocks, 32-pixel image: 2,592 designs, every run simulated for real;
+ *  - cnn, three conv blocks, 16-pixel image: 31,104 designs, simulated once each into a
  *    table the explorers then read (the reward is the same simulated time).
+ * (Since cg-11 a conv and the relu after it are one epilogue chain, one choice: one block
+ * had 648 designs before, 216 now.)
  *
  * Checks: MCTS finds the simulated optimum within a quarter of the design space's size in
  * evaluations for seeds 1..5; at equal budgets it ends better than random search on
@@ -196,11 +198,11 @@ static void tune(struct world *w, const char *explorer, uint64_t seed, uint64_t 
 }
 
 /* MCTS within a quarter of the space, seeds 1..5; at budgets of a quarter and of a
- * sixty-fourth of the space, the mean best time over the seeds is below random search's
+ * 256th of the space, the mean best time over the seeds is below random search's
  * (strictly at the small budget, where random search rarely meets the optimum). */
 static void check_model(struct world *w)
 {
-    uint64_t quarter = w->size / 4, small = w->size / 64;
+    uint64_t quarter = w->size / 4, small = w->size / 256;
     double mcts_q = 0, rand_q = 0, mcts_s = 0, rand_s = 0;
     for (uint64_t seed = 1; seed <= 5; seed++) {
         struct lsp_tune_result r;
@@ -229,21 +231,21 @@ static void check_model(struct world *w)
     assert_true(mcts_s < rand_s);
 }
 
-static void test_cnn_one_block(void **state)
+static void test_cnn_two_blocks(void **state)
 {
     (void)state;
     struct world w;
-    world_open(&w, 1, 32);
+    world_open(&w, 2, 32);
     enumerate(&w, 0);
     check_model(&w);
     world_close(&w);
 }
 
-static void test_cnn_two_blocks(void **state)
+static void test_cnn_three_blocks(void **state)
 {
     (void)state;
     struct world w;
-    world_open(&w, 2, 16);
+    world_open(&w, 3, 16);
     enumerate(&w, 1);
     check_model(&w);
     world_close(&w);
@@ -295,8 +297,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kept_program),
-        cmocka_unit_test(test_cnn_one_block),
         cmocka_unit_test(test_cnn_two_blocks),
+        cmocka_unit_test(test_cnn_three_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,7 +60,7 @@ done
 # check errors of a binary program name its file (a text program names file:line)
 expect 0 "compile binary" "$B" compile "$S/examples/fig2.lg" -o "$T/m.lsprogz"
 expect 2 "binary program over a small SBUF" "$B" sim "$T/m.lsprogz" --set sbuf.usable_bytes=4096
-expect_err 'm\.lsprogz: instruction 0 .*SBUF overflow' "binary program check names the file"
+expect_err 'm\.lsprogz: instruction [0-9]+ .*SBUF overflow' "binary program check names the file"
 # target values are decimal: 0x80 is not read as 128; the INI line is named
 printf '[pe]\nrows = 0x80\n' >"$T/hex.ini"
 expect 2 "INI pe.rows = 0x80" "$B" sim --print-target --target "$T/hex.ini"
