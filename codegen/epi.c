@@ -86,16 +86,8 @@ static int chain_from(const struct graph *g, int32_t mm, struct cg_epi *c)
     if (b == m->output || !cg_layout_free(g, b) || bt->shape.rank != 1 ||
         bt->shape.dims[0].size != N || N < 2 || !same_shape(g, m->output, ad->output))
         return -1;
-    c->op[0] = mm;
-    c->op[1] = a;
-    c->op[2] = -1;
-    c->n = 2;
-    c->conv = 0;
-    c->x = m->inputs[0];
-    c->w = m->inputs[1];
-    c->bias = b;
-    c->out = ad->output;
-    c->act = GRAPH_OP_SOURCE;
+    *c = (struct cg_epi){.op = {mm, a, -1}, .n = 2, .x = m->inputs[0], .w = m->inputs[1],
+                         .bias = b, .out = ad->output, .act = GRAPH_OP_SOURCE};
     int32_t u = sole_act(g, ad->output);
     if (u >= 0) {
         c->op[2] = u;
@@ -117,16 +109,9 @@ static int conv_chain_from(const struct graph *g, int32_t cv, struct cg_epi *c)
     int32_t u = sole_act(g, x->output);
     if (u < 0)
         return -1;
-    c->op[0] = cv;
-    c->op[1] = u;
-    c->op[2] = -1;
-    c->n = 2;
-    c->conv = 1;
-    c->x = x->inputs[0];
-    c->w = x->inputs[1];
-    c->bias = -1;
-    c->out = graph_op(g, u)->output;
-    c->act = graph_op(g, u)->kind;
+    *c = (struct cg_epi){.op = {cv, u, -1}, .n = 2, .conv = 1, .x = x->inputs[0],
+                         .w = x->inputs[1], .bias = -1, .out = graph_op(g, u)->output,
+                         .act = graph_op(g, u)->kind};
     return 0;
 }
 

@@ -449,8 +449,13 @@ static void more_buffers(const struct mapc *m, int64_t ntiles, const uint64_t *r
     }
 }
 
-/* Row layernorms and rmsnorms over at least two row tiles (three until cg-11; vit-b16's
- * [197, 768] norms have two), one row per partition, are software-pipelined: each tile's statistics are emitted before the previous tile's
+/* Row norms (layernorm, rmsnorm; one row per partition) over at least this many row tiles
+ * are software-pipelined (pipe_rows) and take their affine steps in 16 bits
+ * (narrow_const); three until cg-11 (vit-b16's [197, 768] norms have two). */
+#define NORM_MIN_ROW_TILES 2
+
+/* Row layernorms and rmsnorms over NORM_MIN_ROW_TILES or more row tiles are
+ * software-pipelined: each tile's statistics are emitted before the previous tile's
  * rsqrt, scale and affine steps, so that DVE's reductions of one tile run while ACT
  * applies the previous one (each tile alone is a chain alternating between the two
  * engines, half of it idle on each); two sets of scratch when they fit. */
@@ -458,14 +463,14 @@ static int pipe_rows(const struct mapc *m, int64_t nft, int64_t nout_max)
 {
     enum graph_op_kind k = m->x->kind;
     return (k == GRAPH_OP_LAYERNORM || k == GRAPH_OP_RMSNORM) && m->norm >= 0 &&
-           m->norm != m->po && nft == 1 && cg_cdiv(m->P, m->ptile) >= 2 &&
+           m->norm != m->po && nft == 1 && cg_cdiv(m->P, m->ptile) >= NORM_MIN_ROW_TILES &&
            nout_max == m->vout.dim[m->norm] &&
            cg_budget(m->e) >= 2 * (((uint64_t)nout_max * 4 + 63) & ~(uint64_t)63);
 }
 
 /* A layernorm's or rmsnorm's fp32 gamma or beta (loaded once) applied to a 16-bit output
- * over at least two row tiles (three until cg-11): cast once to the output dtype (one
- * POOL copy), so that every tile's affine steps are all-16-bit DVE tensor_tensors at one
+ * over NORM_MIN_ROW_TILES or more row tiles: cast once to the output dtype (one POOL
+ * copy), so that every tile's affine steps are all-16-bit DVE tensor_tensors at one
  * element per cycle instead of two (whisper-enc's [1500, 512] norms: 0.9 us less per
  * tile, 12 tiles). With one tile the cast would only move the work to POOL, on the
  * tile's chain. */
@@ -476,7 +481,7 @@ static int narrow_const(const struct cg_em *e, const struct mapc *m, int s, int6
     return (k == GRAPH_OP_LAYERNORM || k == GRAPH_OP_RMSNORM) && (s == 1 || s == 2) &&
            m->rax[s] < 0 && nft == 1 && !cg_resident(&m->vin[s]) &&
            m->vin[s].dt == LS_DT_FP32 && (od == LS_DT_BF16 || od == LS_DT_FP16) &&
-           cg_cdiv(m->P, m->ptile) >= 2;
+           cg_cdiv(m->P, m->ptile) >= NORM_MIN_ROW_TILES;
 }
 
 /* ---- cg_lower_map: the plan (map_setup, map_buffers), then per tile its loads

@@ -10,10 +10,10 @@
 # error. (Until cg-10 it also ranked at least 90% of them from either export. On cg-11's
 # programs the CSV export's fit keeps the prior's entries with its exposed share measured,
 # the form that predicts the models left out best (14.6% against 22.3% for the next), and
-# ranks the datasheet's 75% at 11.6% error; the JSON export's fit ranks 100% at 10.6%.) (Issue 18's bar, <= 10% and at most half the datasheet's, was
-# set against a datasheet 40-70% off on these cores; with its exposed share it is 8-23%
-# off, and the fits of three models' traces no longer halve that: docs/history.md, "The
-# exposed share".) The programs use the whole memory plan (SCALE), the plan these bars
+# ranks the datasheet's 75% at 11.6% error; the JSON export's fit ranks 100% at 10.6%.)
+# (Issue 18's bar, <= 10% and at most half the datasheet's, was set against a datasheet
+# 40-70% off on these cores; with its exposed share it is 8-23% off, and the fits of three
+# models' traces no longer halve that: docs/history.md, "The exposed share".) The programs use the whole memory plan (SCALE), the plan these bars
 # were measured on: under the default partial plan calibrate writes the prior on the fast
 # and mixed cores and, on the vector-slow core, a fit 0.2 points worse in level than the
 # datasheet on the unseen models at the same ranking (docs/history.md, "Residency by
