@@ -125,7 +125,9 @@ static int push_deps(struct cc *c, const int64_t *h, size_t n);
 /* A ring load waits for the steps that loaded the granules it writes before this step
  * (as of their end), not for every earlier occupant of the step's ring bytes: the first
  * groups of a streamed weight load while the op whose bytes its later groups reuse
- * still computes. */
+ * still computes. It also waits for the step that loaded into the ring
+ * CG_RING_LOOKAHEAD such steps before (codegen.h: loads running further ahead take the
+ * DMA engines from the loads and stores of the ops computing now). */
 static int ring_deps(struct cc *c, const struct sim_instr *in)
 {
     uint64_t lo, hi;
@@ -141,6 +143,10 @@ static int ring_deps(struct cc *c, const struct sim_instr *in)
             return -1;
         seen = o;
     }
+    int32_t back = c->ring_snap - CG_RING_LOOKAHEAD;
+    if (c->ring_snap >= 0 && back >= 0 &&
+        push_deps(c, c->snaps.data + (size_t)back * NKEYS, NKEYS))
+        return -1;
     return 0;
 }
 

@@ -15,7 +15,7 @@
 
 /* Version of the lowering rules: bump whenever the instructions emitted for some op or
  * conversion change, so stored simulation results keyed on it (study/tune) go stale. */
-#define CG_VERSION "cg-11"
+#define CG_VERSION "cg-12"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +34,15 @@
  * overlap (the next ops' weight loads run during the current op's compute). */
 #ifndef CG_STEP_REGIONS
 #define CG_STEP_REGIONS 2
+#endif
+/* Weight loads into the constant ring run ahead of the ops that compute by at most this
+ * many steps that load into the ring: a load waits for the end of the step that loaded
+ * into the ring that many such steps before it. The DMA engines serve transfers in the
+ * order they are triggered, so loads far ahead delay the current ops' loads and stores.
+ * 4 was the best of 3-8 and unbounded on the zoo at full size and the quick study
+ * (docs/history.md, "cg-12"). */
+#ifndef CG_RING_LOOKAHEAD
+#define CG_RING_LOOKAHEAD 4
 #endif
 /* The SBUF a step region gets at least (when a third of what the resident region leaves
  * allows it); see cg_step_sbuf_bytes. */

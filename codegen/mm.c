@@ -113,6 +113,7 @@ struct mm_plan {
     int s_blk;                   /* a ring weight stored group-major (s_blockable) */
     uint64_t s1, sgrp;           /* bytes per partition: one m-tile of S (all k-steps), a group */
     int gflip;                   /* 1: the first group in the upper half (group_base) */
+    int sbufs;                   /* group buffers: 1 when one group holds every m-tile */
     uint64_t sbase, obase[2], mbase;
     /* epilogue chain (codegen/epi.h), or NULL: the evacuation adds the bias, along the
      * output partitions (bias_part: one ACT instruction func(psum + bias)) or along the
@@ -229,7 +230,7 @@ static int chunks_consecutive(const struct mm_plan *p)
  * operand whole into the step region when it fits (after the stationary's minimum), else it
  * streams per (k-step, chunk). An HBM stationary operand loads in groups of mg m-tiles per
  * k-step, one DMA each (long contiguous rows when the m axis is innermost), double-buffered
- * across groups, in the ring for a weight (so that its loads run ahead of the steps before
+ * across groups (one buffer when one group holds every m-tile), in the ring for a weight (so that its loads run ahead of the steps before
  * this one); the groups grow into what the moving operand leaves. When not even one m-tile
  * of every k-step fits in half the region, stationary tiles stream per (k-step, m-tile). */
 static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
@@ -277,10 +278,13 @@ static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
     else if (!p->s_stream && !p->inS && budget > used)
         p->mg = cg_min(p->nM, 1 + (int64_t)((budget - used) / (2 * s1)));
     p->sgrp = (uint64_t)p->mg * s1;
-    p->sbase = p->s_ring ? cg_ring_alloc(e, 2 * p->sgrp)
+    /* a weight loaded in one group needs no second buffer: its ring bytes are what the
+     * next ops' weights load into while it computes */
+    p->sbufs = p->s_ring && p->mg >= p->nM ? 1 : 2;
+    p->sbase = p->s_ring ? cg_ring_alloc(e, (uint64_t)p->sbufs * p->sgrp)
                          : cg_alloc(e, p->s_stream ? sstream_bytes : 2 * p->sgrp);
     struct cg_sink *s = e->s;
-    p->gflip = p->s_ring && s->ring_age && p->sbase != CG_NO_RING &&
+    p->gflip = p->s_ring && p->sbufs == 2 && s->ring_age && p->sbase != CG_NO_RING &&
                s->ring_age(s->ctx, p->sbase + p->sgrp, p->sgrp) <
                    s->ring_age(s->ctx, p->sbase, p->sgrp);
     p->obase[0] = cg_alloc(e, obytes);
@@ -507,7 +511,7 @@ static void load_blocked_group(struct cg_em *e, const struct mm_plan *p, struct 
  * op's weights; the lower half without a program sink (addresses do not change prices). */
 static uint64_t group_base(const struct mm_plan *p, int64_t n)
 {
-    return p->sbase + (uint64_t)((n + 1 + p->gflip) & 1) * p->sgrp;
+    return p->sbase + (uint64_t)((n + 1 + p->gflip) & (p->sbufs - 1)) * p->sgrp;
 }
 
 /* The stationary group starting at m-tile r->mi: mg m-tiles of every k-step, one DMA per
