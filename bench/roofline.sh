@@ -10,17 +10,21 @@
 # ".lK."), in us from the layer's first instruction, sorted by end: start, end, length,
 # name, on stderr. Spans overlap (weights load ahead), so the ends read in order give the
 # layer's critical chain (where the time between two ends goes).
+# With -g N, per model the time no DMA is in flight (the gaps in the union of every DMA's
+# span), summed by the op or conversion whose DMA ends each gap, layer numbers folded: the
+# N largest and the total, on stderr (where loads wait for compute or for SBUF bytes).
 # With -m MODE, problem and compile take --memplan MODE (partial, the default, or whole).
-#   bench/roofline.sh [-b BUILD] [-t TARGET] [-m MODE] [-c OUT.csv] [-l SECONDS] [-p N] [-s K] [MODEL...]
+#   bench/roofline.sh [-b BUILD] [-t TARGET] [-m MODE] [-c OUT.csv] [-l SECONDS] [-p N] [-s K] [-g N] [MODEL...]
 # Default models: bert-base vit-b16 whisper-enc resnet50; `all` = every zoo model.
 set -euo pipefail
-build=build target=nc-v2 csv='' limit=60 top=0 layer='' memplan=partial
-while getopts "b:t:m:c:l:p:s:h" o; do
+build=build target=nc-v2 csv='' limit=60 top=0 layer='' memplan=partial gaps=0
+while getopts "b:t:m:c:l:p:s:g:h" o; do
     case $o in
     b) build=$OPTARG ;; t) target=$OPTARG ;; c) csv=$OPTARG ;; l) limit=$OPTARG ;; p) top=$OPTARG ;;
     s) layer=$OPTARG ;;
+    g) gaps=$OPTARG ;;
     m) memplan=$OPTARG ;;
-    *) sed -n '2,16p' "$0"; exit 2 ;;
+    *) sed -n '2,18p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -74,6 +78,16 @@ for m in "${models[@]}"; do
             END {for (n in s) printf "%9.1f %9.1f %8.1f  %s\n", (s[n] - t0) / mhz,
                                      (e[n] - t0) / mhz, (e[n] - s[n]) / mhz, n}' "$p.csv" |
             sort -k2,2n >&2
+    fi
+    if [ "$gaps" -gt 0 ]; then
+        echo "  $m: time with no DMA in flight (us), by the op whose DMA ends the gap:" >&2
+        awk -F, 'NR == 1 {match($0, /tick_hz=[0-9]+/); mhz = substr($0, RSTART + 8, RLENGTH - 8) / 1e6}
+                 NR > 2 && $2 == "dma" {n = $18 != "" ? $18 : $19; gsub(/\.l[0-9]+\./, ".l#.", n)
+                                        print $4, $5, n, mhz}' "$p.csv" | sort -n -k1,1 |
+            awk '{if (NR > 1 && $1 > end) {g[$3] += ($1 - end) / $4; c[$3]++; tot += ($1 - end) / $4}
+                  if (NR == 1 || $2 > end) end = $2}
+                 END {for (n in g) printf "%10.1f  %4d gaps  %s\n", g[n], c[n], n
+                      printf "%10.1f  total\n", tot}' | sort -rn | head -n "$((gaps + 1))" >&2
     fi
     rm -f "$p.prog" "$p.lstrace" "$p.csv"
 done
