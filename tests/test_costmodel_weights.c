@@ -84,6 +84,23 @@ static int w_stationary(const struct lsp_problem *p, const int32_t *cfg)
     return 0;
 }
 
+/* A random assignment into cfg, compiled; its table price must be the .lsp objective. */
+static struct sim_program *compile_random(struct cm_instance *in, const struct sim_target *t,
+                                          const struct cm_table *tb, struct ls_rng *r,
+                                          int32_t *cfg)
+{
+    struct ls_error err = {0};
+    const struct lsp_problem *p = in->p;
+    for (int32_t i = 0; i < p->nops; i++)
+        cfg[i] = (int32_t)ls_rng_below(r, (uint64_t)p->ops[i].ncfg);
+    struct sim_program *prog = NULL;
+    assert_int_equal(cm_instance_compile(in, cfg, &prog, NULL, &err), 0);
+    int64_t priced;
+    assert_int_equal(cm_price_program(tb, t, prog, &priced, NULL), 0);
+    assert_int_equal(priced, lsp_eval(p, cfg, NULL, NULL));
+    return prog;
+}
+
 static void test_blocked_weight(void **st)
 {
     (void)st;
@@ -109,15 +126,7 @@ static void test_blocked_weight(void **st)
     ls_rng_seed(&r, 16);
     int stationary = 0;
     for (int it = 0; it < 50; it++) {
-        for (int32_t i = 0; i < p->nops; i++)
-            cfg[i] = (int32_t)ls_rng_below(&r, (uint64_t)p->ops[i].ncfg);
-        struct sim_program *prog = NULL;
-        assert_int_equal(cm_instance_compile(in, cfg, &prog, NULL, &err), 0);
-        {
-            int64_t priced;
-            assert_int_equal(cm_price_program(&tb, &t, prog, &priced, NULL), 0);
-            assert_int_equal(priced, lsp_eval(p, cfg, NULL, NULL));
-        }
+        struct sim_program *prog = compile_random(in, &t, &tb, &r, cfg);
         memset(seen, 0, wbytes);
         uint64_t shortest = weight_reads(prog, seen, wbytes);
         if (w_stationary(p, cfg)) {
@@ -243,13 +252,7 @@ static void test_ring_per_weight(void **st)
     uint64_t lo[64], hi[64];
     int in_ring = 0, lookaheads = 0;
     for (int it = 0; it < 20; it++) {
-        for (int32_t i = 0; i < p->nops; i++)
-            cfg[i] = (int32_t)ls_rng_below(&r, (uint64_t)p->ops[i].ncfg);
-        struct sim_program *prog = NULL;
-        assert_int_equal(cm_instance_compile(in, cfg, &prog, NULL, &err), 0);
-        int64_t priced;
-        assert_int_equal(cm_price_program(&tb, &t, prog, &priced, NULL), 0);
-        assert_int_equal(priced, lsp_eval(p, cfg, NULL, NULL));
+        struct sim_program *prog = compile_random(in, &t, &tb, &r, cfg);
         ring_extents(prog, &s, lo, hi, 64);
         lookaheads += lookahead_checked(prog, &s);
         for (int a = 0; a < 64; a++) {
