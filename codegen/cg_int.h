@@ -103,6 +103,11 @@ static inline int cg_load_class(const struct cg_em *e, int32_t t)
 {
     return cg_layout_free(e->g, t) ? CG_Q_CONST : CG_Q_LOAD;
 }
+/* The function an engine instruction applies for an op of kind k: its activation (SiLU:
+ * the sigmoid, which its lowering then multiplies by x), its arithmetic or max;
+ * SIM_FN_NONE for other kinds. */
+enum sim_func cg_op_fn(enum graph_op_kind k);
+
 /* DMA copy from src to dst on the next queue of the given class (CG_Q_*). */
 int64_t cg_dma(struct cg_em *e, int cls, const struct sim_operand *dst,
                const struct sim_operand *src, enum sim_opcode op, const int64_t *deps,

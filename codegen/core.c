@@ -323,6 +323,26 @@ uint64_t cg_ring_alloc(struct cg_em *e, uint64_t bytes)
     return a;
 }
 
+enum sim_func cg_op_fn(enum graph_op_kind k)
+{
+    switch (k) {
+    case GRAPH_OP_RELU: return SIM_FN_RELU;
+    case GRAPH_OP_GELU: return SIM_FN_GELU;
+    case GRAPH_OP_SILU: return SIM_FN_SIGMOID;
+    case GRAPH_OP_EXP: return SIM_FN_EXP;
+    case GRAPH_OP_TANH: return SIM_FN_TANH;
+    case GRAPH_OP_SIGMOID: return SIM_FN_SIGMOID;
+    case GRAPH_OP_RSQRT: return SIM_FN_RSQRT;
+    case GRAPH_OP_ADD: return SIM_FN_ADD;
+    case GRAPH_OP_SUB: return SIM_FN_SUB;
+    case GRAPH_OP_MUL: return SIM_FN_MUL;
+    case GRAPH_OP_MAX:
+    case GRAPH_OP_REDUCE_MAX:
+    case GRAPH_OP_POOL_MAX: return SIM_FN_MAX;
+    default: return SIM_FN_NONE;
+    }
+}
+
 uint64_t cg_budget(const struct cg_em *e)
 {
     uint64_t end = e->s->sbuf_base + e->s->sbuf_bytes;

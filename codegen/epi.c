@@ -14,13 +14,7 @@ static int act_kind(enum graph_op_kind k)
 
 enum sim_func cg_epi_act_fn(enum graph_op_kind k)
 {
-    switch (k) {
-    case GRAPH_OP_GELU: return SIM_FN_GELU;
-    case GRAPH_OP_RELU: return SIM_FN_RELU;
-    case GRAPH_OP_TANH: return SIM_FN_TANH;
-    case GRAPH_OP_SIGMOID: return SIM_FN_SIGMOID;
-    default: return SIM_FN_NONE;
-    }
+    return act_kind(k) ? cg_op_fn(k) : SIM_FN_NONE;
 }
 
 static int same_shape(const struct graph *g, int32_t a, int32_t b)

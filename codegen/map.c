@@ -171,26 +171,6 @@ static void stat_pattern(const struct mapc *m, const int64_t *olen, struct sim_o
     cg_pattern(o, m->nf, size, stride);
 }
 
-static enum sim_func unary_fn(enum graph_op_kind k)
-{
-    switch (k) {
-    case GRAPH_OP_RELU: return SIM_FN_RELU;
-    case GRAPH_OP_GELU: return SIM_FN_GELU;
-    case GRAPH_OP_SILU: return SIM_FN_SIGMOID;
-    case GRAPH_OP_EXP: return SIM_FN_EXP;
-    case GRAPH_OP_TANH: return SIM_FN_TANH;
-    case GRAPH_OP_SIGMOID: return SIM_FN_SIGMOID;
-    case GRAPH_OP_RSQRT: return SIM_FN_RSQRT;
-    case GRAPH_OP_ADD: return SIM_FN_ADD;
-    case GRAPH_OP_SUB: return SIM_FN_SUB;
-    case GRAPH_OP_MUL: return SIM_FN_MUL;
-    case GRAPH_OP_MAX:
-    case GRAPH_OP_REDUCE_MAX:
-    case GRAPH_OP_POOL_MAX: return SIM_FN_MAX;
-    default: return SIM_FN_NONE;
-    }
-}
-
 /* One chained instruction: depends on the previous one of the tile (and extra deps). */
 struct chain;
 static int64_t step(struct chain *c, enum ls_engine eng, enum sim_opcode op, enum sim_func fn,
@@ -787,7 +767,7 @@ static int emit_elementwise(struct mapc *m, const struct map_bufs *bf, struct ma
     enum graph_op_kind k = m->x->kind;
     struct sim_operand *out = &tl->out, *ial = tl->ial;
     if (graph_kind_is_unary(k) && k != GRAPH_OP_COPY && k != GRAPH_OP_CAST) {
-        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, unary_fn(k), out, &ial[0], NULL, 0);
+        step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, cg_op_fn(k), out, &ial[0], NULL, 0);
         if (k == GRAPH_OP_SILU)
             step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, out, out, &ial[0], 0);
     } else if (k == GRAPH_OP_COPY || k == GRAPH_OP_TRANSPOSE) {
@@ -798,7 +778,7 @@ static int emit_elementwise(struct mapc *m, const struct map_bufs *bf, struct ma
         step(c, LS_ENGINE_ACT, SIM_OP_ACTIVATION, SIM_FN_RECIPROCAL, &tl->s0, &ial[1], NULL, 0);
         step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, SIM_FN_MUL, out, &ial[0], &tl->s0, 0);
     } else if (graph_kind_is_binary(k)) {
-        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, unary_fn(k), out, &ial[0], &ial[1], 0);
+        step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_TENSOR, cg_op_fn(k), out, &ial[0], &ial[1], 0);
     } else if (graph_kind_is_reduce(k)) {
         step(c, LS_ENGINE_DVE, SIM_OP_TENSOR_REDUCE,
              k == GRAPH_OP_REDUCE_MAX ? SIM_FN_MAX : SIM_FN_ADD, out, &tl->isb[0], NULL, 0);
