@@ -28,6 +28,11 @@ while getopts "b:t:m:c:l:p:s:g:h" o; do
     esac
 done
 shift $((OPTIND - 1))
+for n in "-l $limit" "-p $top" "-g $gaps"; do
+    case ${n#* } in
+    '' | *[!0-9]*) echo "bench/roofline.sh: ${n% *} takes a whole number, not '${n#* }'" >&2; exit 2 ;;
+    esac
+done
 root=$(cd "$(dirname "$0")/.." && pwd)
 L="$root/$build/laysim"
 [ -x "$L" ] || { echo "bench/roofline.sh: no $L (make build first)" >&2; exit 2; }

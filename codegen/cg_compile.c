@@ -143,9 +143,8 @@ static int ring_deps(struct cc *c, const struct sim_instr *in)
             return -1;
         seen = o;
     }
-    int32_t back = c->ring_snap - CG_RING_LOOKAHEAD;
-    if (c->ring_snap >= 0 && back >= 0 &&
-        push_deps(c, c->snaps.data + (size_t)back * NKEYS, NKEYS))
+    int32_t back = c->ring_snap - CG_RING_LOOKAHEAD;   /* < 0 also without a ring step */
+    if (back >= 0 && push_deps(c, c->snaps.data + (size_t)back * NKEYS, NKEYS))
         return -1;
     return 0;
 }

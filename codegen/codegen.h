@@ -39,7 +39,7 @@
  * many steps that load into the ring: a load waits for the end of the step that loaded
  * into the ring that many such steps before it. The DMA engines serve transfers in the
  * order they are triggered, so loads far ahead delay the current ops' loads and stores.
- * 4 was the best of 3-8 and unbounded on the zoo at full size and the quick study
+ * 4 was the best of 2-8 and unbounded on the zoo at full size and the quick study
  * (docs/history.md, "cg-12"). */
 #ifndef CG_RING_LOOKAHEAD
 #define CG_RING_LOOKAHEAD 4

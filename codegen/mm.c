@@ -230,8 +230,9 @@ static int chunks_consecutive(const struct mm_plan *p)
  * operand whole into the step region when it fits (after the stationary's minimum), else it
  * streams per (k-step, chunk). An HBM stationary operand loads in groups of mg m-tiles per
  * k-step, one DMA each (long contiguous rows when the m axis is innermost), double-buffered
- * across groups (one buffer when one group holds every m-tile), in the ring for a weight (so that its loads run ahead of the steps before
- * this one); the groups grow into what the moving operand leaves. When not even one m-tile
+ * across groups (one buffer when one group holds every m-tile), in the ring for a weight
+ * (so that its loads run ahead of the steps before this one); the groups grow into what
+ * the moving operand leaves. When not even one m-tile
  * of every k-step fits in half the region, stationary tiles stream per (k-step, m-tile). */
 static void mm_plan_sbuf(struct cg_em *e, struct mm_plan *p)
 {
@@ -511,7 +512,7 @@ static void load_blocked_group(struct cg_em *e, const struct mm_plan *p, struct 
  * op's weights; the lower half without a program sink (addresses do not change prices). */
 static uint64_t group_base(const struct mm_plan *p, int64_t n)
 {
-    return p->sbase + (uint64_t)((n + 1 + p->gflip) & (p->sbufs - 1)) * p->sgrp;
+    return p->sbase + (uint64_t)((n + 1 + p->gflip) % p->sbufs) * p->sgrp;
 }
 
 /* The stationary group starting at m-tile r->mi: mg m-tiles of every k-step, one DMA per
