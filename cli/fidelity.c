@@ -167,6 +167,25 @@ static json_t *loop_model_json(const struct study_loop_model *m)
     return mo;
 }
 
+/* The refit's candidates judged on the families their tables left out, and the one kept. */
+static json_t *loop_verdict_json(const struct study_loop_iter *it)
+{
+    json_t *v = json_object(), *c = json_object();
+    json_object_set_new(v, "form", json_string(study_loop_form_name(it->form)));
+    json_object_set_new(v, "keep_iteration", json_integer(it->kept_from));
+    json_object_set_new(v, "share_only_exposed_share", cli_json_num(it->share));
+    for (int f = 0; f < STUDY_LOOP_NFORMS; f++) {
+        const struct study_loop_judged *j = &it->judged[f];
+        json_t *o = json_object();
+        json_object_set_new(o, "pairs", json_integer(j->pairs));
+        json_object_set_new(o, "pairs_correct", json_integer(j->correct));
+        json_object_set_new(o, "mean_median_rel_error", cli_json_num(j->mean_median));
+        json_object_set_new(c, study_loop_form_name((enum study_loop_form)f), o);
+    }
+    json_object_set_new(v, "candidates", c);
+    return v;
+}
+
 json_t *cli_loop_json(const struct study_loop_result *r)
 {
     json_t *root = json_object(), *iters = json_array();
@@ -204,6 +223,8 @@ json_t *cli_loop_json(const struct study_loop_result *r)
         json_object_set_new(ij, "models", mj);
         if (it->has_fit)
             json_object_set_new(ij, "fit_in_sample_rel_error", cli_json_num(it->fit_rel_error));
+        if (it->has_verdict)
+            json_object_set_new(ij, "verdict", loop_verdict_json(it));
         json_array_append_new(iters, ij);
     }
     return root;

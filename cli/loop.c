@@ -41,8 +41,11 @@ const char cmd_loop_help[] =
     "  --explore N         per model and iteration, N seeded perturbations of the exact\n"
     "                      solution join the calibration set (default "
     LS_STRINGIFY(STUDY_LOOP_EXPLORE_DEFAULT) "; 0 = only the\n"
-    "                      chosen programs)\n"
-    "  --no-lofo           skip the leave-one-family-out fits\n"
+    "                      chosen programs); iteration 0: at least one of each\n"
+    "                      strategy's solution\n"
+    "  --no-lofo           skip the leave-one-family-out fits and the verdict (a refit\n"
+    "                      is kept only when, fitted without a family, it predicts that\n"
+    "                      family's calibration programs better than every table so far)\n"
     "  --no-microbench     skip the microbenchmark fit\n"
     "  --holdout-models M,M..  models (as spelled among MODEL...) whose programs never\n"
     "                      enter any fit: their strategies are solved under each\n"
@@ -56,8 +59,9 @@ const char cmd_loop_help[] =
     "                      default: `laysim calibrate --issue-latency`)\n"
     "  --traces DIR        write every chosen program's trace into DIR\n"
     CLI_HELP(OUTPUT)
-    "                      (the final table: the last iteration's, or the one before\n"
-    "                      when the last refit did not help the fitted models' strategies)\n"
+    "                      (the final table: the last iteration's, the one the verdict\n"
+    "                      kept, or the one before when the last refit did not help the\n"
+    "                      fitted models' strategies)\n"
     "  --solver-time-limit S  wall-clock limit of each solve (default: none)\n"
     "  --time-limit S      deprecated spelling of --solver-time-limit (it is per solve)\n"
     CLI_HELP(JSON) "                      (one object with an \"iterations\" array)\n"
@@ -206,6 +210,34 @@ static int loop_parse(struct loop_cli *l, int argc, char **argv)
     return rc;
 }
 
+/* Each refit's candidates, judged on the calibration programs of the families their tables
+ * left out: pairs ranked as simulated and mean median error; the form kept. */
+static void print_verdicts(const struct study_loop_result *out)
+{
+    int any = 0;
+    for (size_t i = 0; i < out->iterations.len; i++) {
+        const struct study_loop_iter *it = &out->iterations.data[i];
+        if (!it->has_verdict)
+            continue;
+        if (!any++)
+            printf("refits judged on the families each left out (calibration programs: "
+                   "pairs right / pairs, mean median error; keep: the best table so far):\n"
+                   "iter %-22s %-22s %-22s kept\n", "keep", "group_fit", "share_only");
+        printf("%4zu", i);
+        for (int f = 0; f < STUDY_LOOP_NFORMS; f++) {
+            const struct study_loop_judged *j = &it->judged[f];
+            char b[64];
+            snprintf(b, sizeof b, "%d/%d %.1f%%", j->correct, j->pairs, 100 * j->mean_median);
+            if (f == STUDY_LOOP_KEEP)
+                snprintf(b + strlen(b), sizeof b - strlen(b), " (it %d)", it->kept_from);
+            if (f == STUDY_LOOP_SHARE_ONLY && !isnan(it->share))
+                snprintf(b + strlen(b), sizeof b - strlen(b), " (%.3f)", it->share);
+            printf(" %-22s", b);
+        }
+        printf(" %s\n", study_loop_form_name(it->form));
+    }
+}
+
 /* The text report: every iteration's figures, then the strategy pairs (the headline). */
 static void loop_print(const struct study_loop_result *out, int nheld, const char *outp,
                        const char *scales, int issue)
@@ -253,9 +285,13 @@ static void loop_print(const struct study_loop_result *out, int nheld, const cha
     }
     if (nheld)
         print_held(out);
-    printf("final table: iteration %d's (the stop rule reads the fitted models' strategies); "
+    print_verdicts(out);
+    printf("final table: iteration %d's (the verdict and the stop rule above); "
            "the group fit's scales: %s%s\n",
            out->final_iteration, scales, issue ? ", with a vector issue latency" : "");
+    if (out->final_iteration == 0 && out->iterations.len && out->iterations.data[0].has_verdict)
+        printf("WARNING: no refit predicted the families it left out better than the datasheet "
+               "table: the final table is the datasheet's\n");
     if (!outp)
         printf("(the fitted table is not kept: -o FILE writes it)\n");
 }

@@ -140,6 +140,24 @@ struct study_loop_model {
     struct study_model_eval strategies;   /* solved under the current table */
 };
 
+/* The candidates of a refit's verdict (docs/calibration.md, "The loop"). */
+enum study_loop_form {
+    STUDY_LOOP_KEEP,        /* the table of an iteration so far (kept_from), with its own
+                               leave-one-family-out tables */
+    STUDY_LOOP_GROUP_FIT,   /* the group fit of every calibration program (o->form) */
+    STUDY_LOOP_SHARE_ONLY,  /* the datasheet's entries, its exposed share measured */
+    STUDY_LOOP_NFORMS
+};
+const char *study_loop_form_name(enum study_loop_form f);
+
+/* One candidate judged: its tables fitted without a family, on that family's calibration
+ * programs (every fitted model's), the pairs of programs ranked as simulated and the mean
+ * over the models of the median relative error. */
+struct study_loop_judged {
+    int pairs, correct;
+    double mean_median;
+};
+
 struct study_loop_iter {
     int iteration;
     char aggregate[16];
@@ -166,12 +184,23 @@ struct study_loop_iter {
     LS_VEC(struct study_loop_model) models;
     int has_fit;                   /* a refit followed this iteration */
     double fit_rel_error;          /* its in-sample relative error (NaN when none) */
+    /* the refit's verdict (has_verdict: leave-one-family-out and two fitted families or
+     * more): every candidate judged (judged[STUDY_LOOP_KEEP]: the best of the tables of
+     * iterations 0..this one, the table of iteration kept_from), the form kept
+     * (STUDY_LOOP_KEEP: the loop stopped, and that table is final), and the share-only
+     * candidate's exposed share over every calibration program */
+    int has_verdict;
+    struct study_loop_judged judged[STUDY_LOOP_NFORMS];
+    enum study_loop_form form;
+    int kept_from;
+    double share;
 };
 
 struct study_loop_result {
     size_t microbenchmarks, microbench_samples;
-    int final_iteration;           /* whose table is the final one: the last iteration, or
-                                      the one before when the stop rule saw the last one's
+    int final_iteration;           /* whose table is the final one: the last iteration,
+                                      the one whose refit's verdict kept its table, or the
+                                      one before when the stop rule saw the last one's
                                       refit not help the training side */
     LS_VEC(struct study_loop_iter) iterations;
 };

@@ -182,6 +182,25 @@ done:
     return 0;
 }
 
+int lp_objectives(const struct graph *g, const struct study_loop_opts *o,
+                  const struct cm_table *tb, const int32_t *cfgs, int32_t nops, int n,
+                  double *pred, struct ls_error *err)
+{
+    struct study_pipe_opts po;
+    study_pipe_opts_init(&po);
+    po.simulate = 0;
+    po.cg.memplan = o->memplan;
+    struct study_pipe *p;
+    int rc = study_pipe_new(g, &o->target, tb, &po, &p, err);
+    if (rc)
+        return rc;
+    const struct lsp_problem *pr = study_pipe_problem(p);
+    for (int k = 0; k < n; k++)
+        pred[k] = (double)lsp_eval(pr, cfgs + (size_t)k * (size_t)nops, NULL, NULL);
+    study_pipe_free(p);
+    return 0;
+}
+
 /* ---- the four strategies on one model ------------------------------------------------ */
 
 void lp_pipe_opts(const struct study_loop_opts *o, const struct cm_table *parts_tb,

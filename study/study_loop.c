@@ -35,15 +35,15 @@ struct cfg_list {
     size_t len, cap;
 };
 
+/* Points of n assignments of m (frozen or calibration) with their simulated times. */
 static void points_of(const struct mstate *m, const int32_t *cfgs, const double *sims, int n,
-                      const struct lsp_problem *p, struct study_point *pts,
-                      char (*labels)[24])
+                      const double *pred, struct study_point *pts, char (*labels)[24])
 {
     for (int i = 0; i < n; i++) {
         pts[i].label = labels ? labels[i] : "cal";
         pts[i].cfg = cfgs + (size_t)i * m->nops;
         pts[i].ncfg = m->nops;
-        pts[i].predicted = (double)lsp_eval(p, pts[i].cfg, NULL, NULL);
+        pts[i].predicted = pred[i];
         pts[i].simulated = sims[i];
     }
 }
@@ -162,22 +162,90 @@ static int merged_fit(struct mstate *ms, int n, const char *skip, const struct c
     return rc;
 }
 
+/* The calibration programs of the loop's models, as the verdict reads them. */
+static struct lp_calset *calsets(const struct mstate *ms, int n)
+{
+    struct lp_calset *cs = calloc((size_t)n + 1, sizeof *cs);
+    for (int i = 0; cs && i < n; i++)
+        cs[i] = (struct lp_calset){.g = ms[i].g, .family = ms[i].family, .fitted = !ms[i].held,
+                                   .nops = ms[i].nops, .ncal = ms[i].ncal,
+                                   .cfg = ms[i].calcfg.data, .sim = ms[i].calsim.data};
+    return cs;
+}
+
+/* The refit after iteration ij: the group fit of every calibration program and, per
+ * model, without its family (the leave-one-family-out tables). With a verdict
+ * (lp_verdict_applies), the group fit, the datasheet's entries with the exposed share
+ * measured, and the tables of iterations 0..ij (folds: each one's leave-one-family-out
+ * tables, n per iteration) compete on the families each candidate's tables left out; the
+ * best earlier table goes first, a new candidate must beat it. *keep: the iteration whose
+ * table won (cur and lofo unchanged), else -1 (cur and lofo: the new candidate's). */
+static int refit(struct mstate *ms, int n, const struct study_loop_opts *o,
+                 const struct cm_table *t0, const struct cm_table *tmicro,
+                 const struct cm_table *folds, struct cm_table *cur, struct cm_table *lofo,
+                 struct study_loop_iter *ij, int *keep, struct ls_error *err)
+{
+    struct cm_table fit, share;
+    struct cm_table *fold = calloc((size_t)n + 1, sizeof *fold),
+                    *sfold = calloc((size_t)n + 1, sizeof *sfold);
+    struct lp_calset *cs = calsets(ms, n);
+    int rc = !fold || !sfold || !cs ? ls_error_msg(err, LS_ERR_NOMEM, "out of memory") : 0;
+    double rel = NAN;
+    if (!rc)
+        rc = merged_fit(ms, n, NULL, tmicro, o, &fit, &rel, err);
+    ij->has_fit = !rc;
+    ij->fit_rel_error = rel;
+    for (int i = 0; i < n && o->lofo && !rc; i++)
+        rc = merged_fit(ms, n, ms[i].family, tmicro, o, &fold[i], NULL, err);
+    ij->form = STUDY_LOOP_GROUP_FIT;
+    ij->share = NAN;
+    ij->kept_from = -1;
+    ij->has_verdict = !rc && o->lofo && lp_verdict_applies(cs, n);
+    if (ij->has_verdict) {
+        study_progress_phase(&o->progress, "iteration %d: judging the refit", ij->iteration);
+        ij->form = STUDY_LOOP_KEEP;
+        for (int k = ij->iteration; k >= 0 && !rc; k--) {   /* ties keep the latest */
+            struct study_loop_judged j;
+            if (!(rc = lp_judge(cs, n, o, folds + (size_t)k * (size_t)n, &j, err)) &&
+                (ij->kept_from < 0 || lp_judged_better(&j, &ij->judged[STUDY_LOOP_KEEP]))) {
+                ij->judged[STUDY_LOOP_KEEP] = j;
+                ij->kept_from = k;
+            }
+        }
+        if (!rc)
+            rc = lp_share_fit(cs, n, o, t0, &share, sfold, &ij->share, err);
+        const struct cm_table *cand[STUDY_LOOP_NFORMS] = {NULL, fold, sfold};
+        for (int f = STUDY_LOOP_GROUP_FIT; f < STUDY_LOOP_NFORMS && !rc; f++)
+            if (!(rc = lp_judge(cs, n, o, cand[f], &ij->judged[f], err)) &&
+                lp_judged_better(&ij->judged[f], &ij->judged[ij->form]))
+                ij->form = (enum study_loop_form)f;
+    }
+    if (!rc && ij->form != STUDY_LOOP_KEEP) {
+        int sh = ij->form == STUDY_LOOP_SHARE_ONLY;
+        *cur = sh ? share : fit;
+        if (o->lofo)
+            memcpy(lofo, sh ? sfold : fold, sizeof *lofo * (size_t)n);
+    }
+    *keep = !rc && ij->form == STUDY_LOOP_KEEP ? ij->kept_from : -1;
+    free(fold);
+    free(sfold);
+    free(cs);
+    return rc;
+}
+
 /* Predicted costs of a set of assignments under table tb. */
 static int eval_under(struct mstate *m, const struct study_loop_opts *o, const struct cm_table *tb,
                       const int32_t *cfgs, const double *sims, int n, struct study_point *pts,
                       char (*labels)[24], struct ls_error *err)
 {
-    struct study_pipe_opts po;
-    study_pipe_opts_init(&po);
-    po.simulate = 0;
-    po.cg.memplan = o->memplan;
-    struct study_pipe *p;
-    int rc = study_pipe_new(m->g, &o->target, tb, &po, &p, err);
-    if (rc)
-        return rc;
-    points_of(m, cfgs, sims, n, study_pipe_problem(p), pts, labels);
-    study_pipe_free(p);
-    return 0;
+    double *pred = malloc(sizeof *pred * (size_t)(n > 0 ? n : 1));
+    if (!pred)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+    int rc = lp_objectives(m->g, o, tb, cfgs, m->nops, n, pred, err);
+    if (!rc)
+        points_of(m, cfgs, sims, n, pred, pts, labels);
+    free(pred);
+    return rc;
 }
 
 /* Figures over every model of one iteration: pairs summed, tau averaged over models,
@@ -457,12 +525,19 @@ static int run_model(struct mstate *m, int i, int it, const struct study_loop_op
         int32_t *ex = malloc(sizeof *ex * ((size_t)m->nops + 1));
         struct ls_rng rng;
         ls_rng_seed(&rng, o->seed * 1000003u + 7919u * (uint64_t)(it + 1) + (uint64_t)i);
-        for (int e = 0; e < o->explore && !rc && !m->held; e++) {
+        /* iteration 0's strategies are the frozen set's and join no fit: there, one
+         * perturbation of each strategy's solution, so that the first refit's verdict has
+         * program pairs to rank */
+        int nex = it == 0 && o->explore > 0 && o->explore < STUDY_NSTRATEGIES ? STUDY_NSTRATEGIES
+                                                                              : o->explore;
+        for (int e = 0; e < nex && !rc && !m->held; e++) {
             if (!ex) {
                 rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
                 break;
             }
-            memcpy(ex, runs[STUDY_NSTRATEGIES - 1]->sol.cfg, sizeof *ex * (size_t)m->nops);
+            int from = it == 0 ? STUDY_NSTRATEGIES - 1 - e % STUDY_NSTRATEGIES
+                               : STUDY_NSTRATEGIES - 1;
+            memcpy(ex, runs[from]->sol.cfg, sizeof *ex * (size_t)m->nops);
             for (int32_t k = 0; k < m->nops; k++)
                 if (pr->ops[k].ncfg > 1 && ls_rng_double(&rng) < o->perturb_frac)
                     ex[k] = (int32_t)ls_rng_below(&rng, (uint64_t)pr->ops[k].ncfg);
@@ -658,10 +733,14 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
     memset(out, 0, sizeof *out);
     struct mstate *ms = calloc((size_t)n + 1, sizeof *ms);
     struct cm_table *lofo = calloc((size_t)n + 1, sizeof *lofo);
+    /* each iteration's table and its leave-one-family-out tables, for the verdict */
+    size_t niter = (size_t)(o->iterations > 0 ? o->iterations : 0) + 1;
+    struct cm_table *histcur = calloc(niter, sizeof *histcur),
+                    *hist = calloc(niter * (size_t)n + 1, sizeof *hist);
     struct agg_metrics A[LOOP_NAGG] = {0};
     struct study_point *pts = NULL;
     int rc = 0;
-    if (!ms || !lofo) {
+    if (!ms || !lofo || !histcur || !hist) {
         rc = ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -736,13 +815,16 @@ int study_loop(const char *const *models, int n, const struct study_loop_opts *o
             break;
         /* refit from every calibration program so far */
         study_progress_phase(&o->progress, "iteration %d: refitting the table", it);
-        double rel;
-        if ((rc = merged_fit(ms, n, NULL, &tmicro, o, &cur, &rel, err)))
+        memcpy(hist + (size_t)it * (size_t)n, lofo, sizeof *lofo * (size_t)n);
+        histcur[it] = cur;
+        int keep = -1;
+        if ((rc = refit(ms, n, o, &t0, &tmicro, hist, &cur, lofo, ij, &keep, err)))
             break;
-        ij->has_fit = 1;
-        ij->fit_rel_error = rel;
-        for (int i = 0; i < n && o->lofo && !rc; i++)
-            rc = merged_fit(ms, n, ms[i].family, &tmicro, o, &lofo[i], NULL, err);
+        if (keep >= 0) {   /* the verdict kept the table of iteration `keep`: it is final */
+            cur = histcur[keep];
+            out->final_iteration = keep;
+            break;
+        }
     }
     for (size_t it = 0; !rc && it < out->iterations.len; it++) /* the loop's best known */
         iter_regret(ms, n, out, (int)it, (int)out->iterations.len - 1);
@@ -761,6 +843,8 @@ done:
         }
     free(ms);
     free(lofo);
+    free(histcur);
+    free(hist);
     free(pts);
     for (int k = 0; k < LOOP_NAGG; k++)
         agg_free(&A[k]);

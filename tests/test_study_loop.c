@@ -77,6 +77,7 @@ static void test_loop_struct(void **st)
     study_loop_opts_init(&o);
     o.iterations = 1;
     o.nperturb = 2;
+    o.lofo = 0;   /* no verdict: the refit is taken (test_loop_verdict has one) */
     struct study_loop_result r;
     struct cm_table fin;
     struct ls_error err = {0};
@@ -86,7 +87,7 @@ static void test_loop_struct(void **st)
     for (size_t i = 0; i < r.iterations.len; i++) {
         const struct study_loop_iter *it = &r.iterations.data[i];
         assert_int_equal(it->iteration, (int)i);
-        assert_true(it->has_lofo);
+        assert_false(it->has_lofo);
         assert_int_equal(it->has_fit, i == 0);   /* the last iteration is not refitted */
         assert_int_equal(it->models.len, 2);
         int pairs = 0;
@@ -94,7 +95,7 @@ static void test_loop_struct(void **st)
             const struct study_loop_model *m = &it->models.data[k];
             /* frozen set: 4 strategies + 2 perturbations = 15 pairs */
             assert_int_equal(m->frozen.pw.pairs + m->frozen.pw.identical, 15);
-            assert_true(m->has_lofo);
+            assert_false(m->has_lofo);
             pairs += m->frozen.pw.pairs;
             assert_string_equal(m->strategies.runs[3].strategy, "exact");
         }
@@ -104,6 +105,58 @@ static void test_loop_struct(void **st)
     assert_true(r.iterations.data[0].table_hash != r.iterations.data[1].table_hash);
     assert_true(r.iterations.data[1].table_hash == cm_table_hash(&fin));
     assert_int_equal(r.final_iteration, 1);
+    assert_false(r.iterations.data[0].has_verdict);   /* no leave-one-family-out */
+    study_loop_result_free(&r);
+}
+
+static int judged_better(const struct study_loop_judged *a, const struct study_loop_judged *b)
+{
+    return a->correct > b->correct ||
+           (a->correct == b->correct && a->mean_median < b->mean_median - 1e-9);
+}
+
+/* With two families, a refit is judged: every candidate on the same calibration programs,
+ * the one kept ranks them best (then predicts them best), and a kept table ends the loop
+ * with that table final. */
+static void test_loop_verdict(void **st)
+{
+    (void)st;
+    struct study_loop_opts o;
+    study_loop_opts_init(&o);
+    o.iterations = 2;
+    o.nperturb = 2;
+    struct study_loop_result r;
+    struct cm_table fin;
+    struct ls_error err = {0};
+    assert_int_equal(study_loop(figs, 2, &o, &r, &fin, &err), 0);
+    int judged = 0;
+    for (size_t i = 0; i < r.iterations.len; i++) {
+        const struct study_loop_iter *it = &r.iterations.data[i];
+        assert_true(it->has_lofo && it->models.data[0].has_lofo);
+        if (!it->has_fit)
+            continue;
+        assert_true(it->has_verdict);
+        judged++;
+        const struct study_loop_judged *j = it->judged;
+        assert_true(j[0].pairs > 0);   /* iteration 0 explores around every strategy */
+        for (int f = 0; f < STUDY_LOOP_NFORMS; f++) {
+            assert_int_equal(j[f].pairs, j[0].pairs);
+            assert_true(j[f].correct <= j[f].pairs);
+            assert_false(judged_better(&j[f], &j[it->form]));
+        }
+        assert_true(it->share > 0 && it->share <= CM_EXPOSED_SHARE_MAX);
+        assert_true(it->kept_from >= 0 && it->kept_from <= it->iteration);
+        if (it->form == STUDY_LOOP_KEEP) {   /* the last iteration: its kept table is final */
+            assert_int_equal(i + 1, r.iterations.len);
+            assert_int_equal(r.final_iteration, it->kept_from);
+            assert_true(r.iterations.data[it->kept_from].table_hash == cm_table_hash(&fin));
+        } else {
+            assert_true(i + 1 < r.iterations.len);
+            assert_string_equal(study_loop_form_name(it->form),
+                                it->form == STUDY_LOOP_GROUP_FIT ? "group_fit" : "share_only");
+        }
+    }
+    assert_true(judged > 0);
     study_loop_result_free(&r);
 }
 
@@ -149,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_validate_struct),
         cmocka_unit_test(test_loop_struct),
         cmocka_unit_test(test_loop_holdout),
+        cmocka_unit_test(test_loop_verdict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
