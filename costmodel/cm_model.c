@@ -222,6 +222,7 @@ struct psink {
     int64_t count;
     struct cm_pricer pr; /* set by psink_init */
     struct cm_dep_track dep; /* one sink prices one group: as cm_program_dep_flags */
+    struct cm_reload_track rl; /* and as cm_program_reload_flags */
     int64_t bound; /* stop once the group costs at least this (-1: never) */
     int cut;       /* stopped at the bound: the lowering costs at least bound */
 };
@@ -234,8 +235,11 @@ static int64_t p_emit(void *ctx, const struct sim_instr *in, const int64_t *deps
                       struct ls_error *err)
 {
     struct psink *p = ctx;
-    int dep = cm_dep_track_add(&p->dep, in->engine, p->count, deps, nd);
-    int64_t price = cm_pricer_price_dep(&p->pr, in, dep);
+    int dep = cm_dep_track_add(&p->dep, in->engine, p->count, deps, nd) ? CM_PRICE_DEP : 0;
+    int rl = cm_reload_track_add(&p->rl, &p->m->tb, &p->m->t, 0, in);
+    if (rl < 0)
+        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
+    int64_t price = cm_pricer_price_dep(&p->pr, in, dep | rl);
     cm_agg_add_instr(&p->agg, in, price);
     if (price < 0) /* the floor holds for prices >= 0 only */
         p->bound = -1;
@@ -248,14 +252,24 @@ static int64_t p_emit(void *ctx, const struct sim_instr *in, const int64_t *deps
     return p->count++;
 }
 
+/* HBM space of its own per (tensor, layout), as a program has, so that the same bytes
+ * have the same address within a group (cm_reload_track_add); prices do not read it. */
+static uint64_t p_hbm_addr(void *ctx, int32_t t, int pax)
+{
+    (void)ctx;
+    return ((uint64_t)(uint32_t)t + 1) << 40 | (uint64_t)(pax & 31) << 35;
+}
+
 static void psink_init(struct cg_sink *s, struct psink *p, const struct cm_model *m)
 {
     memset(s, 0, sizeof *s);
     p->bound = -1;
     cm_pricer_init(&p->pr, &m->tb, &m->t);
     cm_dep_track_init(&p->dep);
+    cm_reload_track_init(&p->rl);
     s->ctx = p;
     s->emit = p_emit;
+    s->hbm_addr = p_hbm_addr;
     s->op_tag = s->conv_tag = -1;
     cg_sink_region(s, &m->t, &m->o, 0);
 }
@@ -287,6 +301,7 @@ static int conv_method_cost(struct cm_model *m, int32_t t, int from, int to,
     p.bound = bound;
     p.agg.conversion = 1;
     int rc = cg_lower_conversion(m->g, &m->t, &m->o, t, from, to, meth, &s, err);
+    cm_reload_track_free(&p.rl);
     if (p.cut) {
         *cost = INT64_MAX;
         ls_error_clear(err);
@@ -411,6 +426,7 @@ int cm_op_cost(struct cm_model *m, int32_t op, const int8_t *pax, int64_t *cost,
         psink_init(&sk, &p, m);
         struct ls_error e2 = {0};
         s->rc = cg_lower_op(m->g, &m->t, &m->o, op, pax, &sk, &e2);
+        cm_reload_track_free(&p.rl);
         s->cost = cm_agg_total(&m->tb, &m->t, &p.agg);
         if (s->rc && sk.limit)
             s->rc = crossed(m, sk.limit, &e2, "op", x->name);

@@ -156,6 +156,31 @@ int cm_dep_engine(int engine);
  * (vector) engine within their group (op / conversion tag; an untagged instruction is its
  * own group): flags[i] = 1 or 0, for every instruction. 0, or LS_ERR_NOMEM. */
 int cm_program_dep_flags(const struct sim_program *p, uint8_t *flags);
+/* Bits of cm_price_dep's dep (and of the flags the callers keep per instruction). */
+enum {
+    CM_PRICE_DEP = 1,    /* depends on its engine's previous instruction in its group */
+    CM_PRICE_RELOAD = 2, /* a DMA on a queue that runs ahead (cg_dma_queue_runs_ahead)
+                            reading the HBM bytes (the same extent) that a DMA of its
+                            group read before: under "dma_prefetch_share" it is charged in
+                            full, since it reloads what the op itself overwrote and cannot
+                            stream under earlier ops (costmodel/reload.c) */
+};
+/* The run-ahead loads of one group seen so far (a pricing sink; costmodel/reload.c). */
+struct cm_reload_track {
+    uint64_t *key;
+    size_t cap, n;
+};
+void cm_reload_track_init(struct cm_reload_track *r);
+void cm_reload_track_free(struct cm_reload_track *r);
+/* CM_PRICE_RELOAD when tb has "dma_prefetch_share" and in (of group tag) is a run-ahead
+ * DMA whose source extent a run-ahead DMA of the same group read before, else 0; records
+ * it. -1: out of memory. */
+int cm_reload_track_add(struct cm_reload_track *r, const struct cm_table *tb,
+                        const struct sim_target *t, int32_t tag, const struct sim_instr *in);
+/* ORs CM_PRICE_RELOAD into flags[i] for the program's reloads (as cm_reload_track_add
+ * with each instruction's op / conversion tag). 0, or LS_ERR_NOMEM. */
+int cm_program_reload_flags(const struct cm_table *tb, const struct sim_target *t,
+                            const struct sim_program *p, uint8_t *flags);
 /* Tracks the same while a group's instructions are emitted (a pricing sink): handle of
  * the last instruction per engine, -1 before the first. */
 struct cm_dep_track {

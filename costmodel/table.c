@@ -233,13 +233,14 @@ static int64_t price(const struct cm_table *tb, const struct sim_target *t,
     /* the same operations, in the same order, as the documented formula */
     if (in->engine == LS_ENGINE_DMA) { /* per-group latency: charged by cm_agg_total */
         double ns = tb->dma_group ? v : f + v;
-        if (tb->dma_prefetch && cg_dma_queue_runs_ahead(t, in->queue))
+        if (tb->dma_prefetch && cg_dma_queue_runs_ahead(t, in->queue) &&
+            !(dep & CM_PRICE_RELOAD))
             ns *= tb->dma_prefetch_share;
         return half_up(ns * t->base_mhz / 1000.0);
     }
     uint32_t mhz = sim_engine_mhz(t, (enum ls_engine)in->engine);
     (void)r;
-    if (dep) /* engine cycles, converted and rounded with the rest: once */
+    if (dep & CM_PRICE_DEP) /* engine cycles, converted and rounded with the rest: once */
         f += dep_cycles(tb, in->engine, N);
     return half_up((f + v) * t->base_mhz / (double)(mhz ? mhz : t->base_mhz));
 }
@@ -288,7 +289,7 @@ void cm_price_parts(const struct cm_table *tb, const struct sim_target *t,
 
 uint8_t cm_parts_dep(const struct cm_table *tb, int engine, int dep, double N)
 {
-    if (!dep || !cm_dep_engine(engine))
+    if (!(dep & CM_PRICE_DEP) || !cm_dep_engine(engine))
         return 0;
     return (uint8_t)(CM_DEP | (N < tb->dep_tiny_free ? CM_DEP_TINY : 0));
 }
@@ -460,7 +461,7 @@ static int price_parts(const struct cm_table *tb, const struct sim_target *t,
     cm_pricer_init(&memo, tb, t);
     *ops = *conv = 0;
     uint8_t *dep = malloc(n + 1);
-    if (!dep || cm_program_dep_flags(p, dep)) {
+    if (!dep || cm_program_dep_flags(p, dep) || cm_program_reload_flags(tb, t, p, dep)) {
         free(dep);
         return price_nomem(p, err);
     }

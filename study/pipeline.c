@@ -258,7 +258,8 @@ static int simulate(struct study_pipe *p, struct study_run *r, const struct sim_
         const struct cm_table *pt = p->o.parts_table ? p->o.parts_table : &p->tb;
         struct sim_instr buf;
         uint8_t *dep = malloc(n + 1);
-        if (!dep || cm_program_dep_flags(prog, dep)) {
+        if (!dep || cm_program_dep_flags(prog, dep) ||
+            cm_program_reload_flags(&p->tb, &p->t, prog, dep)) {
             free(dep);
             return ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
         }

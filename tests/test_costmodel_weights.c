@@ -277,11 +277,82 @@ static void test_ring_per_weight(void **st)
     graph_free(g);
 }
 
+/* A weight too large for the constant ring, read by a matmul of several activation
+ * m-tiles: the configurations that stream it as the moving operand load each piece once
+ * per m-tile. Under "dma_prefetch_share" the first load of a piece is discounted and a
+ * reload is charged in full (costmodel/reload.c): the flags cm_program_reload_flags sets
+ * are exactly the run-ahead loads whose source extent a run-ahead load of the same op
+ * read before (checked here by brute force), and price == objective holds. */
+static void test_prefetch_reloads(void **st)
+{
+    (void)st;
+    struct ls_error err = {0};
+    struct graph *g = graph_new("stream");
+    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(256, 2048), NULL);
+    int32_t w = graph_weight(g, "W", LS_DT_BF16, GRAPH_DIMS(2048, 8192), NULL);
+    graph_output(g, graph_matmul(g, "y", x, w));
+    assert_int_equal(graph_validate(g, &err), 0);
+    struct sim_target t;
+    struct cm_table tb;
+    assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
+    cm_table_default(&t, &tb);
+    tb.dma_prefetch = 1;
+    tb.dma_prefetch_share = 0.5;
+    struct cg_options o = {0};
+    struct cm_model *m = cm_model_new(g, &t, &tb, &o);
+    assert_non_null(m);
+    struct cm_instance *in = NULL;
+    assert_int_equal(cm_instance_create(m, NULL, &in, &err), 0);
+    int32_t *cfg = calloc((size_t)in->p->nops, sizeof *cfg);
+    assert_non_null(cfg);
+    struct ls_rng r;
+    ls_rng_seed(&r, 41);
+    size_t reloads = 0;
+    for (int it = 0; it < 12; it++) {
+        struct sim_program *prog = compile_random(in, &t, &tb, &r, cfg);
+        size_t n = sim_program_count(prog);
+        uint8_t *fl = calloc(n + 1, 1);
+        uint64_t *lo = calloc(n + 1, sizeof *lo), *hi = calloc(n + 1, sizeof *hi);
+        int32_t *tag = calloc(n + 1, sizeof *tag);
+        assert_true(fl && lo && hi && tag);
+        assert_int_equal(cm_program_reload_flags(&tb, &t, prog, fl), 0);
+        struct sim_instr buf;
+        size_t k = 0;   /* run-ahead loads so far: extents and tags */
+        for (size_t i = 0; i < n; i++) {
+            const struct sim_instr *ins = sim_program_get(prog, i, &buf);
+            int32_t tg = ins->op_tag >= 0 ? ins->op_tag : ins->conv_tag;
+            if (!weight_load(ins) || tg < 0) {
+                assert_int_equal(fl[i], 0);
+                continue;
+            }
+            assert_int_equal(sim_operand_extent(&ins->src, &lo[k], &hi[k]), 0);
+            tag[k] = tg;
+            int seen = 0;
+            for (size_t j = 0; j < k && !seen; j++)
+                seen = tag[j] == tg && lo[j] == lo[k] && hi[j] == hi[k];
+            assert_int_equal(fl[i], seen ? CM_PRICE_RELOAD : 0);
+            reloads += (size_t)seen;
+            k++;
+        }
+        free(fl);
+        free(lo);
+        free(hi);
+        free(tag);
+        sim_program_free(prog);
+    }
+    assert_true(reloads > 0);
+    free(cfg);
+    cm_instance_free(in);
+    cm_model_free(m);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocked_weight),
         cmocka_unit_test(test_ring_per_weight),
+        cmocka_unit_test(test_prefetch_reloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
