@@ -157,11 +157,16 @@ assert len(m['strategies'])==4 and 'criterion' in m and 'attribution_exact' in m
 "$B" loop "$S/examples/fig1.lg" "$S/examples/fig2.lg" --iterations 1 --perturb 2 --json > "$T/l.json"; ok test $? = 0
 ok python3 -c "
 import json; d=json.load(open('$T/l.json')); it=d['iterations']
-assert len(it)>=2
+assert len(it)>=1
 for k in ('pairwise_accuracy','kendall_tau','median_rel_error','in_sample_median_rel_error','lofo_median_rel_error',
           'frozen_strategies_pairwise_accuracy','lofo_strategies_pairwise_accuracy','lofo_strategies_pairs'): assert k in it[-1], k
 assert it[-1]['frozen_strategies_pairs'] <= it[-1]['pairs'], it[-1]
-assert it[0]['aggregate']=='pipe' and it[1]['aggregate']=='max'"
+assert it[0]['aggregate']=='pipe'
+v=it[0]['verdict']   # the refit judged on the family each fold left out
+assert set(v['candidates'])=={'keep','group_fit','share_only'}, v
+assert all(c['pairs']==v['candidates']['keep']['pairs'] for c in v['candidates'].values()), v
+if v['form']=='keep': assert len(it)==1 and d['final_iteration']==v['keep_iteration']==0, d
+else: assert len(it)==2 and it[1]['aggregate']==('max' if v['form']=='group_fit' else 'pipe'), d"
 # bad input: exit 2 with a message
 "$B" calibrate -o "$T/x.json" >/dev/null 2>&1; ok test $? = 2
 "$B" calibrate --traces "$T/nosuch.lstrace" -o "$T/x.json" >/dev/null 2>&1; ok test $? -ne 0
