@@ -795,6 +795,10 @@ int cm_group_fit(const struct cm_groups *g0, enum cm_aggregate agg, const struct
         /* the scales were fitted to exposed times: nothing is left to take a share of */
         tb->exposed = 0;
         tb->exposed_share = 0;
+        /* and to parts that charge every load in full (cm_price_parts): a base table's
+         * discount of loads that run ahead would price them below what was fitted */
+        tb->dma_prefetch = 0;
+        tb->dma_prefetch_share = 0;
     }
     free(th);
     free(best);
