@@ -27,15 +27,21 @@
 
 enum { K = 6144, N = 1024, TOKENS = 128 };
 
-static struct graph *fc2(void)
+/* y = x[tokens, k] @ W[k, n], bf16. */
+static struct graph *one_matmul(const char *name, int64_t tokens, int64_t k, int64_t n)
 {
     struct ls_error err = {0};
-    struct graph *g = graph_new("fc2");
-    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(TOKENS, K), NULL);
-    int32_t w = graph_weight(g, "W", LS_DT_BF16, GRAPH_DIMS(K, N), NULL);
+    struct graph *g = graph_new(name);
+    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(tokens, k), NULL);
+    int32_t w = graph_weight(g, "W", LS_DT_BF16, GRAPH_DIMS(k, n), NULL);
     graph_output(g, graph_matmul(g, "y", x, w));
     assert_int_equal(graph_validate(g, &err), 0);
     return g;
+}
+
+static struct graph *fc2(void)
+{
+    return one_matmul("fc2", TOKENS, K, N);
 }
 
 /* Weight loads are the DMAs on the constant queues (4/5 direct, 6/7 into the ring). */
@@ -287,11 +293,7 @@ static void test_prefetch_reloads(void **st)
 {
     (void)st;
     struct ls_error err = {0};
-    struct graph *g = graph_new("stream");
-    int32_t x = graph_input(g, "x", LS_DT_BF16, GRAPH_DIMS(256, 2048), NULL);
-    int32_t w = graph_weight(g, "W", LS_DT_BF16, GRAPH_DIMS(2048, 8192), NULL);
-    graph_output(g, graph_matmul(g, "y", x, w));
-    assert_int_equal(graph_validate(g, &err), 0);
+    struct graph *g = one_matmul("stream", 256, 2048, 8192);
     struct sim_target t;
     struct cm_table tb;
     assert_int_equal(sim_target_builtin(&t, "nc-v2"), 0);
