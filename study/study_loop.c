@@ -173,6 +173,32 @@ static struct lp_calset *calsets(const struct mstate *ms, int n)
     return cs;
 }
 
+/* The verdict of the refit after iteration ij: the best of the tables of iterations
+ * 0..ij (folds: n leave-one-family-out tables per iteration; ties keep the latest), then
+ * the group fit's and the share-only candidate's folds, each of which must beat it. */
+static int verdict(const struct lp_calset *cs, int n, const struct study_loop_opts *o,
+                   const struct cm_table *folds, const struct cm_table *fold,
+                   const struct cm_table *sfold, struct study_loop_iter *ij,
+                   struct ls_error *err)
+{
+    int rc = 0;
+    ij->form = STUDY_LOOP_KEEP;
+    for (int k = ij->iteration; k >= 0 && !rc; k--) {
+        struct study_loop_judged j;
+        if (!(rc = lp_judge(cs, n, o, folds + (size_t)k * (size_t)n, &j, err)) &&
+            (ij->kept_from < 0 || lp_judged_better(&j, &ij->judged[STUDY_LOOP_KEEP]))) {
+            ij->judged[STUDY_LOOP_KEEP] = j;
+            ij->kept_from = k;
+        }
+    }
+    const struct cm_table *cand[STUDY_LOOP_NFORMS] = {NULL, fold, sfold};
+    for (int f = STUDY_LOOP_GROUP_FIT; f < STUDY_LOOP_NFORMS && !rc; f++)
+        if (!(rc = lp_judge(cs, n, o, cand[f], &ij->judged[f], err)) &&
+            lp_judged_better(&ij->judged[f], &ij->judged[ij->form]))
+            ij->form = (enum study_loop_form)f;
+    return rc;
+}
+
 /* The refit after iteration ij: the group fit of every calibration program and, per
  * model, without its family (the leave-one-family-out tables). With a verdict
  * (lp_verdict_applies), the group fit, the datasheet's entries with the exposed share
@@ -203,22 +229,9 @@ static int refit(struct mstate *ms, int n, const struct study_loop_opts *o,
     ij->has_verdict = !rc && o->lofo && lp_verdict_applies(cs, n);
     if (ij->has_verdict) {
         study_progress_phase(&o->progress, "iteration %d: judging the refit", ij->iteration);
-        ij->form = STUDY_LOOP_KEEP;
-        for (int k = ij->iteration; k >= 0 && !rc; k--) {   /* ties keep the latest */
-            struct study_loop_judged j;
-            if (!(rc = lp_judge(cs, n, o, folds + (size_t)k * (size_t)n, &j, err)) &&
-                (ij->kept_from < 0 || lp_judged_better(&j, &ij->judged[STUDY_LOOP_KEEP]))) {
-                ij->judged[STUDY_LOOP_KEEP] = j;
-                ij->kept_from = k;
-            }
-        }
+        rc = lp_share_fit(cs, n, o, t0, &share, sfold, &ij->share, err);
         if (!rc)
-            rc = lp_share_fit(cs, n, o, t0, &share, sfold, &ij->share, err);
-        const struct cm_table *cand[STUDY_LOOP_NFORMS] = {NULL, fold, sfold};
-        for (int f = STUDY_LOOP_GROUP_FIT; f < STUDY_LOOP_NFORMS && !rc; f++)
-            if (!(rc = lp_judge(cs, n, o, cand[f], &ij->judged[f], err)) &&
-                lp_judged_better(&ij->judged[f], &ij->judged[ij->form]))
-                ij->form = (enum study_loop_form)f;
+            rc = verdict(cs, n, o, folds, fold, sfold, ij, err);
     }
     if (!rc && ij->form != STUDY_LOOP_KEEP) {
         int sh = ij->form == STUDY_LOOP_SHARE_ONLY;
