@@ -20,13 +20,17 @@ static int held_worse(const struct cm_trace_fit *gr)
     return gr->done && gr->held_traces && gr->held_after > gr->held_prior;
 }
 
-int cm_lomo_worse(const struct cm_lomo *lm)
+int cm_ranks_better(int correct_a, double mean_a, int correct_b, double mean_b)
 {
     /* within rounding, as the held-out samples are judged (costmodel/fit.c judge_entry) */
+    return correct_a > correct_b ||
+           (correct_a == correct_b && mean_b > mean_a * (1 + 1e-3) + 1e-6);
+}
+
+int cm_lomo_worse(const struct cm_lomo *lm)
+{
     return lm->nmodels >= 2 &&
-           (lm->fit_correct < lm->prior_correct ||
-            (lm->fit_correct == lm->prior_correct &&
-             lm->fit_mean > lm->prior_mean * (1 + 1e-3) + 1e-6));
+           cm_ranks_better(lm->prior_correct, lm->prior_mean, lm->fit_correct, lm->fit_mean);
 }
 
 static void lomo_free(struct cm_lomo *lm)

@@ -54,6 +54,10 @@ struct cm_lomo {
  * slower layouts), or as many and predict them worse (within rounding). Ranking first:
  * layout selection pays for a wrong ranking, not for a level. */
 int cm_lomo_worse(const struct cm_lomo *lm);
+/* The order both that verdict and the loop's (study/loop_verdict.c) use: a ranks more
+ * program pairs as measured than b, or as many and predicts them better beyond rounding
+ * (b's mean error above a's by more than a relative 1e-3). */
+int cm_ranks_better(int correct_a, double mean_a, int correct_b, double mean_b);
 
 /* One form of the fit that cm_calibrate compares on the models left out. */
 struct cm_form_cand {

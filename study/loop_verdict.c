@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "costmodel/calib_run.h"
 #include "study/loop_int.h"
 
 const char *study_loop_form_name(enum study_loop_form f)
@@ -30,9 +31,7 @@ int lp_verdict_applies(const struct lp_calset *cs, int n)
 
 int lp_judged_better(const struct study_loop_judged *a, const struct study_loop_judged *b)
 {
-    if (a->correct != b->correct)
-        return a->correct > b->correct;
-    return a->mean_median < b->mean_median - 1e-9;
+    return cm_ranks_better(a->correct, a->mean_median, b->correct, b->mean_median);
 }
 
 int lp_judge(const struct lp_calset *cs, int n, const struct study_loop_opts *o,
