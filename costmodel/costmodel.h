@@ -14,6 +14,7 @@
 #include "solver/problem.h"
 #include "util/arch.h"
 #include "util/error.h"
+#include "util/hmap.h"
 
 #define CM_TABLE_SCHEMA "laysim-latency-table"
 #define CM_TABLE_VERSION 1
@@ -165,10 +166,15 @@ enum {
                             full, since it reloads what the op itself overwrote and cannot
                             stream under earlier ops (costmodel/reload.c) */
 };
-/* The run-ahead loads of one group seen so far (a pricing sink; costmodel/reload.c). */
+/* The run-ahead loads seen so far, by (group tag, source extent) (costmodel/reload.c). */
+struct cm_reload_key {
+    int32_t tag;
+    uint64_t lo, hi;
+};
 struct cm_reload_track {
-    uint64_t *key;
-    size_t cap, n;
+    struct ls_hmap map;            /* util/hmap: ids into key[] */
+    struct cm_reload_key *key;
+    size_t cap;
 };
 void cm_reload_track_init(struct cm_reload_track *r);
 void cm_reload_track_free(struct cm_reload_track *r);

@@ -12,6 +12,7 @@
 #include "codegen/codegen.h"
 #include "costmodel/costmodel.h"
 #include "sim/sim.h"
+#include "util/hash.h"
 
 void cm_reload_track_init(struct cm_reload_track *r)
 {
@@ -20,42 +21,48 @@ void cm_reload_track_init(struct cm_reload_track *r)
 
 void cm_reload_track_free(struct cm_reload_track *r)
 {
+    ls_hmap_free(&r->map);
     free(r->key);
     memset(r, 0, sizeof *r);
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
+static uint64_t key_hash(const struct cm_reload_key *k)
 {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h ^= h >> 31;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 29);
+    return ls_hash_mix64(ls_hash_mix64(ls_hash_mix64((uint64_t)(uint32_t)k->tag) ^ k->lo) ^
+                         k->hi);
 }
 
-/* Inserts k (non-zero) into the open-addressing set: 1 if it was there, 0 if not, -1. */
-static int insert(struct cm_reload_track *r, uint64_t k)
+static uint64_t id_hash(const void *ctx, int32_t id)
 {
-    if (2 * (r->n + 1) > r->cap) {
+    return key_hash(&((const struct cm_reload_track *)ctx)->key[id]);
+}
+
+static int id_eq(const void *ctx, int32_t id, const void *key)
+{
+    const struct cm_reload_key *a = &((const struct cm_reload_track *)ctx)->key[id], *b = key;
+    return a->tag == b->tag && a->lo == b->lo && a->hi == b->hi;
+}
+
+static const struct ls_hmap_fns reload_fns = {id_hash, id_eq};
+
+/* 1 when k was recorded before, 0 when it is new (now recorded), -1: out of memory. */
+static int seen(struct cm_reload_track *r, const struct cm_reload_key *k)
+{
+    size_t n = r->map.n;
+    if (n == r->cap) {   /* room for the key the put may add */
         size_t cap = r->cap ? 2 * r->cap : 64;
-        uint64_t *nk = calloc(cap, sizeof *nk);
+        struct cm_reload_key *nk = realloc(r->key, cap * sizeof *nk);
         if (!nk)
             return -1;
-        for (size_t i = 0; i < r->cap; i++)
-            for (size_t j = r->key[i] % cap; r->key[i]; j = (j + 1) % cap)
-                if (!nk[j]) {
-                    nk[j] = r->key[i];
-                    break;
-                }
-        free(r->key);
         r->key = nk;
         r->cap = cap;
     }
-    size_t j = k % r->cap;
-    for (; r->key[j]; j = (j + 1) % r->cap)
-        if (r->key[j] == k)
-            return 1;
-    r->key[j] = k;
-    r->n++;
+    int32_t id = ls_hmap_put(&r->map, key_hash(k), &reload_fns, r, k);
+    if (id < 0)
+        return -1;
+    if ((size_t)id < n)
+        return 1;
+    r->key[id] = *k;
     return 0;
 }
 
@@ -66,8 +73,8 @@ int cm_reload_track_add(struct cm_reload_track *r, const struct cm_table *tb,
     if (!tb->dma_prefetch || in->engine != LS_ENGINE_DMA || in->src.mem != LS_MEM_HBM ||
         !cg_dma_queue_runs_ahead(t, in->queue) || sim_operand_extent(&in->src, &lo, &hi))
         return 0;
-    uint64_t k = mix(mix(mix(1, (uint64_t)(uint32_t)tag), lo), hi);
-    int rc = insert(r, k ? k : 1);
+    struct cm_reload_key k = {tag, lo, hi};
+    int rc = seen(r, &k);
     return rc < 0 ? -1 : rc ? CM_PRICE_RELOAD : 0;
 }
 
