@@ -237,8 +237,10 @@ static int64_t p_emit(void *ctx, const struct sim_instr *in, const int64_t *deps
     struct psink *p = ctx;
     int dep = cm_dep_track_add(&p->dep, in->engine, p->count, deps, nd) ? CM_PRICE_DEP : 0;
     int rl = cm_reload_track_add(&p->rl, &p->m->tb, &p->m->t, 0, in);
-    if (rl < 0)
-        return ls_error_msg(err, LS_ERR_NOMEM, "out of memory"), -1;
+    if (rl < 0) {
+        ls_error_msg(err, LS_ERR_NOMEM, "out of memory");
+        return -1;
+    }
     int64_t price = cm_pricer_price_dep(&p->pr, in, dep | rl);
     cm_agg_add_instr(&p->agg, in, price);
     if (price < 0) /* the floor holds for prices >= 0 only */
